@@ -1,0 +1,202 @@
+// The kinds capi-serverless reads and writes, with everything needed to generate their CRDs and to address them
+// on the API server (group, version, plural, scope, printer columns, subresources).
+import type { z } from 'zod';
+import { Cluster } from '#shared/api/cluster.ts';
+import { ClusterClass } from '#shared/api/cluster-class.ts';
+import { MachineDeployment } from '#shared/api/machine-deployment.ts';
+import { MachineHealthCheck } from '#shared/api/machine-health-check.ts';
+import { MachinePool } from '#shared/api/machine-pool.ts';
+
+export type PrinterColumn = {
+  readonly name: string;
+  readonly type: 'string' | 'integer' | 'date' | 'boolean' | 'number';
+  readonly jsonPath: string;
+  readonly description?: string;
+  readonly priority?: number;
+};
+
+export type KindInfo = {
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+  readonly plural: string;
+  readonly singular: string;
+  readonly namespaced: boolean;
+  readonly shortNames?: readonly string[];
+  readonly categories?: readonly string[];
+  readonly schema: z.ZodType;
+  readonly printerColumns?: readonly PrinterColumn[];
+  readonly scale?: {
+    readonly specReplicasPath: string;
+    readonly statusReplicasPath: string;
+    readonly labelSelectorPath?: string;
+  };
+};
+
+const age: PrinterColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' };
+const core = { group: 'cluster.x-k8s.io', version: 'v1beta1', namespaced: true, categories: ['cluster-api'] } as const;
+
+/** Kinds of `cluster.x-k8s.io/v1beta1` the topology controller reads and writes. */
+export const coreKinds: readonly KindInfo[] = [
+  {
+    ...core,
+    kind: 'Cluster',
+    plural: 'clusters',
+    singular: 'cluster',
+    shortNames: ['cl'],
+    schema: Cluster,
+    printerColumns: [
+      {
+        name: 'ClusterClass',
+        type: 'string',
+        jsonPath: '.spec.topology.class',
+        description: 'ClusterClass of this Cluster, empty if the Cluster is not using a ClusterClass',
+      },
+      {
+        name: 'Phase',
+        type: 'string',
+        jsonPath: '.status.phase',
+        description: 'Cluster status such as Pending/Provisioning/Provisioned/Deleting/Failed',
+      },
+      { ...age, description: 'Time duration since creation of Cluster' },
+      {
+        name: 'Version',
+        type: 'string',
+        jsonPath: '.spec.topology.version',
+        description: 'Kubernetes version associated with this Cluster',
+      },
+    ],
+  },
+  {
+    ...core,
+    kind: 'ClusterClass',
+    plural: 'clusterclasses',
+    singular: 'clusterclass',
+    shortNames: ['cc'],
+    schema: ClusterClass,
+    printerColumns: [{ ...age, description: 'Time duration since creation of ClusterClass' }],
+  },
+  {
+    ...core,
+    kind: 'MachineDeployment',
+    plural: 'machinedeployments',
+    singular: 'machinedeployment',
+    shortNames: ['md'],
+    schema: MachineDeployment,
+    scale: {
+      specReplicasPath: '.spec.replicas',
+      statusReplicasPath: '.status.replicas',
+      labelSelectorPath: '.status.selector',
+    },
+    printerColumns: [
+      { name: 'Cluster', type: 'string', jsonPath: '.spec.clusterName', description: 'Cluster' },
+      {
+        name: 'Replicas',
+        type: 'integer',
+        jsonPath: '.status.replicas',
+        description: 'Total number of non-terminated machines targeted by this MachineDeployment',
+      },
+      {
+        name: 'Ready',
+        type: 'integer',
+        jsonPath: '.status.readyReplicas',
+        description: 'Total number of ready machines targeted by this MachineDeployment',
+      },
+      {
+        name: 'Updated',
+        type: 'integer',
+        jsonPath: '.status.updatedReplicas',
+        description:
+          'Total number of non-terminated machines targeted by this deployment that have the desired template spec',
+      },
+      {
+        name: 'Unavailable',
+        type: 'integer',
+        jsonPath: '.status.unavailableReplicas',
+        description: 'Total number of unavailable machines targeted by this MachineDeployment',
+      },
+      {
+        name: 'Phase',
+        type: 'string',
+        jsonPath: '.status.phase',
+        description: 'MachineDeployment status such as ScalingUp/ScalingDown/Running/Failed/Unknown',
+      },
+      { ...age, description: 'Time duration since creation of MachineDeployment' },
+      {
+        name: 'Version',
+        type: 'string',
+        jsonPath: '.spec.template.spec.version',
+        description: 'Kubernetes version associated with this MachineDeployment',
+      },
+    ],
+  },
+  {
+    ...core,
+    kind: 'MachinePool',
+    plural: 'machinepools',
+    singular: 'machinepool',
+    shortNames: ['mp'],
+    schema: MachinePool,
+    scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' },
+    printerColumns: [
+      { name: 'Cluster', type: 'string', jsonPath: '.spec.clusterName', description: 'Cluster' },
+      { name: 'Replicas', type: 'string', jsonPath: '.status.replicas', description: 'MachinePool replicas count' },
+      {
+        name: 'Phase',
+        type: 'string',
+        jsonPath: '.status.phase',
+        description: 'MachinePool status such as Terminating/Pending/Provisioning/Running/Failed etc',
+      },
+      { ...age, description: 'Time duration since creation of MachinePool' },
+      {
+        name: 'Version',
+        type: 'string',
+        jsonPath: '.spec.template.spec.version',
+        description: 'Kubernetes version associated with this MachinePool',
+      },
+    ],
+  },
+  {
+    ...core,
+    kind: 'MachineHealthCheck',
+    plural: 'machinehealthchecks',
+    singular: 'machinehealthcheck',
+    shortNames: ['mhc', 'mhcs'],
+    schema: MachineHealthCheck,
+    printerColumns: [
+      { name: 'Cluster', type: 'string', jsonPath: '.spec.clusterName', description: 'Cluster' },
+      {
+        name: 'ExpectedMachines',
+        type: 'integer',
+        jsonPath: '.status.expectedMachines',
+        description: 'Number of machines currently monitored',
+      },
+      {
+        name: 'MaxUnhealthy',
+        type: 'string',
+        jsonPath: '.spec.maxUnhealthy',
+        description: 'Maximum number of unhealthy machines allowed',
+      },
+      {
+        name: 'CurrentHealthy',
+        type: 'integer',
+        jsonPath: '.status.currentHealthy',
+        description: 'Current observed healthy machines',
+      },
+      { ...age, description: 'Time duration since creation of MachineHealthCheck' },
+    ],
+  },
+];
+
+/** Every kind we generate a CRD for; the addons and providers areas register theirs here as they land. */
+export const allKinds: readonly KindInfo[] = [...coreKinds];
+
+/** `group/version` of a kind. */
+export function apiVersionOf(info: Pick<KindInfo, 'group' | 'version'>): string {
+  return info.group ? `${info.group}/${info.version}` : info.version;
+}
+
+/** Finds a registered kind by apiVersion and kind. */
+export function findKind(apiVersion: string, kind: string): KindInfo | undefined {
+  return allKinds.find((k) => apiVersionOf(k) === apiVersion && k.kind === kind);
+}

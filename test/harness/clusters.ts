@@ -1,0 +1,153 @@
+// Management and workload clusters for integration tests and the local mode: real control planes with our CRDs
+// installed, plus counted kube clients.
+import { allKinds } from '#shared/api/kinds.ts';
+import { computeCrd } from '#shared/api/gen/compute-crd.ts';
+import type { ObjectKey } from '#shared/api/object-meta.ts';
+import {
+  applyObject,
+  createKubeClient,
+  installCrds,
+  type KubeClient,
+  type KubeObject,
+  type RequestRecord,
+} from '#shared/kube/index.ts';
+import { startControlPlane, type ControlPlane } from '#test/harness/control-plane.ts';
+
+export const harnessFieldManager = 'capi-serverless-test-harness';
+
+export type RequestLog = {
+  readonly records: RequestRecord[];
+  /** Requests that change state (dry-runs excluded). */
+  mutating(): RequestRecord[];
+  reset(): void;
+};
+
+export function createRequestLog(): RequestLog {
+  const records: RequestRecord[] = [];
+  return {
+    records,
+    mutating: () => records.filter((r) => r.method !== 'GET' && !r.dryRun),
+    reset: () => void records.splice(0, records.length),
+  };
+}
+
+export type TestCluster = {
+  readonly controlPlane: ControlPlane;
+  /** Admin client; its requests are recorded in `log`. */
+  readonly kube: KubeClient;
+  readonly log: RequestLog;
+  /** A fresh client with its own request log, e.g. the one a pass under test uses. */
+  newClient(): Promise<{ kube: KubeClient; log: RequestLog }>;
+  stop(): Promise<void>;
+};
+
+async function wrap(controlPlane: ControlPlane): Promise<TestCluster> {
+  const newClient = async () => {
+    const log = createRequestLog();
+    const kube = await createKubeClient(
+      { kubeconfig: controlPlane.kubeconfig },
+      { onRequest: (r) => log.records.push(r) },
+    );
+    return { kube, log };
+  };
+  const { kube, log } = await newClient();
+  return {
+    controlPlane,
+    kube,
+    log,
+    newClient,
+    async stop() {
+      kube.close();
+      await controlPlane.stop();
+    },
+  };
+}
+
+/** The CRDs of every kind capi-serverless serves, as objects. */
+export function ourCrds(): KubeObject[] {
+  return allKinds.map((info) => computeCrd(info) as unknown as KubeObject);
+}
+
+/**
+ * A CRD for a provider kind we treat generically (templates, InfrastructureCluster, ControlPlane): spec and status
+ * keep unknown fields, status is a subresource.
+ */
+export function genericCrd(
+  group: string,
+  version: string,
+  kind: string,
+  opts: { plural?: string; namespaced?: boolean } = {},
+): KubeObject {
+  const plural = opts.plural ?? `${kind.toLowerCase()}s`;
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${plural}.${group}` },
+    spec: {
+      group,
+      names: { kind, listKind: `${kind}List`, plural, singular: kind.toLowerCase() },
+      scope: opts.namespaced === false ? 'Cluster' : 'Namespaced',
+      versions: [
+        {
+          name: version,
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              properties: {
+                apiVersion: { type: 'string' },
+                kind: { type: 'string' },
+                metadata: { type: 'object' },
+                spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+                status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+              },
+            },
+          },
+        },
+      ],
+    },
+  };
+}
+
+/** A management cluster: control plane + our CRDs (+ extra CRDs, e.g. generic provider kinds). */
+export async function startManagementCluster(
+  opts: { name?: string; extraCrds?: readonly KubeObject[] } = {},
+): Promise<TestCluster> {
+  const cluster = await wrap(await startControlPlane({ name: opts.name ?? 'mgmt' }));
+  try {
+    await installCrds(cluster.kube, [...ourCrds(), ...(opts.extraCrds ?? [])], { fieldManager: harnessFieldManager });
+    cluster.log.reset();
+    return cluster;
+  } catch (err) {
+    await cluster.stop();
+    throw err;
+  }
+}
+
+/** A workload cluster whose kubeconfig is stored in the management cluster as `<name>-kubeconfig`, as Cluster API does. */
+export async function startWorkloadCluster(mgmt: TestCluster, key: ObjectKey): Promise<TestCluster> {
+  const cluster = await wrap(await startControlPlane({ name: key.name }));
+  try {
+    await applyObject(
+      mgmt.kube,
+      {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: {
+          namespace: key.namespace,
+          name: `${key.name}-kubeconfig`,
+          labels: { 'cluster.x-k8s.io/cluster-name': key.name },
+        },
+        type: 'cluster.x-k8s.io/secret',
+        data: { value: Buffer.from(cluster.controlPlane.kubeconfig).toString('base64') },
+      },
+      { fieldManager: harnessFieldManager },
+    );
+    return cluster;
+  } catch (err) {
+    await cluster.stop();
+    throw err;
+  }
+}
