@@ -1,0 +1,156 @@
+// Checkpoints: what the last pass over an object saw and decided, read before a pass and recorded after it.
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import { ValidationError } from '#shared/errors/index.ts';
+import type { CheckpointStore } from './checkpoint-store.ts';
+import { CheckpointStoreError, LeaseHeldError, storeOperations } from './errors.ts';
+import { leaseConditions, leaseExpressionNames, leaseOfReturnedItem } from './lease.ts';
+import { primaryKeyOf, recordKinds, tableAttributes } from './table.ts';
+import type { CheckpointKey } from './table.ts';
+
+/** How a pass ended. */
+export const CheckpointResult = z.enum(['Success', 'Error', 'Requeue']);
+export type CheckpointResult = z.infer<typeof CheckpointResult>;
+
+const epochMs = z.number().int().nonnegative();
+
+/**
+ * Proof that applying the desired state to an object changed nothing: while the object's uid and resourceVersion
+ * and the intent hash are the same, a later pass may skip the server-side-apply dry run.
+ */
+export const NoChange = z.object({
+  objectUid: z.string().min(1),
+  resourceVersion: z.string().min(1),
+  intentHash: z.string().min(1),
+});
+export type NoChange = z.infer<typeof NoChange>;
+
+/**
+ * The checkpoint row of one object. Its attributes are these field names, beside `pk`, `sk` and `expiresAt`.
+ * Times are epoch milliseconds.
+ */
+export const Checkpoint = z.object({
+  /** `metadata.generation` the pass reconciled. */
+  observedGeneration: z.number().int().nonnegative(),
+  /** Hash of every input the pass read (object spec, templates, variables...). */
+  inputHash: z.string(),
+  /** `metadata.resourceVersion` of the object the pass read. */
+  resourceVersion: z.string(),
+  result: CheckpointResult,
+  /** Consecutive passes that did not succeed; 0 after a success. */
+  attempts: z.number().int().nonnegative(),
+  /** Earliest time of the next pass after an Error or Requeue. */
+  nextAttemptAt: epochMs.optional(),
+  /** Message of the last error, kept until a pass succeeds. */
+  lastError: z.string().optional(),
+  /** Id of the pass that wrote this (e.g. the Lambda request id). */
+  lastPassId: z.string(),
+  updatedAt: epochMs,
+  noChange: NoChange.optional(),
+});
+export type Checkpoint = z.infer<typeof Checkpoint>;
+
+/**
+ * Reads an object's checkpoint (strongly consistent), or undefined when there is none yet.
+ * Throws {@link CheckpointStoreError} when DynamoDB fails or the stored row does not parse.
+ *
+ * @example
+ * const checkpoint = await getCheckpoint(store, { controller: 'topology', namespace: 'default', name: 'c1' });
+ */
+export async function getCheckpoint(store: CheckpointStore, key: CheckpointKey): Promise<Checkpoint | undefined> {
+  let item: Record<string, unknown> | undefined;
+  try {
+    const output = await store.documents.send(
+      new GetCommand({
+        TableName: store.tableName,
+        Key: primaryKeyOf(key, recordKinds.checkpoint),
+        ConsistentRead: true,
+      }),
+    );
+    item = output.Item;
+  } catch (err) {
+    throw new CheckpointStoreError(storeOperations.getCheckpoint, key, err);
+  }
+  if (item === undefined) return undefined;
+  // NOTE: z.object drops pk, sk and expiresAt, which are not part of a Checkpoint.
+  const parsed = Checkpoint.safeParse(item);
+  if (!parsed.success) {
+    throw new CheckpointStoreError(storeOperations.getCheckpoint, key, invalidCheckpoint('stored row', parsed.error));
+  }
+  return parsed.data;
+}
+
+export type RecordCheckpointOptions = {
+  /**
+   * Write only while this holder still has the object's lease (one transaction with a condition check on the
+   * lease row), so a pass that lost its lease cannot overwrite the newer pass's checkpoint.
+   * Throws {@link LeaseHeldError} otherwise.
+   */
+  readonly leaseHolder?: string;
+};
+
+/**
+ * Writes an object's checkpoint, replacing the previous one, with TTL `updatedAt + checkpointRetentionSeconds`.
+ *
+ * @example
+ * await recordCheckpoint(store, key, { ...checkpoint, result: 'Success', attempts: 0, updatedAt: now }, { leaseHolder });
+ */
+export async function recordCheckpoint(
+  store: CheckpointStore,
+  key: CheckpointKey,
+  checkpoint: Checkpoint,
+  options: RecordCheckpointOptions = {},
+): Promise<void> {
+  const parsed = Checkpoint.safeParse(checkpoint);
+  if (!parsed.success) {
+    throw new CheckpointStoreError(
+      storeOperations.recordCheckpoint,
+      key,
+      invalidCheckpoint('checkpoint', parsed.error),
+    );
+  }
+  const item = {
+    ...parsed.data,
+    ...primaryKeyOf(key, recordKinds.checkpoint),
+    [tableAttributes.expiresAt]: Math.floor(parsed.data.updatedAt / 1000) + store.checkpointRetentionSeconds,
+  };
+  const holder = options.leaseHolder;
+  try {
+    if (holder === undefined) {
+      await store.documents.send(new PutCommand({ TableName: store.tableName, Item: item }));
+      return;
+    }
+    await store.documents.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            ConditionCheck: {
+              TableName: store.tableName,
+              Key: primaryKeyOf(key, recordKinds.lease),
+              ConditionExpression: leaseConditions.ownLease,
+              ExpressionAttributeNames: { '#holder': leaseExpressionNames['#holder'] },
+              ExpressionAttributeValues: { ':holder': holder },
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+            },
+          },
+          { Put: { TableName: store.tableName, Item: item } },
+        ],
+      }),
+    );
+  } catch (err) {
+    const reason = err instanceof TransactionCanceledException ? err.CancellationReasons?.[0] : undefined;
+    if (holder !== undefined && reason?.Code === 'ConditionalCheckFailed') {
+      throw new LeaseHeldError(storeOperations.recordCheckpoint, key, holder, leaseOfReturnedItem(reason.Item));
+    }
+    throw new CheckpointStoreError(storeOperations.recordCheckpoint, key, err);
+  }
+}
+
+function invalidCheckpoint(what: string, error: z.ZodError): ValidationError {
+  return new ValidationError(
+    `${what} does not match the Checkpoint schema: ${z.prettifyError(error)}`,
+    { kind: 'Checkpoint', reason: 'InvalidCheckpoint' },
+    { cause: error },
+  );
+}

@@ -1,0 +1,27 @@
+// Leases and checkpoints in one DynamoDB table: who may reconcile an object now, and what its last pass saw and
+// decided. The only importer of the DynamoDB SDK; everything else calls these functions.
+export {
+  controllers,
+  defaultTableName,
+  createTableInput,
+  partitionKeyOf,
+  primaryKeyOf,
+  recordKinds,
+  tableAttributes,
+  tableDesign,
+  timeToLiveInput,
+} from './table.ts';
+export type { CheckpointKey, Controller, RecordKind } from './table.ts';
+export { createCheckpointStore, createDynamoDBClient, defaultCheckpointRetentionSeconds } from './checkpoint-store.ts';
+export type { CheckpointStore, CheckpointStoreOptions, DynamoDBClientOptions } from './checkpoint-store.ts';
+export { ensureTable } from './ensure-table.ts';
+export { CheckpointStoreError, LeaseHeldError, storeOperations } from './errors.ts';
+export type { StoreOperation } from './errors.ts';
+export { acquireLease, leaseConditions, leaseExpressionNames, releaseLease, renewLease } from './lease.ts';
+export type { Lease, LeaseTiming } from './lease.ts';
+export { Checkpoint, CheckpointResult, NoChange, getCheckpoint, recordCheckpoint } from './checkpoint.ts';
+export type { RecordCheckpointOptions } from './checkpoint.ts';
+export { computeBackoff } from './compute-backoff.ts';
+export type { BackoffOptions } from './compute-backoff.ts';
+export { computeDueReason, dueReasons, isDue } from './is-due.ts';
+export type { DueFacts, DueReason } from './is-due.ts';

@@ -1,0 +1,51 @@
+// Whether an object needs a pass now, judged from its checkpoint and what the caller sees of it.
+import type { Checkpoint } from './checkpoint.ts';
+
+/** Why a pass is (or is not) due. */
+export const dueReasons = {
+  noCheckpoint: 'NoCheckpoint',
+  generationChanged: 'GenerationChanged',
+  inputsChanged: 'InputsChanged',
+  retryDue: 'RetryDue',
+  backingOff: 'BackingOff',
+  upToDate: 'UpToDate',
+} as const;
+export type DueReason = (typeof dueReasons)[keyof typeof dueReasons];
+
+export type DueFacts = {
+  /** The caller's clock (epoch milliseconds). */
+  readonly now: number;
+  /** The object's current `metadata.generation`. */
+  readonly generation: number;
+  /** Hash of the current inputs of a pass. */
+  readonly inputHash: string;
+};
+
+const notDue: ReadonlySet<DueReason> = new Set([dueReasons.backingOff, dueReasons.upToDate]);
+
+/**
+ * The reason a pass is due or not. A change of generation or inputs is due at once, even while backing off from
+ * an earlier failure; an unchanged object that failed or asked to requeue is due from `nextAttemptAt` on; an
+ * unchanged object whose last pass succeeded is up to date.
+ *
+ * @example
+ * computeDueReason(checkpoint, { now, generation: 3, inputHash }); // 'BackingOff'
+ */
+export function computeDueReason(checkpoint: Checkpoint | undefined, facts: DueFacts): DueReason {
+  if (checkpoint === undefined) return dueReasons.noCheckpoint;
+  if (checkpoint.observedGeneration !== facts.generation) return dueReasons.generationChanged;
+  if (checkpoint.inputHash !== facts.inputHash) return dueReasons.inputsChanged;
+  if (checkpoint.result === 'Success') return dueReasons.upToDate;
+  const nextAttemptAt = checkpoint.nextAttemptAt ?? 0;
+  return facts.now >= nextAttemptAt ? dueReasons.retryDue : dueReasons.backingOff;
+}
+
+/**
+ * Whether an object needs a pass now; see {@link computeDueReason} for the rules.
+ *
+ * @example
+ * if (!isDue(await getCheckpoint(store, key), { now, generation: cluster.metadata.generation, inputHash })) return;
+ */
+export function isDue(checkpoint: Checkpoint | undefined, facts: DueFacts): boolean {
+  return !notDue.has(computeDueReason(checkpoint, facts));
+}

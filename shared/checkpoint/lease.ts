@@ -1,0 +1,218 @@
+// Leases: one holder per object at a time, through conditional writes on the object's `lease` row.
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ValidationError } from '#shared/errors/index.ts';
+import type { CheckpointStore } from './checkpoint-store.ts';
+import { CheckpointStoreError, LeaseHeldError, storeOperations } from './errors.ts';
+import type { StoreOperation } from './errors.ts';
+import { primaryKeyOf, recordKinds, tableAttributes } from './table.ts';
+import type { CheckpointKey } from './table.ts';
+
+/** A lease as stored. Times are epoch milliseconds. */
+export type Lease = {
+  readonly key: CheckpointKey;
+  readonly holder: string;
+  readonly acquiredAtMs: number;
+  readonly expiresAtMs: number;
+};
+
+export type LeaseTiming = {
+  /** How long the lease lasts from `now`; keep it above the Lambda timeout. */
+  readonly ttlMs: number;
+  /** The caller's clock (epoch milliseconds); the edge passes it in. */
+  readonly now: number;
+};
+
+/**
+ * The named conditions of lease writes. They use the placeholders of {@link leaseExpressionNames} and
+ * `:now` / `:holder` for values.
+ */
+export const leaseConditions = {
+  /** No lease row exists. */
+  leaseFree: 'attribute_not_exists(#pk)',
+  /** The lease row exists but lapsed before `now`. */
+  leaseExpired: '#expiresAtMs < :now',
+  /** The caller already holds the lease. */
+  ownLease: '#holder = :holder',
+} as const;
+
+export const leaseExpressionNames = {
+  '#pk': tableAttributes.pk,
+  '#holder': tableAttributes.holder,
+  '#expiresAtMs': tableAttributes.expiresAtMs,
+} as const;
+
+const acquireCondition = `${leaseConditions.leaseFree} OR ${leaseConditions.leaseExpired} OR ${leaseConditions.ownLease}`;
+
+/**
+ * Takes the lease when it is free, lapsed, or already ours. Throws {@link LeaseHeldError} carrying the current
+ * holder when someone else holds it, in the same request (ReturnValuesOnConditionCheckFailure).
+ *
+ * @example
+ * const lease = await acquireLease(store, key, context.awsRequestId, { ttlMs: 15 * 60_000, now: Date.now() });
+ */
+export async function acquireLease(
+  store: CheckpointStore,
+  key: CheckpointKey,
+  holder: string,
+  timing: LeaseTiming,
+): Promise<Lease> {
+  checkLeaseArguments(holder, timing);
+  const lease: Lease = { key, holder, acquiredAtMs: timing.now, expiresAtMs: timing.now + timing.ttlMs };
+  await writeLease(storeOperations.acquireLease, key, holder, () =>
+    store.documents.send(
+      new PutCommand({
+        TableName: store.tableName,
+        Item: {
+          ...primaryKeyOf(key, recordKinds.lease),
+          [tableAttributes.holder]: holder,
+          [tableAttributes.acquiredAtMs]: lease.acquiredAtMs,
+          [tableAttributes.expiresAtMs]: lease.expiresAtMs,
+          [tableAttributes.expiresAt]: ttlSecondsOf(lease.expiresAtMs),
+        },
+        ConditionExpression: acquireCondition,
+        ExpressionAttributeNames: leaseExpressionNames,
+        ExpressionAttributeValues: { ':now': timing.now, ':holder': holder },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    ),
+  );
+  return lease;
+}
+
+/**
+ * Extends a lease the caller holds to `now + ttlMs`. A lapsed lease that nobody took is still the caller's.
+ * Throws {@link LeaseHeldError} when another holder has it or no lease exists.
+ *
+ * @example
+ * await renewLease(store, key, holder, { ttlMs: 15 * 60_000, now: Date.now() });
+ */
+export async function renewLease(
+  store: CheckpointStore,
+  key: CheckpointKey,
+  holder: string,
+  timing: LeaseTiming,
+): Promise<Lease> {
+  checkLeaseArguments(holder, timing);
+  const expiresAtMs = timing.now + timing.ttlMs;
+  const output = await writeLease(storeOperations.renewLease, key, holder, () =>
+    store.documents.send(
+      new UpdateCommand({
+        TableName: store.tableName,
+        Key: primaryKeyOf(key, recordKinds.lease),
+        UpdateExpression: 'SET #expiresAtMs = :expiresAtMs, #expiresAt = :expiresAt',
+        ConditionExpression: leaseConditions.ownLease,
+        ExpressionAttributeNames: {
+          '#holder': leaseExpressionNames['#holder'],
+          '#expiresAtMs': leaseExpressionNames['#expiresAtMs'],
+          '#expiresAt': tableAttributes.expiresAt,
+        },
+        ExpressionAttributeValues: {
+          ':holder': holder,
+          ':expiresAtMs': expiresAtMs,
+          ':expiresAt': ttlSecondsOf(expiresAtMs),
+        },
+        ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    ),
+  );
+  const acquiredAtMs = output.Attributes?.[tableAttributes.acquiredAtMs];
+  return { key, holder, acquiredAtMs: typeof acquiredAtMs === 'number' ? acquiredAtMs : timing.now, expiresAtMs };
+}
+
+/**
+ * Gives up a lease the caller holds. Releasing a lease that no longer exists is a no-op; one held by someone
+ * else throws {@link LeaseHeldError}.
+ *
+ * @example
+ * await releaseLease(store, key, holder);
+ */
+export async function releaseLease(store: CheckpointStore, key: CheckpointKey, holder: string): Promise<void> {
+  checkHolder(holder);
+  try {
+    await writeLease(storeOperations.releaseLease, key, holder, () =>
+      store.documents.send(
+        new DeleteCommand({
+          TableName: store.tableName,
+          Key: primaryKeyOf(key, recordKinds.lease),
+          ConditionExpression: leaseConditions.ownLease,
+          ExpressionAttributeNames: { '#holder': leaseExpressionNames['#holder'] },
+          ExpressionAttributeValues: { ':holder': holder },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      ),
+    );
+  } catch (err) {
+    if (err instanceof LeaseHeldError && err.holder === undefined) return;
+    throw err;
+  }
+}
+
+/** Runs one conditional write, mapping a failed condition to LeaseHeldError and anything else to CheckpointStoreError. */
+async function writeLease<T>(
+  operation: StoreOperation,
+  key: CheckpointKey,
+  holder: string,
+  write: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    if (err instanceof ConditionalCheckFailedException) {
+      throw new LeaseHeldError(operation, key, holder, leaseOfReturnedItem(err.Item));
+    }
+    throw new CheckpointStoreError(operation, key, err);
+  }
+}
+
+/**
+ * The holder and expiry of the row returned with a failed condition. The SDK returns it in wire format
+ * (`{ holder: { S: 'x' } }`) even through the document client; plain values are accepted too.
+ */
+export function leaseOfReturnedItem(item: unknown): { holder: string; expiresAtMs: number } | undefined {
+  if (typeof item !== 'object' || item === null) return undefined;
+  const record = item as Record<string, unknown>;
+  const holder = scalarOf(record[tableAttributes.holder]);
+  const expiresAtMs = Number(scalarOf(record[tableAttributes.expiresAtMs]));
+  if (holder === undefined || !Number.isFinite(expiresAtMs)) return undefined;
+  return { holder, expiresAtMs };
+}
+
+function scalarOf(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number') return String(value);
+  if (typeof value === 'object' && value !== null) {
+    const wire = value as { S?: unknown; N?: unknown };
+    if (typeof wire.S === 'string') return wire.S;
+    if (typeof wire.N === 'string') return wire.N;
+  }
+  return undefined;
+}
+
+/** TTL is in whole seconds; round up so the row never disappears before the lease lapses. */
+function ttlSecondsOf(epochMs: number): number {
+  return Math.ceil(epochMs / 1000);
+}
+
+function checkHolder(holder: string): void {
+  if (holder.length === 0) {
+    throw new ValidationError('lease holder must not be empty', { fieldPath: 'holder', reason: 'InvalidLease' });
+  }
+}
+
+function checkLeaseArguments(holder: string, timing: LeaseTiming): void {
+  checkHolder(holder);
+  if (!Number.isSafeInteger(timing.ttlMs) || timing.ttlMs <= 0) {
+    throw new ValidationError(`lease ttlMs must be a positive integer, got ${timing.ttlMs}`, {
+      fieldPath: 'ttlMs',
+      reason: 'InvalidLease',
+    });
+  }
+  if (!Number.isSafeInteger(timing.now) || timing.now < 0) {
+    throw new ValidationError(`lease time must be epoch milliseconds, got ${timing.now}`, {
+      fieldPath: 'now',
+      reason: 'InvalidLease',
+    });
+  }
+}

@@ -1,0 +1,222 @@
+// A real DynamoDB-protocol server for integration tests and local mode: AWS DynamoDB Local, in memory, on loopback.
+// Set DYNAMODB_ENDPOINT to use a server that is already running instead.
+import { spawn, spawnSync } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export type DynamoDBCredentials = { readonly accessKeyId: string; readonly secretAccessKey: string };
+
+export type DynamoDBServer = {
+  /** `http://127.0.0.1:<port>` */
+  readonly endpoint: string;
+  readonly region: string;
+  /** DynamoDB Local keeps one database per access key and region (without `-sharedDb`); any secret is accepted. */
+  readonly credentials: DynamoDBCredentials;
+  /** Stops the server (kills its process group); a no-op for a server given by DYNAMODB_ENDPOINT. */
+  stop(): Promise<void>;
+};
+
+export type StartDynamoDBOptions = {
+  readonly region?: string;
+  /** How long to wait for the first answer to ListTables; default 60 s (a cold JVM on a busy 2-core machine). */
+  readonly startTimeoutMs?: number;
+};
+
+const defaultRegion = 'us-east-1';
+// NOTE: DynamoDB Local 2.x accepts access key ids made of letters and digits only.
+const localCredentials: DynamoDBCredentials = { accessKeyId: 'capiserverless', secretAccessKey: 'local' };
+const installScript = join(dirname(fileURLToPath(import.meta.url)), 'install-dynamodb-local.sh');
+
+/**
+ * Starts DynamoDB Local in memory on a free loopback port and waits until it answers ListTables.
+ *
+ * @example
+ * const ddb = await startDynamoDB();
+ * after(() => ddb.stop());
+ * const client = createDynamoDBClient(ddb);
+ */
+export async function startDynamoDB(opts: StartDynamoDBOptions = {}): Promise<DynamoDBServer> {
+  const region = opts.region ?? process.env['AWS_REGION'] ?? defaultRegion;
+  const existing = process.env['DYNAMODB_ENDPOINT'];
+  if (existing) {
+    return { endpoint: existing, region, credentials: localCredentials, stop: () => Promise.resolve() };
+  }
+  const installDir = installDynamoDBLocal();
+  const deadline = Date.now() + (opts.startTimeoutMs ?? 60_000);
+  let lastError: unknown;
+  // NOTE: the free port is found by binding and closing it, so another process may grab it first; retry then.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const port = await findFreePort();
+    const server = launch(installDir, port);
+    const endpoint = `http://127.0.0.1:${port}`;
+    try {
+      await waitUntilReady(endpoint, region, server, deadline);
+      return { endpoint, region, credentials: localCredentials, stop: () => server.stop() };
+    } catch (err) {
+      lastError = err;
+      await server.stop();
+      if (Date.now() >= deadline) break;
+    }
+  }
+  throw new Error(
+    `failed to start DynamoDB Local: ${lastError instanceof Error ? lastError.message : String(lastError)}`,
+  );
+}
+
+let installed: string | undefined;
+
+/** Runs the install script once per process (it is itself idempotent across processes) and returns its directory. */
+function installDynamoDBLocal(): string {
+  if (installed) return installed;
+  const result = spawnSync('bash', [installScript], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const dir = result.stdout.trim().split('\n').at(-1);
+  if (result.status !== 0 || !dir) {
+    throw new Error(`failed to install DynamoDB Local: ${installScript} exited with ${result.status ?? result.signal}`);
+  }
+  installed = dir;
+  return dir;
+}
+
+type RunningServer = {
+  readonly child: ChildProcess;
+  /** Resolves when the process has exited. */
+  readonly exited: Promise<void>;
+  /** The last lines the server printed, for error messages. */
+  output(): string;
+  stop(): Promise<void>;
+};
+
+const running = new Set<RunningServer>();
+
+function launch(installDir: string, port: number): RunningServer {
+  const java = process.env['JAVA_HOME'] ? join(process.env['JAVA_HOME'], 'bin', 'java') : 'java';
+  const args = [
+    `-Djava.library.path=${join(installDir, 'native')}`,
+    '-Dddblocal.host=127.0.0.1',
+    '-Dddblocal.exitOnStdinEof=true',
+    // NOTE: a small serial-GC heap and the C1 compiler start faster and stay light beside other test servers.
+    '-Xms32m',
+    '-Xmx512m',
+    '-XX:+UseSerialGC',
+    '-XX:TieredStopAtLevel=1',
+    '-cp',
+    [join(installDir, 'launcher'), join(installDir, 'DynamoDBLocal.jar'), join(installDir, 'lib', '*')].join(':'),
+    'LoopbackServerRunner',
+    '-inMemory',
+    '-disableTelemetry',
+    '-port',
+    String(port),
+  ];
+  // NOTE: detached puts the JVM in its own process group so stop() can kill the whole group; stdin stays an open
+  // pipe that the launcher watches, so the JVM exits by itself when this process dies without running its handlers.
+  const child = spawn(java, args, { detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+  let tail = '';
+  const keep = (chunk: Buffer) => {
+    tail = (tail + chunk.toString('utf8')).slice(-4000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const exited = new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once('exit', () => resolve());
+  });
+  child.once('error', (err) => keep(Buffer.from(`\n${err.message}\n`)));
+  // Forgetting stop() must not keep the test process alive: unreference the child and its pipes.
+  child.unref();
+  for (const stream of [child.stdin, child.stdout, child.stderr]) (stream as { unref?: () => void } | null)?.unref?.();
+
+  const server: RunningServer = {
+    child,
+    exited,
+    output: () => tail.trim(),
+    stop: async () => {
+      running.delete(server);
+      if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+      killGroup(child.pid, 'SIGTERM');
+      const timer = setTimeout(() => killGroup(child.pid ?? 0, 'SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(timer);
+      child.stdin?.destroy();
+    },
+  };
+  running.add(server);
+  installExitHooks();
+  return server;
+}
+
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  if (pid <= 0) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+let hooksInstalled = false;
+
+/** Kills every server this process started when it exits, including after a failed test or Ctrl-C. */
+function installExitHooks(): void {
+  if (hooksInstalled) return;
+  hooksInstalled = true;
+  const killAll = () => {
+    for (const server of running) if (server.child.pid !== undefined) killGroup(server.child.pid, 'SIGKILL');
+    running.clear();
+  };
+  process.once('exit', killAll);
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.once(signal, () => {
+      killAll();
+      // Re-raise with the default handler restored, so the process still ends the way the signal asked.
+      process.kill(process.pid, signal);
+    });
+  }
+}
+
+function findFreePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      probe.close(() => (port > 0 ? resolve(port) : reject(new Error('no free port'))));
+    });
+  });
+}
+
+/** Polls ListTables with a plain HTTP request (DynamoDB Local does not check signatures) until it answers 200. */
+async function waitUntilReady(
+  endpoint: string,
+  region: string,
+  server: RunningServer,
+  deadline: number,
+): Promise<void> {
+  let exited = false;
+  void server.exited.then(() => (exited = true));
+  let lastError = 'no answer yet';
+  while (Date.now() < deadline) {
+    if (exited) throw new Error(`DynamoDB Local exited early: ${server.output() || 'no output'}`);
+    try {
+      const response = await fetch(endpoint, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-amz-json-1.0',
+          'x-amz-target': 'DynamoDB_20120810.ListTables',
+          authorization: `AWS4-HMAC-SHA256 Credential=${localCredentials.accessKeyId}/20240101/${region}/dynamodb/aws4_request, SignedHeaders=host, Signature=0`,
+        },
+        body: '{}',
+        signal: AbortSignal.timeout(2_000),
+      });
+      await response.text();
+      if (response.ok) return;
+      lastError = `ListTables answered ${response.status}`;
+    } catch (err) {
+      lastError = err instanceof Error ? err.message : String(err);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`DynamoDB Local at ${endpoint} did not answer in time (${lastError}): ${server.output()}`);
+}
