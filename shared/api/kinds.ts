@@ -1,6 +1,7 @@
 // The kinds capi-serverless reads and writes, with everything needed to generate their CRDs and to address them
 // on the API server (group, version, plural, scope, printer columns, subresources).
 import type { z } from 'zod';
+import { ClusterResourceSet, ClusterResourceSetBinding } from '#shared/api/addons.ts';
 import { Cluster } from '#shared/api/cluster.ts';
 import { ClusterClass } from '#shared/api/cluster-class.ts';
 import { MachineDeployment } from '#shared/api/machine-deployment.ts';
@@ -188,8 +189,35 @@ export const coreKinds: readonly KindInfo[] = [
   },
 ];
 
-/** Every kind we generate a CRD for; the addons and providers areas register theirs here as they land. */
-export const allKinds: readonly KindInfo[] = [...coreKinds];
+const addons = {
+  group: 'addons.cluster.x-k8s.io',
+  version: 'v1beta1',
+  namespaced: true,
+  categories: ['cluster-api'],
+} as const;
+
+/** Kinds of `addons.cluster.x-k8s.io/v1beta1` the addons controller reads and writes. */
+export const addonsKinds: readonly KindInfo[] = [
+  {
+    ...addons,
+    kind: 'ClusterResourceSet',
+    plural: 'clusterresourcesets',
+    singular: 'clusterresourceset',
+    schema: ClusterResourceSet,
+    printerColumns: [{ ...age, description: 'Time duration since creation of ClusterResourceSet' }],
+  },
+  {
+    ...addons,
+    kind: 'ClusterResourceSetBinding',
+    plural: 'clusterresourcesetbindings',
+    singular: 'clusterresourcesetbinding',
+    schema: ClusterResourceSetBinding,
+    printerColumns: [{ ...age, description: 'Time duration since creation of ClusterResourceSetBinding' }],
+  },
+];
+
+/** Every kind we generate a CRD for; the providers area registers its kinds here as it lands. */
+export const allKinds: readonly KindInfo[] = [...coreKinds, ...addonsKinds];
 
 /** `group/version` of a kind. */
 export function apiVersionOf(info: Pick<KindInfo, 'group' | 'version'>): string {

@@ -1,0 +1,193 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Condition } from '#shared/api/condition.ts';
+import type { ClusterOutcome } from '#shared/addons/desired/resource-outcome.ts';
+import { computeResourcesAppliedCondition } from '#shared/addons/desired/resources-applied-condition.ts';
+import { deepFreeze } from '#test/unit/addons/fixtures.ts';
+
+const now = new Date('2024-05-06T07:08:09Z');
+const cm = { name: 'cni', kind: 'ConfigMap' } as const;
+const sec = { name: 'db', kind: 'Secret' } as const;
+const on = (name: string, resources: ClusterOutcome['resources'], remoteClientError?: string): ClusterOutcome => ({
+  cluster: { namespace: 'ns', name },
+  resources,
+  ...(remoteClientError === undefined ? {} : { remoteClientError }),
+});
+
+describe('computeResourcesAppliedCondition', () => {
+  const cases: {
+    name: string;
+    clusterMatchError?: string;
+    clusters: ClusterOutcome[];
+    want: Omit<Condition, 'lastTransitionTime'> | undefined;
+  }[] = [
+    {
+      name: 'is True when every resource applied or was skipped on every cluster',
+      clusters: [on('c1', [{ ref: cm, outcome: 'Applied', hash: 'h' }]), on('c2', [{ ref: cm, outcome: 'Skipped' }])],
+      want: { type: 'ResourcesApplied', status: 'True' },
+    },
+    {
+      name: 'stays True for a missing resource, as upstream skips it silently',
+      clusters: [on('c1', [{ ref: cm, outcome: 'NotFound' }])],
+      want: { type: 'ResourcesApplied', status: 'True' },
+    },
+    {
+      name: 'says nothing when no cluster matches',
+      clusters: [],
+      want: undefined,
+    },
+    {
+      name: 'is False ClusterMatchFailed when clusters could not be listed',
+      clusterMatchError: 'failed to list clusters: forbidden',
+      clusters: [],
+      want: {
+        type: 'ResourcesApplied',
+        status: 'False',
+        severity: 'Warning',
+        reason: 'ClusterMatchFailed',
+        message: 'failed to list clusters: forbidden',
+      },
+    },
+    {
+      name: 'is False ApplyFailed naming the resource and the cluster, even when a later cluster succeeded',
+      clusters: [
+        on('c2', [{ ref: cm, outcome: 'Applied', hash: 'h' }]),
+        on('c1', [{ ref: cm, outcome: 'ApplyFailed', hash: 'h', message: 'admission webhook denied' }]),
+      ],
+      want: {
+        type: 'ResourcesApplied',
+        status: 'False',
+        severity: 'Warning',
+        reason: 'ApplyFailed',
+        message: 'failed to apply ConfigMap ns/cni to Cluster ns/c1: admission webhook denied',
+      },
+    },
+    {
+      name: 'prefers RemoteClusterClientFailed (severity Error) over ApplyFailed and lists clusters in name order',
+      clusters: [
+        on('c2', [{ ref: cm, outcome: 'ApplyFailed', hash: 'h', message: 'denied' }]),
+        on('c1', [], 'connection refused'),
+      ],
+      want: {
+        type: 'ResourcesApplied',
+        status: 'False',
+        severity: 'Error',
+        reason: 'RemoteClusterClientFailed',
+        message:
+          'failed to get a client for Cluster ns/c1: connection refused; failed to apply ConfigMap ns/cni to Cluster ns/c2: denied',
+      },
+    },
+    {
+      name: 'is False WrongSecretType once, however many clusters saw it',
+      clusters: ['c1', 'c2'].map((c) =>
+        on(c, [
+          { ref: sec, outcome: 'WrongSecretType', message: 'unsupported secret type: Secret ns/db has type "Opaque"' },
+        ]),
+      ),
+      want: {
+        type: 'ResourcesApplied',
+        status: 'False',
+        severity: 'Warning',
+        reason: 'WrongSecretType',
+        message: 'unsupported secret type: Secret ns/db has type "Opaque"',
+      },
+    },
+    {
+      name: 'is False RetrievingResourceFailed when a resource could not be read',
+      clusters: [on('c1', [{ ref: sec, outcome: 'RetrievingResourceFailed', message: 'secrets "db" is forbidden' }])],
+      want: {
+        type: 'ResourcesApplied',
+        status: 'False',
+        severity: 'Warning',
+        reason: 'RetrievingResourceFailed',
+        message: 'failed to get Secret ns/db: secrets "db" is forbidden',
+      },
+    },
+    {
+      name: 'reports unreadable data as ApplyFailed with the parse message',
+      clusters: [
+        on('c1', [
+          {
+            ref: cm,
+            outcome: 'Invalid',
+            message: 'failed to parse ConfigMap ns/cni key "a.yaml" document 1: invalid YAML: x',
+          },
+        ]),
+      ],
+      want: {
+        type: 'ResourcesApplied',
+        status: 'False',
+        severity: 'Warning',
+        reason: 'ApplyFailed',
+        message: 'failed to parse ConfigMap ns/cni key "a.yaml" document 1: invalid YAML: x',
+      },
+    },
+    {
+      name: 'strips UIDs and keeps only the first line so retries do not churn',
+      clusters: [
+        on('c1', [
+          {
+            ref: cm,
+            outcome: 'ApplyFailed',
+            hash: 'h',
+            message: 'Precondition failed: UID in precondition: 0b7e3a4c-1234-4cde-8f00-aabbccddeeff\nstack',
+          },
+        ]),
+      ],
+      want: {
+        type: 'ResourcesApplied',
+        status: 'False',
+        severity: 'Warning',
+        reason: 'ApplyFailed',
+        message: 'failed to apply ConfigMap ns/cni to Cluster ns/c1: Precondition failed: UID in precondition: <uid>',
+      },
+    },
+    {
+      name: 'shows at most five failures',
+      clusters: ['c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7'].map((c) => on(c, [], 'timeout')),
+      want: {
+        type: 'ResourcesApplied',
+        status: 'False',
+        severity: 'Error',
+        reason: 'RemoteClusterClientFailed',
+        message: `${['c1', 'c2', 'c3', 'c4', 'c5'].map((c) => `failed to get a client for Cluster ns/${c}: timeout`).join('; ')}; and 2 more`,
+      },
+    },
+  ];
+  for (const c of cases) {
+    test(c.name, () => {
+      const input = deepFreeze({
+        clusters: c.clusters,
+        ...(c.clusterMatchError ? { clusterMatchError: c.clusterMatchError } : {}),
+      });
+      const got = computeResourcesAppliedCondition(input, now);
+      assert.deepEqual(
+        got,
+        c.want === undefined ? undefined : { ...c.want, lastTransitionTime: '2024-05-06T07:08:09Z' },
+      );
+    });
+  }
+
+  test('keeps lastTransitionTime when nothing about the condition changed', () => {
+    const previous: Condition = deepFreeze({
+      type: 'ResourcesApplied',
+      status: 'True',
+      lastTransitionTime: '2020-01-01T00:00:00Z',
+    });
+    const got = computeResourcesAppliedCondition(deepFreeze({ clusters: [on('c1', [])] }), now, previous);
+    assert.equal(got?.lastTransitionTime, '2020-01-01T00:00:00Z');
+  });
+
+  test('moves lastTransitionTime when the message changes', () => {
+    const previous: Condition = deepFreeze({
+      type: 'ResourcesApplied',
+      status: 'False',
+      severity: 'Error',
+      reason: 'RemoteClusterClientFailed',
+      message: 'old',
+      lastTransitionTime: '2020-01-01T00:00:00Z',
+    });
+    const got = computeResourcesAppliedCondition(deepFreeze({ clusters: [on('c1', [], 'new')] }), now, previous);
+    assert.equal(got?.lastTransitionTime, '2024-05-06T07:08:09Z');
+  });
+});
