@@ -1,0 +1,80 @@
+// JSON helpers for variable values: structural equality, canonical (sorted-key) rendering and Go-style printing.
+
+/** A plain JSON object (not an array, not null). */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Deep equality of two JSON values (numbers by value, objects regardless of key order).
+ *
+ * @example
+ * jsonEqual({ a: [1, { b: 2 }] }, { a: [1, { b: 2 }] }); // true
+ */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) {
+    return Array.isArray(b) && a.length === b.length && a.every((item, i) => jsonEqual(item, b[i]));
+  }
+  if (isJsonObject(a)) {
+    if (!isJsonObject(b)) return false;
+    const keys = Object.keys(a);
+    if (keys.length !== Object.keys(b).length) return false;
+    return keys.every((key) => Object.hasOwn(b, key) && jsonEqual(a[key], b[key]));
+  }
+  return false;
+}
+
+/** A deep copy of a JSON value with object keys sorted, so output is deterministic. */
+export function canonicalizeJson<T>(value: T): T {
+  if (Array.isArray(value)) return value.map((item: unknown) => canonicalizeJson(item)) as T;
+  if (isJsonObject(value)) {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) out[key] = canonicalizeJson(value[key]);
+    return out as T;
+  }
+  return value;
+}
+
+/**
+ * Compact JSON with sorted keys, the way Go's encoding/json writes a decoded value (what upstream shows as the
+ * raw value of a variable in error messages).
+ *
+ * @example
+ * canonicalJson({ b: 1, a: 'x' }); // '{"a":"x","b":1}'
+ */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(canonicalizeJson(value)) ?? 'null';
+}
+
+/** Go's `%q` of a string (strconv.Quote) for the characters that matter in messages. */
+export function goQuote(text: string): string {
+  let out = '"';
+  for (const ch of text) {
+    const code = ch.codePointAt(0) ?? 0;
+    if (ch === '"' || ch === '\\') out += `\\${ch}`;
+    else if (ch === '\n') out += '\\n';
+    else if (ch === '\t') out += '\\t';
+    else if (ch === '\r') out += '\\r';
+    else if (code < 0x20 || code === 0x7f) out += `\\x${code.toString(16).padStart(2, '0')}`;
+    else out += ch;
+  }
+  return `${out}"`;
+}
+
+/** Go's `%v` of a float64 (`strconv.FormatFloat(f, 'g', -1, 64)`): `1e+06`, `1.5`, `100000`. */
+export function goFormatFloat(value: number): string {
+  if (!Number.isFinite(value)) return value > 0 ? '+Inf' : value < 0 ? '-Inf' : 'NaN';
+  if (value === 0) return Object.is(value, -0) ? '-0' : '0';
+  const [mantissa = '0', expPart = '0'] = value.toExponential().split('e');
+  const exp = Number(expPart);
+  if (exp < -4 || exp >= 6) {
+    return `${mantissa}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
+  }
+  return String(value);
+}
+
+/** Go's `%v` of a number decoded from JSON: integers print as int64, others as float64. */
+export function goFormatNumber(value: number): string {
+  return Number.isSafeInteger(value) ? String(value) : goFormatFloat(value);
+}
