@@ -3,6 +3,7 @@
 import type { z } from 'zod';
 import { ClusterResourceSet, ClusterResourceSetBinding } from '#shared/api/addons.ts';
 import { Cluster } from '#shared/api/cluster.ts';
+import { operatorKinds } from '#shared/api/operator.ts';
 import { ClusterClass } from '#shared/api/cluster-class.ts';
 import { MachineDeployment } from '#shared/api/machine-deployment.ts';
 import { MachineHealthCheck } from '#shared/api/machine-health-check.ts';
@@ -216,8 +217,8 @@ export const addonsKinds: readonly KindInfo[] = [
   },
 ];
 
-/** Every kind we generate a CRD for; the providers area registers its kinds here as it lands. */
-export const allKinds: readonly KindInfo[] = [...coreKinds, ...addonsKinds];
+/** Every kind we generate a CRD for. */
+export const allKinds: readonly KindInfo[] = [...coreKinds, ...addonsKinds, ...operatorKinds];
 
 /** `group/version` of a kind. */
 export function apiVersionOf(info: Pick<KindInfo, 'group' | 'version'>): string {
