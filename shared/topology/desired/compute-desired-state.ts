@@ -1,0 +1,135 @@
+// The desired state of a managed topology, computed from the Cluster, its blueprint and the current state — pure:
+// facts (control plane status, which workers are upgrading) come in as data, randomness as a function.
+import type { Cluster } from '#shared/api/cluster.ts';
+import { CapiError } from '#shared/errors/index.ts';
+import {
+  computeControlPlane,
+  computeControlPlaneInfrastructureMachineTemplate,
+} from '#shared/topology/desired/compute-control-plane.ts';
+import {
+  computeCluster,
+  computeInfrastructureCluster,
+} from '#shared/topology/desired/compute-infrastructure-cluster.ts';
+import { computeMachineDeployment } from '#shared/topology/desired/compute-machine-deployment.ts';
+import {
+  computeControlPlaneMHCSelector,
+  computeMachineHealthCheck,
+  computeMachineHealthCheckClass,
+} from '#shared/topology/desired/compute-machine-health-check.ts';
+import { computeMachinePool } from '#shared/topology/desired/compute-machine-pool.ts';
+import { applyPatchesToDesiredState } from '#shared/topology/desired/apply-patches.ts';
+import {
+  computeMaxUpgradeConcurrency,
+  newUpgradeTracker,
+  summarizeUpgradeTracker,
+} from '#shared/topology/desired/upgrade-tracker.ts';
+import { ClusterTopologyUpgradeConcurrencyAnnotation } from '#shared/topology/labels.ts';
+import type {
+  Blueprint,
+  CurrentState,
+  DesiredMachineDeployment,
+  DesiredMachinePool,
+  DesiredState,
+  PureDeps,
+} from '#shared/topology/types.ts';
+
+export class DesiredStateError extends CapiError {}
+
+export type DesiredStateInput = {
+  readonly cluster: Cluster;
+  readonly blueprint: Blueprint;
+  readonly current: CurrentState;
+};
+
+/**
+ * Computes every object the topology should consist of after this pass.
+ *
+ * @example
+ * const desired = computeDesiredState({ cluster, blueprint, current }, { randomSuffix: () => 'abcde' });
+ * desired.machineDeployments['md-0'].object.spec.template.spec.version; // 'v1.30.0'
+ */
+export function computeDesiredState(input: DesiredStateInput, deps: PureDeps): DesiredState {
+  const { cluster, blueprint, current } = input;
+  const topology = cluster.spec?.topology;
+  const id = { kind: 'Cluster', namespace: cluster.metadata.namespace ?? '', name: cluster.metadata.name ?? '' };
+  if (!topology)
+    throw new DesiredStateError(`Cluster ${id.namespace}/${id.name} has no spec.topology`, {
+      ...id,
+      fieldPath: 'spec.topology',
+      reason: 'NoTopology',
+    });
+  const wrap = <T>(what: string, fn: () => T): T => {
+    try {
+      return fn();
+    } catch (err) {
+      if (err instanceof DesiredStateError) throw err;
+      const e = err as CapiError;
+      throw new DesiredStateError(
+        `failed to compute ${what}: ${(err as Error).message}`,
+        { ...id, ...(e.fieldPath ? { fieldPath: e.fieldPath } : {}), reason: e.reason ?? 'ComputeFailed' },
+        { cause: err },
+      );
+    }
+  };
+
+  const tracker = newUpgradeTracker(
+    computeMaxUpgradeConcurrency(cluster.metadata.annotations, ClusterTopologyUpgradeConcurrencyAnnotation),
+  );
+  const infrastructureCluster = wrap('InfrastructureCluster', () =>
+    computeInfrastructureCluster(blueprint, cluster, deps),
+  );
+  const cpInfrastructureMachineTemplate = wrap('ControlPlane InfrastructureMachineTemplate', () =>
+    computeControlPlaneInfrastructureMachineTemplate(blueprint, current, deps),
+  );
+  // Facts read in current/: MachineDeployments and MachinePools whose Machines are still rolling out a version.
+  for (const state of Object.values(current.machineDeployments))
+    if (state.upgrading) tracker.machineDeployments.upgrading.add(state.object.metadata.name ?? '');
+  for (const state of Object.values(current.machinePools))
+    if (state.upgrading) tracker.machinePools.upgrading.add(state.object.metadata.name ?? '');
+
+  const controlPlane = wrap('ControlPlane', () =>
+    computeControlPlane(blueprint, cluster, current, cpInfrastructureMachineTemplate, tracker, deps),
+  );
+  const cpCheck = cpInfrastructureMachineTemplate
+    ? computeMachineHealthCheckClass(
+        blueprint.clusterClass.spec?.controlPlane?.machineHealthCheck,
+        topology.controlPlane?.machineHealthCheck,
+      )
+    : undefined;
+  const cpMachineHealthCheck = cpCheck
+    ? computeMachineHealthCheck(
+        { name: controlPlane.metadata.name ?? '', namespace: controlPlane.metadata.namespace ?? '' },
+        computeControlPlaneMHCSelector(),
+        cluster,
+        cpCheck,
+      )
+    : undefined;
+  const desiredCluster = computeCluster(cluster, infrastructureCluster, controlPlane);
+
+  const machineDeployments: Record<string, DesiredMachineDeployment> = {};
+  for (const md of topology.workers?.machineDeployments ?? []) {
+    machineDeployments[md.name] = wrap(`MachineDeployment for topology "${md.name}"`, () =>
+      computeMachineDeployment(blueprint, cluster, current, md, tracker, deps),
+    );
+  }
+  const machinePools: Record<string, DesiredMachinePool> = {};
+  for (const mp of topology.workers?.machinePools ?? []) {
+    machinePools[mp.name] = wrap(`MachinePool for topology "${mp.name}"`, () =>
+      computeMachinePool(blueprint, cluster, current, mp, tracker, deps),
+    );
+  }
+
+  const unpatched: DesiredState = {
+    cluster: desiredCluster,
+    infrastructureCluster,
+    controlPlane: {
+      object: controlPlane,
+      infrastructureMachineTemplate: cpInfrastructureMachineTemplate,
+      machineHealthCheck: cpMachineHealthCheck,
+    },
+    machineDeployments,
+    machinePools,
+    upgrade: summarizeUpgradeTracker(tracker),
+  };
+  return applyPatchesToDesiredState(cluster, blueprint, unpatched);
+}

@@ -1,0 +1,48 @@
+// Desired InfrastructureCluster and the Cluster's own desired fields (upstream computeInfrastructureCluster and
+// computeCluster).
+import type { Cluster } from '#shared/api/cluster.ts';
+import { computeRefDesiredAPIVersion } from '#shared/topology/desired/compute-control-plane.ts';
+import { computeSimpleName, namePrefixes } from '#shared/topology/desired/names.ts';
+import { computeClusterOwnerRef, computeObjectFromTemplate } from '#shared/topology/desired/template-to-object.ts';
+import { ClusterNameLabel, ClusterTopologyOwnedLabel } from '#shared/topology/labels.ts';
+import type { Blueprint, PureDeps, Unstructured } from '#shared/topology/types.ts';
+
+/**
+ * The InfrastructureCluster from the class's infrastructure template, named `<cluster>-<random>` unless the Cluster
+ * already references one.
+ * NOTE: upstream first owns it through a "cluster shim" Secret until the Cluster references it; we set the Cluster
+ * as owner directly (the core Cluster controller adds the same reference), so garbage collection works either way.
+ */
+export function computeInfrastructureCluster(blueprint: Blueprint, cluster: Cluster, deps: PureDeps): Unstructured {
+  const clusterName = cluster.metadata.name ?? '';
+  return computeObjectFromTemplate({
+    template: blueprint.infrastructureClusterTemplate,
+    clusterName,
+    namespace: cluster.metadata.namespace ?? '',
+    generatedName: computeSimpleName(namePrefixes.infrastructureCluster(clusterName), deps.randomSuffix),
+    currentName: cluster.spec?.infrastructureRef?.name,
+    ownerRef: computeClusterOwnerRef(cluster),
+  });
+}
+
+/** The Cluster with the topology labels and references to the desired InfrastructureCluster and ControlPlane. */
+export function computeCluster(
+  cluster: Cluster,
+  infrastructureCluster: Unstructured,
+  controlPlane: Unstructured,
+): Cluster {
+  const labels = {
+    ...(cluster.metadata.labels ?? {}),
+    [ClusterNameLabel]: cluster.metadata.name ?? '',
+    [ClusterTopologyOwnedLabel]: '',
+  };
+  return {
+    ...cluster,
+    metadata: { ...cluster.metadata, labels },
+    spec: {
+      ...(cluster.spec ?? {}),
+      infrastructureRef: computeRefDesiredAPIVersion(cluster.spec?.infrastructureRef, infrastructureCluster),
+      controlPlaneRef: computeRefDesiredAPIVersion(cluster.spec?.controlPlaneRef, controlPlane),
+    },
+  };
+}

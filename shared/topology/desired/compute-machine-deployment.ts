@@ -1,0 +1,200 @@
+// Desired MachineDeployment with its bootstrap and infrastructure template clones and its health check
+// (upstream computeMachineDeployment and computeMachineDeploymentVersion).
+import type { Cluster, MachineDeploymentTopology, Topology } from '#shared/api/cluster.ts';
+import type { MachineDeployment } from '#shared/api/machine-deployment.ts';
+import { CapiError } from '#shared/errors/index.ts';
+import { computeRefDesiredAPIVersion } from '#shared/topology/desired/compute-control-plane.ts';
+import {
+  computeMachineDeploymentHealthCheckClass,
+  computeMachineDeploymentMHCSelector,
+  computeMachineHealthCheck,
+} from '#shared/topology/desired/compute-machine-health-check.ts';
+import {
+  computeSimpleName,
+  computeTemplateName,
+  defaultMachineDeploymentNameTemplate,
+  namePrefixes,
+} from '#shared/topology/desired/names.ts';
+import { mergeMaps } from '#shared/topology/desired/paths.ts';
+import { computeClusterOwnerRef, computeTemplateFromTemplate } from '#shared/topology/desired/template-to-object.ts';
+import {
+  isControlPlaneStable,
+  isUpgradeConcurrencyReached,
+  type UpgradeTracker,
+} from '#shared/topology/desired/upgrade-tracker.ts';
+import {
+  ClusterNameLabel,
+  ClusterTopologyDeferUpgradeAnnotation,
+  ClusterTopologyHoldUpgradeSequenceAnnotation,
+  ClusterTopologyMachineDeploymentNameLabel,
+  ClusterTopologyOwnedLabel,
+} from '#shared/topology/labels.ts';
+import type {
+  Blueprint,
+  CurrentState,
+  DesiredMachineDeployment,
+  MachineDeploymentState,
+  PureDeps,
+} from '#shared/topology/types.ts';
+
+export class UnknownClassError extends CapiError {}
+
+/** Deferred: the topology holds or defers its upgrade, or an earlier topology in the list holds the sequence. */
+export function isMachineDeploymentDeferred(topology: Topology, md: MachineDeploymentTopology): boolean {
+  const own = md.metadata?.annotations ?? {};
+  if (ClusterTopologyDeferUpgradeAnnotation in own || ClusterTopologyHoldUpgradeSequenceAnnotation in own) return true;
+  for (const other of topology.workers?.machineDeployments ?? []) {
+    if (ClusterTopologyHoldUpgradeSequenceAnnotation in (other.metadata?.annotations ?? {})) return true;
+    if (other.name === md.name) return false;
+  }
+  return false;
+}
+
+/** The version of one MachineDeployment in this pass, recording pending/deferred/upgrading in `tracker`. */
+export function computeMachineDeploymentVersion(
+  topology: Topology,
+  md: MachineDeploymentTopology,
+  current: MachineDeploymentState | undefined,
+  tracker: UpgradeTracker,
+): string {
+  const desiredVersion = topology.version;
+  const w = tracker.machineDeployments;
+  if (!current) {
+    if (!isControlPlaneStable(tracker)) w.pendingCreate.add(md.name);
+    return desiredVersion;
+  }
+  const currentVersion = current.object.spec.template.spec.version ?? '';
+  const name = current.object.metadata.name ?? '';
+  if (currentVersion === desiredVersion) return currentVersion;
+  if (isMachineDeploymentDeferred(topology, md)) {
+    w.deferredUpgrade.add(name);
+    w.pendingUpgrade.add(name);
+    return currentVersion;
+  }
+  if (isUpgradeConcurrencyReached(w) || !isControlPlaneStable(tracker)) {
+    w.pendingUpgrade.add(name);
+    return currentVersion;
+  }
+  w.upgrading.add(name);
+  return desiredVersion;
+}
+
+/** The desired state of one MachineDeployment topology. */
+export function computeMachineDeployment(
+  blueprint: Blueprint,
+  cluster: Cluster,
+  current: CurrentState,
+  md: MachineDeploymentTopology,
+  tracker: UpgradeTracker,
+  deps: PureDeps,
+): DesiredMachineDeployment {
+  const topology = cluster.spec?.topology as Topology;
+  const mdBlueprint = blueprint.machineDeployments[md.class];
+  const mdClass = blueprint.clusterClass.spec?.workers?.machineDeployments?.find((c) => c.class === md.class);
+  const ccName = `${blueprint.clusterClass.metadata.namespace ?? ''}/${blueprint.clusterClass.metadata.name ?? ''}`;
+  if (!mdBlueprint || !mdClass) {
+    throw new UnknownClassError(`MachineDeployment class ${md.class} not found in ClusterClass ${ccName}`, {
+      kind: 'Cluster',
+      namespace: cluster.metadata.namespace ?? '',
+      name: cluster.metadata.name ?? '',
+      fieldPath: `spec.topology.workers.machineDeployments[name=${md.name}].class`,
+      reason: 'UnknownMachineDeploymentClass',
+    });
+  }
+  const clusterName = cluster.metadata.name ?? '';
+  const namespace = cluster.metadata.namespace ?? '';
+  const currentState = current.machineDeployments[md.name];
+  const ownerRef = computeClusterOwnerRef(cluster);
+  const templatePrefix = namePrefixes.machineDeploymentTemplate(clusterName, md.name);
+  const topologyLabel = { [ClusterTopologyMachineDeploymentNameLabel]: md.name };
+  const currentBootstrapRef = currentState?.bootstrapTemplate
+    ? currentState.object.spec.template.spec.bootstrap.configRef
+    : undefined;
+  const bootstrapTemplate = computeTemplateFromTemplate({
+    template: mdBlueprint.bootstrapTemplate,
+    clusterName,
+    namespace,
+    generatedName: computeSimpleName(templatePrefix, deps.randomSuffix),
+    currentName: currentBootstrapRef?.name,
+    labels: topologyLabel,
+    ownerRef,
+  });
+  const currentInfraRef = currentState?.infrastructureMachineTemplate
+    ? currentState.object.spec.template.spec.infrastructureRef
+    : undefined;
+  const infrastructureMachineTemplate = computeTemplateFromTemplate({
+    template: mdBlueprint.infrastructureMachineTemplate,
+    clusterName,
+    namespace,
+    generatedName: computeSimpleName(templatePrefix, deps.randomSuffix),
+    currentName: currentInfraRef?.name,
+    labels: topologyLabel,
+    ownerRef,
+  });
+  const version = computeMachineDeploymentVersion(topology, md, currentState, tracker);
+  const name =
+    currentState?.object.metadata.name ??
+    computeTemplateName(
+      mdClass.namingStrategy?.template ?? defaultMachineDeploymentNameTemplate,
+      clusterName,
+      { kind: 'MachineDeployment', topologyName: md.name },
+      deps.randomSuffix,
+    );
+  const annotations = mergeMaps(mdClass.template.metadata?.annotations, md.metadata?.annotations);
+  if (annotations) {
+    delete annotations[ClusterTopologyHoldUpgradeSequenceAnnotation];
+    delete annotations[ClusterTopologyDeferUpgradeAnnotation];
+  }
+  const labels = mergeMaps(mdClass.template.metadata?.labels, md.metadata?.labels) ?? {};
+  labels[ClusterNameLabel] = clusterName;
+  labels[ClusterTopologyOwnedLabel] = '';
+  labels[ClusterTopologyMachineDeploymentNameLabel] = md.name;
+  const minReadySeconds = md.minReadySeconds ?? mdClass.minReadySeconds;
+  const strategy = md.strategy ?? mdClass.strategy;
+  const failureDomain = md.failureDomain ?? mdClass.failureDomain;
+  const nodeDrainTimeout = md.nodeDrainTimeout ?? mdClass.nodeDrainTimeout;
+  const nodeVolumeDetachTimeout = md.nodeVolumeDetachTimeout ?? mdClass.nodeVolumeDetachTimeout;
+  const nodeDeletionTimeout = md.nodeDeletionTimeout ?? mdClass.nodeDeletionTimeout;
+  const hasAnnotations = annotations !== undefined && Object.keys(annotations).length > 0;
+  const object: MachineDeployment = {
+    apiVersion: 'cluster.x-k8s.io/v1beta1',
+    kind: 'MachineDeployment',
+    metadata: {
+      name,
+      namespace,
+      labels: { ...labels },
+      ...(hasAnnotations ? { annotations: { ...annotations } } : {}),
+    },
+    spec: {
+      clusterName,
+      ...(md.replicas !== undefined ? { replicas: md.replicas } : {}),
+      selector: {
+        matchLabels: {
+          [ClusterNameLabel]: clusterName,
+          [ClusterTopologyOwnedLabel]: '',
+          [ClusterTopologyMachineDeploymentNameLabel]: md.name,
+        },
+      },
+      ...(minReadySeconds !== undefined ? { minReadySeconds } : {}),
+      ...(strategy !== undefined ? { strategy } : {}),
+      template: {
+        metadata: { labels: { ...labels }, ...(hasAnnotations ? { annotations: { ...annotations } } : {}) },
+        spec: {
+          clusterName,
+          version,
+          bootstrap: { configRef: computeRefDesiredAPIVersion(currentBootstrapRef, bootstrapTemplate) },
+          infrastructureRef: computeRefDesiredAPIVersion(currentInfraRef, infrastructureMachineTemplate),
+          ...(failureDomain !== undefined ? { failureDomain } : {}),
+          ...(nodeDrainTimeout !== undefined ? { nodeDrainTimeout } : {}),
+          ...(nodeVolumeDetachTimeout !== undefined ? { nodeVolumeDetachTimeout } : {}),
+          ...(nodeDeletionTimeout !== undefined ? { nodeDeletionTimeout } : {}),
+        },
+      },
+    },
+  };
+  const check = computeMachineDeploymentHealthCheckClass(mdClass, md);
+  const machineHealthCheck = check
+    ? computeMachineHealthCheck({ name, namespace }, computeMachineDeploymentMHCSelector(md.name), cluster, check)
+    : undefined;
+  return { object, bootstrapTemplate, infrastructureMachineTemplate, machineHealthCheck };
+}

@@ -1,0 +1,179 @@
+// Desired MachinePool with its bootstrap config and infrastructure machine pool objects (upstream computeMachinePool
+// and computeMachinePoolVersion). MachinePools serve managed node groups in managed topologies.
+import type { Cluster, MachinePoolTopology, Topology } from '#shared/api/cluster.ts';
+import type { MachinePool } from '#shared/api/machine-pool.ts';
+import { computeRefDesiredAPIVersion } from '#shared/topology/desired/compute-control-plane.ts';
+import { UnknownClassError } from '#shared/topology/desired/compute-machine-deployment.ts';
+import {
+  computeSimpleName,
+  computeTemplateName,
+  defaultMachinePoolNameTemplate,
+  namePrefixes,
+} from '#shared/topology/desired/names.ts';
+import { mergeMaps } from '#shared/topology/desired/paths.ts';
+import { computeClusterOwnerRef, computeObjectFromTemplate } from '#shared/topology/desired/template-to-object.ts';
+import {
+  isControlPlaneStable,
+  isUpgradeConcurrencyReached,
+  type UpgradeTracker,
+} from '#shared/topology/desired/upgrade-tracker.ts';
+import {
+  ClusterNameLabel,
+  ClusterTopologyDeferUpgradeAnnotation,
+  ClusterTopologyHoldUpgradeSequenceAnnotation,
+  ClusterTopologyMachinePoolNameLabel,
+  ClusterTopologyOwnedLabel,
+} from '#shared/topology/labels.ts';
+import type {
+  Blueprint,
+  CurrentState,
+  DesiredMachinePool,
+  MachinePoolState,
+  PureDeps,
+} from '#shared/topology/types.ts';
+
+export function isMachinePoolDeferred(topology: Topology, mp: MachinePoolTopology): boolean {
+  const own = mp.metadata?.annotations ?? {};
+  if (ClusterTopologyDeferUpgradeAnnotation in own || ClusterTopologyHoldUpgradeSequenceAnnotation in own) return true;
+  for (const other of topology.workers?.machinePools ?? []) {
+    if (ClusterTopologyHoldUpgradeSequenceAnnotation in (other.metadata?.annotations ?? {})) return true;
+    if (other.name === mp.name) return false;
+  }
+  return false;
+}
+
+export function computeMachinePoolVersion(
+  topology: Topology,
+  mp: MachinePoolTopology,
+  current: MachinePoolState | undefined,
+  tracker: UpgradeTracker,
+): string {
+  const desiredVersion = topology.version;
+  const w = tracker.machinePools;
+  if (!current) {
+    if (!isControlPlaneStable(tracker)) w.pendingCreate.add(mp.name);
+    return desiredVersion;
+  }
+  const currentVersion = current.object.spec.template.spec.version ?? '';
+  const name = current.object.metadata.name ?? '';
+  if (currentVersion === desiredVersion) return currentVersion;
+  if (isMachinePoolDeferred(topology, mp)) {
+    w.deferredUpgrade.add(name);
+    w.pendingUpgrade.add(name);
+    return currentVersion;
+  }
+  if (isUpgradeConcurrencyReached(w) || !isControlPlaneStable(tracker)) {
+    w.pendingUpgrade.add(name);
+    return currentVersion;
+  }
+  w.upgrading.add(name);
+  return desiredVersion;
+}
+
+export function computeMachinePool(
+  blueprint: Blueprint,
+  cluster: Cluster,
+  current: CurrentState,
+  mp: MachinePoolTopology,
+  tracker: UpgradeTracker,
+  deps: PureDeps,
+): DesiredMachinePool {
+  const topology = cluster.spec?.topology as Topology;
+  const mpBlueprint = blueprint.machinePools[mp.class];
+  const mpClass = blueprint.clusterClass.spec?.workers?.machinePools?.find((c) => c.class === mp.class);
+  if (!mpBlueprint || !mpClass) {
+    throw new UnknownClassError(
+      `MachinePool class ${mp.class} not found in ClusterClass ${blueprint.clusterClass.metadata.namespace ?? ''}/${blueprint.clusterClass.metadata.name ?? ''}`,
+      {
+        kind: 'Cluster',
+        namespace: cluster.metadata.namespace ?? '',
+        name: cluster.metadata.name ?? '',
+        fieldPath: `spec.topology.workers.machinePools[name=${mp.name}].class`,
+        reason: 'UnknownMachinePoolClass',
+      },
+    );
+  }
+  const clusterName = cluster.metadata.name ?? '';
+  const namespace = cluster.metadata.namespace ?? '';
+  const currentState = current.machinePools[mp.name];
+  const ownerRef = computeClusterOwnerRef(cluster);
+  const prefix = namePrefixes.machinePoolObject(clusterName, mp.name);
+  const poolLabel = { [ClusterTopologyMachinePoolNameLabel]: mp.name };
+  const currentBootstrapRef = currentState?.bootstrapObject
+    ? currentState.object.spec.template.spec.bootstrap.configRef
+    : undefined;
+  const bootstrapObject = computeObjectFromTemplate({
+    template: mpBlueprint.bootstrapTemplate,
+    clusterName,
+    namespace,
+    generatedName: computeSimpleName(prefix, deps.randomSuffix),
+    currentName: currentBootstrapRef?.name,
+    labels: poolLabel,
+    ownerRef,
+  });
+  const currentInfraRef = currentState?.infrastructureMachinePoolObject
+    ? currentState.object.spec.template.spec.infrastructureRef
+    : undefined;
+  const infrastructureMachinePoolObject = computeObjectFromTemplate({
+    template: mpBlueprint.infrastructureMachinePoolTemplate,
+    clusterName,
+    namespace,
+    generatedName: computeSimpleName(prefix, deps.randomSuffix),
+    currentName: currentInfraRef?.name,
+    labels: poolLabel,
+    ownerRef,
+  });
+  const version = computeMachinePoolVersion(topology, mp, currentState, tracker);
+  const name =
+    currentState?.object.metadata.name ??
+    computeTemplateName(
+      mpClass.namingStrategy?.template ?? defaultMachinePoolNameTemplate,
+      clusterName,
+      { kind: 'MachinePool', topologyName: mp.name },
+      deps.randomSuffix,
+    );
+  const annotations = mergeMaps(mpClass.template.metadata?.annotations, mp.metadata?.annotations);
+  if (annotations) {
+    delete annotations[ClusterTopologyHoldUpgradeSequenceAnnotation];
+    delete annotations[ClusterTopologyDeferUpgradeAnnotation];
+  }
+  const labels = mergeMaps(mpClass.template.metadata?.labels, mp.metadata?.labels) ?? {};
+  labels[ClusterNameLabel] = clusterName;
+  labels[ClusterTopologyOwnedLabel] = '';
+  labels[ClusterTopologyMachinePoolNameLabel] = mp.name;
+  const hasAnnotations = annotations !== undefined && Object.keys(annotations).length > 0;
+  const minReadySeconds = mp.minReadySeconds ?? mpClass.minReadySeconds;
+  const failureDomains = mp.failureDomains ?? mpClass.failureDomains;
+  const nodeDrainTimeout = mp.nodeDrainTimeout ?? mpClass.nodeDrainTimeout;
+  const nodeVolumeDetachTimeout = mp.nodeVolumeDetachTimeout ?? mpClass.nodeVolumeDetachTimeout;
+  const nodeDeletionTimeout = mp.nodeDeletionTimeout ?? mpClass.nodeDeletionTimeout;
+  const object: MachinePool = {
+    apiVersion: 'cluster.x-k8s.io/v1beta1',
+    kind: 'MachinePool',
+    metadata: {
+      name,
+      namespace,
+      labels: { ...labels },
+      ...(hasAnnotations ? { annotations: { ...annotations } } : {}),
+    },
+    spec: {
+      clusterName,
+      ...(mp.replicas !== undefined ? { replicas: mp.replicas } : {}),
+      ...(minReadySeconds !== undefined ? { minReadySeconds } : {}),
+      ...(failureDomains !== undefined ? { failureDomains } : {}),
+      template: {
+        metadata: { labels: { ...labels }, ...(hasAnnotations ? { annotations: { ...annotations } } : {}) },
+        spec: {
+          clusterName,
+          version,
+          bootstrap: { configRef: computeRefDesiredAPIVersion(currentBootstrapRef, bootstrapObject) },
+          infrastructureRef: computeRefDesiredAPIVersion(currentInfraRef, infrastructureMachinePoolObject),
+          ...(nodeDrainTimeout !== undefined ? { nodeDrainTimeout } : {}),
+          ...(nodeVolumeDetachTimeout !== undefined ? { nodeVolumeDetachTimeout } : {}),
+          ...(nodeDeletionTimeout !== undefined ? { nodeDeletionTimeout } : {}),
+        },
+      },
+    },
+  };
+  return { object, bootstrapObject, infrastructureMachinePoolObject };
+}

@@ -1,0 +1,59 @@
+// Tolerant semantic version parsing and comparison, as upstream's semver.ParseTolerant + version.Compare with build
+// tags: a leading `v` is allowed, missing minor/patch are 0, build metadata is compared when present.
+
+export type Version = {
+  readonly major: number;
+  readonly minor: number;
+  readonly patch: number;
+  readonly pre: readonly string[];
+  readonly build: readonly string[];
+};
+
+/** Parses `v1.30.1`, `1.30`, `v1.30.1-rc.0+build.1`; returns undefined when it is not a version. */
+export function parseVersionTolerant(text: string): Version | undefined {
+  const m = /^v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:-([0-9A-Za-z.-]+))?(?:\+([0-9A-Za-z.-]+))?$/.exec(text.trim());
+  if (!m) return undefined;
+  return {
+    major: Number(m[1]),
+    minor: Number(m[2] ?? 0),
+    patch: Number(m[3] ?? 0),
+    pre: m[4] ? m[4].split('.') : [],
+    build: m[5] ? m[5].split('.') : [],
+  };
+}
+
+function compareIdentifiers(a: readonly string[], b: readonly string[]): number {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const x = a[i];
+    const y = b[i];
+    if (x === undefined) return -1;
+    if (y === undefined) return 1;
+    const xn = /^\d+$/.test(x);
+    const yn = /^\d+$/.test(y);
+    if (xn && yn) {
+      const d = Number(x) - Number(y);
+      if (d !== 0) return Math.sign(d);
+    } else if (xn !== yn) return xn ? -1 : 1;
+    else if (x !== y) return x < y ? -1 : 1;
+  }
+  return 0;
+}
+
+/** -1, 0 or 1; pre-releases sort before releases; build metadata compared like pre-release identifiers. */
+export function compareVersions(a: Version, b: Version, withBuildTags = true): number {
+  for (const key of ['major', 'minor', 'patch'] as const) {
+    if (a[key] !== b[key]) return a[key] < b[key] ? -1 : 1;
+  }
+  if (a.pre.length || b.pre.length) {
+    if (!a.pre.length) return 1;
+    if (!b.pre.length) return -1;
+    const c = compareIdentifiers(a.pre, b.pre);
+    if (c !== 0) return c;
+  }
+  if (withBuildTags && (a.build.length || b.build.length)) {
+    if (!a.build.length) return -1;
+    if (!b.build.length) return 1;
+    return compareIdentifiers(a.build, b.build);
+  }
+  return 0;
+}

@@ -1,0 +1,89 @@
+// Records where the version rollout stands while desired state is computed (upstream's scope.UpgradeTracker).
+// Local to one computation: created, filled and frozen into an UpgradeSummary.
+import type { UpgradeSummary, WorkerUpgradeSummary } from '#shared/topology/types.ts';
+
+export type WorkerTracker = {
+  readonly upgrading: Set<string>;
+  readonly pendingUpgrade: Set<string>;
+  readonly deferredUpgrade: Set<string>;
+  readonly pendingCreate: Set<string>;
+  readonly maxUpgradeConcurrency: number;
+};
+
+export type UpgradeTracker = {
+  controlPlane: {
+    isPendingUpgrade: boolean;
+    isProvisioning: boolean;
+    isUpgrading: boolean;
+    isScaling: boolean;
+    isStartingUpgrade: boolean;
+  };
+  readonly machineDeployments: WorkerTracker;
+  readonly machinePools: WorkerTracker;
+};
+
+function newWorkerTracker(maxUpgradeConcurrency: number): WorkerTracker {
+  return {
+    upgrading: new Set(),
+    pendingUpgrade: new Set(),
+    deferredUpgrade: new Set(),
+    pendingCreate: new Set(),
+    maxUpgradeConcurrency,
+  };
+}
+
+export function newUpgradeTracker(maxUpgradeConcurrency: number): UpgradeTracker {
+  return {
+    controlPlane: {
+      isPendingUpgrade: false,
+      isProvisioning: false,
+      isUpgrading: false,
+      isScaling: false,
+      isStartingUpgrade: false,
+    },
+    machineDeployments: newWorkerTracker(maxUpgradeConcurrency),
+    machinePools: newWorkerTracker(maxUpgradeConcurrency),
+  };
+}
+
+/** The control plane is stable: no pending upgrade and not provisioning, upgrading, scaling or starting to upgrade. */
+export function isControlPlaneStable(t: UpgradeTracker): boolean {
+  const cp = t.controlPlane;
+  return !cp.isPendingUpgrade && !cp.isProvisioning && !cp.isUpgrading && !cp.isScaling && !cp.isStartingUpgrade;
+}
+
+export function isUpgradeConcurrencyReached(w: WorkerTracker): boolean {
+  return w.upgrading.size >= w.maxUpgradeConcurrency;
+}
+
+function summarize(w: WorkerTracker): WorkerUpgradeSummary {
+  const sorted = (s: Set<string>) => [...s].sort();
+  return {
+    upgrading: sorted(w.upgrading),
+    pendingUpgrade: sorted(w.pendingUpgrade),
+    deferredUpgrade: sorted(w.deferredUpgrade),
+    pendingCreate: sorted(w.pendingCreate),
+  };
+}
+
+export function summarizeUpgradeTracker(t: UpgradeTracker): UpgradeSummary {
+  return {
+    controlPlane: { ...t.controlPlane },
+    machineDeployments: summarize(t.machineDeployments),
+    machinePools: summarize(t.machinePools),
+  };
+}
+
+/**
+ * The `topology.cluster.x-k8s.io/upgrade-concurrency` annotation of the Cluster (default 1; invalid values → 1, as
+ * upstream's webhook refuses them before they get here).
+ */
+export function computeMaxUpgradeConcurrency(
+  annotations: Readonly<Record<string, string>> | undefined,
+  key: string,
+): number {
+  const raw = annotations?.[key];
+  if (raw === undefined) return 1;
+  const n = Number.parseInt(raw, 10);
+  return Number.isInteger(n) && n >= 1 && String(n) === raw.trim() ? n : 1;
+}

@@ -1,0 +1,389 @@
+// Go's fmt package for the values templates handle: Sprint, Sprintln, Sprintf and %v of float64, slices and maps.
+import { GoInt, GoMap, GoSlice, GoVersion, goTypeName, sortedKeys } from './values.ts';
+import type { GoValue } from './values.ts';
+
+type Flags = {
+  minus: boolean;
+  plus: boolean;
+  space: boolean;
+  sharp: boolean;
+  zero: boolean;
+  width: number | undefined;
+  prec: number | undefined;
+};
+
+const noFlags = (): Flags => ({
+  minus: false,
+  plus: false,
+  space: false,
+  sharp: false,
+  zero: false,
+  width: undefined,
+  prec: undefined,
+});
+
+/** fmt.Sprint: spaces between operands when neither side is a string. */
+export function sprint(args: readonly GoValue[]): string {
+  let out = '';
+  args.forEach((arg, i) => {
+    const isString = typeof arg === 'string';
+    if (i > 0 && !isString && typeof args[i - 1] !== 'string') out += ' ';
+    out += formatValue(arg, 'v', noFlags(), 0);
+  });
+  return out;
+}
+
+/** fmt.Sprintln: spaces always, newline at the end. */
+export function sprintln(args: readonly GoValue[]): string {
+  return args.map((arg) => formatValue(arg, 'v', noFlags(), 0)).join(' ') + '\n';
+}
+
+/** fmt.Sprintf with the verbs and flags of Go's fmt (no argument indexes). */
+export function sprintf(format: string, args: readonly GoValue[]): string {
+  let out = '';
+  let argNum = 0;
+  let i = 0;
+  while (i < format.length) {
+    const pct = format.indexOf('%', i);
+    if (pct < 0) {
+      out += format.slice(i);
+      break;
+    }
+    out += format.slice(i, pct);
+    i = pct + 1;
+    const f = noFlags();
+    flags: for (; i < format.length; i++) {
+      switch (format[i]) {
+        case '#':
+          f.sharp = true;
+          break;
+        case '0':
+          f.zero = true;
+          break;
+        case '+':
+          f.plus = true;
+          break;
+        case '-':
+          f.minus = true;
+          break;
+        case ' ':
+          f.space = true;
+          break;
+        default:
+          break flags;
+      }
+    }
+    if (format[i] === '*') {
+      i++;
+      const w = args[argNum++];
+      if (w instanceof GoInt) {
+        f.width = Number(w.value);
+        if (f.width < 0) {
+          f.minus = true;
+          f.width = -f.width;
+        }
+      } else out += '%!(BADWIDTH)';
+    } else {
+      const m = /^\d+/.exec(format.slice(i));
+      if (m) {
+        f.width = Number(m[0]);
+        i += m[0].length;
+      }
+    }
+    if (format[i] === '.') {
+      i++;
+      if (format[i] === '*') {
+        i++;
+        const p = args[argNum++];
+        if (p instanceof GoInt && p.value >= 0n) f.prec = Number(p.value);
+        else out += '%!(BADPREC)';
+      } else {
+        const m = /^\d+/.exec(format.slice(i));
+        f.prec = m ? Number(m[0]) : 0;
+        if (m) i += m[0].length;
+      }
+    }
+    if (i >= format.length) {
+      out += '%!(NOVERB)';
+      break;
+    }
+    const verb = String.fromCodePoint(format.codePointAt(i) ?? 0);
+    i += verb.length;
+    if (verb === '%') {
+      out += '%';
+      continue;
+    }
+    if (argNum >= args.length) {
+      out += `%!${verb}(MISSING)`;
+      continue;
+    }
+    if (f.minus) f.zero = false;
+    out += formatValue(args[argNum++], verb, f, 0);
+  }
+  if (argNum < args.length) {
+    const extra = args
+      .slice(argNum)
+      .map((a) => (a === undefined || a === null ? '<nil>' : `${goTypeName(a)}=${formatValue(a, 'v', noFlags(), 0)}`));
+    out += `%!(EXTRA ${extra.join(', ')})`;
+  }
+  return out;
+}
+
+/** Formats one operand with a verb, as fmt's printArg does. */
+export function formatValue(v: GoValue, verb: string, f: Flags, depth: number): string {
+  if (verb === 'T') return pad(goTypeName(v), f);
+  if (v === undefined || v === null) {
+    if (f.sharp && verb === 'v' && depth > 0) return 'interface {}(nil)';
+    return verb === 'v' ? pad('<nil>', f) : badVerb(v, verb);
+  }
+  if (f.sharp && verb === 'v' && typeof v === 'string') return pad(quoteGo(v), f);
+  if (v instanceof GoVersion) {
+    if ('vsxXq'.includes(verb)) return formatString(v.toString(), verb, f);
+    return badVerb(v, verb);
+  }
+  if (typeof v === 'boolean') return verb === 'v' || verb === 't' ? pad(String(v), f) : badVerb(v, verb);
+  if (typeof v === 'number') {
+    if ('vbgGxXfFeE'.includes(verb)) return formatFloat(v, verb, f);
+    return badVerb(v, verb);
+  }
+  if (typeof v === 'string') return 'vsxXq'.includes(verb) ? formatString(v, verb, f) : badVerb(v, verb);
+  if (v instanceof GoInt) return formatInteger(v, verb, f);
+  if (v instanceof GoSlice) {
+    if (f.sharp && verb === 'v') {
+      if (v.isNil) return `[]${v.elem}(nil)`;
+      return `[]${v.elem}{${v.items.map((item) => formatValue(item, verb, f, depth + 1)).join(', ')}}`;
+    }
+    return `[${v.items.map((item) => formatValue(item, verb, f, depth + 1)).join(' ')}]`;
+  }
+  const keys = sortedKeys(v);
+  if (f.sharp && verb === 'v') {
+    if (v.isNil) return `map[string]${v.elem}(nil)`;
+    return `map[string]${v.elem}{${keys.map((k) => `${formatValue(k, verb, f, depth + 1)}:${formatValue(v.entries.get(k), verb, f, depth + 1)}`).join(', ')}}`;
+  }
+  return `map[${keys.map((k) => `${formatValue(k, verb, f, depth + 1)}:${formatValue(v.entries.get(k), verb, f, depth + 1)}`).join(' ')}]`;
+}
+
+function badVerb(v: GoValue, verb: string): string {
+  if (v === undefined || v === null) return `%!${verb}(<nil>)`;
+  return `%!${verb}(${goTypeName(v)}=${formatValue(v, 'v', noFlags(), 0)})`;
+}
+
+function pad(s: string, f: Flags, zeroOk = true): string {
+  const width = f.width ?? 0;
+  const n = [...s].length;
+  if (n >= width) return s;
+  const fill = (f.zero && zeroOk ? '0' : ' ').repeat(width - n);
+  return f.minus ? s + ' '.repeat(width - n) : fill + s;
+}
+
+/** Pads a number, putting zero padding after the sign. */
+function padNumber(s: string, f: Flags): string {
+  const width = f.width ?? 0;
+  if (!f.zero || f.minus || s.length >= width) return pad(s, { ...f, zero: false });
+  const sign = s[0] === '-' || s[0] === '+' || s[0] === ' ' ? (s[0] ?? '') : '';
+  return sign + '0'.repeat(width - s.length) + s.slice(sign.length);
+}
+
+function formatString(s: string, verb: string, f: Flags): string {
+  let str = s;
+  if (f.prec !== undefined) str = [...str].slice(0, f.prec).join('');
+  switch (verb) {
+    case 'v':
+    case 's':
+      return pad(str, f);
+    case 'q':
+      return pad(f.sharp && !str.includes('`') ? `\`${str}\`` : quoteGo(str), f);
+    default: {
+      const bytes = [...new TextEncoder().encode(str)].map((b) => b.toString(16).padStart(2, '0'));
+      const hex = bytes.join(f.space ? ' ' : '');
+      return pad(verb === 'X' ? hex.toUpperCase() : hex, f);
+    }
+  }
+}
+
+function formatInteger(v: GoInt, verb: string, f: Flags): string {
+  const n = v.value;
+  const neg = n < 0n;
+  const abs = neg ? -n : n;
+  let digits: string;
+  let prefix = '';
+  switch (verb) {
+    case 'v':
+    case 'd':
+      digits = abs.toString(10);
+      break;
+    case 'b':
+      digits = abs.toString(2);
+      break;
+    case 'o':
+    case 'O':
+      digits = abs.toString(8);
+      if (verb === 'O') prefix = '0o';
+      else if (f.sharp) prefix = '0';
+      break;
+    case 'x':
+      digits = abs.toString(16);
+      if (f.sharp) prefix = '0x';
+      break;
+    case 'X':
+      digits = abs.toString(16).toUpperCase();
+      if (f.sharp) prefix = '0X';
+      break;
+    case 'c':
+      return pad(String.fromCodePoint(Number(n)), f);
+    case 'q':
+      return pad(quoteRune(Number(n)), f);
+    case 'U':
+      return pad(`U+${abs.toString(16).toUpperCase().padStart(4, '0')}`, f);
+    default:
+      return badVerb(v, verb);
+  }
+  if (f.prec !== undefined) {
+    digits = f.prec === 0 && abs === 0n ? '' : digits.padStart(f.prec, '0');
+  } else if (f.zero && !f.minus && f.width !== undefined) {
+    const signLen = neg || f.plus || f.space ? 1 : 0;
+    digits = digits.padStart(f.width - signLen - prefix.length, '0');
+  }
+  const sign = neg ? '-' : f.plus ? '+' : f.space ? ' ' : '';
+  return pad(sign + prefix + digits, { ...f, zero: false });
+}
+
+/** Go's %v of a float64: shortest digits, exponent form for exponents below -4 or from 21 on. */
+export function formatFloatV(v: number): string {
+  return formatFloat(v, 'v', noFlags());
+}
+
+function formatFloat(v: number, verb: string, f: Flags): string {
+  let s: string;
+  if (Number.isNaN(v)) s = 'NaN';
+  else if (!Number.isFinite(v)) s = v > 0 ? '+Inf' : '-Inf';
+  else {
+    const neg = v < 0 || Object.is(v, -0);
+    const abs = Math.abs(v);
+    let body: string;
+    switch (verb) {
+      case 'e':
+      case 'E': {
+        const { digits, exp } = significant(abs, (f.prec ?? 6) + 1);
+        const mant = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
+        body = `${mant}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
+        if (verb === 'E') body = body.toUpperCase();
+        break;
+      }
+      case 'f':
+      case 'F':
+        body = fixedForm(abs, f.prec ?? 6);
+        break;
+      default: {
+        body = gForm(abs, verb === 'v' ? undefined : f.prec);
+        if (verb === 'G') body = body.toUpperCase();
+      }
+    }
+    s = (neg ? '-' : f.plus ? '+' : f.space ? ' ' : '') + body;
+    return padNumber(s, f);
+  }
+  if (f.plus && s === 'NaN') s = '+NaN';
+  return pad(s, { ...f, zero: false });
+}
+
+/** `nd` significant digits of abs (rounded exactly, halves to even) and the decimal exponent of the first. */
+function significant(abs: number, nd: number): { digits: string; exp: number } {
+  if (abs === 0) return { digits: '0'.repeat(nd), exp: 0 };
+  let exp = Number(/e([+-]\d+)$/.exec(abs.toExponential())?.[1] ?? 0);
+  let digits = roundScaled(abs, nd - 1 - exp).toString();
+  if (digits.length > nd) {
+    exp++;
+    digits = roundScaled(abs, nd - 1 - exp).toString();
+  }
+  return { digits, exp };
+}
+
+/** Rounds abs × 10^p to an integer exactly, halves to even, as strconv does. */
+function roundScaled(abs: number, p: number): bigint {
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, abs);
+  const hi = view.getUint32(0);
+  const lo = view.getUint32(4);
+  const bexp = (hi >>> 20) & 0x7ff;
+  let mant = (BigInt(hi & 0xfffff) << 32n) | BigInt(lo);
+  let e2: number;
+  if (bexp === 0) e2 = -1074;
+  else {
+    mant |= 1n << 52n;
+    e2 = bexp - 1075;
+  }
+  let num = mant * (p >= 0 ? 10n ** BigInt(p) : 1n);
+  let den = p < 0 ? 10n ** BigInt(-p) : 1n;
+  if (e2 >= 0) num <<= BigInt(e2);
+  else den <<= BigInt(-e2);
+  const q = num / den;
+  const r2 = (num % den) * 2n;
+  if (r2 > den || (r2 === den && q % 2n === 1n)) return q + 1n;
+  return q;
+}
+
+/** %f with exact decimal rounding (JavaScript's toFixed rounds halves up). */
+function fixedForm(abs: number, prec: number): string {
+  const digits = roundScaled(abs, prec)
+    .toString()
+    .padStart(prec + 1, '0');
+  return prec > 0 ? `${digits.slice(0, -prec)}.${digits.slice(-prec)}` : digits;
+}
+
+/** %g: shortest (prec undefined) or `prec` significant digits; %e form when the exponent is < -4 or >= the precision. */
+function gForm(abs: number, prec: number | undefined): string {
+  const p = prec === 0 ? 1 : prec;
+  let digits: string;
+  let exp: number;
+  if (p === undefined) {
+    const m = /^(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(abs.toExponential());
+    digits = (m?.[1] ?? '') + (m?.[2] ?? '');
+    exp = Number(m?.[3] ?? 0);
+  } else {
+    ({ digits, exp } = significant(abs, p));
+  }
+  digits = digits.replace(/0+$/, '') || '0';
+  if (abs === 0) digits = '0';
+  const dp = abs === 0 ? 1 : exp + 1;
+  let eprec = p ?? 6;
+  if (p !== undefined && eprec > digits.length && digits.length >= dp) eprec = digits.length;
+  if (exp < -4 || exp >= eprec) {
+    const mant = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
+    const ex = Math.abs(exp);
+    return `${mant}e${exp < 0 ? '-' : '+'}${ex < 10 ? '0' : ''}${ex}`;
+  }
+  if (dp <= 0) return `0.${'0'.repeat(-dp)}${digits}`;
+  if (dp >= digits.length) return digits + '0'.repeat(dp - digits.length);
+  return `${digits.slice(0, dp)}.${digits.slice(dp)}`;
+}
+
+const printable = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
+
+/** strconv.Quote. */
+export function quoteGo(s: string): string {
+  let out = '"';
+  for (const ch of s) out += quoteChar(ch, '"');
+  return out + '"';
+}
+
+function quoteRune(r: number): string {
+  return `'${quoteChar(String.fromCodePoint(r), "'")}'`;
+}
+
+function quoteChar(ch: string, quote: string): string {
+  if (ch === quote || ch === '\\') return `\\${ch}`;
+  if (printable.test(ch)) return ch;
+  const cp = ch.codePointAt(0) ?? 0;
+  const named: Record<number, string> = { 7: '\\a', 8: '\\b', 12: '\\f', 10: '\\n', 13: '\\r', 9: '\\t', 11: '\\v' };
+  const n = named[cp];
+  if (n !== undefined) return n;
+  if (cp < 0x20 || cp === 0x7f) return `\\x${cp.toString(16).padStart(2, '0')}`;
+  if (cp >= 0xd800 && cp <= 0xdfff) return '\\ufffd';
+  if (cp < 0x10000) return `\\u${cp.toString(16).padStart(4, '0')}`;
+  return `\\U${cp.toString(16).padStart(8, '0')}`;
+}
+
+/** Sprint of a single value as `{{ }}` prints it (after the caller has handled `<no value>`). */
+export function printOne(v: GoValue): string {
+  return formatValue(v, 'v', noFlags(), 0);
+}

@@ -1,0 +1,186 @@
+// ClusterClass validation shared by the reconcile pass, `plan` and the admission webhooks: references, the managed
+// Kubernetes rule (seed 003: one kind cannot be both infrastructure cluster and control plane), unique classes,
+// variables, patch syntax and naming templates.
+import type { ClusterClass } from '#shared/api/cluster-class.ts';
+import type { ClusterClassStatusVariable } from '#shared/api/variables.ts';
+import { parseTemplate } from '#shared/topology/gotemplate/index.ts';
+import { groupKindOf } from '#shared/topology/desired/template-to-object.ts';
+import type { FieldError } from '#shared/topology/variables/index.ts';
+import { validateClusterClassVariables } from '#shared/topology/variables/index.ts';
+
+const fe = (type: FieldError['type'], field: string, detail: string, badValue?: string): FieldError =>
+  badValue === undefined ? { type, field, detail } : { type, field, detail, badValue };
+
+function validateRef(
+  ref:
+    | {
+        apiVersion?: string | undefined;
+        kind?: string | undefined;
+        name?: string | undefined;
+        namespace?: string | undefined;
+      }
+    | undefined,
+  field: string,
+  namespace: string,
+): FieldError[] {
+  if (!ref) return [fe('Required', field, 'template reference must be defined')];
+  const errors: FieldError[] = [];
+  if (!ref.apiVersion) errors.push(fe('Required', `${field}.apiVersion`, 'apiVersion must be defined'));
+  if (!ref.kind) errors.push(fe('Required', `${field}.kind`, 'kind must be defined'));
+  if (!ref.name) errors.push(fe('Required', `${field}.name`, 'name must be defined'));
+  if (ref.namespace && ref.namespace !== namespace)
+    errors.push(fe('Invalid', `${field}.namespace`, `must be '' or '${namespace}'`, ref.namespace));
+  return errors;
+}
+
+function validateNamingTemplate(template: string | undefined, field: string): FieldError[] {
+  if (template === undefined) return [];
+  try {
+    parseTemplate('template name generator', template, { functions: 'builtin', missingKey: 'error' });
+    return [];
+  } catch (err) {
+    return [fe('Invalid', field, `invalid naming template: ${(err as Error).message}`, template)];
+  }
+}
+
+/**
+ * All field errors of a ClusterClass, in field order.
+ *
+ * @example
+ * validateClusterClass(cc); // [] when valid
+ */
+export function validateClusterClass(cc: ClusterClass): FieldError[] {
+  const namespace = cc.metadata.namespace ?? '';
+  const spec = cc.spec ?? {};
+  const errors: FieldError[] = [];
+  errors.push(...validateRef(spec.infrastructure?.ref, 'spec.infrastructure.ref', namespace));
+  errors.push(...validateRef(spec.controlPlane?.ref, 'spec.controlPlane.ref', namespace));
+  if (spec.controlPlane?.machineInfrastructure)
+    errors.push(
+      ...validateRef(
+        spec.controlPlane.machineInfrastructure.ref,
+        'spec.controlPlane.machineInfrastructure.ref',
+        namespace,
+      ),
+    );
+  const infra = spec.infrastructure?.ref;
+  const cp = spec.controlPlane?.ref;
+  if (
+    infra?.apiVersion &&
+    infra.kind &&
+    cp?.apiVersion &&
+    cp.kind &&
+    groupKindOf(infra.apiVersion, infra.kind) === groupKindOf(cp.apiVersion, cp.kind)
+  ) {
+    errors.push(
+      fe(
+        'Forbidden',
+        'spec.controlPlane.ref',
+        `the same kind ${groupKindOf(cp.apiVersion, cp.kind)} cannot serve as both the infrastructure cluster and the control plane: ClusterClass needs two kinds (use a managed control plane kind and a separate managed infrastructure cluster kind, "option 3" of the Managed Kubernetes in CAPI proposal)`,
+      ),
+    );
+  }
+  errors.push(
+    ...validateNamingTemplate(spec.controlPlane?.namingStrategy?.template, 'spec.controlPlane.namingStrategy.template'),
+  );
+  const seen = new Set<string>();
+  (spec.workers?.machineDeployments ?? []).forEach((md, i) => {
+    const field = `spec.workers.machineDeployments[${i}]`;
+    if (seen.has(md.class))
+      errors.push(fe('Invalid', `${field}.class`, 'MachineDeployment class must be unique', md.class));
+    seen.add(md.class);
+    errors.push(...validateRef(md.template.bootstrap.ref, `${field}.template.bootstrap.ref`, namespace));
+    errors.push(...validateRef(md.template.infrastructure.ref, `${field}.template.infrastructure.ref`, namespace));
+    errors.push(...validateNamingTemplate(md.namingStrategy?.template, `${field}.namingStrategy.template`));
+  });
+  const seenPools = new Set<string>();
+  (spec.workers?.machinePools ?? []).forEach((mp, i) => {
+    const field = `spec.workers.machinePools[${i}]`;
+    if (seenPools.has(mp.class))
+      errors.push(fe('Invalid', `${field}.class`, 'MachinePool class must be unique', mp.class));
+    seenPools.add(mp.class);
+    errors.push(...validateRef(mp.template.bootstrap.ref, `${field}.template.bootstrap.ref`, namespace));
+    errors.push(...validateRef(mp.template.infrastructure.ref, `${field}.template.infrastructure.ref`, namespace));
+    errors.push(...validateNamingTemplate(mp.namingStrategy?.template, `${field}.namingStrategy.template`));
+  });
+  errors.push(...validateClusterClassVariables(spec.variables ?? []));
+  errors.push(...validatePatches(cc));
+  return errors;
+}
+
+function validatePatches(cc: ClusterClass): FieldError[] {
+  const errors: FieldError[] = [];
+  const variables = new Set((cc.spec?.variables ?? []).map((v) => v.name));
+  const names = new Set<string>();
+  (cc.spec?.patches ?? []).forEach((patch, i) => {
+    const field = `spec.patches[${i}]`;
+    if (names.has(patch.name)) errors.push(fe('Invalid', `${field}.name`, 'patch names must be unique', patch.name));
+    names.add(patch.name);
+    const hasDefinitions = (patch.definitions?.length ?? 0) > 0;
+    if (hasDefinitions === (patch.external !== undefined))
+      errors.push(fe('Invalid', field, 'exactly one of definitions or external must be set', patch.name));
+    if (patch.enabledIf !== undefined) {
+      try {
+        parseTemplate('enabledIf', patch.enabledIf);
+      } catch (err) {
+        errors.push(
+          fe('Invalid', `${field}.enabledIf`, `invalid template: ${(err as Error).message}`, patch.enabledIf),
+        );
+      }
+    }
+    (patch.definitions ?? []).forEach((def, j) => {
+      const sel = def.selector.matchResources;
+      const selects =
+        sel.controlPlane ||
+        sel.infrastructureCluster ||
+        (sel.machineDeploymentClass?.names?.length ?? 0) > 0 ||
+        (sel.machinePoolClass?.names?.length ?? 0) > 0;
+      if (!selects)
+        errors.push(fe('Invalid', `${field}.definitions[${j}].selector`, 'selector must match at least one resource'));
+      def.jsonPatches.forEach((jp, k) => {
+        const pf = `${field}.definitions[${j}].jsonPatches[${k}]`;
+        if (!jp.path.startsWith('/spec/'))
+          errors.push(fe('Invalid', `${pf}.path`, 'jsonPatch path must start with "/spec/"', jp.path));
+        const hasValue = jp.value !== undefined;
+        const hasFrom = jp.valueFrom !== undefined;
+        if (jp.op === 'remove' && (hasValue || hasFrom))
+          errors.push(fe('Invalid', pf, 'value and valueFrom must not be set for op "remove"'));
+        if (jp.op !== 'remove' && hasValue === hasFrom)
+          errors.push(fe('Invalid', pf, 'exactly one of value or valueFrom must be set'));
+        if (jp.valueFrom) {
+          const { variable, template } = jp.valueFrom;
+          if ((variable === undefined) === (template === undefined))
+            errors.push(fe('Invalid', `${pf}.valueFrom`, 'exactly one of variable or template must be set'));
+          if (variable !== undefined) {
+            const root = variable.split('.')[0]?.replace(/\[.*$/, '') ?? '';
+            if (root !== 'builtin' && !variables.has(root))
+              errors.push(
+                fe('Invalid', `${pf}.valueFrom.variable`, 'variable with name ' + root + ' cannot be found', variable),
+              );
+          }
+          if (template !== undefined) {
+            try {
+              parseTemplate('valueFrom.template', template);
+            } catch (err) {
+              errors.push(
+                fe('Invalid', `${pf}.valueFrom.template`, `invalid template: ${(err as Error).message}`, template),
+              );
+            }
+          }
+        }
+      });
+    });
+  });
+  return errors;
+}
+
+/** `status.variables` of a ClusterClass: every inline definition, as upstream's ClusterClass controller writes it. */
+export function computeClusterClassStatusVariables(cc: ClusterClass): ClusterClassStatusVariable[] {
+  return (cc.spec?.variables ?? []).map((v) => ({
+    name: v.name,
+    definitionsConflict: false,
+    definitions: [
+      { from: 'inline', required: v.required, ...(v.metadata ? { metadata: v.metadata } : {}), schema: v.schema },
+    ],
+  }));
+}

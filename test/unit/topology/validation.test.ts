@@ -1,0 +1,132 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import {
+  computeClusterClassStatusVariables,
+  validateClusterClass,
+} from '#shared/topology/validation/validate-cluster-class.ts';
+import { ClusterClassBuilder } from '#test/builders/topology.ts';
+
+describe('validateClusterClass', () => {
+  test('accepts the Docker-style class', () => {
+    assert.deepEqual(validateClusterClass(new ClusterClassBuilder().build()), []);
+  });
+
+  const cases: [string, ClusterClassBuilder, string, RegExp][] = [
+    [
+      'refuses one kind serving as infrastructure cluster and control plane (seed 003, option 1)',
+      new ClusterClassBuilder().with((c) => {
+        c.spec!.infrastructure!.ref = {
+          apiVersion: 'controlplane.cluster.x-k8s.io/v1beta2',
+          kind: 'AWSManagedControlPlaneTemplate',
+          name: 'eks',
+        };
+        c.spec!.controlPlane!.ref = {
+          apiVersion: 'controlplane.cluster.x-k8s.io/v1beta2',
+          kind: 'AWSManagedControlPlaneTemplate',
+          name: 'eks',
+        };
+      }),
+      'spec.controlPlane.ref',
+      /cannot serve as both the infrastructure cluster and the control plane/,
+    ],
+    [
+      'requires the infrastructure reference',
+      new ClusterClassBuilder().with((c) => delete c.spec!.infrastructure),
+      'spec.infrastructure.ref',
+      /must be defined/,
+    ],
+    [
+      'refuses a reference into another namespace',
+      new ClusterClassBuilder().with((c) => (c.spec!.controlPlane!.ref.namespace = 'other')),
+      'spec.controlPlane.ref.namespace',
+      /must be '' or 'default'/,
+    ],
+    [
+      'refuses duplicate MachineDeployment classes',
+      new ClusterClassBuilder().with((c) =>
+        c.spec!.workers!.machineDeployments!.push(structuredClone(c.spec!.workers!.machineDeployments![0]!)),
+      ),
+      'spec.workers.machineDeployments[1].class',
+      /must be unique/,
+    ],
+    [
+      'refuses a naming template that does not parse',
+      new ClusterClassBuilder().with((c) => (c.spec!.controlPlane!.namingStrategy = { template: '{{ .cluster.name ' })),
+      'spec.controlPlane.namingStrategy.template',
+      /invalid naming template/,
+    ],
+    [
+      'refuses a patch path outside /spec/',
+      new ClusterClassBuilder().patches([
+        {
+          name: 'p',
+          definitions: [
+            {
+              selector: { apiVersion: 'v1', kind: 'X', matchResources: { controlPlane: true } },
+              jsonPatches: [{ op: 'add', path: '/metadata/labels', value: {} }],
+            },
+          ],
+        },
+      ]),
+      'spec.patches[0].definitions[0].jsonPatches[0].path',
+      /must start with "\/spec\/"/,
+    ],
+    [
+      'refuses a patch reading an undefined variable',
+      new ClusterClassBuilder().patches([
+        {
+          name: 'p',
+          definitions: [
+            {
+              selector: { apiVersion: 'v1', kind: 'X', matchResources: { controlPlane: true } },
+              jsonPatches: [{ op: 'add', path: '/spec/x', valueFrom: { variable: 'nope.a' } }],
+            },
+          ],
+        },
+      ]),
+      'spec.patches[0].definitions[0].jsonPatches[0].valueFrom.variable',
+      /variable with name nope cannot be found/,
+    ],
+    [
+      'refuses a selector that matches nothing',
+      new ClusterClassBuilder().patches([
+        {
+          name: 'p',
+          definitions: [
+            {
+              selector: { apiVersion: 'v1', kind: 'X', matchResources: {} },
+              jsonPatches: [{ op: 'add', path: '/spec/x', value: 1 }],
+            },
+          ],
+        },
+      ]),
+      'spec.patches[0].definitions[0].selector',
+      /must match at least one resource/,
+    ],
+  ];
+  for (const [name, builder, field, detail] of cases) {
+    test(name, () => {
+      const errors = validateClusterClass(builder.build());
+      const hit = errors.find((e) => e.field === field);
+      assert.ok(hit, `no error on ${field}: ${JSON.stringify(errors)}`);
+      assert.match(hit.detail, detail);
+    });
+  }
+});
+
+describe('computeClusterClassStatusVariables', () => {
+  test('lists every inline definition with its schema', () => {
+    const cc = new ClusterClassBuilder()
+      .variables([{ name: 'region', required: true, schema: { openAPIV3Schema: { type: 'string', default: 'eu' } } }])
+      .build();
+    assert.deepEqual(computeClusterClassStatusVariables(cc), [
+      {
+        name: 'region',
+        definitionsConflict: false,
+        definitions: [
+          { from: 'inline', required: true, schema: { openAPIV3Schema: { type: 'string', default: 'eu' } } },
+        ],
+      },
+    ]);
+  });
+});
