@@ -6,3 +6,4 @@ export * from '#shared/kube/objects.ts';
 export * from '#shared/kube/resources.ts';
 export * from '#shared/kube/workload.ts';
 export * from '#shared/kube/crds.ts';
+export * from '#shared/kube/watch.ts';

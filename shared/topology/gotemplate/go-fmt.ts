@@ -1,5 +1,5 @@
 // Go's fmt package for the values templates handle: Sprint, Sprintln, Sprintf and %v of float64, slices and maps.
-import { GoInt, GoMap, GoSlice, GoVersion, goTypeName, sortedKeys } from './values.ts';
+import { GoInt, GoSlice, GoVersion, goTypeName, sortedKeys } from './values.ts';
 import type { GoValue } from './values.ts';
 
 type Flags = {

@@ -58,7 +58,7 @@ export function lex(name: string, input: string): Token[] {
   const tokens: Token[] = [];
   let pos = 0;
   let start = 0;
-  let parenDepth = 0;
+  let parenDepth: number;
   const fail = (why: string, at = start): never => {
     const { line, col } = lineCol(input, at);
     throw new TemplateParseError(name, line, col, why);

@@ -2,7 +2,8 @@
 import { FuncError, fn } from './go-func.ts';
 import type { GoFunc } from './go-func.ts';
 import { empty, kindName, strslice, strval, toInt64 } from './sprig-convert.ts';
-import { GoInt, GoMap, GoSlice, deepEqual, ifaceMap, ifaceSlice, stringSlice, compareGoStrings } from './values.ts';
+import { GoMap, GoSlice, deepEqual, ifaceMap, ifaceSlice, stringSlice, compareGoStrings } from './values.ts';
+import type { GoInt } from './values.ts';
 import type { GoValue } from './values.ts';
 
 const M = (v: GoValue): GoMap => v as GoMap;

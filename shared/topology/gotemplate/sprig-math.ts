@@ -2,7 +2,8 @@
 import { FuncError, fn } from './go-func.ts';
 import type { GoFunc } from './go-func.ts';
 import { toFloat64, toInt64 } from './sprig-convert.ts';
-import { GoInt, goInt, goInt64 } from './values.ts';
+import { goInt, goInt64 } from './values.ts';
+import type { GoInt } from './values.ts';
 import type { GoValue } from './values.ts';
 
 const wrap = (n: bigint): GoInt => goInt64(BigInt.asIntN(64, n));

@@ -11,8 +11,9 @@ import {
   replaceAll,
   split as regexSplit,
 } from './go-regexp.ts';
-import { parseIntBase0, strslice, strval, toInt64 } from './sprig-convert.ts';
-import { GoInt, GoMap, GoSlice, goInt, goInt64, stringSlice } from './values.ts';
+import { strslice, strval } from './sprig-convert.ts';
+import { GoMap, GoSlice, goInt, goInt64, stringSlice } from './values.ts';
+import type { GoInt } from './values.ts';
 import type { GoValue } from './values.ts';
 
 const S = (v: GoValue): string => v as string;
