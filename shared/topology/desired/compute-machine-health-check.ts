@@ -86,7 +86,7 @@ export function computeMachineHealthCheck(
       name: target.name,
       namespace: target.namespace,
       labels: { [ClusterTopologyOwnedLabel]: '', [ClusterNameLabel]: clusterName },
-      ownerReferences: [computeClusterOwnerRef(cluster)],
+      ...(cluster.metadata.uid ? { ownerReferences: [computeClusterOwnerRef(cluster)] } : {}),
     },
     spec: {
       clusterName,

@@ -82,7 +82,7 @@ export function computeObjectFromTemplate(input: TemplateToInput): Unstructured 
       namespace: input.namespace,
       labels,
       annotations,
-      ...(input.ownerRef ? { ownerReferences: [{ ...input.ownerRef }] } : {}),
+      ...(input.ownerRef?.uid ? { ownerReferences: [{ ...input.ownerRef }] } : {}),
     },
   };
   return object;
@@ -109,12 +109,15 @@ export function computeTemplateFromTemplate(input: TemplateToInput): Unstructure
       namespace: input.namespace,
       labels,
       annotations,
-      ...(input.ownerRef ? { ownerReferences: [{ ...input.ownerRef }] } : {}),
+      ...(input.ownerRef?.uid ? { ownerReferences: [{ ...input.ownerRef }] } : {}),
     },
   };
 }
 
-/** An owner reference to the Cluster, as upstream's ownerrefs.OwnerReferenceTo (no controller flag). */
+/**
+ * An owner reference to the Cluster, as upstream's ownerrefs.OwnerReferenceTo (no controller flag). A Cluster not
+ * yet created (no uid, e.g. in `plan`) gets none: a reference without uid is invalid.
+ */
 export function computeClusterOwnerRef(cluster: {
   metadata: { name?: string | undefined; uid?: string | undefined };
 }): OwnerReference {

@@ -1,0 +1,22 @@
+// Entry point of the `capi-serverless` CLI.
+import { runPlan } from '#shared/cli/plan.ts';
+
+const usage = `usage: capi-serverless <command>
+
+commands:
+  plan -f <file-or-dir> [-f …] [-o yaml|json] [--diff]
+      Reads ClusterClasses, templates, Clusters (and optionally the objects that exist now) and prints what one
+      topology pass would produce: every object the topology manages, created, updated or unchanged.
+`;
+
+/** Runs the CLI; resolves with the exit code. */
+export async function main(argv: readonly string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === 'plan') return runPlan(rest, { stdout: process.stdout, stderr: process.stderr });
+  process.stderr.write(
+    command && command !== '--help' && command !== '-h'
+      ? `unknown command ${JSON.stringify(command)}\n\n${usage}`
+      : usage,
+  );
+  return command === '--help' || command === '-h' ? 0 : 2;
+}

@@ -1,0 +1,151 @@
+// `capi-serverless plan`: reads manifests, computes one topology pass in memory, prints the resulting objects.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseAllDocuments, stringify } from 'yaml';
+import { CapiError } from '#shared/errors/index.ts';
+import { computePlan, type PlannedObject, type SourcedObject } from '#shared/topology/plan/compute-plan.ts';
+import type { Unstructured } from '#shared/topology/types.ts';
+
+type Streams = { stdout: { write(s: string): unknown }; stderr: { write(s: string): unknown } };
+
+export type PlanArgs = { files: string[]; output: 'yaml' | 'json'; diff: boolean };
+
+export function parsePlanArgs(argv: readonly string[]): PlanArgs {
+  const args: PlanArgs = { files: [], output: 'yaml', diff: false };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '-f' || a === '--file') {
+      const v = argv[++i];
+      if (!v) throw new CapiError(`${a} needs a file or directory`);
+      args.files.push(v);
+    } else if (a === '-o' || a === '--output') {
+      const v = argv[++i];
+      if (v !== 'yaml' && v !== 'json') throw new CapiError(`-o must be yaml or json, got ${JSON.stringify(v)}`);
+      args.output = v;
+    } else if (a === '--diff') args.diff = true;
+    else throw new CapiError(`unknown argument ${JSON.stringify(a)}`);
+  }
+  if (args.files.length === 0) throw new CapiError('plan needs at least one -f <file-or-dir>');
+  return args;
+}
+
+function listFiles(path: string): string[] {
+  if (!statSync(path).isDirectory()) return [path];
+  return readdirSync(path)
+    .sort()
+    .flatMap((entry) => {
+      const full = join(path, entry);
+      if (statSync(full).isDirectory()) return listFiles(full);
+      return /\.(ya?ml|json)$/.test(entry) ? [full] : [];
+    });
+}
+
+/** Every object in the given files; items of `List` objects are unpacked. Errors name the file and document. */
+export function readManifests(paths: readonly string[]): SourcedObject[] {
+  const out: SourcedObject[] = [];
+  for (const file of paths.flatMap(listFiles)) {
+    const docs = parseAllDocuments(readFileSync(file, 'utf8'));
+    docs.forEach((doc, i) => {
+      if (doc.errors.length > 0)
+        throw new CapiError(`${file}: document ${i + 1}: ${doc.errors[0]?.message ?? 'invalid YAML'}`);
+      const value = doc.toJSON() as unknown;
+      if (value === null || value === undefined) return;
+      const items =
+        typeof value === 'object' && (value as { kind?: string }).kind?.endsWith('List')
+          ? ((value as { items?: unknown[] }).items ?? [])
+          : [value];
+      for (const item of items) {
+        const o = item as Partial<Unstructured>;
+        if (
+          typeof o !== 'object' ||
+          !o ||
+          typeof o.apiVersion !== 'string' ||
+          typeof o.kind !== 'string' ||
+          typeof o.metadata?.name !== 'string'
+        ) {
+          throw new CapiError(
+            `${file}: document ${i + 1}: not a Kubernetes object (apiVersion, kind and metadata.name are required)`,
+          );
+        }
+        out.push({
+          object: { ...(o as Unstructured), metadata: { ...o.metadata, namespace: o.metadata.namespace ?? 'default' } },
+          source: `${file}`,
+        });
+      }
+    });
+  }
+  return out;
+}
+
+/** A line diff of two YAML renderings (`-` removed, `+` added), enough to see what a pass changes. */
+export function computeLineDiff(before: string, after: string): string {
+  const a = before.split('\n');
+  const b = after.split('\n');
+  const lcs: number[][] = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
+  for (let i = a.length - 1; i >= 0; i--)
+    for (let j = b.length - 1; j >= 0; j--)
+      lcs[i]![j] = a[i] === b[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
+  const out: string[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    if (i < a.length && j < b.length && a[i] === b[j]) {
+      out.push(`  ${a[i]}`);
+      i++;
+      j++;
+    } else if (j < b.length && (i >= a.length || lcs[i]![j + 1]! >= lcs[i + 1]![j]!)) out.push(`+ ${b[j++]}`);
+    else out.push(`- ${a[i++]}`);
+  }
+  return out.filter((l) => l.trim() !== '').join('\n');
+}
+
+const describe = (p: PlannedObject) =>
+  `${p.object.kind} ${p.object.metadata.namespace ?? ''}/${p.object.metadata.name ?? ''}`;
+
+/** A suffix generator that is deterministic per run, so plan output does not flap between runs. */
+function deterministicSuffix(): () => string {
+  const alphabet = 'bcdfghjklmnpqrstvwxz2456789';
+  let n = 0;
+  return () => {
+    let x = n++;
+    let s = '';
+    for (let k = 0; k < 5; k++) {
+      s = alphabet[x % alphabet.length] + s;
+      x = Math.floor(x / alphabet.length);
+    }
+    return s;
+  };
+}
+
+/** Runs `plan`; returns the exit code. */
+export async function runPlan(argv: readonly string[], io: Streams): Promise<number> {
+  try {
+    const args = parsePlanArgs(argv);
+    const inputs = readManifests(args.files);
+    const plan = await computePlan(inputs, { randomSuffix: deterministicSuffix() });
+    if (args.diff) {
+      for (const p of plan.objects) {
+        io.stdout.write(`# ${describe(p)}: ${p.operation}\n`);
+        if (p.operation === 'unchanged') continue;
+        io.stdout.write(computeLineDiff(p.current ? stringify(p.current) : '', stringify(p.object)) + '\n');
+      }
+      return 0;
+    }
+    if (args.output === 'json') {
+      io.stdout.write(
+        JSON.stringify({ apiVersion: 'v1', kind: 'List', items: plan.objects.map((p) => p.object) }, null, 2) + '\n',
+      );
+    } else {
+      io.stdout.write(
+        plan.objects
+          .map((p) => `# ${describe(p)}: ${p.operation}\n${stringify(p.object, { lineWidth: 0 })}`)
+          .join('---\n'),
+      );
+    }
+    io.stderr.write(plan.objects.map((p) => `${p.operation.padEnd(9)} ${describe(p)}`).join('\n') + '\n');
+    return 0;
+  } catch (err) {
+    io.stderr.write(`error: ${(err as Error).message}\n`);
+    return 1;
+  }
+}
