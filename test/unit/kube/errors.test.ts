@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import {
   KubeConflictError,
-  KubeError,
+  type KubeError,
   KubeForbiddenError,
   KubeInvalidError,
   KubeNotFoundError,
