@@ -10,7 +10,7 @@ import { join } from 'node:path';
 
 function find(dir) {
   let out = [];
-  let entries = [];
+  let entries;
   try {
     entries = readdirSync(dir);
   } catch {
