@@ -1,0 +1,123 @@
+// Copying a patched template's spec back onto a desired object or template (upstream's patchObject/patchTemplate).
+import { CapiError, describeObject } from '#shared/errors/index.ts';
+import { cloneJson } from '#shared/topology/patches/patch-variables.ts';
+import type { Unstructured } from '#shared/topology/types.ts';
+
+/** A field path as segments: `['spec', 'replicas']`. */
+export type FieldPath = readonly string[];
+
+/**
+ * ControlPlane fields the topology controller sets itself and patches must not change (upstream's PreserveFields
+ * in updateDesiredState, from the ControlPlane contract).
+ */
+export const controlPlanePreserveFields: readonly FieldPath[] = [
+  ['spec', 'machineTemplate', 'metadata'],
+  ['spec', 'machineTemplate', 'infrastructureRef'],
+  ['spec', 'machineTemplate', 'nodeDrainTimeout'],
+  ['spec', 'machineTemplate', 'nodeVolumeDetachTimeout'],
+  ['spec', 'machineTemplate', 'nodeDeletionTimeout'],
+  ['spec', 'replicas'],
+  ['spec', 'version'],
+];
+
+/** The patched spec could not be copied (missing `spec.template.spec`, or a path through a non-object). */
+export class PatchedObjectError extends CapiError {}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** unstructured.NestedFieldNoCopy: found only when every parent is an object and the last key exists. */
+function getNested(obj: Record<string, unknown>, path: FieldPath): { found: boolean; value?: unknown } {
+  let current: unknown = obj;
+  for (const key of path) {
+    if (!isObject(current) || !Object.hasOwn(current, key)) return { found: false };
+    current = current[key];
+  }
+  return { found: true, value: current };
+}
+
+/** unstructured.SetNestedField on our own copy: creates missing parents, fails on a non-object parent. */
+function setNested(obj: Record<string, unknown>, path: FieldPath, value: unknown, describe: () => string): void {
+  let current = obj;
+  path.slice(0, -1).forEach((key, i) => {
+    if (!Object.hasOwn(current, key)) {
+      Object.defineProperty(current, key, { value: {}, enumerable: true, writable: true, configurable: true });
+    }
+    const next = current[key];
+    if (!isObject(next)) {
+      throw new PatchedObjectError(
+        `failed to set field "${path.join('.')}" on ${describe()}: value cannot be set because ${path.slice(0, i + 1).join('.')} is not a map`,
+      );
+    }
+    current = next;
+  });
+  const last = path[path.length - 1] ?? '';
+  Object.defineProperty(current, last, {
+    value: cloneJson(value),
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
+}
+
+function patchUnstructured(
+  original: Unstructured,
+  modified: Unstructured,
+  destPath: FieldPath,
+  preserveFields: readonly FieldPath[],
+): Unstructured {
+  const describe = (u: Unstructured): string => describeObject(u.kind, u.metadata.namespace, u.metadata.name);
+  const srcPath = ['spec', 'template', 'spec'];
+  const patched = cloneJson(original);
+  const preserved = preserveFields
+    .map((path) => ({ path, ...getNested(patched, path) }))
+    .filter((field) => field.found);
+  const src = getNested(modified, srcPath);
+  if (!src.found) {
+    throw new PatchedObjectError(
+      `failed to apply patch to ${describe(original)}: missing field "${srcPath.join('.')}" in ${describe(modified)}`,
+    );
+  }
+  try {
+    setNested(patched, destPath, src.value, () => describe(original));
+    for (const field of preserved) setNested(patched, field.path, field.value, () => describe(original));
+  } catch (err) {
+    throw new PatchedObjectError(
+      `failed to apply patch to ${describe(original)}: ${(err as Error).message}`,
+      {},
+      { cause: err },
+    );
+  }
+  return patched;
+}
+
+/**
+ * Upstream's patchObject: the desired object's `spec` becomes the patched template's `spec.template.spec` (so a
+ * field the patches removed is gone, and fields only the desired object had are dropped), then each preserved field
+ * that the desired object had is put back with the desired object's value (a preserved field the desired object did
+ * not have keeps the patched template's value). Used for the InfrastructureCluster, the ControlPlane (with
+ * {@link controlPlanePreserveFields}) and MachinePool bootstrap/infrastructure objects. Inputs are not mutated.
+ *
+ * @example
+ * computePatchedObject(desiredControlPlane, patchedControlPlaneTemplate, controlPlanePreserveFields);
+ */
+export function computePatchedObject(
+  desired: Unstructured,
+  patchedTemplate: Unstructured,
+  preserveFields: readonly FieldPath[] = [],
+): Unstructured {
+  return patchUnstructured(desired, patchedTemplate, ['spec'], preserveFields);
+}
+
+/**
+ * Upstream's patchTemplate: the desired template's `spec.template.spec` becomes the patched template's
+ * `spec.template.spec`; everything else of the desired template (name, metadata, `spec.template.metadata`) is kept.
+ * Used for the control plane's machine infrastructure and MachineDeployment bootstrap/infrastructure templates.
+ *
+ * @example
+ * computePatchedTemplate(desiredInfraMachineTemplate, patchedInfraMachineTemplate);
+ */
+export function computePatchedTemplate(desired: Unstructured, patchedTemplate: Unstructured): Unstructured {
+  return patchUnstructured(desired, patchedTemplate, ['spec', 'template', 'spec'], []);
+}
