@@ -18,3 +18,27 @@ export type { BindingCluster, BindingWithoutCRS } from '#shared/addons/desired/b
 export { computeBinding, computeBindingWithoutCRS, formatKubeTime } from '#shared/addons/desired/binding.ts';
 export type { ResourcesAppliedInput } from '#shared/addons/desired/resources-applied-condition.ts';
 export { computeResourcesAppliedCondition, stripVolatile } from '#shared/addons/desired/resources-applied-condition.ts';
+export type { AddonsCluster, SelectedClusters } from '#shared/addons/current/list-selected-clusters.ts';
+export {
+  clusterKeyOf,
+  getCluster,
+  isClusterInfrastructureReady,
+  listSelectedClusters,
+} from '#shared/addons/current/list-selected-clusters.ts';
+export { getClusterResourceSet, listClusterResourceSets } from '#shared/addons/current/get-cluster-resource-set.ts';
+export { getBinding, listBindingsOf } from '#shared/addons/current/get-binding.ts';
+export type { CurrentResources } from '#shared/addons/current/get-resources.ts';
+export { getResources } from '#shared/addons/current/get-resources.ts';
+export type { WorkloadConnection } from '#shared/addons/current/get-workload-connection.ts';
+export { getWorkloadConnection } from '#shared/addons/current/get-workload-connection.ts';
+export type { ObjectsApplyResult } from '#shared/addons/apply/apply-resource-objects.ts';
+export { applyResourceObjects } from '#shared/addons/apply/apply-resource-objects.ts';
+export { deleteBinding, reconcileBinding, reconcileBindingWithoutCRS } from '#shared/addons/apply/reconcile-binding.ts';
+export {
+  addFinalizer,
+  reconcileResourceOwnerRefs,
+  reconcileStatus,
+  removeFinalizer,
+} from '#shared/addons/apply/reconcile-cluster-resource-set.ts';
+export type { AddonsDeps, AddonsOutcome } from '#shared/addons/reconcile-addons.ts';
+export { reconcileAddons, reconcileAddonsForCluster } from '#shared/addons/reconcile-addons.ts';

@@ -1,0 +1,83 @@
+// The Clusters a ClusterResourceSet selects, and which of them can get add-ons now.
+import { z } from 'zod';
+import type { ClusterResourceSet } from '#shared/api/addons.ts';
+import { formatLabelSelector, isEmptyLabelSelector } from '#shared/api/label-selector.ts';
+import { KubeObjectMeta, type ObjectKey } from '#shared/api/object-meta.ts';
+import { parseObject } from '#shared/api/parse.ts';
+import { errorMessage } from '#shared/errors/index.ts';
+import { findObject, listObjects, type KubeClient } from '#shared/kube/index.ts';
+
+const clusterApiVersion = 'cluster.x-k8s.io/v1beta1';
+
+/** What the add-ons controller needs of a Cluster (parsed narrowly: it never writes Clusters). */
+export const AddonsCluster = z.object({
+  apiVersion: z.string(),
+  kind: z.literal('Cluster'),
+  metadata: KubeObjectMeta,
+  status: z.object({ infrastructureReady: z.boolean().optional() }).optional(),
+});
+export type AddonsCluster = z.infer<typeof AddonsCluster>;
+
+/** The key of a Cluster. */
+export function clusterKeyOf(cluster: AddonsCluster): ObjectKey {
+  return { namespace: cluster.metadata.namespace ?? '', name: cluster.metadata.name ?? '' };
+}
+
+/**
+ * Whether add-ons can be applied to the Cluster now. Upstream v1.7 tries to connect to any selected Cluster; later
+ * versions (ClusterCache, v1.9) wait for `status.infrastructureReady`; so do we. The `<cluster>-kubeconfig` Secret is
+ * checked when a client is needed (see getWorkloadConnection), so a Cluster with nothing to apply costs no read.
+ */
+export function isClusterInfrastructureReady(cluster: AddonsCluster): boolean {
+  return cluster.status?.infrastructureReady === true;
+}
+
+export type SelectedClusters =
+  /** Clusters matching the selector, not being deleted, in name order; `waiting` lists those not ready yet. */
+  | { readonly status: 'ok'; readonly ready: readonly AddonsCluster[]; readonly waiting: readonly AddonsCluster[] }
+  /** The selector is invalid or the list failed: upstream's ClusterMatchFailed. */
+  | { readonly status: 'error'; readonly message: string };
+
+/**
+ * The Clusters in the ClusterResourceSet's namespace its `clusterSelector` matches (an empty selector matches
+ * nothing), without those being deleted, split into ready and waiting ({@link isClusterInfrastructureReady}).
+ *
+ * @example
+ * const selected = await listSelectedClusters(kube, crs);
+ * if (selected.status === 'ok') for (const cluster of selected.ready) { ... }
+ */
+export async function listSelectedClusters(kube: KubeClient, crs: ClusterResourceSet): Promise<SelectedClusters> {
+  if (isEmptyLabelSelector(crs.spec.clusterSelector)) return { status: 'ok', ready: [], waiting: [] };
+  let clusters: AddonsCluster[];
+  try {
+    const labelSelector = formatLabelSelector(crs.spec.clusterSelector);
+    const list = await listObjects(kube, {
+      apiVersion: clusterApiVersion,
+      kind: 'Cluster',
+      namespace: crs.metadata.namespace,
+      labelSelector,
+    });
+    clusters = list.items.map((raw) => parseObject(AddonsCluster, 'Cluster', raw));
+  } catch (err) {
+    return { status: 'error', message: `failed to list clusters: ${errorMessage(err)}` };
+  }
+  const live = clusters
+    .filter((c) => c.metadata.deletionTimestamp === undefined)
+    .sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1));
+  return {
+    status: 'ok',
+    ready: live.filter(isClusterInfrastructureReady),
+    waiting: live.filter((c) => !isClusterInfrastructureReady(c)),
+  };
+}
+
+/**
+ * The Cluster `key`, or undefined when it does not exist.
+ *
+ * @example
+ * const cluster = await getCluster(kube, { namespace: 'default', name: 'c1' });
+ */
+export async function getCluster(kube: KubeClient, key: ObjectKey): Promise<AddonsCluster | undefined> {
+  const raw = await findObject(kube, { apiVersion: clusterApiVersion, kind: 'Cluster', ...key });
+  return raw === undefined ? undefined : parseObject(AddonsCluster, 'Cluster', raw);
+}
