@@ -64,6 +64,46 @@ describe('capi-serverless plan', () => {
     assert.equal(cp.spec?.['version'], 'v1.30.3');
   });
 
+  test('applies variables (defaulted, overridden per MachineDeployment) and patches in the variables-and-patches example', async () => {
+    const { code, objects, stderr } = await plan(['-f', 'examples/variables-and-patches']);
+    assert.equal(code, 0, stderr);
+    const get = (kind: string, prefix: string) =>
+      objects.find((o) => o.kind === kind && o.metadata.name.startsWith(prefix))!;
+    const cp = get('KubeadmControlPlane', 'patched-1-') as unknown as {
+      spec: {
+        kubeadmConfigSpec: {
+          clusterConfiguration: { imageRepository: string; apiServer: { extraArgs: Record<string, string> } };
+        };
+      };
+    };
+    assert.equal(
+      cp.spec.kubeadmConfigSpec.clusterConfiguration.imageRepository,
+      'registry.k8s.io',
+      'top-level default reaches the patch',
+    );
+    assert.deepEqual(cp.spec.kubeadmConfigSpec.clusterConfiguration.apiServer.extraArgs, {
+      'admission-control-config-file': '/etc/kubernetes/kube-apiserver-admission-pss.yaml',
+      'enforce-level': 'restricted',
+      version: '1.30.0',
+    });
+    const lb = (get('DockerCluster', 'patched-1-').spec as { loadBalancer: unknown }).loadBalancer;
+    assert.deepEqual(
+      lb,
+      { imageRepository: 'kindest', imageTag: 'v20230510-486859a6' },
+      'nested defaults reach a template patch',
+    );
+    const gpu = get('DockerMachineTemplate', 'patched-1-gpu-') as unknown as {
+      spec: { template: { spec: { customImage: string; extraMounts: unknown[] } } };
+    };
+    const md0 = get('DockerMachineTemplate', 'patched-1-md-0-') as unknown as typeof gpu;
+    assert.equal(gpu.spec.template.spec.customImage, 'kindest/node:v1.29.4', 'the per-MachineDeployment override wins');
+    assert.equal(md0.spec.template.spec.customImage, 'kindest/node:v1.30.0');
+    assert.deepEqual(gpu.spec.template.spec.extraMounts.at(-1), {
+      containerPath: '/var/lib/patched-1-gpu',
+      hostPath: '/tmp/PATCHED-1',
+    });
+  });
+
   test('json output is a List of the same objects', async () => {
     const { code, stdout } = await plan(['-f', 'examples/docker', '-o', 'json']);
     assert.equal(code, 0);
