@@ -26,4 +26,28 @@ export async function installCrds(
   }
   // NOTE: discovery results cached before the CRDs existed would hide the new kinds.
   kube.discovery.clear();
+  // NOTE: "Established" can come before the storage serves requests ("storage is (re)initializing"): wait until a
+  // list of each new resource answers, so the first write after this returns never races the API server.
+  for (const crd of crds) {
+    const spec = crd['spec'] as {
+      group: string;
+      names: { plural: string };
+      versions: { name: string; storage?: boolean }[];
+    };
+    const version = spec.versions.find((v) => v.storage)?.name ?? spec.versions[0]?.name ?? 'v1';
+    for (;;) {
+      try {
+        await kube.request({
+          method: 'GET',
+          path: `/apis/${spec.group}/${version}/${spec.names.plural}`,
+          query: { limit: '1' },
+          target: { verb: 'list', kind: spec.names.plural },
+        });
+        break;
+      } catch (err) {
+        if (Date.now() > deadline) throw err;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  }
 }

@@ -1,0 +1,134 @@
+// Preflight checks (upstream `preflightChecks`): semantic version, no downgrade, the core provider named
+// `cluster-api` and alone, one provider per kind and name across namespaces, a fetch source for providers clusterctl
+// does not know, and non-core providers wait until the core provider is Ready (paused ones: installed).
+import { providerKinds } from '#shared/api/operator.ts';
+import type { Provider } from '#shared/api/operator.ts';
+import { providerRef } from '#shared/providers/current/get-provider.ts';
+import { parseSemver } from '#shared/providers/desired/semver.ts';
+import { findPredefinedRepository } from '#shared/providers/fetch/predefined-repositories.ts';
+import { isConditionTrue } from '#shared/providers/phases/compute-conditions.ts';
+import {
+  ConditionReason,
+  PhaseError,
+  ProviderCondition,
+  waitRequeueMs,
+} from '#shared/providers/phases/provider-pass.ts';
+import type { Phase, ProviderPass } from '#shared/providers/phases/provider-pass.ts';
+import { setPassCondition } from '#shared/providers/phases/set-pass-condition.ts';
+
+/** Name clusterctl requires for the core provider. */
+export const clusterApiProviderName = 'cluster-api';
+
+function fail(reason: string, message: string, wait = false): never {
+  throw new PhaseError(message, {
+    type: ProviderCondition.PreflightCheckPassed,
+    reason,
+    wait,
+    ...(wait ? { requeueAfterMs: waitRequeueMs } : {}),
+  });
+}
+
+/** True when `a` was created before `b` (ties broken by namespace/name), i.e. `a` keeps its claim. */
+function isOlder(a: Provider, b: Provider): boolean {
+  const ta = a.metadata.creationTimestamp ?? '';
+  const tb = b.metadata.creationTimestamp ?? '';
+  if (ta !== tb) return ta < tb;
+  return providerRef(a) < providerRef(b);
+}
+
+function sameObject(a: Provider, b: Provider): boolean {
+  return a.kind === b.kind && a.metadata.namespace === b.metadata.namespace && a.metadata.name === b.metadata.name;
+}
+
+/** The core provider the others depend on: the oldest CoreProvider. */
+export function findCoreProvider(all: readonly Provider[]): Provider | undefined {
+  return all.filter((p) => p.kind === 'CoreProvider').sort((a, b) => (isOlder(a, b) ? -1 : 1))[0];
+}
+
+function checkVersion(pass: ProviderPass): void {
+  const p = pass.provider;
+  const version = p.spec?.version;
+  if (!version) return;
+  const target = parseSemver(version);
+  if (!target) {
+    fail(
+      ConditionReason.IncorrectVersionFormat,
+      `invalid version "${version}" of ${providerRef(p)}: not a semantic version`,
+    );
+  }
+  const installed = pass.installedVersion ? parseSemver(pass.installedVersion) : undefined;
+  if (
+    installed &&
+    (target.major < installed.major || (target.major === installed.major && target.minor < installed.minor))
+  ) {
+    fail(
+      ConditionReason.UnsupportedProviderDowngrade,
+      `Downgrade is not supported for provider ${providerRef(p)}: installed ${pass.installedVersion ?? ''}, requested ${version}`,
+    );
+  }
+}
+
+export const preflightPhase: Phase = {
+  name: 'preflight',
+  condition: ProviderCondition.PreflightCheckPassed,
+  reason: 'PreflightCheckFailed',
+  async run(pass) {
+    const p = pass.provider;
+    const name = p.metadata.name ?? '';
+    const isCore = p.kind === 'CoreProvider';
+    checkVersion(pass);
+    if (isCore && name !== clusterApiProviderName) {
+      fail(
+        ConditionReason.IncorrectCoreProviderName,
+        `Incorrect CoreProvider name: ${name}. It should be ${clusterApiProviderName}`,
+      );
+    }
+    const fc = p.spec?.fetchConfig;
+    if (!fc?.selector && !fc?.url && !fc?.oci && !findPredefinedRepository(providerKinds[p.kind].providerType, name)) {
+      fail(
+        ConditionReason.FetchConfigValidationError,
+        `Either Selector, OCI URL or provider URL must be provided for ${providerRef(p)}, which is not a predefined provider`,
+      );
+    }
+    for (const other of pass.allProviders) {
+      if (sameObject(other, p) || !isOlder(other, p)) continue;
+      if (isCore && other.kind === 'CoreProvider') {
+        fail(
+          ConditionReason.MoreThanOneExists,
+          `${providerRef(other)} already exists in the cluster. Only one is allowed.`,
+        );
+      }
+      if (!isCore && other.kind === p.kind && other.metadata.name === name) {
+        fail(
+          ConditionReason.MoreThanOneExists,
+          `There is already a ${providerRef(other)} in the cluster. Only one ${p.kind} named ${name} is allowed.`,
+        );
+      }
+    }
+    if (!isCore) {
+      const core = findCoreProvider(pass.allProviders);
+      // NOTE: a paused provider may upgrade while the core provider is itself paused mid contract change; it only
+      // needs the core provider installed.
+      const ready =
+        p.spec?.paused === true
+          ? core?.status?.installedVersion !== undefined
+          : isConditionTrue(core?.status?.conditions, ProviderCondition.Ready);
+      if (!core || !ready) {
+        fail(
+          ConditionReason.WaitingForCoreProviderReady,
+          core
+            ? `Waiting for the CoreProvider ${core.metadata.namespace ?? ''}/${core.metadata.name ?? ''} to be installed and ready.`
+            : 'Waiting for the CoreProvider to be installed.',
+          true,
+        );
+      }
+    }
+    setPassCondition(pass, {
+      type: ProviderCondition.PreflightCheckPassed,
+      status: 'True',
+      reason: ConditionReason.PreflightChecksPassed,
+      message: 'All preflight checks passed',
+    });
+    return undefined;
+  },
+};
