@@ -19,7 +19,8 @@ import type { Checkpoint, CheckpointKey } from '#shared/checkpoint/index.ts';
 import { useCheckpointStore } from './setup.ts';
 
 const ctx = useCheckpointStore('checkpoint');
-const t0 = Date.UTC(2025, 0, 1, 12, 0, 0);
+// NOTE: a real "now": DynamoDB Local runs TTL deletion, so rows stamped in the past could vanish mid-test.
+const t0 = Math.floor(Date.now() / 1000) * 1000;
 
 function keyFor(name: string): CheckpointKey {
   return { controller: 'topology', namespace: 'default', name };
