@@ -1,0 +1,125 @@
+// The forwarder's outbox: coalesces bursts for the same object (the latest change wins), sends batches of at
+// most 10 entries (the PutEvents limit) and retries failed entries with capped exponential backoff.
+import type { ObjectChange } from '#shared/runtime/events.ts';
+
+/** Sends one batch; resolves with the entries that failed (throwing fails them all). */
+export type EventSink = (batch: readonly ObjectChange[]) => Promise<readonly ObjectChange[]>;
+
+export type EventBatcherOptions = {
+  readonly sink: EventSink;
+  /** How long a change waits for later changes of the same object before it is sent (default 500 ms). */
+  readonly coalesceMs?: number;
+  /** Entries per request, at most 10 (default 10). */
+  readonly maxBatch?: number;
+  /** Attempts per entry before it is dropped and logged; the next tick reconciles the object anyway (default 8). */
+  readonly maxAttempts?: number;
+  readonly retryBaseMs?: number;
+  readonly retryMaxMs?: number;
+  readonly onDrop?: (change: ObjectChange, error: string) => void;
+};
+
+export type EventBatcher = {
+  add(change: ObjectChange): void;
+  /** Sends everything pending now (waiting for sends in progress). */
+  flush(): Promise<void>;
+  /** Flushes and stops the timers. */
+  stop(): Promise<void>;
+  readonly stats: { sent: number; coalesced: number; failed: number; dropped: number; requests: number };
+};
+
+/** The identity of an object across changes. */
+export function changeKey(change: Pick<ObjectChange, 'apiVersion' | 'kind' | 'namespace' | 'name'>): string {
+  return `${change.apiVersion}/${change.kind}/${change.namespace}/${change.name}`;
+}
+
+/**
+ * Creates the outbox.
+ *
+ * @example
+ * const outbox = createEventBatcher({ sink: createEventBridgeSink({ client, eventBusName }) });
+ * outbox.add(change);
+ */
+export function createEventBatcher(options: EventBatcherOptions): EventBatcher {
+  const coalesceMs = options.coalesceMs ?? 500;
+  const maxBatch = options.maxBatch ?? 10;
+  if (!Number.isInteger(maxBatch) || maxBatch < 1 || maxBatch > 10) {
+    throw new RangeError(`maxBatch must be 1..10 (the PutEvents limit), got ${maxBatch}`);
+  }
+  const maxAttempts = options.maxAttempts ?? 8;
+  const retryBaseMs = options.retryBaseMs ?? 200;
+  const retryMaxMs = options.retryMaxMs ?? 30_000;
+  const pending = new Map<string, { change: ObjectChange; attempts: number }>();
+  const stats = { sent: 0, coalesced: 0, failed: 0, dropped: 0, requests: 0 };
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let sending: Promise<void> = Promise.resolve();
+  let stopped = false;
+
+  function schedule(delayMs: number): void {
+    if (timer || stopped) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      sending = sending.then(sendPending);
+    }, delayMs);
+  }
+
+  async function sendPending(): Promise<void> {
+    const entries = [...pending.entries()];
+    pending.clear();
+    let retryAttempts = 0;
+    for (let i = 0; i < entries.length; i += maxBatch) {
+      const chunk = entries.slice(i, i + maxBatch);
+      const batch = chunk.map(([, e]) => e.change);
+      stats.requests++;
+      let failed: readonly ObjectChange[];
+      let reason = 'PutEvents failed';
+      try {
+        failed = await options.sink(batch);
+      } catch (err) {
+        failed = batch;
+        reason = err instanceof Error ? err.message : String(err);
+      }
+      stats.sent += batch.length - failed.length;
+      for (const [key, entry] of chunk) {
+        if (!failed.includes(entry.change)) continue;
+        stats.failed++;
+        // NOTE: a newer change of the same object arrived meanwhile; it supersedes the failed one.
+        if (pending.has(key)) continue;
+        const attempts = entry.attempts + 1;
+        if (attempts >= maxAttempts) {
+          stats.dropped++;
+          options.onDrop?.(entry.change, reason);
+          continue;
+        }
+        pending.set(key, { change: entry.change, attempts });
+        retryAttempts = Math.max(retryAttempts, attempts);
+      }
+    }
+    if (retryAttempts > 0) schedule(Math.min(retryMaxMs, retryBaseMs * 2 ** (retryAttempts - 1)));
+    else if (pending.size > 0) schedule(coalesceMs);
+  }
+
+  return {
+    add(change) {
+      const key = changeKey(change);
+      const existing = pending.get(key);
+      if (existing) stats.coalesced++;
+      pending.set(key, { change, attempts: existing?.attempts ?? 0 });
+      schedule(coalesceMs);
+    },
+    async flush() {
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      sending = sending.then(sendPending);
+      await sending;
+    },
+    async stop() {
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      sending = sending.then(sendPending);
+      await sending;
+      stopped = true;
+      if (timer) clearTimeout(timer);
+    },
+    stats,
+  };
+}

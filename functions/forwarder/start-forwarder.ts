@@ -1,0 +1,75 @@
+// The event forwarder: watches the kinds the controllers care about in the management cluster and puts compact
+// change events on the bus through a coalescing, batching, retrying outbox.
+import type { KubeClient, KubeconfigSource } from '#shared/kube/index.ts';
+import { createEventBatcher, type EventBatcher, type EventSink } from '#functions/forwarder/event-batcher.ts';
+import { startKindWatcher, type KindWatcher, type WatchTarget } from '#functions/forwarder/watch-kind.ts';
+
+export type ForwarderOptions = {
+  /** Client for LISTs and discovery. */
+  readonly kube: KubeClient;
+  /** Credentials for the watch streams (the same cluster as `kube`). */
+  readonly source: KubeconfigSource;
+  readonly targets: readonly WatchTarget[];
+  readonly sink: EventSink;
+  readonly coalesceMs?: number;
+  readonly maxBatch?: number;
+  readonly retryBaseMs?: number;
+  /** Per kind (`apiVersion/kind`): resume the watch from this version instead of listing first. */
+  readonly resumeFrom?: Readonly<Record<string, string>>;
+  readonly log?: (message: string, fields?: Record<string, unknown>) => void;
+};
+
+export type Forwarder = {
+  readonly outbox: EventBatcher;
+  readonly watchers: ReadonlyMap<string, KindWatcher>;
+  /** Stops the watches, sends what is pending, and resolves when everything ended. */
+  stop(): Promise<void>;
+};
+
+/** `apiVersion/kind`, the key of a target in `resumeFrom` and `watchers`. */
+export function targetKey(target: WatchTarget): string {
+  return `${target.apiVersion}/${target.kind}`;
+}
+
+/**
+ * Starts one watcher per target feeding one outbox.
+ *
+ * @example
+ * const forwarder = startForwarder({ kube, source: { fromDefault: true }, targets: defaultTargets, sink });
+ * process.on('SIGTERM', () => void forwarder.stop());
+ */
+export function startForwarder(options: ForwarderOptions): Forwarder {
+  const log = options.log ?? (() => undefined);
+  const outbox = createEventBatcher({
+    sink: options.sink,
+    ...(options.coalesceMs === undefined ? {} : { coalesceMs: options.coalesceMs }),
+    ...(options.maxBatch === undefined ? {} : { maxBatch: options.maxBatch }),
+    ...(options.retryBaseMs === undefined ? {} : { retryBaseMs: options.retryBaseMs }),
+    onDrop: (change, error) => log('dropped event after retries', { change, error }),
+  });
+  const watchers = new Map<string, KindWatcher>();
+  for (const target of options.targets) {
+    const resumeFrom = options.resumeFrom?.[targetKey(target)];
+    watchers.set(
+      targetKey(target),
+      startKindWatcher({
+        kube: options.kube,
+        source: options.source,
+        target,
+        emit: (change) => outbox.add(change),
+        ...(resumeFrom === undefined ? {} : { resumeFrom }),
+        log,
+        ...(options.retryBaseMs === undefined ? {} : { retryBaseMs: options.retryBaseMs }),
+      }),
+    );
+  }
+  return {
+    outbox,
+    watchers,
+    async stop() {
+      for (const w of watchers.values()) w.stop();
+      await Promise.all([...watchers.values()].map((w) => w.done));
+      await outbox.stop();
+    },
+  };
+}

@@ -1,0 +1,5 @@
+// Lambda entry of the providers controller: events from the forwarder and ticks from EventBridge Scheduler, through the
+// middy chain in shared/runtime/ (everything else lives in shared/).
+import { createFunctionHandler } from '#shared/runtime/create-function-handler.ts';
+
+export const handler = createFunctionHandler('providers');

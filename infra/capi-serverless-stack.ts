@@ -1,0 +1,182 @@
+// The deployed product: three controller functions (esbuild-bundled, arm64), the bus and its routing rules, tick
+// schedules, the state table, dead-letter queues, alarms and least-privilege IAM.
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as eventTargets from 'aws-cdk-lib/aws-events-targets';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as scheduler from 'aws-cdk-lib/aws-scheduler';
+import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { controllers, tableDesign, type Controller } from '#shared/checkpoint/table.ts';
+import { detailTypes, eventSources } from '#shared/runtime/events.ts';
+import { eventPatternOf, routes } from '#shared/runtime/routes.ts';
+
+const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+export type CapiServerlessStackProps = StackProps & {
+  /** Secrets Manager secret (name) holding the management cluster's kubeconfig; unset: in-cluster/default rules. */
+  readonly kubeconfigSecretName?: string;
+  /** Minutes between ticks (default 5). */
+  readonly tickMinutes?: number;
+};
+
+/** The DynamoDB actions a pass uses: get the checkpoint, conditional put/update/delete of lease rows, transactions. */
+export const tableActions = [
+  'dynamodb:GetItem',
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:ConditionCheckItem',
+] as const;
+
+export class CapiServerlessStack extends Stack {
+  readonly table: dynamodb.Table;
+  readonly bus: events.EventBus;
+  readonly functions: Readonly<Record<Controller, nodejs.NodejsFunction>>;
+
+  constructor(scope: Construct, id: string, props: CapiServerlessStackProps = {}) {
+    super(scope, id, props);
+    this.table = new dynamodb.Table(this, 'State', {
+      partitionKey: { name: tableDesign.partitionKey.name, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: tableDesign.sortKey.name, type: dynamodb.AttributeType.STRING },
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      timeToLiveAttribute: tableDesign.timeToLiveAttribute,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.bus = new events.EventBus(this, 'Bus', { eventBusName: 'capi-serverless' });
+    const secret = props.kubeconfigSecretName
+      ? secretsmanager.Secret.fromSecretNameV2(this, 'Kubeconfig', props.kubeconfigSecretName)
+      : undefined;
+    const alarms: cloudwatch.Alarm[] = [];
+    const dlqAlarm = (queue: sqs.Queue, name: string) =>
+      alarms.push(
+        queue
+          .metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) })
+          .createAlarm(this, `${name}DlqAlarm`, {
+            alarmDescription: `events for ${name} that could not be delivered or processed`,
+            threshold: 1,
+            evaluationPeriods: 1,
+            comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+            treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+          }),
+      );
+
+    const functions = {} as Record<Controller, nodejs.NodejsFunction>;
+    for (const controller of controllers) {
+      const name = controller[0]?.toUpperCase() + controller.slice(1);
+      const dlq = new sqs.Queue(this, `${name}Dlq`, {
+        retentionPeriod: Duration.days(14),
+        enforceSSL: true,
+        encryption: sqs.QueueEncryption.SQS_MANAGED,
+      });
+      dlqAlarm(dlq, name);
+      const fn = new nodejs.NodejsFunction(this, `${name}Function`, {
+        entry: join(repoRoot, 'functions', `${controller}.ts`),
+        handler: 'handler',
+        projectRoot: repoRoot,
+        depsLockFilePath: join(repoRoot, 'package-lock.json'),
+        runtime: lambda.Runtime.NODEJS_22_X,
+        architecture: lambda.Architecture.ARM_64,
+        memorySize: 512,
+        timeout: Duration.minutes(5),
+        retryAttempts: 2,
+        deadLetterQueue: dlq,
+        environment: {
+          TABLE_NAME: this.table.tableName,
+          POWERTOOLS_SERVICE_NAME: `capi-serverless-${controller}`,
+          // NOTE: leases outlive the function timeout, so a crashed pass's lease lapses before a retry could run twice.
+          LEASE_TTL_MS: String(6 * 60_000),
+          ...(props.kubeconfigSecretName ? { KUBECONFIG_SECRET_ARN: props.kubeconfigSecretName } : {}),
+        },
+        bundling: {
+          forceDockerBundling: false,
+          format: nodejs.OutputFormat.ESM,
+          target: 'node20',
+          minify: true,
+          sourceMap: true,
+          keepNames: true,
+          mainFields: ['module', 'main'],
+          banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+          externalModules: [],
+        },
+      });
+      this.table.grant(fn, ...tableActions);
+      secret?.grantRead(fn);
+      alarms.push(
+        fn.metricErrors({ period: Duration.minutes(5) }).createAlarm(this, `${name}ErrorsAlarm`, {
+          alarmDescription: `${controller} invocations that failed (not recorded as a pass outcome)`,
+          threshold: 1,
+          evaluationPeriods: 1,
+          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        }),
+      );
+      functions[controller] = fn;
+
+      const route = routes.find((r) => r.controller === controller);
+      if (route) {
+        new events.Rule(this, `${name}Rule`, {
+          eventBus: this.bus,
+          description: `object changes routed to ${controller}`,
+          eventPattern: eventPatternOf(route),
+        }).addTarget(
+          new eventTargets.LambdaFunction(fn, {
+            deadLetterQueue: dlq,
+            retryAttempts: 4,
+            maxEventAge: Duration.hours(1),
+          }),
+        );
+      }
+      new scheduler.Schedule(this, `${name}Tick`, {
+        description: `${controller} tick: list, compare with checkpoints, reconcile what is due`,
+        schedule: scheduler.ScheduleExpression.rate(Duration.minutes(props.tickMinutes ?? 5)),
+        target: new schedulerTargets.LambdaInvoke(fn, {
+          input: scheduler.ScheduleTargetInput.fromObject({
+            version: '0',
+            id: scheduler.ContextAttribute.executionId,
+            'detail-type': detailTypes.tick,
+            source: eventSources.scheduler,
+            time: scheduler.ContextAttribute.scheduledTime,
+            resources: [],
+            detail: { controller },
+          }),
+          deadLetterQueue: dlq,
+          retryAttempts: 0,
+          maxEventAge: Duration.minutes(5),
+        }),
+      });
+    }
+    this.functions = functions;
+
+    // The forwarder runs in the cluster; attach this policy to its IAM identity (IRSA or EKS Pod Identity).
+    const forwarderPolicy = new iam.ManagedPolicy(this, 'ForwarderPolicy', {
+      description: 'lets the capi-serverless event forwarder put events on the bus',
+      statements: [
+        new iam.PolicyStatement({
+          actions: ['events:PutEvents'],
+          resources: [this.bus.eventBusArn],
+          conditions: { StringEquals: { 'events:source': eventSources.forwarder } },
+        }),
+      ],
+    });
+    new CfnOutput(this, 'EventBusName', { value: this.bus.eventBusName });
+    new CfnOutput(this, 'ForwarderPolicyArn', { value: forwarderPolicy.managedPolicyArn });
+    new CfnOutput(this, 'TableName', { value: this.table.tableName });
+    for (const controller of controllers) {
+      new CfnOutput(this, `${controller}RoleArn`, {
+        description: `map to a Kubernetes identity (EKS access entry) for the ${controller} function`,
+        value: functions[controller].role?.roleArn ?? '',
+      });
+    }
+    void alarms;
+  }
+}

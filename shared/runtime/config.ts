@@ -1,0 +1,94 @@
+// Runtime settings from the environment, parsed with zod once per cold start; a bad value names its variable.
+import { z } from 'zod';
+import { defaultTableName } from '#shared/checkpoint/index.ts';
+import { ValidationError } from '#shared/errors/index.ts';
+
+const ms = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+/** The environment variables the functions read (all optional except where a deployment needs them). */
+export const RuntimeEnv = z.object({
+  /** DynamoDB table of leases and checkpoints. */
+  TABLE_NAME: z.string().min(1).default(defaultTableName),
+  /** DynamoDB endpoint override (DynamoDB Local); unset on AWS. */
+  DYNAMODB_ENDPOINT: z.url().optional(),
+  AWS_REGION: z.string().min(1).default('us-east-1'),
+  /** Management cluster: a kubeconfig file path (local mode)... */
+  KUBECONFIG: z.string().min(1).optional(),
+  /** ...or the ARN/name of a Secrets Manager secret holding a kubeconfig (deployed). */
+  KUBECONFIG_SECRET_ARN: z.string().min(1).optional(),
+  /** How long a lease lasts; keep it above the function timeout. */
+  LEASE_TTL_MS: ms(15 * 60_000),
+  /** Backoff after a failed pass: first delay and cap. */
+  BACKOFF_BASE_MS: ms(5_000),
+  BACKOFF_MAX_MS: ms(15 * 60_000),
+  /** When a pass asks to requeue without saying when. */
+  REQUEUE_AFTER_MS: ms(30_000),
+  /** Stop a pass this long before the Lambda timeout, leaving time to write the checkpoint. */
+  STOP_BEFORE_TIMEOUT_MS: ms(10_000),
+  /** A tick forces a pass over an object whose last pass is older than this (drift correction). */
+  RESYNC_AFTER_MS: ms(6 * 60 * 60_000),
+  /** How many objects a tick reconciles at the same time. */
+  TICK_CONCURRENCY: ms(4),
+  /** Field manager of server-side applies. */
+  FIELD_MANAGER: z.string().min(1).default('capi-serverless'),
+  POWERTOOLS_LOG_LEVEL: z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT', 'CRITICAL']).default('INFO'),
+});
+export type RuntimeEnv = z.infer<typeof RuntimeEnv>;
+
+/** Settings in the units the code uses. */
+export type RuntimeConfig = {
+  readonly tableName: string;
+  readonly dynamoDBEndpoint: string | undefined;
+  readonly region: string;
+  readonly kubeconfigPath: string | undefined;
+  readonly kubeconfigSecretArn: string | undefined;
+  readonly leaseTtlMs: number;
+  readonly backoffBaseMs: number;
+  readonly backoffMaxMs: number;
+  readonly requeueAfterMs: number;
+  readonly stopBeforeTimeoutMs: number;
+  readonly resyncAfterMs: number;
+  readonly tickConcurrency: number;
+  readonly fieldManager: string;
+  readonly logLevel: RuntimeEnv['POWERTOOLS_LOG_LEVEL'];
+};
+
+/**
+ * Parses the environment; throws a ValidationError naming every bad variable.
+ *
+ * @example
+ * const config = computeRuntimeConfig(process.env); // at module scope: once per cold start
+ */
+export function computeRuntimeConfig(env: Readonly<Record<string, string | undefined>>): RuntimeConfig {
+  const parsed = RuntimeEnv.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new ValidationError(`invalid environment: ${problems}`, {
+      fieldPath: parsed.error.issues[0]?.path.join('.') ?? '',
+      reason: 'InvalidEnvironment',
+    });
+  }
+  const e = parsed.data;
+  if (e.BACKOFF_MAX_MS < e.BACKOFF_BASE_MS) {
+    throw new ValidationError(`invalid environment: BACKOFF_MAX_MS must be >= BACKOFF_BASE_MS`, {
+      fieldPath: 'BACKOFF_MAX_MS',
+      reason: 'InvalidEnvironment',
+    });
+  }
+  return {
+    tableName: e.TABLE_NAME,
+    dynamoDBEndpoint: e.DYNAMODB_ENDPOINT,
+    region: e.AWS_REGION,
+    kubeconfigPath: e.KUBECONFIG,
+    kubeconfigSecretArn: e.KUBECONFIG_SECRET_ARN,
+    leaseTtlMs: e.LEASE_TTL_MS,
+    backoffBaseMs: e.BACKOFF_BASE_MS,
+    backoffMaxMs: e.BACKOFF_MAX_MS,
+    requeueAfterMs: e.REQUEUE_AFTER_MS,
+    stopBeforeTimeoutMs: e.STOP_BEFORE_TIMEOUT_MS,
+    resyncAfterMs: e.RESYNC_AFTER_MS,
+    tickConcurrency: e.TICK_CONCURRENCY,
+    fieldManager: e.FIELD_MANAGER,
+    logLevel: e.POWERTOOLS_LOG_LEVEL,
+  };
+}

@@ -1,0 +1,102 @@
+// A controller's Lambda handler: a middy chain that adds the Lambda context to logs, rejects malformed events
+// (dropped, never retried) and dispatches an object change or a tick to the pass pipeline.
+import middy from '@middy/core';
+import type { MiddlewareObj } from '@middy/core';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { createPassRunner } from '#shared/runtime/create-pass-runner.ts';
+import {
+  MalformedEventError,
+  parseRuntimeEvent,
+  type ObjectChange,
+  type RuntimeEvent,
+} from '#shared/runtime/events.ts';
+import type { LambdaContextLike } from '#shared/runtime/lambda-context.ts';
+import { mapLimit } from '#shared/runtime/map-limit.ts';
+import { runTick, type TickReport } from '#shared/runtime/run-tick.ts';
+import type { PassKey, PassReport, Reconciler, RuntimeDeps } from '#shared/runtime/types.ts';
+
+/** What an invocation returns (and what the local bus prints). */
+export type HandlerResult =
+  | { readonly status: 'Rejected'; readonly reason: string }
+  | {
+      readonly status: 'Handled';
+      readonly eventId: string;
+      readonly passes: readonly PassReport[];
+      readonly tick?: Omit<TickReport, 'passes'>;
+    };
+
+export type ControllerHandler = (event: unknown, context: LambdaContextLike) => Promise<HandlerResult>;
+
+export type ControllerHandlerOptions = {
+  readonly reconciler: Reconciler;
+  /** The module-level logger (Powertools); every pass logs through a child of it. */
+  readonly logger: Logger;
+  /** Dependencies of an invocation: built once per cold start, or per invocation for fresh credentials. */
+  readonly getDeps: (context: LambdaContextLike) => Promise<RuntimeDeps>;
+};
+
+/** Middleware: validates the event with zod; a malformed one is logged with its reason and answered `Rejected`. */
+export function rejectMalformed(logger: Logger, controller: string): MiddlewareObj<unknown, HandlerResult> {
+  return {
+    name: 'rejectMalformed',
+    before: (request) => {
+      try {
+        const event = parseRuntimeEvent(request.event);
+        if (event['detail-type'] === 'Tick' && event.detail.controller !== controller) {
+          throw new MalformedEventError(
+            `rejected tick for controller ${event.detail.controller}, this is ${controller}`,
+            {
+              fieldPath: 'detail.controller',
+              reason: 'MalformedEvent',
+            },
+          );
+        }
+        request.event = event;
+        return undefined;
+      } catch (err) {
+        if (!(err instanceof MalformedEventError)) throw err;
+        // NOTE: answering (not throwing) is what stops Lambda's async retries; the log line keeps the reason.
+        logger.error('rejected malformed event', { reason: err.message });
+        const rejected: HandlerResult = { status: 'Rejected', reason: err.message };
+        return rejected;
+      }
+    },
+  };
+}
+
+function isPrimary(reconciler: Reconciler, change: ObjectChange): boolean {
+  return reconciler.kinds.some((k) => k.apiVersion === change.apiVersion && k.kind === change.kind);
+}
+
+/**
+ * Builds the handler of one controller; `functions/<controller>.ts` exports it.
+ *
+ * @example
+ * export const handler = createControllerHandler({ reconciler: topologyReconciler, logger, getDeps });
+ */
+export function createControllerHandler(options: ControllerHandlerOptions): ControllerHandler {
+  const { reconciler, logger } = options;
+  const dispatch = async (raw: unknown, context: LambdaContextLike): Promise<HandlerResult> => {
+    const event = raw as RuntimeEvent;
+    const deps = await options.getDeps(context);
+    const runPass = createPassRunner(reconciler, deps);
+    if (event['detail-type'] === 'Tick') {
+      const { passes, ...tick } = await runTick(reconciler, deps, runPass, context, `tick ${event.id}`);
+      return { status: 'Handled', eventId: event.id, passes, tick };
+    }
+    const change = event.detail;
+    const keys: readonly PassKey[] = isPrimary(reconciler, change)
+      ? [{ apiVersion: change.apiVersion, kind: change.kind, namespace: change.namespace, name: change.name }]
+      : ((await reconciler.mapChange?.(deps, change)) ?? []);
+    if (keys.length === 0) logger.debug('change maps to no object of this controller', { change });
+    const passes = await mapLimit(keys, deps.config.tickConcurrency, (key) =>
+      runPass({ key, trigger: `event ${event.id}` }, context),
+    );
+    return { status: 'Handled', eventId: event.id, passes };
+  };
+  const handler = middy<unknown, HandlerResult>(dispatch as never, { timeoutEarlyInMillis: 0 })
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(rejectMalformed(logger, reconciler.controller));
+  return (event, context) => handler(event, context as never);
+}

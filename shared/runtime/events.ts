@@ -1,0 +1,106 @@
+// The events the functions accept: EventBridge envelopes carrying an object change (from the forwarder) or a
+// tick (from EventBridge Scheduler), validated with zod at the edge.
+import { z } from 'zod';
+import { controllers } from '#shared/checkpoint/index.ts';
+import { ValidationError } from '#shared/errors/index.ts';
+
+/** `source` and `detail-type` of the events capi-serverless puts on its bus. */
+export const eventSources = {
+  forwarder: 'capi-serverless.forwarder',
+  scheduler: 'capi-serverless.scheduler',
+} as const;
+export const detailTypes = { objectChanged: 'Object Changed', tick: 'Tick' } as const;
+
+const dnsName = z.string().min(1).max(253);
+
+/** The compact description of one object change the forwarder emits (one EventBridge entry each). */
+export const ObjectChange = z.object({
+  apiVersion: z.string().min(1),
+  kind: z.string().min(1),
+  namespace: z.string().default(''),
+  name: dnsName,
+  uid: z.string().optional(),
+  generation: z.number().int().nonnegative().optional(),
+  resourceVersion: z.string().optional(),
+  /** Watch event type; SYNC for objects found (changed or gone) by a relist. */
+  type: z.enum(['ADDED', 'MODIFIED', 'DELETED', 'SYNC']),
+});
+export type ObjectChange = z.infer<typeof ObjectChange>;
+
+export const TickDetail = z.object({ controller: z.enum(controllers) });
+export type TickDetail = z.infer<typeof TickDetail>;
+
+const envelope = {
+  version: z.string().optional(),
+  id: z.string().min(1),
+  account: z.string().optional(),
+  time: z.string().optional(),
+  region: z.string().optional(),
+  resources: z.array(z.string()).optional(),
+};
+
+/** An EventBridge event as Lambda receives it. */
+export const RuntimeEvent = z.discriminatedUnion('detail-type', [
+  z.object({
+    ...envelope,
+    'detail-type': z.literal(detailTypes.objectChanged),
+    source: z.literal(eventSources.forwarder),
+    detail: ObjectChange,
+  }),
+  z.object({
+    ...envelope,
+    'detail-type': z.literal(detailTypes.tick),
+    source: z.literal(eventSources.scheduler),
+    detail: TickDetail,
+  }),
+]);
+export type RuntimeEvent = z.infer<typeof RuntimeEvent>;
+
+/** An event that does not match {@link RuntimeEvent}; it is dropped, never retried. */
+export class MalformedEventError extends ValidationError {}
+
+/**
+ * Parses an event; throws {@link MalformedEventError} whose message lists every problem with its path.
+ *
+ * @example
+ * parseRuntimeEvent({ 'detail-type': 'Tick', source: 'capi-serverless.scheduler', id: '1', detail: { controller: 'addons' } });
+ */
+export function parseRuntimeEvent(raw: unknown): RuntimeEvent {
+  const parsed = RuntimeEvent.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(event)'}: ${i.message}`).join('; ');
+  throw new MalformedEventError(
+    `rejected malformed event: ${problems}`,
+    { fieldPath: parsed.error.issues[0]?.path.join('.') ?? '', reason: 'MalformedEvent' },
+    { cause: parsed.error },
+  );
+}
+
+/**
+ * The EventBridge event of an object change, as the local bus and tests build it (the forwarder's PutEvents
+ * entries become exactly this on AWS).
+ */
+export function objectChangedEvent(change: ObjectChange, id: string, time: Date): RuntimeEvent {
+  return {
+    version: '0',
+    id,
+    'detail-type': detailTypes.objectChanged,
+    source: eventSources.forwarder,
+    time: time.toISOString(),
+    resources: [],
+    detail: change,
+  };
+}
+
+/** The event a tick schedule sends (infra/ writes the same shape as the Scheduler target's input). */
+export function tickEvent(controller: TickDetail['controller'], id: string, time: Date): RuntimeEvent {
+  return {
+    version: '0',
+    id,
+    'detail-type': detailTypes.tick,
+    source: eventSources.scheduler,
+    time: time.toISOString(),
+    resources: [],
+    detail: { controller },
+  };
+}

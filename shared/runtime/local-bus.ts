@@ -1,0 +1,85 @@
+// Local mode's EventBridge: routes object changes by kind to the same controller handlers Lambda runs, in
+// process, and sends ticks on a timer. Also a forwarder sink, so the forwarder can feed it directly.
+import { randomUUID } from 'node:crypto';
+import type { Controller } from '#shared/checkpoint/index.ts';
+import { errorMessage } from '#shared/errors/index.ts';
+import type { ControllerHandler, HandlerResult } from '#shared/runtime/create-controller-handler.ts';
+import { objectChangedEvent, tickEvent, type ObjectChange, type RuntimeEvent } from '#shared/runtime/events.ts';
+import { localLambdaContext } from '#shared/runtime/lambda-context.ts';
+import { routeKind } from '#shared/runtime/routes.ts';
+
+export type LocalBusOptions = {
+  readonly handlers: Readonly<Partial<Record<Controller, ControllerHandler>>>;
+  /** The "Lambda timeout" of each invocation (default 5 minutes). */
+  readonly timeoutMs?: number;
+  /** Called with every invocation's result (e.g. to print progress). */
+  readonly onResult?: (controller: Controller, event: RuntimeEvent, result: HandlerResult) => void;
+  readonly onError?: (controller: Controller, event: RuntimeEvent, error: unknown) => void;
+};
+
+export type LocalBus = {
+  /** Delivers changes like PutEvents: returns once accepted; the invocations run in the background. */
+  putEvents(changes: readonly ObjectChange[]): Promise<readonly ObjectChange[]>;
+  /** Sends one tick to each controller (or one) and waits for the sweeps. */
+  tick(controller?: Controller): Promise<void>;
+  /** Ticks every `intervalMs` until `stop()`. */
+  startTicks(intervalMs: number): void;
+  /** Waits until every invocation started so far has finished. */
+  drain(): Promise<void>;
+  stop(): Promise<void>;
+};
+
+/**
+ * Creates the in-process bus.
+ *
+ * @example
+ * const bus = createLocalBus({ handlers: { topology: createControllerHandler(...) }, onResult: print });
+ * await startForwarder({ ..., sink: bus.putEvents });
+ */
+export function createLocalBus(options: LocalBusOptions): LocalBus {
+  const timeoutMs = options.timeoutMs ?? 5 * 60_000;
+  const inFlight = new Set<Promise<void>>();
+  let timer: ReturnType<typeof setInterval> | undefined;
+
+  function invoke(controller: Controller, event: RuntimeEvent): Promise<void> {
+    const handler = options.handlers[controller];
+    if (!handler) return Promise.resolve();
+    const run = handler(event, localLambdaContext(controller, timeoutMs))
+      .then((result) => options.onResult?.(controller, event, result))
+      .catch((err: unknown) => {
+        if (options.onError) options.onError(controller, event, err);
+        else console.error(`${controller} failed on event ${event.id}: ${errorMessage(err)}`);
+      })
+      .finally(() => inFlight.delete(run));
+    inFlight.add(run);
+    return run;
+  }
+
+  async function tick(controller?: Controller): Promise<void> {
+    const targets = controller ? [controller] : (Object.keys(options.handlers) as Controller[]);
+    await Promise.all(targets.map((c) => invoke(c, tickEvent(c, randomUUID(), new Date()))));
+  }
+
+  return {
+    putEvents(changes) {
+      for (const change of changes) {
+        const event = objectChangedEvent(change, randomUUID(), new Date());
+        for (const controller of routeKind(change.kind)) void invoke(controller, event);
+      }
+      return Promise.resolve([]);
+    },
+    tick,
+    startTicks(intervalMs) {
+      if (timer) clearInterval(timer);
+      timer = setInterval(() => void tick(), intervalMs);
+    },
+    async drain() {
+      while (inFlight.size > 0) await Promise.all([...inFlight]);
+    },
+    async stop() {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+      while (inFlight.size > 0) await Promise.all([...inFlight]);
+    },
+  };
+}

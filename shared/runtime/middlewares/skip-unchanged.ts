@@ -1,0 +1,43 @@
+// Middleware: read the checkpoint (one DynamoDB read) and the object's facts (≤ 2 GETs) and end the pass early,
+// writing nothing, when nothing is due.
+import type { MiddlewareObj } from '@middy/core';
+import { computeDueReason, getCheckpoint } from '#shared/checkpoint/index.ts';
+import { passStateOf, type PassRequest } from '#shared/runtime/pass-state.ts';
+import type { PassReport, Reconciler, RuntimeDeps } from '#shared/runtime/types.ts';
+
+/**
+ * Skips the pass (early response `Skipped`) when the object is gone, or when its generation and input hash match
+ * the checkpoint and no retry or requeue is due. A `force` request skips only when the object is gone.
+ *
+ * @example
+ * middy(runReconcile).use(createPassState(...)).use(skipUnchanged(reconciler, deps));
+ */
+export function skipUnchanged(
+  reconciler: Pick<Reconciler, 'getFacts'>,
+  deps: RuntimeDeps,
+): MiddlewareObj<PassRequest, PassReport> {
+  return {
+    name: 'skipUnchanged',
+    before: async (request) => {
+      const state = passStateOf(request);
+      const { key, force } = request.event;
+      state.previous = await getCheckpoint(deps.store, state.checkpointKey);
+      const facts = await reconciler.getFacts(deps, key);
+      const skip = (reason: string): PassReport => {
+        state.logger.debug('skipped pass', { reason });
+        return { key, passId: state.passId, status: 'Skipped', reason };
+      };
+      if (facts === undefined) return skip('NotFound');
+      state.facts = facts;
+      const due = computeDueReason(state.previous, {
+        now: deps.now(),
+        generation: facts.generation,
+        inputHash: facts.inputHash,
+      });
+      if (force) return undefined;
+      if (due === 'UpToDate' || due === 'BackingOff') return skip(due);
+      state.logger.debug('pass is due', { reason: due });
+      return undefined;
+    },
+  };
+}

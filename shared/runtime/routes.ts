@@ -1,0 +1,58 @@
+// Which controller hears about which kind: one table that the EventBridge rules (infra/), the local bus and the
+// forwarder's watch list are all derived from.
+import type { Controller } from '#shared/checkpoint/index.ts';
+import { detailTypes, eventSources } from '#shared/runtime/events.ts';
+
+export type Route = {
+  readonly controller: Controller;
+  /** Kinds routed by exact name. */
+  readonly kinds: readonly string[];
+  /** Kinds routed by name suffix, e.g. every `*Template` (provider templates a ClusterClass references). */
+  readonly kindSuffixes: readonly string[];
+};
+
+/** The provider kinds of the Cluster API operator (`operator.cluster.x-k8s.io`). */
+export const providerKinds = [
+  'CoreProvider',
+  'BootstrapProvider',
+  'ControlPlaneProvider',
+  'InfrastructureProvider',
+  'AddonProvider',
+  'IPAMProvider',
+  'RuntimeExtensionProvider',
+] as const;
+
+export const routes: readonly Route[] = [
+  { controller: 'topology', kinds: ['Cluster', 'ClusterClass'], kindSuffixes: ['Template'] },
+  {
+    controller: 'addons',
+    kinds: ['Cluster', 'ClusterResourceSet', 'ClusterResourceSetBinding', 'ConfigMap', 'Secret'],
+    kindSuffixes: [],
+  },
+  { controller: 'providers', kinds: [...providerKinds, 'ConfigMap', 'Secret'], kindSuffixes: [] },
+];
+
+/** The controllers an event about `kind` goes to. */
+export function routeKind(kind: string): Controller[] {
+  return routes
+    .filter((r) => r.kinds.includes(kind) || r.kindSuffixes.some((s) => kind.endsWith(s)))
+    .map((r) => r.controller);
+}
+
+/**
+ * The EventBridge event pattern of a route: object changes from the forwarder whose `detail.kind` matches.
+ *
+ * @example
+ * eventPatternOf(routes[0]); // { source: ['capi-serverless.forwarder'], 'detail-type': ['Object Changed'], detail: { kind: ['Cluster', 'ClusterClass', { suffix: 'Template' }] } }
+ */
+export function eventPatternOf(route: Route): {
+  source: string[];
+  'detail-type': string[];
+  detail: { kind: (string | { suffix: string })[] };
+} {
+  return {
+    source: [eventSources.forwarder],
+    'detail-type': [detailTypes.objectChanged],
+    detail: { kind: [...route.kinds, ...route.kindSuffixes.map((suffix) => ({ suffix }))] },
+  };
+}

@@ -1,0 +1,106 @@
+// The contract between the serverless runtime and the reconcile passes: a controller hands the runtime a
+// Reconciler, the runtime decides when to call it (events, ticks), guards it with a lease and records its outcome.
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { Checkpoint, CheckpointStore, Controller, NoChange } from '#shared/checkpoint/index.ts';
+import type { KubeClient } from '#shared/kube/index.ts';
+import type { RuntimeConfig } from '#shared/runtime/config.ts';
+
+/** A kind the runtime lists (tick) or routes (events). */
+export type KindRef = { readonly apiVersion: string; readonly kind: string };
+
+/** The object one pass reconciles. `namespace` is '' for cluster-scoped objects. */
+export type PassKey = KindRef & { readonly namespace: string; readonly name: string };
+
+/** What an event says about the object that changed (see `ObjectChange` in events.ts). */
+export type ChangedObject = KindRef & {
+  readonly namespace: string;
+  readonly name: string;
+  readonly uid?: string | undefined;
+  readonly generation?: number | undefined;
+  readonly resourceVersion?: string | undefined;
+  readonly type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'SYNC';
+};
+
+/** Everything a pass may use; built once per cold start (kube client per invocation is the caller's choice). */
+export type RuntimeDeps = {
+  readonly kube: KubeClient;
+  readonly store: CheckpointStore;
+  readonly logger: Logger;
+  readonly config: RuntimeConfig;
+  /** The clock (epoch ms); tests pass a fixed or stepped one. */
+  readonly now: () => number;
+  /** A number in [0, 1) for backoff jitter. */
+  readonly jitter: () => number;
+};
+
+/** What decides whether a pass is due, read with at most two GETs (the skip path's budget). */
+export type ObjectFacts = {
+  readonly uid: string;
+  readonly generation: number;
+  readonly resourceVersion: string;
+  /** Hash of every input of the pass that can change without the object's generation changing. */
+  readonly inputHash: string;
+};
+
+/** Given to `reconcile`: who runs it, what the last pass recorded, and when to stop. */
+export type PassContext = {
+  /** Unique per pass (Lambda request id + key); the lease holder and the checkpoint's `lastPassId`. */
+  readonly passId: string;
+  readonly facts: ObjectFacts;
+  /** The checkpoint of the previous pass, e.g. for its `noChange` record. */
+  readonly previous: Checkpoint | undefined;
+  /** Aborted shortly before the Lambda timeout; stop between steps and return `Requeue`. */
+  readonly signal: AbortSignal;
+  readonly logger: Logger;
+};
+
+export const passResults = ['Success', 'Requeue', 'Error'] as const;
+export type PassResult = (typeof passResults)[number];
+
+/** How a pass ended, as the reconciler reports it. */
+export type PassOutcome = {
+  readonly result: PassResult;
+  /** For `Requeue`: when to look again (default `config.requeueAfterMs`). Ignored for other results. */
+  readonly requeueAfterMs?: number;
+  /** Human-readable list of what the pass changed, e.g. `['applied MachineDeployment default/md-a']`. */
+  readonly changed: readonly string[];
+  /** For `Error`: what went wrong (kept in the checkpoint until a pass succeeds). */
+  readonly error?: string;
+  /** The object's resourceVersion after the pass's own writes, so they do not look like a change next time. */
+  readonly resourceVersion?: string;
+  /** Proof that the applied state matched the desired state, to skip the next dry run. */
+  readonly noChange?: NoChange;
+};
+
+/**
+ * One controller's reconcile pass, as the runtime sees it. The runtime reads the checkpoint, calls `getFacts`,
+ * skips when nothing is due, takes the lease, calls `reconcile`, records the outcome and releases the lease.
+ */
+export type Reconciler = {
+  readonly controller: Controller;
+  /** The kinds this controller reconciles; the tick lists each once (narrowed by `labelSelector` if set). */
+  readonly kinds: readonly (KindRef & { readonly labelSelector?: string })[];
+  /** Other kinds whose changes are routed to this controller and mapped to keys by `mapChange`. */
+  readonly watchedKinds?: readonly KindRef[];
+  /**
+   * The objects to reconcile after a change of a watched (non-primary) kind, e.g. the Clusters using a
+   * ClusterClass. Not called for the primary kinds (their key is the changed object).
+   */
+  mapChange?(deps: RuntimeDeps, change: ChangedObject): Promise<readonly PassKey[]>;
+  /** Reads the facts of an object (≤ 2 GETs); undefined when it no longer exists (or is not this controller's). */
+  getFacts(deps: RuntimeDeps, key: PassKey): Promise<ObjectFacts | undefined>;
+  /** Runs one pass. Thrown errors are recorded as `Error` outcomes with backoff. */
+  reconcile(deps: RuntimeDeps, key: PassKey, ctx: PassContext): Promise<PassOutcome>;
+};
+
+/** What a handler returns per object; also what the local bus prints. */
+export type PassReport = {
+  readonly key: PassKey;
+  readonly passId: string;
+  /** Ran (with the pass result), Skipped (not due, lease held, gone), or Rejected (malformed event). */
+  readonly status: 'Ran' | 'Skipped' | 'Rejected';
+  readonly reason: string;
+  readonly result?: PassResult;
+  readonly changed?: readonly string[];
+  readonly nextAttemptAt?: number;
+};

@@ -1,0 +1,120 @@
+// The synthesized CloudFormation template: the table's settings, arm64 functions, routing patterns, tick
+// schedules whose input parses as a tick event, dead-letter queues, alarms and least-privilege IAM.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { App } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { CapiServerlessStack, tableActions } from '../../../infra/capi-serverless-stack.ts';
+import { parseRuntimeEvent } from '#shared/runtime/events.ts';
+
+// NOTE: an empty bundling-stacks list skips esbuild here; `npx cdk synth` bundles for real.
+const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+const stack = new CapiServerlessStack(app, 'Test', { kubeconfigSecretName: 'mgmt-kubeconfig', tickMinutes: 5 });
+const template = Template.fromStack(stack);
+
+type Resource = { Properties: Record<string, unknown> };
+const resources = (type: string) => Object.values(template.findResources(type)) as Resource[];
+
+describe('CapiServerlessStack', () => {
+  test('the state table is on-demand with pk/sk keys, TTL on expiresAt and point-in-time recovery', () => {
+    template.resourceCountIs('AWS::DynamoDB::Table', 1);
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+    });
+  });
+
+  test('the three controller functions run on arm64 with the table name and the kubeconfig secret', () => {
+    const fns = resources('AWS::Lambda::Function').filter((f) => f.Properties['Handler'] === 'index.handler');
+    assert.equal(fns.length, 3);
+    for (const fn of fns) {
+      assert.deepEqual(fn.Properties['Architectures'], ['arm64']);
+      assert.match(String(fn.Properties['Runtime']), /^nodejs(2[0-9])\.x$/);
+      const env = (fn.Properties['Environment'] as { Variables: Record<string, unknown> }).Variables;
+      assert.ok(env['TABLE_NAME'], 'TABLE_NAME is set');
+      assert.equal(env['KUBECONFIG_SECRET_ARN'], 'mgmt-kubeconfig');
+      assert.ok(fn.Properties['DeadLetterConfig'], 'failed async invocations go to a DLQ');
+    }
+  });
+
+  const patterns = [
+    {
+      name: 'routes Clusters, ClusterClasses and every *Template kind to topology',
+      kinds: ['Cluster', 'ClusterClass', { suffix: 'Template' }],
+    },
+    {
+      name: 'routes ClusterResourceSets and their ConfigMaps and Secrets to addons',
+      kinds: ['Cluster', 'ClusterResourceSet', 'ClusterResourceSetBinding', 'ConfigMap', 'Secret'],
+    },
+    {
+      name: 'routes the provider kinds to providers',
+      kinds: Match.arrayWith(['CoreProvider', 'InfrastructureProvider', 'ConfigMap']),
+    },
+  ];
+  for (const p of patterns) {
+    test(p.name, () => {
+      template.hasResourceProperties('AWS::Events::Rule', {
+        EventPattern: {
+          source: ['capi-serverless.forwarder'],
+          'detail-type': ['Object Changed'],
+          detail: { kind: p.kinds },
+        },
+        Targets: [Match.objectLike({ DeadLetterConfig: Match.anyValue(), RetryPolicy: Match.anyValue() })],
+      });
+    });
+  }
+
+  test('each controller has a tick schedule whose input is a valid tick event for it', () => {
+    const schedules = resources('AWS::Scheduler::Schedule');
+    assert.equal(schedules.length, 3);
+    const controllers = schedules.map((s) => {
+      assert.equal(s.Properties['ScheduleExpression'], 'rate(5 minutes)');
+      const input = (s.Properties['Target'] as { Input: string }).Input;
+      const event = parseRuntimeEvent(JSON.parse(input.replaceAll('<aws.scheduler.', '<')));
+      assert.equal(event['detail-type'], 'Tick');
+      return event['detail-type'] === 'Tick' ? event.detail.controller : '';
+    });
+    assert.deepEqual(controllers.sort(), ['addons', 'providers', 'topology']);
+  });
+
+  test('dead-letter queues and alarms on errors and DLQ depth exist for every function', () => {
+    template.resourceCountIs('AWS::SQS::Queue', 3);
+    const alarms = resources('AWS::CloudWatch::Alarm');
+    assert.equal(alarms.filter((a) => a.Properties['MetricName'] === 'Errors').length, 3);
+    assert.equal(alarms.filter((a) => a.Properties['MetricName'] === 'ApproximateNumberOfMessagesVisible').length, 3);
+  });
+
+  test('function roles get exactly the table actions a pass uses, on the table only', () => {
+    const statements = resources('AWS::IAM::Policy').flatMap(
+      (p) =>
+        (p.Properties['PolicyDocument'] as { Statement: { Action: string | string[]; Resource: unknown }[] }).Statement,
+    );
+    const dynamo = statements.filter((s) => [s.Action].flat().some((a) => a.startsWith('dynamodb:')));
+    assert.equal(dynamo.length, 3);
+    for (const s of dynamo) {
+      assert.deepEqual([s.Action].flat().sort(), [...tableActions].sort());
+      assert.ok(!JSON.stringify(s.Resource).includes('"*"'), 'no wildcard resource');
+    }
+    assert.ok(!statements.some((s) => [s.Action].flat().includes('*')), 'no wildcard action');
+  });
+
+  test('the forwarder policy only puts events from the forwarder source on the bus', () => {
+    template.hasResourceProperties('AWS::IAM::ManagedPolicy', {
+      PolicyDocument: {
+        Statement: [
+          {
+            Action: 'events:PutEvents',
+            Effect: 'Allow',
+            Resource: { 'Fn::GetAtt': [Match.stringLikeRegexp('^Bus'), 'Arn'] },
+            Condition: { StringEquals: { 'events:source': 'capi-serverless.forwarder' } },
+          },
+        ],
+      },
+    });
+  });
+});

@@ -1,0 +1,107 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { Checkpoint } from '#shared/checkpoint/index.ts';
+import { computeCheckpoint, type CheckpointInput } from '#shared/runtime/compute-checkpoint.ts';
+import { computeTickDecision } from '#shared/runtime/compute-tick-decision.ts';
+
+const now = 1_000_000;
+const facts = Object.freeze({ uid: 'u1', generation: 3, resourceVersion: '42', inputHash: 'h1' });
+const backoff = Object.freeze({ baseMs: 1_000, maxMs: 8_000, jitter: () => 0 });
+const failed: Checkpoint = Object.freeze({
+  observedGeneration: 3,
+  inputHash: 'h1',
+  resourceVersion: '40',
+  result: 'Error',
+  attempts: 3,
+  nextAttemptAt: now - 1,
+  lastError: 'boom',
+  lastPassId: 'p0',
+  updatedAt: now - 10_000,
+});
+const base = (over: Partial<CheckpointInput>): CheckpointInput => {
+  const input: CheckpointInput = {
+    previous: undefined,
+    facts,
+    outcome: { result: 'Success', changed: [] },
+    passId: 'p1',
+    now,
+    backoff,
+    requeueAfterMs: 30_000,
+    ...over,
+  };
+  return Object.freeze(input);
+};
+
+describe('computeCheckpoint', () => {
+  const cases: { name: string; input: CheckpointInput; expect: Partial<Checkpoint> }[] = [
+    {
+      name: 'a success resets the attempts and clears the next attempt and the last error',
+      input: base({ previous: failed }),
+      expect: { result: 'Success', attempts: 0, nextAttemptAt: undefined, lastError: undefined, resourceVersion: '42' },
+    },
+    {
+      name: 'a success keeps the resourceVersion after the pass own writes',
+      input: base({ outcome: { result: 'Success', changed: ['x'], resourceVersion: '50' } }),
+      expect: { resourceVersion: '50' },
+    },
+    {
+      name: 'a first error waits the base delay (jitter 0 gives half of it)',
+      input: base({ outcome: { result: 'Error', changed: [], error: 'nope' } }),
+      expect: { result: 'Error', attempts: 1, nextAttemptAt: now + 500, lastError: 'nope' },
+    },
+    {
+      name: 'a fourth consecutive error doubles three times',
+      input: base({ previous: failed, outcome: { result: 'Error', changed: [], error: 'again' } }),
+      expect: { attempts: 4, nextAttemptAt: now + 4_000 },
+    },
+    {
+      name: 'a requeue waits what the pass asked without counting an attempt',
+      input: base({ previous: failed, outcome: { result: 'Requeue', changed: [], requeueAfterMs: 2_500 } }),
+      expect: { result: 'Requeue', attempts: 0, nextAttemptAt: now + 2_500 },
+    },
+    {
+      name: 'a requeue without a delay waits the configured default',
+      input: base({ outcome: { result: 'Requeue', changed: [] } }),
+      expect: { nextAttemptAt: now + 30_000 },
+    },
+  ];
+  for (const c of cases) {
+    test(c.name, () => {
+      const checkpoint = computeCheckpoint(c.input);
+      for (const [field, value] of Object.entries(c.expect))
+        assert.deepEqual(checkpoint[field as keyof Checkpoint], value, field);
+      assert.equal(checkpoint.lastPassId, 'p1');
+      assert.equal(checkpoint.updatedAt, now);
+    });
+  }
+});
+
+describe('computeTickDecision', () => {
+  const { nextAttemptAt: _n, lastError: _l, ...rest } = failed;
+  const ok: Checkpoint = Object.freeze({ ...rest, result: 'Success', attempts: 0, updatedAt: now - 1_000 });
+  const timing = { now, resyncAfterMs: 60_000 };
+  const cases = [
+    { name: 'runs an object that has no checkpoint', cp: undefined, gen: 3, expect: ['NoCheckpoint', true, false] },
+    { name: 'runs an object whose generation moved on', cp: ok, gen: 4, expect: ['GenerationChanged', true, false] },
+    { name: 'runs a failed object whose backoff expired', cp: failed, gen: 3, expect: ['RetryDue', true, false] },
+    {
+      name: 'leaves a failed object that is still backing off',
+      cp: { ...failed, nextAttemptAt: now + 1 },
+      gen: 3,
+      expect: ['BackingOff', false, false],
+    },
+    { name: 'leaves an up-to-date object alone', cp: ok, gen: 3, expect: ['UpToDate', false, false] },
+    {
+      name: 'forces a pass over an object not reconciled for the resync interval',
+      cp: { ...ok, updatedAt: now - 60_000 },
+      gen: 3,
+      expect: ['Resync', true, true],
+    },
+  ] as const;
+  for (const c of cases) {
+    test(c.name, () => {
+      const d = computeTickDecision(c.cp, { generation: c.gen }, timing);
+      assert.deepEqual([d.reason, d.due, d.force], c.expect);
+    });
+  }
+});

@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import fc from 'fast-check';
+import { ValidationError } from '#shared/errors/index.ts';
+import { computeRuntimeConfig } from '#shared/runtime/config.ts';
+import { MalformedEventError, objectChangedEvent, parseRuntimeEvent, tickEvent } from '#shared/runtime/events.ts';
+import { routeKind } from '#shared/runtime/routes.ts';
+
+describe('parseRuntimeEvent', () => {
+  test('accepts the events the local bus and the schedules build', () => {
+    const time = new Date(0);
+    const change = objectChangedEvent(
+      { apiVersion: 'v1', kind: 'Secret', namespace: 'a', name: 'b', type: 'ADDED' },
+      'e1',
+      time,
+    );
+    assert.deepEqual(parseRuntimeEvent(JSON.parse(JSON.stringify(change))), change);
+    assert.deepEqual(parseRuntimeEvent(tickEvent('providers', 't1', time)).detail, { controller: 'providers' });
+  });
+
+  test('only typed MalformedEventErrors escape, whatever the input', () => {
+    fc.assert(
+      fc.property(fc.anything(), (raw) => {
+        try {
+          parseRuntimeEvent(raw);
+        } catch (err) {
+          assert.ok(err instanceof MalformedEventError);
+          assert.match(err.message, /^rejected malformed event: /);
+        }
+      }),
+    );
+  });
+});
+
+describe('routeKind', () => {
+  const cases = [
+    { name: 'sends Clusters to topology and addons', kind: 'Cluster', expect: ['topology', 'addons'] },
+    { name: 'sends provider templates to topology', kind: 'DockerMachineTemplate', expect: ['topology'] },
+    { name: 'sends ConfigMaps to addons and providers', kind: 'ConfigMap', expect: ['addons', 'providers'] },
+    { name: 'sends InfrastructureProviders to providers', kind: 'InfrastructureProvider', expect: ['providers'] },
+    { name: 'sends unknown kinds nowhere', kind: 'Pod', expect: [] },
+  ];
+  for (const c of cases) test(c.name, () => assert.deepEqual(routeKind(c.kind), c.expect));
+});
+
+describe('computeRuntimeConfig', () => {
+  test('fills the defaults from an empty environment', () => {
+    const config = computeRuntimeConfig({});
+    assert.equal(config.tableName, 'capi-serverless-state');
+    assert.equal(config.stopBeforeTimeoutMs, 10_000);
+  });
+  test('names every bad variable', () => {
+    assert.throws(
+      () => computeRuntimeConfig({ LEASE_TTL_MS: 'soon', DYNAMODB_ENDPOINT: 'not a url' }),
+      (err: unknown) =>
+        err instanceof ValidationError && /LEASE_TTL_MS/.test(err.message) && /DYNAMODB_ENDPOINT/.test(err.message),
+    );
+  });
+  test('rejects a backoff cap below its base', () => {
+    assert.throws(() => computeRuntimeConfig({ BACKOFF_BASE_MS: '10', BACKOFF_MAX_MS: '5' }), /BACKOFF_MAX_MS/);
+  });
+});
