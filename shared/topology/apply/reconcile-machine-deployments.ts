@@ -1,0 +1,240 @@
+// MachineDeployments of a topology (upstream reconcileMachineDeployments): create new ones with their templates and
+// health checks, update existing ones (template rotation first, the MachineDeployment repointed after), delete
+// removed ones, and finally delete the topology's templates nothing references any more.
+import type { MachineDeployment } from '#shared/api/machine-deployment.ts';
+import { listObjects, UnknownKindError } from '#shared/kube/index.ts';
+import { reconcileMachineHealthCheck } from '#shared/topology/apply/reconcile-machine-health-check.ts';
+import {
+  cleanupCreatedObject,
+  deleteCurrentObject,
+  reconcileObject,
+  type ApplyContext,
+} from '#shared/topology/apply/reconcile-object.ts';
+import { reconcileReferencedTemplate } from '#shared/topology/apply/reconcile-referenced-template.ts';
+import type { TopologyReader } from '#shared/topology/current/reader.ts';
+import { namePrefixes } from '#shared/topology/desired/names.ts';
+import { getPath } from '#shared/topology/desired/paths.ts';
+import { groupOf } from '#shared/topology/desired/template-to-object.ts';
+import {
+  ClusterNameLabel,
+  ClusterTopologyMachineDeploymentNameLabel,
+  ClusterTopologyOwnedLabel,
+} from '#shared/topology/labels.ts';
+import type {
+  CurrentState,
+  DesiredMachineDeployment,
+  DesiredState,
+  MachineDeploymentState,
+  Unstructured,
+} from '#shared/topology/types.ts';
+
+type Ref = { apiVersion?: string | undefined; kind?: string | undefined; name?: string | undefined };
+
+const infrastructureRefPath = ['spec', 'template', 'spec', 'infrastructureRef'];
+const configRefPath = ['spec', 'template', 'spec', 'bootstrap', 'configRef'];
+
+const templateKey = (ref: Ref) => `${groupOf(ref.apiVersion ?? '')}/${ref.kind ?? ''}/${ref.name ?? ''}`;
+
+function refsOf(md: MachineDeployment): Ref[] {
+  const spec = md.spec.template.spec;
+  return [spec.infrastructureRef, ...(spec.bootstrap.configRef ? [spec.bootstrap.configRef] : [])];
+}
+
+function withTemplateNames(md: MachineDeployment, infrastructure: string, bootstrap: string): MachineDeployment {
+  const spec = md.spec.template.spec;
+  return {
+    ...md,
+    spec: {
+      ...md.spec,
+      template: {
+        ...md.spec.template,
+        spec: {
+          ...spec,
+          infrastructureRef: { ...spec.infrastructureRef, name: infrastructure },
+          bootstrap: { ...spec.bootstrap, configRef: { ...spec.bootstrap.configRef, name: bootstrap } },
+        },
+      },
+    },
+  };
+}
+
+/** Creates one MachineDeployment: templates, then the MachineDeployment, then its health check. */
+async function createMachineDeployment(
+  ctx: ApplyContext,
+  clusterName: string,
+  topologyName: string,
+  desired: DesiredMachineDeployment,
+): Promise<MachineDeployment> {
+  const prefix = namePrefixes.machineDeploymentTemplate(clusterName, topologyName);
+  const infrastructure = await reconcileReferencedTemplate(ctx, {
+    desired: desired.infrastructureMachineTemplate,
+    templateNamePrefix: prefix,
+  });
+  let bootstrap;
+  try {
+    bootstrap = await reconcileReferencedTemplate(ctx, {
+      desired: desired.bootstrapTemplate,
+      templateNamePrefix: prefix,
+    });
+  } catch (err) {
+    await cleanupCreatedObject(ctx, infrastructure.created);
+    throw err;
+  }
+  const md = withTemplateNames(desired.object, infrastructure.name, bootstrap.name);
+  try {
+    await reconcileObject(ctx, { desired: md as Unstructured });
+  } catch (err) {
+    await cleanupCreatedObject(ctx, infrastructure.created);
+    await cleanupCreatedObject(ctx, bootstrap.created);
+    throw err;
+  }
+  await reconcileMachineHealthCheck(ctx, undefined, desired.machineHealthCheck);
+  return md;
+}
+
+/** Updates one MachineDeployment; resolves the MachineDeployment as it references templates after this pass. */
+async function updateMachineDeployment(
+  ctx: ApplyContext,
+  clusterName: string,
+  topologyName: string,
+  current: MachineDeploymentState,
+  desired: DesiredMachineDeployment,
+  pendingUpgrade: boolean,
+): Promise<MachineDeployment> {
+  await reconcileMachineHealthCheck(ctx, current.machineHealthCheck, desired.machineHealthCheck);
+  // Changing it now would roll it out twice: once now, once when its upgrade may start.
+  if (pendingUpgrade) return current.object;
+  const prefix = namePrefixes.machineDeploymentTemplate(clusterName, topologyName);
+  const infrastructure = await reconcileReferencedTemplate(ctx, {
+    current: current.infrastructureMachineTemplate,
+    desired: desired.infrastructureMachineTemplate,
+    templateNamePrefix: prefix,
+  });
+  let bootstrap;
+  try {
+    bootstrap = await reconcileReferencedTemplate(ctx, {
+      current: current.bootstrapTemplate,
+      desired: desired.bootstrapTemplate,
+      templateNamePrefix: prefix,
+    });
+  } catch (err) {
+    await cleanupCreatedObject(ctx, infrastructure.created);
+    throw err;
+  }
+  const md = withTemplateNames(desired.object, infrastructure.name, bootstrap.name);
+  try {
+    await reconcileObject(ctx, { current: current.object as Unstructured, desired: md as Unstructured });
+  } catch (err) {
+    // The MachineDeployment still references the old templates: the half-made rotation is undone.
+    await cleanupCreatedObject(ctx, infrastructure.created);
+    await cleanupCreatedObject(ctx, bootstrap.created);
+    throw err;
+  }
+  return md;
+}
+
+/** Templates referenced by the MachineSets of the Cluster (a rollout still in progress needs the old ones). */
+async function listMachineSetTemplateKeys(ctx: ApplyContext, namespace: string, clusterName: string) {
+  try {
+    const list = await listObjects(ctx.kube, {
+      apiVersion: 'cluster.x-k8s.io/v1beta1',
+      kind: 'MachineSet',
+      namespace,
+      labelSelector: `${ClusterNameLabel}=${clusterName}`,
+    });
+    return list.items.flatMap((ms) =>
+      [infrastructureRefPath, configRefPath].flatMap((path) => {
+        const ref = getPath(ms, path) as Ref | undefined;
+        return ref ? [templateKey(ref)] : [];
+      }),
+    );
+  } catch (err) {
+    if (err instanceof UnknownKindError) return [];
+    throw err;
+  }
+}
+
+/**
+ * Deletes the MachineDeployment templates of this Cluster that no MachineDeployment or MachineSet references: the
+ * templates replaced by a rotation and those of removed MachineDeployments. Runs after every MachineDeployment was
+ * written, so a template is never deleted while its owner still points at it.
+ */
+async function deleteUnusedTemplates(
+  ctx: ApplyContext,
+  reader: TopologyReader,
+  current: CurrentState,
+  kept: readonly MachineDeployment[],
+  kinds: readonly Ref[],
+): Promise<void> {
+  const namespace = current.cluster.metadata.namespace ?? '';
+  const clusterName = current.cluster.metadata.name ?? '';
+  const candidates = new Map<string, Unstructured>();
+  for (const kind of kinds) {
+    const owned = await reader.list({
+      apiVersion: kind.apiVersion ?? '',
+      kind: kind.kind ?? '',
+      namespace,
+      matchLabels: { [ClusterNameLabel]: clusterName, [ClusterTopologyOwnedLabel]: '' },
+    });
+    for (const t of owned)
+      if (t.metadata.labels?.[ClusterTopologyMachineDeploymentNameLabel] !== undefined)
+        candidates.set(templateKey({ apiVersion: t.apiVersion, kind: t.kind, name: t.metadata.name }), t);
+  }
+  for (const md of kept) for (const ref of refsOf(md)) candidates.delete(templateKey(ref));
+  // NOTE: a MachineDeployment of this Cluster the pass did not manage (e.g. one whose topology label was removed by
+  // hand) still needs its templates.
+  const managed = new Set(Object.values(current.machineDeployments).map((s) => s.object.metadata.name));
+  const all = await reader.list({
+    apiVersion: 'cluster.x-k8s.io/v1beta1',
+    kind: 'MachineDeployment',
+    namespace,
+    matchLabels: { [ClusterNameLabel]: clusterName },
+  });
+  for (const md of all)
+    if (!managed.has(md.metadata.name))
+      for (const path of [infrastructureRefPath, configRefPath]) {
+        const ref = getPath(md, path) as Ref | undefined;
+        if (ref) candidates.delete(templateKey(ref));
+      }
+  if (candidates.size === 0) return;
+  for (const key of await listMachineSetTemplateKeys(ctx, namespace, clusterName)) candidates.delete(key);
+  for (const key of [...candidates.keys()].sort()) await deleteCurrentObject(ctx, candidates.get(key) as Unstructured);
+}
+
+/**
+ * Creates, updates and deletes the MachineDeployments of a topology, in topology-name order.
+ *
+ * @example
+ * await reconcileMachineDeployments(ctx, reader, current, desired);
+ */
+export async function reconcileMachineDeployments(
+  ctx: ApplyContext,
+  reader: TopologyReader,
+  current: CurrentState,
+  desired: DesiredState,
+): Promise<void> {
+  const clusterName = current.cluster.metadata.name ?? '';
+  const names = [...new Set([...Object.keys(current.machineDeployments), ...Object.keys(desired.machineDeployments)])];
+  const kept: MachineDeployment[] = [];
+  const kinds = new Map<string, Ref>();
+  const noteKinds = (md: MachineDeployment) => {
+    for (const ref of refsOf(md)) kinds.set(`${groupOf(ref.apiVersion ?? '')}/${ref.kind ?? ''}`, ref);
+  };
+  for (const name of names.sort()) {
+    const have = current.machineDeployments[name];
+    const want = desired.machineDeployments[name];
+    if (have) noteKinds(have.object);
+    if (want) noteKinds(want.object);
+    if (want && !have) {
+      if (desired.upgrade.machineDeployments.pendingCreate.includes(name)) continue;
+      kept.push(await createMachineDeployment(ctx, clusterName, name, want));
+    } else if (want && have) {
+      const pending = desired.upgrade.machineDeployments.pendingUpgrade.includes(have.object.metadata.name ?? '');
+      kept.push(await updateMachineDeployment(ctx, clusterName, name, have, want, pending));
+    } else if (have) {
+      await reconcileMachineHealthCheck(ctx, have.machineHealthCheck, undefined);
+      await deleteCurrentObject(ctx, have.object as Unstructured);
+    }
+  }
+  await deleteUnusedTemplates(ctx, reader, current, kept, [...kinds.values()]);
+}

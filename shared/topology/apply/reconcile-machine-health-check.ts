@@ -1,0 +1,27 @@
+// MachineHealthChecks of the control plane and of MachineDeployments (upstream reconcileMachineHealthCheck): created,
+// updated or deleted to follow the class and the topology; the topology owns their whole spec.
+import type { MachineHealthCheck } from '#shared/api/machine-health-check.ts';
+import { deleteCurrentObject, reconcileObject, type ApplyContext } from '#shared/topology/apply/reconcile-object.ts';
+import type { Unstructured } from '#shared/topology/types.ts';
+
+/**
+ * Brings one MachineHealthCheck from `current` to `desired` (either may be missing).
+ *
+ * @example
+ * await reconcileMachineHealthCheck(ctx, current.controlPlane?.machineHealthCheck, desired.controlPlane.machineHealthCheck);
+ */
+export async function reconcileMachineHealthCheck(
+  ctx: ApplyContext,
+  current: MachineHealthCheck | undefined,
+  desired: MachineHealthCheck | undefined,
+): Promise<void> {
+  if (!current && !desired) return;
+  if (current && !desired) {
+    await deleteCurrentObject(ctx, current as Unstructured);
+    return;
+  }
+  await reconcileObject(ctx, {
+    current: current as Unstructured | undefined,
+    desired: desired as Unstructured,
+  });
+}

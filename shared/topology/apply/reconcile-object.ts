@@ -1,0 +1,141 @@
+// Create-or-update of one topology object with server-side apply under the topology's field manager (upstream
+// reconcileReferencedObject and the patch helper): create when it does not exist, otherwise dry-run first and
+// apply only when the server would change something.
+import { describeObject } from '#shared/errors/index.ts';
+import { applyObject, deleteObject, type KubeClient } from '#shared/kube/index.ts';
+import {
+  computeApplyIntent,
+  defaultAllowedPaths,
+  type FieldPath,
+  type IntentOptions,
+} from '#shared/topology/apply/apply-intent.ts';
+import { computeCreateError, computeWriteError, TopologyApplyError } from '#shared/topology/apply/errors.ts';
+import { getApplyChanges } from '#shared/topology/apply/get-apply-changes.ts';
+import { groupOf } from '#shared/topology/desired/template-to-object.ts';
+import type { Unstructured } from '#shared/topology/types.ts';
+
+/** Everything the write side of one pass shares. */
+export type ApplyContext = {
+  readonly kube: KubeClient;
+  readonly fieldManager: string;
+  readonly randomSuffix: () => string;
+  /** The object as the server returned it in this pass (parsed objects drop fields the schema does not model). */
+  readonly rawOf: (obj: Unstructured) => Unstructured;
+  /** What the pass changed, human readable; appended to as writes succeed. */
+  readonly changed: string[];
+};
+
+export type ReconcileObjectInput = {
+  readonly current?: Unstructured | undefined;
+  readonly desired: Unstructured;
+  readonly allowedPaths?: readonly FieldPath[];
+  readonly ignorePaths?: readonly FieldPath[];
+};
+
+export type ReconcileObjectResult = {
+  readonly created: boolean;
+  readonly updated: boolean;
+  /** The object after the write (undefined when nothing was written). */
+  readonly object?: Unstructured;
+};
+
+export const describeKube = (obj: Unstructured) => describeObject(obj.kind, obj.metadata.namespace, obj.metadata.name);
+
+/**
+ * Creates `desired` when there is no current object, otherwise applies it when a dry run shows a change.
+ * Refuses to turn an object into one of another group or kind (upstream ObjectsAreStrictlyCompatible).
+ *
+ * @example
+ * await reconcileObject(ctx, { current: current.infrastructureCluster, desired: desired.infrastructureCluster });
+ */
+export async function reconcileObject(ctx: ApplyContext, input: ReconcileObjectInput): Promise<ReconcileObjectResult> {
+  const { desired } = input;
+  const opts: IntentOptions = {
+    allowedPaths: input.allowedPaths ?? defaultAllowedPaths,
+    ...(input.ignorePaths ? { ignorePaths: input.ignorePaths } : {}),
+  };
+  if (!input.current) {
+    const object = await createObject(ctx, desired, opts);
+    return { created: true, updated: false, object };
+  }
+  const current = ctx.rawOf(input.current);
+  if (
+    groupOf(current.apiVersion) !== groupOf(desired.apiVersion) ||
+    current.kind !== desired.kind ||
+    current.metadata.name !== desired.metadata.name
+  ) {
+    throw new TopologyApplyError(
+      `cannot reconcile ${describeKube(current)}: the desired object is ${describeKube(desired)} (${desired.apiVersion})`,
+      {
+        kind: current.kind,
+        namespace: current.metadata.namespace ?? '',
+        name: current.metadata.name ?? '',
+        reason: 'IncompatibleObject',
+      },
+    );
+  }
+  const intent = computeApplyIntent(desired, opts, current.metadata.uid);
+  let changes;
+  try {
+    changes = await getApplyChanges(ctx.kube, current, intent, opts, ctx.fieldManager);
+  } catch (err) {
+    throw computeWriteError('dry-run apply', err, current);
+  }
+  if (!changes.hasChanges) return { created: false, updated: false };
+  const object = await applyIntent(ctx, intent, current);
+  ctx.changed.push(`updated ${describeKube(current)} (${changes.paths.slice(0, 5).join(', ')})`);
+  return { created: false, updated: true, object };
+}
+
+/** Creates `desired` (server-side apply without uid); a failure names the kind but not the generated name. */
+export async function createObject(
+  ctx: ApplyContext,
+  desired: Unstructured,
+  opts: IntentOptions,
+): Promise<Unstructured> {
+  const intent = computeApplyIntent(desired, opts, undefined);
+  let object: Unstructured;
+  try {
+    object = (await applyObject(ctx.kube, intent, { fieldManager: ctx.fieldManager, force: true })) as Unstructured;
+  } catch (err) {
+    throw computeCreateError(err, desired);
+  }
+  ctx.changed.push(`created ${describeKube(desired)}`);
+  return object;
+}
+
+/** Applies an intent to an existing object. */
+export async function applyIntent(
+  ctx: ApplyContext,
+  intent: Unstructured,
+  current: Unstructured,
+): Promise<Unstructured> {
+  try {
+    return (await applyObject(ctx.kube, intent, { fieldManager: ctx.fieldManager, force: true })) as Unstructured;
+  } catch (err) {
+    throw computeWriteError('apply', err, current);
+  }
+}
+
+/** Deletes an object read in this pass (only that very object: uid precondition); a missing object is fine. */
+export async function deleteCurrentObject(ctx: ApplyContext, obj: Unstructured): Promise<void> {
+  try {
+    const deleted = await deleteObject(
+      ctx.kube,
+      { apiVersion: obj.apiVersion, kind: obj.kind, namespace: obj.metadata.namespace, name: obj.metadata.name ?? '' },
+      { uid: obj.metadata.uid },
+    );
+    if (deleted) ctx.changed.push(`deleted ${describeKube(obj)}`);
+  } catch (err) {
+    throw computeWriteError('delete', err, obj);
+  }
+}
+
+/**
+ * Best-effort removal of an object this pass created, after a later step failed (upstream's cleanup funcs). A
+ * failure is swallowed: the object is owned by the Cluster and the next pass does not reference it.
+ */
+export async function cleanupCreatedObject(ctx: ApplyContext, obj: Unstructured | undefined): Promise<void> {
+  if (!obj) return;
+  await deleteCurrentObject(ctx, obj).catch(() => undefined);
+}

@@ -1,0 +1,55 @@
+// Converges a Cluster's topology to its desired state, in upstream's order (reconcileState): InfrastructureCluster,
+// ControlPlane, the Cluster's references, MachineDeployments, MachinePools. Every write is a server-side apply under
+// one field manager, preceded by a dry run, so an unchanged topology costs no write at all.
+import { computeInfrastructureClusterIgnorePaths, clusterAllowedPaths } from '#shared/topology/apply/apply-intent.ts';
+import { reconcileControlPlane } from '#shared/topology/apply/reconcile-control-plane.ts';
+import { reconcileMachineDeployments } from '#shared/topology/apply/reconcile-machine-deployments.ts';
+import { reconcileMachinePools } from '#shared/topology/apply/reconcile-machine-pools.ts';
+import { reconcileObject, type ApplyContext } from '#shared/topology/apply/reconcile-object.ts';
+import type { TopologyReader } from '#shared/topology/current/reader.ts';
+import type { CurrentState, DesiredState, Unstructured } from '#shared/topology/types.ts';
+
+/**
+ * Applies `desired`; throws the first error after writing what can safely be written (as upstream: when the
+ * ControlPlane fails right after the InfrastructureCluster was created, the Cluster still gets its infrastructureRef).
+ *
+ * @example
+ * await reconcileState(ctx, reader, current, desired);
+ */
+export async function reconcileState(
+  ctx: ApplyContext,
+  reader: TopologyReader,
+  current: CurrentState,
+  desired: DesiredState,
+): Promise<void> {
+  const infrastructure = await reconcileObject(ctx, {
+    current: current.infrastructureCluster,
+    desired: desired.infrastructureCluster,
+    ignorePaths: computeInfrastructureClusterIgnorePaths(desired.infrastructureCluster),
+  });
+
+  let controlPlaneError: unknown;
+  let controlPlaneCreated = false;
+  try {
+    controlPlaneCreated = await reconcileControlPlane(ctx, current, desired);
+  } catch (err) {
+    if (!infrastructure.created) throw err;
+    controlPlaneError = err;
+  }
+
+  let desiredCluster = desired.cluster;
+  const referencesControlPlane = current.cluster.spec?.controlPlaneRef !== undefined;
+  if (controlPlaneError !== undefined && !referencesControlPlane && !controlPlaneCreated) {
+    const { controlPlaneRef: _dropped, ...spec } = desiredCluster.spec ?? {};
+    desiredCluster = { ...desiredCluster, spec };
+  }
+  await reconcileObject(ctx, {
+    current: current.cluster as Unstructured,
+    desired: desiredCluster as Unstructured,
+    allowedPaths: clusterAllowedPaths,
+  });
+  if (controlPlaneError !== undefined) throw controlPlaneError;
+
+  await reconcileMachineDeployments(ctx, reader, current, desired);
+  await reconcileMachinePools(ctx, current, desired);
+}

@@ -1,0 +1,160 @@
+// One topology pass over a Cluster: read current state → compute desired state (pure) → server-side apply → the
+// TopologyReconciled condition → outcome. The code the topology Lambda, the local mode and the tests all run.
+import type { Cluster } from '#shared/api/cluster.ts';
+import type { ClusterClass } from '#shared/api/cluster-class.ts';
+import type { ObjectKey } from '#shared/api/object-meta.ts';
+import { CapiError, errorMessage } from '#shared/errors/index.ts';
+import type { KubeClient } from '#shared/kube/index.ts';
+import { reconcileConditions } from '#shared/topology/apply/reconcile-condition.ts';
+import type { ApplyContext } from '#shared/topology/apply/reconcile-object.ts';
+import { reconcileState } from '#shared/topology/apply/reconcile-state.ts';
+import { getBlueprint, getClusterClass } from '#shared/topology/current/get-blueprint.ts';
+import { getCurrentState } from '#shared/topology/current/get-current-state.ts';
+import { createKubeReader, getCluster } from '#shared/topology/current/kube-reader.ts';
+import { computeDesiredState } from '#shared/topology/desired/compute-desired-state.ts';
+import { controlPlaneContract } from '#shared/topology/desired/compute-control-plane.ts';
+import { getPath } from '#shared/topology/desired/paths.ts';
+import { TopologyManagerName } from '#shared/topology/labels.ts';
+import {
+  computeOutcome,
+  computeTopologyReconciledCondition,
+  type PassState,
+  type TopologyOutcome,
+} from '#shared/topology/outcome.ts';
+import type { Unstructured } from '#shared/topology/types.ts';
+import { computeDefaultedTopology, validateClusterTopology } from '#shared/topology/validation/validate-cluster.ts';
+import { toValidationError } from '#shared/topology/variables/index.ts';
+
+export type TopologyDeps = {
+  /** The management cluster. */
+  readonly kube: KubeClient;
+  /** Field manager of every write (default `capi-topology`, as upstream). */
+  readonly fieldManager?: string;
+  /** 5 random characters for generated names (templates, objects). */
+  readonly randomSuffix: () => string;
+  readonly now: () => Date;
+};
+
+/** Upstream's paused annotation (`cluster.x-k8s.io/paused`). */
+const PausedAnnotation = 'cluster.x-k8s.io/paused';
+
+/** An error with the step it happened in, as upstream wraps them ("error reading the ClusterClass: …"). */
+async function step<T>(what: string, fn: () => Promise<T> | T): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    const e = err instanceof CapiError ? err : undefined;
+    throw new CapiError(
+      `${what}: ${errorMessage(err)}`,
+      {
+        ...(e?.kind ? { kind: e.kind } : {}),
+        ...(e?.namespace ? { namespace: e.namespace } : {}),
+        ...(e?.objectName ? { name: e.objectName } : {}),
+        ...(e?.fieldPath ? { fieldPath: e.fieldPath } : {}),
+        reason: e?.reason ?? 'TopologyReconcileFailed',
+      },
+      { cause: err },
+    );
+  }
+}
+
+/** A ClusterClass whose variables and current generation were reconciled by its own pass. */
+export function isClusterClassReconciled(cc: ClusterClass): boolean {
+  const variables = cc.status?.conditions?.find((c) => c.type === 'VariablesReconciled');
+  return variables?.status === 'True' && cc.metadata.generation === cc.status?.observedGeneration;
+}
+
+/** Defaults and validates the Cluster's variables against its class (upstream DefaultAndValidateVariables). */
+function computeValidatedCluster(cluster: Cluster, cc: ClusterClass): Cluster {
+  const id = { kind: 'Cluster', namespace: cluster.metadata.namespace, name: cluster.metadata.name };
+  const defaulted = computeDefaultedTopology(cluster, cc);
+  if (!defaulted.ok) throw toValidationError(defaulted.errors, id);
+  const errors = validateClusterTopology(defaulted.cluster, cc);
+  if (errors.length > 0) throw toValidationError(errors, id);
+  return defaulted.cluster;
+}
+
+/** Read, compute and apply; resolves the state the condition is computed from. */
+async function reconcile(
+  deps: TopologyDeps,
+  cluster: Cluster,
+  rawCluster: Unstructured,
+  changed: string[],
+): Promise<PassState> {
+  const reader = createKubeReader(deps.kube);
+  const clusterClass = await step('failed to retrieve ClusterClass', () => getClusterClass(reader, cluster));
+  if (!isClusterClassReconciled(clusterClass)) return { kind: 'ClusterClassNotReconciled' };
+  const topologyCluster = await step('failed to validate Cluster variables', () =>
+    computeValidatedCluster(cluster, clusterClass),
+  );
+  const blueprint = await step('error reading the ClusterClass', () => getBlueprint(reader, clusterClass));
+  const current = await step('error reading current state of the Cluster topology', () =>
+    getCurrentState(reader, topologyCluster),
+  );
+  const desired = await step('error computing the desired state of the Cluster topology', () =>
+    computeDesiredState({ cluster: topologyCluster, blueprint, current }, { randomSuffix: deps.randomSuffix }),
+  );
+  const ctx: ApplyContext = {
+    kube: deps.kube,
+    fieldManager: deps.fieldManager ?? TopologyManagerName,
+    randomSuffix: deps.randomSuffix,
+    rawOf: (obj) =>
+      (obj.kind === 'Cluster' && obj.metadata.uid === rawCluster.metadata.uid ? rawCluster : undefined) ??
+      reader.raw({
+        apiVersion: obj.apiVersion,
+        kind: obj.kind,
+        namespace: obj.metadata.namespace,
+        name: obj.metadata.name ?? '',
+      }) ??
+      obj,
+    changed,
+  };
+  await step('error reconciling the Cluster topology', () => reconcileState(ctx, reader, current, desired));
+  const cp = current.controlPlane?.object;
+  const cpVersion = cp ? getPath(cp, controlPlaneContract.version) : undefined;
+  return {
+    kind: 'Reconciled',
+    version: topologyCluster.spec?.topology?.version ?? '',
+    upgrade: desired.upgrade,
+    controlPlaneVersion: typeof cpVersion === 'string' ? cpVersion : undefined,
+  };
+}
+
+/**
+ * One pass over the Cluster `key`: converges its managed topology and records TopologyReconciled. A Cluster without
+ * topology, paused or gone is left alone; a deleted one only gets the `Deleted` reason (owner references let the
+ * garbage collector remove what the topology created).
+ *
+ * @example
+ * const outcome = await reconcileTopology({ kube, randomSuffix, now: () => new Date() }, { namespace: 'default', name: 'c1' });
+ * // { result: 'Success', changed: ['created DockerCluster default/c1-x2bz9', ...] }
+ */
+export async function reconcileTopology(deps: TopologyDeps, key: ObjectKey): Promise<TopologyOutcome> {
+  const read = await getCluster(deps.kube, key);
+  if (!read) return { result: 'Success', changed: [] };
+  const { cluster, raw } = read;
+  if (!cluster.spec?.topology) return { result: 'Success', changed: [] };
+  if (cluster.spec.paused || cluster.metadata.annotations?.[PausedAnnotation] !== undefined)
+    return { result: 'Success', changed: [] };
+
+  const changed: string[] = [];
+  let state: PassState;
+  if (cluster.metadata.deletionTimestamp) state = { kind: 'Deleted' };
+  else {
+    try {
+      state = await reconcile(deps, cluster, raw as Unstructured, changed);
+    } catch (err) {
+      state = { kind: 'Failed', message: errorMessage(err) };
+    }
+  }
+  const write = { kube: deps.kube, fieldManager: deps.fieldManager ?? TopologyManagerName, now: deps.now() };
+  const condition = computeTopologyReconciledCondition(state);
+  try {
+    if (await reconcileConditions(write, raw as Unstructured, [condition]))
+      changed.push(`set ${condition.type}=${condition.status} on Cluster ${key.namespace}/${key.name}`);
+  } catch (err) {
+    const message = state.kind === 'Failed' ? `${state.message}; ${errorMessage(err)}` : errorMessage(err);
+    return computeOutcome({ kind: 'Failed', message }, changed);
+  }
+  return computeOutcome(state, changed);
+}

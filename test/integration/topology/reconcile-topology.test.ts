@@ -1,0 +1,447 @@
+// Topology passes against a real management cluster: the objects a ClusterClass stamps out, how changes to the
+// Cluster and the class propagate (scale, rotation, in-place), upgrades, removal, co-ownership with users, change
+// detection, errors the API server reports, and deletion.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { applyObject, deleteObject } from '#shared/kube/index.ts';
+import { reconcileClusterClass } from '#shared/topology/index.ts';
+import type { Unstructured } from '#shared/topology/types.ts';
+import {
+  capi,
+  dig,
+  get,
+  infra,
+  list,
+  machineDeployment,
+  mustGet,
+  pass,
+  put,
+  setControlPlaneStatus,
+  setUpClass,
+  testCluster,
+  testClusterClass,
+  topologyCondition,
+  useTopologyCluster,
+  type TopologyTestContext,
+  type VariableValue,
+} from '#test/integration/topology/setup.ts';
+
+const ctx = useTopologyCluster();
+
+type Ref = { apiVersion: string; kind: string; name: string };
+
+const refOf = (obj: unknown, ...path: string[]) => dig(obj, ...path) as Ref;
+
+async function getRef(c: TopologyTestContext, namespace: string, ref: Ref) {
+  return get(c, ref.apiVersion, ref.kind, { namespace, name: ref.name });
+}
+
+/** A namespace with the class and a Cluster that one pass created; returns the Cluster's uid. */
+async function createTopology(namespace: string, variables: Record<string, VariableValue> = {}): Promise<string> {
+  await setUpClass(ctx, namespace);
+  await put(ctx, testCluster(namespace, 'c1', variables));
+  const outcome = await pass(ctx, { namespace, name: 'c1' });
+  assert.equal(outcome.result, 'Success', outcome.error);
+  return (await mustGet(ctx, capi, 'Cluster', { namespace, name: 'c1' })).metadata.uid ?? '';
+}
+
+function assertOwnedByCluster(obj: Unstructured | undefined, uid: string, what: string) {
+  assert.ok(obj, `${what} exists`);
+  assert.deepEqual(
+    obj.metadata.ownerReferences?.map((o) => ({ apiVersion: o.apiVersion, kind: o.kind, name: o.name, uid: o.uid })),
+    [{ apiVersion: capi, kind: 'Cluster', name: 'c1', uid }],
+    `${what} is owned by the Cluster`,
+  );
+  assert.equal(obj.metadata.labels?.['cluster.x-k8s.io/cluster-name'], 'c1', `${what} has the cluster-name label`);
+  assert.equal(obj.metadata.labels?.['topology.cluster.x-k8s.io/owned'], '', `${what} has the topology-owned label`);
+}
+
+describe('topology passes on a real management cluster', () => {
+  test('creates every object of a Cluster from a class with two MachineDeployment classes, variables and patches', async () => {
+    const ns = 'create';
+    const uid = await createTopology(ns, { workerImage: 'kindest/node:v1.31.0', lbImageTag: 'v2' });
+    const cluster = await mustGet(ctx, capi, 'Cluster', { namespace: ns, name: 'c1' });
+    assert.equal(cluster.metadata.labels?.['cluster.x-k8s.io/cluster-name'], 'c1');
+    assert.equal(cluster.metadata.labels?.['topology.cluster.x-k8s.io/owned'], '');
+
+    const infraCluster = await getRef(ctx, ns, refOf(cluster, 'spec', 'infrastructureRef'));
+    assertOwnedByCluster(infraCluster, uid, 'DockerCluster');
+    assert.equal(infraCluster?.kind, 'DockerCluster');
+    assert.deepEqual(dig(infraCluster, 'spec', 'loadBalancer'), { imageTag: 'v2' }, 'the lb-image-tag patch applied');
+    assert.equal(infraCluster?.metadata.annotations?.['cluster.x-k8s.io/cloned-from-name'], 'quick-start-cluster');
+
+    const cp = await getRef(ctx, ns, refOf(cluster, 'spec', 'controlPlaneRef'));
+    assertOwnedByCluster(cp, uid, 'KubeadmControlPlane');
+    assert.equal(dig(cp, 'spec', 'version'), 'v1.30.0');
+    assert.equal(dig(cp, 'spec', 'replicas'), 3);
+    assert.deepEqual(dig(cp, 'spec', 'kubeadmConfigSpec', 'clusterConfiguration', 'apiServer', 'certSANs'), [
+      'localhost',
+    ]);
+    const cpMachine = await getRef(ctx, ns, refOf(cp, 'spec', 'machineTemplate', 'infrastructureRef'));
+    assertOwnedByCluster(cpMachine, uid, 'control plane DockerMachineTemplate');
+    assert.deepEqual(dig(cpMachine, 'spec', 'template', 'spec'), { extraMounts: [] }, 'not patched (no selector)');
+
+    const mdA = await machineDeployment(ctx, ns, 'md-a');
+    const mdB = await machineDeployment(ctx, ns, 'md-b');
+    assert.ok(mdA && mdB, 'both MachineDeployments exist');
+    assert.equal(dig(mdA, 'spec', 'replicas'), 2);
+    assert.equal(dig(mdB, 'spec', 'replicas'), 1);
+    assert.equal(dig(mdA, 'spec', 'template', 'spec', 'version'), 'v1.30.0');
+    assert.equal(dig(mdA, 'spec', 'template', 'spec', 'nodeDrainTimeout'), '5m0s');
+    assert.equal(mdA.metadata.labels?.['class-label'], 'one');
+    assert.equal((dig(mdA, 'spec', 'template', 'metadata', 'labels') as Record<string, string>)['class-label'], 'one');
+    assert.equal(mdB.metadata.labels?.['class-label'], undefined, 'md-b is of the other class');
+    for (const md of [mdA, mdB]) {
+      const topology = md.metadata.labels?.['topology.cluster.x-k8s.io/deployment-name'] ?? '';
+      const machine = await getRef(ctx, ns, refOf(md, 'spec', 'template', 'spec', 'infrastructureRef'));
+      const bootstrap = await getRef(ctx, ns, refOf(md, 'spec', 'template', 'spec', 'bootstrap', 'configRef'));
+      assertOwnedByCluster(machine, uid, `${topology} DockerMachineTemplate`);
+      assertOwnedByCluster(bootstrap, uid, `${topology} KubeadmConfigTemplate`);
+      assert.equal(dig(machine, 'spec', 'template', 'spec', 'customImage'), 'kindest/node:v1.31.0', 'patched');
+      assert.equal(machine?.metadata.labels?.['topology.cluster.x-k8s.io/deployment-name'], topology);
+      assert.match(machine?.metadata.name ?? '', new RegExp(`^c1-${topology}-[a-z0-9]{5}$`));
+      assert.deepEqual(dig(bootstrap, 'spec', 'template', 'spec'), { joinConfiguration: { nodeRegistration: {} } });
+    }
+
+    const mhc = await get(ctx, capi, 'MachineHealthCheck', { namespace: ns, name: mdA.metadata.name ?? '' });
+    assertOwnedByCluster(mhc, uid, 'MachineHealthCheck of md-a');
+    assert.deepEqual(dig(mhc, 'spec', 'unhealthyConditions'), [{ type: 'Ready', status: 'False', timeout: '300s' }]);
+    assert.equal(dig(mhc, 'spec', 'maxUnhealthy'), '100%');
+    assert.deepEqual(dig(mhc, 'spec', 'selector', 'matchLabels'), {
+      'topology.cluster.x-k8s.io/owned': '',
+      'topology.cluster.x-k8s.io/deployment-name': 'md-a',
+    });
+    const mhcB = await get(ctx, capi, 'MachineHealthCheck', { namespace: ns, name: mdB.metadata.name ?? '' });
+    assert.equal(mhcB, undefined, 'big-worker has no health check');
+
+    const condition = await topologyCondition(ctx, { namespace: ns, name: 'c1' });
+    assert.equal(condition?.['status'], 'True');
+
+    const cc = await mustGet(ctx, capi, 'ClusterClass', { namespace: ns, name: 'quick-start' });
+    const status = cc['status'] as { observedGeneration?: number; variables?: { name: string }[] };
+    assert.equal(status.observedGeneration, cc.metadata.generation);
+    assert.deepEqual(
+      status.variables?.map((v) => v.name),
+      ['brokenImage', 'lbImageTag', 'workerImage'],
+    );
+    const classTemplate = await get(ctx, infra, 'DockerMachineTemplate', {
+      namespace: ns,
+      name: 'quick-start-default-worker-machinetemplate',
+    });
+    assert.deepEqual(
+      classTemplate?.metadata.ownerReferences?.map((o) => [o.kind, o.name, o.uid]),
+      [['ClusterClass', 'quick-start', cc.metadata.uid]],
+    );
+  });
+
+  test('a second pass over an unchanged Cluster performs zero mutating requests and few reads', async () => {
+    const ns = 'steady';
+    await createTopology(ns);
+    ctx.pass.log.reset();
+    const outcome = await pass(ctx, { namespace: ns, name: 'c1' });
+    assert.equal(outcome.result, 'Success');
+    assert.deepEqual(outcome.changed, []);
+    assert.deepEqual(ctx.pass.log.mutating(), []);
+    const reads = ctx.pass.log.records.filter((r) => r.method === 'GET');
+    assert.ok(reads.length <= 16, `a pass reads one list per kind (${reads.length} reads)`);
+    ctx.pass.log.reset();
+    const classOutcome = await reconcileClusterClass(ctx.deps, { namespace: ns, name: 'quick-start' });
+    assert.deepEqual(classOutcome, { result: 'Success', changed: [] });
+    assert.deepEqual(ctx.pass.log.mutating(), [], 'an unchanged ClusterClass is not written either');
+  });
+  test('scaling a MachineDeployment changes its replicas and nothing else', async () => {
+    const ns = 'scale';
+    await createTopology(ns);
+    const before = { a: await machineDeployment(ctx, ns, 'md-a'), b: await machineDeployment(ctx, ns, 'md-b') };
+    const cluster = testCluster(ns, 'c1');
+    cluster.spec!.topology!.workers!.machineDeployments![0]!.replicas = 5;
+    await put(ctx, cluster);
+    ctx.pass.log.reset();
+    const outcome = await pass(ctx, { namespace: ns, name: 'c1' });
+    assert.equal(outcome.result, 'Success');
+    const after = { a: await machineDeployment(ctx, ns, 'md-a'), b: await machineDeployment(ctx, ns, 'md-b') };
+    assert.equal(dig(after.a, 'spec', 'replicas'), 5);
+    assert.deepEqual(dig(after.a, 'spec', 'template', 'spec'), dig(before.a, 'spec', 'template', 'spec'));
+    assert.equal(after.b?.metadata.resourceVersion, before.b?.metadata.resourceVersion, 'md-b untouched');
+    assert.deepEqual(
+      ctx.pass.log.mutating().map((r) => `${r.method} ${r.path}`),
+      [`PATCH /apis/cluster.x-k8s.io/v1beta1/namespaces/${ns}/machinedeployments/${before.a?.metadata.name}`],
+    );
+  });
+
+  test('a variable change that patches the worker machine template rotates it and deletes the old one', async () => {
+    const ns = 'rotate';
+    await createTopology(ns);
+    const before = await machineDeployment(ctx, ns, 'md-a');
+    const oldMachine = refOf(before, 'spec', 'template', 'spec', 'infrastructureRef');
+    const oldBootstrap = refOf(before, 'spec', 'template', 'spec', 'bootstrap', 'configRef');
+    await put(ctx, testCluster(ns, 'c1', { workerImage: 'kindest/node:v1.32.0' }));
+    const outcome = await pass(ctx, { namespace: ns, name: 'c1' });
+    assert.equal(outcome.result, 'Success', outcome.error);
+
+    const after = await machineDeployment(ctx, ns, 'md-a');
+    const newMachine = refOf(after, 'spec', 'template', 'spec', 'infrastructureRef');
+    assert.notEqual(newMachine.name, oldMachine.name, 'the MachineDeployment points at a new template');
+    assert.match(newMachine.name, /^c1-md-a-[a-z0-9]{5}$/);
+    const machine = await getRef(ctx, ns, newMachine);
+    assert.equal(dig(machine, 'spec', 'template', 'spec', 'customImage'), 'kindest/node:v1.32.0');
+    assert.equal(await getRef(ctx, ns, oldMachine), undefined, 'the old template is deleted');
+    assert.deepEqual(refOf(after, 'spec', 'template', 'spec', 'bootstrap', 'configRef'), oldBootstrap, 'no rotation');
+    assert.ok(await getRef(ctx, ns, oldBootstrap), 'the unchanged bootstrap template stays');
+    const templates = (await list(ctx, infra, 'DockerMachineTemplate', ns)).filter(
+      (t) => t.metadata.labels?.['topology.cluster.x-k8s.io/deployment-name'] === 'md-a',
+    );
+    assert.deepEqual(
+      templates.map((t) => t.metadata.name),
+      [newMachine.name],
+    );
+    ctx.pass.log.reset();
+    await pass(ctx, { namespace: ns, name: 'c1' });
+    assert.deepEqual(ctx.pass.log.mutating(), [], 'the rotation converged');
+  });
+
+  test('a label and nodeDrainTimeout change in the class propagate in place without rotation', async () => {
+    const ns = 'in-place';
+    await createTopology(ns);
+    const before = await machineDeployment(ctx, ns, 'md-a');
+    const machine = await getRef(ctx, ns, refOf(before, 'spec', 'template', 'spec', 'infrastructureRef'));
+    const bootstrap = await getRef(ctx, ns, refOf(before, 'spec', 'template', 'spec', 'bootstrap', 'configRef'));
+    const cc = testClusterClass(ns);
+    const mdClass = cc.spec!.workers!.machineDeployments![0]!;
+    mdClass.template.metadata = { labels: { 'class-label': 'two', 'role.example.com/worker': '' } };
+    mdClass.nodeDrainTimeout = '10m0s';
+    await put(ctx, cc);
+
+    const early = await pass(ctx, { namespace: ns, name: 'c1' });
+    assert.equal(early.result, 'Requeue', 'the class change is not reconciled yet');
+    const waiting = await topologyCondition(ctx, { namespace: ns, name: 'c1' });
+    assert.equal(waiting?.['reason'], 'ClusterClassNotReconciled');
+    assert.equal(
+      (await machineDeployment(ctx, ns, 'md-a'))?.metadata.resourceVersion,
+      before?.metadata.resourceVersion,
+      'nothing is applied from a class that is not reconciled',
+    );
+
+    await reconcileClusterClass(ctx.deps, { namespace: ns, name: 'quick-start' });
+    const outcome = await pass(ctx, { namespace: ns, name: 'c1' });
+    assert.equal(outcome.result, 'Success', outcome.error);
+    const after = await machineDeployment(ctx, ns, 'md-a');
+    assert.equal(after?.metadata.labels?.['class-label'], 'two');
+    assert.equal(
+      (dig(after, 'spec', 'template', 'metadata', 'labels') as Record<string, string>)['class-label'],
+      'two',
+    );
+    assert.equal(dig(after, 'spec', 'template', 'spec', 'nodeDrainTimeout'), '10m0s');
+    assert.deepEqual(
+      dig(after, 'spec', 'template', 'spec', 'infrastructureRef'),
+      dig(before, 'spec', 'template', 'spec', 'infrastructureRef'),
+    );
+    const machineAfter = await getRef(ctx, ns, refOf(after, 'spec', 'template', 'spec', 'infrastructureRef'));
+    const bootstrapAfter = await getRef(ctx, ns, refOf(after, 'spec', 'template', 'spec', 'bootstrap', 'configRef'));
+    assert.equal(machineAfter?.metadata.resourceVersion, machine?.metadata.resourceVersion, 'template untouched');
+    assert.equal(bootstrapAfter?.metadata.resourceVersion, bootstrap?.metadata.resourceVersion, 'template untouched');
+    assert.equal((await topologyCondition(ctx, { namespace: ns, name: 'c1' }))?.['status'], 'True');
+  });
+
+  test('a version upgrade updates the control plane first and the workers once it reports the version', async () => {
+    const ns = 'upgrade';
+    await createTopology(ns);
+    const key = { namespace: ns, name: 'c1' };
+    const cluster = await mustGet(ctx, capi, 'Cluster', key);
+    const cpRef = refOf(cluster, 'spec', 'controlPlaneRef');
+    const cp = (await getRef(ctx, ns, cpRef)) as Unstructured;
+    const ready = { replicas: 3, updatedReplicas: 3, readyReplicas: 3 };
+    await setControlPlaneStatus(ctx, cp, { version: 'v1.30.0', ...ready });
+    const upgraded = testCluster(ns, 'c1');
+    upgraded.spec!.topology!.version = 'v1.31.0';
+    await put(ctx, upgraded);
+    const versions = async () => ({
+      cp: dig(await getRef(ctx, ns, cpRef), 'spec', 'version'),
+      a: dig(await machineDeployment(ctx, ns, 'md-a'), 'spec', 'template', 'spec', 'version'),
+      b: dig(await machineDeployment(ctx, ns, 'md-b'), 'spec', 'template', 'spec', 'version'),
+    });
+
+    const first = await pass(ctx, key);
+    assert.equal(first.result, 'Requeue');
+    assert.deepEqual(await versions(), { cp: 'v1.31.0', a: 'v1.30.0', b: 'v1.30.0' });
+    const holding = await topologyCondition(ctx, key);
+    assert.equal(holding?.['status'], 'False');
+    assert.equal(holding?.['reason'], 'MachineDeploymentsUpgradePending');
+
+    await pass(ctx, key);
+    assert.deepEqual(
+      await versions(),
+      { cp: 'v1.31.0', a: 'v1.30.0', b: 'v1.30.0' },
+      'workers wait for the control plane',
+    );
+    assert.match(
+      (await topologyCondition(ctx, key))?.['message'] ?? '',
+      /Control plane is upgrading to version v1\.31\.0$/,
+    );
+
+    await setControlPlaneStatus(ctx, cp, { version: 'v1.31.0', ...ready });
+    await pass(ctx, key);
+    assert.deepEqual(await versions(), { cp: 'v1.31.0', a: 'v1.31.0', b: 'v1.30.0' }, 'one worker at a time');
+    const last = await pass(ctx, key);
+    assert.equal(last.result, 'Success');
+    assert.deepEqual(await versions(), { cp: 'v1.31.0', a: 'v1.31.0', b: 'v1.31.0' });
+    assert.equal((await topologyCondition(ctx, key))?.['status'], 'True');
+  });
+
+  test('removing a MachineDeployment deletes it, its templates and its health check', async () => {
+    const ns = 'remove';
+    await createTopology(ns);
+    const mdA = await machineDeployment(ctx, ns, 'md-a');
+    const mdB = await machineDeployment(ctx, ns, 'md-b');
+    const gone = [
+      refOf(mdA, 'spec', 'template', 'spec', 'infrastructureRef'),
+      refOf(mdA, 'spec', 'template', 'spec', 'bootstrap', 'configRef'),
+      { apiVersion: capi, kind: 'MachineHealthCheck', name: mdA?.metadata.name ?? '' },
+      { apiVersion: capi, kind: 'MachineDeployment', name: mdA?.metadata.name ?? '' },
+    ];
+    assert.ok(await getRef(ctx, ns, gone[2]!), 'md-a has a health check before');
+    const cluster = testCluster(ns, 'c1');
+    cluster.spec!.topology!.workers!.machineDeployments!.shift();
+    await put(ctx, cluster);
+    const outcome = await pass(ctx, { namespace: ns, name: 'c1' });
+    assert.equal(outcome.result, 'Success', outcome.error);
+    for (const ref of gone) assert.equal(await getRef(ctx, ns, ref), undefined, `${ref.kind} ${ref.name} is deleted`);
+    assert.ok(await getRef(ctx, ns, refOf(mdB, 'spec', 'template', 'spec', 'infrastructureRef')), 'md-b keeps its');
+    assert.deepEqual(
+      (await list(ctx, capi, 'MachineDeployment', ns)).map((md) => md.metadata.name),
+      [mdB?.metadata.name],
+    );
+  });
+
+  test("a user's label on a generated object survives three passes; a label removed from the class disappears", async () => {
+    const ns = 'labels';
+    await createTopology(ns);
+    const md = (await machineDeployment(ctx, ns, 'md-a')) as Unstructured;
+    const id = { apiVersion: capi, kind: 'MachineDeployment', metadata: { namespace: ns, name: md.metadata.name } };
+    await put(ctx, { ...id, metadata: { ...id.metadata, labels: { 'team.example.com/owner': 'blue' } } });
+    for (let i = 0; i < 3; i++) {
+      ctx.pass.log.reset();
+      await pass(ctx, { namespace: ns, name: 'c1' });
+      assert.deepEqual(ctx.pass.log.mutating(), [], `pass ${i + 1} leaves the user's label alone`);
+      const labels = (await machineDeployment(ctx, ns, 'md-a'))?.metadata.labels ?? {};
+      assert.equal(labels['team.example.com/owner'], 'blue', `the user's label survives pass ${i + 1}`);
+    }
+    const cc = testClusterClass(ns);
+    cc.spec!.workers!.machineDeployments![0]!.template.metadata = { labels: { 'role.example.com/worker': '' } };
+    await put(ctx, cc);
+    await reconcileClusterClass(ctx.deps, { namespace: ns, name: 'quick-start' });
+    await pass(ctx, { namespace: ns, name: 'c1' });
+    const after = (await machineDeployment(ctx, ns, 'md-a')) as Unstructured;
+    assert.equal(after.metadata.labels?.['class-label'], undefined, 'the removed class label is gone');
+    assert.equal(
+      (dig(after, 'spec', 'template', 'metadata', 'labels') as Record<string, string>)['class-label'],
+      undefined,
+    );
+    assert.equal(after.metadata.labels?.['role.example.com/worker'], '');
+    assert.equal(after.metadata.labels?.['team.example.com/owner'], 'blue');
+  });
+
+  test('an invalid patch result rejected by the API server shows in TopologyReconciled and leaves the old template in place', async () => {
+    const ns = 'invalid';
+    await setUpClass(ctx, ns);
+    const key = { namespace: ns, name: 'c1' };
+    await put(ctx, testCluster(ns, 'c1', { brokenImage: true }));
+    const failed = await pass(ctx, key);
+    assert.equal(failed.result, 'Error');
+    const condition = await topologyCondition(ctx, key);
+    assert.equal(condition?.['status'], 'False');
+    assert.equal(condition?.['reason'], 'TopologyReconcileFailed');
+    assert.equal(condition?.['severity'], 'Error');
+    const message = condition?.['message'] ?? '';
+    assert.match(message, /failed to create DockerMachineTemplate\.infrastructure\.cluster\.x-k8s\.io/);
+    assert.match(message, /customImage/, `the server's message names the field: ${message}`);
+    assert.doesNotMatch(message, /c1-md-a-[a-z0-9]{5}/, 'no generated name in the message');
+    assert.equal(await machineDeployment(ctx, ns, 'md-a'), undefined);
+    // MachineDeployments are created only once the control plane is provisioned.
+    const cp = (await getRef(
+      ctx,
+      ns,
+      refOf(await mustGet(ctx, capi, 'Cluster', key), 'spec', 'controlPlaneRef'),
+    )) as Unstructured;
+    await setControlPlaneStatus(ctx, cp, { version: 'v1.30.0', replicas: 3, updatedReplicas: 3, readyReplicas: 3 });
+    ctx.clock.now = new Date(ctx.clock.now.getTime() + 60_000);
+    assert.equal((await pass(ctx, key)).result, 'Error');
+    assert.deepEqual(await topologyCondition(ctx, key), condition, 'a retry does not churn the condition');
+
+    await put(ctx, testCluster(ns, 'c1'));
+    assert.equal((await pass(ctx, key)).result, 'Success');
+    const good = (await machineDeployment(ctx, ns, 'md-a')) as Unstructured;
+    const goodMachine = refOf(good, 'spec', 'template', 'spec', 'infrastructureRef');
+    const templatesBefore = (await list(ctx, infra, 'DockerMachineTemplate', ns)).map((t) => t.metadata.name).sort();
+
+    await put(ctx, testCluster(ns, 'c1', { brokenImage: true }));
+    assert.equal((await pass(ctx, key)).result, 'Error');
+    const rejected = await topologyCondition(ctx, key);
+    assert.equal(rejected?.['reason'], 'TopologyReconcileFailed');
+    assert.match(rejected?.['message'] ?? '', /customImage/);
+    const still = (await machineDeployment(ctx, ns, 'md-a')) as Unstructured;
+    assert.deepEqual(refOf(still, 'spec', 'template', 'spec', 'infrastructureRef'), goodMachine, 'old reference kept');
+    assert.equal(
+      dig(await getRef(ctx, ns, goodMachine), 'spec', 'template', 'spec', 'customImage'),
+      'kindest/node:v1.30.0',
+    );
+    assert.deepEqual(
+      (await list(ctx, infra, 'DockerMachineTemplate', ns)).map((t) => t.metadata.name).sort(),
+      templatesBefore,
+      'no half-made rotation is left behind',
+    );
+
+    await put(ctx, testCluster(ns, 'c1'));
+    assert.equal((await pass(ctx, key)).result, 'Success');
+    assert.equal((await topologyCondition(ctx, key))?.['status'], 'True');
+  });
+
+  test('a deleted Cluster is left to the garbage collector with its owner references in place', async () => {
+    const ns = 'deleted';
+    const uid = await createTopology(ns);
+    const key = { namespace: ns, name: 'c1' };
+    const hold = (finalizers: string[]) =>
+      applyObject(
+        ctx.mgmt.kube,
+        { apiVersion: capi, kind: 'Cluster', metadata: { ...key, finalizers } },
+        { fieldManager: 'example-controller' },
+      );
+    await hold(['example.com/hold']);
+    await deleteObject(ctx.mgmt.kube, { apiVersion: capi, kind: 'Cluster', ...key });
+    ctx.pass.log.reset();
+    const outcome = await pass(ctx, key);
+    assert.equal(outcome.result, 'Success');
+    assert.deepEqual(
+      ctx.pass.log.mutating().map((r) => `${r.method} ${r.path}`),
+      [`PATCH /apis/cluster.x-k8s.io/v1beta1/namespaces/${ns}/clusters/c1/status`],
+      'only the condition is written',
+    );
+    assert.equal((await topologyCondition(ctx, key))?.['reason'], 'Deleted');
+    ctx.pass.log.reset();
+    await pass(ctx, key);
+    assert.deepEqual(ctx.pass.log.mutating(), []);
+    const cluster = await mustGet(ctx, capi, 'Cluster', key);
+    const cp = await getRef(ctx, ns, refOf(cluster, 'spec', 'controlPlaneRef'));
+    assertOwnedByCluster(await getRef(ctx, ns, refOf(cluster, 'spec', 'infrastructureRef')), uid, 'DockerCluster');
+    assertOwnedByCluster(cp, uid, 'KubeadmControlPlane');
+    assertOwnedByCluster(
+      await getRef(ctx, ns, refOf(cp, 'spec', 'machineTemplate', 'infrastructureRef')),
+      uid,
+      'template',
+    );
+    for (const name of ['md-a', 'md-b']) {
+      const md = await machineDeployment(ctx, ns, name);
+      assertOwnedByCluster(
+        await getRef(ctx, ns, refOf(md, 'spec', 'template', 'spec', 'infrastructureRef')),
+        uid,
+        name,
+      );
+      assertOwnedByCluster(
+        await getRef(ctx, ns, refOf(md, 'spec', 'template', 'spec', 'bootstrap', 'configRef')),
+        uid,
+        name,
+      );
+    }
+    await hold([]);
+  });
+});
