@@ -1,0 +1,53 @@
+// Dependencies of the webhooks Lambda: settings from the environment (once per cold start) and a management-cluster
+// reader whose client is rebuilt before short-lived credentials (EKS tokens) expire.
+import { z } from 'zod';
+import { ValidationError } from '#shared/errors/index.ts';
+import { createKubeClient, type KubeClient } from '#shared/kube/index.ts';
+import { computeRuntimeConfig } from '#shared/runtime/config.ts';
+import { resolveKubeconfigSource } from '#shared/runtime/create-runtime-deps.ts';
+import { createWebhookReader } from '#shared/webhooks/current/webhook-reader.ts';
+import type { WebhooksHandlerOptions } from '#shared/webhooks/create-webhooks-handler.ts';
+
+/** Environment of the webhooks function besides the shared runtime settings. */
+export const WebhooksEnv = z.object({
+  /** Secret first path segment of the webhook URLs (see WebhooksHandlerOptions.pathToken). */
+  WEBHOOK_PATH_TOKEN: z.string().min(16).optional(),
+});
+
+/** Rebuild the client this often: EKS tokens from an exec plugin live 15 minutes. */
+const kubeClientMaxAgeMs = 10 * 60_000;
+
+/**
+ * Handler options for the deployed function, read from the environment; throws at cold start naming a bad variable.
+ *
+ * @example
+ * export const handler = createWebhooksHandler(computeWebhooksHandlerOptions(process.env));
+ */
+export function computeWebhooksHandlerOptions(
+  env: Readonly<Record<string, string | undefined>>,
+  now: () => number = Date.now,
+): WebhooksHandlerOptions {
+  const config = computeRuntimeConfig(env);
+  const parsed = WebhooksEnv.safeParse(env);
+  if (!parsed.success)
+    throw new ValidationError(`invalid environment: WEBHOOK_PATH_TOKEN: ${parsed.error.issues[0]?.message ?? ''}`, {
+      fieldPath: 'WEBHOOK_PATH_TOKEN',
+      reason: 'InvalidEnvironment',
+    });
+  let kube: { client: KubeClient; createdAt: number } | undefined;
+  return {
+    pathToken: parsed.data.WEBHOOK_PATH_TOKEN,
+    async getDeps() {
+      if (!kube || now() - kube.createdAt > kubeClientMaxAgeMs) {
+        kube?.client.close();
+        const client = await createKubeClient(await resolveKubeconfigSource(config), {
+          userAgent: 'capi-serverless/webhooks',
+          // NOTE: the API server waits at most the webhook's timeoutSeconds; a lookup must answer well before.
+          timeoutMs: 5_000,
+        });
+        kube = { client, createdAt: now() };
+      }
+      return { reader: createWebhookReader(kube.client) };
+    },
+  };
+}

@@ -1,0 +1,109 @@
+// Admission of ClusterClasses: defaulting (template reference namespaces), validation with the same
+// validateClusterClass the reconcile pass and `plan` use, update rules checked against the Clusters using the class,
+// and deletion refused while Clusters use it.
+import { ClusterClass } from '#shared/api/cluster-class.ts';
+import { validateClusterClass } from '#shared/topology/validation/validate-cluster-class.ts';
+import type { FieldError } from '#shared/topology/variables/index.ts';
+import type { AdmissionOutcome, AdmissionRequest } from '#shared/webhooks/admission-review.ts';
+import { computeFieldOutcome, computeForbiddenStatus, type AdmittedObject } from '#shared/webhooks/admission-status.ts';
+import { cloneJson, computeJsonPatch, defaultRefNamespace } from '#shared/webhooks/compute-json-patch.ts';
+import type { WebhookReader } from '#shared/webhooks/current/webhook-reader.ts';
+import { parseAdmittedObject } from '#shared/webhooks/parse-admitted-object.ts';
+import {
+  computeChangedVariables,
+  computeRemovedWorkerClasses,
+  validateClusterClassesAreCompatible,
+  validateRemovedClassesAreNotUsed,
+  validateVariableChangesAgainstClusters,
+} from '#shared/webhooks/rules/cluster-class-rules.ts';
+
+function identity(request: AdmissionRequest, cc?: ClusterClass): AdmittedObject {
+  return { group: 'cluster.x-k8s.io', kind: 'ClusterClass', name: cc?.metadata.name ?? request.name ?? '' };
+}
+
+/**
+ * Mutating: every template reference without a namespace gets the ClusterClass's.
+ *
+ * @example
+ * await mutateClusterClass(request); // { allowed: true, patch: [{ op: 'add', path: '/spec/infrastructure/ref/namespace', value: 'default' }] }
+ */
+export function mutateClusterClass(request: AdmissionRequest): AdmissionOutcome {
+  const parsed = parseAdmittedObject(ClusterClass, request.object);
+  if (!parsed.ok) return computeFieldOutcome(identity(request), parsed.errors);
+  const cc = parsed.value;
+  const ns = cc.metadata.namespace ?? request.namespace ?? '';
+  const doc = cloneJson(request.object);
+  for (const path of [
+    ['spec', 'infrastructure', 'ref'],
+    ['spec', 'controlPlane', 'ref'],
+    ['spec', 'controlPlane', 'machineInfrastructure', 'ref'],
+    ['spec', 'controlPlane', 'machineHealthCheck', 'remediationTemplate'],
+  ])
+    defaultRefNamespace(doc, path, ns);
+  (cc.spec?.workers?.machineDeployments ?? []).forEach((_, i) => {
+    const md = ['spec', 'workers', 'machineDeployments', i];
+    defaultRefNamespace(doc, [...md, 'template', 'bootstrap', 'ref'], ns);
+    defaultRefNamespace(doc, [...md, 'template', 'infrastructure', 'ref'], ns);
+    defaultRefNamespace(doc, [...md, 'machineHealthCheck', 'remediationTemplate'], ns);
+  });
+  (cc.spec?.workers?.machinePools ?? []).forEach((_, i) => {
+    const mp = ['spec', 'workers', 'machinePools', i];
+    defaultRefNamespace(doc, [...mp, 'template', 'bootstrap', 'ref'], ns);
+    defaultRefNamespace(doc, [...mp, 'template', 'infrastructure', 'ref'], ns);
+  });
+  return { allowed: true, patch: computeJsonPatch(request.object, doc) };
+}
+
+/**
+ * Validating: create, update (compatibility, classes and variables in use) and delete (not while in use). Lists the
+ * Clusters of the class only when an update removes a worker class or changes a variable, or on delete.
+ *
+ * @example
+ * await validateClusterClassAdmission(request, reader);
+ */
+export async function validateClusterClassAdmission(
+  request: AdmissionRequest,
+  reader: WebhookReader,
+): Promise<AdmissionOutcome> {
+  if (request.operation === 'DELETE') {
+    const old = parseAdmittedObject(ClusterClass, request.oldObject);
+    if (!old.ok) return { allowed: true };
+    const clusters = await reader.listClustersUsingClass({
+      namespace: old.value.metadata.namespace ?? request.namespace ?? '',
+      name: old.value.metadata.name ?? request.name ?? '',
+    });
+    if (clusters.length === 0) return { allowed: true };
+    return {
+      allowed: false,
+      status: computeForbiddenStatus(
+        identity(request, old.value),
+        `ClusterClass cannot be deleted because it is used by ${clusters.length} Cluster(s)`,
+      ),
+    };
+  }
+  const parsed = parseAdmittedObject(ClusterClass, request.object);
+  if (!parsed.ok) return computeFieldOutcome(identity(request), parsed.errors);
+  const desired = parsed.value;
+  const errors: FieldError[] = validateClusterClass(desired);
+  if (request.operation === 'UPDATE') {
+    const old = parseAdmittedObject(ClusterClass, request.oldObject);
+    if (old.ok) {
+      const current = old.value;
+      errors.push(...validateClusterClassesAreCompatible(current, desired));
+      const removed = computeRemovedWorkerClasses(current, desired);
+      const needsClusters =
+        removed.machineDeployments.length > 0 ||
+        removed.machinePools.length > 0 ||
+        computeChangedVariables(current, desired).size > 0;
+      if (needsClusters) {
+        const clusters = await reader.listClustersUsingClass({
+          namespace: current.metadata.namespace ?? '',
+          name: current.metadata.name ?? '',
+        });
+        errors.push(...validateRemovedClassesAreNotUsed(clusters, current, desired));
+        errors.push(...validateVariableChangesAgainstClusters(clusters, current, desired));
+      }
+    }
+  }
+  return computeFieldOutcome(identity(request, desired), errors);
+}

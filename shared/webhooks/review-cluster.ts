@@ -1,0 +1,122 @@
+// Admission of Clusters: defaulting (reference namespaces, the `v` of the version, topology variables from the
+// class's schemas) and validation against the ClusterClass with the same computeDefaultedTopology and
+// validateClusterTopology the reconcile pass and `plan` use, plus upstream's update rules.
+import { Cluster } from '#shared/api/cluster.ts';
+import type { ClusterClass } from '#shared/api/cluster-class.ts';
+import { computeDefaultedTopology, validateClusterTopology } from '#shared/topology/validation/validate-cluster.ts';
+import type { FieldError } from '#shared/topology/variables/index.ts';
+import type { AdmissionOutcome, AdmissionRequest } from '#shared/webhooks/admission-review.ts';
+import { computeFieldOutcome, type AdmittedObject } from '#shared/webhooks/admission-status.ts';
+import { cloneJson, computeJsonPatch, defaultRefNamespace, objectAt } from '#shared/webhooks/compute-json-patch.ts';
+import type { WebhookReader } from '#shared/webhooks/current/webhook-reader.ts';
+import { parseAdmittedObject } from '#shared/webhooks/parse-admitted-object.ts';
+import { validateClusterClassesAreCompatible } from '#shared/webhooks/rules/cluster-class-rules.ts';
+import {
+  computeDefaultedVersion,
+  validateClusterUpdate,
+  validateTopologyVersionFormat,
+} from '#shared/webhooks/rules/cluster-rules.ts';
+
+function identity(request: AdmissionRequest, cluster?: Cluster): AdmittedObject {
+  return { group: 'cluster.x-k8s.io', kind: 'Cluster', name: cluster?.metadata.name ?? request.name ?? '' };
+}
+
+function namespaceOf(request: AdmissionRequest, cluster: Cluster): string {
+  return cluster.metadata.namespace ?? request.namespace ?? '';
+}
+
+async function getClass(reader: WebhookReader, namespace: string, name: string): Promise<ClusterClass | undefined> {
+  return reader.getClusterClass({ namespace, name });
+}
+
+function missingClass(namespace: string, name: string): FieldError {
+  return {
+    type: 'Invalid',
+    field: 'spec.topology.class',
+    badValue: name,
+    detail: `ClusterClass ${namespace}/${name} does not exist: create the ClusterClass before the Clusters using it`,
+  };
+}
+
+/**
+ * Mutating: reference namespaces and `v` defaulted; with a topology, its variables (and every worker's overrides)
+ * defaulted from the class's schemas and then validated, so a Cluster is never stored with values its class
+ * rejects. A Cluster whose class does not exist yet is left to the validating webhook.
+ *
+ * @example
+ * await mutateCluster(request, reader); // { allowed: true, patch: [{ op: 'add', path: '/spec/topology/variables/1', ... }] }
+ */
+export async function mutateCluster(request: AdmissionRequest, reader: WebhookReader): Promise<AdmissionOutcome> {
+  const parsed = parseAdmittedObject(Cluster, request.object);
+  if (!parsed.ok) return computeFieldOutcome(identity(request), parsed.errors);
+  if (parsed.value.metadata.deletionTimestamp) return { allowed: true };
+  const doc = cloneJson(request.object);
+  const namespace = namespaceOf(request, parsed.value);
+  defaultRefNamespace(doc, ['spec', 'infrastructureRef'], namespace);
+  defaultRefNamespace(doc, ['spec', 'controlPlaneRef'], namespace);
+  const topology = parsed.value.spec?.topology;
+  if (!topology) return { allowed: true, patch: computeJsonPatch(request.object, doc) };
+  const version = computeDefaultedVersion(topology.version);
+  const rawTopology = objectAt(doc, ['spec', 'topology']);
+  if (rawTopology) rawTopology['version'] = version;
+  const cluster: Cluster = { ...parsed.value, spec: { ...parsed.value.spec, topology: { ...topology, version } } };
+  const cc = await getClass(reader, namespace, topology.class);
+  if (!cc) return { allowed: true, patch: computeJsonPatch(request.object, doc) };
+  const defaulted = computeDefaultedTopology(cluster, cc);
+  if (!defaulted.ok) return computeFieldOutcome(identity(request, cluster), defaulted.errors);
+  const errors = validateClusterTopology(defaulted.cluster, cc);
+  if (errors.length > 0) return computeFieldOutcome(identity(request, cluster), errors);
+  const result = defaulted.cluster.spec?.topology;
+  if (rawTopology && result?.variables) rawTopology['variables'] = result.variables;
+  result?.workers?.machineDeployments?.forEach((md, i) => {
+    const raw = objectAt(doc, ['spec', 'topology', 'workers', 'machineDeployments', i, 'variables']);
+    if (raw && md.variables?.overrides) raw['overrides'] = md.variables.overrides;
+  });
+  result?.workers?.machinePools?.forEach((mp, i) => {
+    const raw = objectAt(doc, ['spec', 'topology', 'workers', 'machinePools', i, 'variables']);
+    if (raw && mp.variables?.overrides) raw['overrides'] = mp.variables.overrides;
+  });
+  return { allowed: true, patch: computeJsonPatch(request.object, doc) };
+}
+
+/**
+ * Validating: the class exists and accepts the topology (names, classes, variables); on update the topology stays,
+ * the version moves as upstream allows, and a class change goes only to a compatible class.
+ *
+ * @example
+ * await validateClusterAdmission(request, reader);
+ */
+export async function validateClusterAdmission(
+  request: AdmissionRequest,
+  reader: WebhookReader,
+): Promise<AdmissionOutcome> {
+  const parsed = parseAdmittedObject(Cluster, request.object);
+  if (!parsed.ok) return computeFieldOutcome(identity(request), parsed.errors);
+  const cluster = parsed.value;
+  // NOTE: a Cluster being deleted only loses finalizers; refusing that (its class gone, say) would leave it stuck.
+  if (cluster.metadata.deletionTimestamp) return { allowed: true };
+  const namespace = namespaceOf(request, cluster);
+  const errors: FieldError[] = [];
+  const old = request.operation === 'UPDATE' ? parseAdmittedObject(Cluster, request.oldObject) : undefined;
+  const current = old?.ok ? old.value : undefined;
+  if (current) errors.push(...validateClusterUpdate(current, cluster));
+  const topology = cluster.spec?.topology;
+  if (topology) {
+    errors.push(...validateTopologyVersionFormat(topology.version));
+    const cc = await getClass(reader, namespace, topology.class);
+    if (cc) errors.push(...validateClusterTopology(cluster, cc));
+    else errors.push(missingClass(namespace, topology.class));
+    const oldClass = current?.spec?.topology?.class;
+    if (cc && oldClass && oldClass !== topology.class) {
+      const oldCc = await getClass(reader, namespace, oldClass);
+      if (oldCc) errors.push(...validateClusterClassesAreCompatible(oldCc, cc));
+      else
+        errors.push({
+          type: 'Forbidden',
+          field: 'spec.topology.class',
+          detail: `valid ClusterClass with name "${oldClass}" could not be retrieved, change from class "${oldClass}" to class "${topology.class}" cannot be validated`,
+        });
+    }
+  }
+  return computeFieldOutcome(identity(request, cluster), errors);
+}

@@ -1,0 +1,37 @@
+// ClusterResourceSet rules of the admission webhook, as upstream's: the selector parses and is not empty (an empty
+// selector selects nothing), `strategy` defaults to ApplyOnce, and `strategy` and `clusterSelector` are immutable.
+import type { ClusterResourceSet } from '#shared/api/addons.ts';
+import { isEmptyLabelSelector, validateLabelSelector } from '#shared/api/label-selector.ts';
+import { jsonEqual, type FieldError } from '#shared/topology/variables/index.ts';
+
+/**
+ * Field errors of a ClusterResourceSet create (`current` undefined) or update.
+ *
+ * @example
+ * validateClusterResourceSet(undefined, crs); // [] when the selector is valid and not empty
+ */
+export function validateClusterResourceSet(
+  current: ClusterResourceSet | undefined,
+  desired: ClusterResourceSet,
+): FieldError[] {
+  const selector = desired.spec.clusterSelector;
+  const badValue = { json: selector };
+  const errors: FieldError[] = validateLabelSelector(selector).map((problem) => ({
+    type: 'Invalid',
+    field: 'spec.clusterSelector',
+    badValue,
+    detail: problem,
+  }));
+  if (errors.length === 0 && isEmptyLabelSelector(selector))
+    errors.push({ type: 'Invalid', field: 'spec.clusterSelector', badValue, detail: 'selector must not be empty' });
+  if (current?.spec.strategy && current.spec.strategy !== desired.spec.strategy)
+    errors.push({
+      type: 'Invalid',
+      field: 'spec.strategy',
+      badValue: desired.spec.strategy ?? '',
+      detail: 'field is immutable',
+    });
+  if (current && !jsonEqual(current.spec.clusterSelector, selector))
+    errors.push({ type: 'Invalid', field: 'spec.clusterSelector', badValue, detail: 'field is immutable' });
+  return errors;
+}

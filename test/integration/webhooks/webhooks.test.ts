@@ -1,0 +1,365 @@
+// The webhooks handler served over HTTPS on loopback (its own CA), registered with a real kube-apiserver through
+// the manifests in infra/webhooks/manifests/: bad objects are refused with the field path and reason, a Cluster
+// created without optional variables comes back defaulted.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Cluster } from '#shared/api/cluster.ts';
+import type { ClusterClass } from '#shared/api/cluster-class.ts';
+import {
+  applyObject,
+  createObject,
+  deleteObject,
+  getObject,
+  KubeForbiddenError,
+  KubeInvalidError,
+  type KubeObject,
+} from '#shared/kube/index.ts';
+import { createWebhookReader } from '#shared/webhooks/current/webhook-reader.ts';
+import { createWebhooksHandler } from '#shared/webhooks/create-webhooks-handler.ts';
+import { ClusterBuilder, ClusterClassBuilder } from '#test/builders/topology.ts';
+import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
+import { startWebhookServer, type WebhookServer } from '#test/harness/webhook-server.ts';
+import { loadWebhookConfigurations } from '../../../infra/webhooks/webhook-manifests.ts';
+
+const fieldManager = 'webhooks-test';
+const pathToken = 'integration-test-path-token';
+
+let mgmt: TestCluster;
+let server: WebhookServer;
+
+const asKube = (o: unknown) => o as KubeObject;
+
+function quickStart(name = 'quick-start'): ClusterClass {
+  return new ClusterClassBuilder(name)
+    .variables([
+      { name: 'cpu', required: true, schema: { openAPIV3Schema: { type: 'integer', minimum: 1, default: 2 } } },
+      {
+        name: 'image',
+        required: false,
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: { repository: { type: 'string', default: 'registry.k8s.io' }, tag: { type: 'string' } },
+          },
+        },
+      },
+    ])
+    .build();
+}
+
+function cluster(name: string, fn: (c: Cluster) => void = () => undefined): Cluster {
+  return new ClusterBuilder(name)
+    .with((c) => {
+      delete c.metadata.uid;
+      fn(c);
+    })
+    .build();
+}
+
+async function refused(
+  action: Promise<unknown>,
+  errorClass: typeof KubeInvalidError | typeof KubeForbiddenError,
+  ...fragments: string[]
+): Promise<void> {
+  await assert.rejects(action, (err: unknown) => {
+    assert.ok(err instanceof errorClass, `expected ${errorClass.name}, got ${String(err)}`);
+    for (const fragment of fragments)
+      assert.ok(err.message.includes(fragment), `"${fragment}" missing in: ${err.message}`);
+    return true;
+  });
+}
+
+/** The API server picks webhook configurations up asynchronously; wait until a refusal comes from ours. */
+async function waitForWebhooks(): Promise<void> {
+  const probe = asKube({
+    apiVersion: 'addons.cluster.x-k8s.io/v1beta1',
+    kind: 'ClusterResourceSet',
+    metadata: { namespace: 'default', name: 'probe' },
+    spec: { clusterSelector: {} },
+  });
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    try {
+      await createObject(mgmt.kube, probe, { fieldManager, dryRun: true });
+    } catch (err) {
+      if (err instanceof KubeInvalidError && err.message.includes('selector must not be empty')) return;
+    }
+    if (Date.now() > deadline) throw new Error('webhooks were not called within 20s');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+before(async () => {
+  mgmt = await startManagementCluster({ name: 'webhooks' });
+  const webhookClient = await mgmt.newClient();
+  server = await startWebhookServer(
+    createWebhooksHandler({ pathToken, getDeps: async () => ({ reader: createWebhookReader(webhookClient.kube) }) }),
+  );
+  for (const object of loadWebhookConfigurations({ baseUrl: `${server.url}/${pathToken}`, caBundle: server.caBundle }))
+    await applyObject(mgmt.kube, object, { fieldManager });
+  await waitForWebhooks();
+});
+
+after(async () => {
+  await server?.stop();
+  await mgmt?.stop();
+});
+
+describe('ClusterClass admission', () => {
+  test('refuses one kind serving as infrastructure cluster and control plane (seed 003)', async () => {
+    const cc = new ClusterClassBuilder('managed')
+      .with((c) => {
+        const ref = {
+          apiVersion: 'controlplane.cluster.x-k8s.io/v1beta2',
+          kind: 'AWSManagedControlPlaneTemplate',
+          name: 'eks',
+        };
+        c.spec!.infrastructure!.ref = { ...ref };
+        c.spec!.controlPlane!.ref = { ...ref };
+      })
+      .build();
+    await refused(
+      applyObject(mgmt.kube, asKube(cc), { fieldManager }),
+      KubeInvalidError,
+      'admission webhook "validation.clusterclass.cluster.x-k8s.io" denied the request',
+      'ClusterClass.cluster.x-k8s.io "managed" is invalid',
+      'spec.controlPlane.ref: Forbidden',
+      'cannot serve as both the infrastructure cluster and the control plane',
+    );
+  });
+
+  test('defaults template reference namespaces', async () => {
+    const created = await applyObject(mgmt.kube, asKube(quickStart()), { fieldManager });
+    const spec = created['spec'] as ClusterClass['spec'];
+    assert.equal(spec?.infrastructure?.ref.namespace, 'default');
+    assert.equal(spec?.workers?.machineDeployments?.[0]?.template.bootstrap.ref.namespace, 'default');
+  });
+});
+
+describe('Cluster admission', () => {
+  test('a Cluster created without optional variables comes back defaulted', async () => {
+    const c1 = cluster('c1', (c) => {
+      c.spec!.topology!.version = '1.29.0';
+      c.spec!.topology!.variables = [{ name: 'image', value: { tag: 'v1' } }];
+    });
+    await applyObject(mgmt.kube, asKube(c1), { fieldManager });
+    const stored = (await getObject(mgmt.kube, {
+      apiVersion: 'cluster.x-k8s.io/v1beta1',
+      kind: 'Cluster',
+      namespace: 'default',
+      name: 'c1',
+    })) as unknown as Cluster;
+    assert.equal(stored.spec?.topology?.version, 'v1.29.0');
+    assert.deepEqual(stored.spec?.topology?.variables, [
+      { name: 'image', value: { repository: 'registry.k8s.io', tag: 'v1' } },
+      { name: 'cpu', value: 2 },
+    ]);
+  });
+
+  const cases: [string, () => Cluster, string[]][] = [
+    [
+      'refuses a variable value the class schema rejects',
+      () => cluster('bad-value', (c) => (c.spec!.topology!.variables = [{ name: 'cpu', value: 0 }])),
+      ['spec.topology.variables[cpu].value', 'Invalid value: "0"', 'greater than or equal to 1'],
+    ],
+    [
+      'refuses a variable the class does not define',
+      () => cluster('undefined-var', (c) => (c.spec!.topology!.variables = [{ name: 'gpu', value: 1 }])),
+      ['spec.topology.variables[gpu]', 'variable is not defined'],
+    ],
+    [
+      'refuses a ClusterClass that does not exist',
+      () => cluster('no-class', (c) => (c.spec!.topology!.class = 'missing')),
+      ['spec.topology.class: Invalid value: "missing"', 'ClusterClass default/missing does not exist'],
+    ],
+    [
+      'refuses a MachineDeployment class the ClusterClass does not have',
+      () =>
+        cluster(
+          'bad-md-class',
+          (c) => (c.spec!.topology!.workers!.machineDeployments = [{ class: 'gpu', name: 'md-0' }]),
+        ),
+      ['spec.topology.workers.machineDeployments[0].class', 'MachineDeploymentClass with name "gpu" does not exist'],
+    ],
+    [
+      'refuses an invalid topology version',
+      () => cluster('bad-version', (c) => (c.spec!.topology!.version = 'v1.30')),
+      ['spec.topology.version: Invalid value: "v1.30": version must be a valid semantic version'],
+    ],
+  ];
+  for (const [name, build, fragments] of cases) {
+    test(name, async () => {
+      await refused(applyObject(mgmt.kube, asKube(build()), { fieldManager }), KubeInvalidError, ...fragments);
+    });
+  }
+
+  test('refuses MachineDeployment topologies with the same name', async () => {
+    const c = cluster('dup-md', (c) => {
+      c.spec!.topology!.workers!.machineDeployments = [
+        { class: 'default-worker', name: 'md-0' },
+        { class: 'default-worker', name: 'md-0' },
+      ];
+    });
+    await refused(
+      createObject(mgmt.kube, asKube(c), { fieldManager }),
+      KubeInvalidError,
+      'spec.topology.workers.machineDeployments[1].name',
+      'name must be unique',
+    );
+  });
+
+  const versionCases: [string, string, string][] = [
+    ['refuses a version downgrade', 'v1.28.5', 'version cannot be decreased from "1.29.0" to "1.28.5"'],
+    ['refuses skipping a minor version', 'v1.31.0', 'version cannot be increased from "1.29.0" to "1.31.0"'],
+  ];
+  for (const [name, version, reason] of versionCases) {
+    test(name, async () => {
+      const c1 = cluster('c1', (c) => (c.spec!.topology!.version = version));
+      await refused(
+        applyObject(mgmt.kube, asKube(c1), { fieldManager }),
+        KubeInvalidError,
+        'Cluster.cluster.x-k8s.io "c1" is invalid',
+        `spec.topology.version: Invalid value: "${version}": ${reason}`,
+      );
+    });
+  }
+
+  test('refuses a class change to a class with another infrastructure kind', async () => {
+    const other = quickStart('other');
+    other.spec!.infrastructure!.ref.kind = 'AWSClusterTemplate';
+    other.spec!.infrastructure!.ref.apiVersion = 'infrastructure.cluster.x-k8s.io/v1beta2';
+    await applyObject(mgmt.kube, asKube(other), { fieldManager });
+    const c1 = cluster('c1', (c) => {
+      c.spec!.topology!.version = 'v1.29.0';
+      c.spec!.topology!.class = 'other';
+    });
+    await refused(
+      applyObject(mgmt.kube, asKube(c1), { fieldManager }),
+      KubeInvalidError,
+      'spec.infrastructure.ref.kind: Forbidden: apiVersion.kind cannot be changed from "DockerClusterTemplate" to "AWSClusterTemplate"',
+    );
+  });
+});
+
+describe('ClusterClass updates checked against the Clusters using it', () => {
+  const updates: [string, (cc: ClusterClass) => void, string[]][] = [
+    [
+      'refuses removing a MachineDeployment class a Cluster uses',
+      (cc) => (cc.spec!.workers!.machineDeployments = []),
+      [
+        'spec.workers.machineDeployments: Forbidden',
+        'MachineDeploymentClass "default-worker" cannot be deleted because it is used by Cluster "c1"',
+      ],
+    ],
+    [
+      'refuses changing the infrastructure template kind',
+      (cc) => (cc.spec!.infrastructure!.ref.kind = 'OtherClusterTemplate'),
+      [
+        'spec.infrastructure.ref.kind: Forbidden',
+        'cannot be changed from "DockerClusterTemplate" to "OtherClusterTemplate"',
+      ],
+    ],
+    [
+      'refuses a schema change an existing value no longer passes',
+      (cc) => (cc.spec!.variables![1]!.schema.openAPIV3Schema.properties!['tag'] = { type: 'string', maxLength: 1 }),
+      [
+        'spec.variables[1].schema: Forbidden',
+        'variable "image" schema change is incompatible with Cluster "c1"',
+        'spec.topology.variables[image].value.tag',
+      ],
+    ],
+    [
+      'refuses removing a variable a Cluster uses',
+      (cc) => (cc.spec!.variables = cc.spec!.variables!.filter((v) => v.name !== 'image')),
+      ['spec.variables: Forbidden', 'variable "image" cannot be removed because it is used by Cluster(s) "c1"'],
+    ],
+  ];
+  for (const [name, edit, fragments] of updates) {
+    test(name, async () => {
+      const cc = quickStart();
+      edit(cc);
+      await refused(applyObject(mgmt.kube, asKube(cc), { fieldManager }), KubeInvalidError, ...fragments);
+    });
+  }
+
+  test('allows changing the bootstrap template kind', async () => {
+    const cc = quickStart();
+    cc.spec!.workers!.machineDeployments![0]!.template.bootstrap.ref.kind = 'OtherConfigTemplate';
+    await applyObject(mgmt.kube, asKube(cc), { fieldManager, dryRun: true });
+  });
+
+  test('refuses deleting a ClusterClass a Cluster uses', async () => {
+    await refused(
+      deleteObject(mgmt.kube, {
+        apiVersion: 'cluster.x-k8s.io/v1beta1',
+        kind: 'ClusterClass',
+        namespace: 'default',
+        name: 'quick-start',
+      }),
+      KubeForbiddenError,
+      'ClusterClass cannot be deleted because it is used by 1 Cluster(s)',
+    );
+  });
+});
+
+describe('ClusterResourceSet admission', () => {
+  const crs = (name: string, clusterSelector: unknown) =>
+    asKube({
+      apiVersion: 'addons.cluster.x-k8s.io/v1beta1',
+      kind: 'ClusterResourceSet',
+      metadata: { namespace: 'default', name },
+      spec: { clusterSelector, resources: [{ kind: 'ConfigMap', name: 'calico' }] },
+    });
+
+  test('refuses an empty selector', async () => {
+    await refused(
+      applyObject(mgmt.kube, crs('empty', {}), { fieldManager }),
+      KubeInvalidError,
+      'ClusterResourceSet.addons.cluster.x-k8s.io "empty" is invalid: spec.clusterSelector: Invalid value',
+      'selector must not be empty',
+    );
+  });
+
+  test('defaults the strategy and keeps the selector immutable', async () => {
+    const created = await applyObject(mgmt.kube, crs('calico', { matchLabels: { cni: 'calico' } }), { fieldManager });
+    assert.equal((created['spec'] as { strategy?: string }).strategy, 'ApplyOnce');
+    await refused(
+      applyObject(mgmt.kube, crs('calico', { matchLabels: { cni: 'cilium' } }), { fieldManager }),
+      KubeInvalidError,
+      'spec.clusterSelector: Invalid value',
+      'field is immutable',
+    );
+  });
+});
+
+describe('provider admission', () => {
+  const core = (namespace: string, name: string) =>
+    asKube({
+      apiVersion: 'operator.cluster.x-k8s.io/v1alpha2',
+      kind: 'CoreProvider',
+      metadata: { namespace, name },
+      spec: {},
+    });
+
+  before(async () => {
+    for (const name of ['capi-system', 'other-system'])
+      await applyObject(mgmt.kube, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, { fieldManager });
+  });
+
+  test('refuses a CoreProvider not named cluster-api', async () => {
+    await refused(
+      applyObject(mgmt.kube, core('capi-system', 'core'), { fieldManager }),
+      KubeInvalidError,
+      'metadata.name: Invalid value: "core": Incorrect CoreProvider name: core. It should be cluster-api',
+    );
+  });
+
+  test('refuses a second CoreProvider', async () => {
+    await applyObject(mgmt.kube, core('capi-system', 'cluster-api'), { fieldManager });
+    await refused(
+      applyObject(mgmt.kube, core('other-system', 'cluster-api'), { fieldManager }),
+      KubeInvalidError,
+      'metadata.name: Forbidden: CoreProvider capi-system/cluster-api already exists in the cluster. Only one is allowed.',
+    );
+  });
+});

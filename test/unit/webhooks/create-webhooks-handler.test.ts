@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { createWebhooksHandler } from '#shared/webhooks/create-webhooks-handler.ts';
+import type { WebhookReader } from '#shared/webhooks/current/webhook-reader.ts';
+
+const reader: WebhookReader = {
+  getClusterClass: async () => undefined,
+  listClustersUsingClass: async () => [],
+  listProviders: async () => [],
+};
+const token = 'a-secret-token-0123456789';
+const handler = createWebhooksHandler({ pathToken: token, getDeps: async () => ({ reader }) });
+
+const crsReview = {
+  apiVersion: 'admission.k8s.io/v1',
+  kind: 'AdmissionReview',
+  request: {
+    uid: 'u-1',
+    kind: { group: 'addons.cluster.x-k8s.io', version: 'v1beta1', kind: 'ClusterResourceSet' },
+    resource: { group: 'addons.cluster.x-k8s.io', version: 'v1beta1', resource: 'clusterresourcesets' },
+    name: 'crs',
+    namespace: 'default',
+    operation: 'CREATE',
+    object: {
+      apiVersion: 'addons.cluster.x-k8s.io/v1beta1',
+      kind: 'ClusterResourceSet',
+      metadata: { namespace: 'default', name: 'crs' },
+      spec: { clusterSelector: {} },
+    },
+  },
+};
+
+function event(path: string, body: unknown, method = 'POST', base64 = false) {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  return {
+    rawPath: path,
+    body: base64 ? Buffer.from(text).toString('base64') : text,
+    isBase64Encoded: base64,
+    requestContext: { http: { method } },
+  };
+}
+
+describe('createWebhooksHandler', () => {
+  const cases: [string, unknown, number][] = [
+    ['answers 404 without the path token', event('/validate', crsReview), 404],
+    ['answers 404 for a wrong token', event('/not-the-token-000000/validate', crsReview), 404],
+    ['answers 404 for an unknown mode', event(`/${token}/convert`, crsReview), 404],
+    ['answers 405 for a GET', event(`/${token}/validate`, crsReview, 'GET'), 405],
+    ['answers 400 for a body that is not JSON', event(`/${token}/validate`, '{'), 400],
+    ['answers 400 for JSON that is not an AdmissionReview', event(`/${token}/validate`, { kind: 'Pod' }), 400],
+    ['answers 400 for an event that is not from a Function URL', { hello: 'world' }, 400],
+  ];
+  for (const [name, e, status] of cases) {
+    test(name, async () => assert.equal((await handler(e)).statusCode, status));
+  }
+
+  test('answers a validating review (base64 body) with a refusal in the Status format', async () => {
+    const result = await handler(event(`/${token}/validate`, crsReview, 'POST', true));
+    assert.equal(result.statusCode, 200);
+    const body = JSON.parse(result.body) as {
+      response: { uid: string; allowed: boolean; status: { reason: string; message: string } };
+    };
+    assert.equal(body.response.uid, 'u-1');
+    assert.equal(body.response.allowed, false);
+    assert.equal(body.response.status.reason, 'Invalid');
+    assert.match(
+      body.response.status.message,
+      /spec\.clusterSelector: Invalid value: \{\}: selector must not be empty/,
+    );
+  });
+
+  test('answers a mutating review with a JSONPatch', async () => {
+    const result = await handler(event(`/${token}/mutate`, crsReview));
+    const body = JSON.parse(result.body) as { response: { allowed: boolean; patchType: string; patch: string } };
+    assert.equal(body.response.patchType, 'JSONPatch');
+    assert.deepEqual(JSON.parse(Buffer.from(body.response.patch, 'base64').toString('utf8')), [
+      { op: 'add', path: '/spec/strategy', value: 'ApplyOnce' },
+    ]);
+  });
+
+  test('refuses a weak path token when the handler is built', () => {
+    assert.throws(
+      () => createWebhooksHandler({ pathToken: 'short', getDeps: async () => ({ reader }) }),
+      /at least 16/,
+    );
+  });
+});

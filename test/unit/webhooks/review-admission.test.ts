@@ -1,0 +1,218 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import jsonpatch from 'fast-json-patch';
+import type { Operation } from 'fast-json-patch';
+import type { Cluster } from '#shared/api/cluster.ts';
+import type { ClusterClass } from '#shared/api/cluster-class.ts';
+import type { ObjectKey } from '#shared/api/object-meta.ts';
+import type { Provider } from '#shared/api/operator.ts';
+import type { AdmissionReview, AdmissionReviewResponse } from '#shared/webhooks/admission-review.ts';
+import type { WebhookReader } from '#shared/webhooks/current/webhook-reader.ts';
+import { reviewAdmission, type AdmissionMode } from '#shared/webhooks/review-admission.ts';
+import { ClusterBuilder, ClusterClassBuilder, deepFreeze } from '#test/builders/topology.ts';
+
+/** An in-memory reader that counts its calls. */
+function fakeReader(classes: ClusterClass[], clusters: Cluster[] = [], providers: Provider[] = []) {
+  const calls: string[] = [];
+  const reader: WebhookReader = {
+    getClusterClass: async (key: ObjectKey) => {
+      calls.push(`getClusterClass ${key.name}`);
+      return classes.find((c) => c.metadata.name === key.name);
+    },
+    listClustersUsingClass: async (key: ObjectKey) => {
+      calls.push(`listClustersUsingClass ${key.name}`);
+      return clusters.filter((c) => c.spec?.topology?.class === key.name);
+    },
+    listProviders: async (kind) => {
+      calls.push(`listProviders ${kind}`);
+      return providers.filter((p) => p.kind === kind);
+    },
+  };
+  return { reader, calls };
+}
+
+const groups: Record<string, string> = {
+  Cluster: 'cluster.x-k8s.io',
+  ClusterClass: 'cluster.x-k8s.io',
+  ClusterResourceSet: 'addons.cluster.x-k8s.io',
+  CoreProvider: 'operator.cluster.x-k8s.io',
+};
+
+function review(operation: 'CREATE' | 'UPDATE' | 'DELETE', object: unknown, oldObject?: unknown): AdmissionReview {
+  const o = (object ?? oldObject) as { kind: string; metadata: { name: string; namespace: string } };
+  return deepFreeze({
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    request: {
+      uid: 'uid-1',
+      kind: { group: groups[o.kind] ?? '', version: 'v1beta1', kind: o.kind },
+      resource: { group: groups[o.kind] ?? '', version: 'v1beta1', resource: `${o.kind.toLowerCase()}s` },
+      name: o.metadata.name,
+      namespace: o.metadata.namespace,
+      operation,
+      object: object ?? null,
+      ...(oldObject === undefined ? {} : { oldObject }),
+    },
+  });
+}
+
+const decodePatch = (r: AdmissionReviewResponse): Operation[] =>
+  r.response.patch ? (JSON.parse(Buffer.from(r.response.patch, 'base64').toString('utf8')) as Operation[]) : [];
+
+const cc = deepFreeze(
+  new ClusterClassBuilder()
+    .variables([
+      { name: 'cpu', required: true, schema: { openAPIV3Schema: { type: 'integer', minimum: 1, default: 2 } } },
+      { name: 'zone', required: false, schema: { openAPIV3Schema: { type: 'string' } } },
+    ])
+    .build(),
+);
+const cluster = deepFreeze(new ClusterBuilder().build());
+
+async function run(mode: AdmissionMode, r: AdmissionReview, reader: WebhookReader) {
+  return reviewAdmission({ reader }, mode, r);
+}
+
+describe('reviewAdmission: Cluster', () => {
+  test('defaults variables with a JSONPatch that keeps fields the schemas do not model', async () => {
+    const raw = deepFreeze({
+      ...structuredClone(cluster),
+      spec: { ...structuredClone(cluster.spec), unknownField: 1 },
+    });
+    const { reader, calls } = fakeReader([cc]);
+    const response = await run('mutate', review('CREATE', raw), reader);
+    assert.equal(response.response.allowed, true);
+    assert.equal(response.response.patchType, 'JSONPatch');
+    const patched = jsonpatch.applyPatch(structuredClone(raw), decodePatch(response)).newDocument as typeof raw;
+    assert.deepEqual(patched.spec.topology?.variables, [{ name: 'cpu', value: 2 }]);
+    assert.equal(patched.spec.unknownField, 1);
+    assert.deepEqual(calls, ['getClusterClass quick-start']);
+  });
+
+  test('answers without a patch when nothing is defaulted', async () => {
+    const defaulted = new ClusterBuilder()
+      .with((c) => (c.spec!.topology!.variables = [{ name: 'cpu', value: 3 }]))
+      .build();
+    const response = await run('mutate', review('CREATE', defaulted), fakeReader([cc]).reader);
+    assert.deepEqual(response.response, { uid: 'uid-1', allowed: true });
+  });
+
+  test('refuses in the mutating step a value the class rejects, as upstream', async () => {
+    const bad = new ClusterBuilder().with((c) => (c.spec!.topology!.variables = [{ name: 'cpu', value: 0 }])).build();
+    const response = await run('mutate', review('CREATE', bad), fakeReader([cc]).reader);
+    assert.equal(response.response.allowed, false);
+    assert.equal(response.response.status?.code, 422);
+    assert.deepEqual(response.response.status?.details?.causes, [
+      {
+        reason: 'FieldValueInvalid',
+        message: 'Invalid value: "0": should be greater than or equal to 1',
+        field: 'spec.topology.variables[cpu].value',
+      },
+    ]);
+  });
+
+  test('leaves a Cluster whose class does not exist to the validating webhook', async () => {
+    const response = await run('mutate', review('CREATE', cluster), fakeReader([]).reader);
+    assert.equal(response.response.allowed, true);
+  });
+
+  test('validates an update without listing anything but the class', async () => {
+    const next = new ClusterBuilder().with((c) => (c.spec!.topology!.variables = [{ name: 'cpu', value: 3 }])).build();
+    const old = new ClusterBuilder().with((c) => (c.spec!.topology!.variables = [{ name: 'cpu', value: 2 }])).build();
+    const { reader, calls } = fakeReader([cc]);
+    const response = await run('validate', review('UPDATE', next, old), reader);
+    assert.equal(response.response.allowed, true);
+    assert.deepEqual(calls, ['getClusterClass quick-start']);
+  });
+
+  test('reads the old class only when the class changes', async () => {
+    const other = new ClusterClassBuilder('other')
+      .with((c) => (c.spec!.infrastructure!.ref.kind = 'AWSClusterTemplate'))
+      .build();
+    const next = new ClusterBuilder().with((c) => (c.spec!.topology!.class = 'other')).build();
+    const { reader, calls } = fakeReader([new ClusterClassBuilder().build(), other]);
+    const response = await run('validate', review('UPDATE', next, cluster), reader);
+    assert.deepEqual(calls, ['getClusterClass other', 'getClusterClass quick-start']);
+    assert.match(response.response.status?.message ?? '', /spec\.infrastructure\.ref\.kind: Forbidden/);
+  });
+
+  test('refuses with an InternalError when a lookup fails', async () => {
+    const reader: WebhookReader = {
+      ...fakeReader([]).reader,
+      getClusterClass: async () => {
+        throw new Error('connection refused');
+      },
+    };
+    const response = await run('validate', review('CREATE', cluster), reader);
+    assert.equal(response.response.status?.reason, 'InternalError');
+    assert.equal(response.response.status?.code, 500);
+    assert.match(response.response.status?.message ?? '', /failed to admit Cluster default\/c1: connection refused/);
+  });
+});
+
+describe('reviewAdmission: ClusterClass', () => {
+  test('lists the Clusters of a class only when an update removes a class or changes a variable', async () => {
+    const { reader, calls } = fakeReader([], [cluster]);
+    const renamed = new ClusterClassBuilder().with((c) => (c.spec!.infrastructure!.ref.name = 'v2')).build();
+    await run('validate', review('UPDATE', renamed, new ClusterClassBuilder().build()), reader);
+    assert.deepEqual(calls, []);
+    const noWorkers = new ClusterClassBuilder().with((c) => (c.spec!.workers = {})).build();
+    const response = await run('validate', review('UPDATE', noWorkers, new ClusterClassBuilder().build()), reader);
+    assert.deepEqual(calls, ['listClustersUsingClass quick-start']);
+    assert.equal(response.response.allowed, false);
+  });
+
+  test('refuses deleting a class in use with a Forbidden Status', async () => {
+    const response = await run(
+      'validate',
+      review('DELETE', null, new ClusterClassBuilder().build()),
+      fakeReader([], [cluster]).reader,
+    );
+    assert.equal(response.response.status?.code, 403);
+    assert.equal(
+      response.response.status?.message,
+      'ClusterClass.cluster.x-k8s.io "quick-start" is forbidden: ClusterClass cannot be deleted because it is used by 1 Cluster(s)',
+    );
+  });
+
+  test('defaults reference namespaces', async () => {
+    const response = await run('mutate', review('CREATE', new ClusterClassBuilder().build()), fakeReader([]).reader);
+    const paths = decodePatch(response).map((op) => op.path);
+    assert.ok(paths.includes('/spec/infrastructure/ref/namespace'));
+    assert.ok(paths.includes('/spec/workers/machineDeployments/0/template/bootstrap/ref/namespace'));
+  });
+});
+
+describe('reviewAdmission: other kinds', () => {
+  test('refuses a provider with two fetch sources, naming the field', async () => {
+    const p = {
+      apiVersion: 'operator.cluster.x-k8s.io/v1alpha2',
+      kind: 'CoreProvider',
+      metadata: { namespace: 'capi-system', name: 'cluster-api' },
+      spec: { fetchConfig: { url: 'https://example.com', oci: 'example.com/capi:v1' } },
+    };
+    const response = await run('validate', review('CREATE', p), fakeReader([]).reader);
+    assert.equal(
+      response.response.status?.message,
+      'CoreProvider.operator.cluster.x-k8s.io "cluster-api" is invalid: spec.fetchConfig: Invalid value: Must specify one and only one of {oci, url, selector}',
+    );
+  });
+
+  test('allows kinds without rules', async () => {
+    const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'default', name: 'x' } };
+    const response = await run('validate', review('CREATE', cm), fakeReader([]).reader);
+    assert.deepEqual(response.response, { uid: 'uid-1', allowed: true });
+  });
+});
+
+describe('reviewAdmission: Clusters being deleted', () => {
+  test('allows finalizer removal on a Cluster being deleted even when its class is gone', async () => {
+    const deleting = new ClusterBuilder().with((c) => (c.metadata.deletionTimestamp = '2024-05-01T10:00:00Z')).build();
+    const { reader, calls } = fakeReader([]);
+    for (const mode of ['mutate', 'validate'] as const) {
+      const response = await run(mode, review('UPDATE', deleting, cluster), reader);
+      assert.equal(response.response.allowed, true);
+    }
+    assert.deepEqual(calls, []);
+  });
+});

@@ -1,0 +1,193 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { Cluster } from '#shared/api/cluster.ts';
+import type { ClusterClass } from '#shared/api/cluster-class.ts';
+import type { ClusterClassVariable } from '#shared/api/variables.ts';
+import { formatFieldErrors } from '#shared/topology/variables/index.ts';
+import {
+  computeChangedVariables,
+  validateClusterClassesAreCompatible,
+  validateRemovedClassesAreNotUsed,
+  validateVariableChangesAgainstClusters,
+} from '#shared/webhooks/rules/cluster-class-rules.ts';
+import { ClusterBuilder, ClusterClassBuilder, deepFreeze } from '#test/builders/topology.ts';
+
+const variables: ClusterClassVariable[] = [
+  { name: 'cpu', required: true, schema: { openAPIV3Schema: { type: 'integer', minimum: 1 } } },
+  {
+    name: 'image',
+    required: false,
+    schema: { openAPIV3Schema: { type: 'object', properties: { tag: { type: 'string' }, repo: { type: 'string' } } } },
+  },
+];
+const base = (fn: (cc: ClusterClass) => void = () => undefined) =>
+  deepFreeze(new ClusterClassBuilder().variables(structuredClone(variables)).with(fn).build());
+
+const c1 = deepFreeze(
+  new ClusterBuilder('c1')
+    .with((c) => {
+      c.spec!.topology!.variables = [
+        { name: 'cpu', value: 4 },
+        { name: 'image', value: { tag: 'v1' } },
+      ];
+    })
+    .build(),
+);
+const c2 = deepFreeze(
+  new ClusterBuilder('c2')
+    .with((c) => {
+      c.spec!.topology!.variables = [{ name: 'cpu', value: 1 }];
+      c.spec!.topology!.workers!.machineDeployments![0]!.variables = {
+        overrides: [{ name: 'image', value: { tag: 'v22' } }],
+      };
+    })
+    .build(),
+);
+
+const messages = (errors: Parameters<typeof formatFieldErrors>[0]) => formatFieldErrors(errors);
+
+describe('validateClusterClassesAreCompatible', () => {
+  const cases: [string, ClusterClass, string[]][] = [
+    ['accepts an unchanged class', base(), []],
+    [
+      'accepts a changed bootstrap template kind',
+      base((cc) => (cc.spec!.workers!.machineDeployments![0]!.template.bootstrap.ref.kind = 'OtherConfigTemplate')),
+      [],
+    ],
+    [
+      'accepts a new template name and version of the same kind',
+      base((cc) => {
+        cc.spec!.infrastructure!.ref.name = 'v2';
+        cc.spec!.infrastructure!.ref.apiVersion = 'infrastructure.cluster.x-k8s.io/v1beta2';
+      }),
+      [],
+    ],
+    ['accepts a namespace made explicit', base((cc) => (cc.spec!.controlPlane!.ref.namespace = 'default')), []],
+    [
+      'refuses a changed infrastructure cluster kind',
+      base((cc) => (cc.spec!.infrastructure!.ref.kind = 'AWSClusterTemplate')),
+      [
+        'spec.infrastructure.ref.kind: Forbidden: apiVersion.kind cannot be changed from "DockerClusterTemplate" to "AWSClusterTemplate" to prevent incompatible changes in the Clusters',
+      ],
+    ],
+    [
+      'refuses a changed control plane group',
+      base((cc) => (cc.spec!.controlPlane!.ref.apiVersion = 'other.io/v1')),
+      [
+        'spec.controlPlane.ref.apiVersion: Forbidden: apiVersion.group cannot be changed from "controlplane.cluster.x-k8s.io" to "other.io" to prevent incompatible changes in the Clusters',
+      ],
+    ],
+    [
+      'refuses a changed control plane machine infrastructure kind',
+      base((cc) => (cc.spec!.controlPlane!.machineInfrastructure!.ref.kind = 'AWSMachineTemplate')),
+      [
+        'spec.controlPlane.machineInfrastructure.ref.kind: Forbidden: apiVersion.kind cannot be changed from "DockerMachineTemplate" to "AWSMachineTemplate" to prevent incompatible changes in the Clusters',
+      ],
+    ],
+    [
+      'refuses a changed worker infrastructure kind',
+      base((cc) => (cc.spec!.workers!.machineDeployments![0]!.template.infrastructure.ref.kind = 'AWSMachineTemplate')),
+      [
+        'spec.workers.machineDeployments[0].template.infrastructure.ref.kind: Forbidden: apiVersion.kind cannot be changed from "DockerMachineTemplate" to "AWSMachineTemplate" to prevent incompatible changes in the Clusters',
+      ],
+    ],
+    [
+      'refuses a template in another namespace',
+      base((cc) => (cc.spec!.infrastructure!.ref.namespace = 'other')),
+      [
+        'spec.infrastructure.ref.namespace: Forbidden: templates must be in the same namespace as the ClusterClass (default)',
+      ],
+    ],
+  ];
+  for (const [name, desired, expected] of cases) {
+    test(name, () => assert.deepEqual(messages(validateClusterClassesAreCompatible(base(), desired)), expected));
+  }
+});
+
+describe('validateRemovedClassesAreNotUsed', () => {
+  const noWorkers = base((cc) => (cc.spec!.workers!.machineDeployments = []));
+  const cases: [string, readonly Cluster[], ClusterClass, string[]][] = [
+    ['accepts removing a class no Cluster uses', [], noWorkers, []],
+    ['accepts keeping a class in use', [c1], base(), []],
+    [
+      'refuses removing a class each using Cluster is named for',
+      [c1, c2],
+      noWorkers,
+      [
+        'spec.workers.machineDeployments: Forbidden: MachineDeploymentClass "default-worker" cannot be deleted because it is used by Cluster "c1"',
+        'spec.workers.machineDeployments: Forbidden: MachineDeploymentClass "default-worker" cannot be deleted because it is used by Cluster "c2"',
+      ],
+    ],
+  ];
+  for (const [name, clusters, desired, expected] of cases) {
+    test(name, () => assert.deepEqual(messages(validateRemovedClassesAreNotUsed(clusters, base(), desired)), expected));
+  }
+});
+
+describe('validateVariableChangesAgainstClusters', () => {
+  const cases: [string, ClusterClass, RegExp[]][] = [
+    ['accepts an unchanged class without looking at values', base(), []],
+    [
+      'accepts a schema change every value passes',
+      base((cc) => (cc.spec!.variables![0]!.schema.openAPIV3Schema.maximum = 8)),
+      [],
+    ],
+    [
+      'refuses a schema change a cluster-wide value fails, naming the Cluster and the value',
+      base((cc) => (cc.spec!.variables![0]!.schema.openAPIV3Schema.minimum = 2)),
+      [
+        /^spec\.variables\[0\]\.schema: Forbidden: variable "cpu" schema change is incompatible with Cluster "c2": spec\.topology\.variables\[cpu\]\.value: Invalid value: "1": should be greater than or equal to 2$/,
+      ],
+    ],
+    [
+      'refuses a schema change an override fails',
+      base((cc) => (cc.spec!.variables![1]!.schema.openAPIV3Schema.properties!['tag']!.maxLength = 2)),
+      [
+        /variable "image" schema change is incompatible with Cluster "c2": spec\.topology\.workers\.machineDeployments\[md-0\]\.variables\.overrides\[image\]\.value\.tag/,
+      ],
+    ],
+    [
+      'accepts a schema change whose new default fills what the value lacks',
+      base((cc) => {
+        const schema = cc.spec!.variables![1]!.schema.openAPIV3Schema;
+        schema.required = ['repo'];
+        schema.properties!['repo'] = { type: 'string', default: 'registry.k8s.io' };
+      }),
+      [],
+    ],
+    [
+      'refuses removing a variable, listing the Clusters using it',
+      base((cc) => (cc.spec!.variables = cc.spec!.variables!.filter((v) => v.name !== 'image'))),
+      [/^spec\.variables: Forbidden: variable "image" cannot be removed because it is used by Cluster\(s\) "c1,c2"$/],
+    ],
+    [
+      'refuses a variable becoming required without a default while a Cluster does not set it',
+      base((cc) => (cc.spec!.variables![1]!.required = true)),
+      [
+        /^spec\.variables\[1\]\.required: Forbidden: variable "image" cannot become required without a default because Cluster\(s\) "c2" do not set it$/,
+      ],
+    ],
+    [
+      'accepts a new required variable with a default',
+      base((cc) =>
+        cc.spec!.variables!.push({
+          name: 'zone',
+          required: true,
+          schema: { openAPIV3Schema: { type: 'string', default: 'a' } },
+        }),
+      ),
+      [],
+    ],
+  ];
+  for (const [name, desired, expected] of cases) {
+    test(name, () => {
+      const got = messages(validateVariableChangesAgainstClusters([c1, c2], base(), desired));
+      assert.equal(got.length, expected.length, got.join('\n'));
+      expected.forEach((re, i) => assert.match(got[i] ?? '', re));
+    });
+  }
+
+  test('computes no change for an identical class', () => {
+    assert.equal(computeChangedVariables(base(), base()).size, 0);
+  });
+});

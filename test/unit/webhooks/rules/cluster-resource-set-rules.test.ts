@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { ClusterResourceSet } from '#shared/api/addons.ts';
+import { formatFieldErrors } from '#shared/topology/variables/index.ts';
+import { validateClusterResourceSet } from '#shared/webhooks/rules/cluster-resource-set-rules.ts';
+import { deepFreeze } from '#test/builders/topology.ts';
+
+const crs = (spec: Partial<ClusterResourceSet['spec']>): ClusterResourceSet =>
+  deepFreeze({
+    apiVersion: 'addons.cluster.x-k8s.io/v1beta1',
+    kind: 'ClusterResourceSet',
+    metadata: { namespace: 'default', name: 'calico' },
+    spec: { clusterSelector: { matchLabels: { cni: 'calico' } }, ...spec },
+  });
+
+describe('validateClusterResourceSet', () => {
+  const cases: [string, ClusterResourceSet | undefined, ClusterResourceSet, string[]][] = [
+    ['accepts a create with a label selector', undefined, crs({}), []],
+    [
+      'refuses an empty selector',
+      undefined,
+      crs({ clusterSelector: {} }),
+      ['spec.clusterSelector: Invalid value: {}: selector must not be empty'],
+    ],
+    [
+      'refuses a selector apimachinery cannot parse',
+      undefined,
+      crs({ clusterSelector: { matchExpressions: [{ key: 'cni', operator: 'In' }] } }),
+      [
+        `spec.clusterSelector: Invalid value: {"matchExpressions":[{"key":"cni","operator":"In"}]}: matchExpressions[0]: for 'In', 'NotIn' operators, values set can't be empty`,
+      ],
+    ],
+    ['accepts an update that keeps both fields', crs({ strategy: 'Reconcile' }), crs({ strategy: 'Reconcile' }), []],
+    [
+      'refuses changing the strategy',
+      crs({ strategy: 'ApplyOnce' }),
+      crs({ strategy: 'Reconcile' }),
+      ['spec.strategy: Invalid value: "Reconcile": field is immutable'],
+    ],
+    ['accepts setting a strategy that was unset', crs({}), crs({ strategy: 'Reconcile' }), []],
+    [
+      'refuses changing the selector',
+      crs({}),
+      crs({ clusterSelector: { matchLabels: { cni: 'cilium' } } }),
+      ['spec.clusterSelector: Invalid value: {"matchLabels":{"cni":"cilium"}}: field is immutable'],
+    ],
+  ];
+  for (const [name, current, desired, expected] of cases) {
+    test(name, () => assert.deepEqual(formatFieldErrors(validateClusterResourceSet(current, desired)), expected));
+  }
+});

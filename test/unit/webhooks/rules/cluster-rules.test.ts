@@ -1,0 +1,118 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { Cluster } from '#shared/api/cluster.ts';
+import { formatFieldErrors } from '#shared/topology/variables/index.ts';
+import {
+  computeDefaultedVersion,
+  UnsafeAnnotations,
+  validateClusterUpdate,
+  validateTopologyVersionChange,
+  validateTopologyVersionFormat,
+} from '#shared/webhooks/rules/cluster-rules.ts';
+import { ClusterBuilder, deepFreeze } from '#test/builders/topology.ts';
+
+describe('validateTopologyVersionChange', () => {
+  const cases: [string, string, string, string[]][] = [
+    ['accepts the same version', 'v1.29.0', 'v1.29.0', []],
+    ['accepts a patch upgrade', 'v1.29.0', 'v1.29.3', []],
+    ['accepts a one-minor upgrade', 'v1.29.3', 'v1.30.0', []],
+    ['accepts a one-minor upgrade to a pre-release', 'v1.29.3', 'v1.30.0-rc.1', []],
+    [
+      'refuses a patch downgrade',
+      'v1.29.3',
+      'v1.29.2',
+      ['spec.topology.version: Invalid value: "v1.29.2": version cannot be decreased from "1.29.3" to "1.29.2"'],
+    ],
+    [
+      'refuses a downgrade of build metadata',
+      'v1.29.0+build.2',
+      'v1.29.0+build.1',
+      [
+        'spec.topology.version: Invalid value: "v1.29.0+build.1": version cannot be decreased from "1.29.0+build.2" to "1.29.0+build.1"',
+      ],
+    ],
+    [
+      'refuses skipping a minor version',
+      'v1.29.0',
+      'v1.31.0',
+      ['spec.topology.version: Invalid value: "v1.31.0": version cannot be increased from "1.29.0" to "1.31.0"'],
+    ],
+    [
+      'refuses a major upgrade',
+      'v1.29.0',
+      'v2.0.0',
+      ['spec.topology.version: Invalid value: "v2.0.0": version cannot be increased from "1.29.0" to "2.0.0"'],
+    ],
+    [
+      'refuses a version that does not parse',
+      'v1.29.0',
+      'latest',
+      ['spec.topology.version: Invalid value: "latest": version must be a valid semantic version'],
+    ],
+  ];
+  for (const [name, from, to, expected] of cases) {
+    test(name, () => assert.deepEqual(formatFieldErrors(validateTopologyVersionChange(from, to)), expected));
+  }
+});
+
+describe('validateTopologyVersionFormat and computeDefaultedVersion', () => {
+  const cases: [string, string, boolean][] = [
+    ['accepts v1.30.1', 'v1.30.1', true],
+    ['accepts 1.30.1 without v', '1.30.1', true],
+    ['accepts a build suffix', 'v1.30.1+k3s1', true],
+    ['refuses a missing patch', 'v1.30', false],
+    ['refuses a leading zero', 'v1.030.1', false],
+  ];
+  for (const [name, version, ok] of cases) {
+    test(name, () => assert.equal(validateTopologyVersionFormat(version).length === 0, ok));
+  }
+  test('prefixes v only when missing', () => {
+    assert.equal(computeDefaultedVersion('1.30.1'), 'v1.30.1');
+    assert.equal(computeDefaultedVersion('v1.30.1'), 'v1.30.1');
+  });
+});
+
+describe('validateClusterUpdate', () => {
+  const withTopology = deepFreeze(new ClusterBuilder().build());
+  const withoutTopology = deepFreeze(new ClusterBuilder().with((c) => delete c.spec!.topology).build());
+  const edit = (fn: (c: Cluster) => void) => deepFreeze(new ClusterBuilder().with(fn).build());
+  const cases: [string, Cluster, Cluster, string[]][] = [
+    ['accepts an unchanged Cluster', withTopology, withTopology, []],
+    [
+      'refuses removing the topology',
+      withTopology,
+      withoutTopology,
+      ['spec.topology: Forbidden: cannot be removed from an existing Cluster'],
+    ],
+    [
+      'refuses adding a topology to an existing Cluster',
+      withoutTopology,
+      withTopology,
+      ['spec.topology.class: Forbidden: class cannot be set on an existing Cluster'],
+    ],
+    [
+      'accepts adding a topology with the unsafe class-name annotation',
+      withoutTopology,
+      edit((c) => (c.metadata.annotations = { [UnsafeAnnotations.updateClassName]: '' })),
+      [],
+    ],
+    [
+      'refuses a downgrade',
+      withTopology,
+      edit((c) => (c.spec!.topology!.version = 'v1.29.0')),
+      ['spec.topology.version: Invalid value: "v1.29.0": version cannot be decreased from "1.30.0" to "1.29.0"'],
+    ],
+    [
+      'accepts a downgrade with the unsafe version annotation',
+      withTopology,
+      edit((c) => {
+        c.spec!.topology!.version = 'v1.29.0';
+        c.metadata.annotations = { [UnsafeAnnotations.updateVersion]: 'true' };
+      }),
+      [],
+    ],
+  ];
+  for (const [name, current, desired, expected] of cases) {
+    test(name, () => assert.deepEqual(formatFieldErrors(validateClusterUpdate(current, desired)), expected));
+  }
+});
