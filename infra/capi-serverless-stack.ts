@@ -18,6 +18,7 @@ import type { Construct } from 'constructs';
 import { controllers, tableDesign, type Controller } from '#shared/checkpoint/table.ts';
 import { detailTypes, eventSources } from '#shared/runtime/events.ts';
 import { eventPatternOf, routes } from '#shared/runtime/routes.ts';
+import { WebhooksFunction } from './webhooks/webhooks-function.ts';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -26,6 +27,8 @@ export type CapiServerlessStackProps = StackProps & {
   readonly kubeconfigSecretName?: string;
   /** Minutes between ticks (default 5). */
   readonly tickMinutes?: number;
+  /** Secret first path segment of the webhook URL (keeps strangers off the public Function URL). */
+  readonly webhookPathToken?: string;
 };
 
 /** The DynamoDB actions a pass uses: get the checkpoint, conditional put/update/delete of lease rows, transactions. */
@@ -41,6 +44,7 @@ export class CapiServerlessStack extends Stack {
   readonly table: dynamodb.Table;
   readonly bus: events.EventBus;
   readonly functions: Readonly<Record<Controller, nodejs.NodejsFunction>>;
+  readonly webhooks: WebhooksFunction;
 
   constructor(scope: Construct, id: string, props: CapiServerlessStackProps = {}) {
     super(scope, id, props);
@@ -177,6 +181,11 @@ export class CapiServerlessStack extends Stack {
         value: functions[controller].role?.roleArn ?? '',
       });
     }
+    // Admission webhooks behind a Function URL; register infra/webhooks/manifests with its URL (see README).
+    this.webhooks = new WebhooksFunction(this, 'Webhooks', {
+      ...(secret ? { kubeconfigSecret: secret } : {}),
+      ...(props.webhookPathToken ? { pathToken: props.webhookPathToken } : {}),
+    });
     void alarms;
   }
 }

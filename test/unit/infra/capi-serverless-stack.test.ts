@@ -30,7 +30,12 @@ describe('CapiServerlessStack', () => {
   });
 
   test('the three controller functions run on arm64 with the table name and the kubeconfig secret', () => {
-    const fns = resources('AWS::Lambda::Function').filter((f) => f.Properties['Handler'] === 'index.handler');
+    const fns = resources('AWS::Lambda::Function').filter(
+      (f) =>
+        f.Properties['Handler'] === 'index.handler' &&
+        (f.Properties['Environment'] as { Variables: Record<string, unknown> }).Variables['POWERTOOLS_SERVICE_NAME'] !==
+          'capi-serverless-webhooks',
+    );
     assert.equal(fns.length, 3);
     for (const fn of fns) {
       assert.deepEqual(fn.Properties['Architectures'], ['arm64']);
@@ -40,6 +45,19 @@ describe('CapiServerlessStack', () => {
       assert.equal(env['KUBECONFIG_SECRET_ARN'], 'mgmt-kubeconfig');
       assert.ok(fn.Properties['DeadLetterConfig'], 'failed async invocations go to a DLQ');
     }
+  });
+
+  test('the admission webhooks function is served by a Function URL and never retried', () => {
+    const fns = resources('AWS::Lambda::Function').filter(
+      (f) =>
+        (f.Properties['Environment'] as { Variables: Record<string, unknown> } | undefined)?.Variables[
+          'POWERTOOLS_SERVICE_NAME'
+        ] === 'capi-serverless-webhooks',
+    );
+    assert.equal(fns.length, 1);
+    assert.deepEqual(fns[0]!.Properties['Architectures'], ['arm64']);
+    template.resourceCountIs('AWS::Lambda::Url', 1);
+    template.hasResourceProperties('AWS::Lambda::Url', { AuthType: 'NONE' });
   });
 
   const patterns = [
