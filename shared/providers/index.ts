@@ -12,7 +12,6 @@ export * from '#shared/providers/desired/label-selector.ts';
 export * from '#shared/providers/desired/parse-components-yaml.ts';
 export * from '#shared/providers/desired/provider-components-error.ts';
 export * from '#shared/providers/desired/semver.ts';
-export * from '#shared/providers/desired/sha256.ts';
 export * from '#shared/providers/current/get-config-variables.ts';
 export * from '#shared/providers/current/get-provider.ts';
 export * from '#shared/providers/current/list-blocking-clusters.ts';

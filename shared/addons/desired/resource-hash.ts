@@ -2,7 +2,7 @@
 // written by an in-cluster Cluster API are adopted without re-applying anything.
 import type { ResourceContent } from '#shared/addons/desired/resource-data.ts';
 import { normalizeResourceData } from '#shared/addons/desired/resource-data.ts';
-import { sha256Hex } from '#shared/addons/desired/sha256.ts';
+import { sha256Hex } from '#shared/hash/sha256.ts';
 
 /**
  * `sha256:<hex>` over the resource's data values concatenated with no separator, in sorted key order, Secret values

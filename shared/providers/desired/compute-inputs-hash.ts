@@ -1,6 +1,6 @@
 // A stable hash of everything that determines a provider's installed components, for change detection.
 import type { ProviderComponentsInput } from '#shared/providers/desired/compute-provider-components.ts';
-import { computeSha256 } from '#shared/providers/desired/sha256.ts';
+import { computeSha256 } from '#shared/hash/sha256.ts';
 
 /** Bump when the processing changes so that every provider is re-rendered once. */
 export const inputsHashVersion = 'provider-components/v1';

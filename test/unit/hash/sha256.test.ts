@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { sha256Hex } from '#shared/addons/desired/sha256.ts';
+import { computeSha256, sha256Hex } from '#shared/hash/sha256.ts';
 
 describe('sha256Hex', () => {
   const cases: { name: string; chunks: string[]; want: string }[] = [
@@ -33,6 +33,16 @@ describe('sha256Hex', () => {
         assert.equal(sha256Hex(chunks), node.digest('hex'));
       }),
       { numRuns: 300 },
+    );
+  });
+
+  test('computeSha256 hashes a string as its UTF-8 bytes', () => {
+    assert.equal(computeSha256('héllo'), createHash('sha256').update('héllo', 'utf8').digest('hex'));
+    assert.equal(
+      computeSha256(new Uint8Array([1, 2, 3])),
+      createHash('sha256')
+        .update(Buffer.from([1, 2, 3]))
+        .digest('hex'),
     );
   });
 });

@@ -1,5 +1,5 @@
-// SHA-256 (FIPS 180-4) in plain TypeScript, so the pure desired-state code can hash resource data without
-// node:crypto (restricted in desired/ folders). Verified in tests against node:crypto and Go's crypto/sha256.
+// SHA-256 (FIPS 180-4) in plain TypeScript, the one implementation every pure area uses (node:crypto is restricted in
+// desired/, patches/ and gotemplate/ folders). Verified in tests against node:crypto, FIPS vectors and Go's crypto/sha256.
 
 const K = new Uint32Array([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98,
@@ -98,4 +98,14 @@ export function sha256Hex(chunks: readonly Uint8Array[]): string {
   let hex = '';
   for (const word of h) hex += word.toString(16).padStart(8, '0');
   return hex;
+}
+
+/**
+ * Hex SHA-256 of a string's UTF-8 bytes (or of raw bytes).
+ *
+ * @example
+ * computeSha256(''); // 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855'
+ */
+export function computeSha256(input: string | Uint8Array): string {
+  return sha256Hex([typeof input === 'string' ? new TextEncoder().encode(input) : input]);
 }
