@@ -1,39 +1,65 @@
-// `npm start`: the local mode. Starts a real management cluster (kube-apiserver + etcd on loopback, our CRDs
-// installed) and DynamoDB Local, prints how to reach them, and shuts everything down on Ctrl-C.
-// NOTE: the reconcile passes join this loop as their issues land (topology, addons, providers).
-import { startManagementCluster } from '#test/harness/clusters.ts';
+// `npm start`: the whole product on one machine (see start-local-mode.ts). Prints progress as passes run, the
+// kubeconfig to use with kubectl, and stops everything on Ctrl-C / SIGTERM. Environment: see local-config.ts.
+import { errorMessage } from '#shared/errors/index.ts';
+import { computeLocalConfig } from '#shared/local/local-config.ts';
+import { startLocalMode, type LocalMode } from '#shared/local/start-local-mode.ts';
+
+const print = (line: string) => console.log(line);
 
 async function main(): Promise<void> {
-  const started = Date.now();
-  console.log('capi-serverless local mode: starting a management cluster (kube-apiserver + etcd on loopback)…');
-  const mgmt = await startManagementCluster({ name: 'mgmt' });
-  const stops: (() => Promise<void>)[] = [() => mgmt.stop()];
-  try {
-    const { startDynamoDB } = await import('#test/harness/dynamodb.ts');
-    const dynamo = await startDynamoDB();
-    stops.unshift(() => dynamo.stop());
-    console.log(`DynamoDB Local:      ${dynamo.endpoint}`);
-  } catch (err) {
-    console.log(`DynamoDB Local:      not started (${(err as Error).message})`);
-  }
-  console.log(`management cluster:  ${mgmt.controlPlane.server} (ready in ${Date.now() - started} ms)`);
-  console.log(`kubeconfig:          ${mgmt.controlPlane.kubeconfigPath}`);
-  console.log(`try:                 kubectl --kubeconfig ${mgmt.controlPlane.kubeconfigPath} get crds`);
-  console.log('Ctrl-C stops everything and removes the data.');
-  let stopping = false;
-  const shutdown = async () => {
-    if (stopping) return;
-    stopping = true;
-    console.log('\nstopping…');
-    for (const stop of stops) await stop();
-    process.exit(0);
+  const config = computeLocalConfig(process.env);
+  const local: LocalMode = await startLocalMode(config, print);
+  let stopping: Promise<void> | undefined;
+  let stoppingSince = 0;
+  const shutdown = (code: number) => {
+    if (stopping) {
+      // NOTE: a terminal's Ctrl-C reaches us twice (directly and relayed by npm/tsx): only a later one forces the
+      // exit, where the harness's exit hooks kill the servers.
+      if (Date.now() - stoppingSince > 2_000) process.exit(130);
+      return;
+    }
+    stoppingSince = Date.now();
+    print('stopping…');
+    stopping = local.stop().then(
+      () => {
+        print('stopped; all servers and their data are gone');
+        process.exit(code);
+      },
+      (err: unknown) => {
+        print(`failed to stop cleanly: ${errorMessage(err)}`);
+        process.exit(1);
+      },
+    );
   };
-  process.removeAllListeners('SIGINT');
-  process.removeAllListeners('SIGTERM');
-  process.on('SIGINT', () => void shutdown());
-  process.on('SIGTERM', () => void shutdown());
-  if (process.env['CAPI_SERVERLESS_EXIT_AFTER_START'] === '1') await shutdown();
-  await new Promise(() => undefined);
+  // NOTE: the harness installs signal hooks that kill its servers abruptly; from here on we stop them in order.
+  // Only the visible listeners go: tsx keeps a hidden one that tells its parent process we handle the signal
+  // (without it, tsx would SIGKILL us mid-shutdown).
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    for (const listener of process.listeners(signal)) process.removeListener(signal, listener);
+    process.on(signal, () => shutdown(0));
+  }
+  print(`kubeconfig:          ${local.kubeconfigPath}`);
+  print(`try:                 kubectl --kubeconfig ${local.kubeconfigPath} get clusters,machinedeployments -A`);
+  print('Ctrl-C stops everything and removes the data.');
+  const timeout = config.exitWhenReady
+    ? setTimeout(() => {
+        print(`not reconciled within ${config.readyTimeoutMs / 1000} s`);
+        shutdown(1);
+      }, config.readyTimeoutMs)
+    : undefined;
+  void local.ready.then(
+    (what) => {
+      print(`reconciled: ${what}`);
+      if (config.exitWhenReady) {
+        clearTimeout(timeout);
+        shutdown(0);
+      }
+    },
+    () => undefined,
+  );
 }
 
-await main();
+main().catch((err: unknown) => {
+  console.error(`capi-serverless local mode failed: ${errorMessage(err)}`);
+  process.exit(1);
+});

@@ -1,7 +1,13 @@
-// The one place that wires each controller's reconcile pass into its Lambda function and the local bus.
-// NOTE: the passes of the topology, addons and providers issues register here as they land, one line each:
-//   import { topologyReconciler } from '#shared/topology/index.ts';  →  topology: topologyReconciler,
+// The one place that wires each controller's reconcile pass into its Lambda function and the local bus: one
+// adapter per controller in shared/runtime/reconcilers/ maps the runtime's Reconciler contract onto the pass.
 import type { Controller } from '#shared/checkpoint/index.ts';
+import { addonsReconciler } from '#shared/runtime/reconcilers/addons-reconciler.ts';
+import { providersReconciler } from '#shared/runtime/reconcilers/providers-reconciler.ts';
+import { topologyReconciler } from '#shared/runtime/reconcilers/topology-reconciler.ts';
 import type { Reconciler } from '#shared/runtime/types.ts';
 
-export const reconcilers: Readonly<Partial<Record<Controller, Reconciler>>> = {};
+export const reconcilers: Readonly<Partial<Record<Controller, Reconciler>>> = {
+  topology: topologyReconciler,
+  addons: addonsReconciler,
+  providers: providersReconciler,
+};

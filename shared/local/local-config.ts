@@ -1,0 +1,55 @@
+// The local mode's settings from the environment, parsed once with zod; a bad value names its variable.
+import { z } from 'zod';
+import { ValidationError } from '#shared/errors/index.ts';
+
+const flag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
+const ms = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+export const LocalEnv = z.object({
+  /** An existing management cluster; unset: start the harness's kube-apiserver + etcd. */
+  KUBECONFIG: z.string().min(1).optional(),
+  /** Exit (0) once the examples are reconciled; exit 1 when that takes longer than the ready timeout. */
+  CAPI_SERVERLESS_EXIT_WHEN_READY: flag.default(false),
+  CAPI_SERVERLESS_READY_TIMEOUT_MS: ms(5 * 60_000),
+  /** How often each controller gets a tick (EventBridge Scheduler's job when deployed). */
+  CAPI_SERVERLESS_TICK_MS: ms(15_000),
+  /** Apply the bundled examples (default on). */
+  CAPI_SERVERLESS_EXAMPLES: flag.default(true),
+  /** The functions' own JSON logs (Powertools); the local mode prints its own progress lines. */
+  POWERTOOLS_LOG_LEVEL: z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT', 'CRITICAL']).default('SILENT'),
+});
+
+export type LocalConfig = {
+  readonly kubeconfigPath: string | undefined;
+  readonly exitWhenReady: boolean;
+  readonly readyTimeoutMs: number;
+  readonly tickMs: number;
+  readonly examples: boolean;
+  readonly logLevel: z.infer<typeof LocalEnv>['POWERTOOLS_LOG_LEVEL'];
+};
+
+/**
+ * Parses the local mode's environment.
+ *
+ * @example
+ * computeLocalConfig({ CAPI_SERVERLESS_EXIT_WHEN_READY: '1' }); // { exitWhenReady: true, tickMs: 15000, ... }
+ */
+export function computeLocalConfig(env: Readonly<Record<string, string | undefined>>): LocalConfig {
+  const parsed = LocalEnv.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new ValidationError(`invalid environment: ${problems}`, {
+      fieldPath: parsed.error.issues[0]?.path.join('.') ?? '',
+      reason: 'InvalidEnvironment',
+    });
+  }
+  const e = parsed.data;
+  return {
+    kubeconfigPath: e.KUBECONFIG,
+    exitWhenReady: e.CAPI_SERVERLESS_EXIT_WHEN_READY,
+    readyTimeoutMs: e.CAPI_SERVERLESS_READY_TIMEOUT_MS,
+    tickMs: e.CAPI_SERVERLESS_TICK_MS,
+    examples: e.CAPI_SERVERLESS_EXAMPLES,
+    logLevel: e.POWERTOOLS_LOG_LEVEL,
+  };
+}

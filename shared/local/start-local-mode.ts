@@ -1,0 +1,237 @@
+// The whole product on one machine: a management cluster (the harness's kube-apiserver + etcd, or KUBECONFIG),
+// DynamoDB Local, the forwarder watching the cluster, an in-process bus invoking the functions' own handlers, and
+// ticks on a timer. Returns a handle that reports readiness and stops everything.
+import {
+  createCheckpointStore,
+  createDynamoDBClient,
+  defaultTableName,
+  ensureTable,
+} from '#shared/checkpoint/index.ts';
+import type { Controller } from '#shared/checkpoint/index.ts';
+import { errorMessage } from '#shared/errors/index.ts';
+import {
+  applyObject,
+  applyStatus,
+  createKubeClient,
+  findObject,
+  installCrds,
+  listObjects,
+  type KubeClient,
+  type KubeObject,
+} from '#shared/kube/index.ts';
+import { createFunctionHandler } from '#shared/runtime/create-function-handler.ts';
+import type { ControllerHandler } from '#shared/runtime/create-controller-handler.ts';
+import { createLocalBus, type LocalBus } from '#shared/runtime/local-bus.ts';
+import { reconcilers } from '#shared/runtime/reconcilers.ts';
+import { defaultTargets, discoverTemplateTargets } from '#functions/forwarder/default-targets.ts';
+import { startForwarder, type Forwarder } from '#functions/forwarder/start-forwarder.ts';
+import { harnessFieldManager, ourCrds, startManagementCluster, startWorkloadCluster } from '#test/harness/clusters.ts';
+import type { TestCluster } from '#test/harness/clusters.ts';
+import { startDynamoDB } from '#test/harness/dynamodb.ts';
+import type { LocalConfig } from '#shared/local/local-config.ts';
+import {
+  addonsExample,
+  exampleAddonObject,
+  exampleCluster,
+  exampleCrds,
+  providersExample,
+  topologyExample,
+} from '#shared/local/example-objects.ts';
+import { computeProgressLines } from '#shared/local/print-progress.ts';
+
+const localManager = 'capi-serverless-local';
+
+export type LocalMode = {
+  readonly kubeconfigPath: string;
+  /** Resolves with a description once the examples are reconciled (never, with the examples off). */
+  readonly ready: Promise<string>;
+  /** Stops the ticks, the forwarder and the passes, then every server this process started. */
+  stop(): Promise<void>;
+};
+
+type Print = (line: string) => void;
+
+/** Creates only the CRDs the cluster lacks: an existing cluster's own (e.g. real Cluster API) CRDs are left alone. */
+async function installMissingCrds(kube: KubeClient, crds: readonly KubeObject[]): Promise<number> {
+  const missing: KubeObject[] = [];
+  for (const crd of crds) {
+    const found = await findObject(kube, { apiVersion: crd.apiVersion, kind: crd.kind, name: crd.metadata.name ?? '' });
+    if (!found) missing.push(crd);
+  }
+  if (missing.length > 0) await installCrds(kube, missing, { fieldManager: harnessFieldManager });
+  return missing.length;
+}
+
+async function applyAll(kube: KubeClient, objects: readonly KubeObject[], print: Print): Promise<void> {
+  for (const obj of objects) {
+    await applyObject(kube, obj, { fieldManager: localManager, force: true });
+    const where = obj.metadata.namespace ? `${obj.metadata.namespace}/` : '';
+    print(`  applied ${obj.kind} ${where}${obj.metadata.name ?? ''}`);
+  }
+}
+
+/** Polls until the example Cluster has its MachineDeployment and (with a workload cluster) the add-on arrived. */
+async function waitUntilReconciled(kube: KubeClient, workload: TestCluster | undefined, signal: AbortSignal) {
+  for (;;) {
+    signal.throwIfAborted();
+    try {
+      const mds = await listObjects(kube, {
+        apiVersion: 'cluster.x-k8s.io/v1beta1',
+        kind: 'MachineDeployment',
+        namespace: exampleCluster.namespace,
+        labelSelector: `cluster.x-k8s.io/cluster-name=${exampleCluster.name}`,
+      });
+      const addon = workload ? await findObject(workload.kube, exampleAddonObject) : undefined;
+      if (mds.items.length > 0 && (workload === undefined || addon !== undefined)) {
+        const names = mds.items.map((md) => md.metadata.name).join(', ');
+        return workload
+          ? `Cluster ${exampleCluster.namespace}/${exampleCluster.name} has MachineDeployment ${names}; ` +
+              `the workload cluster has ConfigMap ${exampleAddonObject.namespace}/${exampleAddonObject.name}`
+          : `Cluster ${exampleCluster.namespace}/${exampleCluster.name} has MachineDeployment ${names}`;
+      }
+    } catch {
+      // NOTE: a read during start-up may fail (kinds not served yet); look again.
+    }
+    await new Promise((r) => setTimeout(r, 1_000));
+  }
+}
+
+/** Waits for the passes in flight, but not forever: a pass stuck on a dead server must not block Ctrl-C. */
+async function drainWithin(bus: LocalBus, ms: number, print: Print): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), ms)));
+  const outcome = await Promise.race([bus.stop().then(() => 'drained' as const), late]);
+  clearTimeout(timer);
+  if (outcome === 'late') print(`  passes still running after ${ms / 1000} s; leaving them`);
+}
+
+/**
+ * Starts the local mode; `print` receives every progress line.
+ *
+ * @example
+ * const local = await startLocalMode(computeLocalConfig(process.env), console.log);
+ * console.log(await local.ready);
+ * await local.stop();
+ */
+export async function startLocalMode(config: LocalConfig, print: Print): Promise<LocalMode> {
+  const stops: (() => Promise<void>)[] = [];
+  const stopAll = async () => {
+    for (const stop of stops.splice(0).reverse()) {
+      await stop().catch((err: unknown) => print(`  (while stopping: ${errorMessage(err)})`));
+    }
+  };
+  try {
+    return await start(config, print, stops, stopAll);
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}
+
+async function start(
+  config: LocalConfig,
+  print: Print,
+  stops: (() => Promise<void>)[],
+  stopAll: () => Promise<void>,
+): Promise<LocalMode> {
+  const started = Date.now();
+  const extraCrds = config.examples ? exampleCrds() : [];
+  print(
+    config.kubeconfigPath
+      ? `management cluster:  KUBECONFIG=${config.kubeconfigPath} (existing cluster)`
+      : 'starting a management cluster (kube-apiserver + etcd on loopback) and DynamoDB Local…',
+  );
+  const [mgmt, ddb] = await Promise.all([
+    config.kubeconfigPath ? Promise.resolve(undefined) : startManagementCluster({ name: 'mgmt', extraCrds }),
+    startDynamoDB(),
+  ]);
+  if (mgmt) stops.push(() => mgmt.stop());
+  stops.push(() => ddb.stop());
+  const kubeconfigPath = mgmt?.controlPlane.kubeconfigPath ?? config.kubeconfigPath ?? '';
+  const kube = mgmt?.kube ?? (await createKubeClient({ kubeconfigPath }, { userAgent: 'capi-serverless/local' }));
+  if (!mgmt) {
+    stops.push(() => Promise.resolve(kube.close()));
+    const added = await installMissingCrds(kube, [...ourCrds(), ...extraCrds]);
+    print(`  installed ${added} missing CRDs`);
+  }
+  print(`management cluster:  ${mgmt ? mgmt.controlPlane.server : 'from KUBECONFIG'} (${Date.now() - started} ms)`);
+  print(`DynamoDB Local:      ${ddb.endpoint}`);
+
+  // NOTE: the functions read these like a deployed function reads its environment; the credentials are DynamoDB
+  // Local's (the SDK's default chain reads them from the environment).
+  process.env['AWS_ACCESS_KEY_ID'] = ddb.credentials.accessKeyId;
+  process.env['AWS_SECRET_ACCESS_KEY'] = ddb.credentials.secretAccessKey;
+  const env = {
+    ...process.env,
+    KUBECONFIG: kubeconfigPath,
+    DYNAMODB_ENDPOINT: ddb.endpoint,
+    AWS_REGION: ddb.region,
+    TABLE_NAME: defaultTableName,
+    POWERTOOLS_LOG_LEVEL: config.logLevel,
+  };
+  const ddbClient = createDynamoDBClient(ddb);
+  stops.push(() => Promise.resolve(ddbClient.destroy()));
+  await ensureTable(createCheckpointStore({ client: ddbClient, tableName: defaultTableName }));
+
+  const handlers: Partial<Record<Controller, ControllerHandler>> = {};
+  for (const controller of Object.keys(reconcilers) as Controller[]) {
+    handlers[controller] = createFunctionHandler(controller, env);
+  }
+  print(
+    `functions:           ${Object.keys(handlers).join(', ')} (in-process bus, tick every ${config.tickMs / 1000} s)`,
+  );
+  const bus: LocalBus = createLocalBus({
+    handlers,
+    onResult: (controller, event, result) => {
+      for (const line of computeProgressLines(controller, event, result, new Date())) print(line);
+    },
+    onError: (controller, event, err) => print(`${controller} failed on event ${event.id}: ${errorMessage(err)}`),
+  });
+
+  let workload: TestCluster | undefined;
+  if (config.examples && mgmt) {
+    workload = await startWorkloadCluster(mgmt, exampleCluster);
+    stops.push(() => workload?.stop() ?? Promise.resolve());
+    print(`workload cluster:    ${workload.controlPlane.server} (kubeconfig in Secret default/docker-1-kubeconfig)`);
+  }
+
+  // NOTE: stopped after the forwarder (which flushes into it) and before the workload cluster its passes talk to.
+  stops.push(() => drainWithin(bus, 20_000, print));
+  const targets = [...defaultTargets(), ...(await discoverTemplateTargets(kube))];
+  const forwarder: Forwarder = startForwarder({
+    kube,
+    source: { kubeconfigPath },
+    targets,
+    sink: bus.putEvents,
+    coalesceMs: 300,
+  });
+  stops.push(() => forwarder.stop());
+  print(`forwarder:           watching ${targets.length} kinds`);
+  bus.startTicks(config.tickMs);
+
+  const aborter = new AbortController();
+  stops.push(() => Promise.resolve(aborter.abort()));
+  let ready: Promise<string> = new Promise<string>(() => undefined);
+  if (config.examples) {
+    print('applying the examples:');
+    await applyAll(kube, topologyExample(), print);
+    if (workload) {
+      // NOTE: no infrastructure provider runs locally; mark the Cluster ready as one would, through the status subresource.
+      await applyStatus(
+        kube,
+        {
+          apiVersion: exampleCluster.apiVersion,
+          kind: exampleCluster.kind,
+          metadata: { namespace: exampleCluster.namespace, name: exampleCluster.name },
+          status: { infrastructureReady: true },
+        },
+        { fieldManager: `${localManager}-infrastructure`, force: true },
+      );
+      print(`  set status.infrastructureReady=true on Cluster ${exampleCluster.namespace}/${exampleCluster.name}`);
+    }
+    await applyAll(kube, addonsExample(), print);
+    if (mgmt) await applyAll(kube, providersExample(), print);
+    ready = waitUntilReconciled(kube, workload, aborter.signal);
+  }
+  return { kubeconfigPath, ready, stop: stopAll };
+}

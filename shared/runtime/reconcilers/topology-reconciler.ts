@@ -1,0 +1,242 @@
+// The topology controller as the runtime sees it: Clusters are reconciled; a change of a ClusterClass or of a
+// template it references is mapped to the ClusterClass and the Clusters using it.
+import { randomInt } from 'node:crypto';
+import { ClusterClass } from '#shared/api/cluster-class.ts';
+import type { ObjectReference } from '#shared/api/object-meta.ts';
+import { parseObject } from '#shared/api/parse.ts';
+import { findObject, listObjects, UnknownKindError, type KubeClient, type KubeObject } from '#shared/kube/index.ts';
+import {
+  computeTemplateRefs,
+  reconcileClusterClass,
+  reconcileTopology,
+  type TopologyDeps,
+  type TopologyOutcome,
+} from '#shared/topology/index.ts';
+import { computeInputHash } from '#shared/runtime/reconcilers/compute-input-hash.ts';
+import type {
+  ChangedObject,
+  KindRef,
+  ObjectFacts,
+  PassKey,
+  PassOutcome,
+  Reconciler,
+  RuntimeDeps,
+} from '#shared/runtime/types.ts';
+
+const capiApiVersion = 'cluster.x-k8s.io/v1beta1';
+const clusterKind = { apiVersion: capiApiVersion, kind: 'Cluster' } as const satisfies KindRef;
+const classKind = { apiVersion: capiApiVersion, kind: 'ClusterClass' } as const satisfies KindRef;
+const pausedAnnotation = 'cluster.x-k8s.io/paused';
+/** Labels the topology pass itself puts on the Cluster: not inputs. */
+const ownLabels = new Set(['cluster.x-k8s.io/cluster-name', 'topology.cluster.x-k8s.io/owned']);
+const ignoredAnnotations = new Set(['kubectl.kubernetes.io/last-applied-configuration']);
+/** Upstream's alphabet for generated name suffixes (no vowels, no confusable digits). */
+const suffixAlphabet = 'bcdfghjklmnpqrstvwxz2456789';
+
+/** Five random characters, as upstream's `utilrand.String(5)`. */
+export function randomNameSuffix(): string {
+  return Array.from({ length: 5 }, () => suffixAlphabet[randomInt(suffixAlphabet.length)]).join('');
+}
+
+type Raw = KubeObject & { spec?: Record<string, unknown>; status?: Record<string, unknown> };
+
+const topologyOf = (cluster: Raw) => cluster.spec?.['topology'] as { class?: string } | undefined;
+const without = (map: Record<string, string> | undefined, skip: ReadonlySet<string>) =>
+  Object.fromEntries(Object.entries(map ?? {}).filter(([k]) => !skip.has(k)));
+
+/** The ClusterClass's own pass has reconciled its current generation (upstream's check, on the raw object). */
+function isClassReconciled(cc: Raw): boolean {
+  const conditions = (cc.status?.['conditions'] ?? []) as { type?: string; status?: string }[];
+  const variables = conditions.find((c) => c.type === 'VariablesReconciled');
+  return variables?.status === 'True' && cc.metadata.generation === cc.status?.['observedGeneration'];
+}
+
+function templateRefsOf(cc: Raw): ObjectReference[] | undefined {
+  try {
+    return computeTemplateRefs(parseObject(ClusterClass, 'ClusterClass', cc));
+  } catch {
+    return undefined; // NOTE: an invalid ClusterClass is reported by the passes; it has no readable refs.
+  }
+}
+
+async function findTemplate(
+  kube: KubeClient,
+  ref: ObjectReference,
+  namespace: string,
+): Promise<Raw | 'unknownKind' | undefined> {
+  try {
+    return (await findObject(kube, {
+      apiVersion: ref.apiVersion ?? '',
+      kind: ref.kind ?? '',
+      namespace: ref.namespace || namespace,
+      name: ref.name ?? '',
+    })) as Raw | undefined;
+  } catch (err) {
+    if (err instanceof UnknownKindError) return 'unknownKind';
+    throw err;
+  }
+}
+
+/** Each referenced template's identity and, with `content`, a hash of its spec (metadata is written by the class pass). */
+async function getTemplateInputs(kube: KubeClient, cc: Raw, content: boolean) {
+  const refs = templateRefsOf(cc);
+  if (refs === undefined) return 'invalid';
+  const namespace = cc.metadata.namespace ?? '';
+  const inputs = [];
+  for (const ref of refs) {
+    const t = await findTemplate(kube, ref, namespace);
+    const state =
+      t === undefined || t === 'unknownKind'
+        ? (t ?? 'missing')
+        : { uid: t.metadata.uid, ...(content ? { spec: computeInputHash(t.spec ?? {}) } : {}) };
+    inputs.push({ ref: `${ref.apiVersion ?? ''}/${ref.kind ?? ''}/${ref.name ?? ''}`, state });
+  }
+  return inputs;
+}
+
+const factsOf = (obj: KubeObject, inputs: unknown): ObjectFacts => ({
+  uid: obj.metadata.uid ?? '',
+  generation: obj.metadata.generation ?? 0,
+  resourceVersion: obj.metadata.resourceVersion ?? '',
+  inputHash: computeInputHash(inputs),
+});
+
+/**
+ * The facts of a Cluster: besides its spec (the generation), its labels and annotations, whether its ClusterClass
+ * is reconciled at which generation, and the spec of every template the class references. Status and the labels
+ * the pass writes stay out. Reads: the Cluster, its ClusterClass, one GET per referenced template.
+ */
+async function getClusterFacts(deps: RuntimeDeps, key: PassKey): Promise<ObjectFacts | undefined> {
+  const cluster = (await findObject(deps.kube, { ...clusterKind, namespace: key.namespace, name: key.name })) as
+    Raw | undefined;
+  if (cluster === undefined) return undefined;
+  const className = topologyOf(cluster)?.class;
+  const cc =
+    className === undefined
+      ? undefined
+      : ((await findObject(deps.kube, { ...classKind, namespace: key.namespace, name: className })) as Raw | undefined);
+  return factsOf(cluster, {
+    labels: without(cluster.metadata.labels, ownLabels),
+    annotations: without(cluster.metadata.annotations, ignoredAnnotations),
+    deleting: cluster.metadata.deletionTimestamp !== undefined,
+    class:
+      cc === undefined
+        ? className === undefined
+          ? 'none'
+          : 'missing'
+        : {
+            uid: cc.metadata.uid,
+            generation: cc.metadata.generation,
+            reconciled: isClassReconciled(cc),
+            templates: await getTemplateInputs(deps.kube, cc, true),
+          },
+  });
+}
+
+/** The facts of a ClusterClass: its pausedness and which of its templates exist (the pass owns each one). */
+async function getClassFacts(deps: RuntimeDeps, key: PassKey): Promise<ObjectFacts | undefined> {
+  const cc = (await findObject(deps.kube, { ...classKind, namespace: key.namespace, name: key.name })) as
+    Raw | undefined;
+  if (cc === undefined) return undefined;
+  return factsOf(cc, {
+    paused: cc.metadata.annotations?.[pausedAnnotation] !== undefined,
+    deleting: cc.metadata.deletionTimestamp !== undefined,
+    templates: await getTemplateInputs(deps.kube, cc, false),
+  });
+}
+
+async function clustersUsing(kube: KubeClient, namespace: string, className: string): Promise<PassKey[]> {
+  const clusters = await listObjects(kube, { ...clusterKind, namespace });
+  return clusters.items
+    .filter((c) => topologyOf(c as Raw)?.class === className)
+    .map((c) => ({ ...clusterKind, namespace, name: c.metadata.name ?? '' }));
+}
+
+/** A ClusterClass and the Clusters using it; the Clusters wait for the class's own pass while it is behind. */
+async function mapClassChange(kube: KubeClient, namespace: string, name: string): Promise<PassKey[]> {
+  const cc = (await findObject(kube, { ...classKind, namespace, name })) as Raw | undefined;
+  const classKey: PassKey = { ...classKind, namespace, name };
+  if (cc !== undefined && !isClassReconciled(cc)) return [classKey];
+  return [...(cc === undefined ? [] : [classKey]), ...(await clustersUsing(kube, namespace, name))];
+}
+
+async function mapTemplateChange(kube: KubeClient, change: ChangedObject): Promise<PassKey[]> {
+  const classes = await listObjects(kube, { ...classKind, namespace: change.namespace });
+  const keys: PassKey[] = [];
+  for (const cc of classes.items as Raw[]) {
+    const refs = templateRefsOf(cc) ?? [];
+    const uses = refs.some(
+      (r) => r.kind === change.kind && r.name === change.name && (r.namespace || change.namespace) === change.namespace,
+    );
+    if (uses) keys.push(...(await mapClassChange(kube, change.namespace, cc.metadata.name ?? '')));
+  }
+  return keys;
+}
+
+/** The worse of two outcomes (Error over Requeue over Success), with both lists of changes. */
+function mergeOutcomes(first: TopologyOutcome, second: TopologyOutcome): PassOutcome {
+  const changed = [...first.changed, ...second.changed];
+  const failed = [first, second].filter((o) => o.result === 'Error');
+  if (failed.length > 0) return { result: 'Error', changed, error: failed.map((o) => o.error ?? 'Error').join('; ') };
+  const requeues = [first, second].filter((o) => o.result === 'Requeue').map((o) => o.requeueAfterMs);
+  if (requeues.length > 0) {
+    const after = requeues.filter((ms): ms is number => ms !== undefined);
+    return { result: 'Requeue', changed, ...(after.length > 0 ? { requeueAfterMs: Math.min(...after) } : {}) };
+  }
+  return { result: 'Success', changed };
+}
+
+/**
+ * A Cluster pass. When the class's own pass has not caught up (its event was lost, or the class has changed since),
+ * the Cluster pass runs it first instead of waiting: ticks list Clusters only.
+ */
+async function reconcileCluster(deps: TopologyDeps, key: PassKey): Promise<PassOutcome> {
+  const cluster = (await findObject(deps.kube, { ...clusterKind, namespace: key.namespace, name: key.name })) as
+    Raw | undefined;
+  const className = cluster === undefined ? undefined : topologyOf(cluster)?.class;
+  const cc =
+    className === undefined
+      ? undefined
+      : ((await findObject(deps.kube, { ...classKind, namespace: key.namespace, name: className })) as Raw | undefined);
+  const objectKey = { namespace: key.namespace, name: key.name };
+  if (cc === undefined || isClassReconciled(cc)) return reconcileTopology(deps, objectKey);
+  const classOutcome = await reconcileClusterClass(deps, { namespace: key.namespace, name: className ?? '' });
+  return mergeOutcomes(classOutcome, await reconcileTopology(deps, objectKey));
+}
+
+/**
+ * The topology controller's Reconciler (wired in shared/runtime/reconcilers.ts). Writes with upstream's field
+ * manager (`capi-topology`), which the apply logic keys its managed-field comparisons on.
+ *
+ * @example
+ * const handler = createControllerHandler({ reconciler: createTopologyReconciler(), logger, getDeps });
+ */
+export function createTopologyReconciler(randomSuffix: () => string = randomNameSuffix): Reconciler {
+  const topologyDepsOf = (deps: RuntimeDeps): TopologyDeps => ({
+    kube: deps.kube,
+    randomSuffix,
+    now: () => new Date(deps.now()),
+  });
+  return {
+    controller: 'topology',
+    kinds: [clusterKind],
+    watchedKinds: [classKind],
+    async mapChange(deps, change) {
+      if (change.kind === 'ClusterClass') return mapClassChange(deps.kube, change.namespace, change.name);
+      if (change.kind.endsWith('Template')) return mapTemplateChange(deps.kube, change);
+      return [];
+    },
+    getFacts(deps, key) {
+      return key.kind === 'ClusterClass' ? getClassFacts(deps, key) : getClusterFacts(deps, key);
+    },
+    async reconcile(deps, key) {
+      const topologyDeps = topologyDepsOf(deps);
+      if (key.kind === 'ClusterClass')
+        return reconcileClusterClass(topologyDeps, { namespace: key.namespace, name: key.name });
+      return reconcileCluster(topologyDeps, key);
+    },
+  };
+}
+
+/** The wired instance. */
+export const topologyReconciler: Reconciler = createTopologyReconciler();

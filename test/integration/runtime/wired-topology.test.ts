@@ -1,0 +1,116 @@
+// functions/topology.ts as deployed, driven with EventBridge events against a real management cluster and DynamoDB
+// Local with examples/docker applied: a ClusterClass event runs the class's pass, the class's status change reaches
+// the Cluster using it, whose pass creates the topology; a settled Cluster costs no writes; a template change reaches
+// the Cluster again.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { before, describe, test } from 'node:test';
+import { parseAllDocuments } from 'yaml';
+import { getCheckpoint } from '#shared/checkpoint/index.ts';
+import { applyObject, listObjects, type KubeObject } from '#shared/kube/index.ts';
+import { genericCrd } from '#test/harness/clusters.ts';
+import { changeEvent, ddbWrites, invoke, resetCounters, useWiredFunction } from './wired-setup.ts';
+
+const ctx = useWiredFunction('topology', {
+  extraCrds: [
+    genericCrd('infrastructure.cluster.x-k8s.io', 'v1beta1', 'DockerClusterTemplate'),
+    genericCrd('infrastructure.cluster.x-k8s.io', 'v1beta1', 'DockerCluster'),
+    genericCrd('infrastructure.cluster.x-k8s.io', 'v1beta1', 'DockerMachineTemplate'),
+    genericCrd('controlplane.cluster.x-k8s.io', 'v1beta1', 'KubeadmControlPlaneTemplate'),
+    genericCrd('controlplane.cluster.x-k8s.io', 'v1beta1', 'KubeadmControlPlane'),
+    genericCrd('bootstrap.cluster.x-k8s.io', 'v1beta1', 'KubeadmConfigTemplate'),
+  ],
+});
+const capi = 'cluster.x-k8s.io/v1beta1';
+const ns = 'default';
+const clusterClass = { apiVersion: capi, kind: 'ClusterClass', namespace: ns, name: 'quick-start' };
+const cluster = { apiVersion: capi, kind: 'Cluster', namespace: ns, name: 'docker-1' };
+
+function readExample(file: string): KubeObject[] {
+  const text = readFileSync(new URL(`../../../examples/docker/${file}`, import.meta.url), 'utf8');
+  return parseAllDocuments(text).map((d) => d.toJS() as KubeObject);
+}
+
+async function machineDeployments() {
+  const list = await listObjects(ctx.mgmt.kube, {
+    apiVersion: capi,
+    kind: 'MachineDeployment',
+    namespace: ns,
+    labelSelector: 'cluster.x-k8s.io/cluster-name=docker-1',
+  });
+  return list.items;
+}
+
+describe('the wired topology function', () => {
+  before(async () => {
+    for (const obj of [...readExample('clusterclass.yaml'), ...readExample('cluster.yaml')]) {
+      await applyObject(ctx.mgmt.kube, obj, { fieldManager: 'test-user', force: true });
+    }
+  });
+
+  test('a new ClusterClass runs its own pass first; its status change then reaches the Cluster, which gets its MachineDeployment', async () => {
+    const first = await invoke(ctx.functionHandler, changeEvent({ ...clusterClass, type: 'ADDED' }));
+    assert.deepEqual(
+      first.map((p) => [p.key.kind, p.status, p.result]),
+      [['ClusterClass', 'Ran', 'Success']],
+      'the Cluster waits for the class to be reconciled',
+    );
+    const second = await invoke(ctx.functionHandler, changeEvent(clusterClass));
+    assert.deepEqual(
+      second.map((p) => [p.key.kind, p.key.name, p.status]),
+      [
+        ['ClusterClass', 'quick-start', 'Skipped'],
+        ['Cluster', 'docker-1', 'Ran'],
+      ],
+    );
+    assert.equal(second[1]?.result, 'Success', second[1]?.reason);
+    assert.ok(
+      second[1]?.changed?.some((c) => c.includes('MachineDeployment')),
+      JSON.stringify(second[1]?.changed),
+    );
+    const mds = await machineDeployments();
+    assert.equal(mds.length, 1);
+    assert.equal((mds[0]?.['spec'] as { replicas?: number }).replicas, 2);
+    const checkpoint = await getCheckpoint(ctx.store, { controller: 'topology', namespace: ns, name: 'docker-1' });
+    assert.equal(checkpoint?.result, 'Success');
+  });
+
+  test('the Cluster settles: after its own writes, an identical event is skipped with zero mutating requests', async () => {
+    // NOTE: the first pass set spec.infrastructureRef/controlPlaneRef (a new generation): one more pass sees it.
+    const settle = await invoke(ctx.countedHandler, changeEvent(cluster));
+    assert.ok(settle.every((p) => p.status === 'Skipped' || (p.result === 'Success' && p.changed?.length === 0)));
+    resetCounters(ctx);
+    const passes = await invoke(ctx.countedHandler, changeEvent(cluster));
+    assert.deepEqual(
+      passes.map((p) => [p.status, p.reason]),
+      [['Skipped', 'UpToDate']],
+    );
+    assert.deepEqual(ctx.kubeLog.mutating(), []);
+    assert.deepEqual(ddbWrites(ctx), []);
+  });
+
+  test('a changed template maps to the Cluster of the class, whose inputs changed', async () => {
+    const template = readExample('clusterclass.yaml').find((o) => o.kind === 'KubeadmConfigTemplate') as KubeObject & {
+      spec: { template: { spec: Record<string, unknown> } };
+    };
+    template.spec.template.spec['preKubeadmCommands'] = ['echo hello'];
+    await applyObject(ctx.mgmt.kube, template, { fieldManager: 'test-user', force: true });
+    const passes = await invoke(
+      ctx.countedHandler,
+      changeEvent({
+        apiVersion: template.apiVersion,
+        kind: template.kind,
+        namespace: ns,
+        name: template.metadata.name ?? '',
+      }),
+    );
+    assert.deepEqual(
+      passes.map((p) => [p.key.kind, p.key.name, p.status]),
+      [
+        ['ClusterClass', 'quick-start', 'Skipped'],
+        ['Cluster', 'docker-1', 'Ran'],
+      ],
+    );
+    assert.equal(passes[1]?.result, 'Success', passes[1]?.reason);
+  });
+});
