@@ -21,6 +21,7 @@ export { acquireLease, leaseConditions, leaseExpressionNames, releaseLease, rene
 export type { Lease, LeaseTiming } from './lease.ts';
 export { Checkpoint, CheckpointResult, NoChange, getCheckpoint, recordCheckpoint } from './checkpoint.ts';
 export type { RecordCheckpointOptions } from './checkpoint.ts';
+export { recordCheckpointAndReleaseLease } from './record-and-release.ts';
 export { computeBackoff } from './compute-backoff.ts';
 export type { BackoffOptions } from './compute-backoff.ts';
 export { computeDueReason, dueReasons, isDue } from './is-due.ts';

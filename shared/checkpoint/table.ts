@@ -9,6 +9,11 @@ export type Controller = (typeof controllers)[number];
 /** Which object a lease or checkpoint belongs to. `namespace` is empty for cluster-scoped objects. */
 export type CheckpointKey = {
   readonly controller: Controller;
+  /**
+   * Kind of the object. The runtime always sets it, so two kinds with the same namespace/name (a Cluster and a
+   * ClusterClass, two provider kinds) never share a lease or a checkpoint.
+   */
+  readonly kind?: string;
   readonly namespace: string;
   readonly name: string;
 };
@@ -49,9 +54,11 @@ export const defaultTableName = 'capi-serverless-state';
  *
  * @example
  * partitionKeyOf({ controller: 'topology', namespace: 'default', name: 'my-cluster' }); // 'topology#default/my-cluster'
+ * partitionKeyOf({ controller: 'topology', kind: 'Cluster', namespace: 'default', name: 'c1' }); // 'topology#Cluster#default/c1'
  */
 export function partitionKeyOf(key: CheckpointKey): string {
-  return key.namespace ? `${key.controller}#${key.namespace}/${key.name}` : `${key.controller}#${key.name}`;
+  const object = key.namespace ? `${key.namespace}/${key.name}` : key.name;
+  return key.kind ? `${key.controller}#${key.kind}#${object}` : `${key.controller}#${object}`;
 }
 
 /** The primary key of one row. */

@@ -21,7 +21,7 @@ function namePass(reconciler: Reconciler, deps: RuntimeDeps): MiddlewareObj<Pass
       const passId = `${context.awsRequestId}#${describeKey(key)}`;
       attachPassState(request.event, {
         passId,
-        checkpointKey: { controller: reconciler.controller, namespace: key.namespace, name: key.name },
+        checkpointKey: { controller: reconciler.controller, kind: key.kind, namespace: key.namespace, name: key.name },
         logger: deps.logger.createChild({
           persistentKeys: {
             controller: reconciler.controller,

@@ -1,17 +1,15 @@
-// The end of a pass in DynamoDB: write the checkpoint while still holding the lease, then give the lease back.
+// The end of a pass in DynamoDB: write the checkpoint and give the lease back, in one transaction.
 import {
-  recordCheckpoint,
-  releaseLease,
+  recordCheckpointAndReleaseLease,
   type Checkpoint,
   type CheckpointKey,
   type CheckpointStore,
 } from '#shared/checkpoint/index.ts';
 
 /**
- * Records the checkpoint (conditional on holding the lease) and releases the lease.
- * NOTE: two write requests today (a TransactWriteItems and a DeleteItem). Issue 9's budget is ≤ 2 writes per pass
- * including the acquire, which needs the release folded into the checkpoint transaction by `shared/checkpoint/`;
- * this is the one place to switch over when it offers that.
+ * Records the checkpoint and releases the lease in one `TransactWriteItems` (conditional on still holding the
+ * lease), so a pass that runs costs two DynamoDB write requests: the lease acquire and this.
+ * Throws LeaseHeldError when the lease was lost; then nothing is written.
  *
  * @example
  * await recordCheckpointAndRelease(store, key, checkpoint, passId);
@@ -22,6 +20,5 @@ export async function recordCheckpointAndRelease(
   checkpoint: Checkpoint,
   holder: string,
 ): Promise<void> {
-  await recordCheckpoint(store, key, checkpoint, { leaseHolder: holder });
-  await releaseLease(store, key, holder);
+  await recordCheckpointAndReleaseLease(store, key, checkpoint, holder);
 }

@@ -51,6 +51,7 @@ export async function runTick(
   const reports = await mapLimit(listed, deps.config.tickConcurrency, async ({ key, generation }) => {
     const checkpoint = await getCheckpoint(deps.store, {
       controller: reconciler.controller,
+      kind: key.kind,
       namespace: key.namespace,
       name: key.name,
     });

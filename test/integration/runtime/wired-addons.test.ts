@@ -90,7 +90,12 @@ describe('the wired addons function', () => {
     const applied = await getObject(workload.kube, addonRef);
     assert.deepEqual(applied['data'], { mode: 'vxlan' });
     const live = await getObject(ctx.mgmt.kube, crs);
-    const checkpoint = await getCheckpoint(ctx.store, { controller: 'addons', namespace: ns, name: 'cni' });
+    const checkpoint = await getCheckpoint(ctx.store, {
+      controller: 'addons',
+      kind: 'ClusterResourceSet',
+      namespace: ns,
+      name: 'cni',
+    });
     assert.equal(checkpoint?.result, 'Success');
     assert.equal(checkpoint?.observedGeneration, live.metadata.generation);
     assert.equal(checkpoint?.lastPassId, passes[0]?.passId);

@@ -19,7 +19,12 @@ import { changeEvent, ddbWrites, invoke, resetCounters, useWiredFunction } from 
 
 const ctx = useWiredFunction('providers');
 const core = { apiVersion: operatorApiVersion, kind: 'CoreProvider', namespace: 'capi-system', name: 'cluster-api' };
-const coreKey = { controller: 'providers' as const, namespace: 'capi-system', name: 'cluster-api' };
+const coreKey = {
+  controller: 'providers' as const,
+  kind: 'CoreProvider',
+  namespace: 'capi-system',
+  name: 'cluster-api',
+};
 const selector = { matchLabels: { 'provider-components': 'fake-core' } };
 
 async function seed(version: string) {

@@ -71,7 +71,12 @@ describe('the wired topology function', () => {
     const mds = await machineDeployments();
     assert.equal(mds.length, 1);
     assert.equal((mds[0]?.['spec'] as { replicas?: number }).replicas, 2);
-    const checkpoint = await getCheckpoint(ctx.store, { controller: 'topology', namespace: ns, name: 'docker-1' });
+    const checkpoint = await getCheckpoint(ctx.store, {
+      controller: 'topology',
+      kind: 'Cluster',
+      namespace: ns,
+      name: 'docker-1',
+    });
     assert.equal(checkpoint?.result, 'Success');
   });
 

@@ -57,3 +57,22 @@ describe('table definition', () => {
     assert.equal(tableDesign.timeToLiveAttribute, 'expiresAt');
   });
 });
+
+describe('partitionKeyOf with a kind', () => {
+  test('keeps two kinds with the same namespace/name apart', () => {
+    const cluster = partitionKeyOf({
+      controller: 'topology',
+      kind: 'Cluster',
+      namespace: 'default',
+      name: 'quick-start',
+    });
+    const clusterClass = partitionKeyOf({
+      controller: 'topology',
+      kind: 'ClusterClass',
+      namespace: 'default',
+      name: 'quick-start',
+    });
+    assert.equal(cluster, 'topology#Cluster#default/quick-start');
+    assert.notEqual(cluster, clusterClass);
+  });
+});

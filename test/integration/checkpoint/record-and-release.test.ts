@@ -1,0 +1,104 @@
+// recordCheckpointAndReleaseLease against DynamoDB Local: one transaction writes the checkpoint and deletes the
+// lease; a holder that lost its lease writes nothing and learns who holds it.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  CheckpointStoreError,
+  LeaseHeldError,
+  acquireLease,
+  getCheckpoint,
+  primaryKeyOf,
+  recordCheckpointAndReleaseLease,
+  recordKinds,
+} from '#shared/checkpoint/index.ts';
+import type { Checkpoint, CheckpointKey } from '#shared/checkpoint/index.ts';
+import { useCheckpointStore } from './setup.ts';
+
+const ctx = useCheckpointStore('record-release');
+// NOTE: a real "now": DynamoDB Local runs TTL deletion, so rows stamped in the past could vanish mid-test.
+const t0 = Math.floor(Date.now() / 1000) * 1000;
+const ttlMs = 60_000;
+
+const keyFor = (name: string): CheckpointKey => ({ controller: 'topology', namespace: 'default', name });
+
+const checkpointOf = (passId: string): Checkpoint =>
+  Object.freeze({
+    observedGeneration: 2,
+    inputHash: 'sha256:abcd',
+    resourceVersion: '42',
+    result: 'Success',
+    attempts: 0,
+    lastPassId: passId,
+    updatedAt: t0,
+    noChange: Object.freeze({ objectUid: 'uid-1', resourceVersion: '42', intentHash: 'sha256:ef01' }),
+  });
+
+async function leaseRow(key: CheckpointKey): Promise<Record<string, unknown> | undefined> {
+  const { Item } = await ctx.store.documents.send(
+    new GetCommand({ TableName: ctx.store.tableName, Key: primaryKeyOf(key, recordKinds.lease), ConsistentRead: true }),
+  );
+  return Item;
+}
+
+describe('recordCheckpointAndReleaseLease', () => {
+  test('writes the checkpoint and deletes the lease row of its holder in one request', async () => {
+    const key = keyFor('released');
+    await acquireLease(ctx.store, key, 'pass-1', { ttlMs, now: t0 });
+    const sent: string[] = [];
+    ctx.store.client.middlewareStack.add(
+      (next, context) => async (args) => {
+        sent.push(context.commandName ?? '?');
+        return next(args);
+      },
+      { step: 'initialize', name: 'countRecordAndRelease' },
+    );
+    try {
+      await recordCheckpointAndReleaseLease(ctx.store, key, checkpointOf('pass-1'), 'pass-1');
+    } finally {
+      ctx.store.client.middlewareStack.remove('countRecordAndRelease');
+    }
+    assert.deepEqual(sent, ['TransactWriteItemsCommand']);
+    assert.deepEqual(await getCheckpoint(ctx.store, key), checkpointOf('pass-1'));
+    assert.equal(await leaseRow(key), undefined, 'the lease row is gone');
+    await acquireLease(ctx.store, key, 'pass-2', { ttlMs, now: t0 + 1 });
+  });
+
+  test('writes nothing when another pass holds the lease and names that holder', async () => {
+    const key = keyFor('taken');
+    await acquireLease(ctx.store, key, 'pass-old', { ttlMs: 1, now: t0 });
+    await acquireLease(ctx.store, key, 'pass-new', { ttlMs, now: t0 + 10 });
+    const err: unknown = await recordCheckpointAndReleaseLease(
+      ctx.store,
+      key,
+      checkpointOf('pass-old'),
+      'pass-old',
+    ).then(
+      () => assert.fail('expected a LeaseHeldError'),
+      (e: unknown) => e,
+    );
+    assert.ok(err instanceof LeaseHeldError, String(err));
+    assert.equal(err.holder, 'pass-new');
+    assert.equal(await getCheckpoint(ctx.store, key), undefined, 'no checkpoint written');
+    assert.equal((await leaseRow(key))?.['holder'], 'pass-new', 'the new holder keeps its lease');
+  });
+
+  test('writes nothing when no lease is held at all', async () => {
+    const key = keyFor('unleased');
+    const err: unknown = await recordCheckpointAndReleaseLease(ctx.store, key, checkpointOf('pass-x'), 'pass-x').then(
+      () => assert.fail('expected a LeaseHeldError'),
+      (e: unknown) => e,
+    );
+    assert.ok(err instanceof LeaseHeldError, String(err));
+    assert.equal(err.holder, undefined);
+    assert.equal(await getCheckpoint(ctx.store, key), undefined);
+  });
+
+  test('rejects a checkpoint that does not match the schema before sending anything', async () => {
+    const key = keyFor('invalid');
+    await acquireLease(ctx.store, key, 'pass-1', { ttlMs, now: t0 });
+    const invalid = { ...checkpointOf('pass-1'), attempts: -1 };
+    await assert.rejects(recordCheckpointAndReleaseLease(ctx.store, key, invalid, 'pass-1'), CheckpointStoreError);
+    assert.equal((await leaseRow(key))?.['holder'], 'pass-1', 'the lease is still held');
+  });
+});
