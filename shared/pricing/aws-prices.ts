@@ -1,0 +1,55 @@
+// The published AWS list prices the cost model uses, in one place with their source and date. us-east-1, USD,
+// no free tier (the free tier would make the idle figures smaller still).
+
+/** Where the prices come from and when they were recorded. */
+export const priceSource = {
+  region: 'us-east-1',
+  currency: 'USD',
+  recordedOn: '2025-06-01',
+  note:
+    'List prices as published on the AWS pricing pages below on the recorded date (DynamoDB on-demand after the ' +
+    '2024-11-01 price reduction). Not re-fetched on the benchmark machine, which has no internet access; check ' +
+    'the pages before relying on the figures.',
+  pages: [
+    'https://aws.amazon.com/lambda/pricing/',
+    'https://aws.amazon.com/eventbridge/pricing/',
+    'https://aws.amazon.com/dynamodb/pricing/on-demand/',
+    'https://aws.amazon.com/cloudwatch/pricing/',
+    'https://aws.amazon.com/secrets-manager/pricing/',
+    'https://aws.amazon.com/eks/pricing/',
+    'https://aws.amazon.com/ec2/pricing/on-demand/',
+    'https://aws.amazon.com/ebs/pricing/',
+    'https://aws.amazon.com/fargate/pricing/',
+  ],
+} as const;
+
+/** Unit prices in USD. */
+export const awsPrices = {
+  /** Lambda, Arm (Graviton), first 7.5 billion GB-seconds a month. */
+  lambdaArmPerGbSecond: 0.0000133334,
+  lambdaPerMillionRequests: 0.2,
+  /** EventBridge custom events (PutEvents), per million 64 KB chunks. */
+  eventBridgePerMillionEvents: 1.0,
+  /** EventBridge Scheduler, per million invocations (after 14 million free a month). */
+  schedulerPerMillionInvocations: 1.0,
+  /** DynamoDB on-demand, Standard table class. */
+  dynamoDbPerMillionWriteUnits: 0.625,
+  dynamoDbPerMillionReadUnits: 0.125,
+  /** CloudWatch standard-resolution metric alarm, per alarm-month. */
+  cloudWatchAlarmPerMonth: 0.1,
+  /** Secrets Manager, per secret-month (the optional kubeconfig secret). */
+  secretsManagerPerSecretMonth: 0.4,
+  /** The always-on alternative: an EKS control plane, per hour. */
+  eksClusterPerHour: 0.1,
+  /** One t3.medium worker node (Linux, on demand), per hour. */
+  ec2T3MediumPerHour: 0.0416,
+  /** EBS gp3, per GB-month. */
+  ebsGp3PerGbMonth: 0.08,
+  /** Fargate (Linux/x86), per vCPU-hour and per GB-hour. */
+  fargatePerVcpuHour: 0.04048,
+  fargatePerGbHour: 0.004445,
+  /** AWS's month for pricing. */
+  hoursPerMonth: 730,
+} as const;
+
+export type AwsPrices = typeof awsPrices;

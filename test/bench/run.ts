@@ -1,0 +1,297 @@
+// `npm run bench`: builds a fleet on the real servers, reaches steady state, measures every figure of issue 9,
+// prints them beside their targets, writes test/bench/results/latest.json and test/bench/RESULTS.md, and prices
+// the idle fleet. A benchmark, not a test: nothing fails on a slow machine.
+import { performance } from 'node:perf_hooks';
+import type { Controller } from '#shared/checkpoint/index.ts';
+import { awsPrices, computeAlwaysOnAlternatives, computeMonthlyCost, priceSource } from '#shared/pricing/index.ts';
+import { startBenchEnv, type BenchEnv } from '#test/bench/bench-env.ts';
+import { computeIdleHour, type IdleHourInput } from '#test/bench/compute-idle-hour.ts';
+import { createFleet } from '#test/bench/fleet.ts';
+import { measureForwarder } from '#test/bench/measure-forwarder.ts';
+import {
+  clusterKey,
+  measureEventLatency,
+  measureForcedPass,
+  measureSkipPath,
+  measureSpecChange,
+  measureThroughput,
+  measureTick,
+  reachSteadyState,
+  sampleKeys,
+  type PassFigures,
+  type TickFigures,
+} from '#test/bench/measure-passes.ts';
+import { measureBundles, measureDesiredState } from '#test/bench/measure-static.ts';
+import { formatMarkdown, formatTable, machineDescription, writeFormatted, type Row } from '#test/bench/report.ts';
+
+const controllers = ['topology', 'addons', 'providers'] as const;
+const started = performance.now();
+const elapsed = () => `${((performance.now() - started) / 1000).toFixed(0)} s`;
+const log = (line: string) => console.log(line);
+const phase = (name: string) => log(`[${elapsed()}] ${name}`);
+
+const clusters = Number(process.env['BENCH_CLUSTERS'] ?? (process.env['BENCH_FULL'] === '1' ? 1000 : 100));
+if (!Number.isInteger(clusters) || clusters < 1) throw new Error(`BENCH_CLUSTERS must be a positive integer`);
+
+async function main(env: BenchEnv) {
+  phase(`creating the fleet: ${clusters} Clusters, 2 ClusterResourceSets, 2 providers`);
+  await createFleet(env.mgmt.kube, {
+    clusters,
+    workloadKubeconfig: env.workload.controlPlane.kubeconfig,
+    concurrency: 8,
+    progress: (done, total) => log(`  Clusters created: ${done}/${total} (${elapsed()})`),
+  });
+
+  phase('reaching steady state (ticks until a round runs no pass)');
+  const steady = await reachSteadyState(env, log, 10 + Math.ceil(clusters / 200));
+  if (steady.errors.length > 0) log(`  passes that ended in Error on the way: ${steady.errors.slice(0, 3).join('; ')}`);
+
+  phase('skip path and forced pass per controller');
+  const skip = {} as Record<Controller, PassFigures>;
+  const forced = {} as Record<Controller, PassFigures>;
+  for (const c of controllers) {
+    skip[c] = await measureSkipPath(env, c, sampleKeys[c](clusters));
+    forced[c] = await measureForcedPass(env, c, sampleKeys[c](clusters));
+    log(
+      `  ${c}: skip ${JSON.stringify(skip[c].max.kube)}; forced ${JSON.stringify(forced[c].max.kube)} ${JSON.stringify(forced[c].max.dynamodb)}`,
+    );
+  }
+
+  phase('forced-pass throughput (topology, one process)');
+  const throughputKeys = Array.from({ length: Math.min(clusters, 200) }, (_, i) => clusterKey(i));
+  const throughput = [];
+  for (const concurrency of [4, 16]) {
+    throughput.push(await measureThroughput(env, throughputKeys, concurrency));
+    log(`  concurrency ${concurrency}: ${throughput.at(-1)?.perSecond.toFixed(1)} passes/s`);
+  }
+
+  phase('ticks over the unchanged fleet');
+  const ticks = {} as Record<Controller, TickFigures>;
+  for (const c of controllers) {
+    ticks[c] = await measureTick(env, c);
+    log(
+      `  ${c}: listed ${ticks[c].listed}, ran ${ticks[c].ran}, ${ticks[c].durationMs.toFixed(0)} ms, ${ticks[c].kube.total} kube + ${ticks[c].dynamodb.reads} DynamoDB requests`,
+    );
+  }
+
+  phase('one spec change (a variable of one Cluster)');
+  const change = await measureSpecChange(env, clusters - 1);
+  log(
+    `  ${change.kube.total} kube requests (${change.kube.mutating} writes), ${change.dynamodb.reads} reads / ${change.dynamodb.writes} writes to DynamoDB, ${change.durationMs.toFixed(0)} ms`,
+  );
+
+  phase('desired-state computation');
+  const desired = await measureDesiredState(env, clusters);
+  log(`  p50 ${desired.p50Ms.toFixed(2)} ms, p99 ${desired.p99Ms.toFixed(2)} ms over ${desired.samples} computations`);
+
+  phase('event → start of the pass on the local bus');
+  const latency = await measureEventLatency(env, clusters, 40);
+  log(`  p50 ${latency.p50Ms.toFixed(0)} ms, p99 ${latency.p99Ms.toFixed(0)} ms`);
+
+  phase('bundled handlers: size and module load time');
+  const bundles = await measureBundles();
+  for (const c of controllers)
+    log(`  ${c}: ${(bundles[c].bytes / 1e6).toFixed(2)} MB, load median ${bundles[c].loadMedianMs.toFixed(0)} ms`);
+
+  phase('forwarder: memory with ≥ 10,000 watched objects, events per spec change');
+  const forwarder = await measureForwarder(env, log);
+  log(
+    `  ${forwarder.watchedObjects} objects, RSS ${forwarder.rssMiB.toFixed(1)} MiB (peak ${forwarder.peakRssMiB.toFixed(1)}), ${forwarder.eventsPerSpecChange} event(s) per spec change`,
+  );
+
+  return { steady, skip, forced, throughput, ticks, change, desired, latency, bundles, forwarder };
+}
+
+const env = await startBenchEnv();
+phase('servers started (management cluster, workload cluster, DynamoDB Local)');
+let m: Awaited<ReturnType<typeof main>>;
+try {
+  m = await main(env);
+} finally {
+  await env.stop();
+}
+
+// ---- idle hour and cost ----
+const idleInput: IdleHourInput = {
+  measuredClusters: clusters,
+  ticks: m.ticks,
+  forced: m.forced,
+  objects: { topology: clusters, addons: 2, providers: 2 },
+  forwarderKinds: m.forwarder.kinds,
+  ticksPerHour: 12,
+  resyncAfterHours: 6,
+  lambdaMemoryGb: 0.5,
+  watchLifetimeSeconds: 2700,
+};
+const idle100 = computeIdleHour(idleInput, 100);
+const idle1000 = computeIdleHour(idleInput, 1000);
+const fixed = { cloudWatchAlarms: 6, secrets: 1 };
+const cost100 = computeMonthlyCost(idle100.usage, fixed, awsPrices);
+const cost1000 = computeMonthlyCost(idle1000.usage, fixed, awsPrices);
+const alternatives = computeAlwaysOnAlternatives(awsPrices);
+const perChangeUsage = {
+  lambdaInvocations: m.change.invocations + m.change.followUpEvents * 2,
+  lambdaGbSeconds: (m.change.durationMs / 1000) * 0.5,
+  schedulerInvocations: 0,
+  eventBridgeEvents: 1 + m.change.followUpEvents,
+  dynamoDbReadUnits: m.change.dynamodb.readUnits,
+  dynamoDbWriteUnits: m.change.dynamodb.writeUnits,
+};
+const per1000Changes = computeMonthlyCost(
+  Object.fromEntries(
+    Object.entries(perChangeUsage).map(([k, v]) => [k, (v * 1000) / awsPrices.hoursPerMonth]),
+  ) as typeof perChangeUsage,
+  { cloudWatchAlarms: 0, secrets: 0 },
+  awsPrices,
+);
+
+// ---- the table ----
+const t = m.skip.topology.max;
+const f = m.forced.topology.max;
+const tick1000Seconds = (m.ticks.topology.durationMs / 1000) * (1000 / clusters);
+const bestThroughput = Math.max(...m.throughput.map((x) => x.perSecond));
+const maxBundle = Math.max(...controllers.map((c) => m.bundles[c].bytes));
+const maxLoad = Math.max(...controllers.map((c) => m.bundles[c].loadMedianMs));
+const rows: Row[] = [
+  {
+    figure: 'Kubernetes requests, pass over an unchanged Cluster (skip path)',
+    target: '0 mutating; reads ≤ 2',
+    measured: `${t.kube.mutating} mutating; ${t.kube.reads} reads`,
+    met: t.kube.mutating === 0 && t.kube.reads <= 2,
+    why: `The topology reconciler's getFacts GETs the Cluster, its ClusterClass and every template the class references (${t.kube.reads - 2} here) so that a template edit changes the input hash; the template check has to leave the skip path (template events already map to the Clusters).`,
+  },
+  {
+    figure: 'Kubernetes requests, forced pass over an unchanged Cluster',
+    target: '0 mutating, ≤ 10 in all, 0 dry-runs',
+    measured: `${f.kube.mutating} mutating, ${f.kube.total} in all, ${f.kube.dryRuns} dry-runs`,
+    met: f.kube.mutating === 0 && f.kube.total <= 10 && f.kube.dryRuns === 0,
+    why: `The topology pass records no no-change proof, so every forced pass dry-runs each managed object (${f.kube.dryRuns} server-side-apply dry-runs), re-reads the Cluster, ClusterClass and templates getFacts already read, and LISTs every managed kind (${f.kube.reads} reads).`,
+  },
+  {
+    figure: 'DynamoDB requests per pass (forced / skip)',
+    target: '≤ 1 read, ≤ 2 writes; 0 writes skipping',
+    measured: `${f.dynamodb.reads} read, ${f.dynamodb.writes} writes / ${t.dynamodb.writes} writes`,
+    met: f.dynamodb.reads <= 1 && f.dynamodb.writes <= 2 && t.dynamodb.writes === 0,
+    why: 'The tick reads each checkpoint once more before a forced pass.',
+  },
+  {
+    figure: 'management-cluster requests / hour, idle fleet of 100',
+    target: '≤ 200',
+    measured: `${idle100.managementRequests.toFixed(0)} (ticks ${idle100.managementBreakdown.ticks.toFixed(0)}, resync ${idle100.managementBreakdown.resync.toFixed(0)}, forwarder ${idle100.managementBreakdown.forwarder.toFixed(0)})`,
+    met: idle100.managementRequests <= 200,
+    why: `Dominated by drift correction: every object gets a forced pass every RESYNC_AFTER_MS (6 h), ${idle100.resyncPasses.toFixed(1)} passes an hour at up to ${f.kube.total} requests (topology) and one GET per selected Cluster (add-ons); the ticks add 9 LISTs per round (the providers tick lists 7 kinds).`,
+  },
+  {
+    figure: 'workload-cluster requests / hour, idle fleet of 100',
+    target: '0',
+    measured: idle100.workloadRequests.toFixed(0),
+    met: idle100.workloadRequests === 0,
+    why: 'A forced ClusterResourceSet pass whose resources are all applied talks to no workload cluster.',
+  },
+  {
+    figure: 'forced passes per second, 2 cores, one process',
+    target: '≥ 25',
+    measured: m.throughput.map((x) => `${x.perSecond.toFixed(1)} (concurrency ${x.concurrency})`).join(', '),
+    met: bestThroughput >= 25,
+    why: `Each forced topology pass sends ${f.kube.total} requests, ${f.kube.dryRuns} of them server-side-apply dry-runs, to a kube-apiserver and etcd that share the same 2 cores with DynamoDB Local and the bench.`,
+  },
+  {
+    figure: 'tick sweeping 1,000 unchanged Clusters',
+    target: '≤ 60 s',
+    measured: `${tick1000Seconds.toFixed(1)} s${clusters === 1000 ? '' : ` (extrapolated from ${clusters}: ${(m.ticks.topology.durationMs / 1000).toFixed(2)} s)`}`,
+    met: tick1000Seconds <= 60,
+    why: 'One DynamoDB GetItem per listed Cluster, TICK_CONCURRENCY (4) at a time.',
+  },
+  {
+    figure: 'desired-state computation for one Cluster, p99',
+    target: '≤ 20 ms',
+    measured: `${m.desired.p99Ms.toFixed(2)} ms (p50 ${m.desired.p50Ms.toFixed(2)} ms)`,
+    met: m.desired.p99Ms <= 20,
+    why: 'Garbage-collection pauses land in the tail on a busy 2-core machine.',
+  },
+  {
+    figure: 'bundled handler size / module load time (median, one CPU)',
+    target: '≤ 1.5 MB / ≤ 150 ms',
+    measured: `${(maxBundle / 1e6).toFixed(2)} MB / ${maxLoad.toFixed(0)} ms (largest of 3)`,
+    met: maxBundle <= 1.5e6 && maxLoad <= 150,
+    why: `Largest parts of the topology bundle: ${Object.entries(m.bundles.topology.largestPackages)
+      .slice(0, 4)
+      .map(([k, v]) => `${k} ${(v / 1e3).toFixed(0)} KB`)
+      .join(', ')}; load time follows size (parse + evaluate on one core of a busy machine).`,
+  },
+  {
+    figure: 'event → start of the pass, local bus, p99',
+    target: '≤ 300 ms',
+    measured: `${m.latency.p99Ms.toFixed(0)} ms (p50 ${m.latency.p50Ms.toFixed(0)} ms)`,
+    met: m.latency.p99Ms <= 300,
+    why: 'Includes the checkpoint read, the facts (GETs) and the lease acquire.',
+  },
+  {
+    figure: 'forwarder memory watching 10,000 objects / events per spec change',
+    target: '≤ 100 MiB RSS / exactly 1',
+    measured: `${m.forwarder.rssMiB.toFixed(0)} MiB (peak ${m.forwarder.peakRssMiB.toFixed(0)}) over ${m.forwarder.watchedObjects} objects / ${m.forwarder.eventsPerSpecChange}`,
+    met: m.forwarder.peakRssMiB <= 100 && m.forwarder.eventsPerSpecChange === 1,
+    why: `Node plus the loaded bundle is ${m.forwarder.baselineRssMiB.toFixed(0)} MiB before any LIST; each kind is listed in one unpaginated response (the 10,000-object LIST is parsed whole), which V8 does not hand back to the OS afterwards (heap in use ${m.forwarder.heapUsedMiB.toFixed(0)} MiB).`,
+  },
+  {
+    figure: 'monthly cost, idle fleet of 100 Clusters',
+    target: '≤ $5',
+    measured: `$${cost100.totalUsd.toFixed(2)} (1,000 Clusters: $${cost1000.totalUsd.toFixed(2)})`,
+    met: cost100.totalUsd <= 5,
+    why: 'See the cost table.',
+  },
+];
+
+console.log(`\n${formatTable(rows)}\n`);
+const costRows = [
+  { what: 'idle fleet of 100 Clusters', usd: cost100.totalUsd, note: 'measured requests per idle hour × list prices' },
+  { what: 'idle fleet of 1,000 Clusters', usd: cost1000.totalUsd, note: 'same, scaled per Cluster' },
+  {
+    what: '1,000 spec changes',
+    usd: per1000Changes.totalUsd,
+    note: 'one Cluster variable change each, routed to topology and addons',
+  },
+  ...alternatives.map((a) => ({ what: `always on: ${a.name}`, usd: a.usdPerMonth, note: a.basis })),
+];
+for (const c of costRows) console.log(`${c.what.padEnd(60)} $${c.usd.toFixed(2)}/month`);
+
+const date = new Date().toISOString().slice(0, 10);
+const machine = machineDescription();
+const results = {
+  date,
+  machine,
+  clusters,
+  durationSeconds: (performance.now() - started) / 1000,
+  rows,
+  measurements: m,
+  idleHour: { 100: idle100, 1000: idle1000, assumptions: idleInput },
+  cost: {
+    prices: { ...priceSource, ...awsPrices },
+    idle100: cost100,
+    idle1000: cost1000,
+    per1000Changes,
+    alternatives,
+  },
+};
+await writeFormatted(new URL('./results/latest.json', import.meta.url), JSON.stringify(results));
+await writeFormatted(new URL(`./results/clusters-${clusters}.json`, import.meta.url), JSON.stringify(results));
+await writeFormatted(
+  new URL('./RESULTS.md', import.meta.url),
+  formatMarkdown({
+    date,
+    clusters,
+    machine,
+    durationSeconds: results.durationSeconds,
+    rows,
+    costRows,
+    priceNote: `Prices: ${priceSource.region}, list prices recorded ${priceSource.recordedOn} (${priceSource.note}) Fixed items: 6 CloudWatch alarms of the stack and 1 Secrets Manager secret (the kubeconfig). Free tiers not applied.`,
+    notes: [
+      'The idle hour is composed from measurements: 12 ticks per controller, one forced (drift-correction) pass per object every RESYNC_AFTER_MS (6 h), and the forwarder re-opening each watch when the API server ends it (mean 45 min with the default --min-request-timeout); figures for 1,000 Clusters scale the per-Cluster parts of a run with fewer.',
+      'Durations include the API server, etcd and DynamoDB Local competing for the same 2 cores.',
+      `This run: ${clusters} Clusters. The default is 100 (about 1.5 minutes on this machine); \`BENCH_FULL=1\` runs 1,000, which does not fit in 10 minutes here: reaching steady state alone took 267 s for the first round of 1,000 creating passes and over 300 s more for the second, with the kube-apiserver CPU-bound (every topology pass LISTs each managed kind by label in one namespace holding about 10,000 objects, so a pass costs O(fleet) on the server).`,
+      "Every Cluster's kubeconfig Secret points at one shared workload cluster (a real kube-apiserver); its requests are counted like the management cluster's.",
+      'A TransactWriteItems of the lease delete + checkpoint put is billed as 4 write units (2 per item); the cost model counts it so.',
+    ],
+  }),
+);
+phase(`wrote test/bench/results/latest.json (and clusters-${clusters}.json) and test/bench/RESULTS.md`);
