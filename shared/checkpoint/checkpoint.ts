@@ -16,13 +16,17 @@ export type CheckpointResult = z.infer<typeof CheckpointResult>;
 const epochMs = z.number().int().nonnegative();
 
 /**
- * Proof that applying the desired state to an object changed nothing: while the object's uid and resourceVersion
- * and the intent hash are the same, a later pass may skip the server-side-apply dry run.
+ * Proof that applying the desired state changed nothing: while the object's uid and resourceVersion and the intent
+ * hash are the same, a later pass may skip the server-side-apply dry run. A pass that writes several objects (a
+ * topology) keeps one proof per object in `objects`; `objectUid`/`resourceVersion` are then the reconciled object's
+ * (the Cluster) and `intentHash` covers every entry.
  */
 export const NoChange = z.object({
   objectUid: z.string().min(1),
   resourceVersion: z.string().min(1),
   intentHash: z.string().min(1),
+  /** `Kind namespace/name` → hash of (uid, resourceVersion, apply intent) of each object the pass applied. */
+  objects: z.record(z.string(), z.string()).optional(),
 });
 export type NoChange = z.infer<typeof NoChange>;
 

@@ -14,7 +14,7 @@ import {
 import type { LambdaContextLike } from '#shared/runtime/lambda-context.ts';
 import { mapLimit } from '#shared/runtime/map-limit.ts';
 import { runTick, type TickReport } from '#shared/runtime/run-tick.ts';
-import type { PassKey, PassReport, Reconciler, RuntimeDeps } from '#shared/runtime/types.ts';
+import type { MappedKey, PassReport, Reconciler, RuntimeDeps } from '#shared/runtime/types.ts';
 
 /** What an invocation returns (and what the local bus prints). */
 export type HandlerResult =
@@ -86,12 +86,19 @@ export function createControllerHandler(options: ControllerHandlerOptions): Cont
       return { status: 'Handled', eventId: event.id, passes, tick };
     }
     const change = event.detail;
-    const keys: readonly PassKey[] = isPrimary(reconciler, change)
+    const keys: readonly MappedKey[] = isPrimary(reconciler, change)
       ? [{ apiVersion: change.apiVersion, kind: change.kind, namespace: change.namespace, name: change.name }]
       : ((await reconciler.mapChange?.(deps, change)) ?? []);
     if (keys.length === 0) logger.debug('change maps to no object of this controller', { change });
     const passes = await mapLimit(keys, deps.config.tickConcurrency, (key) =>
-      runPass({ key, trigger: `event ${event.id}` }, context),
+      runPass(
+        {
+          key: { apiVersion: key.apiVersion, kind: key.kind, namespace: key.namespace, name: key.name },
+          ...(key.force ? { force: true } : {}),
+          trigger: `event ${event.id}`,
+        },
+        context,
+      ),
     );
     return { status: 'Handled', eventId: event.id, passes };
   };

@@ -2,7 +2,7 @@
 // Reconciler, the runtime decides when to call it (events, ticks), guards it with a lease and records its outcome.
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Checkpoint, CheckpointStore, Controller, NoChange } from '#shared/checkpoint/index.ts';
-import type { KubeClient } from '#shared/kube/index.ts';
+import type { KubeClient, KubeObject } from '#shared/kube/index.ts';
 import type { RuntimeConfig } from '#shared/runtime/config.ts';
 
 /** A kind the runtime lists (tick) or routes (events). */
@@ -10,6 +10,13 @@ export type KindRef = { readonly apiVersion: string; readonly kind: string };
 
 /** The object one pass reconciles. `namespace` is '' for cluster-scoped objects. */
 export type PassKey = KindRef & { readonly namespace: string; readonly name: string };
+
+/**
+ * An object to reconcile after a change of another kind. `force` runs the pass even when the object's own facts
+ * look unchanged: the change is in an input the facts leave out (e.g. a template's spec, which would cost a GET per
+ * template on every skip decision).
+ */
+export type MappedKey = PassKey & { readonly force?: boolean };
 
 /** What an event says about the object that changed (see `ObjectChange` in events.ts). */
 export type ChangedObject = KindRef & {
@@ -40,6 +47,8 @@ export type ObjectFacts = {
   readonly resourceVersion: string;
   /** Hash of every input of the pass that can change without the object's generation changing. */
   readonly inputHash: string;
+  /** The objects read to compute the facts, for the pass to reuse instead of reading them again (never stored). */
+  readonly objects?: readonly KubeObject[];
 };
 
 /** Given to `reconcile`: who runs it, what the last pass recorded, and when to stop. */
@@ -86,7 +95,7 @@ export type Reconciler = {
    * The objects to reconcile after a change of a watched (non-primary) kind, e.g. the Clusters using a
    * ClusterClass. Not called for the primary kinds (their key is the changed object).
    */
-  mapChange?(deps: RuntimeDeps, change: ChangedObject): Promise<readonly PassKey[]>;
+  mapChange?(deps: RuntimeDeps, change: ChangedObject): Promise<readonly MappedKey[]>;
   /** Reads the facts of an object (≤ 2 GETs); undefined when it no longer exists (or is not this controller's). */
   getFacts(deps: RuntimeDeps, key: PassKey): Promise<ObjectFacts | undefined>;
   /** Runs one pass. Thrown errors are recorded as `Error` outcomes with backoff. */

@@ -1,5 +1,6 @@
 // How a topology pass ended, as data (pure): the Cluster's TopologyReconciled condition with upstream's reasons and
 // messages, the merged condition list, and the pass outcome the runtime records.
+import type { NoChangeRecord } from '#shared/topology/apply/apply-proofs.ts';
 import type { Condition } from '#shared/api/condition.ts';
 import type { UpgradeSummary, WorkerUpgradeSummary } from '#shared/topology/types.ts';
 
@@ -42,6 +43,8 @@ export type TopologyOutcome = {
   readonly requeueAfterMs?: number;
   readonly changed: readonly string[];
   readonly error?: string;
+  /** What this pass applied, for the next pass to skip dry runs of objects still unchanged. */
+  readonly noChange?: NoChangeRecord;
 };
 
 const classNotReconciledMessage =

@@ -5,11 +5,17 @@ import type { ClusterClass } from '#shared/api/cluster-class.ts';
 import type { ObjectKey } from '#shared/api/object-meta.ts';
 import { CapiError, errorMessage } from '#shared/errors/index.ts';
 import type { KubeClient } from '#shared/kube/index.ts';
+import {
+  computeNoChangeRecord,
+  createApplyProofs,
+  type ApplyProofs,
+  type NoChangeRecord,
+} from '#shared/topology/apply/apply-proofs.ts';
 import { reconcileConditions } from '#shared/topology/apply/reconcile-condition.ts';
 import type { ApplyContext } from '#shared/topology/apply/reconcile-object.ts';
 import { reconcileState } from '#shared/topology/apply/reconcile-state.ts';
 import { getBlueprint, getClusterClass } from '#shared/topology/current/get-blueprint.ts';
-import { getCurrentState } from '#shared/topology/current/get-current-state.ts';
+import { getCurrentState, type CurrentStateReads } from '#shared/topology/current/get-current-state.ts';
 import { createKubeReader, getCluster } from '#shared/topology/current/kube-reader.ts';
 import { computeDesiredState } from '#shared/topology/desired/compute-desired-state.ts';
 import { controlPlaneContract } from '#shared/topology/desired/compute-control-plane.ts';
@@ -33,6 +39,14 @@ export type TopologyDeps = {
   /** 5 random characters for generated names (templates, objects). */
   readonly randomSuffix: () => string;
   readonly now: () => Date;
+};
+
+/** What the runtime hands one pass besides its dependencies. */
+export type TopologyPassInput = {
+  /** Objects already read for this pass (the Cluster and its ClusterClass the runtime read to decide it is due). */
+  readonly prefetched?: readonly Unstructured[];
+  /** The previous pass's no-change record: objects proven unchanged skip their dry run. */
+  readonly noChange?: NoChangeRecord | undefined;
 };
 
 /** Upstream's paused annotation (`cluster.x-k8s.io/paused`). */
@@ -74,14 +88,34 @@ function computeValidatedCluster(cluster: Cluster, cc: ClusterClass): Cluster {
   return defaulted.cluster;
 }
 
+/**
+ * The optional reads of the current state: MachineHealthChecks and MachinePools only when the class or topology has
+ * them or the previous pass applied some (they may have to be deleted); everything without a previous record.
+ */
+function computeCurrentStateReads(cluster: Cluster, cc: ClusterClass, proofs: ApplyProofs): CurrentStateReads {
+  const topology = cluster.spec?.topology;
+  const workers = cc.spec?.workers;
+  const wantsHealthChecks =
+    cc.spec?.controlPlane?.machineHealthCheck !== undefined ||
+    topology?.controlPlane?.machineHealthCheck !== undefined ||
+    (workers?.machineDeployments ?? []).some((md) => md.machineHealthCheck !== undefined) ||
+    (topology?.workers?.machineDeployments ?? []).some((md) => md.machineHealthCheck !== undefined);
+  const wantsPools = (workers?.machinePools ?? []).length > 0 || (topology?.workers?.machinePools ?? []).length > 0;
+  return {
+    machineHealthChecks: wantsHealthChecks || proofs.mayHaveApplied('MachineHealthCheck'),
+    machinePools: wantsPools || proofs.mayHaveApplied('MachinePool'),
+  };
+}
+
 /** Read, compute and apply; resolves the state the condition is computed from. */
 async function reconcile(
   deps: TopologyDeps,
   cluster: Cluster,
   rawCluster: Unstructured,
   changed: string[],
+  pass: { readonly prefetched: readonly Unstructured[]; readonly proofs: ApplyProofs },
 ): Promise<PassState> {
-  const reader = createKubeReader(deps.kube);
+  const reader = createKubeReader(deps.kube, { prefetched: pass.prefetched });
   const clusterClass = await step('failed to retrieve ClusterClass', () => getClusterClass(reader, cluster));
   if (!isClusterClassReconciled(clusterClass)) return { kind: 'ClusterClassNotReconciled' };
   const topologyCluster = await step('failed to validate Cluster variables', () =>
@@ -89,7 +123,7 @@ async function reconcile(
   );
   const blueprint = await step('error reading the ClusterClass', () => getBlueprint(reader, clusterClass));
   const current = await step('error reading current state of the Cluster topology', () =>
-    getCurrentState(reader, topologyCluster),
+    getCurrentState(reader, topologyCluster, computeCurrentStateReads(topologyCluster, clusterClass, pass.proofs)),
   );
   const desired = await step('error computing the desired state of the Cluster topology', () =>
     computeDesiredState({ cluster: topologyCluster, blueprint, current }, { randomSuffix: deps.randomSuffix }),
@@ -108,6 +142,7 @@ async function reconcile(
       }) ??
       obj,
     changed,
+    proofs: pass.proofs,
   };
   await step('error reconciling the Cluster topology', () => reconcileState(ctx, reader, current, desired));
   const cp = current.controlPlane?.object;
@@ -129,8 +164,13 @@ async function reconcile(
  * const outcome = await reconcileTopology({ kube, randomSuffix, now: () => new Date() }, { namespace: 'default', name: 'c1' });
  * // { result: 'Success', changed: ['created DockerCluster default/c1-x2bz9', ...] }
  */
-export async function reconcileTopology(deps: TopologyDeps, key: ObjectKey): Promise<TopologyOutcome> {
-  const read = await getCluster(deps.kube, key);
+export async function reconcileTopology(
+  deps: TopologyDeps,
+  key: ObjectKey,
+  input: TopologyPassInput = {},
+): Promise<TopologyOutcome> {
+  const prefetched = input.prefetched ?? [];
+  const read = await getCluster(deps.kube, key, prefetched);
   if (!read) return { result: 'Success', changed: [] };
   const { cluster, raw } = read;
   if (!cluster.spec?.topology) return { result: 'Success', changed: [] };
@@ -138,11 +178,15 @@ export async function reconcileTopology(deps: TopologyDeps, key: ObjectKey): Pro
     return { result: 'Success', changed: [] };
 
   const changed: string[] = [];
+  // NOTE: a record is only trusted for the very Cluster it was made for (a re-created Cluster has another uid).
+  const proofs = createApplyProofs(
+    input.noChange?.objectUid === cluster.metadata.uid ? input.noChange?.objects : undefined,
+  );
   let state: PassState;
   if (cluster.metadata.deletionTimestamp) state = { kind: 'Deleted' };
   else {
     try {
-      state = await reconcile(deps, cluster, raw as Unstructured, changed);
+      state = await reconcile(deps, cluster, raw as Unstructured, changed, { prefetched, proofs });
     } catch (err) {
       state = { kind: 'Failed', message: errorMessage(err) };
     }
@@ -156,5 +200,7 @@ export async function reconcileTopology(deps: TopologyDeps, key: ObjectKey): Pro
     const message = state.kind === 'Failed' ? `${state.message}; ${errorMessage(err)}` : errorMessage(err);
     return computeOutcome({ kind: 'Failed', message }, changed);
   }
-  return computeOutcome(state, changed);
+  const outcome = computeOutcome(state, changed);
+  if (state.kind !== 'Reconciled' || outcome.result === 'Error') return outcome;
+  return { ...outcome, noChange: computeNoChangeRecord(raw as Unstructured, proofs.recorded()) };
 }

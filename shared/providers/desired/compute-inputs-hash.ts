@@ -1,24 +1,12 @@
 // A stable hash of everything that determines a provider's installed components, for change detection.
 import type { ProviderComponentsInput } from '#shared/providers/desired/compute-provider-components.ts';
 import { computeSha256 } from '#shared/hash/sha256.ts';
+import { computeStableJson } from '#shared/hash/stable-json.ts';
+
+export { computeStableJson };
 
 /** Bump when the processing changes so that every provider is re-rendered once. */
 export const inputsHashVersion = 'provider-components/v1';
-
-/**
- * JSON with object keys sorted at every level (undefined members dropped), so equal values serialise equally.
- *
- * @example
- * computeStableJson({ b: 1, a: [{ d: 2, c: 3 }] }); // '{"a":[{"c":3,"d":2}],"b":1}'
- */
-export function computeStableJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : computeStableJson(v))).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${computeStableJson(v)}`).join(',')}}`;
-}
 
 /**
  * `sha256:<hex>` over the processing inputs: the provider's identity (kind, namespace, name, uid) and spec (without

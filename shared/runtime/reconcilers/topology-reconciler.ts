@@ -11,12 +11,15 @@ import {
   reconcileTopology,
   type TopologyDeps,
   type TopologyOutcome,
+  type Unstructured,
 } from '#shared/topology/index.ts';
 import { computeInputHash } from '#shared/runtime/reconcilers/compute-input-hash.ts';
 import type {
   ChangedObject,
   KindRef,
+  MappedKey,
   ObjectFacts,
+  PassContext,
   PassKey,
   PassOutcome,
   Reconciler,
@@ -77,34 +80,33 @@ async function findTemplate(
   }
 }
 
-/** Each referenced template's identity and, with `content`, a hash of its spec (metadata is written by the class pass). */
-async function getTemplateInputs(kube: KubeClient, cc: Raw, content: boolean) {
+/** Each referenced template's identity (existence and uid; its content is the class pass's concern, not its skip). */
+async function getTemplateInputs(kube: KubeClient, cc: Raw) {
   const refs = templateRefsOf(cc);
   if (refs === undefined) return 'invalid';
   const namespace = cc.metadata.namespace ?? '';
   const inputs = [];
   for (const ref of refs) {
     const t = await findTemplate(kube, ref, namespace);
-    const state =
-      t === undefined || t === 'unknownKind'
-        ? (t ?? 'missing')
-        : { uid: t.metadata.uid, ...(content ? { spec: computeInputHash(t.spec ?? {}) } : {}) };
+    const state = t === undefined || t === 'unknownKind' ? (t ?? 'missing') : { uid: t.metadata.uid };
     inputs.push({ ref: `${ref.apiVersion ?? ''}/${ref.kind ?? ''}/${ref.name ?? ''}`, state });
   }
   return inputs;
 }
 
-const factsOf = (obj: KubeObject, inputs: unknown): ObjectFacts => ({
+const factsOf = (obj: KubeObject, inputs: unknown, objects?: readonly KubeObject[]): ObjectFacts => ({
   uid: obj.metadata.uid ?? '',
   generation: obj.metadata.generation ?? 0,
   resourceVersion: obj.metadata.resourceVersion ?? '',
   inputHash: computeInputHash(inputs),
+  ...(objects ? { objects } : {}),
 });
 
 /**
- * The facts of a Cluster: besides its spec (the generation), its labels and annotations, whether its ClusterClass
- * is reconciled at which generation, and the spec of every template the class references. Status and the labels
- * the pass writes stay out. Reads: the Cluster, its ClusterClass, one GET per referenced template.
+ * The facts of a Cluster: besides its spec (the generation), its labels and annotations, and whether its
+ * ClusterClass is reconciled at which generation. Status and the labels the pass writes stay out. Reads: the Cluster
+ * and its ClusterClass (the skip path's budget), which the pass then reuses. Template edits are not in the facts:
+ * their events are mapped to forced passes (mapTemplateChange), and the drift-correction pass reads them anyway.
  */
 async function getClusterFacts(deps: RuntimeDeps, key: PassKey): Promise<ObjectFacts | undefined> {
   const cluster = (await findObject(deps.kube, { ...clusterKind, namespace: key.namespace, name: key.name })) as
@@ -115,22 +117,21 @@ async function getClusterFacts(deps: RuntimeDeps, key: PassKey): Promise<ObjectF
     className === undefined
       ? undefined
       : ((await findObject(deps.kube, { ...classKind, namespace: key.namespace, name: className })) as Raw | undefined);
-  return factsOf(cluster, {
-    labels: without(cluster.metadata.labels, ownLabels),
-    annotations: without(cluster.metadata.annotations, ignoredAnnotations),
-    deleting: cluster.metadata.deletionTimestamp !== undefined,
-    class:
-      cc === undefined
-        ? className === undefined
-          ? 'none'
-          : 'missing'
-        : {
-            uid: cc.metadata.uid,
-            generation: cc.metadata.generation,
-            reconciled: isClassReconciled(cc),
-            templates: await getTemplateInputs(deps.kube, cc, true),
-          },
-  });
+  return factsOf(
+    cluster,
+    {
+      labels: without(cluster.metadata.labels, ownLabels),
+      annotations: without(cluster.metadata.annotations, ignoredAnnotations),
+      deleting: cluster.metadata.deletionTimestamp !== undefined,
+      class:
+        cc === undefined
+          ? className === undefined
+            ? 'none'
+            : 'missing'
+          : { uid: cc.metadata.uid, generation: cc.metadata.generation, reconciled: isClassReconciled(cc) },
+    },
+    cc === undefined ? [cluster] : [cluster, cc],
+  );
 }
 
 /** The facts of a ClusterClass: its pausedness and which of its templates exist (the pass owns each one). */
@@ -141,7 +142,7 @@ async function getClassFacts(deps: RuntimeDeps, key: PassKey): Promise<ObjectFac
   return factsOf(cc, {
     paused: cc.metadata.annotations?.[pausedAnnotation] !== undefined,
     deleting: cc.metadata.deletionTimestamp !== undefined,
-    templates: await getTemplateInputs(deps.kube, cc, false),
+    templates: await getTemplateInputs(deps.kube, cc),
   });
 }
 
@@ -160,15 +161,24 @@ async function mapClassChange(kube: KubeClient, namespace: string, name: string)
   return [...(cc === undefined ? [] : [classKey]), ...(await clustersUsing(kube, namespace, name))];
 }
 
-async function mapTemplateChange(kube: KubeClient, change: ChangedObject): Promise<PassKey[]> {
+/**
+ * The ClusterClasses referencing a changed template and their Clusters. The Cluster passes are forced (template specs
+ * are not in their facts); the class pass runs only when the template's existence or identity changed.
+ */
+async function mapTemplateChange(kube: KubeClient, change: ChangedObject): Promise<MappedKey[]> {
   const classes = await listObjects(kube, { ...classKind, namespace: change.namespace });
-  const keys: PassKey[] = [];
+  const keys: MappedKey[] = [];
   for (const cc of classes.items as Raw[]) {
     const refs = templateRefsOf(cc) ?? [];
     const uses = refs.some(
       (r) => r.kind === change.kind && r.name === change.name && (r.namespace || change.namespace) === change.namespace,
     );
-    if (uses) keys.push(...(await mapClassChange(kube, change.namespace, cc.metadata.name ?? '')));
+    if (uses)
+      keys.push(
+        ...(await mapClassChange(kube, change.namespace, cc.metadata.name ?? '')).map((k) =>
+          k.kind === 'Cluster' ? { ...k, force: true } : k,
+        ),
+      );
   }
   return keys;
 }
@@ -190,18 +200,17 @@ function mergeOutcomes(first: TopologyOutcome, second: TopologyOutcome): PassOut
  * A Cluster pass. When the class's own pass has not caught up (its event was lost, or the class has changed since),
  * the Cluster pass runs it first instead of waiting: ticks list Clusters only.
  */
-async function reconcileCluster(deps: TopologyDeps, key: PassKey): Promise<PassOutcome> {
-  const cluster = (await findObject(deps.kube, { ...clusterKind, namespace: key.namespace, name: key.name })) as
-    Raw | undefined;
-  const className = cluster === undefined ? undefined : topologyOf(cluster)?.class;
-  const cc =
-    className === undefined
-      ? undefined
-      : ((await findObject(deps.kube, { ...classKind, namespace: key.namespace, name: className })) as Raw | undefined);
+async function reconcileCluster(deps: TopologyDeps, key: PassKey, ctx: PassContext): Promise<PassOutcome> {
+  const prefetched = (ctx.facts.objects ?? []) as Unstructured[];
+  const cluster = prefetched.find((o) => o.kind === 'Cluster') as Raw | undefined;
+  const cc = prefetched.find((o) => o.kind === 'ClusterClass') as Raw | undefined;
   const objectKey = { namespace: key.namespace, name: key.name };
-  if (cc === undefined || isClassReconciled(cc)) return reconcileTopology(deps, objectKey);
+  if (cc === undefined || isClassReconciled(cc))
+    return reconcileTopology(deps, objectKey, { prefetched, noChange: ctx.previous?.noChange });
+  const className = cluster === undefined ? undefined : topologyOf(cluster)?.class;
   const classOutcome = await reconcileClusterClass(deps, { namespace: key.namespace, name: className ?? '' });
-  return mergeOutcomes(classOutcome, await reconcileTopology(deps, objectKey));
+  // NOTE: the class pass just wrote the class's status: the pass reads it again instead of the prefetched copy.
+  return mergeOutcomes(classOutcome, await reconcileTopology(deps, objectKey, { noChange: ctx.previous?.noChange }));
 }
 
 /**
@@ -229,11 +238,11 @@ export function createTopologyReconciler(randomSuffix: () => string = randomName
     getFacts(deps, key) {
       return key.kind === 'ClusterClass' ? getClassFacts(deps, key) : getClusterFacts(deps, key);
     },
-    async reconcile(deps, key) {
+    async reconcile(deps, key, ctx) {
       const topologyDeps = topologyDepsOf(deps);
       if (key.kind === 'ClusterClass')
         return reconcileClusterClass(topologyDeps, { namespace: key.namespace, name: key.name });
-      return reconcileCluster(topologyDeps, key);
+      return reconcileCluster(topologyDeps, key, ctx);
     },
   };
 }

@@ -181,6 +181,7 @@ async function deleteUnusedTemplates(
         candidates.set(templateKey({ apiVersion: t.apiVersion, kind: t.kind, name: t.metadata.name }), t);
   }
   for (const md of kept) for (const ref of refsOf(md)) candidates.delete(templateKey(ref));
+  if (candidates.size === 0) return;
   // NOTE: a MachineDeployment of this Cluster the pass did not manage (e.g. one whose topology label was removed by
   // hand) still needs its templates.
   const managed = new Set(Object.values(current.machineDeployments).map((s) => s.object.metadata.name));

@@ -9,6 +9,7 @@ import {
   type FieldPath,
   type IntentOptions,
 } from '#shared/topology/apply/apply-intent.ts';
+import type { ApplyProofs } from '#shared/topology/apply/apply-proofs.ts';
 import { computeCreateError, computeWriteError, TopologyApplyError } from '#shared/topology/apply/errors.ts';
 import { getApplyChanges } from '#shared/topology/apply/get-apply-changes.ts';
 import { groupOf } from '#shared/topology/desired/template-to-object.ts';
@@ -23,6 +24,8 @@ export type ApplyContext = {
   readonly rawOf: (obj: Unstructured) => Unstructured;
   /** What the pass changed, human readable; appended to as writes succeed. */
   readonly changed: string[];
+  /** The no-change record: skips the dry run of an object proven unchanged, records what this pass applied. */
+  readonly proofs?: ApplyProofs;
 };
 
 export type ReconcileObjectInput = {
@@ -75,13 +78,20 @@ export async function reconcileObject(ctx: ApplyContext, input: ReconcileObjectI
     );
   }
   const intent = computeApplyIntent(desired, opts, current.metadata.uid);
+  if (ctx.proofs?.isProven(current, intent)) {
+    ctx.proofs.record(current, intent);
+    return { created: false, updated: false };
+  }
   let changes;
   try {
     changes = await getApplyChanges(ctx.kube, current, intent, opts, ctx.fieldManager);
   } catch (err) {
     throw computeWriteError('dry-run apply', err, current);
   }
-  if (!changes.hasChanges) return { created: false, updated: false };
+  if (!changes.hasChanges) {
+    ctx.proofs?.record(current, intent);
+    return { created: false, updated: false };
+  }
   const object = await applyIntent(ctx, intent, current);
   ctx.changed.push(`updated ${describeKube(current)} (${changes.paths.slice(0, 5).join(', ')})`);
   return { created: false, updated: true, object };
@@ -100,6 +110,7 @@ export async function createObject(
   } catch (err) {
     throw computeCreateError(err, desired);
   }
+  ctx.proofs?.record(object, intent);
   ctx.changed.push(`created ${describeKube(desired)}`);
   return object;
 }
@@ -110,11 +121,14 @@ export async function applyIntent(
   intent: Unstructured,
   current: Unstructured,
 ): Promise<Unstructured> {
+  let object: Unstructured;
   try {
-    return (await applyObject(ctx.kube, intent, { fieldManager: ctx.fieldManager, force: true })) as Unstructured;
+    object = (await applyObject(ctx.kube, intent, { fieldManager: ctx.fieldManager, force: true })) as Unstructured;
   } catch (err) {
     throw computeWriteError('apply', err, current);
   }
+  ctx.proofs?.record(object, intent);
+  return object;
 }
 
 /** Deletes an object read in this pass (only that very object: uid precondition); a missing object is fine. */

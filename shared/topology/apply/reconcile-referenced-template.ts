@@ -51,14 +51,21 @@ export async function reconcileReferencedTemplate(
       opts,
       current.metadata.uid,
     );
+    const name = current.metadata.name ?? '';
+    if (ctx.proofs?.isProven(current, intent)) {
+      ctx.proofs.record(current, intent);
+      return { name };
+    }
     let changes;
     try {
       changes = await getApplyChanges(ctx.kube, current, intent, opts, ctx.fieldManager);
     } catch (err) {
       throw computeWriteError('dry-run apply', err, current);
     }
-    const name = current.metadata.name ?? '';
-    if (!changes.hasChanges) return { name };
+    if (!changes.hasChanges) {
+      ctx.proofs?.record(current, intent);
+      return { name };
+    }
     if (!changes.hasSpecChanges) {
       await applyIntent(ctx, intent, current);
       ctx.changed.push(`updated ${describeKube(current)} in place (${changes.paths.slice(0, 5).join(', ')})`);

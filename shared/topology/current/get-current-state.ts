@@ -17,10 +17,21 @@ import {
 } from '#shared/topology/labels.ts';
 import type { CurrentState, MachineDeploymentState, MachinePoolState, Unstructured } from '#shared/topology/types.ts';
 
+/** Which optional parts of the current state a pass must read; everything is read when not told otherwise. */
+export type CurrentStateReads = {
+  /** MachineHealthChecks: the class or topology asks for one, or an earlier pass may have created one. */
+  readonly machineHealthChecks: boolean;
+  /** MachinePools: the topology has some, or an earlier pass may have created one. */
+  readonly machinePools: boolean;
+};
+
+const readEverything: CurrentStateReads = { machineHealthChecks: true, machinePools: true };
+
 async function getRef(
   reader: TopologyReader,
   ref: ObjectReference | undefined,
   namespace: string,
+  matchLabels?: Readonly<Record<string, string>>,
 ): Promise<Unstructured | undefined> {
   if (!ref?.apiVersion || !ref.kind || !ref.name) return undefined;
   return reader.get({
@@ -28,6 +39,7 @@ async function getRef(
     kind: ref.kind,
     namespace: ref.namespace || namespace,
     name: ref.name,
+    matchLabels,
   });
 }
 
@@ -35,23 +47,61 @@ async function getOwnedHealthCheck(
   reader: TopologyReader,
   namespace: string,
   name: string,
+  owned: Readonly<Record<string, string>>,
 ): Promise<MachineHealthCheck | undefined> {
-  const raw = await reader.get({ apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'MachineHealthCheck', namespace, name });
-  if (!raw || raw.metadata.labels?.[ClusterTopologyOwnedLabel] === undefined) return undefined;
+  // NOTE: only a health check carrying the topology's labels is the topology's (upstream checks the owned label), so
+  // the Cluster's owned health checks are listed once and a missing one costs no GET.
+  const raw = (
+    await reader.list({
+      apiVersion: 'cluster.x-k8s.io/v1beta1',
+      kind: 'MachineHealthCheck',
+      namespace,
+      matchLabels: owned,
+    })
+  ).find((o) => o.metadata.name === name);
+  if (!raw) return undefined;
   return parseObject(MachineHealthCheck, 'MachineHealthCheck', raw);
 }
 
-/** True when some Machine selected by the MachineDeployment runs another version (upstream MachineDeployments.Upgrading). */
-async function isMachineDeploymentUpgrading(reader: TopologyReader, md: MachineDeployment): Promise<boolean> {
+/**
+ * True when some Machine selected by the MachineDeployment runs another version (upstream MachineDeployments.Upgrading).
+ * The Cluster's Machines are listed once (by cluster name) and every MachineDeployment's selector is matched in memory.
+ */
+async function isMachineDeploymentUpgrading(
+  reader: TopologyReader,
+  md: MachineDeployment,
+  clusterName: string,
+): Promise<boolean> {
   const version = md.spec.template.spec.version;
   if (!version) return false;
+  await reader.list({
+    apiVersion: 'cluster.x-k8s.io/v1beta1',
+    kind: 'Machine',
+    namespace: md.metadata.namespace ?? '',
+    matchLabels: { [ClusterNameLabel]: clusterName },
+  });
   const machines = await reader.list({
     apiVersion: 'cluster.x-k8s.io/v1beta1',
     kind: 'Machine',
     namespace: md.metadata.namespace ?? '',
-    matchLabels: md.spec.selector.matchLabels ?? {},
+    matchLabels: { [ClusterNameLabel]: clusterName, ...(md.spec.selector.matchLabels ?? {}) },
   });
   return machines.some((m) => getPath(m, ['spec', 'version']) !== version);
+}
+
+/** The control plane and every worker run the topology's version: no upgrade is pending, none can be gated. */
+function isVersionSettled(
+  cluster: Cluster,
+  cp: Unstructured | undefined,
+  workerVersions: readonly (string | undefined)[],
+): boolean {
+  const version = cluster.spec?.topology?.version;
+  return (
+    version !== undefined &&
+    cp !== undefined &&
+    getPath(cp, controlPlaneContract.version) === version &&
+    workerVersions.every((v) => v === version)
+  );
 }
 
 /**
@@ -60,51 +110,70 @@ async function isMachineDeploymentUpgrading(reader: TopologyReader, md: MachineD
  * @example
  * const current = await getCurrentState(reader, cluster);
  */
-export async function getCurrentState(reader: TopologyReader, cluster: Cluster): Promise<CurrentState> {
+export async function getCurrentState(
+  reader: TopologyReader,
+  cluster: Cluster,
+  reads: CurrentStateReads = readEverything,
+): Promise<CurrentState> {
   const namespace = cluster.metadata.namespace ?? '';
   const clusterName = cluster.metadata.name ?? '';
-  const infrastructureCluster = await getRef(reader, cluster.spec?.infrastructureRef, namespace);
-  const cpObject = await getRef(reader, cluster.spec?.controlPlaneRef, namespace);
+  const owned = { [ClusterNameLabel]: clusterName, [ClusterTopologyOwnedLabel]: '' };
+  const infrastructureCluster = await getRef(reader, cluster.spec?.infrastructureRef, namespace, owned);
+  const cpObject = await getRef(reader, cluster.spec?.controlPlaneRef, namespace, owned);
   const cpMachineTemplate = cpObject
     ? await getRef(
         reader,
         getPath(cpObject, controlPlaneContract.machineTemplateInfrastructureRef) as ObjectReference | undefined,
         namespace,
+        owned,
       )
     : undefined;
-  const cpHealthCheck = cpObject
-    ? await getOwnedHealthCheck(reader, namespace, cpObject.metadata.name ?? '')
-    : undefined;
-  const owned = { [ClusterNameLabel]: clusterName, [ClusterTopologyOwnedLabel]: '' };
+  const cpHealthCheck =
+    cpObject && reads.machineHealthChecks
+      ? await getOwnedHealthCheck(reader, namespace, cpObject.metadata.name ?? '', owned)
+      : undefined;
+
+  const mds = (
+    await reader.list({
+      apiVersion: 'cluster.x-k8s.io/v1beta1',
+      kind: 'MachineDeployment',
+      namespace,
+      matchLabels: owned,
+    })
+  ).map((raw) => parseObject(MachineDeployment, 'MachineDeployment', raw));
+  const mps = (
+    reads.machinePools
+      ? await reader.list({
+          apiVersion: 'cluster.x-k8s.io/v1beta1',
+          kind: 'MachinePool',
+          namespace,
+          matchLabels: owned,
+        })
+      : []
+  ).map((raw) => parseObject(MachinePool, 'MachinePool', raw));
+  // NOTE: whether Machines still roll matters only while some version differs from the topology's (it gates
+  // upgrades and names them in the condition); when every version matches, the Machines are not read at all.
+  const settled = isVersionSettled(cluster, cpObject, [
+    ...mds.map((md) => md.spec.template.spec.version),
+    ...mps.map((mp) => mp.spec.template.spec.version),
+  ]);
 
   const machineDeployments: Record<string, MachineDeploymentState> = {};
-  const mds = await reader.list({
-    apiVersion: 'cluster.x-k8s.io/v1beta1',
-    kind: 'MachineDeployment',
-    namespace,
-    matchLabels: owned,
-  });
-  for (const raw of mds) {
-    const md = parseObject(MachineDeployment, 'MachineDeployment', raw);
+  for (const md of mds) {
     const topologyName = md.metadata.labels?.[ClusterTopologyMachineDeploymentNameLabel];
     if (!topologyName) continue;
     machineDeployments[topologyName] = {
       object: md,
-      bootstrapTemplate: await getRef(reader, md.spec.template.spec.bootstrap.configRef, namespace),
-      infrastructureMachineTemplate: await getRef(reader, md.spec.template.spec.infrastructureRef, namespace),
-      machineHealthCheck: await getOwnedHealthCheck(reader, namespace, md.metadata.name ?? ''),
-      upgrading: await isMachineDeploymentUpgrading(reader, md),
+      bootstrapTemplate: await getRef(reader, md.spec.template.spec.bootstrap.configRef, namespace, owned),
+      infrastructureMachineTemplate: await getRef(reader, md.spec.template.spec.infrastructureRef, namespace, owned),
+      machineHealthCheck: reads.machineHealthChecks
+        ? await getOwnedHealthCheck(reader, namespace, md.metadata.name ?? '', owned)
+        : undefined,
+      upgrading: settled ? false : await isMachineDeploymentUpgrading(reader, md, clusterName),
     };
   }
   const machinePools: Record<string, MachinePoolState> = {};
-  const mps = await reader.list({
-    apiVersion: 'cluster.x-k8s.io/v1beta1',
-    kind: 'MachinePool',
-    namespace,
-    matchLabels: owned,
-  });
-  for (const raw of mps) {
-    const mp = parseObject(MachinePool, 'MachinePool', raw);
+  for (const mp of mps) {
     const topologyName = mp.metadata.labels?.[ClusterTopologyMachinePoolNameLabel];
     if (!topologyName) continue;
     // NOTE: upstream asks the workload cluster's Nodes whether a MachinePool is upgrading; we compare the pool's
@@ -112,8 +181,8 @@ export async function getCurrentState(reader: TopologyReader, cluster: Cluster):
     const upgrading = (mp.status?.readyReplicas ?? 0) !== (mp.status?.replicas ?? 0);
     machinePools[topologyName] = {
       object: mp,
-      bootstrapObject: await getRef(reader, mp.spec.template.spec.bootstrap.configRef, namespace),
-      infrastructureMachinePoolObject: await getRef(reader, mp.spec.template.spec.infrastructureRef, namespace),
+      bootstrapObject: await getRef(reader, mp.spec.template.spec.bootstrap.configRef, namespace, owned),
+      infrastructureMachinePoolObject: await getRef(reader, mp.spec.template.spec.infrastructureRef, namespace, owned),
       upgrading,
     };
   }

@@ -14,6 +14,12 @@ export type ObjectIdentity = {
   readonly kind: string;
   readonly namespace?: string | undefined;
   readonly name: string;
+  /**
+   * Labels the object is expected to carry (e.g. the topology's own objects): a reader may find it by listing its
+   * kind with them, one request for all of a Cluster's objects of that kind. Not a filter: an object without them is
+   * still found by name.
+   */
+  readonly matchLabels?: Readonly<Record<string, string>> | undefined;
 };
 
 export type TopologyReader = {

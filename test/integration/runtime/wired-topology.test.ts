@@ -91,7 +91,59 @@ describe('the wired topology function', () => {
       [['Skipped', 'UpToDate']],
     );
     assert.deepEqual(ctx.kubeLog.mutating(), []);
+    assert.ok(
+      ctx.kubeLog.records.length <= 2,
+      `the skip reads the Cluster and its class only (${ctx.kubeLog.records.length})`,
+    );
     assert.deepEqual(ddbWrites(ctx), []);
+  });
+
+  test('a forced pass over the unchanged Cluster trusts the stored no-change record: no dry run, reads only', async () => {
+    const template = readExample('clusterclass.yaml').find((o) => o.kind === 'KubeadmConfigTemplate') as KubeObject;
+    resetCounters(ctx);
+    // NOTE: an event about a template the class uses forces the Cluster's pass (template specs are not in its facts).
+    const passes = await invoke(
+      ctx.countedHandler,
+      changeEvent({
+        apiVersion: template.apiVersion,
+        kind: template.kind,
+        namespace: ns,
+        name: template.metadata.name ?? '',
+      }),
+    );
+    assert.deepEqual(
+      passes.map((p) => [p.key.kind, p.status, p.result]),
+      [
+        ['ClusterClass', 'Skipped', undefined],
+        ['Cluster', 'Ran', 'Success'],
+      ],
+    );
+    assert.deepEqual(passes[1]?.changed, []);
+    assert.deepEqual(
+      ctx.kubeLog.records.filter((r) => r.dryRun),
+      [],
+      'no server-side-apply dry run',
+    );
+    assert.deepEqual(ctx.kubeLog.mutating(), []);
+    // NOTE: besides the pass: the mapping's LIST of ClusterClasses and of Clusters, the class's facts.
+    const mapping = ctx.kubeLog.records.filter(
+      (r) => r.path.includes('/clusterclasses') || r.path.endsWith('/clusters'),
+    );
+    const pass = ctx.kubeLog.records.filter((r) => !mapping.includes(r));
+    // 17 = the class's facts GET its 5 templates (existence) + the Cluster's pass (12): the Cluster (facts, reused by the pass),
+    // the class's 5 templates by name, one label-selected LIST per kind of the Cluster's own objects (DockerCluster,
+    // KubeadmControlPlane, DockerMachineTemplate, MachineHealthCheck, MachineDeployment, KubeadmConfigTemplate):
+    // O(one Cluster), however many Clusters share the namespace.
+    assert.equal(pass.length, 17, pass.map((r) => `${r.method} ${r.path}`).join(' '));
+    assert.equal(pass.filter((r) => r.path.endsWith('/clusters/docker-1')).length, 1, 'the Cluster is read once');
+    assert.equal(pass.filter((r) => r.query.includes('labelSelector')).length, 6);
+    const checkpoint = await getCheckpoint(ctx.store, {
+      controller: 'topology',
+      kind: 'Cluster',
+      namespace: ns,
+      name: 'docker-1',
+    });
+    assert.ok(checkpoint?.noChange?.objects, 'the checkpoint keeps the no-change record');
   });
 
   test('a changed template maps to the Cluster of the class, whose inputs changed', async () => {

@@ -3,8 +3,8 @@
 // detection, errors the API server reports, and deletion.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { applyObject, deleteObject } from '#shared/kube/index.ts';
-import { reconcileClusterClass } from '#shared/topology/index.ts';
+import { applyObject, deleteObject, patchObject } from '#shared/kube/index.ts';
+import { reconcileClusterClass, reconcileTopology } from '#shared/topology/index.ts';
 import type { Unstructured } from '#shared/topology/types.ts';
 import {
   capi,
@@ -142,13 +142,82 @@ describe('topology passes on a real management cluster', () => {
     assert.equal(outcome.result, 'Success');
     assert.deepEqual(outcome.changed, []);
     assert.deepEqual(ctx.pass.log.mutating(), []);
+    const dryRuns = ctx.pass.log.records.filter((r) => r.dryRun);
+    assert.ok(dryRuns.length > 0, 'without a no-change record every object is dry-run');
     const reads = ctx.pass.log.records.filter((r) => r.method === 'GET');
-    assert.ok(reads.length <= 16, `a pass reads one list per kind (${reads.length} reads)`);
+    assert.ok(reads.length <= 18, `a pass reads each object once (${reads.length} reads)`);
     ctx.pass.log.reset();
     const classOutcome = await reconcileClusterClass(ctx.deps, { namespace: ns, name: 'quick-start' });
     assert.deepEqual(classOutcome, { result: 'Success', changed: [] });
     assert.deepEqual(ctx.pass.log.mutating(), [], 'an unchanged ClusterClass is not written either');
   });
+
+  test("with the previous pass's no-change record and the runtime's reads, a pass sends no dry run", async () => {
+    const ns = 'proven';
+    await createTopology(ns);
+    const recorded = await pass(ctx, { namespace: ns, name: 'c1' });
+    assert.ok(recorded.noChange, 'a reconciled pass leaves a no-change record');
+    const cluster = await mustGet(ctx, capi, 'Cluster', { namespace: ns, name: 'c1' });
+    const clusterClass = await mustGet(ctx, capi, 'ClusterClass', { namespace: ns, name: 'quick-start' });
+    assert.equal(recorded.noChange.objectUid, cluster.metadata.uid);
+    // The DockerCluster, the KubeadmControlPlane and its machine template, the Cluster, 2 × (MachineDeployment and
+    // its two templates) and the default-worker's MachineHealthCheck.
+    assert.equal(Object.keys(recorded.noChange.objects ?? {}).length, 11, JSON.stringify(recorded.noChange.objects));
+
+    ctx.pass.log.reset();
+    const outcome = await reconcileTopology(
+      ctx.deps,
+      { namespace: ns, name: 'c1' },
+      { prefetched: [cluster, clusterClass], noChange: recorded.noChange },
+    );
+    assert.equal(outcome.result, 'Success');
+    assert.deepEqual(outcome.changed, []);
+    assert.deepEqual(outcome.noChange, recorded.noChange, 'nothing changed, so the record is the same');
+    assert.deepEqual(
+      ctx.pass.log.records.filter((r) => r.dryRun),
+      [],
+      'no dry run',
+    );
+    assert.deepEqual(ctx.pass.log.mutating(), []);
+    const reads = ctx.pass.log.records.filter((r) => r.method === 'GET').map((r) => `${r.path}?${r.query}`);
+    assert.ok(
+      reads.every((r) => !r.includes('/clusters/c1?') && !r.includes('/clusterclasses/')),
+      `the prefetched Cluster and ClusterClass are not read again: ${reads.join(' ')}`,
+    );
+    assert.ok(reads.length <= 11, `reads: ${reads.length}: ${reads.join(' ')}`);
+
+    // Drift: another manager changes a field the topology owns; the record no longer matches that object (its
+    // resourceVersion moved), so exactly that object is dry-run and put back.
+    const dockerCluster = await mustGet(ctx, infra, 'DockerCluster', {
+      namespace: ns,
+      name: String(dig(cluster, 'spec', 'infrastructureRef', 'name')),
+    });
+    await patchObject(
+      ctx.mgmt.kube,
+      { apiVersion: infra, kind: 'DockerCluster', namespace: ns, name: dockerCluster.metadata.name ?? '' },
+      { spec: { loadBalancer: { imageTag: 'drifted' } } },
+      { fieldManager: 'someone-else' },
+    );
+    ctx.pass.log.reset();
+    const corrected = await reconcileTopology(
+      ctx.deps,
+      { namespace: ns, name: 'c1' },
+      { prefetched: [cluster, clusterClass], noChange: recorded.noChange },
+    );
+    assert.equal(corrected.result, 'Success');
+    assert.deepEqual(
+      ctx.pass.log.records.filter((r) => r.dryRun).map((r) => r.path.split('/').slice(-2).join('/')),
+      [`dockerclusters/${dockerCluster.metadata.name}`],
+      'only the drifted object is dry-run',
+    );
+    assert.equal(ctx.pass.log.mutating().length, 1, 'and written back');
+    const fixed = await mustGet(ctx, infra, 'DockerCluster', {
+      namespace: ns,
+      name: dockerCluster.metadata.name ?? '',
+    });
+    assert.notEqual(dig(fixed, 'spec', 'loadBalancer', 'imageTag'), 'drifted');
+  });
+
   test('scaling a MachineDeployment changes its replicas and nothing else', async () => {
     const ns = 'scale';
     await createTopology(ns);

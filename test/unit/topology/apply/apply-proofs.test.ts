@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { computeApplyProof, computeNoChangeRecord, createApplyProofs } from '#shared/topology/apply/apply-proofs.ts';
+import type { Unstructured } from '#shared/topology/types.ts';
+
+const stored = (rv: string, uid = 'uid-1'): Unstructured =>
+  Object.freeze({
+    apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
+    kind: 'DockerCluster',
+    metadata: { namespace: 'ns', name: 'c1-abcde', uid, resourceVersion: rv },
+    spec: { loadBalancer: { imageTag: 'v1' } },
+  }) as Unstructured;
+
+const intent = (imageTag: string, uid?: string): Unstructured =>
+  Object.freeze({
+    apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
+    kind: 'DockerCluster',
+    metadata: { namespace: 'ns', name: 'c1-abcde', ...(uid ? { uid } : {}) },
+    spec: { loadBalancer: { imageTag } },
+  }) as Unstructured;
+
+function recordedBy(object: Unstructured, applied: Unstructured) {
+  const first = createApplyProofs(undefined);
+  first.record(object, applied);
+  return first.recorded();
+}
+
+describe('createApplyProofs', () => {
+  test('an object with the recorded uid and resourceVersion and the same intent is proven unchanged', () => {
+    const proofs = createApplyProofs(recordedBy(stored('10'), intent('v1')));
+    assert.equal(proofs.isProven(stored('10'), intent('v1', 'uid-1')), true);
+  });
+
+  test('a new resourceVersion (someone wrote the object) is not proven', () => {
+    const proofs = createApplyProofs(recordedBy(stored('10'), intent('v1')));
+    assert.equal(proofs.isProven(stored('11'), intent('v1', 'uid-1')), false);
+  });
+
+  test('a re-created object (another uid) is not proven', () => {
+    const proofs = createApplyProofs(recordedBy(stored('10'), intent('v1')));
+    assert.equal(proofs.isProven(stored('10', 'uid-2'), intent('v1', 'uid-2')), false);
+  });
+
+  test('a changed intent (the desired state moved) is not proven', () => {
+    const proofs = createApplyProofs(recordedBy(stored('10'), intent('v1')));
+    assert.equal(proofs.isProven(stored('10'), intent('v2', 'uid-1')), false);
+  });
+
+  test('key order of the intent does not matter', () => {
+    const reordered = {
+      spec: { loadBalancer: { imageTag: 'v1' } },
+      metadata: { name: 'c1-abcde', namespace: 'ns' },
+      kind: 'DockerCluster',
+      apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
+    } as Unstructured;
+    assert.equal(computeApplyProof(stored('10'), reordered), computeApplyProof(stored('10'), intent('v1')));
+  });
+
+  test('without a previous record nothing is proven and every optional kind must be read', () => {
+    const proofs = createApplyProofs(undefined);
+    assert.equal(proofs.isProven(stored('10'), intent('v1', 'uid-1')), false);
+    assert.equal(proofs.mayHaveApplied('MachinePool'), true);
+  });
+
+  test('with a record, only the kinds it holds may exist', () => {
+    const proofs = createApplyProofs(recordedBy(stored('10'), intent('v1')));
+    assert.equal(proofs.mayHaveApplied('DockerCluster'), true);
+    assert.equal(proofs.mayHaveApplied('MachinePool'), false);
+  });
+
+  test('the new record holds only what this pass recorded, sorted by key', () => {
+    const proofs = createApplyProofs(recordedBy(stored('10'), intent('v1')));
+    const md = {
+      apiVersion: 'cluster.x-k8s.io/v1beta1',
+      kind: 'MachineDeployment',
+      metadata: { namespace: 'ns', name: 'c1-md-a', uid: 'u', resourceVersion: '3' },
+    } as Unstructured;
+    proofs.record(md, md);
+    proofs.record(stored('12'), intent('v1'));
+    assert.deepEqual(Object.keys(proofs.recorded()), ['DockerCluster ns/c1-abcde', 'MachineDeployment ns/c1-md-a']);
+    assert.equal(proofs.recorded()['DockerCluster ns/c1-abcde'], computeApplyProof(stored('12'), intent('v1')));
+  });
+
+  test('an object without uid or resourceVersion is not recorded', () => {
+    const proofs = createApplyProofs(undefined);
+    proofs.record(intent('v1'), intent('v1'));
+    assert.deepEqual(proofs.recorded(), {});
+  });
+});
+
+describe('computeNoChangeRecord', () => {
+  test('names the Cluster and hashes the entries, so equal records compare equal', () => {
+    const cluster = {
+      apiVersion: 'cluster.x-k8s.io/v1beta1',
+      kind: 'Cluster',
+      metadata: { uid: 'c', resourceVersion: '7' },
+    };
+    const a = computeNoChangeRecord(cluster as Unstructured, { 'X ns/a': '1', 'Y ns/b': '2' });
+    const b = computeNoChangeRecord(cluster as Unstructured, { 'Y ns/b': '2', 'X ns/a': '1' });
+    assert.equal(a.objectUid, 'c');
+    assert.equal(a.resourceVersion, '7');
+    assert.equal(a.intentHash, b.intentHash);
+    assert.notEqual(a.intentHash, computeNoChangeRecord(cluster as Unstructured, { 'X ns/a': '1' }).intentHash);
+  });
+});
