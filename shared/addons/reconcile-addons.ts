@@ -11,7 +11,7 @@ import { computeResourceOutcome } from '#shared/addons/desired/resource-outcome.
 import { computeResourcesAppliedCondition } from '#shared/addons/desired/resources-applied-condition.ts';
 import { computeResourcesToApply } from '#shared/addons/desired/resources-to-apply.ts';
 import { ResourcesAppliedCondition } from '#shared/api/addons.ts';
-import { getBinding, listBindingsOf } from '#shared/addons/current/get-binding.ts';
+import { getBinding, listBindings, listBindingsOf, type BindingLookup } from '#shared/addons/current/get-binding.ts';
 import { getClusterResourceSet, listClusterResourceSets } from '#shared/addons/current/get-cluster-resource-set.ts';
 import { getResources, type CurrentResources } from '#shared/addons/current/get-resources.ts';
 import { getWorkloadConnection } from '#shared/addons/current/get-workload-connection.ts';
@@ -76,10 +76,11 @@ async function reconcileCluster(
   crs: ClusterResourceSet,
   cluster: AddonsCluster,
   resources: CurrentResources,
+  bindingOf: BindingLookup,
 ): Promise<ClusterPass> {
   const key = clusterKeyOf(cluster);
   const where = describeObject('Cluster', key.namespace, key.name);
-  const binding = await getBinding(deps.kube, key);
+  const binding = bindingOf(key);
   const plan = computeResourcesToApply(crs, binding, resources.fetched);
   if (!plan.proceed) {
     // A Secret of the wrong type or a failed read stops the pass for this Cluster before anything is written.
@@ -216,13 +217,17 @@ export async function reconcileAddons(deps: AddonsDeps, key: ObjectKey): Promise
 
   const passes: ClusterPass[] = [];
   let aborted = false;
+  // NOTE: one LIST for every selected Cluster's binding; a binding changed meanwhile by another ClusterResourceSet's
+  // pass makes our write fail its resourceVersion precondition (a conflict, retried), never overwrites it.
+  const bindingOf: BindingLookup =
+    selected.ready.length > 0 ? await listBindings(deps.kube, crs.metadata.namespace ?? '') : () => undefined;
   for (const cluster of selected.ready) {
     if (deps.signal?.aborted) {
       aborted = true;
       break;
     }
     try {
-      passes.push(await reconcileCluster(deps, crs, cluster, resources));
+      passes.push(await reconcileCluster(deps, crs, cluster, resources, bindingOf));
     } catch (err) {
       passes.push({ changed: [], error: errorMessage(err) });
     }

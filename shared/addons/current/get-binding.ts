@@ -15,6 +15,27 @@ export async function getBinding(kube: KubeClient, cluster: ObjectKey): Promise<
   return raw === undefined ? undefined : parseObject(ClusterResourceSetBinding, 'ClusterResourceSetBinding', raw);
 }
 
+/** Reads bindings by Cluster name from one LIST of a namespace; each is parsed when asked for. */
+export type BindingLookup = (cluster: ObjectKey) => ClusterResourceSetBinding | undefined;
+
+/**
+ * Every binding of `namespace` in one LIST, looked up by Cluster name: a pass over a ClusterResourceSet selecting
+ * N Clusters reads their bindings with one request instead of N. A binding that does not parse throws when its
+ * Cluster is looked up (naming it), so one bad binding fails one Cluster, not the pass.
+ *
+ * @example
+ * const bindingOf = await listBindings(kube, 'default');
+ * const binding = bindingOf({ namespace: 'default', name: 'c1' });
+ */
+export async function listBindings(kube: KubeClient, namespace: string): Promise<BindingLookup> {
+  const list = await listObjects(kube, { apiVersion: AddonsApiVersion, kind: 'ClusterResourceSetBinding', namespace });
+  const byName = new Map(list.items.map((raw) => [raw.metadata.name ?? '', raw]));
+  return (cluster) => {
+    const raw = cluster.namespace === namespace ? byName.get(cluster.name) : undefined;
+    return raw === undefined ? undefined : parseObject(ClusterResourceSetBinding, 'ClusterResourceSetBinding', raw);
+  };
+}
+
 /**
  * The bindings in `namespace` that mention the ClusterResourceSet `crsName`, in an entry or an owner reference.
  *
