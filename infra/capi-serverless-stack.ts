@@ -16,6 +16,7 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { controllers, tableDesign, type Controller } from '#shared/checkpoint/table.ts';
+import { kubeconfigSecretExtensionPort } from '#shared/runtime/config.ts';
 import { detailTypes, eventSources } from '#shared/runtime/events.ts';
 import { eventPatternOf, routes } from '#shared/runtime/routes.ts';
 import { WebhooksFunction } from './webhooks/webhooks-function.ts';
@@ -30,6 +31,21 @@ export type CapiServerlessStackProps = StackProps & {
   /** Secret first path segment of the webhook URL (keeps strangers off the public Function URL). */
   readonly webhookPathToken?: string;
 };
+
+/**
+ * The AWS Parameters and Secrets Lambda Extension the functions read the kubeconfig secret through
+ * (`GET localhost:2773/secretsmanager/get`, cached in the execution environment; no Secrets Manager SDK in the bundle).
+ */
+export function createKubeconfigSecretExtension(): lambda.ParamsAndSecretsLayerVersion {
+  return lambda.ParamsAndSecretsLayerVersion.fromVersion(lambda.ParamsAndSecretsVersions.V1_0_103, {
+    cacheEnabled: true,
+    httpPort: kubeconfigSecretExtensionPort,
+    // NOTE: the runtime reads the secret when it builds a kube client (every 10 minutes); a rotated kubeconfig is
+    // picked up within this TTL.
+    secretsManagerTtl: Duration.minutes(5),
+    logLevel: lambda.ParamsAndSecretsLogLevel.WARN,
+  });
+}
 
 /** The DynamoDB actions a pass uses: get the checkpoint, conditional put/update/delete of lease rows, transactions. */
 export const tableActions = [
@@ -60,6 +76,7 @@ export class CapiServerlessStack extends Stack {
     const secret = props.kubeconfigSecretName
       ? secretsmanager.Secret.fromSecretNameV2(this, 'Kubeconfig', props.kubeconfigSecretName)
       : undefined;
+    const paramsAndSecrets = secret ? createKubeconfigSecretExtension() : undefined;
     const alarms: cloudwatch.Alarm[] = [];
     const dlqAlarm = (queue: sqs.Queue, name: string) =>
       alarms.push(
@@ -94,6 +111,7 @@ export class CapiServerlessStack extends Stack {
         timeout: Duration.minutes(5),
         retryAttempts: 2,
         deadLetterQueue: dlq,
+        ...(paramsAndSecrets ? { paramsAndSecrets } : {}),
         environment: {
           TABLE_NAME: this.table.tableName,
           POWERTOOLS_SERVICE_NAME: `capi-serverless-${controller}`,
@@ -184,6 +202,7 @@ export class CapiServerlessStack extends Stack {
     // Admission webhooks behind a Function URL; register infra/webhooks/manifests with its URL (see README).
     this.webhooks = new WebhooksFunction(this, 'Webhooks', {
       ...(secret ? { kubeconfigSecret: secret } : {}),
+      ...(paramsAndSecrets ? { paramsAndSecrets } : {}),
       ...(props.webhookPathToken ? { pathToken: props.webhookPathToken } : {}),
     });
     void alarms;

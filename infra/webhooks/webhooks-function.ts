@@ -14,8 +14,10 @@ const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export type WebhooksFunctionProps = {
   /** Secret holding the management cluster's kubeconfig (read through the Parameters and Secrets extension). */
   readonly kubeconfigSecret?: secretsmanager.ISecret;
-  /** Layers, e.g. the AWS Parameters and Secrets Lambda Extension the kubeconfig is read through. */
+  /** Layers added to the function. */
   readonly layers?: lambda.ILayerVersion[];
+  /** The AWS Parameters and Secrets Lambda Extension the kubeconfig secret is read through. */
+  readonly paramsAndSecrets?: lambda.ParamsAndSecretsLayerVersion;
   /** Secret first path segment of the webhook URLs (at least 16 characters of [A-Za-z0-9_-]). */
   readonly pathToken?: string;
 };
@@ -44,6 +46,7 @@ export class WebhooksFunction extends Construct {
         ...(props.pathToken ? { WEBHOOK_PATH_TOKEN: props.pathToken } : {}),
       },
       ...(props.layers ? { layers: props.layers } : {}),
+      ...(props.paramsAndSecrets ? { paramsAndSecrets: props.paramsAndSecrets } : {}),
       bundling: {
         forceDockerBundling: false,
         format: nodejs.OutputFormat.ESM,

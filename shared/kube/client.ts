@@ -1,10 +1,14 @@
-// The one HTTP client to a Kubernetes API server: credentials from a kubeconfig (client certs, tokens, exec/EKS
-// plugins through @kubernetes/client-node), keep-alive connections, every request reported to an observer so
-// tests and benchmarks can count them.
-import { Agent, request as httpsRequest, type RequestOptions } from 'node:https';
+// The one HTTP client to a Kubernetes API server: credentials from a kubeconfig (client certs, tokens, a computed
+// EKS token; exec plugins through @kubernetes/client-node, loaded on demand), keep-alive connections, every request
+// reported to an observer so tests and benchmarks can count them.
+import { Agent, request as httpsRequest } from 'node:https';
 import { request as httpRequest } from 'node:http';
-import { KubeConfig } from '@kubernetes/client-node';
+import { errorMessage } from '#shared/errors/index.ts';
 import { mapKubeError, type RequestTarget } from '#shared/kube/errors.ts';
+import { loadKubeConnection, type KubeconfigSource, type TokenProvider } from '#shared/kube/kubeconfig.ts';
+
+export { KubeconfigError, loadKubeConnection } from '#shared/kube/kubeconfig.ts';
+export type { KubeConnection, KubeconfigSource, KubeTls, TokenProvider } from '#shared/kube/kubeconfig.ts';
 
 export type RequestRecord = {
   readonly method: string;
@@ -20,6 +24,8 @@ export type KubeClientOptions = {
   /** Called after every request, e.g. to count mutating requests in a test. */
   readonly onRequest?: (record: RequestRecord) => void;
   readonly timeoutMs?: number;
+  /** Replaces the kubeconfig user's credentials, e.g. {@link createEksTokenProvider}. */
+  readonly tokenProvider?: TokenProvider;
 };
 
 export type KubeRequest = {
@@ -40,21 +46,6 @@ export type KubeClient = {
   close(): void;
 };
 
-export type KubeconfigSource =
-  | { readonly kubeconfig: string }
-  | { readonly kubeconfigPath: string }
-  | { readonly kubeConfig: KubeConfig }
-  | { readonly fromDefault: true };
-
-function loadKubeConfig(source: KubeconfigSource): KubeConfig {
-  if ('kubeConfig' in source) return source.kubeConfig;
-  const kc = new KubeConfig();
-  if ('kubeconfig' in source) kc.loadFromString(source.kubeconfig);
-  else if ('kubeconfigPath' in source) kc.loadFromFile(source.kubeconfigPath);
-  else kc.loadFromDefault();
-  return kc;
-}
-
 function encodeQuery(query: KubeRequest['query']): string {
   if (!query) return '';
   const params = new URLSearchParams();
@@ -70,37 +61,31 @@ function encodeQuery(query: KubeRequest['query']): string {
  * const kube = await createKubeClient({ kubeconfig: text }, { userAgent: 'capi-serverless/topology' });
  */
 export async function createKubeClient(source: KubeconfigSource, options: KubeClientOptions = {}): Promise<KubeClient> {
-  const kc = loadKubeConfig(source);
-  const cluster = kc.getCurrentCluster();
-  if (!cluster) throw new Error('kubeconfig has no current cluster');
-  const server = cluster.server.replace(/\/+$/, '');
-  const base: RequestOptions = {};
-  // NOTE: applyToHTTPSOptions resolves credentials (including exec plugins and EKS tokens) once per client;
-  // Lambda creates a client per invocation, so short-lived tokens stay fresh.
-  await kc.applyToHTTPSOptions(base);
+  const conn = await loadKubeConnection(
+    source,
+    options.tokenProvider === undefined ? {} : { tokenProvider: options.tokenProvider },
+  );
+  const server = conn.server;
   const isHttps = server.startsWith('https:');
-  const agent = isHttps
-    ? new Agent({
-        keepAlive: true,
-        maxSockets: 16,
-        ...(base.ca === undefined ? {} : { ca: base.ca }),
-        ...(base.cert === undefined ? {} : { cert: base.cert }),
-        ...(base.key === undefined ? {} : { key: base.key }),
-        ...(base.rejectUnauthorized === undefined ? {} : { rejectUnauthorized: base.rejectUnauthorized }),
-      })
-    : undefined;
+  const agent = isHttps ? new Agent({ keepAlive: true, maxSockets: 16, ...conn.tls }) : undefined;
   const headers: Record<string, string> = {
     Accept: 'application/json',
     'User-Agent': options.userAgent ?? 'capi-serverless',
   };
-  for (const [k, v] of Object.entries(base.headers ?? {})) if (typeof v === 'string') headers[k] = v;
   const timeoutMs = options.timeoutMs ?? 30_000;
 
-  function request<T>(req: KubeRequest): Promise<T> {
+  async function request<T>(req: KubeRequest): Promise<T> {
     const query = encodeQuery(req.query);
     const url = new URL(server + req.path + query);
     const payload = req.body === undefined ? undefined : Buffer.from(JSON.stringify(req.body));
-    const reqHeaders: Record<string, string> = { ...headers };
+    // NOTE: asked per request so renewed tokens (EKS, projected service-account tokens) are picked up.
+    let auth: Readonly<Record<string, string>>;
+    try {
+      auth = await conn.getAuthHeaders();
+    } catch (err) {
+      throw mapKubeError(0, `failed to get credentials for ${server}: ${errorMessage(err)}`, req.target);
+    }
+    const reqHeaders: Record<string, string> = { ...headers, ...auth };
     if (payload) {
       reqHeaders['Content-Type'] = req.contentType ?? 'application/json';
       reqHeaders['Content-Length'] = String(payload.length);

@@ -1,7 +1,8 @@
-// Kubernetes watches through @kubernetes/client-node's Watch, typed: one call opens a watch stream from a
-// resourceVersion and reports each event, and the end of the stream with the reason it ended.
-import { KubeConfig, Watch } from '@kubernetes/client-node';
-import type { KubeconfigSource } from '#shared/kube/client.ts';
+// Kubernetes watches, typed: one call opens a watch stream from a resourceVersion and reports each event, and the
+// end of the stream with the reason it ended (newline-delimited JSON over one long GET, as kubectl does).
+import { Agent as HttpAgent, request as httpRequest, STATUS_CODES, type ClientRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { loadKubeConnection, type KubeConnection, type KubeconfigSource } from '#shared/kube/kubeconfig.ts';
 import type { KubeObject } from '#shared/kube/objects.ts';
 
 /** What the API server sends on a watch stream. `ERROR` carries a `metav1.Status` (e.g. 410 Gone). */
@@ -23,7 +24,7 @@ export type WatchRequest = {
 };
 
 export type WatchHandle = {
-  /** Closes the stream; `onEnd` is then called with no error. */
+  /** Closes the stream; `ended` then resolves with an `AbortError` (no status code). */
   stop(): void;
   /** Resolves when the stream ended, with the error that ended it (undefined for a clean close). */
   readonly ended: Promise<WatchEndReason>;
@@ -31,22 +32,44 @@ export type WatchHandle = {
 
 export type WatchEndReason = { readonly error?: Error & { statusCode?: number } };
 
-const watchers = new WeakMap<object, Watch>();
+type Watcher = { readonly conn: KubeConnection; readonly agent: HttpAgent | HttpsAgent };
+const watchers = new WeakMap<object, Promise<Watcher>>();
 
-function watcherFor(source: KubeconfigSource): Watch {
-  const cached = watchers.get(source);
-  if (cached) return cached;
-  let kc: KubeConfig;
-  if ('kubeConfig' in source) kc = source.kubeConfig;
-  else {
-    kc = new KubeConfig();
-    if ('kubeconfig' in source) kc.loadFromString(source.kubeconfig);
-    else if ('kubeconfigPath' in source) kc.loadFromFile(source.kubeconfigPath);
-    else kc.loadFromDefault();
+function watcherFor(source: KubeconfigSource): Promise<Watcher> {
+  let cached = watchers.get(source);
+  if (!cached) {
+    cached = loadKubeConnection(source).then((conn) => ({
+      conn,
+      agent: conn.server.startsWith('https:') ? new HttpsAgent({ keepAlive: true, ...conn.tls }) : new HttpAgent(),
+    }));
+    // NOTE: a failed load is not cached, so the caller's retry reads the kubeconfig again.
+    cached.catch(() => watchers.delete(source));
+    watchers.set(source, cached);
   }
-  const watch = new Watch(kc);
-  watchers.set(source, watch);
-  return watch;
+  return cached;
+}
+
+function toWatchEvent(line: string): WatchEvent | undefined {
+  let data: { type?: unknown; object?: unknown };
+  try {
+    data = JSON.parse(line) as { type?: unknown; object?: unknown };
+  } catch {
+    return undefined;
+  }
+  if (data.type === 'ERROR') {
+    const status = (data.object ?? {}) as { code?: number; message?: string };
+    return {
+      type: 'ERROR',
+      status: {
+        ...(status.code === undefined ? {} : { code: status.code }),
+        ...(status.message === undefined ? {} : { message: status.message }),
+      },
+    };
+  }
+  if (data.type === 'ADDED' || data.type === 'MODIFIED' || data.type === 'DELETED' || data.type === 'BOOKMARK') {
+    return { type: data.type, object: data.object as KubeObject };
+  }
+  return undefined;
 }
 
 /**
@@ -63,32 +86,57 @@ export async function startWatch(
   req: WatchRequest,
   onEvent: (event: WatchEvent) => void,
 ): Promise<WatchHandle> {
+  const { conn, agent } = await watcherFor(source);
+  const url = new URL(conn.server + req.path);
+  url.searchParams.set('watch', 'true');
+  url.searchParams.set('allowWatchBookmarks', 'true');
+  if (req.resourceVersion !== undefined) url.searchParams.set('resourceVersion', req.resourceVersion);
+  if (req.labelSelector !== undefined) url.searchParams.set('labelSelector', req.labelSelector);
+  if (req.timeoutSeconds !== undefined) url.searchParams.set('timeoutSeconds', String(req.timeoutSeconds));
+  const headers = { Accept: 'application/json', ...(await conn.getAuthHeaders()) };
+
   let resolveEnded: (reason: WatchEndReason) => void = () => undefined;
   const ended = new Promise<WatchEndReason>((resolve) => (resolveEnded = resolve));
-  const query: Record<string, string | boolean | number | undefined> = {
-    allowWatchBookmarks: true,
-    resourceVersion: req.resourceVersion,
-    labelSelector: req.labelSelector,
-    timeoutSeconds: req.timeoutSeconds,
+  let done = false;
+  const finish = (error?: Error & { statusCode?: number }) => {
+    if (done) return;
+    done = true;
+    request.destroy();
+    resolveEnded(error ? { error } : {});
   };
-  const controller = await watcherFor(source).watch(
-    req.path,
-    query,
-    (phase, apiObj: unknown) => {
-      if (phase === 'ERROR') {
-        const status = (apiObj ?? {}) as { code?: number; message?: string };
-        onEvent({
-          type: 'ERROR',
-          status: {
-            ...(status.code === undefined ? {} : { code: status.code }),
-            ...(status.message === undefined ? {} : { message: status.message }),
-          },
-        });
-      } else if (phase === 'ADDED' || phase === 'MODIFIED' || phase === 'DELETED' || phase === 'BOOKMARK') {
-        onEvent({ type: phase, object: apiObj as KubeObject });
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const request: ClientRequest = send(url, { method: 'GET', headers, agent }, (res) => {
+    if (res.statusCode !== 200) {
+      const statusCode = res.statusCode ?? 0;
+      res.resume();
+      finish(Object.assign(new Error(STATUS_CODES[statusCode] ?? `HTTP ${statusCode}`), { statusCode }));
+      return;
+    }
+    res.setEncoding('utf8');
+    let pending = '';
+    const emit = (line: string) => {
+      const event = done || line.trim() === '' ? undefined : toWatchEvent(line);
+      if (event) onEvent(event);
+    };
+    res.on('data', (chunk: string) => {
+      pending += chunk;
+      for (let nl = pending.indexOf('\n'); nl >= 0; nl = pending.indexOf('\n')) {
+        emit(pending.slice(0, nl));
+        pending = pending.slice(nl + 1);
       }
-    },
-    (err: unknown) => resolveEnded(err ? { error: err as Error & { statusCode?: number } } : {}),
-  );
-  return { stop: () => controller.abort(), ended };
+    });
+    res.on('end', () => {
+      emit(pending);
+      finish();
+    });
+    res.on('error', (err) => finish(err));
+    res.on('close', () => finish());
+  });
+  request.on('socket', (socket) => socket.setKeepAlive(true, 30_000));
+  request.on('error', (err) => finish(err));
+  request.end();
+  return {
+    stop: () => finish(Object.assign(new Error('watch stopped'), { name: 'AbortError' })),
+    ended,
+  };
 }

@@ -175,7 +175,8 @@ async function start(
 
   const handlers: Partial<Record<Controller, ControllerHandler>> = {};
   for (const controller of Object.keys(reconcilers) as Controller[]) {
-    handlers[controller] = createFunctionHandler(controller, env);
+    const reconciler = reconcilers[controller];
+    if (reconciler) handlers[controller] = createFunctionHandler(reconciler, env);
   }
   print(
     `functions:           ${Object.keys(handlers).join(', ')} (in-process bus, tick every ${config.tickMs / 1000} s)`,

@@ -1,7 +1,10 @@
 // Runtime settings from the environment, parsed with zod once per cold start; a bad value names its variable.
-import { z } from 'zod';
+import * as z from 'zod';
 import { defaultTableName } from '#shared/checkpoint/index.ts';
 import { ValidationError } from '#shared/errors/index.ts';
+
+/** Where the AWS Parameters and Secrets Lambda Extension listens (the stack configures the layer with it). */
+export const kubeconfigSecretExtensionPort = 2773;
 
 const ms = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
@@ -16,6 +19,16 @@ export const RuntimeEnv = z.object({
   KUBECONFIG: z.string().min(1).optional(),
   /** ...or the ARN/name of a Secrets Manager secret holding a kubeconfig (deployed). */
   KUBECONFIG_SECRET_ARN: z.string().min(1).optional(),
+  /** Port of the Parameters and Secrets extension the secret is read through (the layer sets it). */
+  PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: z.coerce.number().int().positive().default(kubeconfigSecretExtensionPort),
+  /**
+   * EKS management cluster: authenticate with a token computed from the function's IAM role (no exec plugin)...
+   * with the server and CA of the kubeconfig, or of EKS_CLUSTER_ENDPOINT and EKS_CLUSTER_CA_DATA when there is none.
+   */
+  EKS_CLUSTER_NAME: z.string().min(1).optional(),
+  EKS_CLUSTER_ENDPOINT: z.url().optional(),
+  /** Base64 PEM of the cluster's CA (`certificateAuthority.data` of DescribeCluster). */
+  EKS_CLUSTER_CA_DATA: z.string().min(1).optional(),
   /** How long a lease lasts; keep it above the function timeout. */
   LEASE_TTL_MS: ms(15 * 60_000),
   /** Backoff after a failed pass: first delay and cap. */
@@ -26,7 +39,7 @@ export const RuntimeEnv = z.object({
   /** Stop a pass this long before the Lambda timeout, leaving time to write the checkpoint. */
   STOP_BEFORE_TIMEOUT_MS: ms(10_000),
   /** A tick forces a pass over an object whose last pass is older than this (drift correction). */
-  RESYNC_AFTER_MS: ms(6 * 60 * 60_000),
+  RESYNC_AFTER_MS: ms(24 * 60 * 60_000),
   /** How many objects a tick reconciles at the same time. */
   TICK_CONCURRENCY: ms(4),
   /** Field manager of server-side applies. */
@@ -42,6 +55,8 @@ export type RuntimeConfig = {
   readonly region: string;
   readonly kubeconfigPath: string | undefined;
   readonly kubeconfigSecretArn: string | undefined;
+  readonly secretsExtensionPort: number;
+  readonly eks: { readonly clusterName: string; readonly endpoint?: string; readonly caData?: string } | undefined;
   readonly leaseTtlMs: number;
   readonly backoffBaseMs: number;
   readonly backoffMaxMs: number;
@@ -69,6 +84,12 @@ export function computeRuntimeConfig(env: Readonly<Record<string, string | undef
     });
   }
   const e = parsed.data;
+  if (e.EKS_CLUSTER_ENDPOINT !== undefined && e.EKS_CLUSTER_NAME === undefined) {
+    throw new ValidationError(`invalid environment: EKS_CLUSTER_ENDPOINT needs EKS_CLUSTER_NAME`, {
+      fieldPath: 'EKS_CLUSTER_NAME',
+      reason: 'InvalidEnvironment',
+    });
+  }
   if (e.BACKOFF_MAX_MS < e.BACKOFF_BASE_MS) {
     throw new ValidationError(`invalid environment: BACKOFF_MAX_MS must be >= BACKOFF_BASE_MS`, {
       fieldPath: 'BACKOFF_MAX_MS',
@@ -81,6 +102,15 @@ export function computeRuntimeConfig(env: Readonly<Record<string, string | undef
     region: e.AWS_REGION,
     kubeconfigPath: e.KUBECONFIG,
     kubeconfigSecretArn: e.KUBECONFIG_SECRET_ARN,
+    secretsExtensionPort: e.PARAMETERS_SECRETS_EXTENSION_HTTP_PORT,
+    eks:
+      e.EKS_CLUSTER_NAME === undefined
+        ? undefined
+        : {
+            clusterName: e.EKS_CLUSTER_NAME,
+            ...(e.EKS_CLUSTER_ENDPOINT === undefined ? {} : { endpoint: e.EKS_CLUSTER_ENDPOINT }),
+            ...(e.EKS_CLUSTER_CA_DATA === undefined ? {} : { caData: e.EKS_CLUSTER_CA_DATA }),
+          },
     leaseTtlMs: e.LEASE_TTL_MS,
     backoffBaseMs: e.BACKOFF_BASE_MS,
     backoffMaxMs: e.BACKOFF_MAX_MS,

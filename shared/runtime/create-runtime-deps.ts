@@ -1,9 +1,12 @@
 // Dependencies of the Lambda functions: a Powertools logger, the checkpoint store (module singletons) and a
-// management-cluster client rebuilt before short-lived credentials (EKS tokens) expire.
+// management-cluster client (kubeconfig from a file, from Secrets Manager through the Parameters and Secrets
+// extension, or an EKS endpoint with a token computed from the function's role), rebuilt every 10 minutes.
 import { Logger } from '@aws-lambda-powertools/logger';
 import { createCheckpointStore, createDynamoDBClient, type Controller } from '#shared/checkpoint/index.ts';
 import { CapiError, errorMessage } from '#shared/errors/index.ts';
-import { createKubeClient, type KubeClient, type KubeconfigSource } from '#shared/kube/index.ts';
+import { createEksTokenProvider } from '#shared/kube/eks-token.ts';
+import { createKubeClient, type KubeClient, type KubeconfigSource, type TokenProvider } from '#shared/kube/index.ts';
+import type { AwsCredentialIdentity } from '@smithy/types';
 import type { RuntimeConfig } from '#shared/runtime/config.ts';
 import type { LambdaContextLike } from '#shared/runtime/lambda-context.ts';
 import type { RuntimeDeps } from '#shared/runtime/types.ts';
@@ -15,15 +18,27 @@ export function createLogger(controller: Controller, config: Pick<RuntimeConfig,
 
 export class KubeconfigSecretError extends CapiError {}
 
+/** Give up on the extension after this long (it answers from its cache, or asks Secrets Manager once). */
+const secretTimeoutMs = 10_000;
+
 /**
  * Reads a kubeconfig from Secrets Manager through the AWS Parameters and Secrets Lambda Extension (a layer; no SDK
- * in the bundle). The secret's string is the kubeconfig YAML.
+ * in the bundle): `GET localhost:<port>/secretsmanager/get?secretId=…` authenticated with the function's session
+ * token. The secret's string is the kubeconfig YAML.
+ *
+ * @example
+ * const kubeconfig = await getKubeconfigSecret('mgmt-kubeconfig', { port: 2773, sessionToken: process.env['AWS_SESSION_TOKEN'] });
  */
-export async function getKubeconfigSecret(secretId: string, env = process.env): Promise<string> {
-  const port = env['PARAMETERS_SECRETS_EXTENSION_HTTP_PORT'] ?? '2773';
-  const url = `http://localhost:${port}/secretsmanager/get?secretId=${encodeURIComponent(secretId)}`;
+export async function getKubeconfigSecret(
+  secretId: string,
+  options: { readonly port: number; readonly sessionToken: string | undefined },
+): Promise<string> {
+  const url = `http://localhost:${options.port}/secretsmanager/get?secretId=${encodeURIComponent(secretId)}`;
   try {
-    const res = await fetch(url, { headers: { 'X-Aws-Parameters-Secrets-Token': env['AWS_SESSION_TOKEN'] ?? '' } });
+    const res = await fetch(url, {
+      headers: { 'X-Aws-Parameters-Secrets-Token': options.sessionToken ?? '' },
+      signal: AbortSignal.timeout(secretTimeoutMs),
+    });
     if (!res.ok) throw new Error(`HTTP ${res.status}: ${await res.text()}`);
     const body = (await res.json()) as { SecretString?: string };
     if (!body.SecretString) throw new Error('the secret has no SecretString');
@@ -37,11 +52,41 @@ export async function getKubeconfigSecret(secretId: string, env = process.env): 
   }
 }
 
-/** Where the management cluster's credentials come from: KUBECONFIG, the secret, or in-cluster/default rules. */
-export async function resolveKubeconfigSource(config: RuntimeConfig): Promise<KubeconfigSource> {
+/**
+ * Where the management cluster's server and credentials come from: KUBECONFIG, the secret, the EKS endpoint, or
+ * the default rules.
+ */
+export async function resolveKubeconfigSource(
+  config: RuntimeConfig,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<KubeconfigSource> {
   if (config.kubeconfigPath) return { kubeconfigPath: config.kubeconfigPath };
-  if (config.kubeconfigSecretArn) return { kubeconfig: await getKubeconfigSecret(config.kubeconfigSecretArn) };
+  if (config.kubeconfigSecretArn) {
+    const kubeconfig = await getKubeconfigSecret(config.kubeconfigSecretArn, {
+      port: config.secretsExtensionPort,
+      sessionToken: env['AWS_SESSION_TOKEN'],
+    });
+    return { kubeconfig };
+  }
+  if (config.eks?.endpoint) {
+    return {
+      server: config.eks.endpoint,
+      ...(config.eks.caData === undefined ? {} : { certificateAuthorityData: config.eks.caData }),
+    };
+  }
   return { fromDefault: true };
+}
+
+/**
+ * With EKS_CLUSTER_NAME set, a token computed from the function's IAM credentials replaces the kubeconfig user's
+ * (the function's role must be mapped to a Kubernetes identity, e.g. with an EKS access entry).
+ */
+export function createManagementTokenProvider(
+  config: RuntimeConfig,
+  getCredentials: () => Promise<AwsCredentialIdentity>,
+): TokenProvider | undefined {
+  if (!config.eks) return undefined;
+  return createEksTokenProvider({ clusterName: config.eks.clusterName, region: config.region, getCredentials });
 }
 
 /** Rebuild the client this often: EKS tokens from an exec plugin live 15 minutes. */
@@ -67,12 +112,15 @@ export function createRuntimeDepsFactory(
     }),
     tableName: config.tableName,
   });
+  // NOTE: the DynamoDB client's credential chain (the function's role on Lambda) signs the EKS token too.
+  const tokenProvider = createManagementTokenProvider(config, () => store.client.config.credentials());
   let kube: { client: KubeClient; createdAt: number } | undefined;
   return async () => {
     if (!kube || Date.now() - kube.createdAt > kubeClientMaxAgeMs) {
       kube?.client.close();
       const client = await createKubeClient(await resolveKubeconfigSource(config), {
         userAgent: `capi-serverless/${controller}`,
+        ...(tokenProvider ? { tokenProvider } : {}),
       });
       kube = { client, createdAt: Date.now() };
     }

@@ -5,6 +5,7 @@ import { describe, test } from 'node:test';
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { CapiServerlessStack, tableActions } from '../../../infra/capi-serverless-stack.ts';
+import { kubeconfigSecretExtensionPort } from '#shared/runtime/config.ts';
 import { parseRuntimeEvent } from '#shared/runtime/events.ts';
 
 // NOTE: an empty bundling-stacks list skips esbuild here; `npx cdk synth` bundles for real.
@@ -45,6 +46,59 @@ describe('CapiServerlessStack', () => {
       assert.equal(env['KUBECONFIG_SECRET_ARN'], 'mgmt-kubeconfig');
       assert.ok(fn.Properties['DeadLetterConfig'], 'failed async invocations go to a DLQ');
     }
+  });
+
+  test('with a kubeconfig secret, every function reads it through the Parameters and Secrets extension', () => {
+    const fns = resources('AWS::Lambda::Function').filter((f) => f.Properties['Handler'] === 'index.handler');
+    assert.equal(fns.length, 4, 'three controllers and the webhooks');
+    for (const fn of fns) {
+      // NOTE: a region-agnostic stack picks the layer ARN from a per-region mapping at deploy time.
+      const layers = fn.Properties['Layers'] as [{ 'Fn::FindInMap': [string, unknown, string] }];
+      const [map, , key] = layers[0]['Fn::FindInMap'];
+      assert.match(key, /arm64$/);
+      const arn = JSON.stringify((template.toJSON() as { Mappings: Record<string, unknown> }).Mappings[map]);
+      assert.match(arn, /layer:AWS-Parameters-and-Secrets-Lambda-Extension-Arm64:/);
+      const env = (fn.Properties['Environment'] as { Variables: Record<string, unknown> }).Variables;
+      assert.equal(env['PARAMETERS_SECRETS_EXTENSION_HTTP_PORT'], String(kubeconfigSecretExtensionPort));
+      assert.equal(env['PARAMETERS_SECRETS_EXTENSION_CACHE_ENABLED'], 'true');
+      assert.ok(env['KUBECONFIG_SECRET_ARN'], 'the secret to read is named');
+    }
+    const secretReads = resources('AWS::IAM::Policy')
+      .flatMap(
+        (p) =>
+          (p.Properties['PolicyDocument'] as { Statement: { Action: string | string[]; Resource: unknown }[] })
+            .Statement,
+      )
+      .filter((st) => [st.Action].flat().includes('secretsmanager:GetSecretValue'));
+    assert.equal(secretReads.length, 4);
+    for (const st of secretReads) assert.match(JSON.stringify(st.Resource), /:secret:mgmt-kubeconfig-\?\?\?\?\?\?/);
+  });
+
+  test('the extension layer is the arm64 build for the stack’s region', () => {
+    const regional = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const withRegion = new CapiServerlessStack(regional, 'Regional', {
+      env: { account: '111111111111', region: 'eu-west-1' },
+      kubeconfigSecretName: 'mgmt-kubeconfig',
+    });
+    const layers = Object.values(Template.fromStack(withRegion).findResources('AWS::Lambda::Function')).map((f) =>
+      JSON.stringify((f as Resource).Properties['Layers']),
+    );
+    assert.ok(layers.length >= 3);
+    for (const l of layers) {
+      assert.match(
+        l,
+        /^\["arn:aws:lambda:eu-west-1:\d{12}:layer:AWS-Parameters-and-Secrets-Lambda-Extension-Arm64:\d+"\]$/,
+      );
+    }
+  });
+
+  test('without a kubeconfig secret no function carries the extension', () => {
+    const plain = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const fns = Object.values(
+      Template.fromStack(new CapiServerlessStack(plain, 'Plain')).findResources('AWS::Lambda::Function'),
+    ) as Resource[];
+    assert.ok(fns.length >= 4);
+    for (const fn of fns) assert.equal(fn.Properties['Layers'], undefined);
   });
 
   test('the admission webhooks function is served by a Function URL and never retried', () => {
