@@ -111,10 +111,13 @@ export class CapiServerlessStack extends Stack {
         timeout: Duration.minutes(5),
         retryAttempts: 2,
         deadLetterQueue: dlq,
+        // NOTE: Powertools Tracer writes one segment per invocation; metrics are EMF log lines (no API calls).
+        tracing: lambda.Tracing.ACTIVE,
         ...(paramsAndSecrets ? { paramsAndSecrets } : {}),
         environment: {
           TABLE_NAME: this.table.tableName,
           POWERTOOLS_SERVICE_NAME: `capi-serverless-${controller}`,
+          POWERTOOLS_METRICS_NAMESPACE: 'CapiServerless',
           // NOTE: leases outlive the function timeout, so a crashed pass's lease lapses before a retry could run twice.
           LEASE_TTL_MS: String(6 * 60_000),
           ...(props.kubeconfigSecretName ? { KUBECONFIG_SECRET_ARN: props.kubeconfigSecretName } : {}),

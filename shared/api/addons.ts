@@ -1,6 +1,6 @@
 // `addons.cluster.x-k8s.io/v1beta1` ClusterResourceSet and ClusterResourceSetBinding, as in Cluster API v1.7.
 // NOTE: upstream's CRDs carry no list-type markers on `resources`/`bindings` (atomic, the default), so neither do we.
-import { z } from 'zod';
+import * as z from 'zod';
 import { Conditions } from '#shared/api/condition.ts';
 import { LabelSelector } from '#shared/api/label-selector.ts';
 import { timestamp } from '#shared/api/meta.ts';

@@ -1,5 +1,5 @@
 // `cluster.x-k8s.io/v1beta1` ClusterClass: the blueprint (templates, variables, patches) a managed topology is built from.
-import { z } from 'zod';
+import * as z from 'zod';
 import { Conditions } from '#shared/api/condition.ts';
 import { duration, listMap, preserveUnknown } from '#shared/api/meta.ts';
 import { MachineDeploymentStrategy } from '#shared/api/machine-deployment.ts';

@@ -1,5 +1,5 @@
 // `cluster.x-k8s.io/v1beta1` Cluster, with the managed topology (`spec.topology`) a ClusterClass stamps out.
-import { z } from 'zod';
+import * as z from 'zod';
 import { Conditions } from '#shared/api/condition.ts';
 import { duration, listMap, timestamp } from '#shared/api/meta.ts';
 import { MachineDeploymentStrategy } from '#shared/api/machine-deployment.ts';

@@ -1,5 +1,5 @@
 // Cluster API v1beta1 conditions (`status.conditions`), shared by every kind we write status for.
-import { z } from 'zod';
+import * as z from 'zod';
 import { timestamp } from '#shared/api/meta.ts';
 
 export const ConditionStatus = { True: 'True', False: 'False', Unknown: 'Unknown' } as const;

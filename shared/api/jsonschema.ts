@@ -1,6 +1,6 @@
 // CAPI's clusterv1.JSONSchemaProps (v1beta1): the OpenAPI v3 subset a ClusterClass variable schema may use.
 // The schema is recursive; in the CRD the recursion is cut (see SCHEMALESS_FIELDS) exactly as upstream does.
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Meta key the CRD generator reads: a field carrying it is emitted as

@@ -1,6 +1,6 @@
 // Kubernetes `metav1.LabelSelector`: the schema, matching labels against it, and rendering it as the
 // `labelSelector` query parameter the API server accepts. Semantics follow apimachinery's LabelSelectorAsSelector.
-import { z } from 'zod';
+import * as z from 'zod';
 import { ValidationError } from '#shared/errors/index.ts';
 import { atomicObject } from '#shared/api/meta.ts';
 import { StringMap } from '#shared/api/object-meta.ts';

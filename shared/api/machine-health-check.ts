@@ -1,5 +1,5 @@
 // `cluster.x-k8s.io/v1beta1` MachineHealthCheck, and the health-check settings a ClusterClass or topology carries.
-import { z } from 'zod';
+import * as z from 'zod';
 import { Conditions } from '#shared/api/condition.ts';
 import { LabelSelector } from '#shared/api/label-selector.ts';
 import { duration, intOrString } from '#shared/api/meta.ts';

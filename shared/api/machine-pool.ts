@@ -1,5 +1,5 @@
 // `cluster.x-k8s.io/v1beta1` MachinePool (upstream serves it from the exp API package under the core group).
-import { z } from 'zod';
+import * as z from 'zod';
 import { Conditions } from '#shared/api/condition.ts';
 import { KubeObjectMeta, ObjectReference } from '#shared/api/object-meta.ts';
 import { MachineTemplateSpec } from '#shared/api/machine.ts';

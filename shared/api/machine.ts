@@ -1,5 +1,5 @@
 // The machine template shared by MachineDeployments and MachinePools (`cluster.x-k8s.io/v1beta1` MachineTemplateSpec).
-import { z } from 'zod';
+import * as z from 'zod';
 import { duration } from '#shared/api/meta.ts';
 import { ObjectMeta, ObjectReference } from '#shared/api/object-meta.ts';
 

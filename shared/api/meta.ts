@@ -1,6 +1,6 @@
 // Helpers that attach Kubernetes structural-schema markers to zod schemas, so CRDs generated from the zod
 // schemas merge lists under server-side apply exactly the way upstream Cluster API's CRDs do.
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** A list merged by server-side apply as a map keyed by `keys` (`x-kubernetes-list-type: map`). */
 export function listMap<T extends z.ZodType>(item: T, keys: readonly [string, ...string[]]) {

@@ -1,6 +1,6 @@
 // Object metadata and references shared by every kind (Kubernetes `metav1.ObjectMeta`, `corev1.ObjectReference`,
 // and Cluster API's own small `ObjectMeta` with only labels and annotations).
-import { z } from 'zod';
+import * as z from 'zod';
 import { timestamp } from '#shared/api/meta.ts';
 
 export const StringMap = z.record(z.string(), z.string());

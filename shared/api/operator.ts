@@ -1,6 +1,6 @@
 // `operator.cluster.x-k8s.io/v1alpha2` provider kinds of the Cluster API Provider Operator (CoreProvider,
 // BootstrapProvider, …) sharing ProviderSpec/ProviderStatus, plus clusterctl's `metadata.yaml` (Metadata).
-import { z } from 'zod';
+import * as z from 'zod';
 import { Conditions } from '#shared/api/condition.ts';
 import type { KindInfo } from '#shared/api/kinds.ts';
 import { LabelSelector } from '#shared/api/label-selector.ts';

@@ -1,5 +1,5 @@
 // ClusterClass variable definitions and the Cluster variable values that must comply with them (v1beta1 field names).
-import { z } from 'zod';
+import * as z from 'zod';
 import { listMap } from '#shared/api/meta.ts';
 import { JSONSchemaProps } from '#shared/api/jsonschema.ts';
 

@@ -2,7 +2,7 @@
 // pass costs at most two DynamoDB writes (acquire + this) and a pass that lost its lease writes nothing.
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ValidationError } from '#shared/errors/index.ts';
 import { Checkpoint } from './checkpoint.ts';
 import type { CheckpointStore } from './checkpoint-store.ts';

@@ -1,5 +1,5 @@
 // The local mode's settings from the environment, parsed once with zod; a bad value names its variable.
-import { z } from 'zod';
+import * as z from 'zod';
 import { ValidationError } from '#shared/errors/index.ts';
 
 const flag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');

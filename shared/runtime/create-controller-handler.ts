@@ -1,9 +1,15 @@
 // A controller's Lambda handler: a middy chain that adds the Lambda context to logs, rejects malformed events
 // (dropped, never retried) and dispatches an object change or a tick to the pass pipeline.
+import { cleanupMiddlewares } from '@aws-lambda-powertools/commons';
 import middy from '@middy/core';
 import type { MiddlewareObj } from '@middy/core';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import type { Tracer } from '@aws-lambda-powertools/tracer';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
+import { passMetricNames, recordPassMetrics } from '#shared/runtime/middlewares/record-metrics.ts';
 import { createPassRunner } from '#shared/runtime/create-pass-runner.ts';
 import {
   MalformedEventError,
@@ -34,13 +40,25 @@ export type ControllerHandlerOptions = {
   readonly logger: Logger;
   /** Dependencies of an invocation: built once per cold start, or per invocation for fresh credentials. */
   readonly getDeps: (context: LambdaContextLike) => Promise<RuntimeDeps>;
+  /** Powertools Metrics: pass counts published as EMF at the end of each invocation (Lambda). */
+  readonly metrics?: Metrics;
+  /** Powertools Tracer: an X-Ray segment per invocation (Lambda with active tracing). */
+  readonly tracer?: Tracer;
 };
 
-/** Middleware: validates the event with zod; a malformed one is logged with its reason and answered `Rejected`. */
-export function rejectMalformed(logger: Logger, controller: string): MiddlewareObj<unknown, HandlerResult> {
+/**
+ * Middleware: validates the event with zod; a malformed one is logged with its reason and answered `Rejected`
+ * (`onRejected` counts it). The early answer skips the `after` steps, so Powertools' cleanup (metrics flush, trace
+ * segment) is run here.
+ */
+export function rejectMalformed(
+  logger: Logger,
+  controller: string,
+  onRejected: () => void = () => undefined,
+): MiddlewareObj<unknown, HandlerResult> {
   return {
     name: 'rejectMalformed',
-    before: (request) => {
+    before: async (request) => {
       try {
         const event = parseRuntimeEvent(request.event);
         if (event['detail-type'] === 'Tick' && event.detail.controller !== controller) {
@@ -58,6 +76,8 @@ export function rejectMalformed(logger: Logger, controller: string): MiddlewareO
         if (!(err instanceof MalformedEventError)) throw err;
         // NOTE: answering (not throwing) is what stops Lambda's async retries; the log line keeps the reason.
         logger.error('rejected malformed event', { reason: err.message });
+        onRejected();
+        await cleanupMiddlewares(request);
         const rejected: HandlerResult = { status: 'Rejected', reason: err.message };
         return rejected;
       }
@@ -102,8 +122,16 @@ export function createControllerHandler(options: ControllerHandlerOptions): Cont
     );
     return { status: 'Handled', eventId: event.id, passes };
   };
-  const handler = middy<unknown, HandlerResult>(dispatch as never, { timeoutEarlyInMillis: 0 })
-    .use(injectLambdaContext(logger, { resetKeys: true }))
-    .use(rejectMalformed(logger, reconciler.controller));
+  const handler = middy<unknown, HandlerResult>(dispatch as never, { timeoutEarlyInMillis: 0 }).use(
+    injectLambdaContext(logger, { resetKeys: true }),
+  );
+  if (options.tracer) handler.use(captureLambdaHandler(options.tracer, { captureResponse: false }));
+  // NOTE: middy runs `after` in reverse order: the counts are added before logMetrics flushes them.
+  if (options.metrics) handler.use(logMetrics(options.metrics)).use(recordPassMetrics(options.metrics));
+  handler.use(
+    rejectMalformed(logger, reconciler.controller, () =>
+      options.metrics?.addMetric(passMetricNames.rejected, MetricUnit.Count, 1),
+    ),
+  );
   return (event, context) => handler(event, context as never);
 }

@@ -1,6 +1,6 @@
 // The events the functions accept: EventBridge envelopes carrying an object change (from the forwarder) or a
 // tick (from EventBridge Scheduler), validated with zod at the edge.
-import { z } from 'zod';
+import * as z from 'zod';
 import { controllers } from '#shared/checkpoint/index.ts';
 import { ValidationError } from '#shared/errors/index.ts';
 

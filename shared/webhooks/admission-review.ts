@@ -1,6 +1,6 @@
 // `admission.k8s.io/v1` AdmissionReview: the request the API server sends a webhook, parsed once with zod, and the
 // response a webhook answers with (allowed, or refused with a `metav1.Status`; optionally a JSONPatch).
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Operation } from 'fast-json-patch';
 
 const GroupVersionKind = z.object({ group: z.string(), version: z.string(), kind: z.string() });

@@ -1,6 +1,6 @@
 // Dependencies of the webhooks Lambda: settings from the environment (once per cold start) and a management-cluster
 // reader whose client is rebuilt before short-lived credentials (EKS tokens) expire.
-import { z } from 'zod';
+import * as z from 'zod';
 import { ValidationError } from '#shared/errors/index.ts';
 import { createKubeClient, type KubeClient } from '#shared/kube/index.ts';
 import { computeRuntimeConfig } from '#shared/runtime/config.ts';

@@ -2,7 +2,7 @@
 // AdmissionReview (or answers 4xx), picks the mode from the path (`/mutate`, `/validate`) and calls reviewAdmission.
 import middy from '@middy/core';
 import type { MiddlewareObj } from '@middy/core';
-import { z } from 'zod';
+import * as z from 'zod';
 import { errorMessage } from '#shared/errors/index.ts';
 import { AdmissionReview } from '#shared/webhooks/admission-review.ts';
 import { reviewAdmission, type AdmissionMode, type WebhookDeps } from '#shared/webhooks/review-admission.ts';

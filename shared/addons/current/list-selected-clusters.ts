@@ -1,5 +1,5 @@
 // The Clusters a ClusterResourceSet selects, and which of them can get add-ons now.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ClusterResourceSet } from '#shared/api/addons.ts';
 import { formatLabelSelector, isEmptyLabelSelector } from '#shared/api/label-selector.ts';
 import { KubeObjectMeta, type ObjectKey } from '#shared/api/object-meta.ts';

@@ -1,5 +1,5 @@
 // Converts a registered kind's zod schema into a structural CustomResourceDefinition (apiextensions.k8s.io/v1).
-import { z } from 'zod';
+import * as z from 'zod';
 import type { KindInfo } from '#shared/api/kinds.ts';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };

@@ -1,7 +1,7 @@
 // clusterctl image overrides (the `images` config key): repository/name/tag replacements for the containers of
 // Deployments and DaemonSets, keyed by `all`, the provider's manifest label, or `<manifest label>/<image name>`.
 import { parse as parseYaml } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ComponentObject } from '#shared/providers/desired/parse-components-yaml.ts';
 import { ProviderComponentsError, ProviderReason } from '#shared/providers/desired/provider-components-error.ts';
 

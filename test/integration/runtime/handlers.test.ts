@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
 import { getCheckpoint } from '#shared/checkpoint/index.ts';
 import { getObject } from '#shared/kube/index.ts';
 import { createControllerHandler, type HandlerResult } from '#shared/runtime/create-controller-handler.ts';
@@ -188,6 +189,58 @@ describe('controller handler on the real servers', () => {
     const again = onlyPass(await handlerFor()(changeEvent('slow'), localLambdaContext('addons', 60_000)));
     assert.equal(again.status, 'Skipped', 'backing off, and not because of a held lease');
     assert.equal(again.reason, 'BackingOff');
+  });
+});
+
+/** Runs `fn` and returns the CloudWatch EMF documents written to stdout meanwhile. */
+async function captureEmf(fn: () => Promise<unknown>): Promise<Record<string, unknown>[]> {
+  const lines: string[] = [];
+  const write = process.stdout.write.bind(process.stdout);
+  process.stdout.write = ((chunk: string | Uint8Array) => {
+    lines.push(...String(chunk).split('\n'));
+    return true;
+  }) as typeof process.stdout.write;
+  try {
+    await fn();
+  } finally {
+    process.stdout.write = write;
+  }
+  return lines.filter((l) => l.includes('"_aws"')).map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+describe('metrics (Powertools Metrics, CloudWatch embedded metric format)', () => {
+  const metricsHandler = () =>
+    createControllerHandler({
+      reconciler: createConfigMapReconciler(),
+      logger,
+      getDeps: () => Promise.resolve(ctx.deps),
+      metrics: new Metrics({ namespace: 'CapiServerless', serviceName: 'capi-serverless-test' }),
+    });
+
+  test('each invocation publishes its pass counts: a pass that ran, one skipped, a rejected event', async () => {
+    await putSource(ctx, 'metered', { a: '1' });
+    const handler = metricsHandler();
+    const [ran] = await captureEmf(() => handler(changeEvent('metered'), localLambdaContext('addons', 60_000)));
+    assert.ok(ran, 'one EMF document per invocation');
+    const directives = (ran['_aws'] as { CloudWatchMetrics: { Namespace: string; Metrics: { Name: string }[] }[] })
+      .CloudWatchMetrics[0];
+    assert.equal(directives?.Namespace, 'CapiServerless');
+    assert.deepEqual(directives?.Metrics.map((m) => m.Name).sort(), [
+      'ObjectsChanged',
+      'PassErrors',
+      'PassRequeues',
+      'PassesRun',
+      'PassesSkipped',
+    ]);
+    assert.equal(ran['service'], 'capi-serverless-test');
+    assert.deepEqual([ran['PassesRun'], ran['PassesSkipped'], ran['PassErrors']], [1, 0, 0]);
+    assert.ok((ran['ObjectsChanged'] as number) >= 1);
+
+    const [skipped] = await captureEmf(() => handler(changeEvent('metered'), localLambdaContext('addons', 60_000)));
+    assert.deepEqual([skipped?.['PassesRun'], skipped?.['PassesSkipped']], [0, 1]);
+
+    const [rejected] = await captureEmf(() => handler({ not: 'an event' }, localLambdaContext('addons', 60_000)));
+    assert.equal(rejected?.['EventsRejected'], 1);
   });
 });
 

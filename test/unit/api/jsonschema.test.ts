@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { z } from 'zod';
+import * as z from 'zod';
 import { JSONSchemaProps, JSONSchemaPropsCRD, SCHEMALESS_META_KEY } from '#shared/api/jsonschema.ts';
 import {
   ClusterClassStatusVariable,

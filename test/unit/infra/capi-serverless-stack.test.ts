@@ -45,6 +45,8 @@ describe('CapiServerlessStack', () => {
       assert.ok(env['TABLE_NAME'], 'TABLE_NAME is set');
       assert.equal(env['KUBECONFIG_SECRET_ARN'], 'mgmt-kubeconfig');
       assert.ok(fn.Properties['DeadLetterConfig'], 'failed async invocations go to a DLQ');
+      assert.deepEqual(fn.Properties['TracingConfig'], { Mode: 'Active' }, 'Powertools Tracer segments reach X-Ray');
+      assert.equal(env['POWERTOOLS_METRICS_NAMESPACE'], 'CapiServerless');
     }
   });
 
