@@ -1,8 +1,23 @@
 // What the forwarder watches: the controllers' kinds, their ConfigMaps/Secrets, the provider objects, and every
 // provider template kind the cluster serves.
-import { listObjects, type KubeClient } from '#shared/kube/index.ts';
-import { providerKinds } from '#shared/runtime/routes.ts';
+import type { KubeClient } from '#shared/kube/client.ts';
+import type { providerKinds } from '#shared/runtime/routes.ts';
 import type { WatchTarget } from '#functions/forwarder/watch-kind.ts';
+import { listPages } from '#functions/forwarder/list-pages.ts';
+
+type ProviderKind = (typeof providerKinds)[number];
+
+// NOTE: spelled out rather than imported: routes.ts loads zod and (through events.ts) the DynamoDB client, about
+// a third of the forwarder's memory. `satisfies` makes `tsc` fail when this list and `providerKinds` drift apart.
+const operatorProviderKinds = Object.keys({
+  CoreProvider: true,
+  BootstrapProvider: true,
+  ControlPlaneProvider: true,
+  InfrastructureProvider: true,
+  AddonProvider: true,
+  IPAMProvider: true,
+  RuntimeExtensionProvider: true,
+} satisfies Record<ProviderKind, true>) as ProviderKind[];
 
 /** The kinds every deployment watches (kinds the cluster does not serve are logged and skipped). */
 export function defaultTargets(secretLabelSelector?: string): WatchTarget[] {
@@ -13,21 +28,31 @@ export function defaultTargets(secretLabelSelector?: string): WatchTarget[] {
     { apiVersion: 'addons.cluster.x-k8s.io/v1beta1', kind: 'ClusterResourceSetBinding' },
     { apiVersion: 'v1', kind: 'ConfigMap' },
     { apiVersion: 'v1', kind: 'Secret', ...(secretLabelSelector ? { labelSelector: secretLabelSelector } : {}) },
-    ...providerKinds.map((kind) => ({ apiVersion: 'operator.cluster.x-k8s.io/v1alpha2', kind })),
+    ...operatorProviderKinds.map((kind) => ({ apiVersion: 'operator.cluster.x-k8s.io/v1alpha2', kind })),
   ];
 }
 
+type CrdSpec = { group?: string; names?: { kind?: string }; versions?: { name: string; storage?: boolean }[] };
+
 /** Every served `*Template` kind of a `*.cluster.x-k8s.io` group (the templates ClusterClasses reference). */
 export async function discoverTemplateTargets(kube: KubeClient): Promise<WatchTarget[]> {
-  const crds = await listObjects(kube, { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' });
   const targets: WatchTarget[] = [];
-  for (const crd of crds.items) {
-    const spec = crd['spec'] as
-      { group?: string; names?: { kind?: string }; versions?: { name: string; storage?: boolean }[] } | undefined;
-    const kind = spec?.names?.kind ?? '';
-    const version = spec?.versions?.find((v) => v.storage)?.name;
-    if (!spec?.group?.endsWith('cluster.x-k8s.io') || !kind.endsWith('Template') || !version) continue;
-    targets.push({ apiVersion: `${spec.group}/${version}`, kind });
-  }
+  // NOTE: CRDs carry their whole OpenAPI schema; small pages keep the parsed JSON small.
+  await listPages(
+    kube,
+    { path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', kind: 'CustomResourceDefinition', limit: 20 },
+    {
+      onPage(crds) {
+        for (const crd of crds) {
+          const spec = crd['spec'] as CrdSpec | undefined;
+          const kind = spec?.names?.kind ?? '';
+          const version = spec?.versions?.find((v) => v.storage)?.name;
+          if (!spec?.group?.endsWith('cluster.x-k8s.io') || !kind.endsWith('Template') || !version) continue;
+          targets.push({ apiVersion: `${spec.group}/${version}`, kind });
+        }
+      },
+      onRestart: () => void targets.splice(0),
+    },
+  );
   return targets;
 }

@@ -1,7 +1,12 @@
 // The forwarder's sink on AWS: PutEvents to the capi-serverless bus, reporting the entries EventBridge refused.
 import { PutEventsCommand, type EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { detailTypes, eventSources } from '#shared/runtime/events.ts';
+import type { detailTypes, eventSources } from '#shared/runtime/events.ts';
 import type { EventSink } from '#functions/forwarder/event-batcher.ts';
+
+// NOTE: spelled out rather than imported: events.ts loads zod schemas and the DynamoDB client the forwarder never
+// uses; the types make `tsc` fail if the bus contract in events.ts changes.
+const source: (typeof eventSources)['forwarder'] = 'capi-serverless.forwarder';
+const detailType: (typeof detailTypes)['objectChanged'] = 'Object Changed';
 
 export type EventBridgeSinkOptions = {
   readonly client: EventBridgeClient;
@@ -22,8 +27,8 @@ export function createEventBridgeSink(options: EventBridgeSinkOptions): EventSin
       new PutEventsCommand({
         Entries: batch.map((change) => ({
           EventBusName: options.eventBusName,
-          Source: eventSources.forwarder,
-          DetailType: detailTypes.objectChanged,
+          Source: source,
+          DetailType: detailType,
           Detail: JSON.stringify(change),
           Resources: [],
         })),

@@ -1,8 +1,8 @@
 // The forwarder's container entry point: in-cluster credentials, the default watch list (plus every provider
 // `*Template` kind found among the CRDs), PutEvents to EVENT_BUS_NAME; SIGTERM flushes the outbox and exits.
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { z } from 'zod';
-import { createKubeClient } from '#shared/kube/index.ts';
+import * as z from 'zod';
+import { createKubeClient } from '#shared/kube/client.ts';
 import { defaultTargets, discoverTemplateTargets } from '#functions/forwarder/default-targets.ts';
 import { createEventBridgeSink } from '#functions/forwarder/eventbridge-sink.ts';
 import { startForwarder } from '#functions/forwarder/start-forwarder.ts';

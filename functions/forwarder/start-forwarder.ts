@@ -1,6 +1,6 @@
 // The event forwarder: watches the kinds the controllers care about in the management cluster and puts compact
 // change events on the bus through a coalescing, batching, retrying outbox.
-import type { KubeClient, KubeconfigSource } from '#shared/kube/index.ts';
+import type { KubeClient, KubeconfigSource } from '#shared/kube/client.ts';
 import { createEventBatcher, type EventBatcher, type EventSink } from '#functions/forwarder/event-batcher.ts';
 import { startKindWatcher, type KindWatcher, type WatchTarget } from '#functions/forwarder/watch-kind.ts';
 
@@ -14,6 +14,8 @@ export type ForwarderOptions = {
   readonly coalesceMs?: number;
   readonly maxBatch?: number;
   readonly retryBaseMs?: number;
+  /** Objects per LIST page when a kind is (re)listed (default 100). */
+  readonly pageSize?: number;
   /** Per kind (`apiVersion/kind`): resume the watch from this version instead of listing first. */
   readonly resumeFrom?: Readonly<Record<string, string>>;
   readonly log?: (message: string, fields?: Record<string, unknown>) => void;
@@ -58,6 +60,7 @@ export function startForwarder(options: ForwarderOptions): Forwarder {
         target,
         emit: (change) => outbox.add(change),
         ...(resumeFrom === undefined ? {} : { resumeFrom }),
+        ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),
         log,
         ...(options.retryBaseMs === undefined ? {} : { retryBaseMs: options.retryBaseMs }),
       }),

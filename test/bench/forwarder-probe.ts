@@ -1,7 +1,7 @@
 // Child process of the benchmark: the event forwarder on its own (so its RSS is its own), watching the management
 // cluster named by KUBECONFIG with the default targets plus every template kind, feeding a counting sink.
 // Talks to the parent over IPC: reports `ready` (objects synced, RSS), answers `count` for one object, then exits.
-import { createKubeClient } from '#shared/kube/index.ts';
+import { createKubeClient } from '#shared/kube/client.ts';
 import type { ObjectChange } from '#shared/runtime/events.ts';
 import { defaultTargets, discoverTemplateTargets } from '#functions/forwarder/default-targets.ts';
 import { startForwarder } from '#functions/forwarder/start-forwarder.ts';

@@ -1,6 +1,7 @@
 // The forwarder's memory with at least 10,000 watched objects and the events one spec change produces: the fleet's
 // objects topped up with small labelled ConfigMaps, then the forwarder in a child process (forwarder-probe.ts).
 import { fork } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { applyObject, createObject, listObjects, type KubeClient } from '#shared/kube/index.ts';
 import { mapLimit } from '#shared/runtime/map-limit.ts';
 import { ensureNamespace } from '#test/integration/providers/provider-fixtures.ts';
@@ -22,6 +23,14 @@ export type ForwarderFigures = {
 };
 
 const mib = (bytes: number) => bytes / (1024 * 1024);
+
+/** The node flags of the forwarder image: `CMD ["node", ...flags, "forwarder.mjs"]` in its Dockerfile. */
+export function forwarderNodeFlags(): string[] {
+  const dockerfile = readFileSync(new URL('../../functions/forwarder/Dockerfile', import.meta.url), 'utf8');
+  const cmd = /^CMD (\[.*\])\s*$/m.exec(dockerfile)?.[1];
+  if (!cmd) throw new Error('functions/forwarder/Dockerfile has no CMD ["node", ...] line');
+  return (JSON.parse(cmd) as string[]).slice(1, -1);
+}
 
 async function countWatched(kube: KubeClient): Promise<number> {
   const kinds = [
@@ -68,12 +77,15 @@ async function fillTo(kube: KubeClient, target: number, log: (line: string) => v
 }
 
 /** Runs the probe; the management cluster must be otherwise quiet (no passes running). */
-export async function measureForwarder(env: BenchEnv, log: (line: string) => void): Promise<ForwarderFigures> {
+export async function measureForwarder(
+  env: Pick<BenchEnv, 'mgmt'>,
+  log: (line: string) => void,
+): Promise<ForwarderFigures> {
   const filler = await fillTo(env.mgmt.kube, 10_000, log);
   // NOTE: bundled as the forwarder's image is (no tsx transpiler in the process, so the RSS is the forwarder's).
   const probe = await bundleForNode(new URL('./forwarder-probe.ts', import.meta.url));
   const child = fork(probe, [], {
-    execArgv: [],
+    execArgv: forwarderNodeFlags(),
     env: { ...process.env, KUBECONFIG: env.mgmt.controlPlane.kubeconfigPath },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

@@ -111,11 +111,19 @@ export function genericCrd(
   };
 }
 
-/** A management cluster: control plane + our CRDs (+ extra CRDs, e.g. generic provider kinds). */
+/**
+ * A management cluster: control plane + our CRDs (+ extra CRDs, e.g. generic provider kinds). `extraApiServerArgs`
+ * are appended to kube-apiserver's flags.
+ */
 export async function startManagementCluster(
-  opts: { name?: string; extraCrds?: readonly KubeObject[] } = {},
+  opts: { name?: string; extraCrds?: readonly KubeObject[]; extraApiServerArgs?: readonly string[] } = {},
 ): Promise<TestCluster> {
-  const cluster = await wrap(await startControlPlane({ name: opts.name ?? 'mgmt' }));
+  const cluster = await wrap(
+    await startControlPlane({
+      name: opts.name ?? 'mgmt',
+      ...(opts.extraApiServerArgs === undefined ? {} : { extraApiServerArgs: opts.extraApiServerArgs }),
+    }),
+  );
   try {
     await installCrds(cluster.kube, [...ourCrds(), ...(opts.extraCrds ?? [])], { fieldManager: harnessFieldManager });
     cluster.log.reset();

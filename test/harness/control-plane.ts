@@ -18,6 +18,8 @@ export type ControlPlane = {
   /** Path of the admin kubeconfig on disk (for kubectl). */
   readonly kubeconfigPath: string;
   readonly dataDir: string;
+  /** etcd's client URL (plain HTTP on loopback; etcd serves its JSON gRPC gateway here, e.g. `/v3/kv/compaction`). */
+  readonly etcdUrl: string;
   stop(): Promise<void>;
 };
 
@@ -26,6 +28,8 @@ export type StartControlPlaneOptions = {
   /** Print the servers' logs to stderr (default: only on failure). */
   readonly verbose?: boolean;
   readonly startTimeoutMs?: number;
+  /** Appended to kube-apiserver's flags, e.g. `['--watch-cache=false']`. */
+  readonly extraApiServerArgs?: readonly string[];
 };
 
 const running = new Set<{ procs: ChildProcess[]; dir: string }>();
@@ -210,6 +214,7 @@ export async function startControlPlane(options: StartControlPlaneOptions = {}):
         '--disable-admission-plugins=ServiceAccount',
         '--endpoint-reconciler-type=none',
         '--v=0',
+        ...(options.extraApiServerArgs ?? []),
       ],
       join(dir, 'kube-apiserver.log'),
       verbose,
@@ -231,6 +236,7 @@ export async function startControlPlane(options: StartControlPlaneOptions = {}):
       kubeconfig,
       kubeconfigPath,
       dataDir: dir,
+      etcdUrl,
       async stop() {
         killGroup(apiserver, 'SIGTERM');
         await waitForExit(apiserver, 5000);

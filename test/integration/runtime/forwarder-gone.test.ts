@@ -1,7 +1,7 @@
 // 410 Gone: the forwarder's watch expires, it relists and emits what changed (SYNC) and what vanished (DELETED).
-// NOTE: the harness's kube-apiserver serves a watch from any old resourceVersion while etcd is not compacted (it
-// compacts every 5 minutes and the harness does not expose etcd), so this test scripts the API server's watch
-// protocol on loopback: list, then an ERROR event carrying a 410 Status, as kube-apiserver sends it.
+// NOTE: this test scripts the API server's watch protocol on loopback (discovery, list, then an ERROR event carrying
+// a 410 Status, as kube-apiserver sends it) to pin the exact order of requests; forwarder-compaction.test.ts gets
+// the same 410 from a real kube-apiserver over a really compacted etcd.
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -25,6 +25,15 @@ test('after 410 Gone the forwarder relists and sends changed and vanished object
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     res.writeHead(200, { 'content-type': 'application/json' });
+    if (url.pathname === '/api/v1') {
+      res.end(
+        JSON.stringify({
+          kind: 'APIResourceList',
+          resources: [{ name: 'configmaps', kind: 'ConfigMap', namespaced: true }],
+        }),
+      );
+      return;
+    }
     if (url.searchParams.get('watch') !== 'true') {
       res.end(JSON.stringify({ kind: 'ConfigMapList', apiVersion: 'v1', ...lists[Math.min(listCount++, 1)] }));
       return;

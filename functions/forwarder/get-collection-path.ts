@@ -1,0 +1,44 @@
+// The REST collection path of a watched kind, found through API discovery (the forwarder's only way to map kinds
+// to resources, so its image does not load the zod schema of every kind the way `resolveResource` does).
+import { CapiError } from '#shared/errors/index.ts';
+import type { KubeClient } from '#shared/kube/client.ts';
+import type { KindRef } from '#shared/runtime/types.ts';
+
+type DiscoveryList = { resources?: { name: string; kind: string; namespaced: boolean }[] };
+
+/** A kind the API server does not serve (its CRD is not installed). */
+export class UnservedKindError extends CapiError {}
+
+function discover(kube: KubeClient, apiVersion: string, refresh: boolean): Promise<DiscoveryList> {
+  // NOTE: the same cache entries (and shape) as `resolveResource` in shared/kube/resources.ts, so a client shared
+  // with the controllers asks the server once per group version.
+  const cached = kube.discovery.get(apiVersion);
+  if (cached && !refresh) return cached as Promise<DiscoveryList>;
+  const path = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+  const pending = kube.request<DiscoveryList>({ method: 'GET', path, target: { verb: 'discover', kind: apiVersion } });
+  kube.discovery.set(apiVersion, pending);
+  pending.catch(() => kube.discovery.delete(apiVersion));
+  return pending;
+}
+
+/**
+ * The collection path of `target`, in `namespace` or across all namespaces; throws UnservedKindError when the
+ * server does not serve the kind (after refreshing discovery once).
+ *
+ * @example
+ * await getCollectionPath(kube, { apiVersion: 'v1', kind: 'ConfigMap' }); // '/api/v1/configmaps'
+ */
+export async function getCollectionPath(kube: KubeClient, target: KindRef, namespace?: string): Promise<string> {
+  for (const refresh of [false, true]) {
+    const list = await discover(kube, target.apiVersion, refresh).catch(() => undefined);
+    const found = list?.resources?.find((r) => r.kind === target.kind && !r.name.includes('/'));
+    if (!found) continue;
+    const base = target.apiVersion.includes('/') ? `/apis/${target.apiVersion}` : `/api/${target.apiVersion}`;
+    const scope = found.namespaced && namespace ? `/namespaces/${encodeURIComponent(namespace)}` : '';
+    return `${base}${scope}/${found.name}`;
+  }
+  throw new UnservedKindError(`the server does not serve ${target.kind} in ${target.apiVersion}`, {
+    kind: target.kind,
+    reason: 'UnknownKind',
+  });
+}

@@ -1,0 +1,83 @@
+// Paginated LISTs for the forwarder: pages of `limit` objects chained by `continue` tokens, each page handed to the
+// caller and dropped before the next one is read, so memory stays one page deep however large the collection.
+import type { KubeClient } from '#shared/kube/client.ts';
+import { KubeError } from '#shared/kube/errors.ts';
+import type { KubeObject } from '#shared/kube/objects.ts';
+
+export type ListPagesRequest = {
+  /** Collection path (see `getCollectionPath`). */
+  readonly path: string;
+  /** Kind and namespace, for error messages. */
+  readonly kind: string;
+  readonly namespace?: string;
+  readonly labelSelector?: string;
+  /** Objects per page (default 100). */
+  readonly limit?: number;
+  /** How many times an expired continue token restarts the list before the 410 is thrown (default 3). */
+  readonly maxRestarts?: number;
+};
+
+export type ListPagesHandlers = {
+  /** One page of objects, in the server's order. */
+  readonly onPage: (items: readonly KubeObject[]) => void;
+  /** The snapshot the earlier pages came from was compacted (410 Gone); the list starts again at page one. */
+  readonly onRestart?: (reason: string) => void;
+};
+
+export type ListPagesResult = {
+  /** The version of the snapshot every page came from: a watch from here misses nothing. */
+  readonly resourceVersion: string;
+  readonly pages: number;
+  readonly restarts: number;
+};
+
+type ListBody = { items?: KubeObject[]; metadata?: { resourceVersion?: string; continue?: string } };
+
+/**
+ * Lists a collection page by page. A continue token outlives its snapshot only until etcd compacts it; the API
+ * server then answers 410 Gone and the list restarts from the first page (a fresh, newer snapshot).
+ *
+ * @example
+ * const { resourceVersion } = await listPages(kube, { path: '/api/v1/configmaps', kind: 'ConfigMap' }, {
+ *   onPage: (items) => items.forEach(remember),
+ * });
+ */
+export async function listPages(
+  kube: KubeClient,
+  req: ListPagesRequest,
+  handlers: ListPagesHandlers,
+): Promise<ListPagesResult> {
+  // NOTE: 100, not client-go's 500: measured on 10,000 ConfigMaps of 1 KB, 500-object pages (about 1.3 MB of JSON
+  // each) leave the forwarder's RSS about 15 MiB higher for good, for a few dozen fewer requests per relist.
+  const limit = String(req.limit ?? 100);
+  const maxRestarts = req.maxRestarts ?? 3;
+  let restarts = 0;
+  let pages = 0;
+  let continueToken: string | undefined;
+  for (;;) {
+    let body: ListBody;
+    try {
+      body = await kube.request<ListBody>({
+        method: 'GET',
+        path: req.path,
+        query: { limit, continue: continueToken, labelSelector: req.labelSelector || undefined },
+        target: {
+          verb: 'list',
+          kind: `${req.kind}List`,
+          ...(req.namespace === undefined ? {} : { namespace: req.namespace }),
+        },
+      });
+    } catch (err) {
+      const expired = continueToken !== undefined && err instanceof KubeError && err.statusCode === 410;
+      if (!expired || restarts >= maxRestarts) throw err;
+      restarts++;
+      continueToken = undefined;
+      handlers.onRestart?.(err.serverMessage);
+      continue;
+    }
+    pages++;
+    handlers.onPage(body.items ?? []);
+    continueToken = body.metadata?.continue || undefined;
+    if (continueToken === undefined) return { resourceVersion: body.metadata?.resourceVersion ?? '', pages, restarts };
+  }
+}
