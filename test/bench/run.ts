@@ -3,6 +3,7 @@
 // the idle fleet. A benchmark, not a test: nothing fails on a slow machine.
 import { performance } from 'node:perf_hooks';
 import type { Controller } from '#shared/checkpoint/index.ts';
+import { computeRuntimeConfig } from '#shared/runtime/config.ts';
 import { awsPrices, computeAlwaysOnAlternatives, computeMonthlyCost, priceSource } from '#shared/pricing/index.ts';
 import { startBenchEnv, type BenchEnv } from '#test/bench/bench-env.ts';
 import { computeIdleHour, type IdleHourInput } from '#test/bench/compute-idle-hour.ts';
@@ -112,6 +113,8 @@ try {
 }
 
 // ---- idle hour and cost ----
+/** The deployed default (RESYNC_AFTER_MS), in hours. */
+const resyncAfterHours = computeRuntimeConfig({ TABLE_NAME: 'bench' }).resyncAfterMs / 3_600_000;
 const idleInput: IdleHourInput = {
   measuredClusters: clusters,
   ticks: m.ticks,
@@ -119,7 +122,7 @@ const idleInput: IdleHourInput = {
   objects: { topology: clusters, addons: 2, providers: 2 },
   forwarderKinds: m.forwarder.kinds,
   ticksPerHour: 12,
-  resyncAfterHours: 6,
+  resyncAfterHours,
   lambdaMemoryGb: 0.5,
   watchLifetimeSeconds: 2700,
 };
@@ -148,6 +151,12 @@ const per1000Changes = computeMonthlyCost(
 // ---- the table ----
 const t = m.skip.topology.max;
 const f = m.forced.topology.max;
+const countOf = (pattern: RegExp) =>
+  Object.entries(f.byVerbAndResource)
+    .filter(([k]) => pattern.test(k))
+    .reduce((n, [, v]) => n + v, 0);
+const templateGets = countOf(/^management get \S*templates\./);
+const ownLists = countOf(/^management list /);
 const tick1000Seconds = (m.ticks.topology.durationMs / 1000) * (1000 / clusters);
 const bestThroughput = Math.max(...m.throughput.map((x) => x.perSecond));
 const maxBundle = Math.max(...controllers.map((c) => m.bundles[c].bytes));
@@ -158,14 +167,14 @@ const rows: Row[] = [
     target: '0 mutating; reads ≤ 2',
     measured: `${t.kube.mutating} mutating; ${t.kube.reads} reads`,
     met: t.kube.mutating === 0 && t.kube.reads <= 2,
-    why: `The topology reconciler's getFacts GETs the Cluster, its ClusterClass and every template the class references (${t.kube.reads - 2} here) so that a template edit changes the input hash; the template check has to leave the skip path (template events already map to the Clusters).`,
+    why: `The skip decision reads the Cluster and its ClusterClass; ${t.kube.reads - 2} more reads came from elsewhere (see byVerbAndResource in latest.json).`,
   },
   {
     figure: 'Kubernetes requests, forced pass over an unchanged Cluster',
     target: '0 mutating, ≤ 10 in all, 0 dry-runs',
     measured: `${f.kube.mutating} mutating, ${f.kube.total} in all, ${f.kube.dryRuns} dry-runs`,
     met: f.kube.mutating === 0 && f.kube.total <= 10 && f.kube.dryRuns === 0,
-    why: `The topology pass records no no-change proof, so every forced pass dry-runs each managed object (${f.kube.dryRuns} server-side-apply dry-runs), re-reads the Cluster, ClusterClass and templates getFacts already read, and LISTs every managed kind (${f.kube.reads} reads).`,
+    why: `${f.kube.dryRuns} dry-runs (the stored no-change record ${f.kube.dryRuns === 0 ? 'held for every object' : 'did not hold for every object'}) and ${f.kube.reads} reads: the Cluster and its ClusterClass (read once, for the skip decision, and reused), one GET per template the class references (${templateGets} here) and one label-selected LIST per kind of the Cluster's own objects (${ownLists} here). Every read is O(one Cluster): namespace-wide LISTs per kind would share one request between the class's templates and the Cluster's objects of the same kind (about 3 fewer here) but return every Cluster's objects, so a pass would grow with the fleet — the N = 1,000 run was CPU-bound on exactly that before this design.`,
   },
   {
     figure: 'DynamoDB requests per pass (forced / skip)',
@@ -179,7 +188,7 @@ const rows: Row[] = [
     target: '≤ 200',
     measured: `${idle100.managementRequests.toFixed(0)} (ticks ${idle100.managementBreakdown.ticks.toFixed(0)}, resync ${idle100.managementBreakdown.resync.toFixed(0)}, forwarder ${idle100.managementBreakdown.forwarder.toFixed(0)})`,
     met: idle100.managementRequests <= 200,
-    why: `Dominated by drift correction: every object gets a forced pass every RESYNC_AFTER_MS (6 h), ${idle100.resyncPasses.toFixed(1)} passes an hour at up to ${f.kube.total} requests (topology) and one GET per selected Cluster (add-ons); the ticks add 9 LISTs per round (the providers tick lists 7 kinds).`,
+    why: `Drift correction: every object gets a forced pass every RESYNC_AFTER_MS (${resyncAfterHours} h), ${idle100.resyncPasses.toFixed(1)} passes an hour at ${f.kube.total} requests (topology); the ticks add 9 LISTs per round (the providers tick lists 7 kinds).`,
   },
   {
     figure: 'workload-cluster requests / hour, idle fleet of 100',
@@ -231,7 +240,7 @@ const rows: Row[] = [
     target: '≤ 100 MiB RSS / exactly 1',
     measured: `${m.forwarder.rssMiB.toFixed(0)} MiB (peak ${m.forwarder.peakRssMiB.toFixed(0)}) over ${m.forwarder.watchedObjects} objects / ${m.forwarder.eventsPerSpecChange}`,
     met: m.forwarder.peakRssMiB <= 100 && m.forwarder.eventsPerSpecChange === 1,
-    why: `Node plus the loaded bundle is ${m.forwarder.baselineRssMiB.toFixed(0)} MiB before any LIST; each kind is listed in one unpaginated response (the 10,000-object LIST is parsed whole), which V8 does not hand back to the OS afterwards (heap in use ${m.forwarder.heapUsedMiB.toFixed(0)} MiB).`,
+    why: `Node plus the loaded bundle is ${m.forwarder.baselineRssMiB.toFixed(0)} MiB before any LIST; relists are paginated and each object is remembered as one short string (heap in use ${m.forwarder.heapUsedMiB.toFixed(0)} MiB).`,
   },
   {
     figure: 'monthly cost, idle fleet of 100 Clusters',
@@ -286,9 +295,9 @@ await writeFormatted(
     costRows,
     priceNote: `Prices: ${priceSource.region}, list prices recorded ${priceSource.recordedOn} (${priceSource.note}) Fixed items: 6 CloudWatch alarms of the stack and 1 Secrets Manager secret (the kubeconfig). Free tiers not applied.`,
     notes: [
-      'The idle hour is composed from measurements: 12 ticks per controller, one forced (drift-correction) pass per object every RESYNC_AFTER_MS (6 h), and the forwarder re-opening each watch when the API server ends it (mean 45 min with the default --min-request-timeout); figures for 1,000 Clusters scale the per-Cluster parts of a run with fewer.',
+      `The idle hour is composed from measurements: 12 ticks per controller, one forced (drift-correction) pass per object every RESYNC_AFTER_MS (${resyncAfterHours} h, the default), and the forwarder re-opening each watch when the API server ends it (mean 45 min with the default --min-request-timeout); figures for 1,000 Clusters scale the per-Cluster parts of a run with fewer.`,
       'Durations include the API server, etcd and DynamoDB Local competing for the same 2 cores.',
-      `This run: ${clusters} Clusters. The default is 100 (about 1.5 minutes on this machine); \`BENCH_FULL=1\` runs 1,000, which does not fit in 10 minutes here: reaching steady state alone took 267 s for the first round of 1,000 creating passes and over 300 s more for the second, with the kube-apiserver CPU-bound (every topology pass LISTs each managed kind by label in one namespace holding about 10,000 objects, so a pass costs O(fleet) on the server).`,
+      `This run: ${clusters} Clusters, ${results.durationSeconds.toFixed(0)} s. The default is 100; \`BENCH_FULL=1\` runs 1,000.`,
       "Every Cluster's kubeconfig Secret points at one shared workload cluster (a real kube-apiserver); its requests are counted like the management cluster's.",
       'A TransactWriteItems of the lease delete + checkpoint put is billed as 4 write units (2 per item); the cost model counts it so.',
     ],
