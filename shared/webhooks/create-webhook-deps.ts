@@ -4,7 +4,7 @@ import * as z from 'zod';
 import { ValidationError } from '#shared/errors/index.ts';
 import { createKubeClient, type KubeClient } from '#shared/kube/index.ts';
 import { computeRuntimeConfig } from '#shared/runtime/config.ts';
-import { resolveKubeconfigSource } from '#shared/runtime/create-runtime-deps.ts';
+import { createManagementTokenProvider, resolveKubeconfigSource } from '#shared/runtime/create-runtime-deps.ts';
 import { createWebhookReader } from '#shared/webhooks/current/webhook-reader.ts';
 import type { WebhooksHandlerOptions } from '#shared/webhooks/create-webhooks-handler.ts';
 
@@ -13,6 +13,22 @@ export const WebhooksEnv = z.object({
   /** Secret first path segment of the webhook URLs (see WebhooksHandlerOptions.pathToken). */
   WEBHOOK_PATH_TOKEN: z.string().min(16).optional(),
 });
+
+/**
+ * The function's own IAM credentials, which Lambda puts in the environment (the webhooks bundle carries no AWS SDK
+ * client to resolve them otherwise); used to sign EKS tokens.
+ */
+function credentialsFromEnv(env: Readonly<Record<string, string | undefined>>) {
+  const accessKeyId = env['AWS_ACCESS_KEY_ID'];
+  const secretAccessKey = env['AWS_SECRET_ACCESS_KEY'];
+  if (!accessKeyId || !secretAccessKey)
+    throw new ValidationError('EKS_CLUSTER_NAME is set but AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY are not', {
+      fieldPath: 'AWS_ACCESS_KEY_ID',
+      reason: 'InvalidEnvironment',
+    });
+  const sessionToken = env['AWS_SESSION_TOKEN'];
+  return { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) };
+}
 
 /** Rebuild the client this often: EKS tokens from an exec plugin live 15 minutes. */
 const kubeClientMaxAgeMs = 10 * 60_000;
@@ -34,16 +50,18 @@ export function computeWebhooksHandlerOptions(
       fieldPath: 'WEBHOOK_PATH_TOKEN',
       reason: 'InvalidEnvironment',
     });
+  const tokenProvider = createManagementTokenProvider(config, async () => credentialsFromEnv(env));
   let kube: { client: KubeClient; createdAt: number } | undefined;
   return {
     pathToken: parsed.data.WEBHOOK_PATH_TOKEN,
     async getDeps() {
       if (!kube || now() - kube.createdAt > kubeClientMaxAgeMs) {
         kube?.client.close();
-        const client = await createKubeClient(await resolveKubeconfigSource(config), {
+        const client = await createKubeClient(await resolveKubeconfigSource(config, env), {
           userAgent: 'capi-serverless/webhooks',
           // NOTE: the API server waits at most the webhook's timeoutSeconds; a lookup must answer well before.
           timeoutMs: 5_000,
+          ...(tokenProvider ? { tokenProvider } : {}),
         });
         kube = { client, createdAt: now() };
       }
