@@ -1,4 +1,4 @@
-// The Runtime SDK hooks capi-serverless calls, as upstream's catalog names them, with the shape of each response
+// The Runtime SDK hooks of upstream v1.14's catalog (capi-serverless calls the topology and lifecycle ones), with the shape of each response
 // and the URL path of a handler (`/hooks.runtime.cluster.x-k8s.io/v1alpha1/<hook>/<handler>`).
 import type * as z from 'zod';
 import {
@@ -25,6 +25,12 @@ export const hooks = {
   AfterWorkersUpgrade: { response: RetryResponse, blocking: true, singleton: false },
   AfterClusterUpgrade: { response: RetryResponse, blocking: true, singleton: false },
   BeforeClusterDelete: { response: RetryResponse, blocking: true, singleton: false },
+  // NOTE: hooks of upstream features capi-serverless does not drive (in-place updates and upgrade plans are called
+  // by upstream's own managers); known so that an extension offering them is discovered, as upstream does.
+  CanUpdateMachine: { response: CommonResponse, blocking: false, singleton: false },
+  CanUpdateMachineSet: { response: CommonResponse, blocking: false, singleton: false },
+  UpdateMachine: { response: RetryResponse, blocking: true, singleton: false },
+  GenerateUpgradePlan: { response: CommonResponse, blocking: false, singleton: false },
 } as const satisfies Record<string, { response: z.ZodType; blocking: boolean; singleton: boolean }>;
 export type Hook = keyof typeof hooks;
 export type HookResponse<H extends Hook> = z.infer<(typeof hooks)[H]['response']>;

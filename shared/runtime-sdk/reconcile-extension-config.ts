@@ -3,6 +3,7 @@
 // controller does. capi-serverless runs discovery itself: upstream's RuntimeSDK gate stays off (README).
 import { ExtensionConfig } from '#shared/api/runtime-extension.ts';
 import { errorMessage, ValidationError } from '#shared/errors/index.ts';
+import { computeStableJson } from '#shared/hash/stable-json.ts';
 import { applyObject, applyStatus, findObject, getObject, type KubeClient } from '#shared/kube/index.ts';
 import { callDiscovery } from '#shared/runtime-sdk/call-extension.ts';
 import { computeDiscoveredHandlers } from '#shared/runtime-sdk/compute-discovered-handlers.ts';
@@ -70,7 +71,7 @@ export async function reconcileExtensionConfig(
     result,
     new Date(deps.now()).toISOString().replace(/\.\d+Z$/, 'Z'),
   );
-  if (JSON.stringify(status) !== JSON.stringify(pickStatus(object))) {
+  if (computeStableJson(status) !== computeStableJson(pickStatus(object))) {
     await applyStatus(
       deps.kube,
       { apiVersion: object.apiVersion, kind: 'ExtensionConfig', metadata: { name }, status },
