@@ -2,7 +2,7 @@
 // sweep that lists each kind and passes over what no pass has seen (missed events). An idle tick between sweeps
 // sends nothing to the API server and one DynamoDB request per kind, whatever the fleet's size.
 import { claimSweep, getCheckpoints, listDueObjects, partitionKeyOf } from '#shared/checkpoint/index.ts';
-import { listObjects } from '#shared/kube/index.ts';
+import { listObjects, UnknownKindError } from '#shared/kube/index.ts';
 import { computeTickDecision, tickReasons, type TickReason } from '#shared/runtime/compute-tick-decision.ts';
 import type { PassRunner } from '#shared/runtime/create-pass-runner.ts';
 import type { LambdaContextLike } from '#shared/runtime/lambda-context.ts';
@@ -58,7 +58,15 @@ export async function runTick(
   const swept = await claimSweep(deps.store, reconciler.controller, now, deps.config.sweepIntervalMs);
   if (swept) {
     for (const kind of reconciler.kinds) {
-      const items = (await listObjects(deps.kube, kind)).items.map((item) => ({
+      let listedItems;
+      try {
+        listedItems = (await listObjects(deps.kube, kind)).items;
+      } catch (err) {
+        // NOTE: an optional kind the cluster does not serve (e.g. ExtensionConfig without the Runtime SDK CRD).
+        if (err instanceof UnknownKindError) continue;
+        throw err;
+      }
+      const items = listedItems.map((item) => ({
         key: { ...kind, namespace: item.metadata.namespace ?? '', name: item.metadata.name ?? '' },
         generation: item.metadata.generation ?? 0,
       }));

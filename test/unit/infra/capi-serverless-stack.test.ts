@@ -134,7 +134,7 @@ describe('CapiServerlessStack', () => {
   const patterns = [
     {
       name: 'routes Clusters, ClusterClasses and every *Template kind to topology',
-      kinds: ['Cluster', 'ClusterClass', { suffix: 'Template' }],
+      kinds: ['Cluster', 'ClusterClass', 'ExtensionConfig', { suffix: 'Template' }],
     },
     {
       name: 'routes ClusterResourceSets and their ConfigMaps and Secrets to addons',
