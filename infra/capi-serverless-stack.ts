@@ -15,7 +15,7 @@ import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { controllers, tableDesign, type Controller } from '#shared/checkpoint/table.ts';
+import { controllers, dueIndex, tableDesign, type Controller } from '#shared/checkpoint/table.ts';
 import { kubeconfigSecretExtensionPort } from '#shared/runtime/config.ts';
 import { detailTypes, eventSources } from '#shared/runtime/events.ts';
 import { eventPatternOf, routes } from '#shared/runtime/routes.ts';
@@ -54,6 +54,9 @@ export const tableActions = [
   'dynamodb:UpdateItem',
   'dynamodb:DeleteItem',
   'dynamodb:ConditionCheckItem',
+  // NOTE: the tick: Query on the due index, BatchGetItem of checkpoints during a sweep.
+  'dynamodb:Query',
+  'dynamodb:BatchGetItem',
 ] as const;
 
 export class CapiServerlessStack extends Stack {
@@ -71,6 +74,13 @@ export class CapiServerlessStack extends Stack {
       timeToLiveAttribute: tableDesign.timeToLiveAttribute,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       removalPolicy: RemovalPolicy.RETAIN,
+    });
+    // NOTE: the sparse due index the ticks query instead of reading every checkpoint (shared/checkpoint/due.ts).
+    this.table.addGlobalSecondaryIndex({
+      indexName: dueIndex.name,
+      partitionKey: { name: dueIndex.partitionKey.name, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: dueIndex.sortKey.name, type: dynamodb.AttributeType.NUMBER },
+      projectionType: dynamodb.ProjectionType.KEYS_ONLY,
     });
     this.bus = new events.EventBus(this, 'Bus', { eventBusName: 'capi-serverless' });
     const secret = props.kubeconfigSecretName

@@ -24,6 +24,7 @@ export function defaultTargets(secretLabelSelector?: string): WatchTarget[] {
   return [
     { apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'Cluster' },
     { apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'ClusterClass' },
+    { apiVersion: 'runtime.cluster.x-k8s.io/v1beta2', kind: 'ExtensionConfig' },
     { apiVersion: 'addons.cluster.x-k8s.io/v1beta1', kind: 'ClusterResourceSet' },
     { apiVersion: 'addons.cluster.x-k8s.io/v1beta1', kind: 'ClusterResourceSetBinding' },
     { apiVersion: 'v1', kind: 'ConfigMap' },

@@ -6,7 +6,7 @@ import { ValidationError } from '#shared/errors/index.ts';
 import type { CheckpointStore } from './checkpoint-store.ts';
 import { CheckpointStoreError, LeaseHeldError, storeOperations } from './errors.ts';
 import { leaseConditions, leaseExpressionNames, leaseOfReturnedItem } from './lease.ts';
-import { primaryKeyOf, recordKinds, tableAttributes } from './table.ts';
+import { dueAttributesOf, primaryKeyOf, recordKinds, tableAttributes } from './table.ts';
 import type { CheckpointKey } from './table.ts';
 
 /** How a pass ended. */
@@ -118,6 +118,8 @@ export async function recordCheckpoint(
     ...parsed.data,
     ...primaryKeyOf(key, recordKinds.checkpoint),
     [tableAttributes.expiresAt]: Math.floor(parsed.data.updatedAt / 1000) + store.checkpointRetentionSeconds,
+    // NOTE: only a checkpoint that asks for another pass (Error, Requeue) is in the due index.
+    ...dueAttributesOf(key, parsed.data.result === 'Success' ? undefined : (parsed.data.nextAttemptAt ?? 0)),
   };
   const holder = options.leaseHolder;
   try {

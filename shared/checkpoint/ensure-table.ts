@@ -5,12 +5,13 @@ import {
   DescribeTimeToLiveCommand,
   ResourceInUseException,
   ResourceNotFoundException,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CheckpointStoreError, storeOperations } from './errors.ts';
-import { createTableInput, tableDesign, timeToLiveInput } from './table.ts';
+import { createTableInput, dueIndex, dueIndexInput, tableDesign, timeToLiveInput } from './table.ts';
 
 /**
  * Makes sure the table exists, is ACTIVE and has TTL on `expiresAt`. Idempotent and safe to race.
@@ -33,6 +34,7 @@ export async function ensureTable(target: {
       }
     }
     await waitUntilTableExists({ client, maxWaitTime: 60, minDelay: 1, maxDelay: 2 }, { TableName: tableName });
+    await ensureDueIndex(client, tableName);
     if (await timeToLiveEnabled(client, tableName)) return;
     try {
       await client.send(new UpdateTimeToLiveCommand(timeToLiveInput(tableName)));
@@ -43,6 +45,36 @@ export async function ensureTable(target: {
   } catch (err) {
     throw new CheckpointStoreError(storeOperations.ensureTable, tableName, err);
   }
+}
+
+/** Adds the due index to a table made before it existed, and waits until it is ACTIVE. */
+async function ensureDueIndex(client: DynamoDBClient, tableName: string): Promise<void> {
+  const statusOf = async () => {
+    const table = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    return table.Table?.GlobalSecondaryIndexes?.find((i) => i.IndexName === dueIndex.name)?.IndexStatus;
+  };
+  let status = await statusOf();
+  if (status === undefined) {
+    const { AttributeDefinitions } = createTableInput(tableName);
+    try {
+      await client.send(
+        new UpdateTableCommand({
+          TableName: tableName,
+          AttributeDefinitions,
+          GlobalSecondaryIndexUpdates: [{ Create: dueIndexInput() }],
+        }),
+      );
+    } catch (err) {
+      // Someone else is adding it.
+      if (!(err instanceof ResourceInUseException)) throw err;
+    }
+    status = await statusOf();
+  }
+  for (let i = 0; status !== 'ACTIVE' && i < 120; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    status = await statusOf();
+  }
+  if (status !== 'ACTIVE') throw new Error(`index ${dueIndex.name} of table ${tableName} is ${status ?? 'missing'}`);
 }
 
 async function tableExists(client: DynamoDBClient, tableName: string): Promise<boolean> {

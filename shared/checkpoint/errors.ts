@@ -11,6 +11,10 @@ export const storeOperations = {
   getCheckpoint: 'get checkpoint',
   recordCheckpoint: 'record checkpoint',
   ensureTable: 'ensure table',
+  listDue: 'list due objects',
+  getCheckpoints: 'get checkpoints',
+  claimSweep: 'claim sweep',
+  forgetObject: 'forget object',
 } as const;
 export type StoreOperation = (typeof storeOperations)[keyof typeof storeOperations];
 

@@ -4,11 +4,17 @@ export {
   controllers,
   defaultTableName,
   createTableInput,
+  dueAttributesOf,
+  dueIndex,
+  dueIndexInput,
+  dueShardOf,
+  parsePartitionKey,
   partitionKeyOf,
   primaryKeyOf,
   recordKinds,
   tableAttributes,
   tableDesign,
+  sweepKeyOf,
   timeToLiveInput,
 } from './table.ts';
 export type { CheckpointKey, Controller, RecordKind } from './table.ts';
@@ -26,3 +32,5 @@ export { computeBackoff } from './compute-backoff.ts';
 export type { BackoffOptions } from './compute-backoff.ts';
 export { computeDueReason, dueReasons, isDue } from './is-due.ts';
 export type { DueFacts, DueReason } from './is-due.ts';
+export { claimSweep, forgetObject, getCheckpoints, listDueObjects } from './due.ts';
+export type { DueObject } from './due.ts';

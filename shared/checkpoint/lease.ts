@@ -5,7 +5,7 @@ import { ValidationError } from '#shared/errors/index.ts';
 import type { CheckpointStore } from './checkpoint-store.ts';
 import { CheckpointStoreError, LeaseHeldError, storeOperations } from './errors.ts';
 import type { StoreOperation } from './errors.ts';
-import { primaryKeyOf, recordKinds, tableAttributes } from './table.ts';
+import { dueAttributesOf, primaryKeyOf, recordKinds, tableAttributes } from './table.ts';
 import type { CheckpointKey } from './table.ts';
 
 /** A lease as stored. Times are epoch milliseconds. */
@@ -69,6 +69,9 @@ export async function acquireLease(
           [tableAttributes.acquiredAtMs]: lease.acquiredAtMs,
           [tableAttributes.expiresAtMs]: lease.expiresAtMs,
           [tableAttributes.expiresAt]: ttlSecondsOf(lease.expiresAtMs),
+          // NOTE: a held lease is in the due index until it is released: if its pass dies without recording, the
+          // tick finds the object once the lease lapses, with no event needed.
+          ...dueAttributesOf(key, lease.expiresAtMs),
         },
         ConditionExpression: acquireCondition,
         ExpressionAttributeNames: leaseExpressionNames,
@@ -95,22 +98,28 @@ export async function renewLease(
 ): Promise<Lease> {
   checkLeaseArguments(holder, timing);
   const expiresAtMs = timing.now + timing.ttlMs;
+  const due = dueAttributesOf(key, expiresAtMs);
+  const indexed = Object.keys(due).length > 0;
   const output = await writeLease(storeOperations.renewLease, key, holder, () =>
     store.documents.send(
       new UpdateCommand({
         TableName: store.tableName,
         Key: primaryKeyOf(key, recordKinds.lease),
-        UpdateExpression: 'SET #expiresAtMs = :expiresAtMs, #expiresAt = :expiresAt',
+        UpdateExpression: indexed
+          ? 'SET #expiresAtMs = :expiresAtMs, #expiresAt = :expiresAt, #dueShard = :dueShard, #dueAtMs = :expiresAtMs'
+          : 'SET #expiresAtMs = :expiresAtMs, #expiresAt = :expiresAt',
         ConditionExpression: leaseConditions.ownLease,
         ExpressionAttributeNames: {
           '#holder': leaseExpressionNames['#holder'],
           '#expiresAtMs': leaseExpressionNames['#expiresAtMs'],
           '#expiresAt': tableAttributes.expiresAt,
+          ...(indexed ? { '#dueShard': tableAttributes.dueShard, '#dueAtMs': tableAttributes.dueAtMs } : {}),
         },
         ExpressionAttributeValues: {
           ':holder': holder,
           ':expiresAtMs': expiresAtMs,
           ':expiresAt': ttlSecondsOf(expiresAtMs),
+          ...(indexed ? { ':dueShard': due[tableAttributes.dueShard] } : {}),
         },
         ReturnValues: 'ALL_NEW',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',

@@ -8,7 +8,7 @@ import { Checkpoint } from './checkpoint.ts';
 import type { CheckpointStore } from './checkpoint-store.ts';
 import { CheckpointStoreError, LeaseHeldError, storeOperations } from './errors.ts';
 import { leaseConditions, leaseExpressionNames, leaseOfReturnedItem } from './lease.ts';
-import { primaryKeyOf, recordKinds, tableAttributes } from './table.ts';
+import { dueAttributesOf, primaryKeyOf, recordKinds, tableAttributes } from './table.ts';
 import type { CheckpointKey } from './table.ts';
 
 /**
@@ -47,6 +47,8 @@ export async function recordCheckpointAndReleaseLease(
     ...parsed.data,
     ...primaryKeyOf(key, recordKinds.checkpoint),
     [tableAttributes.expiresAt]: Math.floor(parsed.data.updatedAt / 1000) + store.checkpointRetentionSeconds,
+    // NOTE: only a checkpoint that asks for another pass (Error, Requeue) is in the due index.
+    ...dueAttributesOf(key, parsed.data.result === 'Success' ? undefined : (parsed.data.nextAttemptAt ?? 0)),
   };
   try {
     await store.documents.send(

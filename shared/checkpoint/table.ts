@@ -19,12 +19,12 @@ export type CheckpointKey = {
 };
 
 /** What a row is; the sort key. Each object has at most one row of each kind. */
-export const recordKinds = { lease: 'lease', checkpoint: 'checkpoint' } as const;
+export const recordKinds = { lease: 'lease', checkpoint: 'checkpoint', sweep: 'sweep' } as const;
 export type RecordKind = (typeof recordKinds)[keyof typeof recordKinds];
 
 /** Attribute names. Everything that writes or reads the table spells them through this object. */
 export const tableAttributes = {
-  /** Partition key (S): `<controller>#<namespace>/<name>`, e.g. `topology#default/my-cluster`. */
+  /** Partition key (S): `<controller>#<Kind>#<namespace>/<name>`, e.g. `topology#Cluster#default/my-cluster`. */
   pk: 'pk',
   /** Sort key (S): a {@link RecordKind}. */
   sk: 'sk',
@@ -36,6 +36,26 @@ export const tableAttributes = {
   expiresAtMs: 'expiresAtMs',
   /** Lease (N, epoch milliseconds): when the current holder acquired it. */
   acquiredAtMs: 'acquiredAtMs',
+  /**
+   * Due index partition key (S): `<controller>#<Kind>`. Only rows that will need a pass at a known time carry it
+   * (a checkpoint after an Error or Requeue, a lease until it is released), so the index is sparse.
+   */
+  dueShard: 'dueShard',
+  /** Due index sort key (N, epoch milliseconds): when that pass is due. */
+  dueAtMs: 'dueAtMs',
+  /** Sweep row (N, epoch milliseconds): when the last sweep of the controller's kinds started. */
+  lastSweepAtMs: 'lastSweepAtMs',
+} as const;
+
+/**
+ * The sparse global secondary index a tick queries for what is due, so a tick over an idle fleet reads no
+ * checkpoint one by one and sends nothing to the API server. Keys only: the object is named by the table key.
+ */
+export const dueIndex = {
+  name: 'due',
+  partitionKey: { name: tableAttributes.dueShard, type: 'S' },
+  sortKey: { name: tableAttributes.dueAtMs, type: 'N' },
+  projection: 'KEYS_ONLY',
 } as const;
 
 /** The table's shape, as plain data that infra/ maps onto its CDK construct and the harness onto CreateTable. */
@@ -44,6 +64,7 @@ export const tableDesign = {
   sortKey: { name: tableAttributes.sk, type: 'S' },
   billingMode: 'PAY_PER_REQUEST',
   timeToLiveAttribute: tableAttributes.expiresAt,
+  globalSecondaryIndexes: [dueIndex],
 } as const;
 
 /** Default table name for local mode and tests; deployed stacks pass their own. */
@@ -59,6 +80,47 @@ export const defaultTableName = 'capi-serverless-state';
 export function partitionKeyOf(key: CheckpointKey): string {
   const object = key.namespace ? `${key.namespace}/${key.name}` : key.name;
   return key.kind ? `${key.controller}#${key.kind}#${object}` : `${key.controller}#${object}`;
+}
+
+/**
+ * The due index partition of a controller's kind.
+ *
+ * @example
+ * dueShardOf('topology', 'Cluster'); // 'topology#Cluster'
+ */
+export function dueShardOf(controller: Controller, kind: string): string {
+  return `${controller}#${kind}`;
+}
+
+/**
+ * The key of the row a partition key names, or undefined when it is not an object's (the sweep row).
+ *
+ * @example
+ * parsePartitionKey('topology#Cluster#default/c1'); // { controller: 'topology', kind: 'Cluster', namespace: 'default', name: 'c1' }
+ */
+export function parsePartitionKey(pk: string): Required<CheckpointKey> | undefined {
+  const match = /^([^#]+)#([^#]+)#(?:([^/]*)\/)?(.+)$/.exec(pk);
+  if (!match) return undefined;
+  const controller = controllers.find((c) => c === match[1]);
+  if (controller === undefined) return undefined;
+  return { controller, kind: match[2] ?? '', namespace: match[3] ?? '', name: match[4] ?? '' };
+}
+
+/** The key of a controller's sweep row (one per controller: when its kinds were last listed). */
+export function sweepKeyOf(controller: Controller): CheckpointKey {
+  return { controller, kind: 'Sweep', namespace: '', name: 'kinds' };
+}
+
+/**
+ * The due index attributes of a row due at `dueAtMs`, or none for a key without a kind (never indexed).
+ *
+ * @example
+ * dueAttributesOf({ controller: 'topology', kind: 'Cluster', namespace: 'default', name: 'c1' }, 1700000000000);
+ * // { dueShard: 'topology#Cluster', dueAtMs: 1700000000000 }
+ */
+export function dueAttributesOf(key: CheckpointKey, dueAtMs: number | undefined): Record<string, string | number> {
+  if (key.kind === undefined || dueAtMs === undefined) return {};
+  return { [tableAttributes.dueShard]: dueShardOf(key.controller, key.kind), [tableAttributes.dueAtMs]: dueAtMs };
 }
 
 /** The primary key of one row. */
@@ -80,11 +142,26 @@ export function createTableInput(tableName: string): CreateTableCommandInput {
     AttributeDefinitions: [
       { AttributeName: tableDesign.partitionKey.name, AttributeType: tableDesign.partitionKey.type },
       { AttributeName: tableDesign.sortKey.name, AttributeType: tableDesign.sortKey.type },
+      { AttributeName: dueIndex.partitionKey.name, AttributeType: dueIndex.partitionKey.type },
+      { AttributeName: dueIndex.sortKey.name, AttributeType: dueIndex.sortKey.type },
     ],
     KeySchema: [
       { AttributeName: tableDesign.partitionKey.name, KeyType: 'HASH' },
       { AttributeName: tableDesign.sortKey.name, KeyType: 'RANGE' },
     ],
+    GlobalSecondaryIndexes: [dueIndexInput()],
+  };
+}
+
+/** The due index as CreateTable / UpdateTable take it. */
+export function dueIndexInput(): NonNullable<CreateTableCommandInput['GlobalSecondaryIndexes']>[number] {
+  return {
+    IndexName: dueIndex.name,
+    KeySchema: [
+      { AttributeName: dueIndex.partitionKey.name, KeyType: 'HASH' },
+      { AttributeName: dueIndex.sortKey.name, KeyType: 'RANGE' },
+    ],
+    Projection: { ProjectionType: dueIndex.projection },
   };
 }
 

@@ -1,12 +1,12 @@
-// Whether a tick runs a pass over an object it listed, from the LIST item's generation and the stored checkpoint
-// alone: no GETs, so an idle fleet costs one LIST per kind and one checkpoint read per object.
+// Whether the sweep of a tick runs a pass over an object it listed, from the LIST item's generation and the stored
+// checkpoint alone: no GETs, and no pass over an object whose last pass saw its current generation.
 import type { Checkpoint } from '#shared/checkpoint/index.ts';
 
 export const tickReasons = {
   noCheckpoint: 'NoCheckpoint',
   generationChanged: 'GenerationChanged',
   retryDue: 'RetryDue',
-  resync: 'Resync',
+  leaseLapsed: 'LeaseLapsed',
   backingOff: 'BackingOff',
   upToDate: 'UpToDate',
 } as const;
@@ -15,28 +15,28 @@ export type TickReason = (typeof tickReasons)[keyof typeof tickReasons];
 export type TickDecision = {
   readonly due: boolean;
   readonly reason: TickReason;
-  /** Run even though the object's facts look unchanged (drift correction). */
-  readonly force: boolean;
 };
 
 /**
- * The tick's decision for one listed object.
+ * The sweep's decision for one listed object: due when it has no checkpoint (an event was missed), when its
+ * generation moved since the last pass, or when a retry is due. An object whose last pass succeeded on its current
+ * generation is up to date: drift of the objects it manages reaches it through their own events, not through a
+ * periodic pass per object.
  *
  * @example
- * computeTickDecision(checkpoint, { generation: 4 }, { now, resyncAfterMs: 6 * 3600_000 }); // { due: false, reason: 'UpToDate', force: false }
+ * computeTickDecision(checkpoint, { generation: 4 }, { now }); // { due: false, reason: 'UpToDate' }
  */
 export function computeTickDecision(
   checkpoint: Checkpoint | undefined,
   listed: { readonly generation: number },
-  timing: { readonly now: number; readonly resyncAfterMs: number },
+  timing: { readonly now: number },
 ): TickDecision {
-  const run = (reason: TickReason, force = false): TickDecision => ({ due: true, reason, force });
+  const run = (reason: TickReason): TickDecision => ({ due: true, reason });
   if (checkpoint === undefined) return run(tickReasons.noCheckpoint);
   if (checkpoint.observedGeneration !== listed.generation) return run(tickReasons.generationChanged);
   if (checkpoint.result !== 'Success') {
     if (timing.now >= (checkpoint.nextAttemptAt ?? 0)) return run(tickReasons.retryDue);
-    return { due: false, reason: tickReasons.backingOff, force: false };
+    return { due: false, reason: tickReasons.backingOff };
   }
-  if (timing.now - checkpoint.updatedAt >= timing.resyncAfterMs) return run(tickReasons.resync, true);
-  return { due: false, reason: tickReasons.upToDate, force: false };
+  return { due: false, reason: tickReasons.upToDate };
 }

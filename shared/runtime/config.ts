@@ -38,8 +38,11 @@ export const RuntimeEnv = z.object({
   REQUEUE_AFTER_MS: ms(30_000),
   /** Stop a pass this long before the Lambda timeout, leaving time to write the checkpoint. */
   STOP_BEFORE_TIMEOUT_MS: ms(10_000),
-  /** A tick forces a pass over an object whose last pass is older than this (drift correction). */
-  RESYNC_AFTER_MS: ms(24 * 60 * 60_000),
+  /**
+   * How often one tick sweeps: lists each kind (one paginated LIST per kind) and passes over what no pass has seen
+   * at its current generation (events that never arrived). Between sweeps a tick reads only the due index.
+   */
+  SWEEP_INTERVAL_MS: ms(60 * 60_000),
   /** How many objects a tick reconciles at the same time. */
   TICK_CONCURRENCY: ms(4),
   /** Field manager of server-side applies. */
@@ -62,7 +65,7 @@ export type RuntimeConfig = {
   readonly backoffMaxMs: number;
   readonly requeueAfterMs: number;
   readonly stopBeforeTimeoutMs: number;
-  readonly resyncAfterMs: number;
+  readonly sweepIntervalMs: number;
   readonly tickConcurrency: number;
   readonly fieldManager: string;
   readonly logLevel: RuntimeEnv['POWERTOOLS_LOG_LEVEL'];
@@ -116,7 +119,7 @@ export function computeRuntimeConfig(env: Readonly<Record<string, string | undef
     backoffMaxMs: e.BACKOFF_MAX_MS,
     requeueAfterMs: e.REQUEUE_AFTER_MS,
     stopBeforeTimeoutMs: e.STOP_BEFORE_TIMEOUT_MS,
-    resyncAfterMs: e.RESYNC_AFTER_MS,
+    sweepIntervalMs: e.SWEEP_INTERVAL_MS,
     tickConcurrency: e.TICK_CONCURRENCY,
     fieldManager: e.FIELD_MANAGER,
     logLevel: e.POWERTOOLS_LOG_LEVEL,

@@ -8,6 +8,8 @@ export type PassRequest = {
   readonly key: PassKey;
   /** Skip the "nothing changed" check (drift correction by the tick). */
   readonly force?: boolean;
+  /** The tick found the object's lease lapsed: a pass died without recording its checkpoint. */
+  readonly lapsedLease?: boolean;
   /** What asked for the pass, for logs: an event id or `tick`. */
   readonly trigger: string;
 };

@@ -23,7 +23,7 @@ export const providerKinds = [
 ] as const;
 
 export const routes: readonly Route[] = [
-  { controller: 'topology', kinds: ['Cluster', 'ClusterClass'], kindSuffixes: ['Template'] },
+  { controller: 'topology', kinds: ['Cluster', 'ClusterClass', 'ExtensionConfig'], kindSuffixes: ['Template'] },
   {
     controller: 'addons',
     kinds: ['Cluster', 'ClusterResourceSet', 'ClusterResourceSetBinding', 'ConfigMap', 'Secret'],

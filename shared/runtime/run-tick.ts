@@ -1,25 +1,31 @@
-// The tick: one LIST per kind, one checkpoint read per listed object, and a pass only over what is due (new,
-// changed generation, retry or requeue due, or due for drift correction). Idle objects cost no writes.
-import { getCheckpoint } from '#shared/checkpoint/index.ts';
-import { listObjects } from '#shared/kube/index.ts';
-import { computeTickDecision, type TickReason } from '#shared/runtime/compute-tick-decision.ts';
+// The tick: what the due index says is due (retries, requeues, passes that died), plus, once per sweep interval, a
+// sweep that lists each kind and passes over what no pass has seen (missed events). An idle tick between sweeps
+// sends nothing to the API server and one DynamoDB request per kind, whatever the fleet's size.
+import { claimSweep, getCheckpoints, listDueObjects, partitionKeyOf } from '#shared/checkpoint/index.ts';
+import { listObjects, UnknownKindError } from '#shared/kube/index.ts';
+import { computeTickDecision, tickReasons, type TickReason } from '#shared/runtime/compute-tick-decision.ts';
 import type { PassRunner } from '#shared/runtime/create-pass-runner.ts';
 import type { LambdaContextLike } from '#shared/runtime/lambda-context.ts';
 import { mapLimit } from '#shared/runtime/map-limit.ts';
 import type { PassKey, PassReport, Reconciler, RuntimeDeps } from '#shared/runtime/types.ts';
 
 export type TickReport = {
+  /** Objects the sweep listed; 0 when this tick did not sweep. */
   readonly listed: number;
-  /** How many listed objects were found in each state. */
+  /** Whether this tick swept (listed the kinds); at most one tick per sweep interval does. */
+  readonly swept: boolean;
+  /** How many objects were found in each state (due index entries and, when sweeping, listed objects). */
   readonly reasons: Readonly<Partial<Record<TickReason, number>>>;
   readonly passes: readonly PassReport[];
   /** Due objects left for the next tick because the invocation was running out of time. */
   readonly deferred: number;
 };
 
+type Candidate = { readonly key: PassKey; readonly reason: TickReason };
+
 /**
- * Sweeps the reconciler's kinds. A pass is only started while at least twice `stopBeforeTimeoutMs` remains, so
- * every started pass can record its checkpoint; the rest is deferred to the next tick.
+ * One tick of a controller. A pass is only started while at least twice `stopBeforeTimeoutMs` remains, so every
+ * started pass can record its checkpoint; the rest is deferred to the next tick (it stays in the due index).
  *
  * @example
  * const report = await runTick(reconciler, deps, createPassRunner(reconciler, deps), context, event.id);
@@ -31,47 +37,65 @@ export async function runTick(
   context: LambdaContextLike,
   trigger: string,
 ): Promise<TickReport> {
-  const listed: { key: PassKey; generation: number }[] = [];
+  const now = deps.now();
+  const reasons: Partial<Record<TickReason, number>> = {};
+  const due = new Map<string, Candidate>();
+  const count = (reason: TickReason) => (reasons[reason] = (reasons[reason] ?? 0) + 1);
+  const add = (key: PassKey, reason: TickReason) => {
+    const id = partitionKeyOf({ controller: reconciler.controller, ...key });
+    if (!due.has(id)) due.set(id, { key, reason });
+  };
+
   for (const kind of reconciler.kinds) {
-    const list = await listObjects(deps.kube, kind);
-    for (const item of list.items) {
-      listed.push({
-        key: {
-          apiVersion: kind.apiVersion,
-          kind: kind.kind,
-          namespace: item.metadata.namespace ?? '',
-          name: item.metadata.name ?? '',
-        },
-        generation: item.metadata.generation ?? 0,
-      });
+    for (const entry of await listDueObjects(deps.store, reconciler.controller, kind.kind, now)) {
+      const reason = entry.because === 'lapsedLease' ? tickReasons.leaseLapsed : tickReasons.retryDue;
+      count(reason);
+      add({ ...kind, namespace: entry.key.namespace, name: entry.key.name }, reason);
     }
   }
-  const reasons: Partial<Record<TickReason, number>> = {};
+
+  let listed = 0;
+  const swept = await claimSweep(deps.store, reconciler.controller, now, deps.config.sweepIntervalMs);
+  if (swept) {
+    for (const kind of reconciler.kinds) {
+      let listedItems;
+      try {
+        listedItems = (await listObjects(deps.kube, kind)).items;
+      } catch (err) {
+        // NOTE: an optional kind the cluster does not serve (e.g. ExtensionConfig without the Runtime SDK CRD).
+        if (err instanceof UnknownKindError) continue;
+        throw err;
+      }
+      const items = listedItems.map((item) => ({
+        key: { ...kind, namespace: item.metadata.namespace ?? '', name: item.metadata.name ?? '' },
+        generation: item.metadata.generation ?? 0,
+      }));
+      listed += items.length;
+      const checkpoints = await getCheckpoints(
+        deps.store,
+        items.map(({ key }) => ({ controller: reconciler.controller, ...key })),
+      );
+      for (const { key, generation } of items) {
+        const checkpoint = checkpoints.get(partitionKeyOf({ controller: reconciler.controller, ...key }));
+        const decision = computeTickDecision(checkpoint, { generation }, { now });
+        count(decision.reason);
+        if (decision.due) add(key, decision.reason);
+      }
+    }
+  }
+
   let deferred = 0;
-  const reports = await mapLimit(listed, deps.config.tickConcurrency, async ({ key, generation }) => {
-    const checkpoint = await getCheckpoint(deps.store, {
-      controller: reconciler.controller,
-      kind: key.kind,
-      namespace: key.namespace,
-      name: key.name,
-    });
-    const decision = computeTickDecision(
-      checkpoint,
-      { generation },
-      {
-        now: deps.now(),
-        resyncAfterMs: deps.config.resyncAfterMs,
-      },
-    );
-    reasons[decision.reason] = (reasons[decision.reason] ?? 0) + 1;
-    if (!decision.due) return undefined;
+  const reports = await mapLimit([...due.values()], deps.config.tickConcurrency, async ({ key, reason }) => {
     if (context.getRemainingTimeInMillis() < 2 * deps.config.stopBeforeTimeoutMs) {
       deferred++;
       return undefined;
     }
-    return runPass({ key, force: decision.force, trigger }, context);
+    const lapsed = reason === tickReasons.leaseLapsed;
+    // NOTE: a pass that died may have applied part of its changes after recording nothing: run it even if the
+    // checkpoint says the object is up to date.
+    return runPass({ key, trigger, ...(lapsed ? { force: true, lapsedLease: true } : {}) }, context);
   });
   const passes = reports.filter((r): r is PassReport => r !== undefined);
-  deps.logger.info('tick finished', { controller: reconciler.controller, listed: listed.length, reasons, deferred });
-  return { listed: listed.length, reasons, passes, deferred };
+  deps.logger.info('tick finished', { controller: reconciler.controller, swept, listed, reasons, deferred });
+  return { listed, swept, reasons, passes, deferred };
 }

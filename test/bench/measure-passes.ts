@@ -234,13 +234,22 @@ export type TickFigures = RequestSummary & {
   readonly controller: Controller;
   readonly listed: number;
   readonly ran: number;
+  readonly swept: boolean;
   readonly durationMs: number;
   readonly workloadRequests: number;
   readonly byVerbAndResource: Record<string, number>;
 };
 
-/** One tick of a controller over the unchanged fleet. */
-export async function measureTick(env: BenchEnv, controller: Controller): Promise<TickFigures> {
+/**
+ * One tick of a controller over the unchanged fleet. `sweep`: the tick's sweep is due (the clock moves one sweep
+ * interval first), so it lists the controller's kinds and reads their checkpoints in batches.
+ */
+export async function measureTick(
+  env: BenchEnv,
+  controller: Controller,
+  options: { readonly sweep?: boolean } = {},
+): Promise<TickFigures> {
+  if (options.sweep === true) env.clock.offsetMs += env.deps.config.sweepIntervalMs + 1;
   env.counter.reset();
   const t0 = performance.now();
   const result = await env.handlers[controller](
@@ -253,6 +262,7 @@ export async function measureTick(env: BenchEnv, controller: Controller): Promis
   return {
     controller,
     listed: result.tick?.listed ?? 0,
+    swept: result.tick?.swept ?? false,
     ran: result.passes.filter((p) => p.status === 'Ran').length,
     durationMs,
     workloadRequests: requests.filter((r) => r.server === 'workload').length,

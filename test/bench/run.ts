@@ -68,11 +68,18 @@ async function main(env: BenchEnv) {
 
   phase('ticks over the unchanged fleet');
   const ticks = {} as Record<Controller, TickFigures>;
+  const sweeps = {} as Record<Controller, TickFigures>;
   for (const c of controllers) {
     ticks[c] = await measureTick(env, c);
-    log(
-      `  ${c}: listed ${ticks[c].listed}, ran ${ticks[c].ran}, ${ticks[c].durationMs.toFixed(0)} ms, ${ticks[c].kube.total} kube + ${ticks[c].dynamodb.reads} DynamoDB requests`,
-    );
+    sweeps[c] = await measureTick(env, c, { sweep: true });
+    for (const [what, t] of [
+      ['tick', ticks[c]],
+      ['sweep', sweeps[c]],
+    ] as const) {
+      log(
+        `  ${c} ${what}: listed ${t.listed}, ran ${t.ran}, ${t.durationMs.toFixed(0)} ms, ${t.kube.total} kube + ${t.dynamodb.reads} DynamoDB requests`,
+      );
+    }
   }
 
   phase('one spec change (a variable of one Cluster)');
@@ -100,7 +107,7 @@ async function main(env: BenchEnv) {
     `  ${forwarder.watchedObjects} objects, RSS ${forwarder.rssMiB.toFixed(1)} MiB (peak ${forwarder.peakRssMiB.toFixed(1)}), ${forwarder.eventsPerSpecChange} event(s) per spec change`,
   );
 
-  return { steady, skip, forced, throughput, ticks, change, desired, latency, bundles, forwarder };
+  return { steady, skip, forced, throughput, ticks, sweeps, change, desired, latency, bundles, forwarder };
 }
 
 const env = await startBenchEnv();
@@ -113,16 +120,16 @@ try {
 }
 
 // ---- idle hour and cost ----
-/** The deployed default (RESYNC_AFTER_MS), in hours. */
-const resyncAfterHours = computeRuntimeConfig({ TABLE_NAME: 'bench' }).resyncAfterMs / 3_600_000;
+/** The deployed default (SWEEP_INTERVAL_MS), in hours. */
+const sweepIntervalHours = computeRuntimeConfig({ TABLE_NAME: 'bench' }).sweepIntervalMs / 3_600_000;
 const idleInput: IdleHourInput = {
   measuredClusters: clusters,
   ticks: m.ticks,
-  forced: m.forced,
+  sweeps: m.sweeps,
   objects: { topology: clusters, addons: 2, providers: 2 },
   forwarderKinds: m.forwarder.kinds,
   ticksPerHour: 12,
-  resyncAfterHours,
+  sweepIntervalHours,
   lambdaMemoryGb: 0.5,
   watchLifetimeSeconds: 2700,
 };
@@ -186,9 +193,9 @@ const rows: Row[] = [
   {
     figure: 'management-cluster requests / hour, idle fleet of 100',
     target: '≤ 200',
-    measured: `${idle100.managementRequests.toFixed(0)} (ticks ${idle100.managementBreakdown.ticks.toFixed(0)}, resync ${idle100.managementBreakdown.resync.toFixed(0)}, forwarder ${idle100.managementBreakdown.forwarder.toFixed(0)})`,
+    measured: `${idle100.managementRequests.toFixed(0)} (ticks ${idle100.managementBreakdown.ticks.toFixed(0)}, sweeps ${idle100.managementBreakdown.sweeps.toFixed(0)}, forwarder ${idle100.managementBreakdown.forwarder.toFixed(0)})`,
     met: idle100.managementRequests <= 200,
-    why: `Drift correction: every object gets a forced pass every RESYNC_AFTER_MS (${resyncAfterHours} h), ${idle100.resyncPasses.toFixed(1)} passes an hour at ${f.kube.total} requests (topology); the ticks add 9 LISTs per round (the providers tick lists 7 kinds).`,
+    why: `Ticks between sweeps read only the DynamoDB due index; one sweep every SWEEP_INTERVAL_MS (${sweepIntervalHours} h) lists each kind once; the forwarder re-opens its watches.`,
   },
   {
     figure: 'workload-cluster requests / hour, idle fleet of 100',
@@ -295,7 +302,7 @@ await writeFormatted(
     costRows,
     priceNote: `Prices: ${priceSource.region}, list prices recorded ${priceSource.recordedOn} (${priceSource.note}) Fixed items: 6 CloudWatch alarms of the stack and 1 Secrets Manager secret (the kubeconfig). Free tiers not applied.`,
     notes: [
-      `The idle hour is composed from measurements: 12 ticks per controller, one forced (drift-correction) pass per object every RESYNC_AFTER_MS (${resyncAfterHours} h, the default), and the forwarder re-opening each watch when the API server ends it (mean 45 min with the default --min-request-timeout); figures for 1,000 Clusters scale the per-Cluster parts of a run with fewer.`,
+      `The idle hour is composed from measurements: 12 ticks per controller (due index only), one sweep per controller every SWEEP_INTERVAL_MS (${sweepIntervalHours} h, the default; one LIST per kind and batched checkpoint reads), and the forwarder re-opening each watch when the API server ends it (mean 45 min with the default --min-request-timeout, modelled); figures for 1,000 Clusters scale the per-Cluster parts of a run with fewer.`,
       'Durations include the API server, etcd and DynamoDB Local competing for the same 2 cores.',
       `This run: ${clusters} Clusters, ${results.durationSeconds.toFixed(0)} s. The default is 100; \`BENCH_FULL=1\` runs 1,000.`,
       "Every Cluster's kubeconfig Secret points at one shared workload cluster (a real kube-apiserver); its requests are counted like the management cluster's.",

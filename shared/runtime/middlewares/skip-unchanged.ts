@@ -1,12 +1,12 @@
 // Middleware: read the checkpoint (one DynamoDB read) and the object's facts (≤ 2 GETs) and end the pass early,
 // writing nothing, when nothing is due.
 import type { MiddlewareObj } from '@middy/core';
-import { computeDueReason, getCheckpoint } from '#shared/checkpoint/index.ts';
+import { computeDueReason, forgetObject, getCheckpoint } from '#shared/checkpoint/index.ts';
 import { passStateOf, type PassRequest } from '#shared/runtime/pass-state.ts';
 import type { PassReport, Reconciler, RuntimeDeps } from '#shared/runtime/types.ts';
 
 /**
- * Skips the pass (early response `Skipped`) when the object is gone, or when its generation and input hash match
+ * Skips the pass (early response `Skipped`) when the object is gone (forgetting its due rows), or when its generation and input hash match
  * the checkpoint and no retry or requeue is due. A `force` request skips only when the object is gone.
  *
  * @example
@@ -27,7 +27,14 @@ export function skipUnchanged(
         state.logger.debug('skipped pass', { reason });
         return { key, passId: state.passId, status: 'Skipped', reason };
       };
-      if (facts === undefined) return skip('NotFound');
+      if (facts === undefined) {
+        // NOTE: a gone object whose rows are in the due index (a retry pending, or a lapsed lease the tick found)
+        // would be found again by every tick: forget it, once.
+        if ((state.previous !== undefined && state.previous.result !== 'Success') || request.event.lapsedLease) {
+          await forgetObject(deps.store, state.checkpointKey, deps.now());
+        }
+        return skip('NotFound');
+      }
       state.facts = facts;
       const due = computeDueReason(state.previous, {
         now: deps.now(),

@@ -13,6 +13,7 @@ import {
   type TopologyOutcome,
   type Unstructured,
 } from '#shared/topology/index.ts';
+import { reconcileExtensionConfig } from '#shared/runtime-sdk/index.ts';
 import { computeInputHash } from '#shared/runtime/reconcilers/compute-input-hash.ts';
 import type {
   ChangedObject,
@@ -29,6 +30,12 @@ import type {
 const capiApiVersion = 'cluster.x-k8s.io/v1beta1';
 const clusterKind = { apiVersion: capiApiVersion, kind: 'Cluster' } as const satisfies KindRef;
 const classKind = { apiVersion: capiApiVersion, kind: 'ClusterClass' } as const satisfies KindRef;
+const extensionConfigKind = {
+  apiVersion: 'runtime.cluster.x-k8s.io/v1beta2',
+  kind: 'ExtensionConfig',
+} as const satisfies KindRef;
+/** Discovery runs again this long after the last one, as upstream's ExtensionConfig controller resyncs. */
+const rediscoverAfterMs = 10 * 60_000;
 const pausedAnnotation = 'cluster.x-k8s.io/paused';
 /** Labels the topology pass itself puts on the Cluster: not inputs. */
 const ownLabels = new Set(['cluster.x-k8s.io/cluster-name', 'topology.cluster.x-k8s.io/owned']);
@@ -146,6 +153,26 @@ async function getClassFacts(deps: RuntimeDeps, key: PassKey): Promise<ObjectFac
   });
 }
 
+/** The facts of an ExtensionConfig: its spec (generation) and the CA-injection annotation. */
+async function getExtensionConfigFacts(deps: RuntimeDeps, key: PassKey): Promise<ObjectFacts | undefined> {
+  const ec = await findObject(deps.kube, { ...extensionConfigKind, name: key.name });
+  if (ec === undefined) return undefined;
+  return factsOf(ec, { annotations: without(ec.metadata.annotations, ignoredAnnotations) });
+}
+
+/** An ExtensionConfig pass: discovery, then again after {@link rediscoverAfterMs} (an extension may change). */
+async function reconcileExtension(deps: RuntimeDeps, key: PassKey, ctx: PassContext): Promise<PassOutcome> {
+  const outcome = await reconcileExtensionConfig(
+    { kube: deps.kube, fieldManager: deps.config.fieldManager, now: deps.now, signal: ctx.signal },
+    key.name,
+  );
+  return {
+    result: outcome.discovered ? 'Requeue' : 'Error',
+    changed: outcome.changed.map((c) => `${c} of ExtensionConfig ${key.name}`),
+    ...(outcome.discovered ? { requeueAfterMs: rediscoverAfterMs } : { error: outcome.error ?? 'discovery failed' }),
+  };
+}
+
 async function clustersUsing(kube: KubeClient, namespace: string, className: string): Promise<PassKey[]> {
   const clusters = await listObjects(kube, { ...clusterKind, namespace });
   return clusters.items
@@ -228,7 +255,7 @@ export function createTopologyReconciler(randomSuffix: () => string = randomName
   });
   return {
     controller: 'topology',
-    kinds: [clusterKind],
+    kinds: [clusterKind, extensionConfigKind],
     watchedKinds: [classKind],
     async mapChange(deps, change) {
       if (change.kind === 'ClusterClass') return mapClassChange(deps.kube, change.namespace, change.name);
@@ -236,9 +263,11 @@ export function createTopologyReconciler(randomSuffix: () => string = randomName
       return [];
     },
     getFacts(deps, key) {
+      if (key.kind === 'ExtensionConfig') return getExtensionConfigFacts(deps, key);
       return key.kind === 'ClusterClass' ? getClassFacts(deps, key) : getClusterFacts(deps, key);
     },
     async reconcile(deps, key, ctx) {
+      if (key.kind === 'ExtensionConfig') return reconcileExtension(deps, key, ctx);
       const topologyDeps = topologyDepsOf(deps);
       if (key.kind === 'ClusterClass')
         return reconcileClusterClass(topologyDeps, { namespace: key.namespace, name: key.name });

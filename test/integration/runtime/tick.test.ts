@@ -1,10 +1,12 @@
-// The tick and the local bus on the real servers: a tick reconciles what has no checkpoint, an idle tick costs one
-// LIST and one checkpoint read per object with no writes, a resync forces passes that still write nothing, and
-// the local bus routes an object change to the handler.
+// The tick and the local bus on the real servers: the first tick sweeps (lists) and reconciles what has no
+// checkpoint; an idle tick between sweeps sends nothing to the API server and reads only the due index; a sweep
+// passes over nothing that is up to date; retries, requeues and passes that died are found through the due index
+// without listing; a gone object leaves the index; the local bus routes an object change to the handler.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Logger } from '@aws-lambda-powertools/logger';
-import type { Controller } from '#shared/checkpoint/index.ts';
+import { acquireLease, getCheckpoint, listDueObjects, type Controller } from '#shared/checkpoint/index.ts';
+import { deleteObject } from '#shared/kube/index.ts';
 import { createControllerHandler, type HandlerResult } from '#shared/runtime/create-controller-handler.ts';
 import { tickEvent } from '#shared/runtime/events.ts';
 import { localLambdaContext } from '#shared/runtime/lambda-context.ts';
@@ -12,9 +14,11 @@ import { createLocalBus } from '#shared/runtime/local-bus.ts';
 import { createConfigMapReconciler } from './configmap-reconciler.ts';
 import { putSource, resetCounters, useRuntimeServers, writeCommands } from './setup.ts';
 
-const ctx = useRuntimeServers({ RESYNC_AFTER_MS: '3600000' });
+const sweepIntervalMs = 3_600_000;
+const ctx = useRuntimeServers({ SWEEP_INTERVAL_MS: String(sweepIntervalMs) });
 const logger = new Logger({ serviceName: 'runtime-test', logLevel: 'SILENT' });
 const names = ['tick-a', 'tick-b', 'tick-c'];
+const keyOf = (name: string) => ({ controller: 'addons', kind: 'ConfigMap', namespace: 'default', name }) as const;
 
 function handler() {
   return createControllerHandler({
@@ -33,43 +37,116 @@ async function tick(): Promise<Extract<HandlerResult, { status: 'Handled' }>> {
   return result as Extract<HandlerResult, { status: 'Handled' }>;
 }
 
+/** Waits until the (eventually consistent) due index shows what the table says. */
+async function dueNames(): Promise<string[]> {
+  const due = await listDueObjects(ctx.store, 'addons', 'ConfigMap', ctx.clock.now + 10 * sweepIntervalMs);
+  return due.map((d) => d.key.name).sort();
+}
+
 describe('tick and local bus on the real servers', () => {
-  test('a tick runs a pass over every listed object that has no checkpoint', async () => {
+  test('the first tick sweeps: it lists the kind and runs a pass over every object that has no checkpoint', async () => {
     for (const name of names) await putSource(ctx, name, { value: name });
     const result = await tick();
+    assert.equal(result.tick?.swept, true);
     assert.deepEqual(result.tick?.reasons, { NoCheckpoint: 3 });
     assert.deepEqual(
       result.passes.map((p) => [p.key.name, p.status, p.result]),
       names.map((n) => [n, 'Ran', 'Success']),
     );
+    assert.deepEqual(await dueNames(), [], 'successful passes leave nothing in the due index');
   });
 
-  test('an idle tick makes one LIST, one checkpoint read per object and no writes', async () => {
+  test('an idle tick between sweeps sends nothing to the API server and one index query, writing nothing', async () => {
+    ctx.clock.now += 60_000;
     resetCounters(ctx);
     const result = await tick();
     assert.deepEqual(result.passes, []);
+    assert.equal(result.tick?.swept, false);
+    assert.deepEqual(result.tick?.reasons, {});
+    assert.deepEqual(ctx.kubeLog.records, []);
+    assert.deepEqual(ctx.ddbCommands, ['QueryCommand', 'GetItemCommand']);
+  });
+
+  test('the next sweep lists once, reads the checkpoints in one batch and runs no pass over up-to-date objects', async () => {
+    ctx.clock.now += sweepIntervalMs;
+    resetCounters(ctx);
+    const result = await tick();
+    assert.equal(result.tick?.swept, true);
     assert.deepEqual(result.tick?.reasons, { UpToDate: 3 });
+    assert.deepEqual(result.passes, []);
     assert.deepEqual(
       ctx.kubeLog.records.map((r) => `${r.method} ${r.path}`),
       ['GET /api/v1/configmaps'],
     );
-    assert.deepEqual(ctx.ddbCommands, ['GetItemCommand', 'GetItemCommand', 'GetItemCommand']);
+    assert.deepEqual(ctx.ddbCommands, ['QueryCommand', 'GetItemCommand', 'PutItemCommand', 'BatchGetItemCommand']);
   });
 
-  test('a tick after the resync interval forces passes that find nothing to change and write nothing to Kubernetes', async () => {
-    ctx.clock.now += 3_600_000;
+  test('a failed pass is retried through the due index once its backoff expires, with no LIST', async () => {
+    await putSource(ctx, 'tick-b', { value: 'b', fail: 'boom' });
+    // The event about the change: run the pass the way the bus would.
+    const bus = createLocalBus({ handlers: { addons: handler() } });
+    await bus.putEvents([
+      { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'tick-b', type: 'MODIFIED' },
+    ]);
+    await bus.stop();
+    const failed = await getCheckpoint(ctx.store, keyOf('tick-b'));
+    assert.equal(failed?.result, 'Error');
+    assert.deepEqual(await dueNames(), ['tick-b']);
+
+    resetCounters(ctx);
+    const early = await tick();
+    assert.deepEqual(early.passes, [], 'still backing off');
+
+    await putSource(ctx, 'tick-b', { value: 'b' });
+    ctx.clock.now = (failed?.nextAttemptAt ?? 0) + 1;
+    resetCounters(ctx);
+    const retried = await tick();
+    assert.deepEqual(retried.tick?.reasons, { RetryDue: 1 });
+    assert.deepEqual(
+      retried.passes.map((p) => [p.key.name, p.status, p.result]),
+      [['tick-b', 'Ran', 'Success']],
+    );
+    assert.ok(!ctx.kubeLog.records.some((r) => r.method === 'GET' && r.path === '/api/v1/configmaps'), 'no LIST');
+    assert.deepEqual(await dueNames(), []);
+  });
+
+  test('a pass that died holding its lease is found once the lease lapses and runs forced', async () => {
+    await acquireLease(ctx.store, keyOf('tick-c'), 'a-pass-that-died', { ttlMs: 5_000, now: ctx.clock.now });
+    assert.deepEqual(await dueNames(), ['tick-c']);
+    const before = await tick();
+    assert.deepEqual(before.passes, [], 'the lease has not lapsed yet');
+    ctx.clock.now += 6_000;
+    const result = await tick();
+    assert.deepEqual(result.tick?.reasons, { LeaseLapsed: 1 });
+    assert.deepEqual(
+      result.passes.map((p) => [p.key.name, p.status, p.result]),
+      [['tick-c', 'Ran', 'Success']],
+    );
+    assert.deepEqual(await dueNames(), [], 'the new pass released the lease');
+  });
+
+  test('a deleted object with a pending retry leaves the due index after one tick', async () => {
+    await putSource(ctx, 'tick-gone', { fail: 'boom' });
+    const bus = createLocalBus({ handlers: { addons: handler() } });
+    await bus.putEvents([
+      { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'tick-gone', type: 'ADDED' },
+    ]);
+    await bus.stop();
+    assert.deepEqual(await dueNames(), ['tick-gone']);
+    await deleteObject(ctx.mgmt.kube, { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'tick-gone' });
+    ctx.clock.now += 120_000;
     resetCounters(ctx);
     const result = await tick();
-    assert.deepEqual(result.tick?.reasons, { Resync: 3 });
     assert.deepEqual(
-      result.passes.map((p) => [p.status, p.result, p.changed]),
-      names.map(() => ['Ran', 'Success', []]),
+      result.passes.map((p) => [p.key.name, p.status, p.reason]),
+      [['tick-gone', 'Skipped', 'NotFound']],
     );
-    assert.deepEqual(ctx.kubeLog.mutating(), []);
     assert.ok(
       ctx.ddbCommands.some((c) => writeCommands.has(c)),
-      'the forced passes record their checkpoints',
+      'the rows are deleted',
     );
+    assert.deepEqual(await dueNames(), []);
+    assert.equal(await getCheckpoint(ctx.store, keyOf('tick-gone')), undefined);
   });
 
   test('the local bus routes a ConfigMap change to the addons handler and reports the pass', async () => {

@@ -30,6 +30,21 @@ describe('CapiServerlessStack', () => {
     });
   });
 
+  test('the state table has the keys-only due index the ticks query', () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: 'due',
+          KeySchema: [
+            { AttributeName: 'dueShard', KeyType: 'HASH' },
+            { AttributeName: 'dueAtMs', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'KEYS_ONLY' },
+        },
+      ],
+    });
+  });
+
   test('the three controller functions run on arm64 with the table name and the kubeconfig secret', () => {
     const fns = resources('AWS::Lambda::Function').filter(
       (f) =>
@@ -119,7 +134,7 @@ describe('CapiServerlessStack', () => {
   const patterns = [
     {
       name: 'routes Clusters, ClusterClasses and every *Template kind to topology',
-      kinds: ['Cluster', 'ClusterClass', { suffix: 'Template' }],
+      kinds: ['Cluster', 'ClusterClass', 'ExtensionConfig', { suffix: 'Template' }],
     },
     {
       name: 'routes ClusterResourceSets and their ConfigMaps and Secrets to addons',
@@ -163,7 +178,7 @@ describe('CapiServerlessStack', () => {
     assert.equal(alarms.filter((a) => a.Properties['MetricName'] === 'ApproximateNumberOfMessagesVisible').length, 3);
   });
 
-  test('function roles get exactly the table actions a pass uses, on the table only', () => {
+  test('function roles get exactly the table actions a pass and a tick use, on the table and its indexes only', () => {
     const statements = resources('AWS::IAM::Policy').flatMap(
       (p) =>
         (p.Properties['PolicyDocument'] as { Statement: { Action: string | string[]; Resource: unknown }[] }).Statement,
@@ -173,6 +188,7 @@ describe('CapiServerlessStack', () => {
     for (const s of dynamo) {
       assert.deepEqual([s.Action].flat().sort(), [...tableActions].sort());
       assert.ok(!JSON.stringify(s.Resource).includes('"*"'), 'no wildcard resource');
+      assert.ok(JSON.stringify(s.Resource).includes('/index/*'), 'the due index is queryable');
     }
     assert.ok(!statements.some((s) => [s.Action].flat().includes('*')), 'no wildcard action');
   });

@@ -79,29 +79,29 @@ describe('computeCheckpoint', () => {
 describe('computeTickDecision', () => {
   const { nextAttemptAt: _n, lastError: _l, ...rest } = failed;
   const ok: Checkpoint = Object.freeze({ ...rest, result: 'Success', attempts: 0, updatedAt: now - 1_000 });
-  const timing = { now, resyncAfterMs: 60_000 };
+  const timing = { now };
   const cases = [
-    { name: 'runs an object that has no checkpoint', cp: undefined, gen: 3, expect: ['NoCheckpoint', true, false] },
-    { name: 'runs an object whose generation moved on', cp: ok, gen: 4, expect: ['GenerationChanged', true, false] },
-    { name: 'runs a failed object whose backoff expired', cp: failed, gen: 3, expect: ['RetryDue', true, false] },
+    { name: 'runs an object that has no checkpoint', cp: undefined, gen: 3, expect: ['NoCheckpoint', true] },
+    { name: 'runs an object whose generation moved on', cp: ok, gen: 4, expect: ['GenerationChanged', true] },
+    { name: 'runs a failed object whose backoff expired', cp: failed, gen: 3, expect: ['RetryDue', true] },
     {
       name: 'leaves a failed object that is still backing off',
       cp: { ...failed, nextAttemptAt: now + 1 },
       gen: 3,
-      expect: ['BackingOff', false, false],
+      expect: ['BackingOff', false],
     },
-    { name: 'leaves an up-to-date object alone', cp: ok, gen: 3, expect: ['UpToDate', false, false] },
+    { name: 'leaves an up-to-date object alone', cp: ok, gen: 3, expect: ['UpToDate', false] },
     {
-      name: 'forces a pass over an object not reconciled for the resync interval',
-      cp: { ...ok, updatedAt: now - 60_000 },
+      name: 'leaves an object alone however long ago its last successful pass was (no per-object resync)',
+      cp: { ...ok, updatedAt: now - 365 * 24 * 3_600_000 },
       gen: 3,
-      expect: ['Resync', true, true],
+      expect: ['UpToDate', false],
     },
   ] as const;
   for (const c of cases) {
     test(c.name, () => {
       const d = computeTickDecision(c.cp, { generation: c.gen }, timing);
-      assert.deepEqual([d.reason, d.due, d.force], c.expect);
+      assert.deepEqual([d.reason, d.due], c.expect);
     });
   }
 });

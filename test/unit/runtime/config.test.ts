@@ -5,9 +5,9 @@ import { ValidationError } from '#shared/errors/index.ts';
 import { computeRuntimeConfig, kubeconfigSecretExtensionPort } from '#shared/runtime/config.ts';
 
 describe('computeRuntimeConfig', () => {
-  test('forces a drift-correction pass once a day and reads the secret through the extension port by default', () => {
+  test('sweeps once an hour and reads the secret through the extension port by default', () => {
     const config = computeRuntimeConfig({});
-    assert.equal(config.resyncAfterMs, 24 * 60 * 60 * 1000);
+    assert.equal(config.sweepIntervalMs, 60 * 60 * 1000);
     assert.equal(config.secretsExtensionPort, kubeconfigSecretExtensionPort);
     assert.equal(config.eks, undefined);
   });
@@ -39,9 +39,9 @@ describe('computeRuntimeConfig', () => {
       field: 'EKS_CLUSTER_ENDPOINT',
     },
     {
-      name: 'rejects a resync period that is not a number',
-      env: { RESYNC_AFTER_MS: 'daily' },
-      field: 'RESYNC_AFTER_MS',
+      name: 'rejects a sweep interval that is not a number',
+      env: { SWEEP_INTERVAL_MS: 'hourly' },
+      field: 'SWEEP_INTERVAL_MS',
     },
   ];
   for (const c of invalid) {
