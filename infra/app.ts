@@ -1,5 +1,6 @@
 // The CDK app: `npx cdk synth` (offline, no Docker) or `npx cdk deploy`. Context (all optional): kubeconfigSecretName,
-// tickMinutes, webhookTokenSecretName, webhookReservedConcurrency, alarmTopicArn, logRetentionDays. cdk-nag's
+// tickMinutes, webhookTokenSecretName, webhookReservedConcurrency, alarmTopicArn, logRetentionDays,
+// providerFetchAllowedHosts and providerGitlabHosts (comma-separated). cdk-nag's
 // AwsSolutions and Serverless packs validate the synthesized app (synth fails on a finding not acknowledged).
 import { App, Validations } from 'aws-cdk-lib';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -27,6 +28,13 @@ const tickMinutes = number('tickMinutes');
 const webhookTokenSecretName = text('webhookTokenSecretName');
 const webhookReservedConcurrency = number('webhookReservedConcurrency');
 const alarmTopicArn = text('alarmTopicArn');
+const list = (key: string): string[] | undefined =>
+  text(key)
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+const providerFetchAllowedHosts = list('providerFetchAllowedHosts');
+const providerGitlabHosts = list('providerGitlabHosts');
 new CapiServerlessStack(app, 'CapiServerless', {
   ...(kubeconfigSecretName ? { kubeconfigSecretName } : {}),
   ...(tickMinutes === undefined ? {} : { tickMinutes }),
@@ -34,6 +42,8 @@ new CapiServerlessStack(app, 'CapiServerless', {
   ...(webhookReservedConcurrency === undefined ? {} : { webhookReservedConcurrency }),
   ...(alarmTopicArn ? { alarmTopicArn } : {}),
   ...(retentionDays === undefined ? {} : { logRetention: retentionDays as logs.RetentionDays }),
+  ...(providerFetchAllowedHosts ? { providerFetchAllowedHosts } : {}),
+  ...(providerGitlabHosts ? { providerGitlabHosts } : {}),
 });
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
 app.synth();

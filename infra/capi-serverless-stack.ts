@@ -44,6 +44,13 @@ export type CapiServerlessStackProps = StackProps & {
   readonly alarmTopicArn?: string;
   /** Retention of every function's log group (default one month). */
   readonly logRetention?: logs.RetentionDays;
+  /**
+   * Hosts (`host` or `host:port`) the providers function may download from over plain HTTP or at private addresses
+   * (`PROVIDER_FETCH_ALLOWED_HOSTS`; default none: HTTPS to public addresses only).
+   */
+  readonly providerFetchAllowedHosts?: readonly string[];
+  /** GitLab hosts (exact) of provider URLs (`PROVIDER_GITLAB_HOSTS`; default gitlab.com). */
+  readonly providerGitlabHosts?: readonly string[];
 };
 
 /** Log retention when none is given: long enough to investigate last month's incident, not forever. */
@@ -132,6 +139,12 @@ export class CapiServerlessStack extends Stack {
           // NOTE: leases outlive the function timeout, so a crashed pass's lease lapses before a retry could run twice.
           LEASE_TTL_MS: String(6 * 60_000),
           ...(props.kubeconfigSecretName ? { KUBECONFIG_SECRET_ARN: props.kubeconfigSecretName } : {}),
+          ...(controller === 'providers' && props.providerFetchAllowedHosts?.length
+            ? { PROVIDER_FETCH_ALLOWED_HOSTS: props.providerFetchAllowedHosts.join(',') }
+            : {}),
+          ...(controller === 'providers' && props.providerGitlabHosts?.length
+            ? { PROVIDER_GITLAB_HOSTS: props.providerGitlabHosts.join(',') }
+            : {}),
         },
         bundling: {
           forceDockerBundling: false,

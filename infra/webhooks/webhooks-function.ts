@@ -43,7 +43,7 @@ export const defaultWebhookReservedConcurrency = 10;
 export class WebhooksFunction extends Construct {
   readonly function: nodejs.NodejsFunction;
   readonly functionUrl: lambda.FunctionUrl;
-  readonly tokenSecret: secretsmanager.ISecret;
+  readonly tokenSecret: secretsmanager.ISecret | secretsmanager.Secret;
   private readonly latencyThreshold: Duration;
 
   constructor(scope: Construct, id: string, props: WebhooksFunctionProps = {}) {

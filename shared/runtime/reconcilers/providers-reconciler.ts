@@ -135,6 +135,7 @@ export function createProvidersReconciler(
       const providerDeps: ProviderDeps = {
         kube: deps.kube,
         fetch: fetchFn,
+        fetchPolicy: deps.config.providerFetch,
         now: () => new Date(deps.now()),
         fieldManager: deps.config.fieldManager,
       };

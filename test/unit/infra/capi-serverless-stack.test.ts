@@ -152,6 +152,35 @@ describe('CapiServerlessStack', () => {
     assert.equal(fn.Properties['ReservedConcurrentExecutions'], 10);
   });
 
+  test('the providers function alone gets the download allow-list and GitLab hosts when given', () => {
+    const given = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const t = Template.fromStack(
+      new CapiServerlessStack(given, 'Fetch', {
+        providerFetchAllowedHosts: ['registry.internal:5000'],
+        providerGitlabHosts: ['gitlab.example.com'],
+      }),
+    );
+    const envs = (Object.values(t.findResources('AWS::Lambda::Function')) as Resource[]).map(
+      (f) => (f.Properties['Environment'] as { Variables: Record<string, unknown> }).Variables,
+    );
+    const withList = envs.filter((e) => e['PROVIDER_FETCH_ALLOWED_HOSTS'] !== undefined);
+    assert.deepEqual(
+      withList.map((e) => [
+        e['POWERTOOLS_SERVICE_NAME'],
+        e['PROVIDER_FETCH_ALLOWED_HOSTS'],
+        e['PROVIDER_GITLAB_HOSTS'],
+      ]),
+      [['capi-serverless-providers', 'registry.internal:5000', 'gitlab.example.com']],
+    );
+    const defaults = resources('AWS::Lambda::Function').map(
+      (f) => (f.Properties['Environment'] as { Variables: Record<string, unknown> }).Variables,
+    );
+    assert.ok(
+      defaults.every((e) => e['PROVIDER_FETCH_ALLOWED_HOSTS'] === undefined),
+      'no allow-list by default',
+    );
+  });
+
   test('a given token secret and concurrency cap replace the defaults', () => {
     const given = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     const t = Template.fromStack(
