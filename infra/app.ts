@@ -1,12 +1,49 @@
-// The CDK app: `npx cdk synth` (offline, no Docker) or `npx cdk deploy`. Context: kubeconfigSecretName, tickMinutes.
-import { App } from 'aws-cdk-lib';
+// The CDK app: `npx cdk synth` (offline, no Docker) or `npx cdk deploy`. Context (all optional): kubeconfigSecretName,
+// tickMinutes, webhookTokenSecretName, webhookReservedConcurrency, alarmTopicArn, logRetentionDays,
+// providerFetchAllowedHosts and providerGitlabHosts (comma-separated). cdk-nag's
+// AwsSolutions and Serverless packs validate the synthesized app (synth fails on a finding not acknowledged).
+import { App, Validations } from 'aws-cdk-lib';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { CapiServerlessStack } from './capi-serverless-stack.ts';
 
 const app = new App();
-const secret: unknown = app.node.tryGetContext('kubeconfigSecretName');
-const tick: unknown = app.node.tryGetContext('tickMinutes');
+const text = (key: string): string | undefined => {
+  const value: unknown = app.node.tryGetContext(key);
+  return typeof value === 'string' && value ? value : undefined;
+};
+const number = (key: string): number | undefined => {
+  const value: unknown = app.node.tryGetContext(key);
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0)
+    throw new Error(`context ${key} must be a non-negative integer, got ${String(value)}`);
+  return n;
+};
+const retentionDays = number('logRetentionDays');
+if (retentionDays !== undefined && !Object.values(logs.RetentionDays).includes(retentionDays))
+  throw new Error(`context logRetentionDays must be one of CloudWatch's retention periods (1, 3, 5, 7, 14, 30, ...)`);
+const kubeconfigSecretName = text('kubeconfigSecretName');
+const tickMinutes = number('tickMinutes');
+const webhookTokenSecretName = text('webhookTokenSecretName');
+const webhookReservedConcurrency = number('webhookReservedConcurrency');
+const alarmTopicArn = text('alarmTopicArn');
+const list = (key: string): string[] | undefined =>
+  text(key)
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+const providerFetchAllowedHosts = list('providerFetchAllowedHosts');
+const providerGitlabHosts = list('providerGitlabHosts');
 new CapiServerlessStack(app, 'CapiServerless', {
-  ...(typeof secret === 'string' && secret ? { kubeconfigSecretName: secret } : {}),
-  ...(tick === undefined ? {} : { tickMinutes: Number(tick) }),
+  ...(kubeconfigSecretName ? { kubeconfigSecretName } : {}),
+  ...(tickMinutes === undefined ? {} : { tickMinutes }),
+  ...(webhookTokenSecretName ? { webhookTokenSecretName } : {}),
+  ...(webhookReservedConcurrency === undefined ? {} : { webhookReservedConcurrency }),
+  ...(alarmTopicArn ? { alarmTopicArn } : {}),
+  ...(retentionDays === undefined ? {} : { logRetention: retentionDays as logs.RetentionDays }),
+  ...(providerFetchAllowedHosts ? { providerFetchAllowedHosts } : {}),
+  ...(providerGitlabHosts ? { providerGitlabHosts } : {}),
 });
+Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
 app.synth();

@@ -1,24 +1,29 @@
 // The deployed product: three controller functions (esbuild-bundled, arm64), the bus and its routing rules, tick
-// schedules, the state table, dead-letter queues, alarms and least-privilege IAM.
+// schedules, the state table, dead-letter queues, alarms notifying an SNS topic, log groups with retention and
+// least-privilege IAM; cdk-nag's findings that remain are suppressed with their reasons in nag-suppressions.ts.
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as eventTargets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { controllers, dueIndex, tableDesign, type Controller } from '#shared/checkpoint/table.ts';
-import { kubeconfigSecretExtensionPort } from '#shared/runtime/config.ts';
 import { detailTypes, eventSources } from '#shared/runtime/events.ts';
 import { eventPatternOf, routes } from '#shared/runtime/routes.ts';
+import { acknowledgeAcceptedFindings } from './nag-suppressions.ts';
+import { createSecretsExtension } from './secrets-extension.ts';
 import { WebhooksFunction } from './webhooks/webhooks-function.ts';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -28,24 +33,28 @@ export type CapiServerlessStackProps = StackProps & {
   readonly kubeconfigSecretName?: string;
   /** Minutes between ticks (default 5). */
   readonly tickMinutes?: number;
-  /** Secret first path segment of the webhook URL (keeps strangers off the public Function URL). */
-  readonly webhookPathToken?: string;
+  /**
+   * Secrets Manager secret (name) holding the webhooks' path token(s); unset: the stack creates one with a generated
+   * token. The webhooks function refuses every request without a token (see README, "Registering the webhooks").
+   */
+  readonly webhookTokenSecretName?: string;
+  /** Reserved (and maximum) concurrency of the webhooks function (default 10). */
+  readonly webhookReservedConcurrency?: number;
+  /** SNS topic (ARN) every alarm notifies; unset: the stack creates one (output `AlarmTopicArn`). */
+  readonly alarmTopicArn?: string;
+  /** Retention of every function's log group (default one month). */
+  readonly logRetention?: logs.RetentionDays;
+  /**
+   * Hosts (`host` or `host:port`) the providers function may download from over plain HTTP or at private addresses
+   * (`PROVIDER_FETCH_ALLOWED_HOSTS`; default none: HTTPS to public addresses only).
+   */
+  readonly providerFetchAllowedHosts?: readonly string[];
+  /** GitLab hosts (exact) of provider URLs (`PROVIDER_GITLAB_HOSTS`; default gitlab.com). */
+  readonly providerGitlabHosts?: readonly string[];
 };
 
-/**
- * The AWS Parameters and Secrets Lambda Extension the functions read the kubeconfig secret through
- * (`GET localhost:2773/secretsmanager/get`, cached in the execution environment; no Secrets Manager SDK in the bundle).
- */
-export function createKubeconfigSecretExtension(): lambda.ParamsAndSecretsLayerVersion {
-  return lambda.ParamsAndSecretsLayerVersion.fromVersion(lambda.ParamsAndSecretsVersions.V1_0_103, {
-    cacheEnabled: true,
-    httpPort: kubeconfigSecretExtensionPort,
-    // NOTE: the runtime reads the secret when it builds a kube client (every 10 minutes); a rotated kubeconfig is
-    // picked up within this TTL.
-    secretsManagerTtl: Duration.minutes(5),
-    logLevel: lambda.ParamsAndSecretsLogLevel.WARN,
-  });
-}
+/** Log retention when none is given: long enough to investigate last month's incident, not forever. */
+export const defaultLogRetention = logs.RetentionDays.ONE_MONTH;
 
 /** The DynamoDB actions a pass uses: get the checkpoint, conditional put/update/delete of lease rows, transactions. */
 export const tableActions = [
@@ -64,6 +73,8 @@ export class CapiServerlessStack extends Stack {
   readonly bus: events.EventBus;
   readonly functions: Readonly<Record<Controller, nodejs.NodejsFunction>>;
   readonly webhooks: WebhooksFunction;
+  readonly alarmTopic: sns.ITopic;
+  readonly alarms: readonly cloudwatch.Alarm[];
 
   constructor(scope: Construct, id: string, props: CapiServerlessStackProps = {}) {
     super(scope, id, props);
@@ -86,7 +97,8 @@ export class CapiServerlessStack extends Stack {
     const secret = props.kubeconfigSecretName
       ? secretsmanager.Secret.fromSecretNameV2(this, 'Kubeconfig', props.kubeconfigSecretName)
       : undefined;
-    const paramsAndSecrets = secret ? createKubeconfigSecretExtension() : undefined;
+    const paramsAndSecrets = secret ? createSecretsExtension() : undefined;
+    const logRetention = props.logRetention ?? defaultLogRetention;
     const alarms: cloudwatch.Alarm[] = [];
     const dlqAlarm = (queue: sqs.Queue, name: string) =>
       alarms.push(
@@ -102,6 +114,7 @@ export class CapiServerlessStack extends Stack {
       );
 
     const functions = {} as Record<Controller, nodejs.NodejsFunction>;
+    const deadLetterQueues: sqs.Queue[] = [];
     for (const controller of controllers) {
       const name = controller[0]?.toUpperCase() + controller.slice(1);
       const dlq = new sqs.Queue(this, `${name}Dlq`, {
@@ -110,7 +123,12 @@ export class CapiServerlessStack extends Stack {
         encryption: sqs.QueueEncryption.SQS_MANAGED,
       });
       dlqAlarm(dlq, name);
+      deadLetterQueues.push(dlq);
+      const logGroup = new logs.LogGroup(this, `${name}Logs`, {
+        retention: logRetention,
+      });
       const fn = new nodejs.NodejsFunction(this, `${name}Function`, {
+        logGroup,
         entry: join(repoRoot, 'functions', `${controller}.ts`),
         handler: 'handler',
         projectRoot: repoRoot,
@@ -131,6 +149,12 @@ export class CapiServerlessStack extends Stack {
           // NOTE: leases outlive the function timeout, so a crashed pass's lease lapses before a retry could run twice.
           LEASE_TTL_MS: String(6 * 60_000),
           ...(props.kubeconfigSecretName ? { KUBECONFIG_SECRET_ARN: props.kubeconfigSecretName } : {}),
+          ...(controller === 'providers' && props.providerFetchAllowedHosts?.length
+            ? { PROVIDER_FETCH_ALLOWED_HOSTS: props.providerFetchAllowedHosts.join(',') }
+            : {}),
+          ...(controller === 'providers' && props.providerGitlabHosts?.length
+            ? { PROVIDER_GITLAB_HOSTS: props.providerGitlabHosts.join(',') }
+            : {}),
         },
         bundling: {
           forceDockerBundling: false,
@@ -144,7 +168,13 @@ export class CapiServerlessStack extends Stack {
           externalModules: [],
         },
       });
-      this.table.grant(fn, ...tableActions);
+      // NOTE: the table and its due index by name (Table.grant would add a `/index/*` wildcard).
+      fn.addToRolePolicy(
+        new iam.PolicyStatement({
+          actions: [...tableActions],
+          resources: [this.table.tableArn, `${this.table.tableArn}/index/${dueIndex.name}`],
+        }),
+      );
       secret?.grantRead(fn);
       alarms.push(
         fn.metricErrors({ period: Duration.minutes(5) }).createAlarm(this, `${name}ErrorsAlarm`, {
@@ -216,8 +246,34 @@ export class CapiServerlessStack extends Stack {
     this.webhooks = new WebhooksFunction(this, 'Webhooks', {
       ...(secret ? { kubeconfigSecret: secret } : {}),
       ...(paramsAndSecrets ? { paramsAndSecrets } : {}),
-      ...(props.webhookPathToken ? { pathToken: props.webhookPathToken } : {}),
+      ...(props.webhookTokenSecretName
+        ? { tokenSecret: secretsmanager.Secret.fromSecretNameV2(this, 'WebhookToken', props.webhookTokenSecretName) }
+        : {}),
+      ...(props.webhookReservedConcurrency === undefined
+        ? {}
+        : { reservedConcurrency: props.webhookReservedConcurrency }),
+      logRetention,
     });
-    void alarms;
+    alarms.push(...this.webhooks.createAlarms());
+
+    this.alarmTopic = props.alarmTopicArn
+      ? sns.Topic.fromTopicArn(this, 'AlarmTopic', props.alarmTopicArn)
+      : new sns.Topic(this, 'AlarmTopic', { displayName: 'capi-serverless alarms', enforceSSL: true });
+    const notify = new cloudwatchActions.SnsAction(this.alarmTopic);
+    for (const alarm of alarms) {
+      alarm.addAlarmAction(notify);
+      alarm.addOkAction(notify);
+    }
+    this.alarms = alarms;
+    new CfnOutput(this, 'AlarmTopicArn', {
+      description: 'subscribe to be told when an alarm fires (or clears)',
+      value: this.alarmTopic.topicArn,
+    });
+    acknowledgeAcceptedFindings({
+      controllerFunctions: Object.values(functions),
+      deadLetterQueues,
+      webhooks: this.webhooks,
+      schedulerRoles: this.node.children.filter((c) => c.node.id.startsWith('SchedulerRoleForTarget')),
+    });
   }
 }

@@ -15,6 +15,8 @@ export type ListPagesRequest = {
   readonly limit?: number;
   /** How many times an expired continue token restarts the list before the 410 is thrown (default 3). */
   readonly maxRestarts?: number;
+  /** Accept header (e.g. `partialObjectMetadataListAccept`); default full objects. */
+  readonly accept?: string;
 };
 
 export type ListPagesHandlers = {
@@ -61,6 +63,7 @@ export async function listPages(
         method: 'GET',
         path: req.path,
         query: { limit, continue: continueToken, labelSelector: req.labelSelector || undefined },
+        ...(req.accept === undefined ? {} : { accept: req.accept }),
         target: {
           verb: 'list',
           kind: `${req.kind}List`,

@@ -1,7 +1,10 @@
 // One kind's list-then-watch loop: resumes from the last resourceVersion after a disconnect, relists (page by page)
 // after 410 Gone and emits what changed meanwhile (SYNC for new or changed objects, DELETED for vanished ones).
+// Lists and watches ask for metadata only (PartialObjectMetadata): a change event carries nothing else, so the
+// forwarder never receives a Secret's data or a ConfigMap's contents.
 import type { KubeClient, KubeconfigSource } from '#shared/kube/client.ts';
 import type { KubeObject } from '#shared/kube/objects.ts';
+import { partialObjectMetadataAccept, partialObjectMetadataListAccept } from '#shared/kube/partial-object-metadata.ts';
 import { startWatch, type WatchHandle } from '#shared/kube/watch.ts';
 import type { ObjectChange } from '#shared/runtime/events.ts';
 import type { KindRef } from '#shared/runtime/types.ts';
@@ -102,6 +105,7 @@ export function startKindWatcher(options: KindWatcherOptions): KindWatcher {
       {
         path,
         kind: target.kind,
+        accept: partialObjectMetadataListAccept,
         ...(target.namespace === undefined ? {} : { namespace: target.namespace }),
         ...(target.labelSelector === undefined ? {} : { labelSelector: target.labelSelector }),
         ...(options.pageSize === undefined ? {} : { limit: options.pageSize }),
@@ -157,6 +161,7 @@ export function startKindWatcher(options: KindWatcherOptions): KindWatcher {
           source,
           {
             path,
+            accept: partialObjectMetadataAccept,
             ...(rv === undefined ? {} : { resourceVersion: rv }),
             ...(target.labelSelector ? { labelSelector: target.labelSelector } : {}),
           },

@@ -1,13 +1,19 @@
 // The admission webhooks as a Lambda with a Function URL, for the stack to add: esbuild-bundled like the controller
 // functions, a 9s timeout (under the webhooks' 10s timeoutSeconds) and the URL as an output to render the
-// Validating/MutatingWebhookConfiguration manifests with (see webhook-manifests.ts).
+// Validating/MutatingWebhookConfiguration manifests with (see webhook-manifests.ts). The URL is public (the API
+// server cannot sign requests), so a secret path token is mandatory: a Secrets Manager secret created here with a
+// generated token (or a given one), read per request through the Parameters and Secrets extension; reserved
+// concurrency caps what strangers can cost; alarms on errors, throttles and p99 latency (failures block users' writes).
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CfnOutput, Duration } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
-import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
+import { createSecretsExtension } from '../secrets-extension.ts';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -18,17 +24,40 @@ export type WebhooksFunctionProps = {
   readonly layers?: lambda.ILayerVersion[];
   /** The AWS Parameters and Secrets Lambda Extension the kubeconfig secret is read through. */
   readonly paramsAndSecrets?: lambda.ParamsAndSecretsLayerVersion;
-  /** Secret first path segment of the webhook URLs (at least 16 characters of [A-Za-z0-9_-]). */
-  readonly pathToken?: string;
+  /**
+   * Secret whose string is the accepted path token(s) (whitespace-separated, each at least 16 characters of
+   * [A-Za-z0-9_-]); unset: one is created with a generated 48-character token.
+   */
+  readonly tokenSecret?: secretsmanager.ISecret;
+  /** Reserved (and so maximum) concurrent executions (default 10). */
+  readonly reservedConcurrency?: number;
+  /** Retention of the function's log group (default one month). */
+  readonly logRetention?: logs.RetentionDays;
+  /** p99 duration above which the latency alarm fires (default 3 s; the webhooks time out after 10 s). */
+  readonly latencyThreshold?: Duration;
 };
+
+/** Reserved concurrency when none is given: a burst of kubectl applies fits, a flood of strangers is capped. */
+export const defaultWebhookReservedConcurrency = 10;
 
 export class WebhooksFunction extends Construct {
   readonly function: nodejs.NodejsFunction;
   readonly functionUrl: lambda.FunctionUrl;
+  readonly tokenSecret: secretsmanager.ISecret | secretsmanager.Secret;
+  private readonly latencyThreshold: Duration;
 
   constructor(scope: Construct, id: string, props: WebhooksFunctionProps = {}) {
     super(scope, id);
+    this.latencyThreshold = props.latencyThreshold ?? Duration.seconds(3);
+    this.tokenSecret =
+      props.tokenSecret ??
+      new secretsmanager.Secret(this, 'PathToken', {
+        description: 'capi-serverless webhooks: accepted Function URL path token(s), whitespace-separated',
+        generateSecretString: { passwordLength: 48, excludePunctuation: true, includeSpace: false },
+      });
     this.function = new nodejs.NodejsFunction(this, 'Function', {
+      logGroup: new logs.LogGroup(this, 'Logs', { retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH }),
+      reservedConcurrentExecutions: props.reservedConcurrency ?? defaultWebhookReservedConcurrency,
       entry: join(repoRoot, 'functions', 'webhooks.ts'),
       handler: 'handler',
       projectRoot: repoRoot,
@@ -40,13 +69,14 @@ export class WebhooksFunction extends Construct {
       timeout: Duration.seconds(9),
       // NOTE: the API server calls synchronously; a failure is answered by the webhook's failurePolicy, never retried.
       retryAttempts: 0,
+      tracing: lambda.Tracing.ACTIVE,
       environment: {
         POWERTOOLS_SERVICE_NAME: 'capi-serverless-webhooks',
         ...(props.kubeconfigSecret ? { KUBECONFIG_SECRET_ARN: props.kubeconfigSecret.secretArn } : {}),
-        ...(props.pathToken ? { WEBHOOK_PATH_TOKEN: props.pathToken } : {}),
+        WEBHOOK_TOKEN_SECRET_ARN: this.tokenSecret.secretArn,
       },
       ...(props.layers ? { layers: props.layers } : {}),
-      ...(props.paramsAndSecrets ? { paramsAndSecrets: props.paramsAndSecrets } : {}),
+      paramsAndSecrets: props.paramsAndSecrets ?? createSecretsExtension(),
       bundling: {
         forceDockerBundling: false,
         format: nodejs.OutputFormat.ESM,
@@ -60,11 +90,45 @@ export class WebhooksFunction extends Construct {
       },
     });
     props.kubeconfigSecret?.grantRead(this.function);
-    // NOTE: the API server cannot sign requests with SigV4, so the URL is public; WEBHOOK_PATH_TOKEN keeps strangers out.
+    this.tokenSecret.grantRead(this.function);
+    // NOTE: the API server cannot sign requests with SigV4, so the URL is public; the path token keeps strangers out
+    // (the handler refuses every request, before any read, without an accepted token).
     this.functionUrl = this.function.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.NONE });
     new CfnOutput(this, 'WebhookBaseUrl', {
-      description: 'Base URL for the webhook manifests (append the path token when one is set)',
+      description: 'Base URL for the webhook manifests: append /<token>, the string of WebhookTokenSecretArn',
       value: this.functionUrl.url,
     });
+    new CfnOutput(this, 'WebhookTokenSecretArn', {
+      description: 'Secret holding the webhook path token (aws secretsmanager get-secret-value --secret-id <arn>)',
+      value: this.tokenSecret.secretArn,
+    });
+  }
+
+  /** Alarms on the function's errors, throttles (reserved concurrency reached) and p99 duration. */
+  createAlarms(): cloudwatch.Alarm[] {
+    const period = Duration.minutes(5);
+    const fn = this.function;
+    const common = { evaluationPeriods: 1, treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING } as const;
+    return [
+      fn.metricErrors({ period }).createAlarm(this, 'ErrorsAlarm', {
+        ...common,
+        alarmDescription: 'webhooks invocations that failed: the API server applies failurePolicy (writes refused)',
+        threshold: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      }),
+      fn.metricThrottles({ period }).createAlarm(this, 'ThrottlesAlarm', {
+        ...common,
+        alarmDescription: 'webhooks invocations throttled at the reserved concurrency: writes refused or slowed',
+        threshold: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      }),
+      fn.metricDuration({ period, statistic: 'p99' }).createAlarm(this, 'LatencyAlarm', {
+        ...common,
+        evaluationPeriods: 2,
+        alarmDescription: `webhooks p99 duration above ${this.latencyThreshold.toSeconds()} s for 10 minutes: kubectl waits`,
+        threshold: this.latencyThreshold.toMilliseconds(),
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      }),
+    ];
   }
 }

@@ -34,6 +34,8 @@ export type KubeRequest = {
   readonly query?: Readonly<Record<string, string | undefined>>;
   readonly body?: unknown;
   readonly contentType?: string;
+  /** Accept header; default `application/json` (see `partialObjectMetadataListAccept` for metadata only). */
+  readonly accept?: string;
   readonly target: RequestTarget;
 };
 
@@ -85,7 +87,7 @@ export async function createKubeClient(source: KubeconfigSource, options: KubeCl
     } catch (err) {
       throw mapKubeError(0, `failed to get credentials for ${server}: ${errorMessage(err)}`, req.target);
     }
-    const reqHeaders: Record<string, string> = { ...headers, ...auth };
+    const reqHeaders: Record<string, string> = { ...headers, ...(req.accept ? { Accept: req.accept } : {}), ...auth };
     if (payload) {
       reqHeaders['Content-Type'] = req.contentType ?? 'application/json';
       reqHeaders['Content-Length'] = String(payload.length);

@@ -21,6 +21,8 @@ export type WatchRequest = {
   readonly labelSelector?: string;
   /** Ask the server to close the stream after this many seconds (it picks 30-60 min otherwise). */
   readonly timeoutSeconds?: number;
+  /** Accept header; default `application/json` (see `partialObjectMetadataListAccept` for metadata only). */
+  readonly accept?: string;
 };
 
 export type WatchHandle = {
@@ -93,7 +95,7 @@ export async function startWatch(
   if (req.resourceVersion !== undefined) url.searchParams.set('resourceVersion', req.resourceVersion);
   if (req.labelSelector !== undefined) url.searchParams.set('labelSelector', req.labelSelector);
   if (req.timeoutSeconds !== undefined) url.searchParams.set('timeoutSeconds', String(req.timeoutSeconds));
-  const headers = { Accept: 'application/json', ...(await conn.getAuthHeaders()) };
+  const headers = { Accept: req.accept ?? 'application/json', ...(await conn.getAuthHeaders()) };
 
   let resolveEnded: (reason: WatchEndReason) => void = () => undefined;
   const ended = new Promise<WatchEndReason>((resolve) => (resolveEnded = resolve));

@@ -47,6 +47,13 @@ export const RuntimeEnv = z.object({
   TICK_CONCURRENCY: ms(4),
   /** Field manager of server-side applies. */
   FIELD_MANAGER: z.string().min(1).default('capi-serverless'),
+  /**
+   * Providers function: hosts (`host` or `host:port`, comma-separated) it may download from over plain HTTP or at
+   * loopback, link-local or private addresses (default none: HTTPS to public addresses only).
+   */
+  PROVIDER_FETCH_ALLOWED_HOSTS: z.string().default(''),
+  /** Providers function: GitLab hosts (exact, comma-separated) whose package URLs are GitLab repositories. */
+  PROVIDER_GITLAB_HOSTS: z.string().default('gitlab.com'),
   POWERTOOLS_LOG_LEVEL: z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT', 'CRITICAL']).default('INFO'),
 });
 export type RuntimeEnv = z.infer<typeof RuntimeEnv>;
@@ -69,7 +76,15 @@ export type RuntimeConfig = {
   readonly tickConcurrency: number;
   readonly fieldManager: string;
   readonly logLevel: RuntimeEnv['POWERTOOLS_LOG_LEVEL'];
+  /** Where the providers function may download from (see `FetchPolicy`). */
+  readonly providerFetch: { readonly allowedHosts: readonly string[]; readonly gitlabHosts: readonly string[] };
 };
+
+const commaList = (text: string): string[] =>
+  text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 /**
  * Parses the environment; throws a ValidationError naming every bad variable.
@@ -123,5 +138,9 @@ export function computeRuntimeConfig(env: Readonly<Record<string, string | undef
     tickConcurrency: e.TICK_CONCURRENCY,
     fieldManager: e.FIELD_MANAGER,
     logLevel: e.POWERTOOLS_LOG_LEVEL,
+    providerFetch: {
+      allowedHosts: commaList(e.PROVIDER_FETCH_ALLOWED_HOSTS),
+      gitlabHosts: commaList(e.PROVIDER_GITLAB_HOSTS),
+    },
   };
 }

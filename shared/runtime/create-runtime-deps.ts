@@ -22,9 +22,31 @@ export class KubeconfigSecretError extends CapiError {}
 const secretTimeoutMs = 10_000;
 
 /**
- * Reads a kubeconfig from Secrets Manager through the AWS Parameters and Secrets Lambda Extension (a layer; no SDK
- * in the bundle): `GET localhost:<port>/secretsmanager/get?secretId=…` authenticated with the function's session
- * token. The secret's string is the kubeconfig YAML.
+ * Reads a secret's string from Secrets Manager through the AWS Parameters and Secrets Lambda Extension (a layer; no
+ * SDK in the bundle): `GET localhost:<port>/secretsmanager/get?secretId=…` authenticated with the function's session
+ * token. Throws a plain Error saying what failed (callers wrap it in their own error).
+ *
+ * @example
+ * const text = await getSecretString('mgmt-kubeconfig', { port: 2773, sessionToken: process.env['AWS_SESSION_TOKEN'] });
+ */
+export async function getSecretString(
+  secretId: string,
+  options: { readonly port: number; readonly sessionToken: string | undefined },
+): Promise<string> {
+  const url = `http://localhost:${options.port}/secretsmanager/get?secretId=${encodeURIComponent(secretId)}`;
+  const res = await fetch(url, {
+    headers: { 'X-Aws-Parameters-Secrets-Token': options.sessionToken ?? '' },
+    signal: AbortSignal.timeout(secretTimeoutMs),
+  });
+  if (!res.ok) throw new Error(`HTTP ${res.status}: ${await res.text()}`);
+  const body = (await res.json()) as { SecretString?: string };
+  if (!body.SecretString) throw new Error('the secret has no SecretString');
+  return body.SecretString;
+}
+
+/**
+ * Reads a kubeconfig from Secrets Manager through the extension (see {@link getSecretString}); the secret's string
+ * is the kubeconfig YAML.
  *
  * @example
  * const kubeconfig = await getKubeconfigSecret('mgmt-kubeconfig', { port: 2773, sessionToken: process.env['AWS_SESSION_TOKEN'] });
@@ -33,16 +55,8 @@ export async function getKubeconfigSecret(
   secretId: string,
   options: { readonly port: number; readonly sessionToken: string | undefined },
 ): Promise<string> {
-  const url = `http://localhost:${options.port}/secretsmanager/get?secretId=${encodeURIComponent(secretId)}`;
   try {
-    const res = await fetch(url, {
-      headers: { 'X-Aws-Parameters-Secrets-Token': options.sessionToken ?? '' },
-      signal: AbortSignal.timeout(secretTimeoutMs),
-    });
-    if (!res.ok) throw new Error(`HTTP ${res.status}: ${await res.text()}`);
-    const body = (await res.json()) as { SecretString?: string };
-    if (!body.SecretString) throw new Error('the secret has no SecretString');
-    return body.SecretString;
+    return await getSecretString(secretId, options);
   } catch (err) {
     throw new KubeconfigSecretError(
       `failed to read kubeconfig secret ${secretId}: ${errorMessage(err)}`,

@@ -1,16 +1,26 @@
 // Dependencies of the webhooks Lambda: settings from the environment (once per cold start) and a management-cluster
-// reader whose client is rebuilt before short-lived credentials (EKS tokens) expire.
+// reader whose client is rebuilt before short-lived credentials (EKS tokens) expire, and the accepted path tokens
+// (read from the token secret through the Parameters and Secrets extension, so a rotation needs no redeploy).
 import * as z from 'zod';
-import { ValidationError } from '#shared/errors/index.ts';
+import { errorMessage, ValidationError } from '#shared/errors/index.ts';
 import { createKubeClient, type KubeClient } from '#shared/kube/index.ts';
 import { computeRuntimeConfig } from '#shared/runtime/config.ts';
-import { createManagementTokenProvider, resolveKubeconfigSource } from '#shared/runtime/create-runtime-deps.ts';
+import {
+  createManagementTokenProvider,
+  getSecretString,
+  resolveKubeconfigSource,
+} from '#shared/runtime/create-runtime-deps.ts';
 import { createWebhookReader } from '#shared/webhooks/current/webhook-reader.ts';
-import type { WebhooksHandlerOptions } from '#shared/webhooks/create-webhooks-handler.ts';
+import { parsePathTokens, type WebhooksHandlerOptions } from '#shared/webhooks/create-webhooks-handler.ts';
 
 /** Environment of the webhooks function besides the shared runtime settings. */
 export const WebhooksEnv = z.object({
-  /** Secret first path segment of the webhook URLs (see WebhooksHandlerOptions.pathToken). */
+  /**
+   * ARN of the Secrets Manager secret whose string is the accepted path token(s), whitespace-separated (deployed;
+   * the stack creates it). Read through the extension on every request, so a rotation needs no redeploy.
+   */
+  WEBHOOK_TOKEN_SECRET_ARN: z.string().min(1).optional(),
+  /** A fixed path token (local mode and tests; see WebhooksHandlerOptions.pathToken). */
   WEBHOOK_PATH_TOKEN: z.string().min(16).optional(),
 });
 
@@ -46,14 +56,28 @@ export function computeWebhooksHandlerOptions(
   const config = computeRuntimeConfig(env);
   const parsed = WebhooksEnv.safeParse(env);
   if (!parsed.success)
-    throw new ValidationError(`invalid environment: WEBHOOK_PATH_TOKEN: ${parsed.error.issues[0]?.message ?? ''}`, {
-      fieldPath: 'WEBHOOK_PATH_TOKEN',
-      reason: 'InvalidEnvironment',
-    });
+    throw new ValidationError(
+      `invalid environment: ${String(parsed.error.issues[0]?.path[0] ?? '')}: ${parsed.error.issues[0]?.message ?? ''}`,
+      { fieldPath: String(parsed.error.issues[0]?.path[0] ?? ''), reason: 'InvalidEnvironment' },
+    );
+  const tokenSecret = parsed.data.WEBHOOK_TOKEN_SECRET_ARN;
   const tokenProvider = createManagementTokenProvider(config, async () => credentialsFromEnv(env));
   let kube: { client: KubeClient; createdAt: number } | undefined;
   return {
     pathToken: parsed.data.WEBHOOK_PATH_TOKEN,
+    ...(tokenSecret === undefined
+      ? {}
+      : {
+          getPathTokens: async () =>
+            parsePathTokens(
+              await getSecretString(tokenSecret, {
+                port: config.secretsExtensionPort,
+                sessionToken: env['AWS_SESSION_TOKEN'],
+              }).catch((err: unknown) => {
+                throw new Error(`failed to read the webhook token secret: ${errorMessage(err)}`, { cause: err });
+              }),
+            ),
+        }),
     async getDeps() {
       if (!kube || now() - kube.createdAt > kubeClientMaxAgeMs) {
         kube?.client.close();

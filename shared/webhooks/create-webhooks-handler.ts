@@ -1,5 +1,7 @@
 // The Lambda handler behind the webhooks' Function URL: a middy chain that turns the HTTP request into a parsed
-// AdmissionReview (or answers 4xx), picks the mode from the path (`/mutate`, `/validate`) and calls reviewAdmission.
+// AdmissionReview (or answers 4xx), picks the mode from the path (`/<token>/mutate`, `/<token>/validate`) and calls
+// reviewAdmission. The path token is mandatory: without one configured every request is refused before any read.
+import { createHash, timingSafeEqual } from 'node:crypto';
 import middy from '@middy/core';
 import type { MiddlewareObj } from '@middy/core';
 import * as z from 'zod';
@@ -29,10 +31,16 @@ export type WebhooksHandlerOptions = {
   /** Dependencies of an invocation (the reader over a management-cluster client). */
   readonly getDeps: () => Promise<WebhookDeps>;
   /**
-   * A secret first path segment (`/<token>/validate`) the API server must call; the Function URL is public, and
-   * `clientConfig.url` allows a path but no query or credentials. Unset: no token.
+   * The secret first path segment (`/<token>/validate`) the API server must call; the Function URL is public, and
+   * `clientConfig.url` allows a path but no query, headers or credentials.
    */
   readonly pathToken?: string | undefined;
+  /**
+   * The accepted tokens read per request (e.g. from Secrets Manager, so a rotation needs no redeploy); any one of
+   * them is accepted, which lets a rotation keep the old token valid until the webhook configurations are updated.
+   * With neither `pathToken` nor `getPathTokens`, or when this yields no token, every request is refused (403).
+   */
+  readonly getPathTokens?: (() => Promise<readonly string[]>) | undefined;
 };
 
 const json = { 'content-type': 'application/json' } as const;
@@ -41,23 +49,63 @@ function reply(statusCode: number, body: unknown): FunctionUrlResult {
   return { statusCode, headers: json, body: JSON.stringify(body) };
 }
 
-function modeOf(path: string, token: string | undefined): AdmissionMode | undefined {
-  const parts = path.split('/').filter(Boolean);
-  if (token !== undefined && parts.shift() !== token) return undefined;
+const tokenPattern = /^[A-Za-z0-9_-]{16,}$/;
+
+/**
+ * The tokens of a token secret's string: one or more tokens separated by whitespace (two during a rotation).
+ *
+ * @example
+ * parsePathTokens('new-token-0123456789 old-token-0123456789'); // ['new-token-0123456789', 'old-token-0123456789']
+ */
+export function parsePathTokens(text: string): string[] {
+  const tokens = text.split(/\s+/).filter(Boolean);
+  if (tokens.some((t) => !tokenPattern.test(t)))
+    throw new Error('webhook path token must be at least 16 characters of [A-Za-z0-9_-]');
+  return tokens;
+}
+
+// NOTE: compares digests, so the time taken says nothing about how much of a token matched.
+const digestOf = (text: string) => createHash('sha256').update(text).digest();
+function isAcceptedToken(candidate: string, tokens: readonly string[]): boolean {
+  const digest = digestOf(candidate);
+  let accepted = false;
+  for (const token of tokens) accepted = timingSafeEqual(digest, digestOf(token)) || accepted;
+  return accepted;
+}
+
+function modeOf(parts: readonly string[]): AdmissionMode | undefined {
   if (parts.length !== 1) return undefined;
   return parts[0] === 'mutate' || parts[0] === 'validate' ? parts[0] : undefined;
 }
 
-/** Middleware: the event becomes `{ mode, review }`, or the request is answered 404/405/400 right away. */
-export function parseAdmissionRequest(pathToken: string | undefined): MiddlewareObj<unknown, FunctionUrlResult> {
-  if (pathToken !== undefined && !/^[A-Za-z0-9_-]{16,}$/.test(pathToken))
-    throw new Error('webhook path token must be at least 16 characters of [A-Za-z0-9_-]');
+/**
+ * Middleware: refuses (403) a request whose first path segment is not an accepted token, before anything is read;
+ * then the event becomes `{ mode, review }`, or the request is answered 404/405/400 right away.
+ */
+export function parseAdmissionRequest(
+  options: Pick<WebhooksHandlerOptions, 'pathToken' | 'getPathTokens'>,
+): MiddlewareObj<unknown, FunctionUrlResult> {
+  const fixed = options.pathToken === undefined ? [] : parsePathTokens(options.pathToken);
+  const getTokens = async (): Promise<readonly string[]> => [
+    ...fixed,
+    ...(options.getPathTokens ? await options.getPathTokens() : []),
+  ];
   return {
     name: 'parseAdmissionRequest',
-    before: (request) => {
+    before: async (request) => {
       const event = FunctionUrlEvent.safeParse(request.event);
       if (!event.success) return reply(400, { message: 'not a Function URL event' });
-      const mode = modeOf(event.data.rawPath, pathToken);
+      let tokens: readonly string[];
+      try {
+        tokens = await getTokens();
+      } catch (err) {
+        // NOTE: fails closed; the message names what failed but never a token.
+        return reply(503, { message: `webhook path tokens unavailable: ${errorMessage(err)}` });
+      }
+      if (tokens.length === 0) return reply(403, { message: 'forbidden: no webhook path token is configured' });
+      const parts = event.data.rawPath.split('/').filter(Boolean);
+      if (!isAcceptedToken(parts.shift() ?? '', tokens)) return reply(403, { message: 'forbidden' });
+      const mode = modeOf(parts);
       if (!mode) return reply(404, { message: 'not found' });
       if (event.data.requestContext.http.method !== 'POST') return reply(405, { message: 'use POST' });
       const text = event.data.isBase64Encoded
@@ -95,7 +143,7 @@ export function createWebhooksHandler(options: WebhooksHandlerOptions): Webhooks
     return reply(200, await reviewAdmission(await options.getDeps(), mode, review));
   };
   const handler = middy<unknown, FunctionUrlResult>(dispatch as never, { timeoutEarlyInMillis: 0 }).use(
-    parseAdmissionRequest(options.pathToken),
+    parseAdmissionRequest(options),
   );
   return (event, context) => handler(event, (context ?? {}) as never);
 }

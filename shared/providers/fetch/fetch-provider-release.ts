@@ -28,6 +28,8 @@ import type { FetchFn } from '#shared/providers/phases/provider-pass.ts';
 export type FetchReleaseInput = {
   readonly kube: KubeClient;
   readonly fetch: FetchFn;
+  /** Hosts whose `/api/v4/projects/` URLs are GitLab repositories (exact; default `gitlab.com`). */
+  readonly gitlabHosts?: readonly string[];
   readonly fieldManager: string;
   readonly provider: Provider;
   /** Config variables (credentials such as GITHUB_TOKEN, OCI_USERNAME). */
@@ -85,7 +87,11 @@ export async function fetchProviderRelease(input: FetchReleaseInput): Promise<Fe
   if (!version) {
     if (oci) version = parseOciSource(oci, '').tag;
     else {
-      const repo = createReleaseRepository(parseRepositoryUrl(url ?? ''), input.fetch, input.variables);
+      const repo = createReleaseRepository(
+        parseRepositoryUrl(url ?? '', input.gitlabHosts),
+        input.fetch,
+        input.variables,
+      );
       version = await resolveRepositoryVersion(repo, input.preferredContract);
     }
   }
@@ -103,7 +109,7 @@ export async function fetchProviderRelease(input: FetchReleaseInput): Promise<Fe
     ({ metadataYaml, componentsYaml } = artifact);
     source = `OCI artifact ${artifact.reference}`;
   } else {
-    const location = parseRepositoryUrl(url ?? '');
+    const location = parseRepositoryUrl(url ?? '', input.gitlabHosts);
     const repo = createReleaseRepository(location, input.fetch, input.variables);
     metadataYaml = await repo.getFile(version, 'metadata.yaml');
     componentsYaml = await repo.getFile(version, location.componentsPath);

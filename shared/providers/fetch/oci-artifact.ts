@@ -125,6 +125,7 @@ function createRegistryClient(fetchFn: FetchFn, source: OciSource, variables: Re
       try {
         res = await fetchFn(url, { headers });
       } catch (err) {
+        if (err instanceof ProviderFetchError) throw err;
         throw new ProviderFetchError(`failed to get ${url}: ${errorMessage(err)}`, {}, { cause: err });
       }
       if (res.status === 401 && attempt === 0 && (await authenticate(res))) continue;

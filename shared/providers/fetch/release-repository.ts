@@ -33,13 +33,14 @@ const metadataFile = 'metadata.yaml';
 
 /**
  * Parses a provider release URL into its layout, as clusterctl's repository factory does: GitHub for
- * `https://github.com/...`, GitLab for `https://gitlab.*` hosts under `/api/v4/projects/`.
+ * `https://github.com/...`, GitLab under `/api/v4/projects/` — but only on the hosts named in `gitlabHosts`
+ * (exact), where clusterctl accepts any host starting with `gitlab.` (`gitlab.attacker.example` included).
  *
  * @example
  * parseRepositoryUrl('https://github.com/kubernetes-sigs/cluster-api/releases/latest/core-components.yaml');
  * // { type: 'github', owner: 'kubernetes-sigs', repository: 'cluster-api', defaultVersion: 'latest', componentsPath: 'core-components.yaml' }
  */
-export function parseRepositoryUrl(url: string): RepositoryLocation {
+export function parseRepositoryUrl(url: string, gitlabHosts: readonly string[] = ['gitlab.com']): RepositoryLocation {
   let u: URL;
   try {
     u = new URL(url);
@@ -64,7 +65,13 @@ export function parseRepositoryUrl(url: string): RepositoryLocation {
       componentsPath: parts[parts.length - 1] ?? '',
     };
   }
-  if (u.host.startsWith('gitlab.') && u.pathname.startsWith('/api/v4/projects/')) {
+  const isGitlab = gitlabHosts.some((h) => h.trim().toLowerCase() === u.host.toLowerCase());
+  if (u.pathname.startsWith('/api/v4/projects/') && !isGitlab) {
+    throw new ProviderFetchError(
+      `invalid provider url "${url}": ${u.host} is not a known GitLab host (add it to PROVIDER_GITLAB_HOSTS)`,
+    );
+  }
+  if (isGitlab && u.pathname.startsWith('/api/v4/projects/')) {
     if (parts.length !== 9 || parts[4] !== 'packages' || parts[5] !== 'generic') {
       throw new ProviderFetchError(
         `invalid url "${url}": a GitLab repository url should be in the form https://{host}/api/v4/projects/{projectSlug}/packages/generic/{packageName}/{defaultVersion}/{componentsPath}`,
@@ -98,6 +105,7 @@ async function getText(fetchFn: FetchFn, url: string, headers: Record<string, st
   try {
     res = await fetchFn(url, { headers, redirect: 'follow' });
   } catch (err) {
+    if (err instanceof ProviderFetchError) throw err;
     throw new ProviderFetchError(`failed to get ${url}: ${errorMessage(err)}`, {}, { cause: err });
   }
   if (res.status === 404) throw new ReleaseFileNotFoundError(`failed to get ${url}: not found`);

@@ -5,6 +5,7 @@ import type { Provider, ProviderKind } from '#shared/api/operator.ts';
 import { CapiError } from '#shared/errors/index.ts';
 import type { KubeClient, KubeObject } from '#shared/kube/index.ts';
 import type { ProviderComponents } from '#shared/providers/desired/compute-provider-components.ts';
+import type { FetchPolicy } from '#shared/providers/fetch/fetch-policy.ts';
 import type { ProviderRelease } from '#shared/providers/fetch/provider-release.ts';
 
 /** `fetch` as the global one: injectable so tests can serve releases from loopback. */
@@ -12,7 +13,10 @@ export type FetchFn = (url: string, init?: RequestInit) => Promise<Response>;
 
 export type ProviderDeps = {
   readonly kube: KubeClient;
+  /** The transport; every download goes through `createGuardedFetch(fetch, fetchPolicy)`. */
   readonly fetch: FetchFn;
+  /** Where downloads may go (default `defaultFetchPolicy`: HTTPS to public addresses, GitLab on gitlab.com). */
+  readonly fetchPolicy?: FetchPolicy;
   readonly now: () => Date;
   readonly fieldManager: string;
 };

@@ -1,6 +1,7 @@
 // The providers controller as the runtime sees it: the operator's seven provider kinds are reconciled; a change of a
 // ConfigMap or Secret is mapped to the providers that read it (release ConfigMaps picked by `fetchConfig.selector`,
 // `additionalManifests`, `configSecret`).
+import { createCheckedTransport } from '#shared/providers/fetch/checked-transport.ts';
 import { operatorApiVersion, providerKindNames, isProviderKind, type Provider } from '#shared/api/operator.ts';
 import { formatLabelSelector, matchesLabelSelector } from '#shared/api/label-selector.ts';
 import { findObject, listObjects, type KubeClient, type KubeObject } from '#shared/kube/index.ts';
@@ -116,9 +117,7 @@ async function mapSourceChange(deps: RuntimeDeps, change: ChangedObject): Promis
  * @example
  * const handler = createControllerHandler({ reconciler: createProvidersReconciler(), logger, getDeps });
  */
-export function createProvidersReconciler(
-  fetchFn: ProviderDeps['fetch'] = (url, init) => fetch(url, init),
-): Reconciler {
+export function createProvidersReconciler(fetchFn?: ProviderDeps['fetch']): Reconciler {
   return {
     controller: 'providers',
     kinds: providerKindNames.map((kind) => ({ apiVersion: operatorApiVersion, kind })),
@@ -134,7 +133,8 @@ export function createProvidersReconciler(
       if (!isProviderKind(key.kind)) return { result: 'Success', changed: [] };
       const providerDeps: ProviderDeps = {
         kube: deps.kube,
-        fetch: fetchFn,
+        fetch: fetchFn ?? createCheckedTransport(deps.config.providerFetch),
+        fetchPolicy: deps.config.providerFetch,
         now: () => new Date(deps.now()),
         fieldManager: deps.config.fieldManager,
       };
@@ -143,5 +143,8 @@ export function createProvidersReconciler(
   };
 }
 
-/** The wired instance: releases by URL are fetched with the global `fetch`. */
+/**
+ * The wired instance: releases by URL are fetched over the checked transport (no connection to an address the
+ * fetch policy refuses).
+ */
 export const providersReconciler: Reconciler = createProvidersReconciler();

@@ -9,6 +9,7 @@ import { applyObject, getObject, updateStatus } from '#shared/kube/index.ts';
 import type { KubeClient, KubeObject } from '#shared/kube/index.ts';
 import { reconcileProvider } from '#shared/providers/reconcile-provider.ts';
 import type { ProviderPassOutcome } from '#shared/providers/reconcile-provider.ts';
+import type { FetchPolicy } from '#shared/providers/fetch/fetch-policy.ts';
 import type { FetchFn } from '#shared/providers/phases/provider-pass.ts';
 import { getProvider, listAllProviders } from '#shared/providers/current/get-provider.ts';
 
@@ -113,17 +114,27 @@ export function conditionOf(p: Provider, type: string) {
 
 const fixedNow = () => new Date('2025-01-01T00:00:00Z');
 
-/** One pass with the operator's field manager; `fetch` defaults to one that fails every request. */
+/**
+ * One pass with the operator's field manager; `fetch` defaults to one that fails every request, `fetchPolicy` to the
+ * deployed default (HTTPS to public addresses only).
+ */
 export function pass(
   kube: KubeClient,
   kind: ProviderKind,
   namespace: string,
   name: string,
   fetchFn?: FetchFn,
+  fetchPolicy?: FetchPolicy,
 ): Promise<ProviderPassOutcome> {
   const noNetwork: FetchFn = (url) => Promise.reject(new Error(`unexpected network access to ${url}`));
   return reconcileProvider(
-    { kube, fetch: fetchFn ?? noNetwork, now: fixedNow, fieldManager: operatorManager },
+    {
+      kube,
+      fetch: fetchFn ?? noNetwork,
+      ...(fetchPolicy ? { fetchPolicy } : {}),
+      now: fixedNow,
+      fieldManager: operatorManager,
+    },
     { kind, namespace, name },
   );
 }

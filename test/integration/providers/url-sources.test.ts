@@ -1,7 +1,8 @@
 // Downloading provider releases: a release server on loopback in GitHub's layout (reached through the injected
 // `fetch`, which maps github.com and api.github.com to it) serves the predefined `cluster-api` repository; a fake OCI
-// registry with bearer-token auth serves an infrastructure provider. Downloads are cached in ConfigMaps, so later
-// passes need no network.
+// registry on loopback with bearer-token auth serves an infrastructure provider. Downloads are cached in ConfigMaps,
+// so later passes need no network. Every download passes the fetch policy: the loopback registry is reached only
+// because the test allow-lists it (PROVIDER_FETCH_ALLOWED_HOSTS), and is refused, with a condition, without that.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
@@ -9,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { listObjects } from '#shared/kube/index.ts';
 import { findPredefinedRepository } from '#shared/providers/fetch/predefined-repositories.ts';
+import { defaultFetchPolicy, type FetchPolicy } from '#shared/providers/fetch/fetch-policy.ts';
 import { parseRepositoryUrl } from '#shared/providers/fetch/release-repository.ts';
 import { parseOciSource } from '#shared/providers/fetch/oci-artifact.ts';
 import type { FetchFn } from '#shared/providers/phases/provider-pass.ts';
@@ -32,6 +34,7 @@ const sha = (text: string) => `sha256:${createHash('sha256').update(text).digest
 
 function startReleaseServer(): Promise<{ server: Server; base: string; requests: string[] }> {
   const requests: string[] = [];
+  let base = '';
   const ociFiles: Record<string, string> = {
     'metadata.yaml': readMetadata('infrastructure'),
     'infrastructure-components.yaml': readComponents('infrastructure', 'v1.0.0'),
@@ -64,8 +67,7 @@ function startReleaseServer(): Promise<{ server: Server; base: string; requests:
     if (url.pathname.startsWith('/v2/acme/fake-infra/')) {
       if (req.headers.authorization !== 'Bearer pull-token') {
         return send(401, '', {
-          'WWW-Authenticate':
-            'Bearer realm="http://registry.test/token",service="registry.test",scope="repository:acme/fake-infra:pull"',
+          'WWW-Authenticate': `Bearer realm="${base}/token",service="registry.test",scope="repository:acme/fake-infra:pull"`,
         });
       }
       if (url.pathname === '/v2/acme/fake-infra/manifests/v1.0.0') {
@@ -87,7 +89,8 @@ function startReleaseServer(): Promise<{ server: Server; base: string; requests:
   return new Promise((resolve) =>
     server.listen(0, '127.0.0.1', () => {
       const { port } = server.address() as AddressInfo;
-      resolve({ server, base: `http://127.0.0.1:${port}`, requests });
+      base = `http://127.0.0.1:${port}`;
+      resolve({ server, base, requests });
     }),
   );
 }
@@ -100,10 +103,15 @@ describe('provider releases from URLs and OCI artifacts', () => {
     fetchCalls++;
     const target = url
       .replace(/^https:\/\/api\.github\.com\//, `${release.base}/api/`)
-      .replace(/^https:\/\/github\.com\//, `${release.base}/github/`)
-      .replace(/^http:\/\/registry\.test\//, `${release.base}/`);
+      .replace(/^https:\/\/github\.com\//, `${release.base}/github/`);
     return fetch(target, init);
   };
+  // NOTE: github.com and api.github.com are allow-listed because `routed` stands in for them (no DNS here); the
+  // registry is the loopback server itself.
+  const allowed = (): FetchPolicy => ({
+    ...defaultFetchPolicy,
+    allowedHosts: ['github.com', 'api.github.com', new URL(release.base).host],
+  });
 
   before(async () => {
     release = await startReleaseServer();
@@ -118,7 +126,7 @@ describe('provider releases from URLs and OCI artifacts', () => {
   test('the predefined cluster-api repository is read in GitHub layout, its latest release chosen and cached', async () => {
     await ensureNamespace(mgmt.kube, 'capi-system');
     await applyProvider(mgmt.kube, 'CoreProvider', 'capi-system', 'cluster-api', {});
-    const outcome = await pass(mgmt.kube, 'CoreProvider', 'capi-system', 'cluster-api', routed);
+    const outcome = await pass(mgmt.kube, 'CoreProvider', 'capi-system', 'cluster-api', routed, allowed());
     assert.equal(outcome.result, 'Requeue', outcome.error);
     assert.ok(release.requests.includes('/api/repos/kubernetes-sigs/cluster-api/releases'));
     assert.ok(
@@ -146,17 +154,49 @@ describe('provider releases from URLs and OCI artifacts', () => {
     const d = await getDeployment(mgmt.kube, 'capi-system', 'capi-controller-manager');
     assert.equal(containerOf(d).image, 'registry.k8s.io/cluster-api/cluster-api-controller:v1.1.0');
     await markAvailable(mgmt.kube, 'capi-system', 'capi-controller-manager');
-    assert.equal((await pass(mgmt.kube, 'CoreProvider', 'capi-system', 'cluster-api', routed)).result, 'Success');
+    assert.equal(
+      (await pass(mgmt.kube, 'CoreProvider', 'capi-system', 'cluster-api', routed, allowed())).result,
+      'Success',
+    );
+  });
+
+  test('a loopback registry is refused without the allow-list, with a condition saying why and how to allow it', async () => {
+    await ensureNamespace(mgmt.kube, 'capf-system');
+    const before = release.requests.length;
+    const sources = [
+      [
+        `${release.base}/acme/fake-infra:v1.0.0`,
+        /only https is allowed \(allow the host with PROVIDER_FETCH_ALLOWED_HOSTS\)/,
+      ],
+      [`${new URL(release.base).host}/acme/fake-infra:v1.0.0`, /a loopback address/],
+      ['169.254.169.254/latest/meta-data:v1.0.0', /a link-local address \(cloud instance metadata\)/],
+    ] as const;
+    for (const [oci, why] of sources) {
+      await applyProvider(mgmt.kube, 'InfrastructureProvider', 'capf-system', 'fake', { fetchConfig: { oci } });
+      const outcome = await pass(mgmt.kube, 'InfrastructureProvider', 'capf-system', 'fake', (url, init) =>
+        fetch(url, init),
+      );
+      assert.equal(outcome.result, 'Error');
+      const installed = conditionOf(
+        await readProvider(mgmt.kube, 'InfrastructureProvider', 'capf-system', 'fake'),
+        'ProviderInstalled',
+      );
+      assert.equal(installed?.status, 'False');
+      assert.equal(installed?.reason, 'FetchTargetNotAllowed');
+      assert.match(installed?.message ?? '', /^refused to fetch /);
+      assert.match(installed?.message ?? '', why);
+    }
+    assert.equal(release.requests.length, before, 'nothing reached the server');
   });
 
   test('an infrastructure provider is installed from an OCI artifact behind bearer-token auth', async () => {
     await ensureNamespace(mgmt.kube, 'capf-system');
     await createSecret(mgmt.kube, 'capf-system', 'capf-variables', { FAKE_REGION: 'oci-region', FAKE_TOKEN: 'x' });
     await applyProvider(mgmt.kube, 'InfrastructureProvider', 'capf-system', 'fake', {
-      fetchConfig: { oci: 'http://registry.test/acme/fake-infra:v1.0.0' },
+      fetchConfig: { oci: `${release.base}/acme/fake-infra:v1.0.0` },
       configSecret: { name: 'capf-variables' },
     });
-    const outcome = await pass(mgmt.kube, 'InfrastructureProvider', 'capf-system', 'fake', routed);
+    const outcome = await pass(mgmt.kube, 'InfrastructureProvider', 'capf-system', 'fake', routed, allowed());
     assert.equal(outcome.result, 'Requeue', outcome.error);
     assert.ok(outcome.changed.includes('created ConfigMap capf-system/infrastructure-fake-v1.0.0'));
     const infra = await readProvider(mgmt.kube, 'InfrastructureProvider', 'capf-system', 'fake');
@@ -172,7 +212,7 @@ describe('provider releases from URLs and OCI artifacts', () => {
       version: 'v1.1.0',
       manager: { verbosity: 4 },
     });
-    const outcome = await pass(mgmt.kube, 'CoreProvider', 'capi-system', 'cluster-api', routed);
+    const outcome = await pass(mgmt.kube, 'CoreProvider', 'capi-system', 'cluster-api', routed, allowed());
     assert.notEqual(outcome.result, 'Error', outcome.error);
     assert.equal(fetchCalls, 0, 'no network access');
     const d = await getDeployment(mgmt.kube, 'capi-system', 'capi-controller-manager');
@@ -204,7 +244,7 @@ describe('provider releases from URLs and OCI artifacts', () => {
       },
     },
   ];
-  for (const c of urls) test(c.name, () => assert.deepEqual(parseRepositoryUrl(c.url), c.want));
+  for (const c of urls) test(c.name, () => assert.deepEqual(parseRepositoryUrl(c.url, ['gitlab.example.com']), c.want));
 
   test('refuses urls outside the GitHub and GitLab layouts', () => {
     for (const url of [
@@ -214,6 +254,18 @@ describe('provider releases from URLs and OCI artifacts', () => {
     ]) {
       assert.throws(() => parseRepositoryUrl(url), /invalid|only GitHub/);
     }
+  });
+
+  test('takes GitLab hosts by exact name only (no `gitlab.` prefix match)', () => {
+    const path = '/api/v4/projects/group%2Fcapx/packages/generic/capx/v0.3.0/infrastructure-components.yaml';
+    for (const host of ['gitlab.attacker.example', 'gitlab.example.com.attacker.example', 'xgitlab.example.com']) {
+      assert.throws(
+        () => parseRepositoryUrl(`https://${host}${path}`, ['gitlab.example.com']),
+        new RegExp(`${host.replaceAll('.', '\\.')} is not a known GitLab host \\(add it to PROVIDER_GITLAB_HOSTS\\)`),
+      );
+    }
+    assert.equal(parseRepositoryUrl(`https://gitlab.com${path}`).type, 'gitlab', 'gitlab.com by default');
+    assert.throws(() => parseRepositoryUrl(`https://gitlab.example.com${path}`), /not a known GitLab host/);
   });
 
   test('knows the predefined repositories of well-known provider names', () => {

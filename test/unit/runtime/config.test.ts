@@ -27,6 +27,17 @@ describe('computeRuntimeConfig', () => {
     assert.equal(config.secretsExtensionPort, 2999);
   });
 
+  test('provider downloads: no allow-listed host and GitLab on gitlab.com unless configured', () => {
+    assert.deepEqual(computeRuntimeConfig({}).providerFetch, { allowedHosts: [], gitlabHosts: ['gitlab.com'] });
+    assert.deepEqual(
+      computeRuntimeConfig({
+        PROVIDER_FETCH_ALLOWED_HOSTS: ' registry.internal:5000, 10.0.0.7 ,',
+        PROVIDER_GITLAB_HOSTS: 'gitlab.com,gitlab.example.com',
+      }).providerFetch,
+      { allowedHosts: ['registry.internal:5000', '10.0.0.7'], gitlabHosts: ['gitlab.com', 'gitlab.example.com'] },
+    );
+  });
+
   const invalid = [
     {
       name: 'rejects an EKS endpoint without a cluster name',

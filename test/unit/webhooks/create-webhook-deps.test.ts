@@ -49,4 +49,31 @@ describe('computeWebhooksHandlerOptions', () => {
     const { reader } = await options.getDeps();
     await assert.rejects(reader.getClusterClass({ namespace: 'default', name: 'x' }), /AWS_ACCESS_KEY_ID/);
   });
+
+  test("with WEBHOOK_TOKEN_SECRET_ARN, the accepted tokens are the secret's, read through the extension per request", async () => {
+    let secretString = 'token-a-0123456789abcdef token-b-0123456789abcdef';
+    const seen: string[] = [];
+    const extension = createServer((req, res) => {
+      seen.push(`${req.url ?? ''} ${String(req.headers['x-aws-parameters-secrets-token'])}`);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ SecretString: secretString }));
+    });
+    await new Promise<void>((resolve) => extension.listen(0, '127.0.0.1', () => resolve()));
+    try {
+      const options = computeWebhooksHandlerOptions({
+        WEBHOOK_TOKEN_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:111111111111:secret:webhook-token-AbCdEf',
+        PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: String((extension.address() as AddressInfo).port),
+        AWS_SESSION_TOKEN: 'session',
+      });
+      assert.equal(options.pathToken, undefined);
+      assert.deepEqual(await options.getPathTokens?.(), ['token-a-0123456789abcdef', 'token-b-0123456789abcdef']);
+      secretString = 'token-b-0123456789abcdef';
+      assert.deepEqual(await options.getPathTokens?.(), ['token-b-0123456789abcdef'], 'a rotation needs no restart');
+      assert.match(seen[0] ?? '', /^\/secretsmanager\/get\?secretId=arn%3Aaws%3Asecretsmanager%3A.* session$/);
+      secretString = 'short';
+      await assert.rejects(options.getPathTokens?.() ?? Promise.resolve(), /at least 16 characters/);
+    } finally {
+      await new Promise<void>((resolve) => extension.close(() => resolve()));
+    }
+  });
 });

@@ -42,8 +42,9 @@ function event(path: string, body: unknown, method = 'POST', base64 = false) {
 
 describe('createWebhooksHandler', () => {
   const cases: [string, unknown, number][] = [
-    ['answers 404 without the path token', event('/validate', crsReview), 404],
-    ['answers 404 for a wrong token', event('/not-the-token-000000/validate', crsReview), 404],
+    ['answers 403 without the path token', event('/validate', crsReview), 403],
+    ['answers 403 for a wrong token', event('/not-the-token-000000/validate', crsReview), 403],
+    ['answers 403 for a token prefix', event(`/${token.slice(0, -1)}/validate`, crsReview), 403],
     ['answers 404 for an unknown mode', event(`/${token}/convert`, crsReview), 404],
     ['answers 405 for a GET', event(`/${token}/validate`, crsReview, 'GET'), 405],
     ['answers 400 for a body that is not JSON', event(`/${token}/validate`, '{'), 400],
@@ -76,6 +77,46 @@ describe('createWebhooksHandler', () => {
     assert.deepEqual(JSON.parse(Buffer.from(body.response.patch, 'base64').toString('utf8')), [
       { op: 'add', path: '/spec/strategy', value: 'ApplyOnce' },
     ]);
+  });
+
+  test('fails closed: with no token configured every request is refused before any read', async () => {
+    let reads = 0;
+    const open = createWebhooksHandler({ getDeps: async () => (reads++, { reader }) });
+    for (const path of ['/validate', `/${token}/validate`, '/mutate']) {
+      const result = await open(event(path, crsReview));
+      assert.equal(result.statusCode, 403);
+      assert.match(result.body, /no webhook path token is configured/);
+    }
+    const empty = createWebhooksHandler({ getPathTokens: async () => [], getDeps: async () => (reads++, { reader }) });
+    assert.equal((await empty(event(`/${token}/validate`, crsReview))).statusCode, 403);
+    assert.equal(reads, 0, 'no management-cluster read for a refused request');
+  });
+
+  test('accepts either token during a rotation and only the new one after it', async () => {
+    const oldToken = 'old-token-0123456789abcdef';
+    const newToken = 'new-token-0123456789abcdef';
+    let secret = `${newToken}\n${oldToken}`;
+    const rotating = createWebhooksHandler({
+      getPathTokens: async () => secret.split(/\s+/),
+      getDeps: async () => ({ reader }),
+    });
+    assert.equal((await rotating(event(`/${oldToken}/validate`, crsReview))).statusCode, 200);
+    assert.equal((await rotating(event(`/${newToken}/validate`, crsReview))).statusCode, 200);
+    secret = newToken;
+    assert.equal((await rotating(event(`/${oldToken}/validate`, crsReview))).statusCode, 403);
+    assert.equal((await rotating(event(`/${newToken}/validate`, crsReview))).statusCode, 200);
+  });
+
+  test('fails closed with 503 when the tokens cannot be read, without reading the cluster', async () => {
+    let reads = 0;
+    const broken = createWebhooksHandler({
+      getPathTokens: () => Promise.reject(new Error('extension not ready')),
+      getDeps: async () => (reads++, { reader }),
+    });
+    const result = await broken(event(`/${token}/validate`, crsReview));
+    assert.equal(result.statusCode, 503);
+    assert.match(result.body, /webhook path tokens unavailable: extension not ready/);
+    assert.equal(reads, 0);
   });
 
   test('refuses a weak path token when the handler is built', () => {

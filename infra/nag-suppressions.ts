@@ -1,0 +1,80 @@
+// cdk-nag findings (AwsSolutions and Serverless packs) that remain by design, each acknowledged on the construct it
+// concerns with its reason (CDK's `Validations.of(...).acknowledge`, which cdk-nag v3 honours); the stack's unit test
+// runs both packs and fails on any finding not acknowledged here.
+import { Stack, Validations, type CfnElement } from 'aws-cdk-lib';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { IConstruct } from 'constructs';
+import type { WebhooksFunction } from './webhooks/webhooks-function.ts';
+
+export type AcceptedFindingsScope = {
+  /** The controller functions (asynchronous: EventBridge rules and schedules invoke them). */
+  readonly controllerFunctions: readonly lambda.Function[];
+  /** Their dead-letter queues. */
+  readonly deadLetterQueues: readonly sqs.Queue[];
+  readonly webhooks: WebhooksFunction;
+  /** Roles EventBridge Scheduler created to invoke the controller functions. */
+  readonly schedulerRoles: readonly IConstruct[];
+};
+
+const acknowledge = (scope: IConstruct, id: string, reason: string) =>
+  Validations.of(scope).acknowledge({ id, reason });
+
+/**
+ * Adds the reasoned acknowledgements to the stack's constructs.
+ *
+ * @example
+ * acknowledgeAcceptedFindings({ controllerFunctions, deadLetterQueues, webhooks, schedulerRoles });
+ */
+export function acknowledgeAcceptedFindings(scope: AcceptedFindingsScope): void {
+  const allFunctions = [...scope.controllerFunctions, scope.webhooks.function];
+  for (const fn of allFunctions) {
+    const nodeReason =
+      'the runtime is Node.js 22 on purpose: engines, CI and local mode run the same major version and move together';
+    acknowledge(fn, 'AwsSolutions-L1', nodeReason);
+    acknowledge(fn, 'Serverless-LambdaLatestVersion', nodeReason);
+    acknowledge(
+      fn,
+      'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+      'the basic execution role only allows writing the function’s own logs (CreateLogStream/PutLogEvents)',
+    );
+    acknowledge(
+      fn,
+      'AwsSolutions-IAM5[Resource::*]',
+      'X-Ray PutTraceSegments/PutTelemetryRecords (active tracing) accept no resource but "*"',
+    );
+  }
+  for (const fn of scope.controllerFunctions) {
+    acknowledge(
+      fn,
+      'Serverless-LambdaAsyncFailureDestination',
+      'failed asynchronous invocations go to the function’s dead-letter queue (DeadLetterConfig), which is alarmed',
+    );
+  }
+  const webhooks = scope.webhooks.function;
+  const synchronous = 'only the Function URL invokes it, synchronously; the API server applies failurePolicy';
+  acknowledge(webhooks, 'Serverless-LambdaAsyncFailureDestination', synchronous);
+  acknowledge(webhooks, 'Serverless-LambdaDLQ', synchronous);
+  acknowledge(
+    scope.webhooks.tokenSecret,
+    'AwsSolutions-SMG4',
+    'the path token is rotated by hand, because the webhook configurations in the cluster must change with it; the ' +
+      'handler accepts two tokens during a rotation (README, "Rotating the webhook token")',
+  );
+  for (const queue of scope.deadLetterQueues) {
+    acknowledge(queue, 'Serverless-SQSRedrivePolicy', 'this queue is itself a dead-letter queue; its depth is alarmed');
+  }
+  // NOTE: granular findings name the function by logical ID; each scheduler role invokes one of these functions.
+  const invokeFindings = scope.controllerFunctions.map(
+    (fn) => `AwsSolutions-IAM5[Resource::<${Stack.of(fn).getLogicalId(fn.node.defaultChild as CfnElement)}.Arn>:*]`,
+  );
+  for (const role of scope.schedulerRoles) {
+    for (const id of invokeFindings) {
+      acknowledge(
+        role,
+        id,
+        'EventBridge Scheduler’s role may invoke one controller function and its versions (`<function arn>:*`)',
+      );
+    }
+  }
+}

@@ -1,0 +1,45 @@
+// The forwarder's manifests grant read access to what it watches and nothing more: list and watch only (no get, no
+// writes), bound to its own ServiceAccount.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { parseAllDocuments } from 'yaml';
+
+type Rule = { apiGroups: string[]; resources: string[]; verbs: string[] };
+type Doc = { kind: string; metadata: { name: string }; rules?: Rule[]; subjects?: unknown[]; roleRef?: unknown };
+
+const manifests = join(import.meta.dirname, '..', '..', '..', 'functions', 'forwarder', 'manifests');
+const docs = parseAllDocuments(readFileSync(join(manifests, 'rbac.yaml'), 'utf8')).map((d) => d.toJS() as Doc);
+
+describe('forwarder RBAC', () => {
+  const role = docs.find((d) => d.kind === 'ClusterRole');
+
+  test('the ClusterRole grants only list and watch', () => {
+    assert.ok(role?.rules?.length);
+    for (const rule of role.rules) {
+      assert.ok(rule.verbs.length > 0);
+      for (const verb of rule.verbs)
+        assert.ok(['list', 'watch'].includes(verb), `${verb} on ${rule.resources.join(',')}`);
+    }
+  });
+
+  test('Secrets and ConfigMaps are listed and watched, never read one by one', () => {
+    const core = role?.rules?.find((r) => r.apiGroups.includes(''));
+    assert.deepEqual(core?.resources.slice().sort(), ['configmaps', 'secrets']);
+    assert.deepEqual(core?.verbs.slice().sort(), ['list', 'watch']);
+  });
+
+  test('the only other object is one ClusterRoleBinding to the forwarder’s ServiceAccount', () => {
+    assert.deepEqual(docs.map((d) => d.kind).sort(), ['ClusterRole', 'ClusterRoleBinding']);
+    const binding = docs.find((d) => d.kind === 'ClusterRoleBinding');
+    assert.deepEqual(binding?.subjects, [
+      { kind: 'ServiceAccount', name: 'capi-serverless-forwarder', namespace: 'capi-serverless-system' },
+    ]);
+    assert.deepEqual(binding?.roleRef, {
+      apiGroup: 'rbac.authorization.k8s.io',
+      kind: 'ClusterRole',
+      name: 'capi-serverless-forwarder',
+    });
+  });
+});
