@@ -1,6 +1,8 @@
 // The CDK app: `npx cdk synth` (offline, no Docker) or `npx cdk deploy`. Context (all optional): kubeconfigSecretName,
 // tickMinutes, webhookTokenSecretName, webhookReservedConcurrency, alarmTopicArn, logRetentionDays,
-// providerFetchAllowedHosts and providerGitlabHosts (comma-separated). cdk-nag's
+// providerFetchAllowedHosts and providerGitlabHosts (comma-separated), eksClusterName + eksClusterEndpoint +
+// eksClusterCaData, and for private subnets vpcId + availabilityZones + privateSubnetIds +
+// privateSubnetRouteTableIds (comma-separated, one per zone) [+ securityGroupIds]. cdk-nag's
 // AwsSolutions and Serverless packs validate the synthesized app (synth fails on a finding not acknowledged).
 import { App, Validations } from 'aws-cdk-lib';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -35,7 +37,26 @@ const list = (key: string): string[] | undefined =>
     .filter(Boolean);
 const providerFetchAllowedHosts = list('providerFetchAllowedHosts');
 const providerGitlabHosts = list('providerGitlabHosts');
+const eksClusterName = text('eksClusterName');
+const eksClusterEndpoint = text('eksClusterEndpoint');
+const eksClusterCaData = text('eksClusterCaData');
+const vpcId = text('vpcId');
+const securityGroupIds = list('securityGroupIds');
 new CapiServerlessStack(app, 'CapiServerless', {
+  ...(eksClusterName && eksClusterEndpoint && eksClusterCaData
+    ? { eksCluster: { name: eksClusterName, endpoint: eksClusterEndpoint, caData: eksClusterCaData } }
+    : {}),
+  ...(vpcId
+    ? {
+        privateNetwork: {
+          vpcId,
+          availabilityZones: list('availabilityZones') ?? [],
+          privateSubnetIds: list('privateSubnetIds') ?? [],
+          privateSubnetRouteTableIds: list('privateSubnetRouteTableIds') ?? [],
+          ...(securityGroupIds ? { securityGroupIds } : {}),
+        },
+      }
+    : {}),
   ...(kubeconfigSecretName ? { kubeconfigSecretName } : {}),
   ...(tickMinutes === undefined ? {} : { tickMinutes }),
   ...(webhookTokenSecretName ? { webhookTokenSecretName } : {}),

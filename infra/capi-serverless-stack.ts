@@ -24,6 +24,7 @@ import { detailTypes, eventSources } from '#shared/runtime/events.ts';
 import { eventPatternOf, routes } from '#shared/runtime/routes.ts';
 import { acknowledgeAcceptedFindings } from './nag-suppressions.ts';
 import { createSecretsExtension } from './secrets-extension.ts';
+import { PrivateNetwork, type PrivateNetworkProps } from './private-network.ts';
 import { WebhooksFunction } from './webhooks/webhooks-function.ts';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -51,6 +52,16 @@ export type CapiServerlessStackProps = StackProps & {
   readonly providerFetchAllowedHosts?: readonly string[];
   /** GitLab hosts (exact) of provider URLs (`PROVIDER_GITLAB_HOSTS`; default gitlab.com). */
   readonly providerGitlabHosts?: readonly string[];
+  /**
+   * An EKS management cluster reached with IAM tokens the functions sign themselves (EKS access entries map each
+   * function's role, output `<controller>RoleArn`): no kubeconfig secret, so no Secrets Manager call.
+   */
+  readonly eksCluster?: { readonly name: string; readonly endpoint: string; readonly caData: string };
+  /**
+   * Attach the functions to these private subnets (a private or CIDR-restricted API endpoint) with no fixed-cost
+   * network: no NAT gateway, no interface endpoint (see infra/private-network.ts). Needs `eksCluster`.
+   */
+  readonly privateNetwork?: PrivateNetworkProps;
 };
 
 /** Log retention when none is given: long enough to investigate last month's incident, not forever. */
@@ -94,6 +105,25 @@ export class CapiServerlessStack extends Stack {
       projectionType: dynamodb.ProjectionType.KEYS_ONLY,
     });
     this.bus = new events.EventBus(this, 'Bus', { eventBusName: 'capi-serverless' });
+    if (props.privateNetwork && props.kubeconfigSecretName) {
+      throw new Error(
+        'privateNetwork: use eksCluster (EKS access entries) instead of kubeconfigSecretName; reading a secret from ' +
+          'private subnets needs a Secrets Manager interface endpoint, which bills by the hour',
+      );
+    }
+    if (props.privateNetwork && !props.eksCluster) {
+      throw new Error('privateNetwork needs eksCluster: the functions sign EKS tokens with their own roles');
+    }
+    const network = props.privateNetwork
+      ? new PrivateNetwork(this, 'PrivateNetwork', props.privateNetwork).functionProps
+      : undefined;
+    const eksEnvironment = props.eksCluster
+      ? {
+          EKS_CLUSTER_NAME: props.eksCluster.name,
+          EKS_CLUSTER_ENDPOINT: props.eksCluster.endpoint,
+          EKS_CLUSTER_CA_DATA: props.eksCluster.caData,
+        }
+      : {};
     const secret = props.kubeconfigSecretName
       ? secretsmanager.Secret.fromSecretNameV2(this, 'Kubeconfig', props.kubeconfigSecretName)
       : undefined;
@@ -140,9 +170,13 @@ export class CapiServerlessStack extends Stack {
         retryAttempts: 2,
         deadLetterQueue: dlq,
         // NOTE: Powertools Tracer writes one segment per invocation; metrics are EMF log lines (no API calls).
-        tracing: lambda.Tracing.ACTIVE,
+        // In private subnets the X-Ray daemon would need an endpoint or NAT: tracing is off there.
+        tracing: network ? lambda.Tracing.DISABLED : lambda.Tracing.ACTIVE,
+        ...(network ?? {}),
         ...(paramsAndSecrets ? { paramsAndSecrets } : {}),
         environment: {
+          ...eksEnvironment,
+          ...(network ? { POWERTOOLS_TRACE_ENABLED: 'false' } : {}),
           TABLE_NAME: this.table.tableName,
           POWERTOOLS_SERVICE_NAME: `capi-serverless-${controller}`,
           POWERTOOLS_METRICS_NAMESPACE: 'CapiServerless',
@@ -253,6 +287,8 @@ export class CapiServerlessStack extends Stack {
         ? {}
         : { reservedConcurrency: props.webhookReservedConcurrency }),
       logRetention,
+      environment: eksEnvironment,
+      ...(network ? { network } : {}),
     });
     alarms.push(...this.webhooks.createAlarms());
 
@@ -274,6 +310,7 @@ export class CapiServerlessStack extends Stack {
       deadLetterQueues,
       webhooks: this.webhooks,
       schedulerRoles: this.node.children.filter((c) => c.node.id.startsWith('SchedulerRoleForTarget')),
+      privateNetwork: network !== undefined,
     });
   }
 }

@@ -15,6 +15,8 @@ export type AcceptedFindingsScope = {
   readonly webhooks: WebhooksFunction;
   /** Roles EventBridge Scheduler created to invoke the controller functions. */
   readonly schedulerRoles: readonly IConstruct[];
+  /** The functions run in private subnets (no X-Ray: it would need an interface endpoint or a NAT gateway). */
+  readonly privateNetwork?: boolean;
 };
 
 const acknowledge = (scope: IConstruct, id: string, reason: string) =>
@@ -38,6 +40,18 @@ export function acknowledgeAcceptedFindings(scope: AcceptedFindingsScope): void 
       'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
       'the basic execution role only allows writing the function’s own logs (CreateLogStream/PutLogEvents)',
     );
+    if (scope.privateNetwork) {
+      acknowledge(
+        fn,
+        'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole]',
+        'private subnets: the VPC access role lets Lambda create and delete the function’s network interfaces',
+      );
+      acknowledge(
+        fn,
+        'Serverless-LambdaTracing',
+        'private subnets without egress: X-Ray would need an interface endpoint or a NAT gateway, billed by the hour',
+      );
+    }
     acknowledge(
       fn,
       'AwsSolutions-IAM5[Resource::*]',

@@ -13,6 +13,7 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
+import type { FunctionNetworkProps } from '../private-network.ts';
 import { createSecretsExtension } from '../secrets-extension.ts';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -35,6 +36,13 @@ export type WebhooksFunctionProps = {
   readonly logRetention?: logs.RetentionDays;
   /** p99 duration above which the latency alarm fires (default 3 s; the webhooks time out after 10 s). */
   readonly latencyThreshold?: Duration;
+  /** Extra environment (e.g. the EKS cluster settings). */
+  readonly environment?: Readonly<Record<string, string>>;
+  /**
+   * Private subnets to attach to. There the token secret is resolved into the environment at deploy time (no
+   * Secrets Manager call, so no interface endpoint): rotating it means updating the secret and deploying again.
+   */
+  readonly network?: FunctionNetworkProps;
 };
 
 /** Reserved concurrency when none is given: a burst of kubectl applies fits, a flood of strangers is capped. */
@@ -69,14 +77,22 @@ export class WebhooksFunction extends Construct {
       timeout: Duration.seconds(9),
       // NOTE: the API server calls synchronously; a failure is answered by the webhook's failurePolicy, never retried.
       retryAttempts: 0,
-      tracing: lambda.Tracing.ACTIVE,
+      tracing: props.network ? lambda.Tracing.DISABLED : lambda.Tracing.ACTIVE,
+      ...(props.network ?? {}),
       environment: {
         POWERTOOLS_SERVICE_NAME: 'capi-serverless-webhooks',
+        ...props.environment,
         ...(props.kubeconfigSecret ? { KUBECONFIG_SECRET_ARN: props.kubeconfigSecret.secretArn } : {}),
-        WEBHOOK_TOKEN_SECRET_ARN: this.tokenSecret.secretArn,
+        ...(props.network
+          ? {
+              // NOTE: a CloudFormation dynamic reference, resolved at deploy time; the template holds no secret.
+              WEBHOOK_PATH_TOKEN: this.tokenSecret.secretValue.unsafeUnwrap(),
+              POWERTOOLS_TRACE_ENABLED: 'false',
+            }
+          : { WEBHOOK_TOKEN_SECRET_ARN: this.tokenSecret.secretArn }),
       },
       ...(props.layers ? { layers: props.layers } : {}),
-      paramsAndSecrets: props.paramsAndSecrets ?? createSecretsExtension(),
+      ...(props.network ? {} : { paramsAndSecrets: props.paramsAndSecrets ?? createSecretsExtension() }),
       bundling: {
         forceDockerBundling: false,
         format: nodejs.OutputFormat.ESM,
@@ -90,7 +106,7 @@ export class WebhooksFunction extends Construct {
       },
     });
     props.kubeconfigSecret?.grantRead(this.function);
-    this.tokenSecret.grantRead(this.function);
+    if (!props.network) this.tokenSecret.grantRead(this.function);
     // NOTE: the API server cannot sign requests with SigV4, so the URL is public; the path token keeps strangers out
     // (the handler refuses every request, before any read, without an accepted token).
     this.functionUrl = this.function.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.NONE });

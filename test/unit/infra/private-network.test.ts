@@ -1,0 +1,110 @@
+// The private variant of the stack: functions in the cluster's private subnets with nothing that bills by the hour
+// (no NAT gateway, no interface endpoint), DynamoDB through a gateway endpoint, EKS tokens instead of a kubeconfig
+// secret, the webhook token resolved at deploy time, tracing off; and the combinations that cannot work refused.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
+import { CapiServerlessStack, type CapiServerlessStackProps } from '../../../infra/capi-serverless-stack.ts';
+
+type Resource = { Properties: Record<string, unknown> };
+
+const eksCluster = { name: 'mgmt', endpoint: 'https://ABC.gr7.eu-west-1.eks.amazonaws.com', caData: 'Y2E=' };
+const privateNetwork = {
+  vpcId: 'vpc-0123456789abcdef0',
+  availabilityZones: ['eu-west-1a', 'eu-west-1b'],
+  privateSubnetIds: ['subnet-0aaaaaaaaaaaaaaa1', 'subnet-0bbbbbbbbbbbbbbb2'],
+  privateSubnetRouteTableIds: ['rtb-0aaaaaaaaaaaaaaa1', 'rtb-0bbbbbbbbbbbbbbb2'],
+};
+
+function synth(props: CapiServerlessStackProps): { stack: CapiServerlessStack; template: Template } {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const stack = new CapiServerlessStack(app, 'Private', {
+    env: { account: '111111111111', region: 'eu-west-1' },
+    ...props,
+  });
+  return { stack, template: Template.fromStack(stack) };
+}
+
+describe('the private variant of the stack', () => {
+  const { stack, template } = synth({ eksCluster, privateNetwork });
+  const resources = (type: string) => Object.values(template.findResources(type)) as Resource[];
+
+  test('has no NAT gateway and no interface endpoint, only a DynamoDB gateway endpoint on the given route tables', () => {
+    template.resourceCountIs('AWS::EC2::NatGateway', 0);
+    template.resourceCountIs('AWS::EC2::InternetGateway', 0);
+    const endpoints = resources('AWS::EC2::VPCEndpoint');
+    assert.equal(endpoints.length, 1);
+    assert.equal(endpoints[0]?.Properties['VpcEndpointType'], 'Gateway');
+    assert.match(JSON.stringify(endpoints[0]?.Properties['ServiceName']), /dynamodb/);
+    assert.deepEqual(endpoints[0]?.Properties['RouteTableIds'], privateNetwork.privateSubnetRouteTableIds);
+  });
+
+  test('attaches every function to the private subnets with a security group that allows HTTPS out only', () => {
+    const fns = resources('AWS::Lambda::Function').filter((f) => f.Properties['Handler'] === 'index.handler');
+    assert.equal(fns.length, 4, 'three controllers and the webhooks');
+    for (const fn of fns) {
+      const vpcConfig = fn.Properties['VpcConfig'] as { SubnetIds: string[] } | undefined;
+      assert.deepEqual(vpcConfig?.SubnetIds, privateNetwork.privateSubnetIds);
+      assert.notDeepEqual(fn.Properties['TracingConfig'], { Mode: 'Active' }, 'no X-Ray without an endpoint');
+    }
+    const groups = resources('AWS::EC2::SecurityGroup');
+    assert.equal(groups.length, 1);
+    assert.deepEqual(
+      (groups[0]?.Properties['SecurityGroupEgress'] as { IpProtocol: string; FromPort: number; ToPort: number }[]).map(
+        (r) => [r.IpProtocol, r.FromPort, r.ToPort],
+      ),
+      [['tcp', 443, 443]],
+    );
+  });
+
+  test('reaches the cluster with EKS tokens, no kubeconfig secret and no Secrets Manager call at run time', () => {
+    const fns = resources('AWS::Lambda::Function').filter((f) => f.Properties['Handler'] === 'index.handler');
+    for (const fn of fns) {
+      const env = (fn.Properties['Environment'] as { Variables: Record<string, unknown> }).Variables;
+      assert.equal(env['EKS_CLUSTER_NAME'], 'mgmt');
+      assert.equal(env['KUBECONFIG_SECRET_ARN'], undefined);
+      assert.equal(env['WEBHOOK_TOKEN_SECRET_ARN'], undefined);
+      assert.equal(fn.Properties['Layers'], undefined, 'no Parameters and Secrets extension');
+    }
+    const webhooks = fns.find(
+      (f) =>
+        (f.Properties['Environment'] as { Variables: Record<string, unknown> }).Variables['POWERTOOLS_SERVICE_NAME'] ===
+        'capi-serverless-webhooks',
+    );
+    const token = JSON.stringify(
+      (webhooks?.Properties['Environment'] as { Variables: Record<string, unknown> }).Variables['WEBHOOK_PATH_TOKEN'],
+    );
+    assert.match(
+      token,
+      /resolve:secretsmanager:/,
+      'a dynamic reference resolved at deploy time, no secret in the template',
+    );
+  });
+
+  test('passes the cdk-nag AwsSolutions and Serverless packs with only reasoned acknowledgements', () => {
+    for (const pack of [new AwsSolutionsChecks(), new ServerlessChecks()]) {
+      const report = pack.validateScope(stack);
+      const findings = report.violations.map(
+        (v) => `${v.ruleName} at ${v.violatingResources.map((r) => r.constructPath ?? '').join(', ')}`,
+      );
+      assert.deepEqual(findings, [], `${pack.readPackName}: unacknowledged findings`);
+    }
+  });
+
+  const refused = [
+    {
+      name: 'refuses a kubeconfig secret in private subnets (it would need a Secrets Manager interface endpoint)',
+      props: { eksCluster, privateNetwork, kubeconfigSecretName: 'kubeconfig' },
+      says: /use eksCluster/,
+    },
+    { name: 'refuses private subnets without an EKS cluster', props: { privateNetwork }, says: /needs eksCluster/ },
+    {
+      name: 'refuses a subnet list that does not match the zones',
+      props: { eksCluster, privateNetwork: { ...privateNetwork, privateSubnetIds: ['subnet-0aaaaaaaaaaaaaaa1'] } },
+      says: /one private subnet and one route table per availability zone/,
+    },
+  ];
+  for (const c of refused) test(c.name, () => assert.throws(() => synth(c.props), c.says));
+});
