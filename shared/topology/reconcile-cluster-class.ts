@@ -42,6 +42,11 @@ export function computeTemplateRefs(cc: ClusterClass): ObjectReference[] {
   });
 }
 
+/** The field manager owning this ClusterClass's owner reference on templates (at most 128 characters, as required). */
+export function computeOwnerFieldManager(fieldManager: string, cc: ClusterClass): string {
+  return `${fieldManager}/clusterclass-${cc.metadata.uid ?? ''}`;
+}
+
 /** Adds the ClusterClass owner reference to one template unless it is there (or the template is paused). */
 async function reconcileTemplateOwner(
   deps: TopologyDeps,
@@ -69,7 +74,8 @@ async function reconcileTemplateOwner(
     (o) => o.uid === owner.uid && o.kind === owner.kind && o.name === owner.name && o.apiVersion === owner.apiVersion,
   );
   if (has) return undefined;
-  // NOTE: ownerReferences is a list-map keyed by uid, so applying our one entry leaves every other owner alone.
+  // NOTE: ownerReferences is a list-map keyed by uid. Each class applies its one entry under a field manager of its
+  // own: under a shared manager, a class's apply would take over (and so remove) the entry the previous class applied.
   await applyObject(
     deps.kube,
     {
@@ -77,7 +83,7 @@ async function reconcileTemplateOwner(
       kind: template.kind,
       metadata: { name: id.name, namespace, uid: template.metadata.uid, ownerReferences: [owner] },
     },
-    { fieldManager, force: true },
+    { fieldManager: computeOwnerFieldManager(fieldManager, cc), force: true },
   );
   return `set ClusterClass owner on ${describeObject(id.kind, namespace, id.name)}`;
 }
