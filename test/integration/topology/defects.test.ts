@@ -2,11 +2,16 @@
 // references of templates several ClusterClasses share, what a pass that fails half-way leaves behind, and the
 // conditions a ClusterClass with an invalid variable schema gets.
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
+import { applyObject } from '#shared/kube/index.ts';
 import { reconcileClusterClass } from '#shared/topology/index.ts';
 import { templates } from '#test/builders/topology.ts';
+import { startWebhookServer, type WebhookServer } from '#test/harness/webhook-server.ts';
 import {
   capi,
+  dig,
+  infra,
+  list,
   mustGet,
   pass,
   put,
@@ -18,6 +23,79 @@ import {
 } from '#test/integration/topology/setup.ts';
 
 const ctx = useTopologyCluster();
+
+type Review = {
+  request: { uid: string; operation: string; name?: string; namespace?: string; object?: { spec?: object } };
+};
+
+/**
+ * A validating webhook (real HTTPS, called by the real API server) that refuses the first `times` updates of the
+ * Cluster `namespace/name` that set `spec.infrastructureRef`, then allows everything.
+ */
+async function denyClusterReferences(namespace: string, name: string, times: number): Promise<WebhookServer> {
+  let denied = 0;
+  const server = await startWebhookServer(async (event) => {
+    const body = (event as { body: string }).body;
+    const review = JSON.parse(Buffer.from(body, 'base64').toString('utf8')) as Review;
+    const { request } = review;
+    const setsRefs = (request.object?.spec as { infrastructureRef?: unknown } | undefined)?.infrastructureRef;
+    const deny =
+      request.operation === 'UPDATE' &&
+      request.namespace === namespace &&
+      request.name === name &&
+      setsRefs !== undefined &&
+      denied < times;
+    if (deny) denied++;
+    return {
+      statusCode: 200,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        apiVersion: 'admission.k8s.io/v1',
+        kind: 'AdmissionReview',
+        response: {
+          uid: request.uid,
+          allowed: !deny,
+          ...(deny ? { status: { code: 403, message: `injected failure ${denied} of ${times}` } } : {}),
+        },
+      }),
+    };
+  });
+  await applyObject(
+    ctx.mgmt.kube,
+    {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingWebhookConfiguration',
+      metadata: { name: `deny-${namespace}-${name}` },
+      webhooks: [
+        {
+          name: 'deny.cluster.test.example.com',
+          admissionReviewVersions: ['v1'],
+          sideEffects: 'None',
+          failurePolicy: 'Fail',
+          timeoutSeconds: 5,
+          namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': namespace } },
+          clientConfig: { url: `${server.url}/validate`, caBundle: server.caBundle },
+          rules: [
+            {
+              apiGroups: ['cluster.x-k8s.io'],
+              apiVersions: ['*'],
+              operations: ['UPDATE'],
+              resources: ['clusters'],
+              scope: 'Namespaced',
+            },
+          ],
+        },
+      ],
+    } as never,
+    { fieldManager: 'test-user', force: true },
+  );
+  return server;
+}
+
+const servers: WebhookServer[] = [];
+after(async () => {
+  for (const server of servers) await server.stop();
+});
 
 describe('topology defects on a real management cluster', () => {
   test('two ClusterClasses sharing templates both stay owners after several passes each', async () => {
@@ -95,5 +173,75 @@ describe('topology defects on a real management cluster', () => {
     assert.equal(fixed.result, 'Success', fixed.error);
     const recovered = await pass(ctx, { namespace: ns, name: 'c1' });
     assert.equal(recovered.result, 'Success', recovered.error);
+  });
+
+  test('a pass whose Cluster write fails leaves nothing behind; the retry after it creates exactly one set', async () => {
+    const ns = 'orphans';
+    const cc = testClusterClass(ns);
+    cc.spec!.controlPlane!.machineHealthCheck = {
+      unhealthyConditions: [{ type: 'Ready', status: 'Unknown', timeout: '300s' }],
+    };
+    await setUpClass(ctx, ns, cc);
+    const failures = 3;
+    servers.push(await denyClusterReferences(ns, 'c1', failures));
+    await put(ctx, testCluster(ns, 'c1'));
+    const key = { namespace: ns, name: 'c1' };
+    const ofC1 = (o: { metadata: { labels?: Record<string, string> | undefined } }) =>
+      o.metadata.labels?.['cluster.x-k8s.io/cluster-name'] === 'c1';
+
+    // The API server picks the webhook configuration up asynchronously: passes fail until it has denied 3 times.
+    let failed = 0;
+    let outcome = await pass(ctx, key);
+    for (let i = 0; outcome.result === 'Error' || failed < failures; i++) {
+      assert.ok(i < 50, `the webhook denied ${failed} of ${failures} writes within 50 passes`);
+      if (outcome.result === 'Error') {
+        assert.match(outcome.error ?? '', /injected failure/);
+        failed++;
+        for (const kind of [
+          [infra, 'DockerCluster'],
+          ['controlplane.cluster.x-k8s.io/v1beta1', 'KubeadmControlPlane'],
+          [infra, 'DockerMachineTemplate'],
+          [capi, 'MachineHealthCheck'],
+        ] as const) {
+          assert.deepEqual(
+            (await list(ctx, kind[0], kind[1], ns)).filter(ofC1).map((o) => o.metadata.name),
+            [],
+            `failed pass ${failed} left no ${kind[1]}`,
+          );
+        }
+      } else {
+        // Passed before the webhook was active: start over from a fresh Cluster.
+        assert.fail('a pass succeeded before the webhook denied anything; the test cannot prove the guarantee');
+      }
+      outcome = await pass(ctx, key);
+    }
+    assert.equal(outcome.result, 'Success', outcome.error);
+    assert.equal(failed, failures);
+
+    const cluster = await mustGet(ctx, capi, 'Cluster', key);
+    const names = async (apiVersion: string, kind: string) =>
+      (await list(ctx, apiVersion, kind, ns))
+        .filter(ofC1)
+        .map((o) => o.metadata.name ?? '')
+        .sort();
+    const infraRef = dig(cluster, 'spec', 'infrastructureRef', 'name');
+    const cpRef = dig(cluster, 'spec', 'controlPlaneRef', 'name');
+    assert.deepEqual(await names(infra, 'DockerCluster'), [infraRef], 'exactly one InfrastructureCluster');
+    assert.deepEqual(
+      await names('controlplane.cluster.x-k8s.io/v1beta1', 'KubeadmControlPlane'),
+      [cpRef],
+      'exactly one ControlPlane',
+    );
+    const cp = await mustGet(ctx, 'controlplane.cluster.x-k8s.io/v1beta1', 'KubeadmControlPlane', {
+      namespace: ns,
+      name: String(cpRef),
+    });
+    const cpTemplate = dig(cp, 'spec', 'machineTemplate', 'infrastructureRef', 'name');
+    const machineTemplates = await names(infra, 'DockerMachineTemplate');
+    assert.equal(machineTemplates.length, 3, 'one control-plane and two MachineDeployment templates');
+    assert.ok(machineTemplates.includes(String(cpTemplate)));
+    const healthChecks = await names(capi, 'MachineHealthCheck');
+    assert.equal(healthChecks.length, 2, 'one for the control plane, one for md-a');
+    assert.ok(healthChecks.includes(String(cpRef)), 'the control plane health check is named after the ControlPlane');
   });
 });
