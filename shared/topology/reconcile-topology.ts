@@ -15,7 +15,11 @@ import { reconcileConditions } from '#shared/topology/apply/reconcile-condition.
 import type { ApplyContext } from '#shared/topology/apply/reconcile-object.ts';
 import { reconcileState } from '#shared/topology/apply/reconcile-state.ts';
 import { getBlueprint, getClusterClass } from '#shared/topology/current/get-blueprint.ts';
-import { getCurrentState, type CurrentStateReads } from '#shared/topology/current/get-current-state.ts';
+import {
+  computeUnreferencedKinds,
+  getCurrentState,
+  type CurrentStateReads,
+} from '#shared/topology/current/get-current-state.ts';
 import { createKubeReader, getCluster } from '#shared/topology/current/kube-reader.ts';
 import { computeDesiredState } from '#shared/topology/desired/compute-desired-state.ts';
 import { controlPlaneContract } from '#shared/topology/desired/compute-control-plane.ts';
@@ -131,7 +135,12 @@ async function reconcile(
   );
   const blueprint = await step('error reading the ClusterClass', () => getBlueprint(reader, clusterClass));
   const current = await step('error reading current state of the Cluster topology', () =>
-    getCurrentState(reader, topologyCluster, computeCurrentStateReads(topologyCluster, clusterClass, pass.proofs)),
+    getCurrentState(
+      reader,
+      topologyCluster,
+      computeCurrentStateReads(topologyCluster, clusterClass, pass.proofs),
+      computeUnreferencedKinds(blueprint),
+    ),
   );
   const desired = await step('error computing the desired state of the Cluster topology', () =>
     computeDesiredState({ cluster: topologyCluster, blueprint, current }, { randomSuffix: deps.randomSuffix }),

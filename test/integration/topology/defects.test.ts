@@ -30,9 +30,15 @@ type Review = {
 
 /**
  * A validating webhook (real HTTPS, called by the real API server) that refuses the first `times` updates of the
- * Cluster `namespace/name` that set `spec.infrastructureRef`, then allows everything.
+ * Cluster `namespace/name` that set `spec.infrastructureRef`, then allows them; with `denyDeletes`, every delete of
+ * a topology object in the namespace is refused too (a pass that dies before its cleanup, as a killed function).
  */
-async function denyClusterReferences(namespace: string, name: string, times: number): Promise<WebhookServer> {
+async function denyClusterReferences(
+  namespace: string,
+  name: string,
+  times: number,
+  opts: { denyDeletes?: boolean } = {},
+): Promise<WebhookServer> {
   let denied = 0;
   const server = await startWebhookServer(async (event) => {
     const body = (event as { body: string }).body;
@@ -46,6 +52,18 @@ async function denyClusterReferences(namespace: string, name: string, times: num
       setsRefs !== undefined &&
       denied < times;
     if (deny) denied++;
+    const denyDelete = opts.denyDeletes === true && request.operation === 'DELETE';
+    if (denyDelete) {
+      return {
+        statusCode: 200,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          apiVersion: 'admission.k8s.io/v1',
+          kind: 'AdmissionReview',
+          response: { uid: request.uid, allowed: false, status: { code: 403, message: 'the pass died here' } },
+        }),
+      };
+    }
     return {
       statusCode: 200,
       headers: { 'content-type': 'application/json' },
@@ -81,6 +99,13 @@ async function denyClusterReferences(namespace: string, name: string, times: num
               apiVersions: ['*'],
               operations: ['UPDATE'],
               resources: ['clusters'],
+              scope: 'Namespaced',
+            },
+            {
+              apiGroups: ['cluster.x-k8s.io', 'infrastructure.cluster.x-k8s.io', 'controlplane.cluster.x-k8s.io'],
+              apiVersions: ['*'],
+              operations: ['DELETE'],
+              resources: ['dockerclusters', 'kubeadmcontrolplanes', 'dockermachinetemplates', 'machinehealthchecks'],
               scope: 'Namespaced',
             },
           ],
@@ -243,5 +268,46 @@ describe('topology defects on a real management cluster', () => {
     const healthChecks = await names(capi, 'MachineHealthCheck');
     assert.equal(healthChecks.length, 2, 'one for the control plane, one for md-a');
     assert.ok(healthChecks.includes(String(cpRef)), 'the control plane health check is named after the ControlPlane');
+  });
+
+  test('a pass that dies before its cleanup leaves objects the retries reuse: still exactly one set', async () => {
+    const ns = 'orphans-crash';
+    const cc = testClusterClass(ns);
+    cc.spec!.controlPlane!.machineHealthCheck = {
+      unhealthyConditions: [{ type: 'Ready', status: 'Unknown', timeout: '300s' }],
+    };
+    await setUpClass(ctx, ns, cc);
+    servers.push(await denyClusterReferences(ns, 'c1', 2, { denyDeletes: true }));
+    await put(ctx, testCluster(ns, 'c1'));
+    const key = { namespace: ns, name: 'c1' };
+    const ofC1 = (o: { metadata: { labels?: Record<string, string> | undefined } }) =>
+      o.metadata.labels?.['cluster.x-k8s.io/cluster-name'] === 'c1';
+    const count = async (apiVersion: string, kind: string) =>
+      (await list(ctx, apiVersion, kind, ns)).filter(ofC1).length;
+
+    let failed = 0;
+    let outcome = await pass(ctx, key);
+    for (let i = 0; outcome.result === 'Error'; i++) {
+      assert.ok(i < 50, 'the webhook lets the Cluster write through after 2 denials');
+      assert.match(outcome.error ?? '', /injected failure/);
+      failed++;
+      assert.equal(await count(infra, 'DockerCluster'), 1, `after failed pass ${failed}: one DockerCluster`);
+      assert.equal(await count('controlplane.cluster.x-k8s.io/v1beta1', 'KubeadmControlPlane'), 1);
+      assert.equal(await count(infra, 'DockerMachineTemplate'), 1, 'one control-plane template');
+      assert.equal(await count(capi, 'MachineHealthCheck'), 1, 'one control-plane health check');
+      outcome = await pass(ctx, key);
+    }
+    // NOTE: the reused ControlPlane was not created by this pass, so MachineDeployments wait for it (as upstream).
+    assert.equal(outcome.result, 'Requeue', JSON.stringify(outcome));
+    assert.equal(failed, 2, 'both denials were seen (the webhook was active from the first pass)');
+    assert.equal(await count(infra, 'DockerCluster'), 1);
+    assert.equal(await count('controlplane.cluster.x-k8s.io/v1beta1', 'KubeadmControlPlane'), 1);
+    assert.equal(await count(infra, 'DockerMachineTemplate'), 1);
+    assert.equal(await count(capi, 'MachineHealthCheck'), 1);
+    const cluster = await mustGet(ctx, capi, 'Cluster', key);
+    const docker = (await list(ctx, infra, 'DockerCluster', ns)).filter(ofC1)[0];
+    assert.equal(dig(cluster, 'spec', 'infrastructureRef', 'name'), docker?.metadata.name, 'the Cluster references it');
+    const kcp = (await list(ctx, 'controlplane.cluster.x-k8s.io/v1beta1', 'KubeadmControlPlane', ns)).filter(ofC1)[0];
+    assert.equal(dig(cluster, 'spec', 'controlPlaneRef', 'name'), kcp?.metadata.name);
   });
 });
