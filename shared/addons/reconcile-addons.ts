@@ -10,6 +10,8 @@ import type { ClusterOutcome, ResourceOutcome } from '#shared/addons/desired/res
 import { computeResourceOutcome } from '#shared/addons/desired/resource-outcome.ts';
 import { computeResourcesAppliedCondition } from '#shared/addons/desired/resources-applied-condition.ts';
 import { computeResourcesToApply } from '#shared/addons/desired/resources-to-apply.ts';
+import { computePausedCondition, isPaused, PausedCondition } from '#shared/addons/desired/paused-condition.ts';
+import { computeSecretTypeCheck } from '#shared/addons/desired/secret-type-check.ts';
 import { ResourcesAppliedCondition } from '#shared/api/addons.ts';
 import { getBinding, listBindings, listBindingsOf, type BindingLookup } from '#shared/addons/current/get-binding.ts';
 import { getClusterResourceSet, listClusterResourceSets } from '#shared/addons/current/get-cluster-resource-set.ts';
@@ -70,13 +72,18 @@ function workloadClientOf(deps: AddonsDeps): (cluster: ObjectKey) => Promise<Kub
   return deps.workloadClient ?? ((cluster) => getWorkloadClusterClient(deps.kube, cluster, { timeoutMs: 10_000 }));
 }
 
-/** Applies what `crs` still owes one Cluster and records it in the Cluster's binding. */
+/**
+ * Applies what `crs` still owes one Cluster and records it in the Cluster's binding. A Cluster without a workload
+ * client yet (`notReady` says why, or its kubeconfig Secret is missing) gets its binding entry and a
+ * RemoteClusterClientFailed outcome saying why, as upstream v1.14 records it, and is looked at again later.
+ */
 async function reconcileCluster(
   deps: AddonsDeps,
   crs: ClusterResourceSet,
   cluster: AddonsCluster,
   resources: CurrentResources,
   bindingOf: BindingLookup,
+  notReady?: string,
 ): Promise<ClusterPass> {
   const key = clusterKeyOf(cluster);
   const where = describeObject('Cluster', key.namespace, key.name);
@@ -90,11 +97,15 @@ async function reconcileCluster(
   const changed: string[] = [];
   let outcomes: ResourceOutcome[] = plan.resources.map((d) => computeResourceOutcome(d));
   let remoteClientError: string | undefined;
+  let waiting = false;
   if (plan.resources.some((d) => d.action === 'apply')) {
-    const connection = await getWorkloadConnection(workloadClientOf(deps), key);
-    if (connection.status === 'waiting') return { changed: [], waiting: true };
-    if (connection.status === 'failed') {
-      remoteClientError = connection.message;
+    const connection =
+      notReady === undefined
+        ? await getWorkloadConnection(workloadClientOf(deps), key)
+        : ({ status: 'waiting', reason: notReady } as const);
+    if (connection.status !== 'connected') {
+      waiting = connection.status === 'waiting';
+      remoteClientError = connection.status === 'waiting' ? connection.reason : connection.message;
       outcomes = outcomes.map((o, i) =>
         plan.resources[i]?.action === 'apply' ? { ref: o.ref, outcome: 'Skipped' } : o,
       );
@@ -127,12 +138,15 @@ async function reconcileCluster(
   try {
     const desired = computeBinding(binding, cluster, crs, outcomes, deps.now());
     const written = await reconcileBinding(deps.kube, binding, desired, deps.fieldManager);
-    return { outcome, changed: [...changed, ...(written === undefined ? [] : [written])] };
+    return { outcome, waiting, changed: [...changed, ...(written === undefined ? [] : [written])] };
   } catch (err) {
-    if (err instanceof KubeConflictError) return { outcome, changed, conflict: true };
-    return { outcome, changed, error: errorMessage(err) };
+    if (err instanceof KubeConflictError) return { outcome, waiting, changed, conflict: true };
+    return { outcome, waiting, changed, error: errorMessage(err) };
   }
 }
+
+/** Why a selected Cluster gets nothing applied yet (upstream's ClusterCache does not connect to it either). */
+const notReadyReason = 'its infrastructure is not ready yet (status.infrastructureReady is not true)';
 
 /** Summarises a pass: Error when anything failed, Requeue when a Cluster is waiting or a write conflicted. */
 function computeAddonsOutcome(
@@ -185,11 +199,20 @@ async function reconcileDelete(deps: AddonsDeps, crs: ClusterResourceSet): Promi
 export async function reconcileAddons(deps: AddonsDeps, key: ObjectKey): Promise<AddonsOutcome> {
   const crs = await getClusterResourceSet(deps.kube, key);
   if (crs === undefined) return { result: 'Success', changed: [] };
+  const changed: string[] = [];
+  // Upstream: the finalizer first, then a paused ClusterResourceSet (even one being deleted) only gets its condition.
+  if (crs.metadata.deletionTimestamp === undefined) {
+    const finalizer = await addFinalizer(deps.kube, crs, deps.fieldManager);
+    if (finalizer !== undefined) changed.push(finalizer);
+  }
+  const previousPaused = crs.status?.conditions?.find((c) => c.type === PausedCondition);
+  const paused = computePausedCondition(crs, deps.now(), previousPaused);
+  if (isPaused(crs)) {
+    const status = await reconcileStatus(deps.kube, crs, paused, deps.fieldManager);
+    return { result: 'Success', changed: [...changed, status].filter(isDefined) };
+  }
   if (crs.metadata.deletionTimestamp !== undefined) return reconcileDelete(deps, crs);
 
-  const changed: string[] = [];
-  const finalizer = await addFinalizer(deps.kube, crs, deps.fieldManager);
-  if (finalizer !== undefined) changed.push(finalizer);
   const previous = crs.status?.conditions?.find((c) => c.type === ResourcesAppliedCondition);
 
   const selected = await listSelectedClusters(deps.kube, crs);
@@ -211,23 +234,36 @@ export async function reconcileAddons(deps: AddonsDeps, key: ObjectKey): Promise
   const resources: CurrentResources = anySelected
     ? await getResources(deps.kube, crs)
     : { fetched: new Map(), objects: new Map() };
-  changed.push(
-    ...(await reconcileResourceOwnerRefs(deps.kube, crs, [...resources.objects.values()], deps.fieldManager)),
+  // Upstream checks a Secret's type before it adds the owner reference: a Secret of another type is never touched.
+  const owned = [...resources.objects.values()].filter(
+    (obj) =>
+      obj.kind !== 'Secret' ||
+      computeSecretTypeCheck({
+        namespace: obj.metadata.namespace ?? '',
+        name: obj.metadata.name ?? '',
+        type: typeof obj['type'] === 'string' ? obj['type'] : undefined,
+      }) === undefined,
   );
+  changed.push(...(await reconcileResourceOwnerRefs(deps.kube, crs, owned, deps.fieldManager)));
 
   const passes: ClusterPass[] = [];
   let aborted = false;
   // NOTE: one LIST for every selected Cluster's binding; a binding changed meanwhile by another ClusterResourceSet's
   // pass makes our write fail its resourceVersion precondition (a conflict, retried), never overwrites it.
-  const bindingOf: BindingLookup =
-    selected.ready.length > 0 ? await listBindings(deps.kube, crs.metadata.namespace ?? '') : () => undefined;
-  for (const cluster of selected.ready) {
+  const bindingOf: BindingLookup = anySelected
+    ? await listBindings(deps.kube, crs.metadata.namespace ?? '')
+    : () => undefined;
+  const clusters = [
+    ...selected.ready.map((cluster) => ({ cluster, notReady: undefined })),
+    ...selected.waiting.map((cluster) => ({ cluster, notReady: notReadyReason })),
+  ];
+  for (const { cluster, notReady } of clusters) {
     if (deps.signal?.aborted) {
       aborted = true;
       break;
     }
     try {
-      passes.push(await reconcileCluster(deps, crs, cluster, resources, bindingOf));
+      passes.push(await reconcileCluster(deps, crs, cluster, resources, bindingOf, notReady));
     } catch (err) {
       passes.push({ changed: [], error: errorMessage(err) });
     }
@@ -235,9 +271,19 @@ export async function reconcileAddons(deps: AddonsDeps, key: ObjectKey): Promise
 
   const outcomes = passes.map((p) => p.outcome).filter(isDefined);
   const condition = computeResourcesAppliedCondition({ clusters: outcomes }, deps.now(), previous);
-  const status = await reconcileStatus(deps.kube, crs, condition, deps.fieldManager);
+  const status = await reconcileStatus(
+    deps.kube,
+    crs,
+    previousPaused === undefined ? condition : [paused, condition].filter(isDefined),
+    deps.fieldManager,
+  );
+  // A Cluster that is only waiting for its infrastructure or kubeconfig is reported, but is no error: look again later.
+  const failed = computeResourcesAppliedCondition(
+    { clusters: passes.filter((p) => p.waiting !== true).flatMap((p) => (p.outcome ? [p.outcome] : [])) },
+    deps.now(),
+  );
   const errors = [
-    ...(condition?.status === 'False' && condition.message !== undefined ? [condition.message] : []),
+    ...(failed?.status === 'False' && failed.message !== undefined ? [failed.message] : []),
     ...passes.map((p) => p.error).filter(isDefined),
   ];
   return computeAddonsOutcome([...changed, ...passes.flatMap((p) => p.changed), status].filter(isDefined), errors, {

@@ -27,7 +27,8 @@ export type ConditionState = Omit<Condition, 'lastTransitionTime'>;
 export type PassState =
   | { readonly kind: 'Deleted' }
   | { readonly kind: 'Failed'; readonly message: string }
-  | { readonly kind: 'ClusterClassNotReconciled' }
+  /** `failure`: why the class's own pass failed (its VariablesReconciled message), when it says. */
+  | { readonly kind: 'ClusterClassNotReconciled'; readonly failure?: string | undefined }
   | {
       readonly kind: 'Reconciled';
       /** The topology version. */
@@ -123,8 +124,9 @@ export function computeTopologyReconciledCondition(state: PassState): ConditionS
         type,
         status: 'False',
         reason: TopologyReconciledReason.ClusterClassNotReconciled,
-        severity: 'Info',
-        message: classNotReconciledMessage,
+        severity: state.failure === undefined ? 'Info' : 'Error',
+        message:
+          state.failure === undefined ? classNotReconciledMessage : `${classNotReconciledMessage}: ${state.failure}`,
       };
     case 'Reconciled':
       return computeHoldCondition(state) ?? { type, status: 'True' };
@@ -187,6 +189,8 @@ export function computeOutcome(state: PassState, changed: readonly string[]): To
     case 'Failed':
       return { result: 'Error', changed, error: state.message };
     case 'ClusterClassNotReconciled':
+      // A class that failed its own pass will not get better by asking every 10 s: back off until it changes.
+      if (state.failure !== undefined) return { result: 'Error', changed, error: state.failure };
       return { result: 'Requeue', requeueAfterMs: classRequeueMs, changed };
     case 'Deleted':
       return { result: 'Success', changed };

@@ -14,9 +14,11 @@ import type { ConditionState, TopologyOutcome } from '#shared/topology/outcome.t
 import type { TopologyDeps } from '#shared/topology/reconcile-topology.ts';
 import type { Unstructured } from '#shared/topology/types.ts';
 import { computeClusterClassStatusVariables } from '#shared/topology/validation/validate-cluster-class.ts';
+import { formatFieldErrors, validateClusterClassVariables } from '#shared/topology/variables/index.ts';
 
 export const ClusterClassVariablesReconciledCondition = 'VariablesReconciled';
 export const ClusterClassRefVersionsUpToDateCondition = 'RefVersionsUpToDate';
+export const VariableDiscoveryFailedReason = 'VariableDiscoveryFailed';
 const PausedAnnotation = 'cluster.x-k8s.io/paused';
 
 /** Every template reference of a ClusterClass, each once. */
@@ -40,6 +42,11 @@ export function computeTemplateRefs(cc: ClusterClass): ObjectReference[] {
     seen.add(key);
     return true;
   });
+}
+
+/** The field manager owning this ClusterClass's owner reference on templates (at most 128 characters, as required). */
+export function computeOwnerFieldManager(fieldManager: string, cc: ClusterClass): string {
+  return `${fieldManager}/clusterclass-${cc.metadata.uid ?? ''}`;
 }
 
 /** Adds the ClusterClass owner reference to one template unless it is there (or the template is paused). */
@@ -69,7 +76,8 @@ async function reconcileTemplateOwner(
     (o) => o.uid === owner.uid && o.kind === owner.kind && o.name === owner.name && o.apiVersion === owner.apiVersion,
   );
   if (has) return undefined;
-  // NOTE: ownerReferences is a list-map keyed by uid, so applying our one entry leaves every other owner alone.
+  // NOTE: ownerReferences is a list-map keyed by uid. Each class applies its one entry under a field manager of its
+  // own: under a shared manager, a class's apply would take over (and so remove) the entry the previous class applied.
   await applyObject(
     deps.kube,
     {
@@ -77,7 +85,7 @@ async function reconcileTemplateOwner(
       kind: template.kind,
       metadata: { name: id.name, namespace, uid: template.metadata.uid, ownerReferences: [owner] },
     },
-    { fieldManager, force: true },
+    { fieldManager: computeOwnerFieldManager(fieldManager, cc), force: true },
   );
   return `set ClusterClass owner on ${describeObject(id.kind, namespace, id.name)}`;
 }
@@ -106,15 +114,29 @@ export async function reconcileClusterClass(deps: TopologyDeps, key: ObjectKey):
       errors.push(errorMessage(err));
     }
   }
+  // NOTE: upstream's webhook refuses invalid variable schemas; a class admitted without it (webhook down, or written
+  // before) is caught here, as upstream's controller catches invalid discovered variables.
+  const variableErrors = formatFieldErrors(validateClusterClassVariables(cc.spec?.variables ?? []));
+  const variablesError =
+    variableErrors.length > 0 ? `VariableDiscovery failed: ${variableErrors.join('; ')}` : undefined;
+  if (variablesError !== undefined) errors.push(variablesError);
   const variables = [...computeClusterClassStatusVariables(cc)].sort((a, b) => a.name.localeCompare(b.name));
   const conditions: ConditionState[] = [
-    { type: ClusterClassVariablesReconciledCondition, status: 'True' },
+    variablesError === undefined
+      ? { type: ClusterClassVariablesReconciledCondition, status: 'True' }
+      : {
+          type: ClusterClassVariablesReconciledCondition,
+          status: 'False',
+          reason: VariableDiscoveryFailedReason,
+          severity: 'Error',
+          message: variablesError,
+        },
     { type: ClusterClassRefVersionsUpToDateCondition, status: 'True' },
   ];
   const write = { kube: deps.kube, fieldManager, now: deps.now() };
   // Only a pass that completed records the generation it reconciled (upstream WithStatusObservedGeneration).
   const extra = () => ({
-    variables,
+    ...(variablesError === undefined ? { variables } : {}),
     ...(errors.length === 0 ? { observedGeneration: cc.metadata.generation } : {}),
   });
   try {

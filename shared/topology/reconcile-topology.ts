@@ -3,7 +3,7 @@
 import type { Cluster } from '#shared/api/cluster.ts';
 import type { ClusterClass } from '#shared/api/cluster-class.ts';
 import type { ObjectKey } from '#shared/api/object-meta.ts';
-import { CapiError, errorMessage } from '#shared/errors/index.ts';
+import { CapiError, describeObject, errorMessage } from '#shared/errors/index.ts';
 import type { KubeClient } from '#shared/kube/index.ts';
 import {
   computeNoChangeRecord,
@@ -15,7 +15,11 @@ import { reconcileConditions } from '#shared/topology/apply/reconcile-condition.
 import type { ApplyContext } from '#shared/topology/apply/reconcile-object.ts';
 import { reconcileState } from '#shared/topology/apply/reconcile-state.ts';
 import { getBlueprint, getClusterClass } from '#shared/topology/current/get-blueprint.ts';
-import { getCurrentState, type CurrentStateReads } from '#shared/topology/current/get-current-state.ts';
+import {
+  computeUnreferencedKinds,
+  getCurrentState,
+  type CurrentStateReads,
+} from '#shared/topology/current/get-current-state.ts';
 import { createKubeReader, getCluster } from '#shared/topology/current/kube-reader.ts';
 import { computeDesiredState } from '#shared/topology/desired/compute-desired-state.ts';
 import { controlPlaneContract } from '#shared/topology/desired/compute-control-plane.ts';
@@ -78,6 +82,13 @@ export function isClusterClassReconciled(cc: ClusterClass): boolean {
   return variables?.status === 'True' && cc.metadata.generation === cc.status?.observedGeneration;
 }
 
+/** Why the class's own pass failed, from its VariablesReconciled condition (undefined when it did not say). */
+function computeClusterClassFailure(cc: ClusterClass): string | undefined {
+  const variables = cc.status?.conditions?.find((c) => c.type === 'VariablesReconciled');
+  if (variables?.status !== 'False' || !variables.message) return undefined;
+  return `${describeObject('ClusterClass', cc.metadata.namespace, cc.metadata.name)}: ${variables.message}`;
+}
+
 /** Defaults and validates the Cluster's variables against its class (upstream DefaultAndValidateVariables). */
 function computeValidatedCluster(cluster: Cluster, cc: ClusterClass): Cluster {
   const id = { kind: 'Cluster', namespace: cluster.metadata.namespace, name: cluster.metadata.name };
@@ -117,13 +128,19 @@ async function reconcile(
 ): Promise<PassState> {
   const reader = createKubeReader(deps.kube, { prefetched: pass.prefetched });
   const clusterClass = await step('failed to retrieve ClusterClass', () => getClusterClass(reader, cluster));
-  if (!isClusterClassReconciled(clusterClass)) return { kind: 'ClusterClassNotReconciled' };
+  if (!isClusterClassReconciled(clusterClass))
+    return { kind: 'ClusterClassNotReconciled', failure: computeClusterClassFailure(clusterClass) };
   const topologyCluster = await step('failed to validate Cluster variables', () =>
     computeValidatedCluster(cluster, clusterClass),
   );
   const blueprint = await step('error reading the ClusterClass', () => getBlueprint(reader, clusterClass));
   const current = await step('error reading current state of the Cluster topology', () =>
-    getCurrentState(reader, topologyCluster, computeCurrentStateReads(topologyCluster, clusterClass, pass.proofs)),
+    getCurrentState(
+      reader,
+      topologyCluster,
+      computeCurrentStateReads(topologyCluster, clusterClass, pass.proofs),
+      computeUnreferencedKinds(blueprint),
+    ),
   );
   const desired = await step('error computing the desired state of the Cluster topology', () =>
     computeDesiredState({ cluster: topologyCluster, blueprint, current }, { randomSuffix: deps.randomSuffix }),

@@ -16,6 +16,7 @@ import { mutateClusterClass, validateClusterClassAdmission } from '#shared/webho
 import {
   mutateClusterResourceSet,
   validateClusterResourceSetAdmission,
+  validateClusterResourceSetBindingAdmission,
 } from '#shared/webhooks/review-cluster-resource-set.ts';
 import { validateProviderAdmission } from '#shared/webhooks/review-provider.ts';
 
@@ -36,6 +37,7 @@ const reviewers: Record<AdmissionMode, Readonly<Record<string, Reviewer>>> = {
     'cluster.x-k8s.io/Cluster': (r, d) => validateClusterAdmission(r, d.reader),
     'cluster.x-k8s.io/ClusterClass': (r, d) => validateClusterClassAdmission(r, d.reader),
     'addons.cluster.x-k8s.io/ClusterResourceSet': (r) => validateClusterResourceSetAdmission(r),
+    'addons.cluster.x-k8s.io/ClusterResourceSetBinding': (r) => validateClusterResourceSetBindingAdmission(r),
   },
 };
 

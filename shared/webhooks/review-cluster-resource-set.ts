@@ -1,10 +1,14 @@
-// Admission of ClusterResourceSets: `strategy` defaulted to ApplyOnce, then the selector and immutability rules.
-import { ClusterResourceSet } from '#shared/api/addons.ts';
+// Admission of ClusterResourceSets: `strategy` defaulted to ApplyOnce, then the selector and immutability rules; and
+// of ClusterResourceSetBindings: `spec.clusterName` immutable.
+import { ClusterResourceSet, ClusterResourceSetBinding } from '#shared/api/addons.ts';
 import type { AdmissionOutcome, AdmissionRequest } from '#shared/webhooks/admission-review.ts';
 import { computeFieldOutcome, type AdmittedObject } from '#shared/webhooks/admission-status.ts';
 import { cloneJson, computeJsonPatch, objectAt } from '#shared/webhooks/compute-json-patch.ts';
 import { parseAdmittedObject } from '#shared/webhooks/parse-admitted-object.ts';
-import { validateClusterResourceSet } from '#shared/webhooks/rules/cluster-resource-set-rules.ts';
+import {
+  validateClusterResourceSet,
+  validateClusterResourceSetBinding,
+} from '#shared/webhooks/rules/cluster-resource-set-rules.ts';
 
 function identity(request: AdmissionRequest, crs?: ClusterResourceSet): AdmittedObject {
   return {
@@ -31,4 +35,18 @@ export function validateClusterResourceSetAdmission(request: AdmissionRequest): 
     identity(request, parsed.value),
     validateClusterResourceSet(old?.ok ? old.value : undefined, parsed.value),
   );
+}
+
+/** Validating: a ClusterResourceSetBinding's `spec.clusterName` is immutable once set (upstream's webhook). */
+export function validateClusterResourceSetBindingAdmission(request: AdmissionRequest): AdmissionOutcome {
+  const parsed = parseAdmittedObject(ClusterResourceSetBinding, request.object);
+  const object: AdmittedObject = {
+    group: 'addons.cluster.x-k8s.io',
+    kind: 'ClusterResourceSetBinding',
+    name: (parsed.ok ? parsed.value.metadata.name : undefined) ?? request.name ?? '',
+  };
+  if (!parsed.ok) return computeFieldOutcome(object, parsed.errors);
+  const old =
+    request.operation === 'UPDATE' ? parseAdmittedObject(ClusterResourceSetBinding, request.oldObject) : undefined;
+  return computeFieldOutcome(object, validateClusterResourceSetBinding(old?.ok ? old.value : undefined, parsed.value));
 }

@@ -119,8 +119,8 @@ export async function reconcileResourceOwnerRefs(
 }
 
 /**
- * Writes `status.observedGeneration` and the `ResourcesApplied` condition (server-side apply of the status
- * subresource) when they differ from what `crs` holds; `condition` undefined keeps the current one.
+ * Writes `status.observedGeneration` and the given conditions (server-side apply of the status subresource) when
+ * they differ from what `crs` holds; `condition` undefined keeps the current ones.
  *
  * @example
  * await reconcileStatus(kube, crs, condition, 'capi-serverless-addons');
@@ -128,16 +128,17 @@ export async function reconcileResourceOwnerRefs(
 export async function reconcileStatus(
   kube: KubeClient,
   crs: ClusterResourceSet,
-  condition: Condition | undefined,
+  condition: Condition | readonly Condition[] | undefined,
   fieldManager: string,
 ): Promise<string | undefined> {
   const current = crs.status?.conditions ?? [];
-  const conditions =
-    condition === undefined
-      ? current
-      : current.some((c) => c.type === condition.type)
-        ? current.map((c) => (c.type === condition.type ? condition : c))
-        : [...current, condition];
+  const conditions = [condition ?? []]
+    .flat()
+    .reduce<Condition[]>(
+      (list, next) =>
+        list.some((c) => c.type === next.type) ? list.map((c) => (c.type === next.type ? next : c)) : [...list, next],
+      current,
+    );
   const observedGeneration = crs.metadata.generation;
   const sameConditions = isDeepStrictEqual(JSON.parse(JSON.stringify(conditions)), JSON.parse(JSON.stringify(current)));
   if (sameConditions && crs.status?.observedGeneration === observedGeneration) return undefined;

@@ -25,8 +25,10 @@ export function clusterKeyOf(cluster: AddonsCluster): ObjectKey {
 
 /**
  * Whether add-ons can be applied to the Cluster now. Upstream v1.7 tries to connect to any selected Cluster; later
- * versions (ClusterCache, v1.9) wait for `status.infrastructureReady`; so do we. The `<cluster>-kubeconfig` Secret is
- * checked when a client is needed (see getWorkloadConnection), so a Cluster with nothing to apply costs no read.
+ * versions (ClusterCache, v1.9) wait for `status.infrastructureReady`; so do we, and (as v1.14) a waiting Cluster
+ * still gets its binding entry and a RemoteClusterClientFailed condition saying why. The `<cluster>-kubeconfig`
+ * Secret is checked when a client is needed (see getWorkloadConnection), so a Cluster with nothing to apply costs no
+ * read.
  */
 export function isClusterInfrastructureReady(cluster: AddonsCluster): boolean {
   return cluster.status?.infrastructureReady === true;

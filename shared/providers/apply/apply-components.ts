@@ -1,5 +1,6 @@
 // Installs provider components with server-side apply, in install order, and removes old ones the way clusterctl
 // deletes a provider (CRDs and the namespace kept, cluster-scoped objects only when they belong to the instance).
+import { isDeepStrictEqual } from 'node:util';
 import type { Provider } from '#shared/api/operator.ts';
 import { describeObject } from '#shared/errors/index.ts';
 import { applyObject, deleteObject, refOf } from '#shared/kube/index.ts';
@@ -20,6 +21,35 @@ export async function applyComponents(
     applied.push(`applied ${describeObject(obj.kind, obj.metadata.namespace, obj.metadata.name)}`);
   }
   return applied;
+}
+
+/**
+ * Puts back component Deployments that drifted from what the operator applies: deleted by hand (missing from
+ * `current`) or changed (a dry-run apply would change their metadata labels or spec); leaves the others alone, so an
+ * undrifted provider costs one dry run per Deployment and no write. Returns what it repaired.
+ */
+export async function reconcileComponentDeployments(
+  kube: KubeClient,
+  objects: readonly ComponentObject[],
+  current: readonly KubeObject[],
+  fieldManager: string,
+): Promise<string[]> {
+  const repaired: string[] = [];
+  for (const obj of objects) {
+    if (obj.kind !== 'Deployment') continue;
+    const { namespace, name } = obj.metadata;
+    const found = current.find((d) => d.metadata.namespace === namespace && d.metadata.name === name);
+    if (found !== undefined) {
+      const wouldBe = await applyObject(kube, obj as KubeObject, { fieldManager, force: true, dryRun: true });
+      const same =
+        isDeepStrictEqual(wouldBe['spec'], found['spec']) &&
+        isDeepStrictEqual(wouldBe.metadata.labels ?? {}, found.metadata.labels ?? {});
+      if (same) continue;
+    }
+    await applyObject(kube, obj as KubeObject, { fieldManager, force: true });
+    repaired.push(`${found === undefined ? 'restored' : 'repaired'} ${describeObject(obj.kind, namespace, name)}`);
+  }
+  return repaired;
 }
 
 export type DeleteComponentsOptions = { readonly includeCRDs?: boolean; readonly includeNamespace?: boolean };

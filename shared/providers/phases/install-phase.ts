@@ -1,9 +1,15 @@
 // Install / upgrade / reconfigure: processes the components as clusterctl does, and when the hash of the inputs
 // differs from the one last applied, removes the old components (CRDs, namespace and user objects kept) and applies
-// the new ones with server-side apply. Unchanged inputs: nothing is written.
+// the new ones with server-side apply. Unchanged inputs: only component Deployments that drifted (deleted by hand or
+// changed) are put back.
 import { describeObject, errorMessage } from '#shared/errors/index.ts';
 import { getAdditionalManifests } from '#shared/providers/current/get-config-variables.ts';
-import { applyComponents, deleteComponents } from '#shared/providers/apply/apply-components.ts';
+import {
+  applyComponents,
+  deleteComponents,
+  reconcileComponentDeployments,
+} from '#shared/providers/apply/apply-components.ts';
+import { listProviderDeployments } from '#shared/providers/current/list-provider-objects.ts';
 import { patchProvider } from '#shared/providers/apply/write-provider.ts';
 import { computeInputsHash } from '#shared/providers/desired/compute-inputs-hash.ts';
 import { computeProviderComponents } from '#shared/providers/desired/compute-provider-components.ts';
@@ -42,7 +48,16 @@ export const installPhase: Phase = {
       applied === hash &&
       pass.installedVersion === release.version &&
       isConditionTrue(pass.conditions, ProviderCondition.ProviderInstalled);
-    if (upToDate) return undefined;
+    if (upToDate) {
+      const deployments = pass.deployments ?? (await listProviderDeployments(kube, pass.provider));
+      const desired = computePausedObjects(components.objects, deployments, pass.provider.spec?.paused === true);
+      const repaired = await reconcileComponentDeployments(kube, desired, deployments, fieldManager);
+      if (repaired.length > 0) {
+        pass.changed.push(...repaired);
+        pass.deployments = undefined;
+      }
+      return undefined;
+    }
 
     const who = describeObject(pass.provider.kind, pass.provider.metadata.namespace, pass.provider.metadata.name);
     const previous = pass.installedVersion;

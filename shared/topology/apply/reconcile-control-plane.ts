@@ -15,25 +15,30 @@ import { namePrefixes } from '#shared/topology/desired/names.ts';
 import { getPath, setPath } from '#shared/topology/desired/paths.ts';
 import type { CurrentState, DesiredState, Unstructured } from '#shared/topology/types.ts';
 
+/** What a control plane reconcile created: the ControlPlane itself, and every object it created (any kind). */
+export type ControlPlaneResult = { readonly controlPlaneCreated: boolean; readonly created: readonly Unstructured[] };
+
 /**
- * Reconciles the control plane; resolves whether the ControlPlane object was created in this pass.
+ * Reconciles the control plane; resolves whether the ControlPlane object was created in this pass and every object
+ * created (so a pass that fails before the Cluster references them can remove them again).
  *
  * @example
- * const created = await reconcileControlPlane(ctx, current, desired);
+ * const { controlPlaneCreated } = await reconcileControlPlane(ctx, current, desired);
  */
 export async function reconcileControlPlane(
   ctx: ApplyContext,
   current: CurrentState,
   desired: DesiredState,
-): Promise<boolean> {
+): Promise<ControlPlaneResult> {
   // NOTE: health checks do not depend on the Kubernetes version, so they follow even while an upgrade is pending.
-  await reconcileMachineHealthCheck(
+  const healthCheck = await reconcileMachineHealthCheck(
     ctx,
     current.controlPlane?.machineHealthCheck,
     desired.controlPlane.machineHealthCheck,
   );
+  const createdHealthCheck = healthCheck ? [healthCheck] : [];
   // Changing the ControlPlane while its upgrade waits would start a rollout now and another one with the upgrade.
-  if (desired.upgrade.controlPlane.isPendingUpgrade) return false;
+  if (desired.upgrade.controlPlane.isPendingUpgrade) return { controlPlaneCreated: false, created: createdHealthCheck };
 
   let controlPlane = desired.controlPlane.object;
   const desiredTemplate = desired.controlPlane.infrastructureMachineTemplate;
@@ -57,12 +62,21 @@ export async function reconcileControlPlane(
   try {
     result = await reconcileObject(ctx, { current: current.controlPlane?.object, desired: controlPlane });
   } catch (err) {
-    // The ControlPlane still references the old template: the new one must not linger.
+    // The ControlPlane still references the old template: the new one must not linger; nor a health check created
+    // for a ControlPlane that does not exist.
     await cleanupCreatedObject(ctx, created);
+    if (!current.controlPlane?.object) for (const obj of createdHealthCheck) await cleanupCreatedObject(ctx, obj);
     throw err;
   }
   if (currentTemplate && desiredTemplate && created && currentTemplate.metadata.name !== created.metadata.name) {
     await deleteCurrentObject(ctx, currentTemplate);
   }
-  return result.created;
+  return {
+    controlPlaneCreated: result.created,
+    created: [
+      ...createdHealthCheck,
+      ...(created ? [created] : []),
+      ...(result.created && result.object ? [result.object] : []),
+    ],
+  };
 }

@@ -5,7 +5,8 @@ import { deleteCurrentObject, reconcileObject, type ApplyContext } from '#shared
 import type { Unstructured } from '#shared/topology/types.ts';
 
 /**
- * Brings one MachineHealthCheck from `current` to `desired` (either may be missing).
+ * Brings one MachineHealthCheck from `current` to `desired` (either may be missing); resolves the object when this
+ * call created it.
  *
  * @example
  * await reconcileMachineHealthCheck(ctx, current.controlPlane?.machineHealthCheck, desired.controlPlane.machineHealthCheck);
@@ -14,14 +15,15 @@ export async function reconcileMachineHealthCheck(
   ctx: ApplyContext,
   current: MachineHealthCheck | undefined,
   desired: MachineHealthCheck | undefined,
-): Promise<void> {
-  if (!current && !desired) return;
+): Promise<Unstructured | undefined> {
+  if (!current && !desired) return undefined;
   if (current && !desired) {
     await deleteCurrentObject(ctx, current as Unstructured);
-    return;
+    return undefined;
   }
-  await reconcileObject(ctx, {
+  const result = await reconcileObject(ctx, {
     current: current as Unstructured | undefined,
     desired: desired as Unstructured,
   });
+  return result.created ? result.object : undefined;
 }

@@ -5,13 +5,16 @@ import { computeInfrastructureClusterIgnorePaths, clusterAllowedPaths } from '#s
 import { reconcileControlPlane } from '#shared/topology/apply/reconcile-control-plane.ts';
 import { reconcileMachineDeployments } from '#shared/topology/apply/reconcile-machine-deployments.ts';
 import { reconcileMachinePools } from '#shared/topology/apply/reconcile-machine-pools.ts';
-import { reconcileObject, type ApplyContext } from '#shared/topology/apply/reconcile-object.ts';
+import { cleanupCreatedObject, reconcileObject, type ApplyContext } from '#shared/topology/apply/reconcile-object.ts';
 import type { TopologyReader } from '#shared/topology/current/reader.ts';
 import type { CurrentState, DesiredState, Unstructured } from '#shared/topology/types.ts';
 
 /**
  * Applies `desired`; throws the first error after writing what can safely be written (as upstream: when the
  * ControlPlane fails right after the InfrastructureCluster was created, the Cluster still gets its infrastructureRef).
+ * When the Cluster's references cannot be written, everything this pass created is deleted again (the guarantee of
+ * upstream's temporary "cluster shim" owner, without waiting for a garbage collector): a failed pass leaves nothing
+ * unreferenced, and its retry creates one set, not another.
  *
  * @example
  * await reconcileState(ctx, reader, current, desired);
@@ -28,10 +31,13 @@ export async function reconcileState(
     ignorePaths: computeInfrastructureClusterIgnorePaths(desired.infrastructureCluster),
   });
 
+  const created: Unstructured[] = infrastructure.created && infrastructure.object ? [infrastructure.object] : [];
   let controlPlaneError: unknown;
   let controlPlaneCreated = false;
   try {
-    controlPlaneCreated = await reconcileControlPlane(ctx, current, desired);
+    const controlPlane = await reconcileControlPlane(ctx, current, desired);
+    controlPlaneCreated = controlPlane.controlPlaneCreated;
+    created.push(...controlPlane.created);
   } catch (err) {
     if (!infrastructure.created) throw err;
     controlPlaneError = err;
@@ -43,11 +49,17 @@ export async function reconcileState(
     const { controlPlaneRef: _dropped, ...spec } = desiredCluster.spec ?? {};
     desiredCluster = { ...desiredCluster, spec };
   }
-  await reconcileObject(ctx, {
-    current: current.cluster as Unstructured,
-    desired: desiredCluster as Unstructured,
-    allowedPaths: clusterAllowedPaths,
-  });
+  try {
+    await reconcileObject(ctx, {
+      current: current.cluster as Unstructured,
+      desired: desiredCluster as Unstructured,
+      allowedPaths: clusterAllowedPaths,
+    });
+  } catch (err) {
+    // Newest first, so nothing is left pointing at an object already gone.
+    for (const obj of [...created].reverse()) await cleanupCreatedObject(ctx, obj);
+    throw err;
+  }
   if (controlPlaneError !== undefined) throw controlPlaneError;
 
   await reconcileMachineDeployments(ctx, reader, current, desired);

@@ -1,5 +1,7 @@
 // Reads what a Cluster's topology consists of today (upstream getCurrentState): objects found through the Cluster's
-// references and through the topology labels, never by guessing names.
+// references and through the topology labels, never by guessing names. An InfrastructureCluster or ControlPlane a
+// pass created but could not reference from the Cluster (the pass died before its cleanup) is found by its labels
+// and owner, and reused.
 import type { Cluster } from '#shared/api/cluster.ts';
 import { MachineDeployment } from '#shared/api/machine-deployment.ts';
 import { MachineHealthCheck } from '#shared/api/machine-health-check.ts';
@@ -15,7 +17,13 @@ import {
   ClusterTopologyMachinePoolNameLabel,
   ClusterTopologyOwnedLabel,
 } from '#shared/topology/labels.ts';
-import type { CurrentState, MachineDeploymentState, MachinePoolState, Unstructured } from '#shared/topology/types.ts';
+import type {
+  Blueprint,
+  CurrentState,
+  MachineDeploymentState,
+  MachinePoolState,
+  Unstructured,
+} from '#shared/topology/types.ts';
 
 /** Which optional parts of the current state a pass must read; everything is read when not told otherwise. */
 export type CurrentStateReads = {
@@ -26,6 +34,46 @@ export type CurrentStateReads = {
 };
 
 const readEverything: CurrentStateReads = { machineHealthChecks: true, machinePools: true };
+
+/** The kinds a Cluster without references would create (from the class's templates), to find earlier attempts. */
+export type UnreferencedKinds = {
+  readonly infrastructureCluster?: { readonly apiVersion: string; readonly kind: string } | undefined;
+  readonly controlPlane?: { readonly apiVersion: string; readonly kind: string } | undefined;
+};
+
+/** The kinds of InfrastructureCluster and ControlPlane the class's templates make (a template's kind minus "Template"). */
+export function computeUnreferencedKinds(blueprint: Blueprint): UnreferencedKinds {
+  const kindOf = (template: Unstructured) => ({
+    apiVersion: template.apiVersion,
+    kind: template.kind.replace(/Template$/, ''),
+  });
+  return {
+    infrastructureCluster: kindOf(blueprint.infrastructureClusterTemplate),
+    controlPlane: kindOf(blueprint.controlPlaneTemplate),
+  };
+}
+
+/**
+ * The oldest live object of `kind` with the topology's labels that the Cluster owns: one an earlier pass created
+ * before it failed to write the Cluster's reference (upstream's cluster shim would have it collected instead).
+ */
+async function getUnreferenced(
+  reader: TopologyReader,
+  cluster: Cluster,
+  kind: { readonly apiVersion: string; readonly kind: string } | undefined,
+  owned: Readonly<Record<string, string>>,
+): Promise<Unstructured | undefined> {
+  if (!kind) return undefined;
+  const candidates = (
+    await reader.list({ ...kind, namespace: cluster.metadata.namespace ?? '', matchLabels: owned })
+  ).filter(
+    (o) =>
+      o.metadata.deletionTimestamp === undefined &&
+      (o.metadata.ownerReferences ?? []).some((r) => r.kind === 'Cluster' && r.uid === cluster.metadata.uid),
+  );
+  const key = (o: Unstructured) => `${o.metadata.creationTimestamp ?? ''}/${o.metadata.name ?? ''}`;
+  return candidates.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0))[0];
+}
 
 async function getRef(
   reader: TopologyReader,
@@ -114,12 +162,17 @@ export async function getCurrentState(
   reader: TopologyReader,
   cluster: Cluster,
   reads: CurrentStateReads = readEverything,
+  unreferenced: UnreferencedKinds = {},
 ): Promise<CurrentState> {
   const namespace = cluster.metadata.namespace ?? '';
   const clusterName = cluster.metadata.name ?? '';
   const owned = { [ClusterNameLabel]: clusterName, [ClusterTopologyOwnedLabel]: '' };
-  const infrastructureCluster = await getRef(reader, cluster.spec?.infrastructureRef, namespace, owned);
-  const cpObject = await getRef(reader, cluster.spec?.controlPlaneRef, namespace, owned);
+  const infrastructureCluster = cluster.spec?.infrastructureRef
+    ? await getRef(reader, cluster.spec.infrastructureRef, namespace, owned)
+    : await getUnreferenced(reader, cluster, unreferenced.infrastructureCluster, owned);
+  const cpObject = cluster.spec?.controlPlaneRef
+    ? await getRef(reader, cluster.spec.controlPlaneRef, namespace, owned)
+    : await getUnreferenced(reader, cluster, unreferenced.controlPlane, owned);
   const cpMachineTemplate = cpObject
     ? await getRef(
         reader,

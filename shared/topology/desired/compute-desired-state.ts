@@ -76,7 +76,7 @@ export function computeDesiredState(input: DesiredStateInput, deps: PureDeps): D
     computeMaxUpgradeConcurrency(cluster.metadata.annotations, ClusterTopologyUpgradeConcurrencyAnnotation),
   );
   const infrastructureCluster = wrap('InfrastructureCluster', () =>
-    computeInfrastructureCluster(blueprint, cluster, deps),
+    computeInfrastructureCluster(blueprint, cluster, deps, current.infrastructureCluster),
   );
   const cpInfrastructureMachineTemplate = wrap('ControlPlane InfrastructureMachineTemplate', () =>
     computeControlPlaneInfrastructureMachineTemplate(blueprint, current, deps),

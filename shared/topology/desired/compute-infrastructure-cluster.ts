@@ -9,18 +9,23 @@ import type { Blueprint, PureDeps, Unstructured } from '#shared/topology/types.t
 
 /**
  * The InfrastructureCluster from the class's infrastructure template, named `<cluster>-<random>` unless the Cluster
- * already references one.
+ * already references one or `current` (an earlier attempt the Cluster does not reference yet) exists.
  * NOTE: upstream first owns it through a "cluster shim" Secret until the Cluster references it; we set the Cluster
  * as owner directly (the core Cluster controller adds the same reference), so garbage collection works either way.
  */
-export function computeInfrastructureCluster(blueprint: Blueprint, cluster: Cluster, deps: PureDeps): Unstructured {
+export function computeInfrastructureCluster(
+  blueprint: Blueprint,
+  cluster: Cluster,
+  deps: PureDeps,
+  current?: Unstructured,
+): Unstructured {
   const clusterName = cluster.metadata.name ?? '';
   return computeObjectFromTemplate({
     template: blueprint.infrastructureClusterTemplate,
     clusterName,
     namespace: cluster.metadata.namespace ?? '',
     generatedName: computeSimpleName(namePrefixes.infrastructureCluster(clusterName), deps.randomSuffix),
-    currentName: cluster.spec?.infrastructureRef?.name,
+    currentName: cluster.spec?.infrastructureRef?.name ?? current?.metadata.name,
     ownerRef: computeClusterOwnerRef(cluster),
   });
 }

@@ -6,7 +6,7 @@ import { ClusterClass } from '#shared/api/cluster-class.ts';
 import { parseObject } from '#shared/api/parse.ts';
 import { CapiError, ValidationError } from '#shared/errors/index.ts';
 import { getBlueprint } from '#shared/topology/current/get-blueprint.ts';
-import { getCurrentState } from '#shared/topology/current/get-current-state.ts';
+import { computeUnreferencedKinds, getCurrentState } from '#shared/topology/current/get-current-state.ts';
 import { createMemoryReader } from '#shared/topology/current/reader.ts';
 import { computeDesiredState } from '#shared/topology/desired/compute-desired-state.ts';
 import { sortKeysDeep } from '#shared/topology/desired/paths.ts';
@@ -187,7 +187,7 @@ export async function computePlan(inputs: readonly SourcedObject[], deps: PureDe
         errors[0]?.field,
       );
     const blueprint = await withSource(input.source, () => getBlueprint(reader, cc));
-    const current = await getCurrentState(reader, cluster);
+    const current = await getCurrentState(reader, cluster, undefined, computeUnreferencedKinds(blueprint));
     const desired = withSource(input.source, () => computeDesiredState({ cluster, blueprint, current }, deps));
     for (const object of listDesiredObjects(desired)) {
       const existing =

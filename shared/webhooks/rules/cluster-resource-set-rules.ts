@@ -1,6 +1,7 @@
 // ClusterResourceSet rules of the admission webhook, as upstream's: the selector parses and is not empty (an empty
-// selector selects nothing), `strategy` defaults to ApplyOnce, and `strategy` and `clusterSelector` are immutable.
-import type { ClusterResourceSet } from '#shared/api/addons.ts';
+// selector selects nothing), `strategy` defaults to ApplyOnce, and `strategy` and `clusterSelector` are immutable;
+// a ClusterResourceSetBinding's `spec.clusterName` is immutable once set.
+import type { ClusterResourceSet, ClusterResourceSetBinding } from '#shared/api/addons.ts';
 import { isEmptyLabelSelector, validateLabelSelector } from '#shared/api/label-selector.ts';
 import { jsonEqual, type FieldError } from '#shared/topology/variables/index.ts';
 
@@ -34,4 +35,21 @@ export function validateClusterResourceSet(
   if (current && !jsonEqual(current.spec.clusterSelector, selector))
     errors.push({ type: 'Invalid', field: 'spec.clusterSelector', badValue, detail: 'field is immutable' });
   return errors;
+}
+
+/**
+ * Field errors of a ClusterResourceSetBinding create (`current` undefined) or update (upstream's binding webhook):
+ * `spec.clusterName`, once set, never changes.
+ *
+ * @example
+ * validateClusterResourceSetBinding(old, { ...old, spec: { ...old.spec, clusterName: 'other' } }); // [spec.clusterName: field is immutable]
+ */
+export function validateClusterResourceSetBinding(
+  current: ClusterResourceSetBinding | undefined,
+  desired: ClusterResourceSetBinding,
+): FieldError[] {
+  const before = current?.spec?.clusterName ?? '';
+  const after = desired.spec?.clusterName ?? '';
+  if (before === '' || before === after) return [];
+  return [{ type: 'Invalid', field: 'spec.clusterName', badValue: after, detail: 'field is immutable' }];
 }

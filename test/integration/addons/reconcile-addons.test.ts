@@ -115,14 +115,19 @@ describe('ClusterResourceSet passes on real management and workload clusters', (
     assert.equal(await configMapData(ctx.mgmt.kube, ns, 'one'), undefined, 'c3 does not match');
     assert.equal(ctx.workloadLogs.get(`${ns}/c3`), undefined, 'no client was made for c3');
     assert.equal(ctx.workloadLogs.get(`${ns}/c4`), undefined, 'no client was made for c4');
-    for (const name of ['c3', 'c4', 'c5']) assert.equal(await binding(ns, name), undefined, `no binding for ${name}`);
+    assert.equal(await binding(ns, 'c3'), undefined, 'no binding for c3');
+    // As upstream v1.14: a selected Cluster without a workload client yet gets its (empty) entry and is reported.
+    for (const name of ['c4', 'c5']) assert.deepEqual(entriesOf(await binding(ns, name), 'calico'), []);
 
     const crs = await getCRS(ns, 'calico');
     assert.ok(crs);
     assert.deepEqual(crs.metadata.finalizers, ['addons.cluster.x-k8s.io']);
     assert.equal(crs.status?.observedGeneration, crs.metadata.generation);
     const condition = crs.status?.conditions?.find((c) => c.type === 'ResourcesApplied');
-    assert.equal(condition?.status, 'True');
+    assert.equal(condition?.status, 'False');
+    assert.equal(condition?.reason, 'RemoteClusterClientFailed');
+    assert.match(condition?.message ?? '', /Cluster once-two\/c4: its infrastructure is not ready yet/);
+    assert.match(condition?.message ?? '', /Cluster once-two\/c5: Secret once-two\/c5-kubeconfig does not exist yet/);
     const hash = await resourceHash(ns, 'calico');
     for (const name of ['c1', 'c2']) {
       const b = await binding(ns, name);

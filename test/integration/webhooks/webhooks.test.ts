@@ -332,6 +332,26 @@ describe('ClusterResourceSet admission', () => {
   });
 });
 
+describe('ClusterResourceSetBinding admission', () => {
+  test('keeps spec.clusterName immutable once set, as upstream', async () => {
+    const binding = (clusterName: string, crsName = 'calico') =>
+      asKube({
+        apiVersion: 'addons.cluster.x-k8s.io/v1beta1',
+        kind: 'ClusterResourceSetBinding',
+        metadata: { namespace: 'default', name: 'c1' },
+        spec: { clusterName, bindings: [{ clusterResourceSetName: crsName, resources: [] }] },
+      });
+    await applyObject(mgmt.kube, binding('c1'), { fieldManager });
+    await refused(
+      applyObject(mgmt.kube, binding('c2'), { fieldManager }),
+      KubeInvalidError,
+      'ClusterResourceSetBinding.addons.cluster.x-k8s.io "c1" is invalid: spec.clusterName: Invalid value: "c2": field is immutable',
+    );
+    const updated = await applyObject(mgmt.kube, binding('c1', 'cilium'), { fieldManager });
+    assert.equal((updated['spec'] as { clusterName?: string }).clusterName, 'c1', 'other changes are allowed');
+  });
+});
+
 describe('provider admission', () => {
   const core = (namespace: string, name: string) =>
     asKube({

@@ -44,6 +44,7 @@ describe('loadWebhookConfigurations', () => {
     ['validation.cluster.cluster.x-k8s.io', 'Fail', 'validating'],
     ['validation.clusterclass.cluster.x-k8s.io', 'Fail', 'validating'],
     ['validation.clusterresourceset.addons.cluster.x-k8s.io', 'Fail', 'validating'],
+    ['validation.clusterresourcesetbinding.addons.cluster.x-k8s.io', 'Fail', 'validating'],
     ['validation.providers.operator.cluster.x-k8s.io', 'Ignore', 'validating'],
     ['default.cluster.cluster.x-k8s.io', 'Fail', 'mutating'],
     ['default.clusterclass.cluster.x-k8s.io', 'Ignore', 'mutating'],

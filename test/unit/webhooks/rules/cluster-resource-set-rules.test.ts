@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { ClusterResourceSet } from '#shared/api/addons.ts';
+import type { ClusterResourceSet, ClusterResourceSetBinding } from '#shared/api/addons.ts';
 import { formatFieldErrors } from '#shared/topology/variables/index.ts';
-import { validateClusterResourceSet } from '#shared/webhooks/rules/cluster-resource-set-rules.ts';
+import {
+  validateClusterResourceSet,
+  validateClusterResourceSetBinding,
+} from '#shared/webhooks/rules/cluster-resource-set-rules.ts';
 import { deepFreeze } from '#test/builders/topology.ts';
 
 const crs = (spec: Partial<ClusterResourceSet['spec']>): ClusterResourceSet =>
@@ -47,5 +50,41 @@ describe('validateClusterResourceSet', () => {
   ];
   for (const [name, current, desired, expected] of cases) {
     test(name, () => assert.deepEqual(formatFieldErrors(validateClusterResourceSet(current, desired)), expected));
+  }
+});
+
+const binding = (clusterName: string | undefined, crsName = 'calico'): ClusterResourceSetBinding =>
+  deepFreeze({
+    apiVersion: 'addons.cluster.x-k8s.io/v1beta1',
+    kind: 'ClusterResourceSetBinding',
+    metadata: { namespace: 'default', name: 'c1' },
+    spec: {
+      ...(clusterName === undefined ? {} : { clusterName }),
+      bindings: [{ clusterResourceSetName: crsName, resources: [] }],
+    },
+  });
+
+describe('validateClusterResourceSetBinding', () => {
+  const cases: [string, ClusterResourceSetBinding | undefined, ClusterResourceSetBinding, string[]][] = [
+    ['accepts a create', undefined, binding('c1'), []],
+    ['accepts an update keeping spec.clusterName', binding('c1'), binding('c1', 'cilium'), []],
+    ['accepts setting spec.clusterName on a binding from before v1.4', binding(undefined), binding('c1'), []],
+    [
+      'refuses a changed spec.clusterName, as upstream',
+      binding('c1'),
+      binding('c2'),
+      ['spec.clusterName: Invalid value: "c2": field is immutable'],
+    ],
+    [
+      'refuses removing spec.clusterName',
+      binding('c1'),
+      binding(undefined),
+      ['spec.clusterName: Invalid value: "": field is immutable'],
+    ],
+  ];
+  for (const [name, current, desired, want] of cases) {
+    test(name, () => {
+      assert.deepEqual(formatFieldErrors(validateClusterResourceSetBinding(current, desired)), want);
+    });
   }
 });
