@@ -12,6 +12,7 @@ import {
   type RequestRecord,
 } from '#shared/kube/index.ts';
 import { startControlPlane, type ControlPlane } from '#test/harness/control-plane.ts';
+import { computeUpstreamCrds } from '#test/harness/upstream-crds.ts';
 
 export const harnessFieldManager = 'capi-serverless-test-harness';
 
@@ -113,10 +114,17 @@ export function genericCrd(
 
 /**
  * A management cluster: control plane + our CRDs (+ extra CRDs, e.g. generic provider kinds). `extraApiServerArgs`
- * are appended to kube-apiserver's flags.
+ * are appended to kube-apiserver's flags. `crds: 'upstream'` installs upstream Cluster API's own CRDs instead of ours
+ * (test/harness/upstream-crds.ts, without conversion webhooks: `startUpstreamCapi` adds them), `'none'` only the
+ * extra CRDs.
  */
 export async function startManagementCluster(
-  opts: { name?: string; extraCrds?: readonly KubeObject[]; extraApiServerArgs?: readonly string[] } = {},
+  opts: {
+    name?: string;
+    crds?: 'ours' | 'upstream' | 'none';
+    extraCrds?: readonly KubeObject[];
+    extraApiServerArgs?: readonly string[];
+  } = {},
 ): Promise<TestCluster> {
   const cluster = await wrap(
     await startControlPlane({
@@ -125,7 +133,8 @@ export async function startManagementCluster(
     }),
   );
   try {
-    await installCrds(cluster.kube, [...ourCrds(), ...(opts.extraCrds ?? [])], { fieldManager: harnessFieldManager });
+    const base = { ours: ourCrds, upstream: () => computeUpstreamCrds(), none: () => [] }[opts.crds ?? 'ours']();
+    await installCrds(cluster.kube, [...base, ...(opts.extraCrds ?? [])], { fieldManager: harnessFieldManager });
     cluster.log.reset();
     return cluster;
   } catch (err) {
