@@ -142,7 +142,7 @@ async function start(
       : 'starting a management cluster (kube-apiserver + etcd on loopback) and DynamoDB Local…',
   );
   const [mgmt, ddb] = await Promise.all([
-    config.kubeconfigPath ? Promise.resolve(undefined) : startManagementCluster({ name: 'mgmt', extraCrds }),
+    config.kubeconfigPath ? Promise.resolve(undefined) : startManagementCluster({ name: 'mgmt', extraCrds, controllerManager: true }),
     startDynamoDB(),
   ]);
   if (mgmt) stops.push(() => mgmt.stop());
