@@ -3,10 +3,13 @@
 // an in-memory DevCluster provisioned by upstream's controllers, and the handoff (upstream's webhooks accept topology
 // objects, its topology and ClusterResourceSet controllers do not act).
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { parseAllDocuments } from 'yaml';
 import { after, before, describe, test } from 'node:test';
 import { applyObject, findObject, getObject, listObjects, type KubeObject } from '#shared/kube/index.ts';
 import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
 import { startUpstreamCapi, type UpstreamCapi } from '#test/harness/upstream-capi.ts';
+import { resolveUpstreamManifests } from '#test/harness/upstream-crds.ts';
 
 const ns = 'default';
 const fieldManager = 'test';
@@ -228,6 +231,44 @@ describe('upstream Cluster API managers in the harness', () => {
       name: 'in-memory',
     });
     assert.deepEqual(managers(clusterClass), [fieldManager], 'nobody but the test wrote the ClusterClass');
+  });
+
+  test("upstream's own in-memory e2e ClusterClass and topology Cluster are accepted by its webhooks", async () => {
+    const { e2e } = resolveUpstreamManifests();
+    const e2eNs = 'e2e';
+    await applyObject(mgmt.kube, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: e2eNs } }, { fieldManager });
+    const vars: Record<string, string> = {
+      NAMESPACE: e2eNs,
+      CLUSTER_NAME: 'e2e-in-memory',
+      KUBERNETES_VERSION: 'v1.34.0',
+      CONTROL_PLANE_MACHINE_COUNT: '1',
+      WORKER_MACHINE_COUNT: '1',
+      DOCKER_POD_CIDRS: '192.168.0.0/16',
+      DOCKER_SERVICE_CIDRS: '10.128.0.0/12',
+      DOCKER_SERVICE_DOMAIN: 'cluster.local',
+    };
+    // clusterctl's substitution: ${VAR}, ${VAR:-default} (nested once, as in the template).
+    const substitute = (text: string): string =>
+      text.replace(/\$\{([A-Z_]+)(?::-((?:\$\{[A-Z_]+\}|[^}])*))?\}/g, (_m, name: string, fallback?: string) => {
+        const value = vars[name] ?? (fallback === undefined ? undefined : substitute(fallback));
+        if (value === undefined) throw new Error(`no value for \${${name}}`);
+        return value;
+      });
+    for (const file of [e2e.clusterClassInMemory, e2e.clusterTemplateInMemoryTopology]) {
+      for (const doc of parseAllDocuments(substitute(readFileSync(file, 'utf8')))) {
+        const obj = doc.toJS() as KubeObject | null;
+        if (!obj) continue;
+        obj.metadata = { ...obj.metadata, namespace: obj.metadata.namespace ?? e2eNs };
+        await applyObject(mgmt.kube, obj, { fieldManager });
+      }
+    }
+    const cluster = await getObject(mgmt.kube, {
+      apiVersion: 'cluster.x-k8s.io/v1beta2',
+      kind: 'Cluster',
+      namespace: e2eNs,
+      name: 'e2e-in-memory',
+    });
+    assert.equal((cluster['spec'] as { topology: { classRef: { name: string } } }).topology.classRef.name, 'in-memory');
   });
 
   test("upstream's ClusterResourceSet controllers do not act", async () => {
