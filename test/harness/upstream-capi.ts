@@ -27,7 +27,8 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { applyObject, type KubeObject } from '#shared/kube/index.ts';
 import { issueCertificate, renderKubeconfig } from '#test/harness/certs.ts';
-import type { TestCluster } from '#test/harness/clusters.ts';
+import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
+import type { StartControllerManagerOptions } from '#test/harness/controller-manager.ts';
 import { getFreePort } from '#test/harness/ports.ts';
 import { probeHttp, startHarnessProcess, waitForProcesses, type HarnessProcess } from '#test/harness/processes.ts';
 import {
@@ -321,4 +322,44 @@ export async function startUpstreamCapi(mgmt: TestCluster, opts: StartUpstreamCa
       cause: err,
     });
   }
+}
+
+/**
+ * A management cluster as upstream Cluster API runs on: a harness control plane with kube-controller-manager (garbage
+ * collector, namespace controller), upstream's CRDs and managers (`startUpstreamCapi`). `stop()` stops both.
+ *
+ * @example
+ * const mgmt = await startUpstreamManagementCluster({ name: 'e2e' });
+ * try { ...mgmt.kube..., mgmt.upstream.logs() } finally { await mgmt.stop(); }
+ */
+export async function startUpstreamManagementCluster(
+  opts: {
+    name?: string;
+    /** Extra CRDs besides upstream's (e.g. the project's own non-Cluster-API kinds). */
+    extraCrds?: readonly KubeObject[];
+    controllerManager?: boolean | StartControllerManagerOptions;
+    upstream?: StartUpstreamCapiOptions;
+  } = {},
+): Promise<TestCluster & { readonly upstream: UpstreamCapi }> {
+  const mgmt = await startManagementCluster({
+    name: opts.name ?? 'mgmt',
+    crds: 'none',
+    controllerManager: opts.controllerManager ?? true,
+    ...(opts.extraCrds ? { extraCrds: opts.extraCrds } : {}),
+  });
+  let upstream: UpstreamCapi;
+  try {
+    upstream = await startUpstreamCapi(mgmt, opts.upstream);
+  } catch (err) {
+    await mgmt.stop();
+    throw err;
+  }
+  return {
+    ...mgmt,
+    upstream,
+    async stop() {
+      await upstream.stop();
+      await mgmt.stop();
+    },
+  };
 }

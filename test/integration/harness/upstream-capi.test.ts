@@ -8,7 +8,7 @@ import { parseAllDocuments } from 'yaml';
 import { after, before, describe, test } from 'node:test';
 import { applyObject, findObject, getObject, listObjects, type KubeObject } from '#shared/kube/index.ts';
 import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
-import { startUpstreamCapi, type UpstreamCapi } from '#test/harness/upstream-capi.ts';
+import { startUpstreamCapi, startUpstreamManagementCluster, type UpstreamCapi } from '#test/harness/upstream-capi.ts';
 import { resolveUpstreamManifests } from '#test/harness/upstream-crds.ts';
 
 const ns = 'default';
@@ -92,12 +92,11 @@ describe('upstream Cluster API managers in the harness', () => {
   let mgmt: TestCluster;
   let capi: UpstreamCapi;
   before(async () => {
-    mgmt = await startManagementCluster({ name: 'upstream-capi', crds: 'none', controllerManager: true });
-    capi = await startUpstreamCapi(mgmt);
+    const started = await startUpstreamManagementCluster({ name: 'upstream-capi' });
+    mgmt = started;
+    capi = started.upstream;
   });
-  after(async (t) => {
-    if (process.exitCode || (t as unknown as { failed?: boolean }).failed) process.stderr.write(capi?.logs() ?? '');
-    await capi?.stop();
+  after(async () => {
     await mgmt?.stop();
   });
 
