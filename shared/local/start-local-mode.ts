@@ -139,10 +139,12 @@ async function start(
   print(
     config.kubeconfigPath
       ? `management cluster:  KUBECONFIG=${config.kubeconfigPath} (existing cluster)`
-      : 'starting a management cluster (kube-apiserver + etcd on loopback) and DynamoDB Local…',
+      : 'starting a management cluster (kube-apiserver, etcd, kube-controller-manager on loopback) and DynamoDB Local…',
   );
   const [mgmt, ddb] = await Promise.all([
-    config.kubeconfigPath ? Promise.resolve(undefined) : startManagementCluster({ name: 'mgmt', extraCrds }),
+    config.kubeconfigPath
+      ? Promise.resolve(undefined)
+      : startManagementCluster({ name: 'mgmt', extraCrds, controllerManager: true }),
     startDynamoDB(),
   ]);
   if (mgmt) stops.push(() => mgmt.stop());

@@ -5,7 +5,12 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export type ControlPlaneAssets = { readonly kubeApiServer: string; readonly etcd: string };
+export type ControlPlaneAssets = {
+  readonly kubeApiServer: string;
+  readonly etcd: string;
+  /** Absent from asset directories built before it was added (or from envtest's, which ship none). */
+  readonly kubeControllerManager: string | undefined;
+};
 
 let cached: ControlPlaneAssets | undefined;
 
@@ -23,6 +28,7 @@ export function resolveControlPlaneAssets(env: NodeJS.ProcessEnv = process.env):
     if (!existsSync(path))
       throw new Error(`control plane asset ${name} not found at ${path} (KUBEBUILDER_ASSETS=${dir})`);
   }
-  cached = assets;
-  return assets;
+  const kcm = join(dir, 'kube-controller-manager');
+  cached = { ...assets, kubeControllerManager: existsSync(kcm) ? kcm : undefined };
+  return cached;
 }

@@ -98,8 +98,69 @@ export function createPki(dir: string): Pki {
   };
 }
 
+/**
+ * Issues a certificate signed by the PKI's CA into `dir` (`<name>.crt`, `<name>.key`): a loopback serving
+ * certificate (webhook servers) or a client certificate whose CN is the user name and whose O entries are its groups.
+ */
+export function issueCertificate(
+  pki: Pki,
+  dir: string,
+  name: string,
+  usage: { serving: true } | { user: string; groups?: readonly string[] },
+): { cert: string; key: string } {
+  const subj =
+    'serving' in usage ? `/CN=${name}` : [...(usage.groups ?? []).map((g) => `/O=${g}`), `/CN=${usage.user}`].join('');
+  const ext =
+    'serving' in usage
+      ? 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n'
+      : 'extendedKeyUsage=clientAuth\n';
+  writeFileSync(join(dir, `${name}.ext`), ext);
+  openssl(
+    [
+      'req',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      `${name}.key`,
+      '-out',
+      `${name}.csr`,
+      '-subj',
+      subj,
+    ],
+    dir,
+  );
+  openssl(
+    [
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      pki.caCert,
+      '-CAkey',
+      pki.caKey,
+      '-CAcreateserial',
+      '-out',
+      `${name}.crt`,
+      '-days',
+      '2',
+      '-extfile',
+      `${name}.ext`,
+    ],
+    dir,
+  );
+  return { cert: join(dir, `${name}.crt`), key: join(dir, `${name}.key`) };
+}
+
 /** A kubeconfig with the admin client certificate embedded, as Cluster API writes `<cluster>-kubeconfig` Secrets. */
-export function renderKubeconfig(clusterName: string, server: string, pki: Pki): string {
+export function renderKubeconfig(
+  clusterName: string,
+  server: string,
+  pki: Pick<Pki, 'caCert' | 'adminCert' | 'adminKey'>,
+): string {
   const b64 = (file: string) => readFileSync(file).toString('base64');
   return [
     'apiVersion: v1',

@@ -12,6 +12,12 @@ import {
   type RequestRecord,
 } from '#shared/kube/index.ts';
 import { startControlPlane, type ControlPlane } from '#test/harness/control-plane.ts';
+import {
+  startControllerManager,
+  type ControllerManager,
+  type StartControllerManagerOptions,
+} from '#test/harness/controller-manager.ts';
+import { computeUpstreamCrds } from '#test/harness/upstream-crds.ts';
 
 export const harnessFieldManager = 'capi-serverless-test-harness';
 
@@ -38,10 +44,14 @@ export type TestCluster = {
   readonly log: RequestLog;
   /** A fresh client with its own request log, e.g. the one a pass under test uses. */
   newClient(): Promise<{ kube: KubeClient; log: RequestLog }>;
+  /** kube-controller-manager (garbage collector, namespace controller) when started with `controllerManager`. */
+  readonly controllerManager: ControllerManager | undefined;
   stop(): Promise<void>;
 };
 
-async function wrap(controlPlane: ControlPlane): Promise<TestCluster> {
+async function wrap(
+  controlPlane: ControlPlane,
+): Promise<TestCluster & { controllerManager: ControllerManager | undefined }> {
   const newClient = async () => {
     const log = createRequestLog();
     const kube = await createKubeClient(
@@ -51,16 +61,19 @@ async function wrap(controlPlane: ControlPlane): Promise<TestCluster> {
     return { kube, log };
   };
   const { kube, log } = await newClient();
-  return {
+  const cluster = {
     controlPlane,
     kube,
     log,
     newClient,
+    controllerManager: undefined as ControllerManager | undefined,
     async stop() {
       kube.close();
+      await cluster.controllerManager?.stop();
       await controlPlane.stop();
     },
   };
+  return cluster;
 }
 
 /** The CRDs of every kind capi-serverless serves, as objects. */
@@ -113,10 +126,19 @@ export function genericCrd(
 
 /**
  * A management cluster: control plane + our CRDs (+ extra CRDs, e.g. generic provider kinds). `extraApiServerArgs`
- * are appended to kube-apiserver's flags.
+ * are appended to kube-apiserver's flags. `crds: 'upstream'` installs upstream Cluster API's own CRDs instead of ours
+ * (test/harness/upstream-crds.ts, without conversion webhooks: `startUpstreamCapi` adds them), `'none'` only the
+ * extra CRDs. `controllerManager` also runs kube-controller-manager (garbage collector and namespace controllers by
+ * default), started after the CRDs are installed so the garbage collector sees their kinds at once.
  */
 export async function startManagementCluster(
-  opts: { name?: string; extraCrds?: readonly KubeObject[]; extraApiServerArgs?: readonly string[] } = {},
+  opts: {
+    name?: string;
+    crds?: 'ours' | 'upstream' | 'none';
+    extraCrds?: readonly KubeObject[];
+    extraApiServerArgs?: readonly string[];
+    controllerManager?: boolean | StartControllerManagerOptions;
+  } = {},
 ): Promise<TestCluster> {
   const cluster = await wrap(
     await startControlPlane({
@@ -125,7 +147,14 @@ export async function startManagementCluster(
     }),
   );
   try {
-    await installCrds(cluster.kube, [...ourCrds(), ...(opts.extraCrds ?? [])], { fieldManager: harnessFieldManager });
+    const base = { ours: ourCrds, upstream: () => computeUpstreamCrds(), none: () => [] }[opts.crds ?? 'ours']();
+    await installCrds(cluster.kube, [...base, ...(opts.extraCrds ?? [])], { fieldManager: harnessFieldManager });
+    if (opts.controllerManager) {
+      cluster.controllerManager = await startControllerManager(
+        cluster.controlPlane,
+        opts.controllerManager === true ? {} : opts.controllerManager,
+      );
+    }
     cluster.log.reset();
     return cluster;
   } catch (err) {

@@ -20,6 +20,8 @@ export type ControlPlane = {
   readonly dataDir: string;
   /** etcd's client URL (plain HTTP on loopback; etcd serves its JSON gRPC gateway here, e.g. `/v3/kv/compaction`). */
   readonly etcdUrl: string;
+  /** The control plane's CA (and its key), e.g. to issue more client or webhook serving certificates. */
+  readonly pki: Pki;
   stop(): Promise<void>;
 };
 
@@ -237,6 +239,7 @@ export async function startControlPlane(options: StartControlPlaneOptions = {}):
       kubeconfigPath,
       dataDir: dir,
       etcdUrl,
+      pki,
       async stop() {
         killGroup(apiserver, 'SIGTERM');
         await waitForExit(apiserver, 5000);

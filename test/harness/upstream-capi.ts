@@ -1,0 +1,365 @@
+// Upstream Cluster API's managers (core, kubeadm bootstrap, kubeadm control plane, Docker provider with its in-memory
+// backend) as processes against a harness management cluster: built from the published Go modules
+// (test/harness/build-upstream-capi.sh), upstream's CRDs with conversion webhooks and upstream's admission webhook
+// configurations pointing at the managers' loopback webhook servers, each manager with its own client identity.
+//
+// Two modes:
+// - 'beside-capi-serverless' (default): the handoff documented in README "Run beside an existing Cluster API".
+//   Upstream's topology and ClusterResourceSet controllers do not act and its webhooks accept topology objects:
+//   * core manager with `ClusterTopology=false` (upstream's default): the topology controllers (Cluster topology,
+//     ClusterClass, MachineDeployment/MachineSet topology) are not registered;
+//   * kubeadm control plane, kubeadm bootstrap and Docker managers with `ClusterTopology=true`: their template
+//     webhooks accept KubeadmControlPlaneTemplates/DevClusterTemplates, and KCP's and the MachineSet's topology-aware
+//     preflight checks stay those of a topology installation (none of them registers a topology controller);
+//   * the core ValidatingWebhookConfiguration gets matchConditions so the Cluster validator skips Clusters with
+//     `spec.topology` and the ClusterClass validator only sees DELETE (still refusing to delete a class in use):
+//     with the gate off they reject every topology Cluster and ClusterClass ("can be set only if the
+//     ClusterTopology feature flag is enabled"); capi-serverless's own webhooks validate those;
+//   * a ValidatingAdmissionPolicy denies the core manager's identity any write to ClusterResourceSets and
+//     ClusterResourceSetBindings: upstream's ClusterResourceSet controllers are always registered (no gate, no flag),
+//     their first write is adding the ClusterResourceSet finalizer, so they stop there (an error per retry in the
+//     core manager's log, with the controller's exponential backoff) and never read or apply any resource.
+// - 'upstream-only': every gate on, webhooks unchanged, no policy: upstream owns everything (comparisons, bench).
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { applyObject, type KubeObject } from '#shared/kube/index.ts';
+import { issueCertificate, renderKubeconfig } from '#test/harness/certs.ts';
+import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
+import type { StartControllerManagerOptions } from '#test/harness/controller-manager.ts';
+import { getFreePort } from '#test/harness/ports.ts';
+import { probeHttp, startHarnessProcess, waitForProcesses, type HarnessProcess } from '#test/harness/processes.ts';
+import {
+  computeUpstreamWebhookConfigurations,
+  installUpstreamCrds,
+  upstreamFieldManager,
+  type UpstreamComponent,
+} from '#test/harness/upstream-crds.ts';
+
+export const upstreamManagers = [
+  'core',
+  'bootstrap-kubeadm',
+  'control-plane-kubeadm',
+  'infrastructure-docker',
+] as const satisfies readonly UpstreamComponent[];
+export type UpstreamManager = (typeof upstreamManagers)[number];
+
+export type UpstreamCapiMode = 'beside-capi-serverless' | 'upstream-only';
+
+/** Binary names written by build-upstream-capi.sh. */
+const binaryOf = {
+  core: 'capi-manager',
+  'bootstrap-kubeadm': 'kubeadm-bootstrap',
+  'control-plane-kubeadm': 'kubeadm-control-plane',
+  'infrastructure-docker': 'docker-infrastructure',
+} as const satisfies Record<UpstreamManager, string>;
+
+/**
+ * The user names the managers authenticate as (client certificates in the system:masters group). In a clusterctl
+ * installation they are their ServiceAccounts, e.g. `system:serviceaccount:capi-system:capi-manager` for the core
+ * manager; a certificate's CN is limited to 64 characters, so the harness uses the ServiceAccount names alone.
+ */
+export const upstreamManagerUsers = {
+  core: 'capi-manager',
+  'bootstrap-kubeadm': 'capi-kubeadm-bootstrap-manager',
+  'control-plane-kubeadm': 'capi-kubeadm-control-plane-manager',
+  'infrastructure-docker': 'capd-manager',
+} as const satisfies Record<UpstreamManager, string>;
+
+/** Feature gates per mode (merged under `StartUpstreamCapiOptions.featureGates`). */
+export const upstreamFeatureGates: Record<UpstreamCapiMode, Record<UpstreamManager, Record<string, boolean>>> = {
+  'beside-capi-serverless': {
+    core: { ClusterTopology: false },
+    'bootstrap-kubeadm': { ClusterTopology: true },
+    'control-plane-kubeadm': { ClusterTopology: true },
+    'infrastructure-docker': { ClusterTopology: true },
+  },
+  'upstream-only': {
+    core: { ClusterTopology: true },
+    'bootstrap-kubeadm': { ClusterTopology: true },
+    'control-plane-kubeadm': { ClusterTopology: true },
+    'infrastructure-docker': { ClusterTopology: true },
+  },
+};
+
+let cachedBinDir: string | undefined;
+
+/** Builds (first run: several CPU-minutes, progress on stderr) or finds the managers' binaries; returns their folder. */
+export function resolveUpstreamBinaries(): string {
+  if (cachedBinDir) return cachedBinDir;
+  const script = join(dirname(fileURLToPath(import.meta.url)), 'build-upstream-capi.sh');
+  const out = execFileSync('bash', [script], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+  cachedBinDir = out.trim().split('\n').pop() ?? '';
+  return cachedBinDir;
+}
+
+export type StartUpstreamCapiOptions = {
+  /** Which managers to run (default: all four). CRDs of all four are installed regardless. */
+  readonly managers?: readonly UpstreamManager[];
+  readonly mode?: UpstreamCapiMode;
+  /** Overrides per manager, e.g. `{ core: { MachinePool: false } }`. */
+  readonly featureGates?: Partial<Record<UpstreamManager, Record<string, boolean>>>;
+  readonly extraArgs?: Partial<Record<UpstreamManager, readonly string[]>>;
+  /** Print the managers' output live (default: HARNESS_VERBOSE=1). */
+  readonly verbose?: boolean;
+  readonly startTimeoutMs?: number;
+};
+
+export type RunningUpstreamManager = {
+  readonly process: HarnessProcess;
+  /** `https://127.0.0.1:<port>`, serving upstream's webhooks and conversions with a certificate from the harness CA. */
+  readonly webhookUrl: string;
+  /** `http://127.0.0.1:<port>` with `/healthz` and `/readyz`. */
+  readonly healthUrl: string;
+  readonly user: string;
+};
+
+export type UpstreamCapi = {
+  readonly mode: UpstreamCapiMode;
+  readonly managers: Partial<Record<UpstreamManager, RunningUpstreamManager>>;
+  /** Every object the harness installed besides CRDs (webhook configurations, the handoff policy). */
+  readonly installed: readonly KubeObject[];
+  /** The managers' output so far, each under a header line (print it when a test fails). */
+  logs(): string;
+  stop(): Promise<void>;
+};
+
+/** The handoff policy of 'beside-capi-serverless' mode: the core manager may not write ClusterResourceSet kinds. */
+export function computeClusterResourceSetHandoffPolicy(coreUser: string): KubeObject[] {
+  const name = 'capi-serverless-clusterresourceset-handoff';
+  return [
+    {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingAdmissionPolicy',
+      metadata: { name },
+      spec: {
+        failurePolicy: 'Fail',
+        matchConstraints: {
+          resourceRules: [
+            {
+              apiGroups: ['addons.cluster.x-k8s.io'],
+              apiVersions: ['*'],
+              operations: ['CREATE', 'UPDATE', 'DELETE'],
+              resources: ['clusterresourcesets', 'clusterresourcesets/status', 'clusterresourcesetbindings'],
+            },
+          ],
+        },
+        matchConditions: [{ name: 'core-manager', expression: `request.userInfo.username == '${coreUser}'` }],
+        validations: [
+          {
+            expression: 'false',
+            message:
+              'ClusterResourceSets are reconciled by capi-serverless: upstream Cluster API core manager may not write them',
+            reason: 'Forbidden',
+          },
+        ],
+      },
+    },
+    {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingAdmissionPolicyBinding',
+      metadata: { name },
+      spec: { policyName: name, validationActions: ['Deny'] },
+    },
+  ];
+}
+
+/**
+ * The core manager's webhook configurations for 'beside-capi-serverless' mode: the Cluster validator skips Clusters
+ * with `spec.topology`, the ClusterClass validator only checks DELETE (class in use).
+ */
+export function computeBesideCapiServerlessWebhooks(configs: readonly KubeObject[]): KubeObject[] {
+  const conditions: Record<string, { name: string; expression: string }[]> = {
+    'validation.cluster.cluster.x-k8s.io': [
+      {
+        name: 'capi-serverless-owns-topology',
+        expression: "request.operation == 'DELETE' || !has(object.spec.topology)",
+      },
+    ],
+    'validation.clusterclass.cluster.x-k8s.io': [
+      { name: 'capi-serverless-owns-clusterclass', expression: "request.operation == 'DELETE'" },
+    ],
+  };
+  return configs.map((config) => {
+    if (config.kind !== 'ValidatingWebhookConfiguration') return config;
+    const webhooks = (config['webhooks'] as { name: string }[]).map((w) =>
+      conditions[w.name] ? { ...w, matchConditions: conditions[w.name] } : w,
+    );
+    return { ...config, webhooks };
+  });
+}
+
+type PreparedManager = Omit<RunningUpstreamManager, 'process'> & { start(): HarnessProcess };
+
+/** Certificates, kubeconfig, ports and flags of one manager; `start()` runs it. */
+async function prepareManager(
+  mgmt: TestCluster,
+  dir: string,
+  manager: UpstreamManager,
+  binDir: string,
+  gates: Record<string, boolean>,
+  opts: StartUpstreamCapiOptions,
+): Promise<PreparedManager> {
+  const { pki, server } = mgmt.controlPlane;
+  const own = join(dir, manager);
+  const certDir = join(own, 'webhook-certs');
+  mkdirSync(certDir, { recursive: true });
+  const serving = issueCertificate(pki, own, 'serving', { serving: true });
+  writeFileSync(join(certDir, 'tls.crt'), readFileSync(serving.cert));
+  writeFileSync(join(certDir, 'tls.key'), readFileSync(serving.key));
+  const user = upstreamManagerUsers[manager];
+  const client = issueCertificate(pki, own, 'client', { user, groups: ['system:masters'] });
+  const kubeconfigPath = join(own, 'kubeconfig');
+  writeFileSync(
+    kubeconfigPath,
+    renderKubeconfig(mgmt.controlPlane.name, server, {
+      caCert: pki.caCert,
+      adminCert: client.cert,
+      adminKey: client.key,
+    }),
+  );
+  const [webhookPort, healthPort, diagnosticsPort] = [await getFreePort(), await getFreePort(), await getFreePort()];
+  const featureGates = Object.entries(gates)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
+  const args = [
+    `--kubeconfig=${kubeconfigPath}`,
+    '--leader-elect=false',
+    `--webhook-port=${webhookPort}`,
+    `--webhook-cert-dir=${certDir}`,
+    `--health-addr=127.0.0.1:${healthPort}`,
+    `--diagnostics-address=127.0.0.1:${diagnosticsPort}`,
+    '--insecure-diagnostics=true',
+    ...(featureGates ? [`--feature-gates=${featureGates}`] : []),
+    ...(opts.extraArgs?.[manager] ?? []),
+  ];
+  return {
+    webhookUrl: `https://127.0.0.1:${webhookPort}`,
+    healthUrl: `http://127.0.0.1:${healthPort}`,
+    user,
+    start: () =>
+      startHarnessProcess(`upstream ${manager}`, join(binDir, binaryOf[manager]), args, {
+        // The Docker provider's in-memory backend serves each workload cluster's API on a listener at POD_IP.
+        ...(manager === 'infrastructure-docker' ? { env: { ...process.env, POD_IP: '127.0.0.1' } } : {}),
+        ...(opts.verbose === undefined ? {} : { verbose: opts.verbose }),
+      }),
+  };
+}
+
+/**
+ * Runs upstream Cluster API's managers against `mgmt` (a cluster started with `crds: 'none'` or `'upstream'`; the
+ * project's own CRDs would clash). Installs upstream's CRDs with conversion webhooks at the managers, waits until each
+ * manager is ready, then registers upstream's admission webhook configurations (rewritten to loopback URLs with the
+ * harness CA) and, in 'beside-capi-serverless' mode, the handoff configuration described at the top of this file.
+ * On failure the managers' logs are in the error; `stop()` ends them (SIGTERM, then SIGKILL).
+ *
+ * @example
+ * const mgmt = await startManagementCluster({ crds: 'none', controllerManager: true });
+ * const capi = await startUpstreamCapi(mgmt);
+ * try { ... } finally { await capi.stop(); await mgmt.stop(); }
+ */
+export async function startUpstreamCapi(mgmt: TestCluster, opts: StartUpstreamCapiOptions = {}): Promise<UpstreamCapi> {
+  const mode = opts.mode ?? 'beside-capi-serverless';
+  const managers = opts.managers ?? upstreamManagers;
+  const binDir = resolveUpstreamBinaries();
+  const dir = mkdtempSync(join(tmpdir(), `capi-serverless-upstream-${mgmt.controlPlane.name}-`));
+  const running: Partial<Record<UpstreamManager, RunningUpstreamManager>> = {};
+  const installed: KubeObject[] = [];
+  const caBundle = readFileSync(mgmt.controlPlane.pki.caCert, 'utf8');
+  const logs = () =>
+    Object.values(running)
+      .map((m) => `===== ${m.process.name}\n${m.process.logs()}`)
+      .join('\n');
+  const stop = async () => {
+    await Promise.all(Object.values(running).map((m) => m.process.stop()));
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    const prepared: Partial<Record<UpstreamManager, PreparedManager>> = {};
+    for (const manager of managers) {
+      const gates = { ...upstreamFeatureGates[mode][manager], ...opts.featureGates?.[manager] };
+      prepared[manager] = await prepareManager(mgmt, dir, manager, binDir, gates, opts);
+    }
+    const endpoints = Object.fromEntries(
+      Object.entries(prepared).map(([m, r]) => [m, { url: r.webhookUrl, caBundle }]),
+    ) as Partial<Record<UpstreamComponent, { url: string; caBundle: string }>>;
+    // The managers set up indexes on their kinds at start: the CRDs must be served first.
+    await installUpstreamCrds(mgmt.kube, {
+      components: ['core', 'bootstrap-kubeadm', 'control-plane-kubeadm', 'infrastructure-docker'],
+      conversion: endpoints,
+    });
+    for (const [manager, p] of Object.entries(prepared) as [UpstreamManager, PreparedManager][]) {
+      const { start, ...rest } = p;
+      running[manager] = { ...rest, process: start() };
+    }
+    const procs = Object.values(running).map((r) => r.process);
+    for (const [manager, r] of Object.entries(running)) {
+      await waitForProcesses(
+        `upstream ${manager} manager`,
+        async () => (await probeHttp(`${r.healthUrl}/readyz`)) === 200,
+        procs,
+        opts.startTimeoutMs ?? 120_000,
+      );
+    }
+    for (const [manager, r] of Object.entries(running) as [UpstreamManager, RunningUpstreamManager][]) {
+      let configs = computeUpstreamWebhookConfigurations(manager, { url: r.webhookUrl, caBundle });
+      if (mode === 'beside-capi-serverless' && manager === 'core')
+        configs = computeBesideCapiServerlessWebhooks(configs);
+      installed.push(...configs);
+    }
+    if (mode === 'beside-capi-serverless')
+      installed.push(...computeClusterResourceSetHandoffPolicy(upstreamManagerUsers.core));
+    for (const obj of installed) await applyObject(mgmt.kube, obj, { fieldManager: upstreamFieldManager, force: true });
+    return { mode, managers: running, installed, logs, stop };
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    const output = logs();
+    await stop();
+    throw new Error(`starting upstream Cluster API failed: ${message}\n${output.split('\n').slice(-200).join('\n')}`, {
+      cause: err,
+    });
+  }
+}
+
+/**
+ * A management cluster as upstream Cluster API runs on: a harness control plane with kube-controller-manager (garbage
+ * collector, namespace controller), upstream's CRDs and managers (`startUpstreamCapi`). `stop()` stops both.
+ *
+ * @example
+ * const mgmt = await startUpstreamManagementCluster({ name: 'e2e' });
+ * try { ...mgmt.kube..., mgmt.upstream.logs() } finally { await mgmt.stop(); }
+ */
+export async function startUpstreamManagementCluster(
+  opts: {
+    name?: string;
+    /** Extra CRDs besides upstream's (e.g. the project's own non-Cluster-API kinds). */
+    extraCrds?: readonly KubeObject[];
+    controllerManager?: boolean | StartControllerManagerOptions;
+    upstream?: StartUpstreamCapiOptions;
+  } = {},
+): Promise<TestCluster & { readonly upstream: UpstreamCapi }> {
+  const mgmt = await startManagementCluster({
+    name: opts.name ?? 'mgmt',
+    crds: 'none',
+    controllerManager: opts.controllerManager ?? true,
+    ...(opts.extraCrds ? { extraCrds: opts.extraCrds } : {}),
+  });
+  let upstream: UpstreamCapi;
+  try {
+    upstream = await startUpstreamCapi(mgmt, opts.upstream);
+  } catch (err) {
+    await mgmt.stop();
+    throw err;
+  }
+  return {
+    ...mgmt,
+    upstream,
+    async stop() {
+      await upstream.stop();
+      await mgmt.stop();
+    },
+  };
+}
