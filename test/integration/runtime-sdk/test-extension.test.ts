@@ -15,7 +15,7 @@ import {
 } from '#shared/runtime-sdk/index.ts';
 import { harnessFieldManager, startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
 import { startTestExtension, type TestExtension } from '#test/harness/test-extension.ts';
-import { readModuleYaml, upstreamCapiVersion } from '#test/harness/upstream-module.ts';
+import { computeUpstreamCrds } from '#test/harness/upstream-crds.ts';
 
 let mgmt: TestCluster;
 let ext: TestExtension;
@@ -50,10 +50,8 @@ function handlerOf(config: ExtensionConfig, hook: string): ExtensionHandler {
 }
 
 before(async () => {
-  const crds = readModuleYaml(
-    'sigs.k8s.io/cluster-api',
-    upstreamCapiVersion,
-    'core/config/crd/bases/runtime.cluster.x-k8s.io_extensionconfigs.yaml',
+  const crds = computeUpstreamCrds({ components: ['core'] }).filter(
+    (crd) => crd.metadata.name === 'extensionconfigs.runtime.cluster.x-k8s.io',
   );
   mgmt = await startManagementCluster({ name: 'runtime-sdk', extraCrds: crds });
   ext = await startTestExtension(mgmt.controlPlane.kubeconfigPath);

@@ -9,14 +9,12 @@ import { localLambdaContext } from '#shared/runtime/lambda-context.ts';
 import { getExtensionConfig } from '#shared/runtime-sdk/index.ts';
 import { harnessFieldManager } from '#test/harness/clusters.ts';
 import { startTestExtension, type TestExtension } from '#test/harness/test-extension.ts';
-import { readModuleYaml, upstreamCapiVersion } from '#test/harness/upstream-module.ts';
+import { computeUpstreamCrds } from '#test/harness/upstream-crds.ts';
 import { changeEvent, invoke, useWiredFunction } from '../runtime/wired-setup.ts';
 
 const ctx = useWiredFunction('topology', {
-  extraCrds: readModuleYaml(
-    'sigs.k8s.io/cluster-api',
-    upstreamCapiVersion,
-    'core/config/crd/bases/runtime.cluster.x-k8s.io_extensionconfigs.yaml',
+  extraCrds: computeUpstreamCrds({ components: ['core'] }).filter(
+    (crd) => crd.metadata.name === 'extensionconfigs.runtime.cluster.x-k8s.io',
   ),
 });
 let ext: TestExtension;
@@ -26,7 +24,6 @@ const ecKey = {
   namespace: '',
   name: 'wired-ext',
 };
-
 
 async function putExtensionConfig(url: string): Promise<void> {
   await applyObject(
