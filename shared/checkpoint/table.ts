@@ -24,7 +24,7 @@ export type RecordKind = (typeof recordKinds)[keyof typeof recordKinds];
 
 /** Attribute names. Everything that writes or reads the table spells them through this object. */
 export const tableAttributes = {
-  /** Partition key (S): `<controller>#<namespace>/<name>`, e.g. `topology#default/my-cluster`. */
+  /** Partition key (S): `<controller>#<Kind>#<namespace>/<name>`, e.g. `topology#Cluster#default/my-cluster`. */
   pk: 'pk',
   /** Sort key (S): a {@link RecordKind}. */
   sk: 'sk',

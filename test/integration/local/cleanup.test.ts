@@ -1,0 +1,77 @@
+// `npm start` stopped with Ctrl-C after its dependencies died under it (kube-apiserver, etcd, DynamoDB Local):
+// cleanup is unconditional, so no etcd, kube-apiserver or java process and no temporary folder holding the admin
+// key is left behind.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+
+const repo = new URL('../../../', import.meta.url).pathname;
+
+/** Live processes as pid and command line (those that vanish while being read are skipped). */
+function processes(): { pid: number; cmd: string }[] {
+  const out: { pid: number; cmd: string }[] = [];
+  for (const pid of readdirSync('/proc').filter((e) => /^\d+$/.test(e))) {
+    try {
+      out.push({ pid: Number(pid), cmd: readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ') });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('npm start cleanup', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'capi-serverless-cleanup-test-'));
+  after(() => rmSync(tmp, { recursive: true, force: true }));
+
+  test('Ctrl-C after kube-apiserver, etcd and DynamoDB Local died leaves no process and no data folder', async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: tmp, CAPI_SERVERLESS_EXAMPLES: '0' };
+    delete env['KUBECONFIG'];
+    delete env['DYNAMODB_ENDPOINT'];
+    const child = spawn('npm', ['start', '--silent'], { cwd: repo, env, detached: true, stdio: 'pipe' });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const pid = child.pid ?? 0;
+    try {
+      for (let i = 0; i < 240 && !/Ctrl-C stops everything/.test(output); i++) await sleep(500);
+      assert.match(output, /Ctrl-C stops everything/, output);
+      const ddbPort = /DynamoDB Local: +http:\/\/127\.0\.0\.1:(\d+)/.exec(output)?.[1];
+      assert.ok(ddbPort, output);
+      const victims = processes().filter(
+        (p) => (p.cmd.includes(tmp) && /kube-apiserver|etcd/.test(p.cmd)) || p.cmd.includes(`-port ${ddbPort}`),
+      );
+      assert.ok(victims.length >= 3, `found kube-apiserver, etcd and java: ${victims.map((v) => v.cmd).join('\n')}`);
+      for (const victim of victims) process.kill(victim.pid, 'SIGKILL');
+      await sleep(2_000);
+      process.kill(-pid, 'SIGINT');
+      const code = await Promise.race([exited, sleep(90_000).then(() => 'hung' as const)]);
+      assert.notEqual(code, 'hung', `npm start did not exit within 90 s after Ctrl-C:\n${output}`);
+      await sleep(1_000);
+      const left = processes().filter((p) => p.cmd.includes(tmp) || p.cmd.includes(`-port ${ddbPort}`));
+      assert.deepEqual(
+        left.map((p) => p.cmd),
+        [],
+        'no etcd, kube-apiserver or DynamoDB Local process is left',
+      );
+      assert.deepEqual(
+        readdirSync(tmp).filter((e) => e.startsWith('capi-serverless-')),
+        [],
+        'no data folder (admin key, etcd data) is left',
+      );
+    } finally {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+      for (const p of processes().filter((q) => q.cmd.includes(tmp))) process.kill(p.pid, 'SIGKILL');
+    }
+  });
+});
