@@ -41,6 +41,9 @@ import { computeProgressLines } from '#shared/local/print-progress.ts';
 
 const localManager = 'capi-serverless-local';
 
+/** The Node major version of the functions' Lambda runtime (infra/: `Runtime.NODEJS_22_X`). */
+const lambdaNodeMajor = 22;
+
 export type LocalMode = {
   readonly kubeconfigPath: string;
   /** Resolves with a description once the examples are reconciled (never, with the examples off). */
@@ -161,6 +164,16 @@ async function start(
   // Local's (the SDK's default chain reads them from the environment).
   process.env['AWS_ACCESS_KEY_ID'] = ddb.credentials.accessKeyId;
   process.env['AWS_SECRET_ACCESS_KEY'] = ddb.credentials.secretAccessKey;
+  // NOTE: the console shows the product's own lines: Powertools' EMF metric documents (CloudWatch's input, printed
+  // raw to stdout) stay off locally, and the SDK's multi-line Node version notice becomes the one line below.
+  process.env['POWERTOOLS_METRICS_DISABLED'] = 'true';
+  process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
+  const nodeMajor = Number(process.versions.node.split('.')[0]);
+  if (nodeMajor < lambdaNodeMajor) {
+    print(
+      `node:                ${process.version} (the functions run on Node ${lambdaNodeMajor} in Lambda; use it here too)`,
+    );
+  }
   const env = {
     ...process.env,
     KUBECONFIG: kubeconfigPath,

@@ -30,7 +30,7 @@ describe('npm start cleanup', () => {
   after(() => rmSync(tmp, { recursive: true, force: true }));
 
   test('Ctrl-C after kube-apiserver, etcd and DynamoDB Local died leaves no process and no data folder', async () => {
-    const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: tmp, CAPI_SERVERLESS_EXAMPLES: '0' };
+    const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: tmp, CAPI_SERVERLESS_EXAMPLES: '0', CAPI_SERVERLESS_TICK_MS: '1000' };
     delete env['KUBECONFIG'];
     delete env['DYNAMODB_ENDPOINT'];
     const child = spawn('npm', ['start', '--silent'], { cwd: repo, env, detached: true, stdio: 'pipe' });
@@ -42,6 +42,10 @@ describe('npm start cleanup', () => {
     try {
       for (let i = 0; i < 240 && !/Ctrl-C stops everything/.test(output); i++) await sleep(500);
       assert.match(output, /Ctrl-C stops everything/, output);
+      // NOTE: a few ticks run meanwhile; their metrics must not reach the console as raw EMF JSON.
+      await sleep(3_000);
+      assert.doesNotMatch(output, /"_aws"|CloudWatchMetrics/, 'no raw EMF metric documents on the console');
+      assert.doesNotMatch(output, /Warning|\(node:\d+\)/, 'no warnings in a normal run');
       const ddbPort = /DynamoDB Local: +http:\/\/127\.0\.0\.1:(\d+)/.exec(output)?.[1];
       assert.ok(ddbPort, output);
       const victims = processes().filter(
