@@ -1,6 +1,7 @@
 // The whole product on one machine: a management cluster (the harness's kube-apiserver + etcd, or KUBECONFIG),
 // DynamoDB Local, the forwarder watching the cluster, an in-process bus invoking the functions' own handlers, and
 // ticks on a timer. Returns a handle that reports readiness and stops everything.
+import { randomBytes } from 'node:crypto';
 import {
   createCheckpointStore,
   createDynamoDBClient,
@@ -28,6 +29,10 @@ import { startForwarder, type Forwarder } from '#functions/forwarder/start-forwa
 import { harnessFieldManager, ourCrds, startManagementCluster, startWorkloadCluster } from '#test/harness/clusters.ts';
 import type { TestCluster } from '#test/harness/clusters.ts';
 import { startDynamoDB } from '#test/harness/dynamodb.ts';
+import { startWebhookServer } from '#test/harness/webhook-server.ts';
+import { computeWebhooksHandlerOptions } from '#shared/webhooks/create-webhook-deps.ts';
+import { createWebhooksHandler } from '#shared/webhooks/create-webhooks-handler.ts';
+import { loadWebhookConfigurations } from '../../infra/webhooks/webhook-manifests.ts';
 import type { LocalConfig } from '#shared/local/local-config.ts';
 import {
   addonsExample,
@@ -201,6 +206,23 @@ async function start(
     },
     onError: (controller, event, err) => print(`${controller} failed on event ${event.id}: ${errorMessage(err)}`),
   });
+
+  if (mgmt) {
+    // NOTE: the same handler as the webhooks Lambda, served over HTTPS on loopback the way its Function URL serves
+    // it, and registered with the same configurations: what production rejects is rejected here. Only for the
+    // management cluster started here: another cluster's API server could not reach this machine's loopback.
+    const pathToken = randomBytes(24).toString('hex');
+    const webhooks = await startWebhookServer(
+      createWebhooksHandler(computeWebhooksHandlerOptions({ ...env, WEBHOOK_PATH_TOKEN: pathToken })),
+    );
+    stops.push(() => webhooks.stop());
+    const configurations = loadWebhookConfigurations({
+      baseUrl: `${webhooks.url}/${pathToken}`,
+      caBundle: webhooks.caBundle,
+    });
+    for (const object of configurations) await applyObject(kube, object, { fieldManager: localManager, force: true });
+    print(`admission webhooks:  ${webhooks.url} (${configurations.length} configurations, the Lambda's handler)`);
+  }
 
   let workload: TestCluster | undefined;
   if (config.examples && mgmt) {

@@ -117,7 +117,7 @@ async function audit(prefix: string, expected: ReadonlyMap<string, string>) {
 /** Strips generated parts (ports, times, numbers) so the same message reads the same across objects. */
 function normalize(reason: string): string {
   return reason
-    .replace(/https?:\/\/127\.0\.0\.1:\d+/g, '<server>')
+    .replace(/(https?:\/\/)?127\.0\.0\.1:\d+/g, '<server>')
     .replace(/\d+ ms/g, 'N ms')
     .replace(/f\d+-\d+/g, '<name>')
     .slice(0, 160);

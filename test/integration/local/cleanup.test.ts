@@ -1,12 +1,14 @@
 // `npm start` stopped with Ctrl-C after its dependencies died under it (kube-apiserver, etcd, DynamoDB Local):
 // cleanup is unconditional, so no etcd, kube-apiserver or java process and no temporary folder holding the admin
-// key is left behind.
+// key is left behind. On the way it checks that local mode is production's behaviour: the same admission webhooks
+// reject what production rejects, and the console shows no raw metrics and no warnings.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import { applyObject, createKubeClient, KubeInvalidError } from '#shared/kube/index.ts';
 
 const repo = new URL('../../../', import.meta.url).pathname;
 
@@ -23,6 +25,30 @@ function processes(): { pid: number; cmd: string }[] {
   return out;
 }
 
+/** What production's webhooks reject is rejected locally: a ClusterResourceSet with an empty selector. */
+async function assertWebhookRejects(output: string): Promise<void> {
+  const kubeconfigPath = /kubeconfig: +(\S+)/.exec(output)?.[1];
+  assert.ok(kubeconfigPath, output);
+  const kube = await createKubeClient({ kubeconfigPath });
+  try {
+    await assert.rejects(
+      applyObject(
+        kube,
+        {
+          apiVersion: 'addons.cluster.x-k8s.io/v1beta1',
+          kind: 'ClusterResourceSet',
+          metadata: { namespace: 'default', name: 'empty-selector' },
+          spec: { clusterSelector: {}, resources: [{ kind: 'ConfigMap', name: 'calico' }] },
+        },
+        { fieldManager: 'cleanup-test' },
+      ),
+      (err: unknown) => err instanceof KubeInvalidError && /selector must not be empty/.test(err.message),
+    );
+  } finally {
+    kube.close();
+  }
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('npm start cleanup', () => {
@@ -30,7 +56,12 @@ describe('npm start cleanup', () => {
   after(() => rmSync(tmp, { recursive: true, force: true }));
 
   test('Ctrl-C after kube-apiserver, etcd and DynamoDB Local died leaves no process and no data folder', async () => {
-    const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: tmp, CAPI_SERVERLESS_EXAMPLES: '0', CAPI_SERVERLESS_TICK_MS: '1000' };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      TMPDIR: tmp,
+      CAPI_SERVERLESS_EXAMPLES: '0',
+      CAPI_SERVERLESS_TICK_MS: '1000',
+    };
     delete env['KUBECONFIG'];
     delete env['DYNAMODB_ENDPOINT'];
     const child = spawn('npm', ['start', '--silent'], { cwd: repo, env, detached: true, stdio: 'pipe' });
@@ -46,6 +77,7 @@ describe('npm start cleanup', () => {
       await sleep(3_000);
       assert.doesNotMatch(output, /"_aws"|CloudWatchMetrics/, 'no raw EMF metric documents on the console');
       assert.doesNotMatch(output, /Warning|\(node:\d+\)/, 'no warnings in a normal run');
+      await assertWebhookRejects(output);
       const ddbPort = /DynamoDB Local: +http:\/\/127\.0\.0\.1:(\d+)/.exec(output)?.[1];
       assert.ok(ddbPort, output);
       const victims = processes().filter(
