@@ -26,7 +26,7 @@ const resultsPath = new URL('./results/faults.json', import.meta.url);
 // NOTE: a 4 s pass inside an 8 s Lambda; drift is looked at again after 2 s (the conflicting-writer fault).
 const ctx = useRuntimeServers({ STOP_BEFORE_TIMEOUT_MS: '4000', RESYNC_AFTER_MS: '2000' });
 const logger = new Logger({ serviceName: 'faults', logLevel: 'SILENT' });
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 type FaultResult = {
   readonly fault: string;
