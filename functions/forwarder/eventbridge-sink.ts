@@ -1,5 +1,6 @@
 // The forwarder's sink on AWS: PutEvents to the capi-serverless bus, reporting the entries EventBridge refused.
 import { PutEventsCommand, type EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { callWithDeadline, dependencies } from '#shared/deadline/index.ts';
 import type { detailTypes, eventSources } from '#shared/runtime/events.ts';
 import type { EventSink } from '#functions/forwarder/event-batcher.ts';
 
@@ -11,6 +12,8 @@ const detailType: (typeof detailTypes)['objectChanged'] = 'Object Changed';
 export type EventBridgeSinkOptions = {
   readonly client: EventBridgeClient;
   readonly eventBusName: string;
+  /** The longest one PutEvents may take, retries included (default 10 s); then the outbox retries the batch. */
+  readonly timeoutMs?: number;
 };
 
 /**
@@ -23,16 +26,20 @@ export type EventBridgeSinkOptions = {
 export function createEventBridgeSink(options: EventBridgeSinkOptions): EventSink {
   return async (batch) => {
     if (batch.length === 0) return [];
-    const output = await options.client.send(
-      new PutEventsCommand({
-        Entries: batch.map((change) => ({
-          EventBusName: options.eventBusName,
-          Source: source,
-          DetailType: detailType,
-          Detail: JSON.stringify(change),
-          Resources: [],
-        })),
-      }),
+    const command = new PutEventsCommand({
+      Entries: batch.map((change) => ({
+        EventBusName: options.eventBusName,
+        Source: source,
+        DetailType: detailType,
+        Detail: JSON.stringify(change),
+        Resources: [],
+      })),
+    });
+    const output = await callWithDeadline(
+      dependencies.eventBridge,
+      'PutEvents',
+      options.timeoutMs ?? 10_000,
+      (abortSignal) => options.client.send(command, { abortSignal }),
     );
     if (!output.FailedEntryCount) return [];
     return batch.filter((_, i) => output.Entries?.[i]?.ErrorCode !== undefined);

@@ -117,8 +117,24 @@ function deterministicSuffix(): () => string {
   };
 }
 
+export const planUsage = `usage: capi-serverless plan -f <file-or-dir> [-f …] [-o yaml|json] [--diff]
+
+Reads ClusterClasses, templates, Clusters (and optionally the objects that exist now) and prints what one topology
+pass would produce: every object the topology manages, created, updated or unchanged. Reads no cluster.
+
+options:
+  -f, --file <file-or-dir>  a manifest (YAML or JSON, several documents allowed) or a directory of them; repeatable
+  -o, --output yaml|json    the objects as YAML documents (default) or one JSON List
+  --diff                    a line diff against the objects given as existing, instead of the objects
+  -h, --help                this text
+`;
+
 /** Runs `plan`; returns the exit code. */
 export async function runPlan(argv: readonly string[], io: Streams): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    io.stdout.write(planUsage);
+    return 0;
+  }
   try {
     const args = parsePlanArgs(argv);
     const inputs = readManifests(args.files);

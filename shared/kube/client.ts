@@ -3,6 +3,7 @@
 // reported to an observer so tests and benchmarks can count them.
 import { Agent, request as httpsRequest } from 'node:https';
 import { request as httpRequest } from 'node:http';
+import { callWithDeadline, dependencies, DependencyTimeoutError } from '#shared/deadline/index.ts';
 import { errorMessage } from '#shared/errors/index.ts';
 import { mapKubeError, type RequestTarget } from '#shared/kube/errors.ts';
 import { loadKubeConnection, type KubeconfigSource, type TokenProvider } from '#shared/kube/kubeconfig.ts';
@@ -23,6 +24,7 @@ export type KubeClientOptions = {
   readonly userAgent?: string;
   /** Called after every request, e.g. to count mutating requests in a test. */
   readonly onRequest?: (record: RequestRecord) => void;
+  /** The longest one request may take (default 30 s); a pass's deadline shortens it (see shared/deadline). */
   readonly timeoutMs?: number;
   /** Replaces the kubeconfig user's credentials, e.g. {@link createEksTokenProvider}. */
   readonly tokenProvider?: TokenProvider;
@@ -77,6 +79,17 @@ export async function createKubeClient(source: KubeconfigSource, options: KubeCl
   const timeoutMs = options.timeoutMs ?? 30_000;
 
   async function request<T>(req: KubeRequest): Promise<T> {
+    try {
+      return await callWithDeadline(dependencies.kubernetes, `${req.method} ${req.path}`, timeoutMs, (signal) =>
+        send<T>(req, signal),
+      );
+    } catch (err) {
+      if (!(err instanceof DependencyTimeoutError)) throw err;
+      throw mapKubeError(0, `${err.message} (${server})`, req.target, err);
+    }
+  }
+
+  async function send<T>(req: KubeRequest, signal: AbortSignal): Promise<T> {
     const query = encodeQuery(req.query);
     const url = new URL(server + req.path + query);
     const payload = req.body === undefined ? undefined : Buffer.from(JSON.stringify(req.body));
@@ -93,11 +106,11 @@ export async function createKubeClient(source: KubeconfigSource, options: KubeCl
       reqHeaders['Content-Length'] = String(payload.length);
     }
     const started = performance.now();
-    const send = isHttps ? httpsRequest : httpRequest;
+    const open = isHttps ? httpsRequest : httpRequest;
     return new Promise<T>((resolve, reject) => {
-      const r = send(
+      const r = open(
         url,
-        { method: req.method, headers: reqHeaders, ...(agent ? { agent } : {}), timeout: timeoutMs },
+        { method: req.method, headers: reqHeaders, ...(agent ? { agent } : {}), timeout: timeoutMs, signal },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));

@@ -29,8 +29,9 @@ export class KubeError extends CapiError {
     serverMessage: string,
     fields: ErrorFields,
     causes: readonly KubeCause[] = [],
+    cause?: unknown,
   ) {
-    super(message, fields);
+    super(message, fields, cause === undefined ? undefined : { cause });
     this.statusCode = statusCode;
     this.serverMessage = serverMessage;
     this.causes = causes;
@@ -56,7 +57,7 @@ export type RequestTarget = {
  * throw mapKubeError(404, body, { verb: 'get', kind: 'Cluster', namespace: 'default', name: 'c1' });
  * // KubeNotFoundError: failed to get Cluster default/c1: clusters.cluster.x-k8s.io "c1" not found
  */
-export function mapKubeError(statusCode: number, body: unknown, target: RequestTarget): KubeError {
+export function mapKubeError(statusCode: number, body: unknown, target: RequestTarget, cause?: unknown): KubeError {
   const status = (typeof body === 'object' && body !== null ? body : {}) as KubeStatus;
   const serverMessage = status.message ?? (typeof body === 'string' && body ? body : `HTTP ${statusCode}`);
   const what = target.kind ? ` ${describeObject(target.kind, target.namespace, target.name)}` : '';
@@ -80,7 +81,7 @@ export function mapKubeError(statusCode: number, body: unknown, target: RequestT
   if (statusCode === 401 || statusCode === 403)
     return new KubeForbiddenError(message, statusCode, serverMessage, fields, causes);
   if (statusCode === 0 || statusCode >= 500 || statusCode === 429) {
-    return new KubeUnavailableError(message, statusCode, serverMessage, fields, causes);
+    return new KubeUnavailableError(message, statusCode, serverMessage, fields, causes, cause);
   }
   return new KubeError(message, statusCode, serverMessage, fields, causes);
 }

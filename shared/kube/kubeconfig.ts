@@ -228,8 +228,26 @@ function connectionInCluster(env: NodeJS.ProcessEnv): KubeConnection | undefined
   };
 }
 
-async function fromFile(path: string, tokenProvider: TokenProvider | undefined): Promise<KubeConnection> {
-  const text = readFileSync(path, 'utf8');
+/** Reads a kubeconfig file; a file that cannot be read is an error naming it and where its path came from. */
+function readKubeconfigFile(path: string, origin: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : errorMessage(err);
+    throw new KubeconfigError(`cannot read the kubeconfig ${path} (${origin}): ${why}`, {
+      ...(origin.includes('KUBECONFIG') ? { fieldPath: 'KUBECONFIG' } : {}),
+      reason: 'KubeconfigUnreadable',
+    });
+  }
+}
+
+async function fromFile(
+  path: string,
+  tokenProvider: TokenProvider | undefined,
+  origin = 'kubeconfig path',
+): Promise<KubeConnection> {
+  const text = readKubeconfigFile(path, origin);
   return (
     connectionFromKubeconfig(text, dirname(path), path, tokenProvider) ??
     (await connectionFromClientNode((kc) => kc.loadFromFile(path), path))
@@ -268,8 +286,8 @@ export async function loadKubeConnection(
   const paths = (env['KUBECONFIG'] ?? '').split(':').filter((p) => p !== '');
   if (paths.length > 1) return connectionFromClientNode((kc) => kc.loadFromDefault(), '$KUBECONFIG');
   const home = join(env['HOME'] ?? homedir(), '.kube', 'config');
-  const path = paths[0] ?? (existsSync(home) ? home : undefined);
-  if (path !== undefined) return fromFile(path, tokenProvider);
+  if (paths[0] !== undefined) return fromFile(paths[0], tokenProvider, 'set by KUBECONFIG');
+  if (existsSync(home)) return fromFile(home, tokenProvider, 'the default ~/.kube/config');
   const inCluster = connectionInCluster(env);
   if (inCluster) {
     return tokenProvider ? { ...inCluster, getAuthHeaders: withTokenProvider(tokenProvider) } : inCluster;

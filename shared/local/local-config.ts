@@ -1,4 +1,5 @@
 // The local mode's settings from the environment, parsed once with zod; a bad value names its variable.
+import { accessSync, constants } from 'node:fs';
 import * as z from 'zod';
 import { ValidationError } from '#shared/errors/index.ts';
 
@@ -44,6 +45,17 @@ export function computeLocalConfig(env: Readonly<Record<string, string | undefin
     });
   }
   const e = parsed.data;
+  if (e.KUBECONFIG !== undefined) {
+    try {
+      accessSync(e.KUBECONFIG, constants.R_OK);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? 'unreadable';
+      throw new ValidationError(`invalid environment: KUBECONFIG: cannot read ${e.KUBECONFIG} (${code})`, {
+        fieldPath: 'KUBECONFIG',
+        reason: 'InvalidEnvironment',
+      });
+    }
+  }
   return {
     kubeconfigPath: e.KUBECONFIG,
     exitWhenReady: e.CAPI_SERVERLESS_EXIT_WHEN_READY,

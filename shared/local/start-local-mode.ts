@@ -1,6 +1,7 @@
 // The whole product on one machine: a management cluster (the harness's kube-apiserver + etcd, or KUBECONFIG),
 // DynamoDB Local, the forwarder watching the cluster, an in-process bus invoking the functions' own handlers, and
 // ticks on a timer. Returns a handle that reports readiness and stops everything.
+import { randomBytes } from 'node:crypto';
 import {
   createCheckpointStore,
   createDynamoDBClient,
@@ -28,6 +29,10 @@ import { startForwarder, type Forwarder } from '#functions/forwarder/start-forwa
 import { harnessFieldManager, ourCrds, startManagementCluster, startWorkloadCluster } from '#test/harness/clusters.ts';
 import type { TestCluster } from '#test/harness/clusters.ts';
 import { startDynamoDB } from '#test/harness/dynamodb.ts';
+import { startWebhookServer } from '#test/harness/webhook-server.ts';
+import { computeWebhooksHandlerOptions } from '#shared/webhooks/create-webhook-deps.ts';
+import { createWebhooksHandler } from '#shared/webhooks/create-webhooks-handler.ts';
+import { loadWebhookConfigurations } from '../../infra/webhooks/webhook-manifests.ts';
 import type { LocalConfig } from '#shared/local/local-config.ts';
 import {
   addonsExample,
@@ -40,6 +45,9 @@ import {
 import { computeProgressLines } from '#shared/local/print-progress.ts';
 
 const localManager = 'capi-serverless-local';
+
+/** The Node major version of the functions' Lambda runtime (infra/: `Runtime.NODEJS_22_X`). */
+const lambdaNodeMajor = 22;
 
 export type LocalMode = {
   readonly kubeconfigPath: string;
@@ -163,6 +171,16 @@ async function start(
   // Local's (the SDK's default chain reads them from the environment).
   process.env['AWS_ACCESS_KEY_ID'] = ddb.credentials.accessKeyId;
   process.env['AWS_SECRET_ACCESS_KEY'] = ddb.credentials.secretAccessKey;
+  // NOTE: the console shows the product's own lines: Powertools' EMF metric documents (CloudWatch's input, printed
+  // raw to stdout) stay off locally, and the SDK's multi-line Node version notice becomes the one line below.
+  process.env['POWERTOOLS_METRICS_DISABLED'] = 'true';
+  process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
+  const nodeMajor = Number(process.versions.node.split('.')[0]);
+  if (nodeMajor < lambdaNodeMajor) {
+    print(
+      `node:                ${process.version} (the functions run on Node ${lambdaNodeMajor} in Lambda; use it here too)`,
+    );
+  }
   const env = {
     ...process.env,
     KUBECONFIG: kubeconfigPath,
@@ -190,6 +208,23 @@ async function start(
     },
     onError: (controller, event, err) => print(`${controller} failed on event ${event.id}: ${errorMessage(err)}`),
   });
+
+  if (mgmt) {
+    // NOTE: the same handler as the webhooks Lambda, served over HTTPS on loopback the way its Function URL serves
+    // it, and registered with the same configurations: what production rejects is rejected here. Only for the
+    // management cluster started here: another cluster's API server could not reach this machine's loopback.
+    const pathToken = randomBytes(24).toString('hex');
+    const webhooks = await startWebhookServer(
+      createWebhooksHandler(computeWebhooksHandlerOptions({ ...env, WEBHOOK_PATH_TOKEN: pathToken })),
+    );
+    stops.push(() => webhooks.stop());
+    const configurations = loadWebhookConfigurations({
+      baseUrl: `${webhooks.url}/${pathToken}`,
+      caBundle: webhooks.caBundle,
+    });
+    for (const object of configurations) await applyObject(kube, object, { fieldManager: localManager, force: true });
+    print(`admission webhooks:  ${webhooks.url} (${configurations.length} configurations, the Lambda's handler)`);
+  }
 
   let workload: TestCluster | undefined;
   if (config.examples && mgmt) {

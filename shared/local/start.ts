@@ -6,7 +6,26 @@ import { startLocalMode, type LocalMode } from '#shared/local/start-local-mode.t
 
 const print = (line: string) => console.log(line);
 
+const usage = `usage: npm start [-- --help]
+
+Runs capi-serverless on this machine: a management cluster (kube-apiserver + etcd on loopback, or KUBECONFIG),
+DynamoDB Local, the forwarder, the same controller handlers and admission webhooks as Lambda, ticks on a timer, and
+the bundled examples. Ctrl-C stops everything and removes its data.
+
+environment:
+  KUBECONFIG                          an existing management cluster to use instead of starting one
+  CAPI_SERVERLESS_EXAMPLES=0|1        apply the bundled examples (default 1)
+  CAPI_SERVERLESS_TICK_MS=<ms>        how often each controller gets a tick (default 15000)
+  CAPI_SERVERLESS_EXIT_WHEN_READY=0|1 exit 0 once the examples are reconciled (default 0)
+  CAPI_SERVERLESS_READY_TIMEOUT_MS=<ms>  with EXIT_WHEN_READY: exit 1 after this long (default 300000)
+  POWERTOOLS_LOG_LEVEL=<level>        the functions' own JSON logs: SILENT (default), ERROR, WARN, INFO, DEBUG
+`;
+
 async function main(): Promise<void> {
+  if (process.argv.includes('--help') || process.argv.includes('-h')) {
+    process.stdout.write(usage);
+    return;
+  }
   const config = computeLocalConfig(process.env);
   const local: LocalMode = await startLocalMode(config, print);
   let stopping: Promise<void> | undefined;

@@ -2,12 +2,16 @@
 // record the checkpoint (and release the lease). Events and ticks both run passes through this.
 import middy from '@middy/core';
 import type { MiddlewareObj } from '@middy/core';
+import { findDependencyTimeout, remainingBeforeDeadlineMs, runWithDeadline } from '#shared/deadline/index.ts';
 import { attachPassState, describeKey, passStateOf, type PassRequest } from '#shared/runtime/pass-state.ts';
 import type { LambdaContextLike } from '#shared/runtime/lambda-context.ts';
 import { holdLease } from '#shared/runtime/middlewares/hold-lease.ts';
 import { recordOutcome } from '#shared/runtime/middlewares/record-outcome.ts';
 import { skipUnchanged } from '#shared/runtime/middlewares/skip-unchanged.ts';
 import type { PassReport, Reconciler, RuntimeDeps } from '#shared/runtime/types.ts';
+
+/** How much earlier than the pass's early timeout its calls to other services give up (at most a quarter). */
+const callsStopEarlierMs = 500;
 
 export type PassRunner = (request: PassRequest, context: LambdaContextLike) => Promise<PassReport>;
 
@@ -38,7 +42,10 @@ function namePass(reconciler: Reconciler, deps: RuntimeDeps): MiddlewareObj<Pass
 
 /**
  * Builds the pass pipeline of a reconciler. middy's early timeout aborts the pass `config.stopBeforeTimeoutMs`
- * before the Lambda deadline (the reconciler sees `ctx.signal` abort) and the checkpoint is still written.
+ * before the Lambda deadline (the reconciler sees `ctx.signal` abort) and the checkpoint is still written. Every
+ * call to DynamoDB and Kubernetes made by the pass is bounded by that same moment (the checkpoint write by the
+ * Lambda deadline itself); a call that misses it ends the pass as an `Error` naming the dependency
+ * (`timedOut` in the report, an error log line `pass timed out`, a `<Dependency>Timeouts` metric).
  *
  * @example
  * const runPass = createPassRunner(topologyReconciler, deps);
@@ -50,13 +57,19 @@ export function createPassRunner(reconciler: Reconciler, deps: RuntimeDeps): Pas
       const state = passStateOf(event);
       if (!state.facts) throw new Error('the pass handler runs after skipUnchanged, which reads the facts');
       state.logger.info('pass started');
-      state.outcome = await reconciler.reconcile(deps, event.key, {
-        passId: state.passId,
-        facts: state.facts,
-        previous: state.previous,
-        signal,
-        logger: state.logger,
-      });
+      // NOTE: calls give up a little before middy's early timeout, so a call that hangs is named in the outcome
+      // rather than reported as a plain early timeout.
+      const remaining = remainingBeforeDeadlineMs() ?? Number.POSITIVE_INFINITY;
+      const earlierMs = Math.min(callsStopEarlierMs, remaining / 4);
+      state.outcome = await runWithDeadline(Date.now() + remaining - earlierMs, () =>
+        reconciler.reconcile(deps, event.key, {
+          passId: state.passId,
+          facts: state.facts as NonNullable<typeof state.facts>,
+          previous: state.previous,
+          signal,
+          logger: state.logger,
+        }),
+      );
       return { key: event.key, passId: state.passId, status: 'Ran', reason: state.outcome.result };
     },
     { timeoutEarlyInMillis: deps.config.stopBeforeTimeoutMs },
@@ -65,6 +78,38 @@ export function createPassRunner(reconciler: Reconciler, deps: RuntimeDeps): Pas
     .use(skipUnchanged(reconciler, deps))
     .use(holdLease(deps))
     .use(recordOutcome(deps));
-  // NOTE: a fresh request object per pass: the pass state is keyed by it.
-  return (request, context) => handler({ ...request }, context as never);
+  return async (request, context) => {
+    // NOTE: a fresh request object per pass: the pass state is keyed by it.
+    const event = { ...request };
+    const deadlineAtMs = Date.now() + context.getRemainingTimeInMillis() - deps.config.stopBeforeTimeoutMs;
+    try {
+      return await runWithDeadline(deadlineAtMs, () => handler(event, context as never));
+    } catch (err) {
+      const timeout = findDependencyTimeout(err);
+      if (timeout === undefined) throw err;
+      // NOTE: the timeout hit before the lease was taken or while recording; nothing was recorded, so the next
+      // event or tick runs the pass again.
+      const passId = `${context.awsRequestId}#${describeKey(request.key)}`;
+      const message = err instanceof Error ? err.message : timeout.message;
+      deps.logger.error('pass timed out', {
+        controller: reconciler.controller,
+        object: describeKey(request.key),
+        passId,
+        dependency: timeout.dependency,
+        operation: timeout.operation,
+        timeoutMs: timeout.timeoutMs,
+        error: message,
+      });
+      const report: PassReport = {
+        key: request.key,
+        passId,
+        status: 'Ran',
+        reason: message,
+        result: 'Error',
+        changed: [],
+        timedOut: timeout.dependency,
+      };
+      return report;
+    }
+  };
 }

@@ -1,5 +1,6 @@
 // The contract between the serverless runtime and the reconcile passes: a controller hands the runtime a
 // Reconciler, the runtime decides when to call it (events, ticks), guards it with a lease and records its outcome.
+import type { Dependency } from '#shared/deadline/index.ts';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Checkpoint, CheckpointStore, Controller, NoChange } from '#shared/checkpoint/index.ts';
 import type { KubeClient, KubeObject } from '#shared/kube/index.ts';
@@ -112,4 +113,6 @@ export type PassReport = {
   readonly result?: PassResult;
   readonly changed?: readonly string[];
   readonly nextAttemptAt?: number;
+  /** The service that did not answer in time, when that is what ended the pass. */
+  readonly timedOut?: Dependency;
 };

@@ -22,6 +22,13 @@ export type ControlPlane = {
   readonly etcdUrl: string;
   /** The control plane's CA (and its key), e.g. to issue more client or webhook serving certificates. */
   readonly pki: Pki;
+  /** Fault injection: SIGSTOP kube-apiserver (connections stay open, nothing answers) until {@link thawApiServer}. */
+  freezeApiServer(): void;
+  thawApiServer(): void;
+  /** Fault injection: stops kube-apiserver (connections refused) until {@link startApiServer}; etcd keeps running. */
+  stopApiServer(): Promise<void>;
+  /** Starts kube-apiserver again on the same port and waits until it is ready. */
+  startApiServer(): Promise<void>;
   stop(): Promise<void>;
 };
 
@@ -196,39 +203,41 @@ export async function startControlPlane(options: StartControlPlaneOptions = {}):
       verbose,
     );
     entry.procs.push(etcd);
-    const apiserver = startProcess(
-      assets.kubeApiServer,
-      [
-        `--etcd-servers=${etcdUrl}`,
-        `--secure-port=${apiPort}`,
-        '--bind-address=127.0.0.1',
-        '--advertise-address=127.0.0.1',
-        `--cert-dir=${join(dir, 'apiserver-certs')}`,
-        `--tls-cert-file=${pki.servingCert}`,
-        `--tls-private-key-file=${pki.servingKey}`,
-        `--client-ca-file=${pki.caCert}`,
-        `--service-account-key-file=${pki.serviceAccountPub}`,
-        `--service-account-signing-key-file=${pki.serviceAccountKey}`,
-        '--service-account-issuer=https://localhost',
-        '--service-cluster-ip-range=10.0.0.0/24',
-        '--authorization-mode=RBAC',
-        '--allow-privileged=true',
-        '--disable-admission-plugins=ServiceAccount',
-        '--endpoint-reconciler-type=none',
-        '--v=0',
-        ...(options.extraApiServerArgs ?? []),
-      ],
-      join(dir, 'kube-apiserver.log'),
-      verbose,
-    );
-    entry.procs.push(apiserver);
+    const apiServerArgs = [
+      `--etcd-servers=${etcdUrl}`,
+      `--secure-port=${apiPort}`,
+      '--bind-address=127.0.0.1',
+      '--advertise-address=127.0.0.1',
+      `--cert-dir=${join(dir, 'apiserver-certs')}`,
+      `--tls-cert-file=${pki.servingCert}`,
+      `--tls-private-key-file=${pki.servingKey}`,
+      `--client-ca-file=${pki.caCert}`,
+      `--service-account-key-file=${pki.serviceAccountPub}`,
+      `--service-account-signing-key-file=${pki.serviceAccountKey}`,
+      '--service-account-issuer=https://localhost',
+      '--service-cluster-ip-range=10.0.0.0/24',
+      '--authorization-mode=RBAC',
+      '--allow-privileged=true',
+      '--disable-admission-plugins=ServiceAccount',
+      '--endpoint-reconciler-type=none',
+      '--v=0',
+      ...(options.extraApiServerArgs ?? []),
+    ];
+    const launchApiServer = () => {
+      const proc = startProcess(assets.kubeApiServer, apiServerArgs, join(dir, 'kube-apiserver.log'), verbose);
+      entry.procs.push(proc);
+      return proc;
+    };
+    let apiserver = launchApiServer();
     const server = `https://127.0.0.1:${apiPort}`;
-    await waitUntil(
-      `kube-apiserver ${name}`,
-      async () => (await probe(`${server}/readyz`, pki)) === 200,
-      options.startTimeoutMs ?? 60_000,
-      entry.procs,
-    );
+    const waitUntilReady = () =>
+      waitUntil(
+        `kube-apiserver ${name}`,
+        async () => (await probe(`${server}/readyz`, pki)) === 200,
+        options.startTimeoutMs ?? 60_000,
+        entry.procs,
+      );
+    await waitUntilReady();
     const kubeconfig = renderKubeconfig(name, server, pki);
     const kubeconfigPath = join(dir, 'kubeconfig');
     writeFileSync(kubeconfigPath, kubeconfig);
@@ -240,7 +249,21 @@ export async function startControlPlane(options: StartControlPlaneOptions = {}):
       dataDir: dir,
       etcdUrl,
       pki,
+      freezeApiServer: () => killGroup(apiserver, 'SIGSTOP'),
+      thawApiServer: () => killGroup(apiserver, 'SIGCONT'),
+      async stopApiServer() {
+        killGroup(apiserver, 'SIGCONT');
+        killGroup(apiserver, 'SIGTERM');
+        await waitForExit(apiserver, 5000);
+        killGroup(apiserver, 'SIGKILL');
+        entry.procs.splice(entry.procs.indexOf(apiserver), 1);
+      },
+      async startApiServer() {
+        apiserver = launchApiServer();
+        await waitUntilReady();
+      },
       async stop() {
+        killGroup(apiserver, 'SIGCONT');
         killGroup(apiserver, 'SIGTERM');
         await waitForExit(apiserver, 5000);
         killGroup(etcd, 'SIGTERM');

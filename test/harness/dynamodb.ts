@@ -16,6 +16,12 @@ export type DynamoDBServer = {
   readonly credentials: DynamoDBCredentials;
   /** Stops the server (kills its process group); a no-op for a server given by DYNAMODB_ENDPOINT. */
   stop(): Promise<void>;
+  /**
+   * Fault injection: SIGSTOP the JVM (connections are accepted by the kernel, nothing answers) until `thaw()`.
+   * Throws for a server given by DYNAMODB_ENDPOINT.
+   */
+  freeze(): void;
+  thaw(): void;
 };
 
 export type StartDynamoDBOptions = {
@@ -41,7 +47,17 @@ export async function startDynamoDB(opts: StartDynamoDBOptions = {}): Promise<Dy
   const region = opts.region ?? process.env['AWS_REGION'] ?? defaultRegion;
   const existing = process.env['DYNAMODB_ENDPOINT'];
   if (existing) {
-    return { endpoint: existing, region, credentials: localCredentials, stop: () => Promise.resolve() };
+    const external = () => {
+      throw new Error('cannot inject faults into a DynamoDB given by DYNAMODB_ENDPOINT');
+    };
+    return {
+      endpoint: existing,
+      region,
+      credentials: localCredentials,
+      stop: () => Promise.resolve(),
+      freeze: external,
+      thaw: external,
+    };
   }
   const installDir = installDynamoDBLocal();
   const deadline = Date.now() + (opts.startTimeoutMs ?? 60_000);
@@ -53,7 +69,14 @@ export async function startDynamoDB(opts: StartDynamoDBOptions = {}): Promise<Dy
     const endpoint = `http://127.0.0.1:${port}`;
     try {
       await waitUntilReady(endpoint, region, server, deadline);
-      return { endpoint, region, credentials: localCredentials, stop: () => server.stop() };
+      return {
+        endpoint,
+        region,
+        credentials: localCredentials,
+        stop: () => server.stop(),
+        freeze: () => killGroup(server.child.pid ?? 0, 'SIGSTOP'),
+        thaw: () => killGroup(server.child.pid ?? 0, 'SIGCONT'),
+      };
     } catch (err) {
       lastError = err;
       await server.stop();
@@ -134,6 +157,7 @@ function launch(installDir: string, port: number): RunningServer {
     stop: async () => {
       running.delete(server);
       if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+      killGroup(child.pid, 'SIGCONT');
       killGroup(child.pid, 'SIGTERM');
       const timer = setTimeout(() => killGroup(child.pid ?? 0, 'SIGKILL'), 5_000);
       await exited;

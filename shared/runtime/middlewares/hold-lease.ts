@@ -2,7 +2,9 @@
 // checkpoint write already released it.
 import type { MiddlewareObj } from '@middy/core';
 import { acquireLease, LeaseHeldError, releaseLease } from '#shared/checkpoint/index.ts';
+import { runWithDeadline } from '#shared/deadline/index.ts';
 import { errorMessage } from '#shared/errors/index.ts';
+import type { LambdaContextLike } from '#shared/runtime/lambda-context.ts';
 import { passStateOf, type PassRequest } from '#shared/runtime/pass-state.ts';
 import type { PassReport, RuntimeDeps } from '#shared/runtime/types.ts';
 
@@ -16,11 +18,15 @@ import type { PassReport, RuntimeDeps } from '#shared/runtime/types.ts';
  */
 export function holdLease(deps: RuntimeDeps): MiddlewareObj<PassRequest, PassReport> {
   if (!(deps.config.leaseTtlMs > 0)) throw new RangeError('holdLease needs config.leaseTtlMs > 0');
-  const release = async (request: { readonly event: PassRequest }): Promise<void> => {
+  const release = async (request: { readonly event: PassRequest; readonly context: unknown }): Promise<void> => {
     const state = passStateOf(request);
     if (!state.leaseHeld || state.recorded) return;
     try {
-      await releaseLease(deps.store, state.checkpointKey, state.passId);
+      // NOTE: after a pass that ran out of time, the release gets what is left of the Lambda, not of the pass.
+      const context = request.context as LambdaContextLike;
+      await runWithDeadline(Date.now() + context.getRemainingTimeInMillis(), () =>
+        releaseLease(deps.store, state.checkpointKey, state.passId),
+      );
       state.leaseHeld = false;
     } catch (err) {
       // NOTE: the lease lapses on its own after leaseTtlMs; failing the invocation would only re-run the pass.

@@ -3,6 +3,7 @@
 // Powertools' `logMetrics` middleware at the end of the invocation.
 import type { MiddlewareObj } from '@middy/core';
 import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
+import type { Dependency } from '#shared/deadline/index.ts';
 import type { HandlerResult } from '#shared/runtime/create-controller-handler.ts';
 
 /** The namespace of every metric the functions publish (dimension `service`: `capi-serverless-<controller>`). */
@@ -16,6 +17,13 @@ export const passMetricNames = {
   changed: 'ObjectsChanged',
   rejected: 'EventsRejected',
 } as const;
+
+/** Passes ended by a dependency that did not answer in time, one metric per dependency. */
+export const timeoutMetricNames = {
+  DynamoDB: 'DynamoDBTimeouts',
+  Kubernetes: 'KubernetesTimeouts',
+  EventBridge: 'EventBridgeTimeouts',
+} as const satisfies Record<Dependency, string>;
 
 /**
  * Adds the invocation's pass counts to `metrics` (after the handler, before `logMetrics` flushes them).
@@ -41,6 +49,7 @@ export function recordPassMetrics(metrics: Metrics): MiddlewareObj<unknown, Hand
         passMetricNames.changed,
         ran.reduce((n, p) => n + (p.changed?.length ?? 0), 0),
       );
+      for (const pass of ran) if (pass.timedOut !== undefined) add(timeoutMetricNames[pass.timedOut], 1);
     },
   };
 }

@@ -2,11 +2,16 @@
 // next attempt (exponential backoff with jitter), releasing the lease with it.
 import type { MiddlewareObj } from '@middy/core';
 import { LeaseHeldError } from '#shared/checkpoint/index.ts';
+import { findDependencyTimeout, lastDependencyTimeout, runWithDeadline } from '#shared/deadline/index.ts';
 import { errorMessage } from '#shared/errors/index.ts';
+import type { LambdaContextLike } from '#shared/runtime/lambda-context.ts';
 import { computeCheckpoint } from '#shared/runtime/compute-checkpoint.ts';
 import { passStateOf, type PassRequest, type PassState } from '#shared/runtime/pass-state.ts';
 import { recordCheckpointAndRelease } from '#shared/runtime/record-and-release.ts';
 import type { PassOutcome, PassReport, RuntimeDeps } from '#shared/runtime/types.ts';
+
+/** How long before the Lambda deadline the checkpoint write must have answered. */
+const recordReserveMs = 500;
 
 /** The Error outcome of a pass that threw; middy's early timeout becomes a message saying so. */
 export function outcomeOfError(err: unknown): PassOutcome {
@@ -33,8 +38,17 @@ export function recordOutcome(deps: RuntimeDeps): MiddlewareObj<PassRequest, Pas
   }
   const backoff = { baseMs: backoffBaseMs, maxMs: backoffMaxMs, jitter: deps.jitter };
 
-  async function record(state: PassState, key: PassRequest['key'], outcome: PassOutcome): Promise<PassReport> {
+  async function record(
+    state: PassState,
+    key: PassRequest['key'],
+    outcome: PassOutcome,
+    context: LambdaContextLike,
+    error?: unknown,
+  ): Promise<PassReport> {
     if (!state.facts) throw new Error('recordOutcome runs after skipUnchanged, which reads the facts');
+    const timedOut =
+      findDependencyTimeout(error)?.dependency ??
+      (outcome.result === 'Error' ? lastDependencyTimeout()?.dependency : undefined);
     const checkpoint = computeCheckpoint({
       previous: state.previous,
       facts: state.facts,
@@ -45,7 +59,11 @@ export function recordOutcome(deps: RuntimeDeps): MiddlewareObj<PassRequest, Pas
       requeueAfterMs,
     });
     try {
-      await recordCheckpointAndRelease(deps.store, state.checkpointKey, checkpoint, state.passId);
+      // NOTE: the pass's own deadline has passed when it ran out of time; the write gets what is left of the Lambda.
+      const recordByMs = Date.now() + context.getRemainingTimeInMillis() - recordReserveMs;
+      await runWithDeadline(recordByMs, () =>
+        recordCheckpointAndRelease(deps.store, state.checkpointKey, checkpoint, state.passId),
+      );
     } catch (err) {
       if (!(err instanceof LeaseHeldError)) throw err;
       // NOTE: our lease lapsed and another pass took over; its checkpoint wins, ours is dropped.
@@ -61,6 +79,7 @@ export function recordOutcome(deps: RuntimeDeps): MiddlewareObj<PassRequest, Pas
       result: outcome.result,
       changed: outcome.changed,
       ...(checkpoint.nextAttemptAt === undefined ? {} : { nextAttemptAt: checkpoint.nextAttemptAt }),
+      ...(timedOut === undefined ? {} : { timedOut }),
     };
     const log =
       outcome.result === 'Error' ? state.logger.error.bind(state.logger) : state.logger.info.bind(state.logger);
@@ -72,6 +91,7 @@ export function recordOutcome(deps: RuntimeDeps): MiddlewareObj<PassRequest, Pas
         ? {}
         : { nextAttemptAt: new Date(checkpoint.nextAttemptAt).toISOString() }),
       ...(outcome.error === undefined ? {} : { error: outcome.error }),
+      ...(timedOut === undefined ? {} : { dependency: timedOut }),
     });
     return report;
   }
@@ -81,13 +101,13 @@ export function recordOutcome(deps: RuntimeDeps): MiddlewareObj<PassRequest, Pas
     after: async (request) => {
       const state = passStateOf(request);
       if (!state.outcome) throw new Error('the pass handler returned without an outcome');
-      request.response = await record(state, request.event.key, state.outcome);
+      request.response = await record(state, request.event.key, state.outcome, request.context as never);
     },
     onError: async (request) => {
       const state = passStateOf(request);
       if (!state.leaseHeld || state.recorded || !state.facts) return;
       state.outcome = outcomeOfError(request.error);
-      request.response = await record(state, request.event.key, state.outcome);
+      request.response = await record(state, request.event.key, state.outcome, request.context as never, request.error);
     },
   };
 }

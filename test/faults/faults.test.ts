@@ -1,0 +1,294 @@
+// The fault suite (`npm run test:faults`): on a real kube-apiserver + etcd and DynamoDB Local, a burst of changes
+// meets a fault; for each fault it measures what the user sees, how long the objects take to converge after the
+// fault clears, how many objects were lost, duplicated or left wrong (all must be 0). Prints a table and writes
+// test/faults/results/faults.json. Bounded loops, loopback only.
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { after, describe, test } from 'node:test';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { applyObject, listObjects } from '#shared/kube/index.ts';
+import { createControllerHandler, type HandlerResult } from '#shared/runtime/create-controller-handler.ts';
+import { objectChangedEvent, tickEvent } from '#shared/runtime/events.ts';
+import { localLambdaContext } from '#shared/runtime/lambda-context.ts';
+import { mapLimit } from '#shared/runtime/map-limit.ts';
+import type { PassReport } from '#shared/runtime/types.ts';
+import {
+  createConfigMapReconciler,
+  type ConfigMapReconcilerHooks,
+} from '#test/integration/runtime/configmap-reconciler.ts';
+import { putSource, useRuntimeServers } from '#test/integration/runtime/setup.ts';
+
+const burstSize = 12;
+const lambdaTimeoutMs = 8_000;
+const convergeWithinMs = 90_000;
+const resultsPath = new URL('./results/faults.json', import.meta.url);
+
+// NOTE: a 4 s pass inside an 8 s Lambda; drift is looked at again after 2 s (the conflicting-writer fault).
+const ctx = useRuntimeServers({ STOP_BEFORE_TIMEOUT_MS: '4000', RESYNC_AFTER_MS: '2000' });
+const logger = new Logger({ serviceName: 'faults', logLevel: 'SILENT' });
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+type FaultResult = {
+  readonly fault: string;
+  readonly userSees: string;
+  readonly failedPasses: number;
+  readonly convergeAfterClearMs: number;
+  readonly lost: number;
+  readonly duplicated: number;
+  readonly wrong: number;
+};
+const results: FaultResult[] = [];
+
+let hooks: ConfigMapReconcilerHooks = {};
+const handler = createControllerHandler({
+  reconciler: createConfigMapReconciler({
+    beforeApply: (key, signal) => hooks.beforeApply?.(key, signal) ?? Promise.resolve(),
+  }),
+  logger,
+  getDeps: () => Promise.resolve(ctx.deps),
+});
+
+let eventCount = 0;
+function passesOf(result: HandlerResult): readonly PassReport[] {
+  return result.status === 'Handled' ? result.passes : [];
+}
+
+/** Delivers one change event per object, 4 at a time, each invocation with its own Lambda deadline. */
+async function deliver(names: readonly string[], timeoutMs = lambdaTimeoutMs): Promise<PassReport[]> {
+  ctx.clock.now = Date.now();
+  const reports = await mapLimit(names, 4, async (name): Promise<readonly PassReport[]> => {
+    try {
+      return passesOf(
+        await handler(
+          objectChangedEvent(
+            { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name, type: 'MODIFIED' },
+            `fault-event-${++eventCount}`,
+            new Date(ctx.clock.now),
+          ),
+          localLambdaContext('addons', timeoutMs),
+        ),
+      );
+    } catch (err) {
+      // NOTE: an invocation that fails before taking the lease is retried by Lambda (async invoke) and by ticks.
+      const reason = `invocation failed, Lambda retries the event: ${err instanceof Error ? err.message : String(err)}`;
+      return [
+        {
+          key: { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name },
+          passId: '',
+          status: 'Ran',
+          result: 'Error',
+          reason,
+        },
+      ];
+    }
+  });
+  return reports.flat();
+}
+
+async function tick(): Promise<PassReport[]> {
+  ctx.clock.now = Date.now();
+  const result = await handler(
+    tickEvent('addons', `fault-tick-${++eventCount}`, new Date(ctx.clock.now)),
+    localLambdaContext('addons', 30_000),
+  );
+  return [...passesOf(result)];
+}
+
+/** Derived objects of a scenario: lost (missing), wrong (stale data), duplicated (unexpected extra objects). */
+async function audit(prefix: string, expected: ReadonlyMap<string, string>) {
+  const { items: all } = await listObjects(ctx.mgmt.kube, {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    namespace: 'default',
+  });
+  const derived = all.filter((o) => o.metadata.name?.startsWith(prefix) && o.metadata.name.endsWith('-derived'));
+  const byName = new Map(derived.map((o) => [o.metadata.name ?? '', o]));
+  let lost = 0;
+  let wrong = 0;
+  for (const [name, value] of expected) {
+    const object = byName.get(`${name}-derived`);
+    if (!object) lost++;
+    else if ((object['data'] as Record<string, string> | undefined)?.['v'] !== value.toUpperCase()) wrong++;
+  }
+  const duplicated = derived.length - (expected.size - lost);
+  return { lost, wrong, duplicated };
+}
+
+/** Strips generated parts (ports, times, numbers) so the same message reads the same across objects. */
+function normalize(reason: string): string {
+  return reason
+    .replace(/(https?:\/\/)?127\.0\.0\.1:\d+/g, '<server>')
+    .replace(/\d+ ms/g, 'N ms')
+    .replace(/f\d+-\d+/g, '<name>')
+    .slice(0, 160);
+}
+
+type Scenario = {
+  readonly fault: string;
+  /** Injects the fault and returns the function that clears it. */
+  inject(): Promise<() => Promise<void>> | (() => Promise<void>);
+  /** Whether the burst's writes go to the API server before the fault (kube-apiserver faults) or during it. */
+  readonly writeBeforeFault?: boolean;
+  readonly timeoutMs?: number;
+};
+
+async function runScenario(index: number, scenario: Scenario): Promise<FaultResult> {
+  const prefix = `f${index}-`;
+  const names = Array.from({ length: burstSize }, (_, i) => `${prefix}${i}`);
+  const expected = new Map<string, string>();
+  for (const name of names) {
+    await putSource(ctx, name, { v: 'round0' });
+    expected.set(name, 'round0');
+  }
+  await deliver(names);
+  const baseline = await audit(prefix, expected);
+  assert.deepEqual(baseline, { lost: 0, wrong: 0, duplicated: 0 }, `${scenario.fault}: converged before the fault`);
+
+  const burst = async () => {
+    for (const name of names) {
+      await putSource(ctx, name, { v: 'round1' });
+      expected.set(name, 'round1');
+    }
+  };
+  if (scenario.writeBeforeFault) await burst();
+  const clear = await scenario.inject();
+  const reports = await (async () => {
+    try {
+      if (!scenario.writeBeforeFault) await burst();
+      return await deliver(names, scenario.timeoutMs);
+    } finally {
+      await clear();
+    }
+  })();
+  const clearedAt = Date.now();
+  const failed = reports.filter((r) => r.result === 'Error');
+  let converged = await audit(prefix, expected);
+  while (converged.lost + converged.wrong > 0 && Date.now() - clearedAt < convergeWithinMs) {
+    await tick();
+    converged = await audit(prefix, expected);
+    if (converged.lost + converged.wrong > 0) await sleep(250);
+  }
+  const reasons = [...new Set(failed.map((r) => normalize(r.reason)))];
+  return {
+    fault: scenario.fault,
+    userSees: reasons.length === 0 ? '(no failed pass)' : reasons.slice(0, 2).join(' | '),
+    failedPasses: failed.length,
+    convergeAfterClearMs: Date.now() - clearedAt,
+    ...converged,
+  };
+}
+
+const scenarios: Scenario[] = [
+  {
+    fault: 'kube-apiserver stopped, restarted after 3 s',
+    writeBeforeFault: true,
+    inject: async () => {
+      await ctx.mgmt.controlPlane.stopApiServer();
+      const stoppedAt = Date.now();
+      return async () => {
+        await sleep(Math.max(0, 3_000 - (Date.now() - stoppedAt)));
+        await ctx.mgmt.controlPlane.startApiServer();
+      };
+    },
+  },
+  {
+    fault: 'kube-apiserver frozen (SIGSTOP) for the passes',
+    writeBeforeFault: true,
+    inject: () => {
+      ctx.mgmt.controlPlane.freezeApiServer();
+      return () => Promise.resolve(ctx.mgmt.controlPlane.thawApiServer());
+    },
+  },
+  {
+    fault: 'DynamoDB Local frozen (SIGSTOP) for the passes',
+    inject: () => {
+      ctx.ddb.freeze();
+      return () => Promise.resolve(ctx.ddb.thaw());
+    },
+  },
+  {
+    fault: 'Lambda deadline reached mid-pass',
+    // NOTE: 4.8 s of Lambda with a 4 s stop margin leaves each pass 0.8 s; the apply waits 2 s.
+    timeoutMs: 4_800,
+    inject: () => {
+      hooks = { beforeApply: () => sleep(2_000) };
+      return () => {
+        hooks = {};
+        return Promise.resolve();
+      };
+    },
+  },
+  {
+    fault: 'conflicting writes from another field manager',
+    inject: () => () => Promise.resolve(),
+    writeBeforeFault: false,
+  },
+];
+
+describe('fault suite on real servers', () => {
+  after(() => {
+    const table = [
+      '| fault | what the user sees | failed passes | converged after the fault cleared | lost | duplicated | wrong |',
+      '| --- | --- | --- | --- | --- | --- | --- |',
+      ...results.map(
+        (r) =>
+          `| ${r.fault} | ${r.userSees.replaceAll('|', '/')} | ${r.failedPasses}/${burstSize} | ${(r.convergeAfterClearMs / 1000).toFixed(1)} s | ${r.lost} | ${r.duplicated} | ${r.wrong} |`,
+      ),
+    ].join('\n');
+    process.stdout.write(`\n${table}\n`);
+    writeFileSync(resultsPath, JSON.stringify({ burstSize, lambdaTimeoutMs, results }, null, 2) + '\n');
+  });
+
+  scenarios.forEach((scenario, i) => {
+    test(scenario.fault, async () => {
+      const result =
+        scenario.fault === 'conflicting writes from another field manager'
+          ? await runConflictScenario(i)
+          : await runScenario(i, scenario);
+      results.push(result);
+      assert.equal(result.lost, 0, JSON.stringify(result));
+      assert.equal(result.duplicated, 0, JSON.stringify(result));
+      assert.equal(result.wrong, 0, JSON.stringify(result));
+      assert.ok(result.convergeAfterClearMs < convergeWithinMs, JSON.stringify(result));
+    });
+  });
+});
+
+/** Another field manager force-applies the derived objects' data; the next passes take it back. */
+async function runConflictScenario(index: number): Promise<FaultResult> {
+  const prefix = `f${index}-`;
+  const names = Array.from({ length: burstSize }, (_, i) => `${prefix}${i}`);
+  const expected = new Map<string, string>();
+  for (const name of names) {
+    await putSource(ctx, name, { v: 'round0' });
+    expected.set(name, 'round0');
+  }
+  await deliver(names);
+  for (const name of names) {
+    await applyObject(
+      ctx.mgmt.kube,
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { namespace: 'default', name: `${name}-derived` },
+        data: { v: 'intruder' },
+      },
+      { fieldManager: 'another-manager', force: true },
+    );
+  }
+  const clearedAt = Date.now();
+  let converged = await audit(prefix, expected);
+  const userSees = `derived data overwritten (${converged.wrong}/${burstSize} wrong) until the resync pass`;
+  while (converged.lost + converged.wrong > 0 && Date.now() - clearedAt < convergeWithinMs) {
+    await sleep(500);
+    await tick();
+    converged = await audit(prefix, expected);
+  }
+  return {
+    fault: 'conflicting writes from another field manager',
+    userSees,
+    failedPasses: 0,
+    convergeAfterClearMs: Date.now() - clearedAt,
+    ...converged,
+  };
+}
