@@ -15,9 +15,15 @@ if [[ -x "$bin" ]]; then
 fi
 command -v go >/dev/null || { echo "oracles/go/build.sh: go is required" >&2; exit 1; }
 mkdir -p "$dir"
+# Test files run in parallel: one builds, the others wait for it.
+exec 9>"$dir/.lock"
+flock 9
+if [[ -x "$bin" ]]; then
+  echo "$bin"
+  exit 0
+fi
 echo "oracles/go/build.sh: building the Go oracle into $dir (a minute or two the first time)" >&2
 cd "$here"
-# A temporary name first: concurrent test files may build at the same time; the rename is atomic.
 tmp="$(mktemp "$dir/build.XXXXXX")"
 CGO_ENABLED=0 GOFLAGS=-mod=readonly nice -n 10 go build -trimpath -ldflags='-s -w' -o "$tmp" . >&2
 mv -f "$tmp" "$bin"
