@@ -160,3 +160,38 @@ export const classVariables: fc.Arbitrary<ClassVariable[]> = fc.array(
   fc.record({ name: variableName, required: fc.boolean(), schema: schema.map((s) => ({ openAPIV3Schema: s })) }),
   { minLength: 1, maxLength: 3 },
 );
+
+/**
+ * The same schemas with the usual reasons for upstream to reject a ClusterClass taken out (enum and example
+ * mismatches, a broken pattern, required fields that are not properties, min above max), so that most of them reach
+ * Cluster value validation and defaulting.
+ */
+export function sanitizeSchema(s: JSONSchemaProps): JSONSchemaProps {
+  const { enum: _enum, example: _example, pattern, required, properties, additionalProperties, items, ...rest } = s;
+  const out: JSONSchemaProps = { ...rest };
+  if (pattern !== undefined && pattern !== '(') out.pattern = pattern;
+  if (properties) {
+    out.properties = Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, sanitizeSchema(v)]));
+    const req = (required ?? []).filter((r) => r in properties);
+    if (req.length > 0) out.required = [...new Set(req)];
+  }
+  if (additionalProperties !== undefined && typeof additionalProperties === 'object')
+    out.additionalProperties = sanitizeSchema(additionalProperties);
+  if (items !== undefined && !Array.isArray(items)) out.items = sanitizeSchema(items as JSONSchemaProps);
+  for (const [lo, hi] of [
+    ['minLength', 'maxLength'],
+    ['minItems', 'maxItems'],
+    ['minProperties', 'maxProperties'],
+    ['minimum', 'maximum'],
+  ] as const) {
+    const a = out[lo];
+    const b = out[hi];
+    if (typeof a === 'number' && typeof b === 'number' && a > b) delete out[hi];
+  }
+  return out;
+}
+
+/** Class variables that upstream mostly accepts. */
+export const mostlyValidClassVariables: fc.Arbitrary<ClassVariable[]> = classVariables.map((vars) =>
+  vars.map((v) => ({ ...v, schema: { openAPIV3Schema: sanitizeSchema(v.schema.openAPIV3Schema) } })),
+);

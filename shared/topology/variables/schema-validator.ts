@@ -69,7 +69,7 @@ function effectiveFormat(schema: JSONSchemaProps, opts: SchemaValidationOptions)
   if (!format) return '';
   const types = schemaTypes(schema);
   const type = types.length === 1 ? types[0] : '';
-  if (opts.formats === 'keep' && type !== '' && type !== 'string') return format;
+  if (opts.formats === 'keep') return format;
   if (type === '' || type === 'string') return stringFormatChecker(format) ? format : '';
   if (type === 'integer') return format === 'int32' || format === 'int64' ? format : '';
   if (type === 'number') return format === 'float' || format === 'double' ? format : '';
