@@ -165,8 +165,8 @@ export function translateGoRegexp(pattern: string): { source: string; flags: str
   }
   let out = '';
   let inClass = false;
-  let prevWasClass = false;
-  let rangeDash = false;
+  // Inside a class: what the last item was, so that `-` is read as Go reads it (a range only between two characters).
+  let prev: 'start' | 'char' | 'class' | 'rangeEnd' | 'dash' = 'start';
   const names = new Set<string>();
   while (i < pattern.length) {
     const ch = pattern[i] ?? '';
@@ -174,31 +174,39 @@ export function translateGoRegexp(pattern: string): { source: string; flags: str
       const t = translateEscape(pattern, i, inClass);
       if (typeof t === 'string') return t;
       out += t.out;
-      prevWasClass = inClass && /^(\\[dDwWpP]|\\t\\n\\f|\\u\{0\})/.test(t.out);
+      if (inClass) {
+        const isClass = /^(\\[dDwWpP]|\\t\\n\\f|\\u\{0\})/.test(t.out);
+        prev = isClass ? 'class' : prev === 'dash' ? 'rangeEnd' : 'char';
+      }
       i = t.next;
       continue;
     }
     if (inClass) {
       // NOTE: right after `a-`, Go reads `[` as the end of the range (`[--[:word:]]` is `-` to `[`, then `:word:`).
-      const posix = rangeDash ? null : /^\[:(\^)?([a-z]+):\]/.exec(pattern.slice(i));
+      const posix = prev === 'dash' ? null : /^\[:(\^)?([a-z]+):\]/.exec(pattern.slice(i));
       if (posix?.[2]) {
         const cls = posixClasses[posix[2]];
         if (!cls) return `invalid character class range: \`${posix[0]}\``;
         out += posix[1] ? complementOfAscii(cls) : cls;
         i += posix[0].length;
-        prevWasClass = true;
+        prev = 'class';
         continue;
       }
       if (ch === ']') inClass = false;
-      // NOTE: after a class (`[\d-x]`, `[[:alpha:]-x]`) Go reads `-` as itself; JS (u flag) rejects the range.
-      out += ch === '[' ? '\\[' : ch === '-' && prevWasClass ? '\\-' : ch;
-      rangeDash = ch === '-' && !prevWasClass && !/\[\^?$/.test(out.slice(0, -1)) && pattern[i + 1] !== ']';
-      prevWasClass = false;
+      if (ch === '-' && prev === 'char' && pattern[i + 1] !== ']') {
+        out += '-';
+        prev = 'dash';
+      } else {
+        // NOTE: a `-` after a class or a range (`[\d-x]`, `[b-d-x]`) is itself in Go; JS wants it escaped.
+        out += ch === '[' ? '\\[' : ch === '-' ? '\\-' : ch;
+        prev = prev === 'dash' ? 'rangeEnd' : 'char';
+      }
       i += 1;
       continue;
     }
     if (ch === '[') {
       inClass = true;
+      prev = 'start';
       out += ch;
       i += 1;
       if (pattern[i] === '^') {
@@ -208,6 +216,7 @@ export function translateGoRegexp(pattern: string): { source: string; flags: str
       if (pattern[i] === ']') {
         out += '\\]';
         i += 1;
+        prev = 'char';
       }
       continue;
     }

@@ -33,6 +33,8 @@ describe('compileGoRegexp', () => {
     { pattern: '^a{$', input: 'a{', match: true },
     { pattern: '^]$', input: ']', match: true },
     { pattern: '^[--[:word:]]+$', input: '-AB[', match: false },
+    { pattern: '^[b-d-[:word:]]+$', input: 'a-c', match: true },
+    { pattern: '^[]a-]+$', input: ']-a', match: true },
   ];
   for (const c of matches) {
     test(`${c.match ? 'matches' : 'does not match'} ${JSON.stringify(c.input)} with ${c.pattern}`, () => {
