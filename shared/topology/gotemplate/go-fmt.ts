@@ -38,12 +38,66 @@ export function sprintln(args: readonly GoValue[]): string {
   return args.map((arg) => formatValue(arg, 'v', noFlags(), 0)).join(' ') + '\n';
 }
 
-/** fmt.Sprintf with the verbs and flags of Go's fmt (no argument indexes). */
+const tooLarge = (n: number): boolean => n > 1e6 || n < -1e6;
+
+/** fmt's parsenum: decimal digits from `start`; an absurdly long number is not a number. */
+function parseNum(s: string, start: number, end: number): { num: number; isNum: boolean; next: number } {
+  if (start >= end) return { num: 0, isNum: false, next: end };
+  let num = 0;
+  let isNum = false;
+  let i = start;
+  for (; i < end && s[i]! >= '0' && s[i]! <= '9'; i++) {
+    if (tooLarge(num)) return { num: 0, isNum: false, next: end };
+    num = num * 10 + Number(s[i]);
+    isNum = true;
+  }
+  return { num, isNum, next: i };
+}
+
+/** fmt's intFromArg: a `*` width or precision taken from the arguments. */
+function intFromArg(args: readonly GoValue[], argNum: number): { num: number; isInt: boolean; argNum: number } {
+  if (argNum >= args.length) return { num: 0, isInt: false, argNum };
+  const a = args[argNum];
+  let num = 0;
+  let isInt = false;
+  if (a instanceof GoInt && a.value >= -(2n ** 63n) && a.value < 2n ** 63n) {
+    num = Number(a.value);
+    isInt = true;
+  }
+  if (tooLarge(num)) return { num: 0, isInt: false, argNum: argNum + 1 };
+  return { num, isInt, argNum: argNum + 1 };
+}
+
+/** fmt.Sprintf with the verbs, flags and explicit argument indexes (`%[2]v`) of Go's fmt, following doPrintf. */
 export function sprintf(format: string, args: readonly GoValue[]): string {
   let out = '';
   let argNum = 0;
+  let reordered = false;
+  let goodArgNum: boolean;
+  const end = format.length;
+  // fmt's argNumber: an optional `[n]` at i selects argument n-1.
+  const argNumber = (i: number): { argNum: number; i: number; found: boolean } => {
+    if (i >= end || format[i] !== '[') return { argNum, i, found: false };
+    reordered = true;
+    let parsed = { index: 0, wid: 1, ok: false };
+    if (end - i >= 3) {
+      const close = format.indexOf(']', i + 1);
+      if (close >= 0) {
+        const n = parseNum(format, i + 1, close);
+        parsed =
+          !n.isNum || n.next !== close
+            ? { index: 0, wid: close - i + 1, ok: false }
+            : { index: n.num - 1, wid: close - i + 1, ok: true };
+      }
+    }
+    if (parsed.ok && parsed.index >= 0 && parsed.index < args.length)
+      return { argNum: parsed.index, i: i + parsed.wid, found: true };
+    goodArgNum = false;
+    return { argNum, i: i + parsed.wid, found: parsed.ok };
+  };
   let i = 0;
-  while (i < format.length) {
+  while (i < end) {
+    goodArgNum = true;
     const pct = format.indexOf('%', i);
     if (pct < 0) {
       out += format.slice(i);
@@ -52,7 +106,7 @@ export function sprintf(format: string, args: readonly GoValue[]): string {
     out += format.slice(i, pct);
     i = pct + 1;
     const f = noFlags();
-    flags: for (; i < format.length; i++) {
+    flags: for (; i < end; i++) {
       switch (format[i]) {
         case '#':
           f.sharp = true;
@@ -73,37 +127,56 @@ export function sprintf(format: string, args: readonly GoValue[]): string {
           break flags;
       }
     }
-    if (format[i] === '*') {
+    let idx = argNumber(i);
+    argNum = idx.argNum;
+    i = idx.i;
+    let afterIndex = idx.found;
+    if (i < end && format[i] === '*') {
       i++;
-      const w = args[argNum++];
-      if (w instanceof GoInt) {
-        f.width = Number(w.value);
+      const w = intFromArg(args, argNum);
+      argNum = w.argNum;
+      if (w.isInt) {
+        f.width = w.num;
         if (f.width < 0) {
           f.minus = true;
           f.width = -f.width;
         }
       } else out += '%!(BADWIDTH)';
+      afterIndex = false;
     } else {
-      const m = /^\d+/.exec(format.slice(i));
-      if (m) {
-        f.width = Number(m[0]);
-        i += m[0].length;
+      const w = parseNum(format, i, end);
+      i = w.next;
+      if (w.isNum) {
+        f.width = w.num;
+        if (afterIndex) goodArgNum = false; // "%[3]2d"
       }
     }
-    if (format[i] === '.') {
+    if (i + 1 < end && format[i] === '.') {
       i++;
-      if (format[i] === '*') {
+      if (afterIndex) goodArgNum = false; // "%[3].2d"
+      idx = argNumber(i);
+      argNum = idx.argNum;
+      i = idx.i;
+      afterIndex = idx.found;
+      if (i < end && format[i] === '*') {
         i++;
-        const p = args[argNum++];
-        if (p instanceof GoInt && p.value >= 0n) f.prec = Number(p.value);
-        else out += '%!(BADPREC)';
+        const p = intFromArg(args, argNum);
+        argNum = p.argNum;
+        f.prec = p.isInt && p.num >= 0 ? p.num : undefined;
+        if (!p.isInt) out += '%!(BADPREC)';
+        afterIndex = false;
       } else {
-        const m = /^\d+/.exec(format.slice(i));
-        f.prec = m ? Number(m[0]) : 0;
-        if (m) i += m[0].length;
+        const p = parseNum(format, i, end);
+        i = p.next;
+        f.prec = p.isNum ? p.num : 0;
       }
     }
-    if (i >= format.length) {
+    if (!afterIndex) {
+      idx = argNumber(i);
+      argNum = idx.argNum;
+      i = idx.i;
+    }
+    if (i >= end) {
       out += '%!(NOVERB)';
       break;
     }
@@ -113,14 +186,20 @@ export function sprintf(format: string, args: readonly GoValue[]): string {
       out += '%';
       continue;
     }
+    if (!goodArgNum) {
+      out += `%!${verb}(BADINDEX)`;
+      continue;
+    }
     if (argNum >= args.length) {
       out += `%!${verb}(MISSING)`;
       continue;
     }
     if (f.minus) f.zero = false;
+    // NOTE: for %v, + asks for struct field names (plusV), not a sign; JSON data has no structs, so it is dropped.
+    if (verb === 'v') f.plus = false;
     out += formatValue(args[argNum++], verb, f, 0);
   }
-  if (argNum < args.length) {
+  if (!reordered && argNum < args.length) {
     const extra = args
       .slice(argNum)
       .map((a) => (a === undefined || a === null ? '<nil>' : `${goTypeName(a)}=${formatValue(a, 'v', noFlags(), 0)}`));
@@ -134,19 +213,21 @@ export function formatValue(v: GoValue, verb: string, f: Flags, depth: number): 
   if (verb === 'T') return pad(goTypeName(v), f);
   if (v === undefined || v === null) {
     if (f.sharp && verb === 'v' && depth > 0) return 'interface {}(nil)';
-    return verb === 'v' ? pad('<nil>', f) : badVerb(v, verb);
+    // NOTE: a nil inside a map or slice prints as <nil> whatever the verb (fmt's printValue); only a nil operand is
+    // a bad verb.
+    return verb === 'v' || depth > 0 ? pad('<nil>', f) : badVerb(v, verb, f);
   }
   if (f.sharp && verb === 'v' && typeof v === 'string') return pad(quoteGo(v), f);
   if (v instanceof GoVersion) {
     if ('vsxXq'.includes(verb)) return formatString(v.toString(), verb, f);
-    return badVerb(v, verb);
+    return badVerb(v, verb, f);
   }
-  if (typeof v === 'boolean') return verb === 'v' || verb === 't' ? pad(String(v), f) : badVerb(v, verb);
+  if (typeof v === 'boolean') return verb === 'v' || verb === 't' ? pad(String(v), f) : badVerb(v, verb, f);
   if (typeof v === 'number') {
     if ('vbgGxXfFeE'.includes(verb)) return formatFloat(v, verb, f);
-    return badVerb(v, verb);
+    return badVerb(v, verb, f);
   }
-  if (typeof v === 'string') return 'vsxXq'.includes(verb) ? formatString(v, verb, f) : badVerb(v, verb);
+  if (typeof v === 'string') return 'vsxXq'.includes(verb) ? formatString(v, verb, f) : badVerb(v, verb, f);
   if (v instanceof GoInt) return formatInteger(v, verb, f);
   if (v instanceof GoSlice) {
     if (f.sharp && verb === 'v') {
@@ -163,9 +244,11 @@ export function formatValue(v: GoValue, verb: string, f: Flags, depth: number): 
   return `map[${keys.map((k) => `${formatValue(k, verb, f, depth + 1)}:${formatValue(v.entries.get(k), verb, f, depth + 1)}`).join(' ')}]`;
 }
 
-function badVerb(v: GoValue, verb: string): string {
+/** fmt's badVerb: `%!verb(type=value)`, the value printed with %v under the same width, precision and flags. */
+function badVerb(v: GoValue, verb: string, f: Flags): string {
   if (v === undefined || v === null) return `%!${verb}(<nil>)`;
-  return `%!${verb}(${goTypeName(v)}=${formatValue(v, 'v', noFlags(), 0)})`;
+  // NOTE: Go keeps the flags but not #v's Go syntax, which only the verb v itself turns on.
+  return `%!${verb}(${goTypeName(v)}=${formatValue(v, 'v', { ...f, sharp: false }, 0)})`;
 }
 
 function pad(s: string, f: Flags, zeroOk = true): string {
@@ -230,13 +313,13 @@ function formatInteger(v: GoInt, verb: string, f: Flags): string {
       if (f.sharp) prefix = '0X';
       break;
     case 'c':
-      return pad(String.fromCodePoint(Number(n)), f);
+      return pad(String.fromCodePoint(validRune(n)), f);
     case 'q':
-      return pad(quoteRune(Number(n)), f);
+      return pad(quoteRune(validRune(n)), f);
     case 'U':
       return pad(`U+${abs.toString(16).toUpperCase().padStart(4, '0')}`, f);
     default:
-      return badVerb(v, verb);
+      return badVerb(v, verb, f);
   }
   if (f.prec !== undefined) {
     digits = f.prec === 0 && abs === 0n ? '' : digits.padStart(f.prec, '0');
@@ -364,6 +447,12 @@ export function quoteGo(s: string): string {
   let out = '"';
   for (const ch of s) out += quoteChar(ch, '"');
   return out + '"';
+}
+
+/** fmt's fmtC/fmtQc: an integer that is no valid rune (negative, too large, a surrogate) prints as U+FFFD. */
+function validRune(n: bigint): number {
+  if (n < 0n || n > 0x10ffffn || (n >= 0xd800n && n <= 0xdfffn)) return 0xfffd;
+  return Number(n);
 }
 
 function quoteRune(r: number): string {

@@ -2,6 +2,7 @@
 // NOTE: the pattern is translated rather than interpreted. Differences that remain: `(?flags)` other than at the
 // very start is only supported for `i` on literal letters; `\pX` script names map to `\p{Script=X}`; positions are
 // UTF-16 rather than UTF-8 (this only matters for how far an empty match advances over astral characters).
+import { translateGoRegexp } from '#shared/topology/variables/go-regexp.ts';
 import { FuncError } from './go-func.ts';
 
 export type GoRegexp = { readonly re: RegExp; readonly source: string };
@@ -37,6 +38,22 @@ const bad = (why: string, pattern: string): never => {
 
 /** Compiles a Go regular expression; throws FuncError like regexp.Compile's error. */
 export function compileGo(pattern: string): GoRegexp {
+  // NOTE: the variables translator is the one checked against Go's regexp by the oracle property test; this file's
+  // own translation only remains for what that one does not do (flags in the middle of a pattern).
+  const shared = translateGoRegexp(pattern);
+  if (typeof shared !== 'string') {
+    try {
+      return { re: new RegExp(shared.source, `g${shared.flags}u`), source: pattern };
+    } catch (err) {
+      throw new FuncError(`error parsing regexp: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  if (!/^invalid or unsupported Perl syntax: `\(\?/.test(shared))
+    throw new FuncError(`error parsing regexp: ${shared}`);
+  return compileGoFlagged(pattern);
+}
+
+function compileGoFlagged(pattern: string): GoRegexp {
   let p = 0;
   let flags = 'gu';
   const lead = /^\(\?([imsU]+)\)/.exec(pattern);

@@ -41,8 +41,14 @@ function mergeInto(dst: GoMap, src: GoMap, overwrite: boolean): void {
 }
 
 function deepCopy(v: GoValue): GoValue {
-  if (v instanceof GoSlice) return new GoSlice(v.elem, v.items.map(deepCopy), v.isNil);
-  if (v instanceof GoMap) return new GoMap(v.elem, new Map([...v.entries].map(([k, x]) => [k, deepCopy(x)])), v.isNil);
+  // NOTE: copystructure.Copy(nil) panics in reflect; the template reports it as an error.
+  if (v === null || v === undefined) throw new FuncError('reflect: call of reflect.Value.Type on zero Value');
+  return copyValue(v);
+}
+
+function copyValue(v: GoValue): GoValue {
+  if (v instanceof GoSlice) return new GoSlice(v.elem, v.items.map(copyValue), v.isNil);
+  if (v instanceof GoMap) return new GoMap(v.elem, new Map([...v.entries].map(([k, x]) => [k, copyValue(x)])), v.isNil);
   return v;
 }
 
@@ -258,15 +264,39 @@ export const collectionFuncs: ReadonlyMap<string, GoFunc> = new Map<string, GoFu
   ['dig', fn([], dig, 'any')],
 ]);
 
+/** Go's int(float64) on amd64: NaN and out-of-range values give the minimum int64. */
+function goIntOfFloat(f: number): number {
+  return Number.isNaN(f) || Math.abs(f) >= 2 ** 63 ? -(2 ** 63) : Math.trunc(f);
+}
+
+/** sprig's mustChunk, float arithmetic included: a size of 0 or below fails the way Go's makeslice does. */
 function chunk(size: GoValue, l: GoValue): GoSlice {
   const all = items(l, 'chunk');
   const n = Number((size as GoInt).value);
+  const count = goIntOfFloat(Math.floor((all.length - 1) / n) + 1);
+  const makeslice = (len: number) => {
+    if (len < 0) throw new FuncError('runtime error: makeslice: len out of range');
+  };
+  makeslice(count);
   const out: GoValue[] = [];
-  for (let i = 0; i < Math.max(all.length, 1); i += n) out.push(ifaceSlice(all.slice(i, i + n)));
+  for (let i = 0; i < count; i++) {
+    let clen = n;
+    if (i === count - 1) {
+      // NOTE: JavaScript's % is Go's math.Mod (the sign follows the dividend).
+      clen = goIntOfFloat(Math.floor(all.length % n));
+      if (clen === 0) clen = n;
+    }
+    makeslice(clen);
+    const start = i * n;
+    if (start + clen > all.length) throw new FuncError('reflect: slice index out of range');
+    out.push(ifaceSlice(all.slice(start, start + clen)));
+  }
   return new GoSlice('[]interface {}', out);
 }
 
 function mergeAll(dst: GoMap, srcs: GoValue[], overwrite: boolean): GoValue {
-  for (const s of srcs) mergeInto(dst, M(s), overwrite);
-  return dst;
+  // NOTE: mergo is given &dst, so a nil destination becomes a new map as soon as there is something to merge.
+  const target = dst.isNil && srcs.length > 0 ? ifaceMap() : dst;
+  for (const s of srcs) mergeInto(target, M(s), overwrite);
+  return target;
 }

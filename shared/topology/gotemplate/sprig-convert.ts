@@ -30,23 +30,23 @@ export function parseIntBase0(s: string): bigint | undefined {
   return v;
 }
 
-function trimZeroDecimal(s: string): string {
-  let foundZero = false;
-  for (let i = s.length; i > 0; i--) {
-    const c = s[i - 1];
-    if (c === '.') {
-      if (foundZero) return s.slice(0, i - 1);
-    } else if (c === '0') foundZero = true;
-    else return s;
-  }
-  return s;
+/**
+ * spf13/cast v1.10's trimDecimal (the version upstream Cluster API's go.mod resolves): a decimal string keeps only its
+ * integer part (`"3.5"` → `"3"`, `".5"` → `"0"`, `"-.5"` → `"-0"`); anything else is left for ParseInt to reject.
+ */
+function trimDecimal(s: string): string {
+  if (!s.includes('.')) return s;
+  const m = /^([-+]?\d*)(\.\d*)?$/.exec(s);
+  if (!m) return s;
+  const int = m[1] ?? '';
+  return int === '' || int === '-' || int === '+' ? `${int}0` : int;
 }
 
 /** cast.ToInt64 (errors give 0). */
 export function toInt64(v: GoValue): bigint {
   if (v instanceof GoInt) return BigInt.asIntN(64, v.value);
   if (typeof v === 'number') return floatToInt64(v);
-  if (typeof v === 'string') return parseIntBase0(trimZeroDecimal(v)) ?? 0n;
+  if (typeof v === 'string') return parseIntBase0(trimDecimal(v)) ?? 0n;
   if (typeof v === 'boolean') return v ? 1n : 0n;
   return 0n;
 }

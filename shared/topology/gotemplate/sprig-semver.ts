@@ -22,7 +22,7 @@ const containsOnly = (s: string, chars: RegExp): boolean => chars.test(s);
 /** semver.NewVersion. */
 export function newVersion(v: string): GoVersion {
   const m = versionRegex.exec(v);
-  if (!m) throw new FuncError('Invalid Semantic Version');
+  if (!m) throw new FuncError('invalid semantic version');
   const seg = (s: string | undefined): bigint => {
     if (s === undefined || s === '') return 0n;
     const n = BigInt(s.replace(/^\./, ''));
@@ -38,13 +38,13 @@ export function newVersion(v: string): GoVersion {
   if (pre !== '') {
     for (const part of pre.split('.')) {
       if (containsOnly(part, /^[0-9]*$/)) {
-        if (part.length > 1 && part.startsWith('0')) throw new FuncError('Version segment starts with 0');
-      } else if (!containsOnly(part, /^[A-Za-z0-9-]*$/)) throw new FuncError('Invalid Prerelease string');
+        if (part.length > 1 && part.startsWith('0')) throw new FuncError('version segment starts with 0');
+      } else if (!containsOnly(part, /^[A-Za-z0-9-]*$/)) throw new FuncError('invalid prerelease string');
     }
   }
   if (metadata !== '') {
     for (const part of metadata.split('.'))
-      if (!containsOnly(part, /^[A-Za-z0-9-]*$/)) throw new FuncError('Invalid Metadata string');
+      if (!containsOnly(part, /^[A-Za-z0-9-]*$/)) throw new FuncError('invalid metadata string');
   }
   return version;
 }

@@ -102,15 +102,41 @@ function abbreviateFull(str: string, offsetIn: number, maxWidth: number): string
   return `...${byteSlice(str, len - (maxWidth - 3))}`;
 }
 
+/** Regexp.Split returns a nil slice for n == 0 (toJson prints `null`). */
+function splitResult(parts: string[], n: number): GoSlice {
+  return n === 0 ? new GoSlice('string', [], true) : stringSlice(parts);
+}
+
+/**
+ * goutils.Initials: NOTE it walks bytes, not runes, so the first byte of a multibyte character comes out as the
+ * Latin-1 character of that byte (`initials "é"` is `Ã`), and bytes 0x85 and 0xA0 count as spaces.
+ */
 function initials(s: string): string {
   let out = '';
-  let inWord = false;
-  for (const ch of s) {
-    if (isSpace(ch)) inWord = false;
-    else if (!inWord) {
+  let lastWasGap = true;
+  for (const byte of new TextEncoder().encode(s)) {
+    const ch = String.fromCharCode(byte);
+    if (isSpace(ch)) lastWasGap = true;
+    else if (lastWasGap) {
       out += ch;
-      inWord = true;
+      lastWasGap = false;
     }
+  }
+  return out;
+}
+
+/** goutils.Uncapitalize: the first character of every space-separated word in lower case. */
+function uncapitalize(s: string): string {
+  let out = '';
+  let next = true;
+  for (const ch of s) {
+    if (isSpace(ch)) {
+      next = true;
+      out += ch;
+    } else if (next) {
+      out += mapCase(ch, false);
+      next = false;
+    } else out += ch;
   }
   return out;
 }
@@ -251,10 +277,7 @@ export const stringFuncs: ReadonlyMap<string, GoFunc> = new Map<string, GoFunc>(
   ['upper', fn(['string'], ([s]) => mapCase(S(s), true))],
   ['lower', fn(['string'], ([s]) => mapCase(S(s), false))],
   ['title', fn(['string'], ([s]) => title(S(s)))],
-  [
-    'untitle',
-    fn(['string'], ([s]) => (S(s) === '' ? '' : mapCase([...S(s)][0]!, false) + [...S(s)].slice(1).join(''))),
-  ],
+  ['untitle', fn(['string'], ([s]) => uncapitalize(S(s)))],
   ['substr', fn(['int', 'int', 'string'], ([a, b, s]) => substring(N(a), N(b), S(s)))],
   [
     'repeat',
@@ -303,9 +326,10 @@ export const stringFuncs: ReadonlyMap<string, GoFunc> = new Map<string, GoFunc>(
     'toDecimal',
     fn(['any'], ([v]) => {
       const s = sprint([v ?? null]);
-      return goInt64(
-        /^[+-]?[0-7]+$/.test(s) ? BigInt(`${s.startsWith('-') ? '-' : ''}0o${s.replace(/^[+-]/, '')}`) : 0n,
-      );
+      // strconv.ParseInt(s, 8, 64); sprig gives 0 for anything it rejects, out-of-range values included.
+      const m = /^([+-]?)([0-7]+)$/.exec(s);
+      const n = m ? (m[1] === '-' ? -1n : 1n) * BigInt(`0o${m[2] ?? '0'}`) : 0n;
+      return goInt64(n < -(2n ** 63n) || n >= 2n ** 63n ? 0n : n);
     }),
   ],
   ['split', fn(['string', 'string'], ([sep, s]) => splitMap(goSplit(S(s), S(sep))))],
@@ -359,8 +383,11 @@ export const stringFuncs: ReadonlyMap<string, GoFunc> = new Map<string, GoFunc>(
   ],
   [
     'regexSplit',
-    fn(['string', 'string', 'int'], ([r, s, n]) => stringSlice(regexSplit(mustCompile(S(r)), S(s), N(n)))),
+    fn(['string', 'string', 'int'], ([r, s, n]) => splitResult(regexSplit(mustCompile(S(r)), S(s), N(n)), N(n))),
   ],
-  ['mustRegexSplit', fn(['string', 'string', 'int'], ([r, s, n]) => stringSlice(regexSplit(regex(S(r)), S(s), N(n))))],
+  [
+    'mustRegexSplit',
+    fn(['string', 'string', 'int'], ([r, s, n]) => splitResult(regexSplit(regex(S(r)), S(s), N(n)), N(n))),
+  ],
   ['regexQuoteMeta', fn(['string'], ([s]) => quoteMeta(S(s)))],
 ]);

@@ -61,7 +61,12 @@ function validateDefaults(schema: JSONSchemaProps, path: string): FieldError[] {
     if (findUnknownFields(schema.default, schema).length > 0) {
       errors.push(fieldInvalid(defaultPath, jsonBadValue(schema.default), 'must not have unknown fields'));
     }
-    errors.push(...openAPIErrorsToFieldErrors(validateAgainstSchema(schema.default, schema), defaultPath));
+    errors.push(
+      ...openAPIErrorsToFieldErrors(
+        validateAgainstSchema(schema.default, schema, '', { formats: 'keep' }),
+        defaultPath,
+      ),
+    );
   }
   if (schema.items) errors.push(...validateDefaults(schema.items, childPath(path, 'items')));
   for (const name of Object.keys(schema.properties ?? {}).sort()) {

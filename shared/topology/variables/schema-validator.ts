@@ -55,12 +55,21 @@ function schemaTypes(schema: JSONSchemaProps): string[] {
   return schema.type ? [schema.type] : [];
 }
 
-/** The format kept by apiextensions' StripUnsupportedFormatsPostProcessor (others are ignored). */
-function effectiveFormat(schema: JSONSchemaProps): string {
+/**
+ * How formats are read. `strip`: as apiextensions' NewSchemaValidator does, through its
+ * StripUnsupportedFormatsPostProcessor (used for values, examples and enums). `keep`: as structural defaulting's
+ * ValidateDefaults does (s.ToKubeOpenAPI(), nothing stripped), so `format: double` on an integer still counts there.
+ */
+export type SchemaValidationOptions = { readonly formats: 'strip' | 'keep' };
+const stripFormats: SchemaValidationOptions = { formats: 'strip' };
+
+/** The format the validator sees (see SchemaValidationOptions). */
+function effectiveFormat(schema: JSONSchemaProps, opts: SchemaValidationOptions): string {
   const format = schema.format ?? '';
   if (!format) return '';
   const types = schemaTypes(schema);
   const type = types.length === 1 ? types[0] : '';
+  if (opts.formats === 'keep') return format;
   if (type === '' || type === 'string') return stringFormatChecker(format) ? format : '';
   if (type === 'integer') return format === 'int32' || format === 'int64' ? format : '';
   if (type === 'number') return format === 'float' || format === 'double' ? format : '';
@@ -81,9 +90,14 @@ function other(name: string, message: string, value?: unknown): OpenAPIError {
   return { kind: 'validation', code: 'other', name, value, message: `${name} in ${IN} ${message}` };
 }
 
-function validateType(data: unknown, schema: JSONSchemaProps, path: string): OpenAPIError[] {
+function validateType(
+  data: unknown,
+  schema: JSONSchemaProps,
+  path: string,
+  opts: SchemaValidationOptions,
+): OpenAPIError[] {
   const types = schemaTypes(schema);
-  const format = effectiveFormat(schema);
+  const format = effectiveFormat(schema, opts);
   if (types.length === 0 && format === '') return [];
   if (data === null || data === undefined) return types.length > 0 ? [invalidType(path, types.join(','), 'null')] : [];
   const kind = kindOf(data);
@@ -145,7 +159,8 @@ function rangeError(value: number, typeName: string, format: string, prefix: str
 function validateNumber(data: number, schema: JSONSchemaProps, path: string): OpenAPIError[] {
   const types = schemaTypes(schema);
   const typeName = types.length === 1 && (types[0] === 'integer' || types[0] === 'number') ? types[0] : '';
-  const format = typeName ? effectiveFormat(schema) : '';
+  // NOTE: range errors name the stripped format even where the type check keeps the raw one (ValidateDefaults).
+  const format = typeName ? effectiveFormat(schema, stripFormats) : '';
   const errors = rangeError(data, typeName, format, 'Checked', path);
   const isInt = kindOf(data) === 'integer';
   const bound = (limit: number, exclusive: boolean, isMax: boolean): OpenAPIError[] => {
@@ -176,11 +191,16 @@ function validateNumber(data: number, schema: JSONSchemaProps, path: string): Op
   return errors;
 }
 
-function validateArray(data: readonly unknown[], schema: JSONSchemaProps, path: string): OpenAPIError[] {
+function validateArray(
+  data: readonly unknown[],
+  schema: JSONSchemaProps,
+  path: string,
+  opts: SchemaValidationOptions,
+): OpenAPIError[] {
   const errors: OpenAPIError[] = [];
   if (schema.items) {
     const items = schema.items;
-    data.forEach((item, i) => errors.push(...validateAgainstSchema(item, items, `${path}[${i}]`)));
+    data.forEach((item, i) => errors.push(...validateAgainstSchema(item, items, `${path}[${i}]`, opts)));
   }
   if (schema.minItems !== undefined && data.length < schema.minItems) {
     errors.push(other(path, `should have at least ${schema.minItems} items`, data.length));
@@ -201,7 +221,12 @@ function validateArray(data: readonly unknown[], schema: JSONSchemaProps, path: 
   return errors;
 }
 
-function validateObject(data: Record<string, unknown>, schema: JSONSchemaProps, path: string): OpenAPIError[] {
+function validateObject(
+  data: Record<string, unknown>,
+  schema: JSONSchemaProps,
+  path: string,
+  opts: SchemaValidationOptions,
+): OpenAPIError[] {
   const errors: OpenAPIError[] = [];
   const keys = Object.keys(data).sort();
   if (schema.minProperties !== undefined && keys.length < schema.minProperties) {
@@ -221,14 +246,14 @@ function validateObject(data: Record<string, unknown>, schema: JSONSchemaProps, 
   if (schema.additionalProperties) {
     for (const key of keys) {
       if (!Object.hasOwn(properties, key)) {
-        errors.push(...validateAgainstSchema(data[key], schema.additionalProperties, `${path}.${key}`));
+        errors.push(...validateAgainstSchema(data[key], schema.additionalProperties, `${path}.${key}`, opts));
       }
     }
   }
   for (const name of Object.keys(properties).sort()) {
     const propertySchema = properties[name];
     if (propertySchema && Object.hasOwn(data, name)) {
-      errors.push(...validateAgainstSchema(data[name], propertySchema, path ? `${path}.${name}` : name));
+      errors.push(...validateAgainstSchema(data[name], propertySchema, path ? `${path}.${name}` : name, opts));
     }
   }
   for (const name of schema.required ?? []) {
@@ -244,18 +269,23 @@ function validateObject(data: Record<string, unknown>, schema: JSONSchemaProps, 
   return errors;
 }
 
-function validateComposition(data: unknown, schema: JSONSchemaProps, path: string): OpenAPIError[] {
+function validateComposition(
+  data: unknown,
+  schema: JSONSchemaProps,
+  path: string,
+  opts: SchemaValidationOptions,
+): OpenAPIError[] {
   const errors: OpenAPIError[] = [];
   const quoted = goQuote(path);
   if (schema.anyOf && schema.anyOf.length > 0) {
-    const results = schema.anyOf.map((sub) => validateAgainstSchema(data, sub, path));
+    const results = schema.anyOf.map((sub) => validateAgainstSchema(data, sub, path, opts));
     if (!results.some((r) => r.length === 0)) {
       errors.push({ kind: 'plain', message: `${quoted} must validate at least one schema (anyOf)` });
       errors.push(...(results[0] ?? []));
     }
   }
   if (schema.oneOf && schema.oneOf.length > 0) {
-    const results = schema.oneOf.map((sub) => validateAgainstSchema(data, sub, path));
+    const results = schema.oneOf.map((sub) => validateAgainstSchema(data, sub, path, opts));
     const valid = results.filter((r) => r.length === 0).length;
     if (valid !== 1) {
       const why = valid === 0 ? 'Found none valid' : `Found ${valid} valid alternatives`;
@@ -264,7 +294,7 @@ function validateComposition(data: unknown, schema: JSONSchemaProps, path: strin
     }
   }
   if (schema.allOf && schema.allOf.length > 0) {
-    const results = schema.allOf.map((sub) => validateAgainstSchema(data, sub, path));
+    const results = schema.allOf.map((sub) => validateAgainstSchema(data, sub, path, opts));
     results.forEach((r) => errors.push(...r));
     const valid = results.filter((r) => r.length === 0).length;
     if (valid !== results.length) {
@@ -274,15 +304,32 @@ function validateComposition(data: unknown, schema: JSONSchemaProps, path: strin
       });
     }
   }
-  if (schema.not && validateAgainstSchema(data, schema.not, path).length === 0) {
+  if (schema.not && validateAgainstSchema(data, schema.not, path, opts).length === 0) {
     errors.push({ kind: 'plain', message: `${quoted} must not validate the schema (not)` });
   }
   return errors;
 }
 
+/**
+ * kube-openapi's enum check: the value is converted to the enum value's Go type when Go can convert it, then
+ * compared. Kubernetes decodes whole JSON numbers as int64, others as float64, so NOTE two Go conversions show:
+ * a fractional number matches an integer enum value after truncation (`0.5` is in `[0]`), and an integer matches a
+ * string enum value that is the character with that code point (`97` is in `["a"]`).
+ */
+function enumMatches(value: unknown, data: unknown): boolean {
+  if (typeof value === 'number' && typeof data === 'number') {
+    return Number.isInteger(value) ? Math.trunc(data) === value : data === value;
+  }
+  if (typeof value === 'string' && typeof data === 'number' && Number.isInteger(data)) {
+    const valid = data >= 0 && data <= 0x10ffff && !(data >= 0xd800 && data <= 0xdfff);
+    return String.fromCodePoint(valid ? data : 0xfffd) === value;
+  }
+  return jsonEqual(value, data);
+}
+
 function validateEnum(data: unknown, schema: JSONSchemaProps, path: string): OpenAPIError[] {
   const values = schema.enum ?? [];
-  if (values.length === 0 || values.some((v) => data !== null && data !== undefined && jsonEqual(v, data))) return [];
+  if (values.length === 0 || values.some((v) => data !== null && data !== undefined && enumMatches(v, data))) return [];
   return [
     {
       kind: 'validation',
@@ -300,20 +347,25 @@ function validateEnum(data: unknown, schema: JSONSchemaProps, path: string): Ope
  * object, in that order); `path` is kube-openapi's name of `data` ('' at the root). Unknown fields are not reported
  * here: upstream finds them by pruning (see findUnknownFields).
  */
-export function validateAgainstSchema(data: unknown, schema: JSONSchemaProps, path = ''): OpenAPIError[] {
-  const errors = validateType(data, schema, path);
+export function validateAgainstSchema(
+  data: unknown,
+  schema: JSONSchemaProps,
+  path = '',
+  opts: SchemaValidationOptions = stripFormats,
+): OpenAPIError[] {
+  const errors = validateType(data, schema, path, opts);
   if (data === null || data === undefined) return [...errors, ...validateEnum(null, schema, path)];
-  errors.push(...validateComposition(data, schema, path));
+  errors.push(...validateComposition(data, schema, path, opts));
   if (typeof data === 'string') {
     errors.push(...validateString(data, schema, path));
-    const format = effectiveFormat(schema);
+    const format = effectiveFormat(schema, opts);
     const check = format ? stringFormatChecker(format) : undefined;
     if (check && !check(data)) errors.push(invalidType(path, format, data));
   }
   if (typeof data === 'number') errors.push(...validateNumber(data, schema, path));
-  if (Array.isArray(data)) errors.push(...validateArray(data, schema, path));
+  if (Array.isArray(data)) errors.push(...validateArray(data, schema, path, opts));
   errors.push(...validateEnum(data, schema, path));
-  if (isJsonObject(data)) errors.push(...validateObject(data, schema, path));
+  if (isJsonObject(data)) errors.push(...validateObject(data, schema, path, opts));
   return errors;
 }
 

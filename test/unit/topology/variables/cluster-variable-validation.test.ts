@@ -38,6 +38,24 @@ const cases: Case[] = [
     ],
   },
   { name: 'accepts an integer for type number', schema: { type: 'number' }, value: 2, errors: [] },
+  {
+    name: 'accepts a fraction that truncates to an integer enum value, as Go converts it (found by the Go oracle)',
+    schema: { type: 'number', enum: [0] },
+    value: 0.5,
+    errors: [],
+  },
+  {
+    name: 'accepts an integer whose character is a string enum value, as Go converts it (found by the Go oracle)',
+    schema: { 'x-kubernetes-int-or-string': true, enum: ['a'] },
+    value: 97,
+    errors: [],
+  },
+  {
+    name: 'rejects an integer whose character is not in a string enum',
+    schema: { 'x-kubernetes-int-or-string': true, enum: ['a'] },
+    value: 98,
+    errors: [`spec.topology.variables[v].value: Unsupported value: "98": supported values: "a"`],
+  },
   { name: 'accepts a fraction for type number', schema: { type: 'number' }, value: 2.5, errors: [] },
   {
     name: 'rejects a boolean for type number',

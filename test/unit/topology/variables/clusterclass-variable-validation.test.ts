@@ -23,6 +23,21 @@ type Case = { name: string; variables: ClusterClassVariable[]; errors: string[] 
 
 const cases: Case[] = [
   {
+    name: 'checks a default against an unknown string format too, as ValidateDefaults does (found by the Go oracle)',
+    variables: [
+      variable('v', { type: 'object', properties: { a: { type: 'string', format: 'bogus' } }, default: { a: 1 } }),
+    ],
+    errors: [`${S}.default.a: Invalid value: "int64": a in body must be of type bogus: "int64"`],
+  },
+  {
+    name: 'checks a default against the unstripped format, as ValidateDefaults does (found by the Go oracle)',
+    variables: [variable('v', { type: 'integer', format: 'double', default: 0.5 })],
+    errors: [
+      `${S}.default: Invalid value: "float64":  in body must be of type double: "float64"`,
+      `${S}.default: Invalid value: "": Checked value must be of type integer (default format) in `,
+    ],
+  },
+  {
     name: 'accepts a complete valid schema',
     variables: [
       variable('v', {

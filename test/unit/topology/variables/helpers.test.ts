@@ -15,6 +15,26 @@ describe('compileGoRegexp', () => {
     { pattern: '^\\p{Greek}+$', input: 'αβγ', match: true },
     { pattern: '^a\\-b\\#c$', input: 'a-b#c', match: true },
     { pattern: '^.$', input: '😀', match: true },
+    // Found by the Go oracle property test (test/integration/oracles); expectations recorded from Go's regexp.
+    { pattern: '^*a', input: 'a', match: true },
+    { pattern: '\\b{2}a', input: 'a', match: true },
+    { pattern: '(?P<n>a)(?P<n>b)', input: 'ab', match: true },
+    { pattern: '^[[:^space:]]+$', input: 'ab', match: true },
+    { pattern: '^[[:^space:]]+$', input: 'a b', match: false },
+    { pattern: '^[\\pL-_]+$', input: 'a-_', match: true },
+    { pattern: '(?m)\\Ab$', input: 'a\nb', match: false },
+    { pattern: '(?m)^b$', input: 'a\nb', match: true },
+    { pattern: '\\B', input: 'b😀B', match: false },
+    { pattern: '^a\\s$', input: 'a\u00a0', match: false },
+    { pattern: '^a\\s$', input: 'a\v', match: false },
+    { pattern: '^[^\\S]$', input: ' ', match: true },
+    { pattern: '^\\10$', input: '\b', match: true },
+    { pattern: '^a\\\nb$', input: 'a\nb', match: true },
+    { pattern: '^a{$', input: 'a{', match: true },
+    { pattern: '^]$', input: ']', match: true },
+    { pattern: '^[--[:word:]]+$', input: '-AB[', match: false },
+    { pattern: '^[b-d-[:word:]]+$', input: 'a-c', match: true },
+    { pattern: '^[]a-]+$', input: ']-a', match: true },
   ];
   for (const c of matches) {
     test(`${c.match ? 'matches' : 'does not match'} ${JSON.stringify(c.input)} with ${c.pattern}`, () => {

@@ -1,0 +1,110 @@
+// Property test: our ClusterClass variable validation and defaulting against upstream Cluster API's own code
+// (sigs.k8s.io/cluster-api/internal/topology/variables, v1.14), run by the Go oracle. Same field errors, message for
+// message, and the same defaulted values.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import type { ClusterClassStatusVariable, ClusterVariable } from '#shared/api/variables.ts';
+import {
+  canonicalJson,
+  defaultClusterVariables,
+  formatFieldError,
+  validateClusterClassVariables,
+  validateClusterVariables,
+} from '#shared/topology/variables/index.ts';
+import type { FieldError } from '#shared/topology/variables/index.ts';
+import { oracleRunSettings, startGoOracle } from '#test/oracles/go-oracle.ts';
+import type { GoFieldError, GoOracle } from '#test/oracles/go-oracle.ts';
+import { classVariables, mostlyValidClassVariables, valueFor } from '#test/oracles/variables-arbitraries.ts';
+import type { ClassVariable } from '#test/oracles/variables-arbitraries.ts';
+
+/**
+ * Messages as a sorted set. NOTE: the text after `error parsing regexp:` is the regexp engine's own wording, which
+ * is not ours to copy (README "Deliberate differences"); whether a pattern compiles is checked, the wording is not.
+ */
+function messages(errors: readonly string[]): string[] {
+  return [...new Set(errors.map((m) => m.replace(/error parsing regexp: .*$/, 'error parsing regexp: …')))].sort();
+}
+const goMessages = (errors: readonly GoFieldError[] | undefined) => messages((errors ?? []).map((e) => e.message));
+const tsMessages = (errors: readonly FieldError[]) => messages(errors.map(formatFieldError));
+
+/** Cluster variables (one value per distinct variable, some left unset) for a set of class variables. */
+const classAndValues = mostlyValidClassVariables.chain((vars) =>
+  fc.tuple(fc.constant(vars), fc.tuple(...vars.map((v) => fc.option(valueFor(v.schema.openAPIV3Schema), { freq: 4 })))),
+);
+
+function statusVariables(vars: readonly ClassVariable[]): ClusterClassStatusVariable[] {
+  const unique = vars.filter((v, i) => vars.findIndex((w) => w.name === v.name) === i);
+  return unique.map((v) => ({
+    name: v.name,
+    definitions: [{ from: 'inline', required: v.required, schema: v.schema }],
+  }));
+}
+
+/**
+ * Values as the controllers read them from the API server, which re-encodes them with sorted keys (upstream prints
+ * the raw JSON in messages, so key order shows).
+ */
+function clusterValues(vars: readonly ClassVariable[], values: readonly unknown[]): ClusterVariable[] {
+  const out: ClusterVariable[] = [];
+  vars.forEach((v, i) => {
+    if (values[i] !== null && !out.some((o) => o.name === v.name))
+      out.push({ name: v.name, value: JSON.parse(canonicalJson(values[i])) as ClusterVariable['value'] });
+  });
+  return out;
+}
+
+let go: GoOracle;
+before(() => {
+  go = startGoOracle();
+});
+after(() => go.close());
+
+/** Only ClusterClasses upstream accepts get Cluster values validated and defaulted against them. */
+async function validClass(vars: ClassVariable[]): Promise<boolean> {
+  const answer = await go.ask({ op: 'validateClusterClassVariables', classVariables: vars });
+  return (answer.fieldErrors ?? []).length === 0;
+}
+
+describe('ClusterClass variables oracle (upstream internal/topology/variables)', () => {
+  test('ClusterClass variable definitions: the same field errors as upstream', async () => {
+    await fc.assert(
+      fc.asyncProperty(classVariables, async (vars) => {
+        const want = await go.ask({ op: 'validateClusterClassVariables', classVariables: vars });
+        assert.deepEqual(tsMessages(validateClusterClassVariables(vars)), goMessages(want.fieldErrors));
+      }),
+      oracleRunSettings(300),
+    );
+  });
+
+  test('Cluster variable values: the same field errors as upstream', async () => {
+    await fc.assert(
+      fc.asyncProperty(classAndValues, fc.boolean(), async ([vars, vals], overrides) => {
+        fc.pre(await validClass(vars));
+        const definitions = statusVariables(vars);
+        const values = clusterValues(vars, vals);
+        const want = await go.ask({ op: 'validateClusterVariables', values, definitions, overrides });
+        const got = validateClusterVariables(values, definitions, { validateRequired: !overrides });
+        assert.deepEqual(tsMessages(got), goMessages(want.fieldErrors));
+      }),
+      oracleRunSettings(300),
+    );
+  });
+
+  test('defaulting: the same values (or the same errors) as upstream', async () => {
+    await fc.assert(
+      fc.asyncProperty(classAndValues, fc.boolean(), async ([vars, vals], overrides) => {
+        fc.pre(await validClass(vars));
+        const definitions = statusVariables(vars);
+        const values = clusterValues(vars, vals);
+        const want = await go.ask({ op: 'defaultClusterVariables', values, definitions, overrides });
+        const got = defaultClusterVariables(values, definitions, { createVariables: !overrides });
+        const wantErrors = goMessages(want.fieldErrors);
+        assert.deepEqual(got.ok ? [] : tsMessages(got.errors), wantErrors);
+        if (got.ok && wantErrors.length === 0)
+          assert.equal(canonicalJson(got.values), canonicalJson(want.defaulted ?? []));
+      }),
+      oracleRunSettings(300),
+    );
+  });
+});

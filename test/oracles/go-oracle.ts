@@ -1,0 +1,141 @@
+// A client for the Go oracle (test/oracles/go): one long-lived process per test file, asked questions as JSON lines.
+// The binary is built once from the Go module proxy and cached (test/oracles/go/build.sh).
+import { execFileSync, spawn } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+export type GoFieldError = {
+  /** apimachinery's field.ErrorType, e.g. `FieldValueInvalid`. */
+  readonly type: string;
+  readonly field: string;
+  readonly detail: string;
+  /** `err.Error()`: `field: Invalid value: ...: detail`. */
+  readonly message: string;
+};
+
+export type TemplateRequest = {
+  readonly op: 'template';
+  readonly name: string;
+  readonly text: string;
+  readonly data: unknown;
+  readonly functions?: 'sprig' | 'builtin';
+  readonly missingKey?: 'default' | 'zero' | 'error';
+};
+export type TemplateAnswer =
+  | { readonly crashed: true; readonly detail: string }
+  | { readonly output: string; readonly invalidUTF8?: boolean }
+  | { readonly phase: 'parse' | 'exec'; readonly detail: string };
+
+export type RegexpRequest = { readonly op: 'regexp'; readonly pattern: string; readonly inputs: readonly string[] };
+export type RegexpAnswer = {
+  readonly crashed?: true;
+  readonly compileError?: string;
+  readonly matches?: readonly boolean[];
+};
+
+export type VariablesRequest =
+  | { readonly op: 'validateClusterClassVariables'; readonly classVariables: readonly unknown[] }
+  | {
+      readonly op: 'validateClusterVariables' | 'defaultClusterVariables';
+      readonly values: readonly unknown[];
+      readonly definitions: readonly unknown[];
+      /** Machine/control plane overrides: required variables are not checked, none are created by defaulting. */
+      readonly overrides?: boolean;
+      readonly fieldPath?: string;
+    };
+export type VariablesAnswer = {
+  readonly crashed?: true;
+  readonly fieldErrors?: readonly GoFieldError[];
+  readonly defaulted?: readonly { readonly name: string; readonly value?: unknown }[];
+};
+
+type AnswerFor<R> = R extends TemplateRequest
+  ? TemplateAnswer
+  : R extends RegexpRequest
+    ? RegexpAnswer
+    : VariablesAnswer;
+
+export type GoOracle = {
+  ask<R extends TemplateRequest | RegexpRequest | VariablesRequest>(request: R): Promise<AnswerFor<R>>;
+  close(): Promise<void>;
+};
+
+/** Builds the oracle if needed (a few minutes, once per machine) and returns the binary's path. */
+export function buildGoOracle(): string {
+  const script = join(dirname(fileURLToPath(import.meta.url)), 'go', 'build.sh');
+  const out = execFileSync('bash', [script], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+  return out.trim().split('\n').pop() ?? '';
+}
+
+/**
+ * Starts the oracle. Answers come back in the order of the questions, so a FIFO of pending promises pairs them.
+ *
+ * @example
+ * const go = startGoOracle();
+ * await go.ask({ op: 'regexp', pattern: '^a+$', inputs: ['aa'] }); // { matches: [true] }
+ * await go.close();
+ */
+export function startGoOracle(): GoOracle {
+  const binary = buildGoOracle();
+  let proc: ChildProcessWithoutNullStreams | undefined;
+  let pending: { resolve: (v: unknown) => void; reject: (e: Error) => void }[] = [];
+  const start = (): ChildProcessWithoutNullStreams => {
+    const child = spawn(binary, [], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const mine = pending;
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-4000)));
+    child.on('error', (err) => {
+      for (const p of mine.splice(0)) p.reject(err);
+    });
+    // NOTE: some inputs crash Go itself (a map merged into itself overflows the stack in fmt, a fatal error no
+    // recover() catches); the question in flight is answered `crashed` and the next question starts a new process.
+    child.on('exit', () => {
+      if (proc === child) proc = undefined;
+      const [first, ...rest] = mine.splice(0);
+      first?.resolve({ crashed: true, detail: stderr.slice(0, 400) });
+      for (const p of rest) p.reject(new Error('Go oracle restarted'));
+    });
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const next = mine.shift();
+      if (!next) throw new Error(`Go oracle said something unasked: ${line}`);
+      const answer = JSON.parse(line) as { error?: string };
+      if (answer.error !== undefined) next.reject(new Error(`Go oracle: ${answer.error}`));
+      else next.resolve(answer);
+    });
+    return child;
+  };
+  return {
+    ask<R extends TemplateRequest | RegexpRequest | VariablesRequest>(request: R): Promise<AnswerFor<R>> {
+      if (!proc) {
+        pending = [];
+        proc = start();
+      }
+      const child = proc;
+      return new Promise<AnswerFor<R>>((resolve, reject) => {
+        pending.push({ resolve: resolve as (v: unknown) => void, reject });
+        child.stdin.write(`${JSON.stringify(request)}\n`);
+      });
+    },
+    close(): Promise<void> {
+      const child = proc;
+      proc = undefined;
+      if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+      return new Promise((resolve) => {
+        child.once('exit', () => resolve());
+        child.stdin.end();
+      });
+    },
+  };
+}
+
+/** Property-test settings: a fixed seed and a small number of runs in `npm test`; ORACLE_SEED/ORACLE_RUNS for more. */
+export function oracleRunSettings(defaultRuns: number): { readonly seed: number; readonly numRuns: number } {
+  const seed = Number(process.env['ORACLE_SEED'] ?? '20261123');
+  const numRuns = Number(process.env['ORACLE_RUNS'] ?? String(defaultRuns));
+  if (!Number.isSafeInteger(seed)) throw new Error(`ORACLE_SEED must be an integer, got ${process.env['ORACLE_SEED']}`);
+  if (!Number.isSafeInteger(numRuns) || numRuns < 1)
+    throw new Error(`ORACLE_RUNS must be a positive integer, got ${process.env['ORACLE_RUNS']}`);
+  return { seed, numRuns };
+}

@@ -1,0 +1,196 @@
+// Command capi-serverless-oracle answers questions about Go semantics that capi-serverless re-implements in
+// TypeScript, using Go's own libraries and Cluster API's own code: text/template with sprig's hermetic functions,
+// regexp (variable `pattern`), and ClusterClass variable validation and defaulting
+// (sigs.k8s.io/cluster-api/internal/topology/variables). It reads one JSON request per line on stdin and writes one
+// JSON response per line on stdout, in order, so tests can keep one process and ask thousands of questions.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"regexp"
+	"text/template"
+	"unicode/utf8"
+
+	"github.com/Masterminds/sprig/v3"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/internal/topology/variables"
+)
+
+type request struct {
+	Op string `json:"op"`
+
+	// template
+	Name       string          `json:"name,omitempty"`
+	Text       string          `json:"text,omitempty"`
+	Data       json.RawMessage `json:"data,omitempty"`
+	Functions  string          `json:"functions,omitempty"`
+	MissingKey string          `json:"missingKey,omitempty"`
+
+	// regexp
+	Pattern string   `json:"pattern,omitempty"`
+	Inputs  []string `json:"inputs,omitempty"`
+
+	// variables
+	ClassVariables []clusterv1.ClusterClassVariable       `json:"classVariables,omitempty"`
+	Values         []clusterv1.ClusterVariable            `json:"values,omitempty"`
+	Definitions    []clusterv1.ClusterClassStatusVariable `json:"definitions,omitempty"`
+	Overrides      bool                                   `json:"overrides,omitempty"`
+	FieldPath      string                                 `json:"fieldPath,omitempty"`
+}
+
+type fieldError struct {
+	Type    string `json:"type"`
+	Field   string `json:"field"`
+	Detail  string `json:"detail"`
+	Message string `json:"message"`
+}
+
+type response struct {
+	Error string `json:"error,omitempty"` // a malformed request or a panic in the oracle itself
+
+	// template
+	Output      *string `json:"output,omitempty"`
+	InvalidUTF8 bool    `json:"invalidUTF8,omitempty"` // output is not valid UTF-8; OutputBytes holds the exact bytes
+	OutputBytes []byte  `json:"outputBytes,omitempty"`
+	Phase       string  `json:"phase,omitempty"` // parse or exec, when the template fails
+	Detail      string  `json:"detail,omitempty"`
+
+	// regexp
+	CompileError *string `json:"compileError,omitempty"`
+	Matches      []bool  `json:"matches,omitempty"`
+
+	// variables
+	FieldErrors []fieldError                `json:"fieldErrors,omitempty"`
+	Defaulted   []clusterv1.ClusterVariable `json:"defaulted,omitempty"`
+}
+
+func evalTemplate(r request) response {
+	tpl := template.New(r.Name)
+	if r.Functions != "builtin" {
+		tpl = tpl.Funcs(sprig.HermeticTxtFuncMap())
+	}
+	if r.MissingKey != "" {
+		tpl = tpl.Option("missingkey=" + r.MissingKey)
+	}
+	if _, err := tpl.Parse(r.Text); err != nil {
+		return response{Phase: "parse", Detail: err.Error()}
+	}
+	// Upstream decodes variables with encoding/json into interface{} (numbers become float64).
+	var data interface{}
+	if len(r.Data) > 0 {
+		if err := json.Unmarshal(r.Data, &data); err != nil {
+			return response{Error: "bad data: " + err.Error()}
+		}
+	}
+	var buf bytes.Buffer
+	if err := tpl.Execute(&buf, data); err != nil {
+		return response{Phase: "exec", Detail: err.Error()}
+	}
+	out := buf.String()
+	if !utf8.ValidString(out) {
+		return response{Output: &out, InvalidUTF8: true, OutputBytes: buf.Bytes()}
+	}
+	return response{Output: &out}
+}
+
+func matchRegexp(r request) response {
+	// kube-openapi's pattern validator: regexp.Compile, then MatchString.
+	re, err := regexp.Compile(r.Pattern)
+	if err != nil {
+		msg := err.Error()
+		return response{CompileError: &msg}
+	}
+	matches := make([]bool, len(r.Inputs))
+	for i, s := range r.Inputs {
+		matches[i] = re.MatchString(s)
+	}
+	return response{Matches: matches}
+}
+
+func fieldErrors(list field.ErrorList) []fieldError {
+	out := make([]fieldError, 0, len(list))
+	for _, e := range list {
+		out = append(out, fieldError{Type: string(e.Type), Field: e.Field, Detail: e.Detail, Message: e.Error()})
+	}
+	return out
+}
+
+func path(r request, def string) *field.Path {
+	if r.FieldPath != "" {
+		return field.NewPath(r.FieldPath)
+	}
+	return field.NewPath(def)
+}
+
+func handle(r request) (res response) {
+	defer func() {
+		if p := recover(); p != nil {
+			res = response{Error: fmt.Sprintf("panic: %v", p)}
+		}
+	}()
+	ctx := context.Background()
+	switch r.Op {
+	case "template":
+		return evalTemplate(r)
+	case "regexp":
+		return matchRegexp(r)
+	case "validateClusterClassVariables":
+		return response{FieldErrors: fieldErrors(variables.ValidateClusterClassVariables(ctx, nil, r.ClassVariables, path(r, "spec.variables")))}
+	case "validateClusterVariables":
+		if r.Overrides {
+			return response{FieldErrors: fieldErrors(variables.ValidateMachineVariables(ctx, r.Values, nil, r.Definitions, path(r, "spec.topology.variables")))}
+		}
+		return response{FieldErrors: fieldErrors(variables.ValidateClusterVariables(ctx, r.Values, nil, r.Definitions, path(r, "spec.topology.variables")))}
+	case "defaultClusterVariables":
+		var values []clusterv1.ClusterVariable
+		var errs field.ErrorList
+		if r.Overrides {
+			values, errs = variables.DefaultMachineVariables(r.Values, r.Definitions, path(r, "spec.topology.variables"))
+		} else {
+			values, errs = variables.DefaultClusterVariables(r.Values, r.Definitions, path(r, "spec.topology.variables"))
+		}
+		if values == nil {
+			values = []clusterv1.ClusterVariable{}
+		}
+		return response{Defaulted: values, FieldErrors: fieldErrors(errs)}
+	default:
+		return response{Error: "unknown op " + r.Op}
+	}
+}
+
+func main() {
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(make([]byte, 1<<20), 64<<20)
+	out := bufio.NewWriter(os.Stdout)
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+	for in.Scan() {
+		var r request
+		var res response
+		if err := json.Unmarshal(in.Bytes(), &r); err != nil {
+			res = response{Error: "bad request: " + err.Error()}
+		} else {
+			res = handle(r)
+		}
+		if err := enc.Encode(res); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		if err := out.Flush(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
+	out.Flush()
+	if err := in.Err(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
