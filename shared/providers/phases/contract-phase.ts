@@ -32,7 +32,7 @@ export const contractPhase: Phase = {
   run(pass) {
     const p = pass.provider;
     const contract = pass.newContract ?? '';
-    const version = pass.release?.version ?? '';
+    const version = pass.release?.version ?? p.spec?.version ?? '';
     if (p.kind !== 'CoreProvider') {
       const core = findCoreProvider(pass.allProviders);
       const coreContract = core?.status?.contract;
