@@ -61,11 +61,12 @@ function goJson(v: unknown): string {
 const golden = JSON.parse(
   readFileSync(new URL('../../fixtures/golden/operator-hash-golden.json', import.meta.url), 'utf8'),
 ) as { name: string; specJson: string }[];
-const specJson = golden.find((g) => g.name === "the adoption test's core provider")?.specJson ?? '';
+const goldenSpec = (name: string) => golden.find((g) => g.name === name)?.specJson ?? '';
+const specJson = goldenSpec("the adoption test's core provider");
 
 /** The operator's `setCacheHash`: sha256 over spec, selected ConfigMap data and binaryData, cache data, no config file. */
-function operatorHash(cm: KubeObject, cacheData: Record<string, string>): string {
-  const parts = [specJson, goJson(cm['data']), goJson(cm['binaryData']), goJson(cacheData), '""'];
+function operatorHash(cm: KubeObject, cacheData: Record<string, string>, spec = specJson): string {
+  const parts = [spec, goJson(cm['data']), goJson(cm['binaryData']), goJson(cacheData), '""'];
   return createHash('sha256').update(parts.join('')).digest('hex');
 }
 
@@ -217,6 +218,20 @@ describe('adopting providers the Cluster API Operator installed', () => {
     const hash = p.metadata.annotations?.[hashAnnotation];
     assert.match(hash ?? '', /^[0-9a-f]{64}$/);
     assert.equal(secret.metadata.annotations?.[hashAnnotation], hash);
+    // The hash the operator would compute over the same objects: it would apply from this cache, not reinstall.
+    const nextSpec = goldenSpec("the adoption test's upgraded core provider");
+    assert.ok(nextSpec, 'golden spec missing; run test/golden/operator-hash/regenerate.sh');
+    const cm = await getObject(mgmt.kube, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      namespace: 'capi-system',
+      name: 'v1.0.1',
+    });
+    assert.equal(hash, operatorHash(cm, secret['data'] as Record<string, string>, nextSpec));
+    assert.deepEqual(
+      secret.metadata.ownerReferences?.map((o) => `${o.kind}/${o.name}`),
+      ['CoreProvider/cluster-api'],
+    );
     const objects = JSON.parse(
       Buffer.from((secret['data'] as Record<string, string>)['cache'] ?? '', 'base64').toString('utf8'),
     ) as KubeObject[];
