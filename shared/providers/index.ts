@@ -1,5 +1,7 @@
 // The provider operator: installs, upgrades and deletes Cluster API providers declared as CoreProvider,
 // BootstrapProvider, … objects, processing their components exactly as clusterctl and the upstream operator do.
+export * from '#shared/providers/desired/compute-compatible-contracts.ts';
+export * from '#shared/providers/desired/compute-components-cache.ts';
 export * from '#shared/providers/desired/compute-image-overrides.ts';
 export * from '#shared/providers/desired/compute-inputs-hash.ts';
 export * from '#shared/providers/desired/compute-manifest-patches.ts';
@@ -8,10 +10,12 @@ export * from '#shared/providers/desired/compute-provider-components.ts';
 export * from '#shared/providers/desired/compute-target-namespace.ts';
 export * from '#shared/providers/desired/compute-variable-substitution.ts';
 export * from '#shared/providers/desired/customize-deployment.ts';
+export * from '#shared/providers/desired/go-json-provider-spec.ts';
 export * from '#shared/providers/desired/label-selector.ts';
 export * from '#shared/providers/desired/parse-components-yaml.ts';
 export * from '#shared/providers/desired/provider-components-error.ts';
 export * from '#shared/providers/desired/semver.ts';
+export * from '#shared/providers/current/get-components-cache.ts';
 export * from '#shared/providers/current/get-config-variables.ts';
 export * from '#shared/providers/current/get-provider.ts';
 export * from '#shared/providers/current/list-blocking-clusters.ts';

@@ -18,7 +18,7 @@ import {
   validateClusterResourceSetAdmission,
   validateClusterResourceSetBindingAdmission,
 } from '#shared/webhooks/review-cluster-resource-set.ts';
-import { validateProviderAdmission } from '#shared/webhooks/review-provider.ts';
+import { mutateProvider, validateProviderAdmission } from '#shared/webhooks/review-provider.ts';
 
 export const AdmissionMode = { Mutate: 'mutate', Validate: 'validate' } as const;
 export type AdmissionMode = (typeof AdmissionMode)[keyof typeof AdmissionMode];
@@ -42,8 +42,7 @@ const reviewers: Record<AdmissionMode, Readonly<Record<string, Reviewer>>> = {
 };
 
 function findReviewer(mode: AdmissionMode, request: AdmissionRequest): Reviewer | undefined {
-  if (mode === 'validate' && request.kind.group === operatorGroup)
-    return (r, d) => validateProviderAdmission(r, d.reader);
+  if (request.kind.group === operatorGroup) return mode === 'validate' ? validateProviderAdmission : mutateProvider;
   return reviewers[mode][`${request.kind.group}/${request.kind.kind}`];
 }
 

@@ -1,8 +1,12 @@
-// Contract rules (the proposal): every provider abides by the core provider's contract; a contract-changing upgrade
-// waits until every provider is paused; unpausing waits until no provider is left on another contract.
+// Contract rules: every provider implements a contract compatible with the core provider's, as clusterctl checks it
+// (a v1beta2 core accepts v1beta1 providers while upstream supports that window). The proposal's additions: a
+// change of the core provider's contract (the management cluster's) waits until every provider is paused, and
+// unpausing waits until no provider is left on a contract the core provider's no longer accepts. Other providers
+// change contract within the window without pausing anyone, as clusterctl upgrades them.
 import type { Provider } from '#shared/api/operator.ts';
 import { providerRef } from '#shared/providers/current/get-provider.ts';
 import { isPausedDeployment } from '#shared/providers/apply/scale-deployments.ts';
+import { computeCompatibleContracts } from '#shared/providers/desired/compute-compatible-contracts.ts';
 import { findCoreProvider } from '#shared/providers/phases/preflight-phase.ts';
 import {
   ConditionReason,
@@ -31,21 +35,21 @@ export const contractPhase: Phase = {
   reason: ConditionReason.CAPIVersionIncompatibility,
   run(pass) {
     const p = pass.provider;
+    const isCore = p.kind === 'CoreProvider';
     const contract = pass.newContract ?? '';
-    const version = pass.release?.version ?? '';
-    if (p.kind !== 'CoreProvider') {
-      const core = findCoreProvider(pass.allProviders);
-      const coreContract = core?.status?.contract;
-      if (core && coreContract && coreContract !== contract) {
-        fail(
-          ConditionReason.CAPIVersionIncompatibility,
-          `${providerRef(p)} ${version} abides by contract ${contract}, but ${providerRef(core)} abides by contract ${coreContract}`,
-          false,
-        );
-      }
+    const version = pass.release?.version ?? p.spec?.version ?? '';
+    const core = isCore ? undefined : findCoreProvider(pass.allProviders);
+    const coreContract = isCore ? contract : core?.status?.contract;
+    const compatible = coreContract ? computeCompatibleContracts(coreContract) : [];
+    if (!isCore && core && coreContract && !compatible.includes(contract)) {
+      fail(
+        ConditionReason.CAPIVersionIncompatibility,
+        `${providerRef(p)} ${version} implements the ${contract} contract version, while ${providerRef(core)} is compatible with ${compatible.join(', ')} contract versions`,
+        false,
+      );
     }
     const installedContract = pass.contract;
-    if (installedContract && installedContract !== contract) {
+    if (isCore && installedContract && installedContract !== contract) {
       const running = pass.allProviders.filter((o) =>
         isSelf(o, p) ? p.spec?.paused !== true : o.spec?.paused !== true,
       );
@@ -58,14 +62,14 @@ export const contractPhase: Phase = {
       }
     }
     const unpausing = p.spec?.paused !== true && (pass.deployments ?? []).some(isPausedDeployment);
-    if (unpausing) {
+    if (unpausing && coreContract) {
       const old = pass.allProviders.filter(
-        (o) => !isSelf(o, p) && o.status?.contract && o.status.contract !== contract,
+        (o) => !isSelf(o, p) && o.status?.contract && !compatible.includes(o.status.contract),
       );
       if (old.length > 0) {
         fail(
           ConditionReason.ProvidersOnOldContract,
-          `cannot unpause ${providerRef(p)} (contract ${contract}) while providers abide by another contract: ${old
+          `cannot unpause ${providerRef(p)} (contract ${contract}) while providers implement a contract the core provider's ${coreContract} does not accept: ${old
             .map((o) => `${providerRef(o)} (${o.status?.contract ?? ''})`)
             .join(', ')}`,
           true,

@@ -14,6 +14,7 @@ export const fetchPhase: Phase = {
   condition: ProviderCondition.ProviderInstalled,
   reason: ConditionReason.ComponentsFetchError,
   async run(pass) {
+    if (pass.cached) return undefined;
     const { kube, fieldManager } = pass.deps;
     pass.variables = await getConfigVariables(kube, pass.provider);
     const core = pass.provider.kind === 'CoreProvider' ? undefined : findCoreProvider(pass.allProviders);

@@ -1,6 +1,5 @@
 // Status: Ready mirrors the provider Deployments' `Available` condition, as upstream's health check controller
 // does; a provider whose Deployment is unavailable is not Ready and is looked at again shortly.
-import { describeObject } from '#shared/errors/index.ts';
 import { listProviderDeployments } from '#shared/providers/current/list-provider-objects.ts';
 import { ConditionReason, ProviderCondition, readinessRequeueMs } from '#shared/providers/phases/provider-pass.ts';
 import type { Phase } from '#shared/providers/phases/provider-pass.ts';
@@ -22,15 +21,17 @@ export const healthPhase: Phase = {
     }));
     const notReady = available.find(({ c }) => c?.status !== 'True');
     if (deployments.length === 0 || notReady) {
-      const who = notReady ? describeObject('Deployment', notReady.d.metadata.namespace, notReady.d.metadata.name) : '';
+      // The operator's health check: the Deployment's Available condition as it is, else the operator's words.
+      const c = notReady?.c;
       setPassCondition(pass, {
         type: ProviderCondition.Ready,
         status: 'False',
-        reason: notReady?.c?.reason || ConditionReason.NoDeploymentAvailable,
-        message: notReady
-          ? `${who} is not available${notReady.c?.message ? `: ${notReady.c.message}` : ''}`
-          : 'the provider has no Deployment',
-        severity: 'Info',
+        reason: c ? c.reason || ConditionReason.DeploymentAvailable : ConditionReason.NoDeploymentAvailable,
+        message: c
+          ? (c.message ?? '')
+          : notReady
+            ? 'No minimum availability condition found on the provider deployment'
+            : 'the provider has no Deployment',
       });
       return { result: 'Requeue', requeueAfterMs: readinessRequeueMs };
     }

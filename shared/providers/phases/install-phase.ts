@@ -1,9 +1,14 @@
-// Install / upgrade / reconfigure: processes the components as clusterctl does, and when the hash of the inputs
-// differs from the one last applied, removes the old components (CRDs, namespace and user objects kept) and applies
-// the new ones with server-side apply. Unchanged inputs: only component Deployments that drifted (deleted by hand or
-// changed) are put back.
+// Install / upgrade / reconfigure. With a current components cache (cache phase), the provider is up to date when
+// its status says this version is installed; otherwise the cached objects are applied as they are (no source
+// needed). Without one, the components are processed as clusterctl does, the old ones removed when the version
+// changed (CRDs, namespace and user objects kept), the new ones applied with server-side apply, then the cache
+// Secret written and the operator's applied-spec hash set on it and on the provider.
+// Unchanged: only component Deployments that drifted (deleted by hand or changed) are put back.
 import { describeObject, errorMessage } from '#shared/errors/index.ts';
+import { applyObject } from '#shared/kube/index.ts';
+import type { KubeObject } from '#shared/kube/index.ts';
 import { getAdditionalManifests } from '#shared/providers/current/get-config-variables.ts';
+import { getComponentsCache } from '#shared/providers/current/get-components-cache.ts';
 import {
   applyComponents,
   deleteComponents,
@@ -11,8 +16,13 @@ import {
 } from '#shared/providers/apply/apply-components.ts';
 import { listProviderDeployments } from '#shared/providers/current/list-provider-objects.ts';
 import { patchProvider } from '#shared/providers/apply/write-provider.ts';
-import { computeInputsHash } from '#shared/providers/desired/compute-inputs-hash.ts';
+import {
+  computeComponentsCacheSecret,
+  computeOperatorHash,
+} from '#shared/providers/desired/compute-components-cache.ts';
 import { computeProviderComponents } from '#shared/providers/desired/compute-provider-components.ts';
+import type { ComponentObject } from '#shared/providers/desired/parse-components-yaml.ts';
+import { providerTypeWords } from '#shared/providers/fetch/config-map-releases.ts';
 import { isConditionTrue } from '#shared/providers/phases/compute-conditions.ts';
 import { computePausedObjects } from '#shared/providers/phases/compute-paused-objects.ts';
 import {
@@ -21,94 +31,134 @@ import {
   PhaseError,
   ProviderCondition,
 } from '#shared/providers/phases/provider-pass.ts';
-import type { Phase } from '#shared/providers/phases/provider-pass.ts';
+import type { Phase, ProviderPass } from '#shared/providers/phases/provider-pass.ts';
 import { setPassCondition } from '#shared/providers/phases/set-pass-condition.ts';
 
-export const installPhase: Phase = {
-  name: 'install',
-  condition: ProviderCondition.ProviderInstalled,
-  reason: ConditionReason.ComponentsFetchError,
-  async run(pass) {
-    const { kube, fieldManager } = pass.deps;
-    const release = pass.release;
-    if (!release) throw new Error('install phase needs the fetch phase');
-    const additionalManifestsYaml = await getAdditionalManifests(kube, pass.provider);
-    const input = {
-      provider: pass.provider,
-      version: release.version,
-      componentsYaml: release.componentsYaml,
-      ...(additionalManifestsYaml === undefined ? {} : { additionalManifestsYaml }),
-      configVariables: pass.variables ?? {},
-    };
-    const components = computeProviderComponents(input);
-    pass.components = components;
-    const hash = computeInputsHash({ ...input, metadataYaml: release.metadataYaml });
-    const applied = pass.provider.metadata.annotations?.[appliedHashAnnotation];
-    const upToDate =
-      applied === hash &&
-      pass.installedVersion === release.version &&
-      isConditionTrue(pass.conditions, ProviderCondition.ProviderInstalled);
-    if (upToDate) {
-      const deployments = pass.deployments ?? (await listProviderDeployments(kube, pass.provider));
-      const desired = computePausedObjects(components.objects, deployments, pass.provider.spec?.paused === true);
-      const repaired = await reconcileComponentDeployments(kube, desired, deployments, fieldManager);
-      if (repaired.length > 0) {
-        pass.changed.push(...repaired);
-        pass.deployments = undefined;
-      }
-      return undefined;
-    }
+function who(pass: ProviderPass): string {
+  return describeObject(pass.provider.kind, pass.provider.metadata.namespace, pass.provider.metadata.name);
+}
 
-    const who = describeObject(pass.provider.kind, pass.provider.metadata.namespace, pass.provider.metadata.name);
-    const previous = pass.installedVersion;
-    if (previous !== undefined) {
-      try {
-        pass.changed.push(...(await deleteComponents(kube, pass.provider)));
-      } catch (err) {
-        throw new PhaseError(
-          `failed to remove the ${previous} components of ${who}: ${errorMessage(err)}`,
-          { type: ProviderCondition.ProviderUpgraded, reason: ConditionReason.ComponentsUpgradeError },
-          { cause: err },
-        );
-      }
-    }
-    const objects = computePausedObjects(
-      components.objects,
-      pass.deployments ?? [],
-      pass.provider.spec?.paused === true,
+async function applyPaused(pass: ProviderPass, objects: readonly ComponentObject[], version: string): Promise<void> {
+  const paused = computePausedObjects(objects, pass.deployments ?? [], pass.provider.spec?.paused === true);
+  try {
+    pass.changed.push(...(await applyComponents(pass.deps.kube, paused, pass.deps.fieldManager)));
+  } catch (err) {
+    throw new PhaseError(
+      `failed to install ${who(pass)} ${version}: ${errorMessage(err)}`,
+      { type: ProviderCondition.ProviderInstalled, reason: ConditionReason.InstallFailed },
+      { cause: err },
     );
-    try {
-      pass.changed.push(...(await applyComponents(kube, objects, fieldManager)));
-    } catch (err) {
-      throw new PhaseError(
-        `failed to install ${who} ${release.version}: ${errorMessage(err)}`,
-        { type: ProviderCondition.ProviderInstalled, reason: ConditionReason.InstallFailed },
-        { cause: err },
-      );
-    }
+  }
+}
+
+function recordInstalled(pass: ProviderPass, version: string): void {
+  const previous = pass.installedVersion;
+  pass.deployments = undefined;
+  pass.installedVersion = version;
+  pass.contract = pass.newContract;
+  setPassCondition(pass, {
+    type: ProviderCondition.ProviderInstalled,
+    status: 'True',
+    reason: ConditionReason.ProviderInstalled,
+    message: 'Provider installed successfully',
+  });
+  if (previous !== undefined && previous !== version) {
+    setPassCondition(pass, {
+      type: ProviderCondition.ProviderUpgraded,
+      status: 'True',
+      reason: ConditionReason.ProviderUpgraded,
+      message: `Provider upgraded successfully from ${previous} to ${version}`,
+    });
+  }
+}
+
+/** Writes the cache Secret with the hash of what it holds, then the same hash on the provider. */
+async function recordCache(pass: ProviderPass, objects: readonly ComponentObject[], componentsSize: number) {
+  const { kube, fieldManager } = pass.deps;
+  const secret = computeComponentsCacheSecret({
+    provider: pass.provider,
+    typeWord: providerTypeWords[pass.provider.kind],
+    objects,
+    componentsSize,
+    contract: pass.newContract,
+  });
+  // Read again: the fetch phase may have written spec.version, which selects the ConfigMap the hash covers.
+  const { hashInput } = await getComponentsCache(kube, pass.provider);
+  const hash = computeOperatorHash({ ...hashInput, cacheData: secret.data });
+  const annotations = { ...secret.metadata.annotations, [appliedHashAnnotation]: hash };
+  await applyObject(kube, { ...secret, metadata: { ...secret.metadata, annotations } } as KubeObject, {
+    fieldManager,
+    force: true,
+  });
+  pass.changed.push(`applied ${describeObject('Secret', secret.metadata.namespace, secret.metadata.name)}`);
+  if (pass.provider.metadata.annotations?.[appliedHashAnnotation] !== hash) {
     pass.provider = await patchProvider(
       kube,
       pass.provider,
       { metadata: { annotations: { [appliedHashAnnotation]: hash } } },
       fieldManager,
     );
+  }
+}
+
+/** Puts back component Deployments deleted by hand or changed by another manager (a dry run each when none drifted). */
+async function repairDrift(pass: ProviderPass, objects: readonly ComponentObject[]): Promise<void> {
+  const { kube, fieldManager } = pass.deps;
+  const deployments = pass.deployments ?? (await listProviderDeployments(kube, pass.provider));
+  const desired = computePausedObjects(objects, deployments, pass.provider.spec?.paused === true);
+  const repaired = await reconcileComponentDeployments(kube, desired, deployments, fieldManager);
+  if (repaired.length > 0) {
+    pass.changed.push(...repaired);
     pass.deployments = undefined;
-    pass.installedVersion = release.version;
-    pass.contract = pass.newContract;
-    setPassCondition(pass, {
-      type: ProviderCondition.ProviderInstalled,
-      status: 'True',
-      reason: ConditionReason.ProviderInstalled,
-      message: 'Provider installed successfully',
-    });
-    if (previous !== undefined && previous !== release.version) {
-      setPassCondition(pass, {
-        type: ProviderCondition.ProviderUpgraded,
-        status: 'True',
-        reason: ConditionReason.ProviderUpgraded,
-        message: `Provider upgraded successfully from ${previous} to ${release.version}`,
-      });
+  }
+}
+
+export const installPhase: Phase = {
+  name: 'install',
+  condition: ProviderCondition.ProviderInstalled,
+  reason: ConditionReason.ComponentsFetchError,
+  async run(pass) {
+    const version = pass.provider.spec?.version ?? '';
+    const installed =
+      pass.installedVersion === version && isConditionTrue(pass.conditions, ProviderCondition.ProviderInstalled);
+    if (pass.cached) {
+      if (installed) {
+        await repairDrift(pass, pass.cached.objects);
+        return undefined;
+      }
+      await applyPaused(pass, pass.cached.objects, version);
+      recordInstalled(pass, version);
+      return undefined;
     }
+
+    const { kube } = pass.deps;
+    const release = pass.release;
+    if (!release) throw new Error('install phase needs the fetch phase');
+    const additionalManifestsYaml = await getAdditionalManifests(kube, pass.provider);
+    const components = computeProviderComponents({
+      provider: pass.provider,
+      version: release.version,
+      componentsYaml: release.componentsYaml,
+      ...(additionalManifestsYaml === undefined ? {} : { additionalManifestsYaml }),
+      configVariables: pass.variables ?? {},
+    });
+    pass.components = components;
+
+    const previous = pass.installedVersion;
+    if (previous !== undefined) {
+      try {
+        pass.changed.push(...(await deleteComponents(kube, pass.provider)));
+      } catch (err) {
+        throw new PhaseError(
+          `failed to remove the ${previous} components of ${who(pass)}: ${errorMessage(err)}`,
+          { type: ProviderCondition.ProviderUpgraded, reason: ConditionReason.ComponentsUpgradeError },
+          { cause: err },
+        );
+      }
+    }
+    await applyPaused(pass, components.objects, release.version);
+    await recordCache(pass, components.objects, Buffer.byteLength(release.componentsYaml, 'utf8'));
+    recordInstalled(pass, release.version);
     return undefined;
   },
 };

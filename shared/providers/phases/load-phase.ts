@@ -9,6 +9,7 @@ export const loadPhase: Phase = {
   condition: ProviderCondition.ProviderInstalled,
   reason: ConditionReason.CAPIVersionIncompatibility,
   run(pass) {
+    if (pass.cached) return Promise.resolve(undefined);
     const release = pass.release;
     if (!release) throw new Error('load phase needs the fetch phase');
     const p = pass.provider;

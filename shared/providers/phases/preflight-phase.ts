@@ -1,6 +1,7 @@
 // Preflight checks (upstream `preflightChecks`): semantic version, no downgrade, the core provider named
 // `cluster-api` and alone, one provider per kind and name across namespaces, a fetch source for providers clusterctl
-// does not know, and non-core providers wait until the core provider is Ready (paused ones: installed).
+// does not know, and non-core providers wait until the core provider is Ready (paused ones: installed). Condition
+// reasons and messages are the Cluster API Operator's.
 import { providerKinds } from '#shared/api/operator.ts';
 import type { Provider } from '#shared/api/operator.ts';
 import { providerRef } from '#shared/providers/current/get-provider.ts';
@@ -51,10 +52,7 @@ function checkVersion(pass: ProviderPass): void {
   if (!version) return;
   const target = parseSemver(version);
   if (!target) {
-    fail(
-      ConditionReason.IncorrectVersionFormat,
-      `invalid version "${version}" of ${providerRef(p)}: not a semantic version`,
-    );
+    fail(ConditionReason.IncorrectVersionFormat, `could not parse "${version}" as version`);
   }
   const installed = pass.installedVersion ? parseSemver(pass.installedVersion) : undefined;
   if (
@@ -87,21 +85,19 @@ export const preflightPhase: Phase = {
     if (!fc?.selector && !fc?.url && !fc?.oci && !findPredefinedRepository(providerKinds[p.kind].providerType, name)) {
       fail(
         ConditionReason.FetchConfigValidationError,
-        `Either Selector, OCI URL or provider URL must be provided for ${providerRef(p)}, which is not a predefined provider`,
+        'Either Selector, OCI URL or provider URL must be provided for a not predefined provider',
       );
     }
     for (const other of pass.allProviders) {
       if (sameObject(other, p) || !isOlder(other, p)) continue;
       if (isCore && other.kind === 'CoreProvider') {
-        fail(
-          ConditionReason.MoreThanOneExists,
-          `${providerRef(other)} already exists in the cluster. Only one is allowed.`,
-        );
+        fail(ConditionReason.MoreThanOneExists, 'CoreProvider already exists in the cluster. Only one is allowed.');
       }
       if (!isCore && other.kind === p.kind && other.metadata.name === name) {
+        // NOTE: the operator's own words, with name and namespace in its order.
         fail(
           ConditionReason.MoreThanOneExists,
-          `There is already a ${providerRef(other)} in the cluster. Only one ${p.kind} named ${name} is allowed.`,
+          `There is already a ${name} with name ${other.metadata.namespace ?? ''} in the cluster. Only one is allowed.`,
         );
       }
     }
@@ -114,13 +110,7 @@ export const preflightPhase: Phase = {
           ? core?.status?.installedVersion !== undefined
           : isConditionTrue(core?.status?.conditions, ProviderCondition.Ready);
       if (!core || !ready) {
-        fail(
-          ConditionReason.WaitingForCoreProviderReady,
-          core
-            ? `Waiting for the CoreProvider ${core.metadata.namespace ?? ''}/${core.metadata.name ?? ''} to be installed and ready.`
-            : 'Waiting for the CoreProvider to be installed.',
-          true,
-        );
+        fail(ConditionReason.WaitingForCoreProviderReady, 'Waiting for the CoreProvider to be installed.', true);
       }
     }
     setPassCondition(pass, {

@@ -4,8 +4,10 @@ import type { Condition } from '#shared/api/condition.ts';
 import type { Provider, ProviderKind } from '#shared/api/operator.ts';
 import { CapiError } from '#shared/errors/index.ts';
 import type { KubeClient, KubeObject } from '#shared/kube/index.ts';
+import type { ComponentsCacheState } from '#shared/providers/current/get-components-cache.ts';
 import type { ProviderComponents } from '#shared/providers/desired/compute-provider-components.ts';
 import type { FetchPolicy } from '#shared/providers/fetch/fetch-policy.ts';
+import type { ComponentObject } from '#shared/providers/desired/parse-components-yaml.ts';
 import type { ProviderRelease } from '#shared/providers/fetch/provider-release.ts';
 
 /** `fetch` as the global one: injectable so tests can serve releases from loopback. */
@@ -65,7 +67,10 @@ export type ConditionReason = (typeof ConditionReason)[keyof typeof ConditionRea
 
 /** Finalizer upstream puts on every provider. */
 export const providerFinalizer = 'provider.cluster.x-k8s.io';
-/** Hash of the inputs last applied, on the provider object (upstream keeps its own hash under the same key). */
+/**
+ * The Cluster API Operator's applied-spec hash (bare hex SHA-256, see `computeOperatorHash`), on the provider and on
+ * its components cache Secret.
+ */
 export const appliedHashAnnotation = 'operator.cluster.x-k8s.io/applied-spec-hash';
 /** The proposal's record of a paused provider Deployment's replicas. */
 export const originalReplicasAnnotation = 'management.cluster.x-k8s.io/original-controller-replicas';
@@ -84,6 +89,10 @@ export type ProviderPass = {
   contract: string | undefined;
   /** Decoded data of the config Secret, read by the fetch phase. */
   variables?: Record<string, string>;
+  /** Read by the cache phase: the cache Secret of spec.version and the other hash inputs. */
+  componentsCache?: ComponentsCacheState;
+  /** Set by the cache phase when the cache is current: fetch and load are skipped, install uses these objects. */
+  cached?: { readonly objects: readonly ComponentObject[]; readonly hash: string };
   /** Found by the fetch phase. */
   release?: ProviderRelease;
   /** Contract of `release.version`, found by the load phase. */

@@ -1,4 +1,5 @@
 // The ordered phases of a provider pass: a failing phase sets its condition and stops the pass.
+import { cachePhase } from '#shared/providers/phases/cache-phase.ts';
 import { contractPhase } from '#shared/providers/phases/contract-phase.ts';
 import { deleteComponentsPhase, deleteGuardPhase } from '#shared/providers/phases/delete-phase.ts';
 import { fetchPhase } from '#shared/providers/phases/fetch-phase.ts';
@@ -10,9 +11,10 @@ import { preflightPhase } from '#shared/providers/phases/preflight-phase.ts';
 import type { Phase } from '#shared/providers/phases/provider-pass.ts';
 import { unpausePhase } from '#shared/providers/phases/unpause-phase.ts';
 
-/** preflight → fetch → load → pause → contract → install/upgrade → unpause → health. */
+/** preflight → cache → fetch → load → pause → contract → install/upgrade → unpause → health. */
 export const reconcilePhases: readonly Phase[] = [
   preflightPhase,
+  cachePhase,
   fetchPhase,
   loadPhase,
   pausePhase,

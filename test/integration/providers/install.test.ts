@@ -64,6 +64,7 @@ describe('provider install from ConfigMaps', () => {
     const infra = await readProvider(mgmt.kube, 'InfrastructureProvider', 'capf-system', 'fake');
     assert.equal(conditionOf(infra, 'PreflightCheckPassed')?.status, 'False');
     assert.equal(conditionOf(infra, 'PreflightCheckPassed')?.reason, 'WaitingForCoreProviderReady');
+    assert.equal(conditionOf(infra, 'PreflightCheckPassed')?.message, 'Waiting for the CoreProvider to be installed.');
     assert.equal(infra.status?.installedVersion, undefined);
 
     // The core provider: no version given, the latest ConfigMap version is chosen and written back.
@@ -76,6 +77,11 @@ describe('provider install from ConfigMaps', () => {
     assert.equal(core.spec?.version, 'v1.1.0');
     assert.equal(conditionOf(core, 'ProviderInstalled')?.status, 'True');
     assert.equal(conditionOf(core, 'Ready')?.status, 'False');
+    assert.equal(conditionOf(core, 'Ready')?.reason, 'NoDeploymentAvailableConditionReason');
+    assert.equal(
+      conditionOf(core, 'Ready')?.message,
+      'No minimum availability condition found on the provider deployment',
+    );
     assert.deepEqual(core.metadata.finalizers, ['provider.cluster.x-k8s.io']);
 
     // Still waiting: the core provider is installed, not Ready.
@@ -155,14 +161,14 @@ describe('provider install from ConfigMaps', () => {
 
   const failures = [
     {
-      name: 'a second infrastructure provider with the same name is refused, naming the first',
+      name: "a second infrastructure provider with the same name is refused in the operator's words",
       kind: 'InfrastructureProvider',
       namespace: 'zz-duplicate',
       provider: 'fake',
       spec: { version: 'v1.0.0', fetchConfig: infraSelector },
       condition: 'PreflightCheckPassed',
       reason: 'MoreThanOneExists',
-      message: /InfrastructureProvider capf-system\/fake/,
+      message: /^There is already a fake with name capf-system in the cluster\. Only one is allowed\.$/,
     },
     {
       name: 'a core provider not named cluster-api is refused',
@@ -175,14 +181,14 @@ describe('provider install from ConfigMaps', () => {
       message: /Incorrect CoreProvider name: my-core\. It should be cluster-api/,
     },
     {
-      name: 'a second core provider is refused, naming the first',
+      name: "a second core provider is refused in the operator's words",
       kind: 'CoreProvider',
       namespace: 'zz-core',
       provider: 'cluster-api',
       spec: { version: 'v1.0.0', fetchConfig: infraSelector },
       condition: 'PreflightCheckPassed',
       reason: 'MoreThanOneExists',
-      message: /CoreProvider capi-system\/cluster-api already exists/,
+      message: /^CoreProvider already exists in the cluster\. Only one is allowed\.$/,
     },
     {
       name: 'a provider on another contract than the core provider is refused, naming the core provider',
@@ -192,7 +198,8 @@ describe('provider install from ConfigMaps', () => {
       spec: { version: 'v2.0.0', fetchConfig: infraSelector },
       condition: 'PreflightCheckPassed',
       reason: 'CAPIVersionIncompatibility',
-      message: /abides by contract v1beta2, but CoreProvider capi-system\/cluster-api abides by contract v1beta1/,
+      message:
+        /implements the v1beta2 contract version, while CoreProvider capi-system\/cluster-api is compatible with v1beta1 contract versions/,
     },
     {
       name: 'missing variables are all reported at once, sorted',
@@ -212,7 +219,7 @@ describe('provider install from ConfigMaps', () => {
       spec: { version: 'latest-and-greatest', fetchConfig: infraSelector },
       condition: 'PreflightCheckPassed',
       reason: 'IncorrectVersionFormat',
-      message: /latest-and-greatest/,
+      message: /^could not parse "latest-and-greatest" as version$/,
     },
   ] as const;
 

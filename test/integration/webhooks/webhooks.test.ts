@@ -366,20 +366,29 @@ describe('provider admission', () => {
       await applyObject(mgmt.kube, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, { fieldManager });
   });
 
-  test('refuses a CoreProvider not named cluster-api', async () => {
-    await refused(
-      applyObject(mgmt.kube, core('capi-system', 'core'), { fieldManager }),
-      KubeInvalidError,
-      'metadata.name: Invalid value: "core": Incorrect CoreProvider name: core. It should be cluster-api',
-    );
+  // The Cluster API Operator admits these and reports them in the PreflightCheckPassed condition (preflight phase).
+  test('admits a CoreProvider not named cluster-api and a second CoreProvider', async () => {
+    await applyObject(mgmt.kube, core('capi-system', 'core'), { fieldManager });
+    await applyObject(mgmt.kube, core('capi-system', 'cluster-api'), { fieldManager });
+    await applyObject(mgmt.kube, core('other-system', 'cluster-api'), { fieldManager });
   });
 
-  test('refuses a second CoreProvider', async () => {
-    await applyObject(mgmt.kube, core('capi-system', 'cluster-api'), { fieldManager });
-    await refused(
-      applyObject(mgmt.kube, core('other-system', 'cluster-api'), { fieldManager }),
-      KubeInvalidError,
-      'metadata.name: Forbidden: CoreProvider capi-system/cluster-api already exists in the cluster. Only one is allowed.',
+  test("defaults the config Secret and additional manifests namespaces to the provider's", async () => {
+    const written = await applyObject(
+      mgmt.kube,
+      asKube({
+        apiVersion: 'operator.cluster.x-k8s.io/v1alpha2',
+        kind: 'InfrastructureProvider',
+        metadata: { namespace: 'other-system', name: 'docker' },
+        spec: { configSecret: { name: 'vars' }, additionalManifests: { name: 'extra', namespace: '' } },
+      }),
+      { fieldManager },
     );
+    const spec = written['spec'] as {
+      configSecret: { namespace?: string };
+      additionalManifests: { namespace?: string };
+    };
+    assert.equal(spec.configSecret.namespace, 'other-system');
+    assert.equal(spec.additionalManifests.namespace, 'other-system');
   });
 });

@@ -36,6 +36,7 @@ const groups: Record<string, string> = {
   ClusterClass: 'cluster.x-k8s.io',
   ClusterResourceSet: 'addons.cluster.x-k8s.io',
   CoreProvider: 'operator.cluster.x-k8s.io',
+  InfrastructureProvider: 'operator.cluster.x-k8s.io',
 };
 
 function review(operation: 'CREATE' | 'UPDATE' | 'DELETE', object: unknown, oldObject?: unknown): AdmissionReview {
@@ -184,6 +185,36 @@ describe('reviewAdmission: ClusterClass', () => {
 });
 
 describe('reviewAdmission: other kinds', () => {
+  test("defaults a provider's config Secret and additional manifests namespaces, as the operator", async () => {
+    const p = {
+      apiVersion: 'operator.cluster.x-k8s.io/v1alpha2',
+      kind: 'InfrastructureProvider',
+      metadata: { namespace: 'capa-system', name: 'aws' },
+      spec: { configSecret: { name: 'vars' }, additionalManifests: { name: 'extra', namespace: 'elsewhere' } },
+    };
+    const response = await run('mutate', review('CREATE', p), fakeReader([]).reader);
+    assert.deepEqual(decodePatch(response), [
+      { op: 'add', path: '/spec/configSecret/namespace', value: 'capa-system' },
+    ]);
+  });
+
+  test('admits a misnamed second CoreProvider (reported by preflight instead), without listing providers', async () => {
+    const p = {
+      apiVersion: 'operator.cluster.x-k8s.io/v1alpha2',
+      kind: 'CoreProvider',
+      metadata: { namespace: 'other', name: 'core' },
+      spec: { fetchConfig: { url: 'https://example.com' } },
+    };
+    const existing = {
+      ...p,
+      metadata: { namespace: 'capi-system', name: 'cluster-api' },
+    } as unknown as Provider;
+    const { reader, calls } = fakeReader([], [], [existing]);
+    const response = await run('validate', review('CREATE', p), reader);
+    assert.equal(response.response.allowed, true);
+    assert.deepEqual(calls, []);
+  });
+
   test('refuses a provider with two fetch sources, naming the field', async () => {
     const p = {
       apiVersion: 'operator.cluster.x-k8s.io/v1alpha2',
