@@ -7,6 +7,7 @@ export const tickReasons = {
   generationChanged: 'GenerationChanged',
   retryDue: 'RetryDue',
   leaseLapsed: 'LeaseLapsed',
+  resync: 'Resync',
   backingOff: 'BackingOff',
   upToDate: 'UpToDate',
 } as const;
@@ -15,13 +16,15 @@ export type TickReason = (typeof tickReasons)[keyof typeof tickReasons];
 export type TickDecision = {
   readonly due: boolean;
   readonly reason: TickReason;
+  /** Run even though the object looks unchanged (the optional resync). */
+  readonly force?: boolean;
 };
 
 /**
  * The sweep's decision for one listed object: due when it has no checkpoint (an event was missed), when its
  * generation moved since the last pass, or when a retry is due. An object whose last pass succeeded on its current
  * generation is up to date: drift of the objects it manages reaches it through their own events, not through a
- * periodic pass per object.
+ * periodic pass per object (unless the optional `resyncAfterMs` asks for one).
  *
  * @example
  * computeTickDecision(checkpoint, { generation: 4 }, { now }); // { due: false, reason: 'UpToDate' }
@@ -29,7 +32,7 @@ export type TickDecision = {
 export function computeTickDecision(
   checkpoint: Checkpoint | undefined,
   listed: { readonly generation: number },
-  timing: { readonly now: number },
+  timing: { readonly now: number; readonly resyncAfterMs?: number | undefined },
 ): TickDecision {
   const run = (reason: TickReason): TickDecision => ({ due: true, reason });
   if (checkpoint === undefined) return run(tickReasons.noCheckpoint);
@@ -37,6 +40,9 @@ export function computeTickDecision(
   if (checkpoint.result !== 'Success') {
     if (timing.now >= (checkpoint.nextAttemptAt ?? 0)) return run(tickReasons.retryDue);
     return { due: false, reason: tickReasons.backingOff };
+  }
+  if (timing.resyncAfterMs !== undefined && timing.now - checkpoint.updatedAt >= timing.resyncAfterMs) {
+    return { due: true, reason: tickReasons.resync, force: true };
   }
   return { due: false, reason: tickReasons.upToDate };
 }

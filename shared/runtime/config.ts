@@ -43,6 +43,11 @@ export const RuntimeEnv = z.object({
    * at its current generation (events that never arrived). Between sweeps a tick reads only the due index.
    */
   SWEEP_INTERVAL_MS: ms(60 * 60_000),
+  /**
+   * Optional drift net for objects nothing watches: a sweep also forces a pass over objects whose last pass is older
+   * than this. Unset (the default): no pass per object on a timer.
+   */
+  RESYNC_AFTER_MS: z.coerce.number().int().positive().optional(),
   /** How many objects a tick reconciles at the same time. */
   TICK_CONCURRENCY: ms(4),
   /** Field manager of server-side applies. */
@@ -73,6 +78,7 @@ export type RuntimeConfig = {
   readonly requeueAfterMs: number;
   readonly stopBeforeTimeoutMs: number;
   readonly sweepIntervalMs: number;
+  readonly resyncAfterMs: number | undefined;
   readonly tickConcurrency: number;
   readonly fieldManager: string;
   readonly logLevel: RuntimeEnv['POWERTOOLS_LOG_LEVEL'];
@@ -135,6 +141,7 @@ export function computeRuntimeConfig(env: Readonly<Record<string, string | undef
     requeueAfterMs: e.REQUEUE_AFTER_MS,
     stopBeforeTimeoutMs: e.STOP_BEFORE_TIMEOUT_MS,
     sweepIntervalMs: e.SWEEP_INTERVAL_MS,
+    resyncAfterMs: e.RESYNC_AFTER_MS,
     tickConcurrency: e.TICK_CONCURRENCY,
     fieldManager: e.FIELD_MANAGER,
     logLevel: e.POWERTOOLS_LOG_LEVEL,

@@ -10,7 +10,9 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { Tracer } from '@aws-lambda-powertools/tracer';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import { passMetricNames, recordPassMetrics } from '#shared/runtime/middlewares/record-metrics.ts';
+import { CapiError } from '#shared/errors/index.ts';
 import { createPassRunner } from '#shared/runtime/create-pass-runner.ts';
+import { describeKey } from '#shared/runtime/pass-state.ts';
 import {
   MalformedEventError,
   parseRuntimeEvent,
@@ -89,6 +91,36 @@ function isPrimary(reconciler: Reconciler, change: ObjectChange): boolean {
   return reconciler.kinds.some((k) => k.apiVersion === change.apiVersion && k.kind === change.kind);
 }
 
+/** An event invocation whose passes ended before recording anything; thrown so that Lambda retries the event. */
+export class UnrecordedPassesError extends CapiError {
+  readonly passes: readonly PassReport[];
+  constructor(passes: readonly PassReport[]) {
+    super(
+      `${passes.length} pass(es) ended before recording a checkpoint, the event is retried: ` +
+        passes.map((p) => `${describeKey(p.key)}: ${p.reason}`).join('; '),
+      { reason: 'PassNotRecorded' },
+    );
+    this.passes = passes;
+  }
+}
+
+/**
+ * Middleware: an event invocation with a pass that ended before recording anything fails, so Lambda retries the
+ * event (asynchronous invocations are retried twice, then go to the dead-letter queue); no tick would find those
+ * passes again, since nothing reached the due index. Ticks never fail this way: their due entries stay due.
+ */
+function failOnUnrecordedPasses(): MiddlewareObj<unknown, HandlerResult> {
+  return {
+    name: 'failOnUnrecordedPasses',
+    after: (request) => {
+      const result = request.response;
+      if (result?.status !== 'Handled' || result.tick !== undefined) return;
+      const unrecorded = result.passes.filter((p) => p.unrecorded === true);
+      if (unrecorded.length > 0) throw new UnrecordedPassesError(unrecorded);
+    },
+  };
+}
+
 /**
  * Builds the handler of one controller; `functions/<controller>.ts` exports it.
  *
@@ -122,9 +154,10 @@ export function createControllerHandler(options: ControllerHandlerOptions): Cont
     );
     return { status: 'Handled', eventId: event.id, passes };
   };
-  const handler = middy<unknown, HandlerResult>(dispatch as never, { timeoutEarlyInMillis: 0 }).use(
-    injectLambdaContext(logger, { resetKeys: true }),
-  );
+  // NOTE: registered first so its `after` runs last, once the pass metrics are flushed.
+  const handler = middy<unknown, HandlerResult>(dispatch as never, { timeoutEarlyInMillis: 0 })
+    .use(failOnUnrecordedPasses())
+    .use(injectLambdaContext(logger, { resetKeys: true }));
   if (options.tracer) handler.use(captureLambdaHandler(options.tracer, { captureResponse: false }));
   // NOTE: middy runs `after` in reverse order: the counts are added before logMetrics flushes them.
   if (options.metrics) handler.use(logMetrics(options.metrics)).use(recordPassMetrics(options.metrics));

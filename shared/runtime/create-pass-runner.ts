@@ -87,8 +87,8 @@ export function createPassRunner(reconciler: Reconciler, deps: RuntimeDeps): Pas
     } catch (err) {
       const timeout = findDependencyTimeout(err);
       if (timeout === undefined) throw err;
-      // NOTE: the timeout hit before the lease was taken or while recording; nothing was recorded, so the next
-      // event or tick runs the pass again.
+      // NOTE: the timeout hit before the lease was taken or while recording; nothing was recorded, so an event
+      // invocation fails (Lambda retries it) and a due-index entry stays due for the next tick.
       const passId = `${context.awsRequestId}#${describeKey(request.key)}`;
       const message = err instanceof Error ? err.message : timeout.message;
       deps.logger.error('pass timed out', {
@@ -108,6 +108,7 @@ export function createPassRunner(reconciler: Reconciler, deps: RuntimeDeps): Pas
         result: 'Error',
         changed: [],
         timedOut: timeout.dependency,
+        unrecorded: true,
       };
       return report;
     }

@@ -15,6 +15,8 @@ export type LocalBusOptions = {
   /** Called with every invocation's result (e.g. to print progress). */
   readonly onResult?: (controller: Controller, event: RuntimeEvent, result: HandlerResult) => void;
   readonly onError?: (controller: Controller, event: RuntimeEvent, error: unknown) => void;
+  /** Delay before the first retry of a failed event invocation (doubled for the second; default 1 s). */
+  readonly retryDelayMs?: number;
 };
 
 export type LocalBus = {
@@ -38,17 +40,24 @@ export type LocalBus = {
  */
 export function createLocalBus(options: LocalBusOptions): LocalBus {
   const timeoutMs = options.timeoutMs ?? 5 * 60_000;
+  const retryAttempts = 2;
+  const retryDelayMs = options.retryDelayMs ?? 1_000;
   const inFlight = new Set<Promise<void>>();
   let timer: ReturnType<typeof setInterval> | undefined;
 
-  function invoke(controller: Controller, event: RuntimeEvent): Promise<void> {
+  function invoke(controller: Controller, event: RuntimeEvent, attempt = 0): Promise<void> {
     const handler = options.handlers[controller];
     if (!handler) return Promise.resolve();
     const run = handler(event, localLambdaContext(controller, timeoutMs))
       .then((result) => options.onResult?.(controller, event, result))
-      .catch((err: unknown) => {
+      .catch(async (err: unknown) => {
         if (options.onError) options.onError(controller, event, err);
         else console.error(`${controller} failed on event ${event.id}: ${errorMessage(err)}`);
+        // NOTE: as Lambda does with a failed asynchronous invocation of an event: two more tries, later.
+        if (event['detail-type'] !== 'Tick' && attempt < retryAttempts) {
+          await new Promise((resolve) => setTimeout(resolve, retryDelayMs * (attempt + 1)));
+          await invoke(controller, event, attempt + 1);
+        }
       })
       .finally(() => inFlight.delete(run));
     inFlight.add(run);

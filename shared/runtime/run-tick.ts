@@ -21,7 +21,7 @@ export type TickReport = {
   readonly deferred: number;
 };
 
-type Candidate = { readonly key: PassKey; readonly reason: TickReason };
+type Candidate = { readonly key: PassKey; readonly reason: TickReason; readonly force?: boolean };
 
 /**
  * One tick of a controller. A pass is only started while at least twice `stopBeforeTimeoutMs` remains, so every
@@ -41,9 +41,9 @@ export async function runTick(
   const reasons: Partial<Record<TickReason, number>> = {};
   const due = new Map<string, Candidate>();
   const count = (reason: TickReason) => (reasons[reason] = (reasons[reason] ?? 0) + 1);
-  const add = (key: PassKey, reason: TickReason) => {
+  const add = (key: PassKey, reason: TickReason, force = false) => {
     const id = partitionKeyOf({ controller: reconciler.controller, ...key });
-    if (!due.has(id)) due.set(id, { key, reason });
+    if (!due.has(id)) due.set(id, { key, reason, ...(force ? { force } : {}) });
   };
 
   for (const kind of reconciler.kinds) {
@@ -77,15 +77,19 @@ export async function runTick(
       );
       for (const { key, generation } of items) {
         const checkpoint = checkpoints.get(partitionKeyOf({ controller: reconciler.controller, ...key }));
-        const decision = computeTickDecision(checkpoint, { generation }, { now });
+        const decision = computeTickDecision(
+          checkpoint,
+          { generation },
+          { now, resyncAfterMs: deps.config.resyncAfterMs },
+        );
         count(decision.reason);
-        if (decision.due) add(key, decision.reason);
+        if (decision.due) add(key, decision.reason, decision.force === true);
       }
     }
   }
 
   let deferred = 0;
-  const reports = await mapLimit([...due.values()], deps.config.tickConcurrency, async ({ key, reason }) => {
+  const reports = await mapLimit([...due.values()], deps.config.tickConcurrency, async ({ key, reason, force }) => {
     if (context.getRemainingTimeInMillis() < 2 * deps.config.stopBeforeTimeoutMs) {
       deferred++;
       return undefined;
@@ -93,7 +97,10 @@ export async function runTick(
     const lapsed = reason === tickReasons.leaseLapsed;
     // NOTE: a pass that died may have applied part of its changes after recording nothing: run it even if the
     // checkpoint says the object is up to date.
-    return runPass({ key, trigger, ...(lapsed ? { force: true, lapsedLease: true } : {}) }, context);
+    return runPass(
+      { key, trigger, ...(lapsed ? { force: true, lapsedLease: true } : force === true ? { force: true } : {}) },
+      context,
+    );
   });
   const passes = reports.filter((r): r is PassReport => r !== undefined);
   deps.logger.info('tick finished', { controller: reconciler.controller, swept, listed, reasons, deferred });

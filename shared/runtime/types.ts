@@ -115,4 +115,9 @@ export type PassReport = {
   readonly nextAttemptAt?: number;
   /** The service that did not answer in time, when that is what ended the pass. */
   readonly timedOut?: Dependency;
+  /**
+   * The pass ended before anything was recorded (no checkpoint, so the due index knows nothing of it): an event
+   * invocation with such a pass fails, so Lambda retries the event.
+   */
+  readonly unrecorded?: boolean;
 };

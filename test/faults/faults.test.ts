@@ -23,8 +23,10 @@ const lambdaTimeoutMs = 8_000;
 const convergeWithinMs = 90_000;
 const resultsPath = new URL('./results/faults.json', import.meta.url);
 
-// NOTE: a 4 s pass inside an 8 s Lambda; drift is looked at again after 2 s (the conflicting-writer fault).
-const ctx = useRuntimeServers({ STOP_BEFORE_TIMEOUT_MS: '4000', RESYNC_AFTER_MS: '2000' });
+// NOTE: a 4 s pass inside an 8 s Lambda. Production's intervals are compressed: Lambda retries a failed event
+// invocation after 1 s and 2 s (instead of about 1 and 2 minutes), ticks sweep every second (instead of every
+// hour), and the conflicting-writer fault uses the optional RESYNC_AFTER_MS with 2 s.
+const ctx = useRuntimeServers({ STOP_BEFORE_TIMEOUT_MS: '4000', SWEEP_INTERVAL_MS: '1000' });
 const logger = new Logger({ serviceName: 'faults', logLevel: 'SILENT' });
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -69,7 +71,7 @@ async function deliver(names: readonly string[], timeoutMs = lambdaTimeoutMs): P
         ),
       );
     } catch (err) {
-      // NOTE: an invocation that fails before taking the lease is retried by Lambda (async invoke) and by ticks.
+      // NOTE: an invocation that fails (a pass recorded nothing) is retried by Lambda (async invoke).
       const reason = `invocation failed, Lambda retries the event: ${err instanceof Error ? err.message : String(err)}`;
       return [
         {
@@ -162,6 +164,18 @@ async function runScenario(index: number, scenario: Scenario): Promise<FaultResu
   })();
   const clearedAt = Date.now();
   const failed = reports.filter((r) => r.result === 'Error');
+  // Lambda's two retries of each failed invocation; ticks retry what the due index holds.
+  let retry = [...new Set(reports.filter((r) => r.reason.startsWith('invocation failed')).map((r) => r.key.name))];
+  for (let attempt = 1; attempt <= 2 && retry.length > 0; attempt++) {
+    await sleep(1_000 * attempt);
+    retry = [
+      ...new Set(
+        (await deliver(retry, scenario.timeoutMs))
+          .filter((r) => r.reason.startsWith('invocation failed'))
+          .map((r) => r.key.name),
+      ),
+    ];
+  }
   let converged = await audit(prefix, expected);
   while (converged.lost + converged.wrong > 0 && Date.now() - clearedAt < convergeWithinMs) {
     await tick();
@@ -278,10 +292,23 @@ async function runConflictScenario(index: number): Promise<FaultResult> {
   }
   const clearedAt = Date.now();
   let converged = await audit(prefix, expected);
-  const userSees = `derived data overwritten (${converged.wrong}/${burstSize} wrong) until the resync pass`;
+  const userSees = `derived data overwritten (${converged.wrong}/${burstSize} wrong) until the optional resync pass (RESYNC_AFTER_MS)`;
+  // NOTE: the toy reconciler's derived objects are of its own primary kind, so their events cannot be mapped to the
+  // source (the topology controller maps an owned object's event to a forced pass of its Cluster); the optional
+  // per-object resync is the net here.
+  const resyncing = { ...ctx.deps, config: { ...ctx.deps.config, resyncAfterMs: 2_000 } };
+  const resyncHandler = createControllerHandler({
+    reconciler: createConfigMapReconciler(),
+    logger,
+    getDeps: () => Promise.resolve(resyncing),
+  });
   while (converged.lost + converged.wrong > 0 && Date.now() - clearedAt < convergeWithinMs) {
     await sleep(500);
-    await tick();
+    ctx.clock.now = Date.now();
+    await resyncHandler(
+      tickEvent('addons', `fault-tick-${++eventCount}`, new Date(ctx.clock.now)),
+      localLambdaContext('addons', 30_000),
+    );
     converged = await audit(prefix, expected);
   }
   return {

@@ -104,4 +104,14 @@ describe('computeTickDecision', () => {
       assert.deepEqual([d.reason, d.due], c.expect);
     });
   }
+  test('with the optional resync, forces a pass over an object whose last pass is older than it', () => {
+    const d = computeTickDecision(
+      { ...ok, updatedAt: now - 60_000 },
+      { generation: 3 },
+      { now, resyncAfterMs: 60_000 },
+    );
+    assert.deepEqual(d, { due: true, reason: 'Resync', force: true });
+    const recent = computeTickDecision(ok, { generation: 3 }, { now, resyncAfterMs: 60_000 });
+    assert.deepEqual([recent.reason, recent.due], ['UpToDate', false]);
+  });
 });
