@@ -23,7 +23,7 @@ function envsubst(text: string): string {
   const numeric = /(COUNT|PORT)$/;
   return text
     .replace(/cidrBlocks: \$\{[A-Z0-9_]+\}/g, 'cidrBlocks: ["10.0.0.0/16"]')
-    .replace(/\$\{([A-Z0-9_]+)(:-([^}]*\}?))?\}/g, (_m, name: string, _d, dflt: string | undefined) => {
+    .replace(/\$\{([A-Z0-9_]+)(:[-=]([^}]*\}?))?\}/g, (_m, name: string, _d, dflt: string | undefined) => {
       if (dflt !== undefined && dflt.startsWith('${')) return 'ns1';
       if (dflt !== undefined) return dflt;
       if (numeric.test(name)) return '1';
