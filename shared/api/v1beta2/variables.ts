@@ -51,3 +51,6 @@ export const ClusterClassStatusVariable = z.object({
   definitions: z.array(ClusterClassStatusVariableDefinition).min(1).max(100),
 });
 export type ClusterClassStatusVariable = z.infer<typeof ClusterClassStatusVariable>;
+
+/** ClusterClass `status.variables`: an atomic list, at most 1000 entries. */
+export const ClusterClassStatusVariables = z.array(ClusterClassStatusVariable).max(1000);
