@@ -171,7 +171,9 @@ export function testCluster(namespace: string, name: string, variables: Record<s
   return new ClusterBuilder(name)
     .with((c) => {
       c.metadata = { namespace, name };
-      c.spec!.topology!.variables = Object.entries(variables).map(([n, value]) => ({ name: n, value }));
+      // NOTE: v1beta2 lists have at least one item: no variables means no field.
+      const values = Object.entries(variables).map(([n, value]) => ({ name: n, value }));
+      if (values.length > 0) c.spec!.topology!.variables = values;
     })
     .machineDeployments([
       { class: 'default-worker', name: 'md-a', replicas: 2 },

@@ -561,3 +561,42 @@ describe('computeDesiredState: the ControlPlane is written in the shape of its p
     assert.equal(spec(desired.controlPlane.object)['version'], 'v1.30.0');
   });
 });
+
+describe('computeDesiredState: patches never take over what the topology writes into the ControlPlane', () => {
+  test('a ControlPlane patch keeps the v1beta2 machineTemplate.spec (infrastructureRef, deletion, readinessGates)', () => {
+    const cc = new ClusterClassBuilder()
+      .with((c) => {
+        c.spec.controlPlane.deletion = { nodeDrainTimeoutSeconds: 30 };
+        c.spec.controlPlane.readinessGates = [{ conditionType: 'Gate' }];
+      })
+      .patches([
+        {
+          name: 'cp',
+          definitions: [
+            {
+              selector: {
+                apiVersion: 'controlplane.cluster.x-k8s.io/v1beta2',
+                kind: 'KubeadmControlPlaneTemplate',
+                matchResources: { controlPlane: true },
+              },
+              jsonPatches: [
+                { op: 'add', path: '/spec/template/spec/rolloutStrategy', value: { type: 'RollingUpdate' } },
+              ],
+            },
+          ],
+        },
+      ])
+      .build();
+    const desired = compute(new ClusterBuilder().build(), cc);
+    const cp = spec(desired.controlPlane.object);
+    assert.deepEqual(cp['rolloutStrategy'], { type: 'RollingUpdate' }, 'the patch applied');
+    const machineSpec = cp.machineTemplate?.['spec'] as Record<string, unknown>;
+    assert.deepEqual(machineSpec['infrastructureRef'], {
+      apiGroup: 'infrastructure.cluster.x-k8s.io',
+      kind: 'DockerMachineTemplate',
+      name: desired.controlPlane.infrastructureMachineTemplate!.metadata.name,
+    });
+    assert.deepEqual(machineSpec['deletion'], { nodeDrainTimeoutSeconds: 30 });
+    assert.deepEqual(machineSpec['readinessGates'], [{ conditionType: 'Gate' }]);
+  });
+});
