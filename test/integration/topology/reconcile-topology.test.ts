@@ -250,7 +250,11 @@ describe('topology passes on a real management cluster', () => {
     assert.equal(after.b?.metadata.resourceVersion, before.b?.metadata.resourceVersion, 'md-b untouched');
     assert.deepEqual(
       ctx.pass.log.mutating().map((r) => `${r.method} ${r.path}`),
-      [`PATCH /apis/cluster.x-k8s.io/v1beta2/namespaces/${ns}/machinedeployments/${before.a?.metadata.name}`],
+      [
+        `PATCH /apis/cluster.x-k8s.io/v1beta2/namespaces/${ns}/machinedeployments/${before.a?.metadata.name}`,
+        // NOTE: as upstream, TopologyReconciled records the Cluster generation it reconciled (observedGeneration).
+        `PATCH /apis/cluster.x-k8s.io/v1beta2/namespaces/${ns}/clusters/c1/status`,
+      ],
     );
   });
 
@@ -374,7 +378,9 @@ describe('topology passes on a real management cluster', () => {
     const last = await pass(ctx, key);
     assert.equal(last.result, 'Success');
     assert.deepEqual(await versions(), { cp: 'v1.31.0', a: 'v1.31.0', b: 'v1.31.0' });
-    assert.equal((await topologyCondition(ctx, key))?.['status'], 'True');
+    assert.equal((await topologyCondition(ctx, key))?.['reason'], 'ClusterUpgrading', 'md-b starts upgrading');
+    await pass(ctx, key);
+    assert.equal((await topologyCondition(ctx, key))?.['status'], 'True', 'no Machine left to roll');
   });
 
   test('removing a MachineDeployment deletes it, its templates and its health check', async () => {
