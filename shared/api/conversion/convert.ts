@@ -209,9 +209,15 @@ export function convertToHub(object: Unstructured): Unstructured {
 
 /**
  * A v1beta2 hub object as v1beta1, with the hub kept in the conversion-data annotation as upstream does; the getter
- * answers the apiVersion of each referenced kind (upstream reads the contract label of its CRD).
+ * answers the apiVersion of each referenced kind (upstream reads the contract label of its CRD). Writes to a server
+ * that stores v1beta1 pass `conversionData: false`: there is no hub to restore there, and the annotation would only
+ * churn on every pass.
  */
-export function convertFromHub(object: Unstructured, apiVersionFor: ApiVersionGetter): Unstructured {
+export function convertFromHub(
+  object: Unstructured,
+  apiVersionFor: ApiVersionGetter,
+  { conversionData = true }: { readonly conversionData?: boolean } = {},
+): Unstructured {
   const conversion = conversionFor(object, HubVersion);
   return withContext(object, () => {
     const namespace = stringAt(objectAt(object, 'metadata'), 'namespace');
@@ -223,7 +229,7 @@ export function convertFromHub(object: Unstructured, apiVersionFor: ApiVersionGe
       spec: spec && conversion.fromHubSpec(spec, namespace, apiVersionFor),
       status: conversion.fromHubStatus(status),
     });
-    return conversion.keepsConversionData ? computeWithConversionData(object, spoke) : spoke;
+    return conversion.keepsConversionData && conversionData ? computeWithConversionData(object, spoke) : spoke;
   });
 }
 
