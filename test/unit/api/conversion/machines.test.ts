@@ -5,12 +5,12 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { convertFromHub, convertToHub, type Unstructured } from '#shared/api/conversion/index.ts';
 
-const apiVersionFor = (group: string, kind: string) =>
-  ({
-    'bootstrap.cluster.x-k8s.io/KubeadmConfigTemplate': 'bootstrap.cluster.x-k8s.io/v1beta2',
-    'bootstrap.cluster.x-k8s.io/KubeadmConfig': 'bootstrap.cluster.x-k8s.io/v1beta2',
-    'infrastructure.cluster.x-k8s.io/DockerMachine': 'infrastructure.cluster.x-k8s.io/v1beta1',
-  })[`${group}/${kind}`];
+const apiVersions: Record<string, string> = {
+  'bootstrap.cluster.x-k8s.io/KubeadmConfigTemplate': 'bootstrap.cluster.x-k8s.io/v1beta2',
+  'bootstrap.cluster.x-k8s.io/KubeadmConfig': 'bootstrap.cluster.x-k8s.io/v1beta2',
+  'infrastructure.cluster.x-k8s.io/DockerMachine': 'infrastructure.cluster.x-k8s.io/v1beta1',
+};
+const apiVersionFor = (group: string, kind: string) => apiVersions[`${group}/${kind}`];
 
 const meta = { name: 'o', namespace: 'ns' };
 const obj = (group: string, version: string, kind: string, spec?: Unstructured, status?: Unstructured) => ({
@@ -27,7 +27,13 @@ function withoutConversionData(object: Unstructured): Unstructured {
 }
 
 // [sentence, kind, group, v1beta1 {spec,status}, v1beta2 {spec,status}]
-const cases: [string, string, string, [Unstructured?, Unstructured?], [Unstructured?, Unstructured?]][] = [
+const cases: [
+  string,
+  string,
+  string,
+  [(Unstructured | undefined)?, (Unstructured | undefined)?],
+  [(Unstructured | undefined)?, (Unstructured | undefined)?],
+][] = [
   [
     'MachineHealthCheck: flat health-check fields move into checks and remediation',
     'MachineHealthCheck',
