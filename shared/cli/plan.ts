@@ -123,6 +123,7 @@ export async function runPlan(argv: readonly string[], io: Streams): Promise<num
     const args = parsePlanArgs(argv);
     const inputs = readManifests(args.files);
     const plan = await computePlan(inputs, { randomSuffix: deterministicSuffix() });
+    for (const warning of plan.warnings) io.stderr.write(`warning: ${warning}\n`);
     if (args.diff) {
       for (const p of plan.objects) {
         io.stdout.write(`# ${describe(p)}: ${p.operation}\n`);
