@@ -27,12 +27,18 @@ export function stringAt(parent: Unstructured | undefined, key: string): string 
 }
 
 /**
- * True for what Go serialises as nothing: undefined, null, `""`, and objects whose fields are all such (a zero struct
- * marked `omitzero`). Numbers and booleans are never zero here: in these APIs they are pointers when optional.
+ * True for what Go serialises as nothing: undefined, null, `""`, and objects holding nothing but empty objects (a
+ * zero struct marked `omitzero`). Numbers and booleans are never zero here: in these APIs they are pointers when
+ * optional. NOTE: `""` counts only at the top: inside an object it may be a map value (a label `role: ""`).
  */
 export function isZero(value: unknown): boolean {
-  if (value === undefined || value === null || value === '') return true;
-  if (isUnstructured(value)) return Object.values(value).every(isZero);
+  if (value === '') return true;
+  return isEmpty(value);
+}
+
+function isEmpty(value: unknown): boolean {
+  if (value === undefined || value === null) return true;
+  if (isUnstructured(value)) return Object.values(value).every(isEmpty);
   return false;
 }
 

@@ -98,7 +98,7 @@ const specCases: [string, Unstructured, Unstructured][] = [
           {
             class: 'default-worker',
             template: {
-              metadata: { labels: { role: 'worker' } },
+              metadata: { labels: { role: 'worker', 'node-role.example.com/worker': '' } },
               bootstrap: ref('KubeadmConfigTemplate', 'boot', 'bootstrap.cluster.x-k8s.io/v1beta2'),
               infrastructure: ref('DockerMachineTemplate', 'machines'),
             },
@@ -118,7 +118,7 @@ const specCases: [string, Unstructured, Unstructured][] = [
           {
             class: 'default-worker',
             minReadySeconds: 3,
-            metadata: { labels: { role: 'worker' } },
+            metadata: { labels: { role: 'worker', 'node-role.example.com/worker': '' } },
             bootstrap: {
               templateRef: templateRef('KubeadmConfigTemplate', 'boot', 'bootstrap.cluster.x-k8s.io/v1beta2'),
             },
