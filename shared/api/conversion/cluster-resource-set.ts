@@ -15,13 +15,22 @@ export function convertClusterResourceSetStatusFromHub(status: Unstructured | un
 
 /**
  * A ClusterResourceSetBinding spec in either direction: the fields are the same in both versions; the resources'
- * `lastAppliedTime` is dropped when empty (v1beta1 pointer vs v1beta2 `omitzero` value).
+ * `lastAppliedTime` is dropped when empty (v1beta1 pointer vs v1beta2 `omitzero` value), and going down an unset
+ * v1beta2 `applied` (a pointer) is written as v1beta1's always-present `applied: false`.
  */
-export function convertClusterResourceSetBindingSpec(spec: Unstructured): Unstructured {
+export function convertClusterResourceSetBindingSpec(
+  spec: Unstructured,
+  { toV1beta1 = false }: { readonly toV1beta1?: boolean } = {},
+): Unstructured {
   return compact({
     ...spec,
     bindings: mapObjects(listAt(spec, 'bindings'), (binding) =>
-      compact({ ...binding, resources: mapObjects(listAt(binding, 'resources'), (resource) => compact(resource)) }),
+      compact({
+        ...binding,
+        resources: mapObjects(listAt(binding, 'resources'), (resource) =>
+          compact(toV1beta1 ? { ...resource, applied: resource['applied'] === true } : resource),
+        ),
+      }),
     ),
   });
 }

@@ -127,7 +127,7 @@ const conversions: Readonly<Record<string, KindConversion>> = {
     group: addons,
     toHubSpec: (spec) => convertClusterResourceSetBindingSpec(spec),
     toHubStatus: (status) => status,
-    fromHubSpec: (spec) => convertClusterResourceSetBindingSpec(spec),
+    fromHubSpec: (spec) => convertClusterResourceSetBindingSpec(spec, { toV1beta1: true }),
     fromHubStatus: (status) => status,
     keepsConversionData: false,
   },

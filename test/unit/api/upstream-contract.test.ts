@@ -3,7 +3,8 @@
 // bump of the pinned version that moves a field fails here.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { computeCrd } from '#shared/api/gen/compute-crd.ts';
+import { ClusterResourceSetBindingV1Beta2, ClusterResourceSetV1Beta2 } from '#shared/api/addons-v1beta2.ts';
+import { computeCrd, computeOpenAPISchema } from '#shared/api/gen/compute-crd.ts';
 import { allKinds, type KindInfo } from '#shared/api/kinds.ts';
 import {
   computeContractViolations,
@@ -51,6 +52,23 @@ describe(`schemas against upstream Cluster API ${upstreamCapiVersion} CRDs`, () 
         assert.deepEqual(violations, knownDeviations[`${info.kind} ${version}`] ?? []);
       });
     }
+  }
+});
+
+describe('addons v1beta2 schemas (the shapes the addons pass moves to) against upstream', () => {
+  const cases = [
+    ['ClusterResourceSet', 'clusterresourcesets', ClusterResourceSetV1Beta2],
+    ['ClusterResourceSetBinding', 'clusterresourcesetbindings', ClusterResourceSetBindingV1Beta2],
+  ] as const;
+  for (const [kind, plural, schema] of cases) {
+    test(`${kind} v1beta2: every field we declare exists upstream with the same type and required fields`, () => {
+      const ours = computeOpenAPISchema({ kind, schema }) as JsonSchema;
+      const violations = computeContractViolations(
+        ours,
+        readUpstreamSchema('addons.cluster.x-k8s.io', plural, 'v1beta2'),
+      );
+      assert.deepEqual(violations, []);
+    });
   }
 });
 

@@ -303,6 +303,18 @@ describe('v1beta2 → v1beta1', () => {
     });
   });
 
+  test('ClusterResourceSetBinding: an unset applied is written as applied: false (v1beta1 has no omitempty)', () => {
+    const down = convertFromHub(
+      obj('addons.cluster.x-k8s.io', 'v1beta2', 'ClusterResourceSetBinding', {
+        bindings: [{ clusterResourceSetName: 'crs', resources: [{ name: 'cm', kind: 'ConfigMap' }] }],
+      }),
+      apiVersionFor,
+    );
+    assert.deepEqual(down['spec'], {
+      bindings: [{ clusterResourceSetName: 'crs', resources: [{ name: 'cm', kind: 'ConfigMap', applied: false }] }],
+    });
+  });
+
   test('ClusterResourceSet: no conversion-data annotation is written (upstream keeps none for addons)', () => {
     const down = convertFromHub(
       obj('addons.cluster.x-k8s.io', 'v1beta2', 'ClusterResourceSet', { strategy: 'ApplyOnce' }),
