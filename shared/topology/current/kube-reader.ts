@@ -5,7 +5,13 @@
 import { Cluster } from '#shared/api/v1beta2/cluster.ts';
 import type { ObjectKey } from '#shared/api/object-meta.ts';
 import { parseObject } from '#shared/api/parse.ts';
-import { findObject, listObjects, UnknownKindError, type KubeClient } from '#shared/kube/index.ts';
+// NOTE: Cluster API kinds are read in the version the server serves and converted to the v1beta2 hub at the edge.
+import {
+  findHubObject as findObject,
+  listHubObjects as listObjects,
+  UnknownKindError,
+  type KubeClient,
+} from '#shared/kube/index.ts';
 import {
   formatMatchLabels,
   type ObjectIdentity,

@@ -249,3 +249,67 @@ describe('reviewAdmission: Clusters being deleted', () => {
     assert.deepEqual(calls, []);
   });
 });
+
+describe('reviewAdmission: v1beta1 objects are converted at the edge', () => {
+  /** The Cluster as a client speaking v1beta1 sends it. */
+  function v1beta1Cluster(variables?: unknown[]) {
+    return deepFreeze({
+      apiVersion: 'cluster.x-k8s.io/v1beta1',
+      kind: 'Cluster',
+      metadata: { namespace: cluster.metadata.namespace, name: cluster.metadata.name },
+      spec: {
+        infrastructureRef: {
+          apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
+          kind: 'DockerCluster',
+          namespace: cluster.metadata.namespace,
+          name: 'infra',
+        },
+        topology: {
+          class: 'quick-start',
+          version: 'v1.34.0',
+          controlPlane: { nodeDrainTimeout: '1m0s' },
+          ...(variables === undefined ? {} : { variables }),
+        },
+      },
+    });
+  }
+  function v1beta1Review(operation: 'CREATE' | 'UPDATE', object: unknown, oldObject?: unknown): AdmissionReview {
+    const r = review(operation, object, oldObject);
+    return {
+      ...r,
+      request: {
+        ...r.request,
+        kind: { ...r.request.kind, version: 'v1beta1' },
+        resource: { ...r.request.resource, version: 'v1beta1' },
+      },
+    };
+  }
+
+  test('defaults variables of a v1beta1 Cluster with a patch of the v1beta1 object, nothing else touched', async () => {
+    const raw = v1beta1Cluster();
+    const response = await run('mutate', v1beta1Review('CREATE', raw), fakeReader([cc]).reader);
+    assert.equal(response.response.allowed, true);
+    assert.deepEqual(decodePatch(response), [
+      { op: 'add', path: '/spec/topology/variables', value: [{ name: 'cpu', value: 2 }] },
+    ]);
+  });
+
+  test('refuses a v1beta1 Cluster whose variable the class rejects, as for v1beta2', async () => {
+    const response = await run(
+      'mutate',
+      v1beta1Review('CREATE', v1beta1Cluster([{ name: 'cpu', value: 0 }])),
+      fakeReader([cc]).reader,
+    );
+    assert.equal(response.response.allowed, false);
+    assert.equal(response.response.status?.code, 422);
+  });
+
+  test('validates a v1beta1 update against the class named by topology.class', async () => {
+    const { reader, calls } = fakeReader([cc]);
+    const next = v1beta1Cluster([{ name: 'cpu', value: 3 }]);
+    const old = v1beta1Cluster([{ name: 'cpu', value: 2 }]);
+    const response = await run('validate', v1beta1Review('UPDATE', next, old), reader);
+    assert.equal(response.response.allowed, true);
+    assert.deepEqual(calls, ['getClusterClass quick-start']);
+  });
+});
