@@ -38,6 +38,18 @@ export function resolveTestExtensionBinary(): string {
  * const ext = await startTestExtension(mgmt.controlPlane.kubeconfigPath);
  */
 export async function startTestExtension(kubeconfigPath: string): Promise<TestExtension> {
+  // NOTE: a port getFreePort found can be taken by a parallel test before the extension binds it: start again.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startTestExtensionOnce(kubeconfigPath);
+    } catch (err) {
+      if (attempt >= 3 || !String(err instanceof Error ? err.message : err).includes('address already in use'))
+        throw err;
+    }
+  }
+}
+
+async function startTestExtensionOnce(kubeconfigPath: string): Promise<TestExtension> {
   const bin = resolveTestExtensionBinary();
   const dir = mkdtempSync(join(tmpdir(), 'capi-serverless-test-extension-'));
   const pki = createPki(dir);

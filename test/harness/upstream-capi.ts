@@ -262,6 +262,19 @@ async function prepareManager(
  * try { ... } finally { await capi.stop(); await mgmt.stop(); }
  */
 export async function startUpstreamCapi(mgmt: TestCluster, opts: StartUpstreamCapiOptions = {}): Promise<UpstreamCapi> {
+  // NOTE: a free port found by getFreePort can be taken by a process of a test running in parallel before the manager
+  // binds it; the manager then exits with "address already in use": start again on new ports.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startUpstreamCapiOnce(mgmt, opts);
+    } catch (err) {
+      if (attempt >= 3 || !String(err instanceof Error ? err.message : err).includes('address already in use'))
+        throw err;
+    }
+  }
+}
+
+async function startUpstreamCapiOnce(mgmt: TestCluster, opts: StartUpstreamCapiOptions): Promise<UpstreamCapi> {
   const mode = opts.mode ?? 'beside-capi-serverless';
   const managers = opts.managers ?? upstreamManagers;
   const binDir = resolveUpstreamBinaries();
