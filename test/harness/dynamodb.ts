@@ -1,8 +1,10 @@
-// A real DynamoDB-protocol server for integration tests and local mode: AWS DynamoDB Local, in memory, on loopback.
-// Set DYNAMODB_ENDPOINT to use a server that is already running instead.
+// A real DynamoDB-protocol server for integration tests and local mode: AWS DynamoDB Local, in memory (or in a
+// temporary directory, to survive a restart), on loopback. Set DYNAMODB_ENDPOINT to use a running server instead.
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -22,12 +24,27 @@ export type DynamoDBServer = {
    */
   freeze(): void;
   thaw(): void;
+  /**
+   * Fault injection: SIGKILL the JVM (connections are refused) and resolve when it is gone. Throws for a server given
+   * by DYNAMODB_ENDPOINT.
+   */
+  kill(): Promise<void>;
+  /**
+   * Starts the server again on the same port after `kill()` or `stop()`, with the same data; needs `onDisk`
+   * (an in-memory server would come back empty). Resolves when it answers ListTables.
+   */
+  restart(): Promise<void>;
 };
 
 export type StartDynamoDBOptions = {
   readonly region?: string;
   /** How long to wait for the first answer to ListTables; default 60 s (a cold JVM on a busy 2-core machine). */
   readonly startTimeoutMs?: number;
+  /**
+   * Keep the tables in a temporary directory (`-dbPath`, removed by `stop()`) instead of in memory, so `restart()`
+   * brings the same data back.
+   */
+  readonly onDisk?: boolean;
 };
 
 const defaultRegion = 'us-east-1';
@@ -36,12 +53,18 @@ const localCredentials: DynamoDBCredentials = { accessKeyId: 'capiserverless', s
 const installScript = join(dirname(fileURLToPath(import.meta.url)), 'install-dynamodb-local.sh');
 
 /**
- * Starts DynamoDB Local in memory on a free loopback port and waits until it answers ListTables.
+ * Starts DynamoDB Local in memory (or on disk with `onDisk`) on a free loopback port and waits until it answers
+ * ListTables.
  *
  * @example
  * const ddb = await startDynamoDB();
  * after(() => ddb.stop());
  * const client = createDynamoDBClient(ddb);
+ *
+ * @example
+ * const ddb = await startDynamoDB({ onDisk: true });
+ * await ddb.kill();
+ * await ddb.restart(); // same port, same tables
  */
 export async function startDynamoDB(opts: StartDynamoDBOptions = {}): Promise<DynamoDBServer> {
   const region = opts.region ?? process.env['AWS_REGION'] ?? defaultRegion;
@@ -57,15 +80,22 @@ export async function startDynamoDB(opts: StartDynamoDBOptions = {}): Promise<Dy
       stop: () => Promise.resolve(),
       freeze: external,
       thaw: external,
+      kill: () => Promise.resolve(external()),
+      restart: () => Promise.resolve(external()),
     };
   }
   const installDir = installDynamoDBLocal();
-  const deadline = Date.now() + (opts.startTimeoutMs ?? 60_000);
+  const startTimeoutMs = opts.startTimeoutMs ?? 60_000;
+  const deadline = Date.now() + startTimeoutMs;
+  const dbPath = opts.onDisk ? mkdtempSync(join(tmpdir(), 'capi-serverless-dynamodb-')) : undefined;
+  const removeDbPath = () => {
+    if (dbPath) rmSync(dbPath, { recursive: true, force: true });
+  };
   let lastError: unknown;
   // NOTE: the free port is found by binding and closing it, so another process may grab it first; retry then.
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await findFreePort();
-    const server = launch(installDir, port);
+    let server = launch(installDir, port, dbPath);
     const endpoint = `http://127.0.0.1:${port}`;
     try {
       await waitUntilReady(endpoint, region, server, deadline);
@@ -73,9 +103,26 @@ export async function startDynamoDB(opts: StartDynamoDBOptions = {}): Promise<Dy
         endpoint,
         region,
         credentials: localCredentials,
-        stop: () => server.stop(),
+        stop: async () => {
+          await server.stop();
+          removeDbPath();
+        },
         freeze: () => killGroup(server.child.pid ?? 0, 'SIGSTOP'),
         thaw: () => killGroup(server.child.pid ?? 0, 'SIGCONT'),
+        kill: async () => {
+          running.delete(server);
+          killGroup(server.child.pid ?? 0, 'SIGKILL');
+          // NOTE: the child is unreferenced, so a timer keeps the event loop alive until its exit is seen.
+          const keepAlive = setInterval(() => undefined, 1_000);
+          await server.exited;
+          clearInterval(keepAlive);
+          server.child.stdin?.destroy();
+        },
+        restart: async () => {
+          if (!dbPath) throw new Error('restart() needs a DynamoDB Local started with { onDisk: true }');
+          await server.stop();
+          server = await relaunch(installDir, port, dbPath, endpoint, region, Date.now() + startTimeoutMs);
+        },
       };
     } catch (err) {
       lastError = err;
@@ -83,9 +130,37 @@ export async function startDynamoDB(opts: StartDynamoDBOptions = {}): Promise<Dy
       if (Date.now() >= deadline) break;
     }
   }
+  removeDbPath();
   throw new Error(
     `failed to start DynamoDB Local: ${lastError instanceof Error ? lastError.message : String(lastError)}`,
   );
+}
+
+/** Launches the server again on a port it had; retries while the port is still being released. */
+async function relaunch(
+  installDir: string,
+  port: number,
+  dbPath: string,
+  endpoint: string,
+  region: string,
+  deadline: number,
+): Promise<RunningServer> {
+  for (;;) {
+    const server = launch(installDir, port, dbPath);
+    try {
+      await waitUntilReady(endpoint, region, server, deadline);
+      return server;
+    } catch (err) {
+      await server.stop();
+      if (Date.now() >= deadline) {
+        throw new Error(
+          `failed to restart DynamoDB Local on port ${port}: ${err instanceof Error ? err.message : String(err)}`,
+          { cause: err },
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
 }
 
 let installed: string | undefined;
@@ -113,7 +188,7 @@ type RunningServer = {
 
 const running = new Set<RunningServer>();
 
-function launch(installDir: string, port: number): RunningServer {
+function launch(installDir: string, port: number, dbPath?: string): RunningServer {
   const java = process.env['JAVA_HOME'] ? join(process.env['JAVA_HOME'], 'bin', 'java') : 'java';
   const args = [
     `-Djava.library.path=${join(installDir, 'native')}`,
@@ -127,7 +202,7 @@ function launch(installDir: string, port: number): RunningServer {
     '-cp',
     [join(installDir, 'launcher'), join(installDir, 'DynamoDBLocal.jar'), join(installDir, 'lib', '*')].join(':'),
     'LoopbackServerRunner',
-    '-inMemory',
+    ...(dbPath ? ['-dbPath', dbPath] : ['-inMemory']),
     '-disableTelemetry',
     '-port',
     String(port),
