@@ -1,32 +1,40 @@
-// The fault suite (`npm run test:faults`): on a real kube-apiserver + etcd and DynamoDB Local, a burst of changes
-// meets a fault; for each fault it measures what the user sees, how long the objects take to converge after the
-// fault clears, how many objects were lost, duplicated or left wrong (all must be 0). Prints a table and writes
-// test/faults/results/faults.json. Bounded loops, loopback only.
+// The fault suite (`npm run test:faults`): on a real kube-apiserver + etcd and DynamoDB Local (and the real event
+// forwarder for its watch-cut row), a burst of changes meets a fault; for each fault it measures what the user sees,
+// how long the objects take to converge after the fault clears, how many objects were lost, duplicated or left wrong
+// (all must be 0). Prints a table and writes test/faults/results/faults.json. Bounded loops, loopback only.
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { after, describe, test } from 'node:test';
 import { Logger } from '@aws-lambda-powertools/logger';
-import { applyObject, listObjects } from '#shared/kube/index.ts';
+import { applyObject, createKubeClient, listObjects } from '#shared/kube/index.ts';
 import { createControllerHandler, type HandlerResult } from '#shared/runtime/create-controller-handler.ts';
-import { objectChangedEvent, tickEvent } from '#shared/runtime/events.ts';
+import { objectChangedEvent, tickEvent, type ObjectChange } from '#shared/runtime/events.ts';
 import { localLambdaContext } from '#shared/runtime/lambda-context.ts';
 import { mapLimit } from '#shared/runtime/map-limit.ts';
 import type { PassReport } from '#shared/runtime/types.ts';
+import { startForwarder } from '#functions/forwarder/start-forwarder.ts';
 import {
   createConfigMapReconciler,
+  sourceLabel,
   type ConfigMapReconcilerHooks,
 } from '#test/integration/runtime/configmap-reconciler.ts';
+import { startGatedProxy } from '#test/integration/runtime/loopback.ts';
 import { putSource, useRuntimeServers } from '#test/integration/runtime/setup.ts';
 
 const burstSize = 12;
 const lambdaTimeoutMs = 8_000;
 const convergeWithinMs = 90_000;
 const resultsPath = new URL('./results/faults.json', import.meta.url);
+const forwarderFault = "the forwarder's watch cut during the burst, down 3 s";
 
 // NOTE: a 4 s pass inside an 8 s Lambda. Production's intervals are compressed: Lambda retries a failed event
 // invocation after 1 s and 2 s (instead of about 1 and 2 minutes), ticks sweep every second (instead of every
-// hour), and the conflicting-writer fault uses the optional RESYNC_AFTER_MS with 2 s.
-const ctx = useRuntimeServers({ STOP_BEFORE_TIMEOUT_MS: '4000', SWEEP_INTERVAL_MS: '1000' });
+// hour), and the conflicting-writer fault uses the optional RESYNC_AFTER_MS with 2 s. DynamoDB Local keeps its
+// tables on disk so that it can be stopped and started again with the same data.
+const ctx = useRuntimeServers(
+  { STOP_BEFORE_TIMEOUT_MS: '4000', SWEEP_INTERVAL_MS: '1000' },
+  { dynamodb: { onDisk: true } },
+);
 const logger = new Logger({ serviceName: 'faults', logLevel: 'SILENT' });
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -56,17 +64,22 @@ function passesOf(result: HandlerResult): readonly PassReport[] {
 }
 
 /** Delivers one change event per object, 4 at a time, each invocation with its own Lambda deadline. */
-async function deliver(names: readonly string[], timeoutMs = lambdaTimeoutMs): Promise<PassReport[]> {
+function deliver(names: readonly string[], timeoutMs = lambdaTimeoutMs): Promise<PassReport[]> {
+  return deliverChanges(
+    names.map((name) => ({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name, type: 'MODIFIED' })),
+    timeoutMs,
+  );
+}
+
+/** Invokes the handler with each change's event, as EventBridge invokes the Lambda (async, 4 at a time). */
+async function deliverChanges(changes: readonly ObjectChange[], timeoutMs = lambdaTimeoutMs): Promise<PassReport[]> {
   ctx.clock.now = Date.now();
-  const reports = await mapLimit(names, 4, async (name): Promise<readonly PassReport[]> => {
+  const reports = await mapLimit(changes, 4, async (change): Promise<readonly PassReport[]> => {
+    const { name } = change;
     try {
       return passesOf(
         await handler(
-          objectChangedEvent(
-            { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name, type: 'MODIFIED' },
-            `fault-event-${++eventCount}`,
-            new Date(ctx.clock.now),
-          ),
+          objectChangedEvent(change, `fault-event-${++eventCount}`, new Date(ctx.clock.now)),
           localLambdaContext('addons', timeoutMs),
         ),
       );
@@ -125,7 +138,7 @@ function normalize(reason: string): string {
     .slice(0, 160);
 }
 
-type Scenario = {
+type InjectedScenario = {
   readonly fault: string;
   /** Injects the fault and returns the function that clears it. */
   inject(): Promise<() => Promise<void>> | (() => Promise<void>);
@@ -134,7 +147,14 @@ type Scenario = {
   readonly timeoutMs?: number;
 };
 
-async function runScenario(index: number, scenario: Scenario): Promise<FaultResult> {
+/** A fault row: how the suite runs it (the `index` keeps each row's objects apart). */
+type Scenario = { readonly fault: string; run(index: number): Promise<FaultResult> };
+
+function injected(scenario: InjectedScenario): Scenario {
+  return { fault: scenario.fault, run: (index) => runScenario(index, scenario) };
+}
+
+async function runScenario(index: number, scenario: InjectedScenario): Promise<FaultResult> {
   const prefix = `f${index}-`;
   const names = Array.from({ length: burstSize }, (_, i) => `${prefix}${i}`);
   const expected = new Map<string, string>();
@@ -193,7 +213,7 @@ async function runScenario(index: number, scenario: Scenario): Promise<FaultResu
 }
 
 const scenarios: Scenario[] = [
-  {
+  injected({
     fault: 'kube-apiserver stopped, restarted after 3 s',
     writeBeforeFault: true,
     inject: async () => {
@@ -204,23 +224,34 @@ const scenarios: Scenario[] = [
         await ctx.mgmt.controlPlane.startApiServer();
       };
     },
-  },
-  {
+  }),
+  injected({
     fault: 'kube-apiserver frozen (SIGSTOP) for the passes',
     writeBeforeFault: true,
     inject: () => {
       ctx.mgmt.controlPlane.freezeApiServer();
       return () => Promise.resolve(ctx.mgmt.controlPlane.thawApiServer());
     },
-  },
-  {
+  }),
+  injected({
     fault: 'DynamoDB Local frozen (SIGSTOP) for the passes',
     inject: () => {
       ctx.ddb.freeze();
       return () => Promise.resolve(ctx.ddb.thaw());
     },
-  },
-  {
+  }),
+  injected({
+    fault: 'DynamoDB Local stopped (SIGKILL), restarted after 3 s with its data',
+    inject: async () => {
+      await ctx.ddb.kill();
+      const stoppedAt = Date.now();
+      return async () => {
+        await sleep(Math.max(0, 3_000 - (Date.now() - stoppedAt)));
+        await ctx.ddb.restart();
+      };
+    },
+  }),
+  injected({
     fault: 'Lambda deadline reached mid-pass',
     // NOTE: 4.8 s of Lambda with a 4 s stop margin leaves each pass 0.8 s; the apply waits 2 s.
     timeoutMs: 4_800,
@@ -231,12 +262,9 @@ const scenarios: Scenario[] = [
         return Promise.resolve();
       };
     },
-  },
-  {
-    fault: 'conflicting writes from another field manager',
-    inject: () => () => Promise.resolve(),
-    writeBeforeFault: false,
-  },
+  }),
+  { fault: 'conflicting writes from another field manager', run: runConflictScenario },
+  { fault: forwarderFault, run: runForwarderScenario },
 ];
 
 describe('fault suite on real servers', () => {
@@ -255,10 +283,7 @@ describe('fault suite on real servers', () => {
 
   scenarios.forEach((scenario, i) => {
     test(scenario.fault, async () => {
-      const result =
-        scenario.fault === 'conflicting writes from another field manager'
-          ? await runConflictScenario(i)
-          : await runScenario(i, scenario);
+      const result = await scenario.run(i);
       results.push(result);
       assert.equal(result.lost, 0, JSON.stringify(result));
       assert.equal(result.duplicated, 0, JSON.stringify(result));
@@ -318,4 +343,102 @@ async function runConflictScenario(index: number): Promise<FaultResult> {
     convergeAfterClearMs: Date.now() - clearedAt,
     ...converged,
   };
+}
+
+/**
+ * The forwarder watches the sources through a gated proxy and its sink invokes the handler as EventBridge invokes the
+ * Lambda; the gate cuts the watch and holds every reconnection while the burst is written, then opens. Measures the
+ * time from the reopening until every change reached a pass and every derived object converged.
+ */
+async function runForwarderScenario(index: number): Promise<FaultResult> {
+  const prefix = `f${index}-`;
+  const names = Array.from({ length: burstSize }, (_, i) => `${prefix}${i}`);
+  const expected = new Map<string, string>();
+  const server = new URL(ctx.mgmt.controlPlane.server);
+  const proxy = await startGatedProxy(server.hostname, Number(server.port));
+  const kubeconfig = ctx.mgmt.controlPlane.kubeconfig.replace(
+    ctx.mgmt.controlPlane.server,
+    `https://${server.hostname}:${proxy.port}`,
+  );
+  const kube = await createKubeClient({ kubeconfig });
+  const passes: { readonly at: number; readonly report: PassReport }[] = [];
+  let events = 0;
+  const forwarder = startForwarder({
+    kube,
+    source: { kubeconfig },
+    targets: [{ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', labelSelector: `${sourceLabel}=true` }],
+    // NOTE: the sources of the earlier rows are converged already; only this row's changes are delivered.
+    sink: async (batch) => {
+      const mine = batch.filter((change) => change.name.startsWith(prefix));
+      events += mine.length;
+      const reports = await deliverChanges(mine);
+      passes.push(...reports.map((report) => ({ at: Date.now(), report })));
+      return [];
+    },
+    coalesceMs: 300,
+    retryBaseMs: 50,
+  });
+  const watcher = () => forwarder.watchers.get('v1/ConfigMap')?.stats;
+  const waitUntil = async (done: () => Promise<boolean>, since: number) => {
+    while (!(await done()) && Date.now() - since < convergeWithinMs) await sleep(100);
+  };
+  try {
+    const startedAt = Date.now();
+    for (const name of names) {
+      await putSource(ctx, name, { v: 'round0' });
+      expected.set(name, 'round0');
+    }
+    const converged0 = async () => {
+      const a = await audit(prefix, expected);
+      return a.lost + a.wrong + a.duplicated === 0;
+    };
+    await waitUntil(converged0, startedAt);
+    assert.ok(await converged0(), `${forwarderFault}: converged through the forwarder before the fault`);
+
+    const watchesBefore = watcher()?.watches ?? 0;
+    const listsBefore = watcher()?.lists ?? 0;
+    const eventsBefore = events;
+    proxy.close();
+    const cutAt = Date.now();
+    for (const name of names) {
+      await putSource(ctx, name, { v: 'round1' });
+      expected.set(name, 'round1');
+    }
+    await sleep(Math.max(0, 3_000 - (Date.now() - cutAt)));
+    const eventsWhileCut = events - eventsBefore;
+    proxy.open();
+    const clearedAt = Date.now();
+
+    const reachedPass = () =>
+      new Set(
+        passes
+          .filter(({ at, report }) => at >= cutAt && report.status === 'Ran' && report.result === 'Success')
+          .map(({ report }) => report.key.name),
+      );
+    let converged = await audit(prefix, expected);
+    await waitUntil(async () => {
+      converged = await audit(prefix, expected);
+      return converged.lost + converged.wrong === 0 && names.every((name) => reachedPass().has(name));
+    }, clearedAt);
+    const convergeAfterClearMs = Date.now() - clearedAt;
+    const failed = passes.filter(({ at, report }) => at >= cutAt && report.result === 'Error');
+    const reached = names.filter((name) => reachedPass().has(name)).length;
+    return {
+      fault: forwarderFault,
+      userSees:
+        `derived objects keep the old data while the watch is down (${eventsWhileCut} events during the cut); ` +
+        `the watch resumes from its resourceVersion (${(watcher()?.watches ?? 0) - watchesBefore} new watch(es), ` +
+        `${(watcher()?.lists ?? 0) - listsBefore} relist(s)), ${events - eventsBefore - eventsWhileCut} events ` +
+        `for ${burstSize} changes, ${reached}/${burstSize} reached a pass`,
+      failedPasses: failed.length,
+      convergeAfterClearMs,
+      ...converged,
+      // NOTE: a change that never reached a pass is lost even if a later pass happened to fix its object.
+      lost: converged.lost + (burstSize - reached),
+    };
+  } finally {
+    await forwarder.stop();
+    kube.close();
+    await proxy.stop();
+  }
 }

@@ -3,8 +3,6 @@
 // (with the cache, kube-apiserver replays recent events from memory however far etcd has been compacted).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { connect, createServer, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import {
   applyObject,
@@ -18,7 +16,7 @@ import { ObjectChange } from '#shared/runtime/events.ts';
 import { createEventBridgeSink } from '#functions/forwarder/eventbridge-sink.ts';
 import { startForwarder, type Forwarder } from '#functions/forwarder/start-forwarder.ts';
 import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
-import { startEventBridgeRecorder, type EventBridgeRecorder } from './loopback.ts';
+import { startEventBridgeRecorder, startGatedProxy, type EventBridgeRecorder, type GatedProxy } from './loopback.ts';
 
 const ns = 'compaction';
 const target = { apiVersion: 'v1', kind: 'ConfigMap', namespace: ns } as const;
@@ -49,55 +47,6 @@ async function compactEtcd(etcdUrl: string): Promise<number> {
   });
   assert.ok(res.ok, `etcd compaction answered ${res.status}: ${await res.text()}`);
   return revision;
-}
-
-type GatedProxy = {
-  readonly port: number;
-  /** Cuts every connection and holds new ones (unanswered) until `open()`. */
-  close(): void;
-  open(): void;
-  stop(): Promise<void>;
-};
-
-/** A TCP proxy to the API server whose gate the test closes while it changes and compacts etcd behind it. */
-async function startGatedProxy(host: string, port: number): Promise<GatedProxy> {
-  const sockets = new Set<Socket>();
-  let held: Socket[] = [];
-  let closed = false;
-  const track = (s: Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-    s.on('error', () => undefined);
-  };
-  const pipe = (client: Socket) => {
-    const upstream = connect(port, host);
-    track(upstream);
-    client.pipe(upstream).pipe(client);
-    client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
-  };
-  const server = createServer((client) => {
-    track(client);
-    if (closed) held.push(client);
-    else pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  return {
-    port: (server.address() as AddressInfo).port,
-    close() {
-      closed = true;
-      for (const s of sockets) s.destroy();
-    },
-    open() {
-      closed = false;
-      for (const client of held) if (!client.destroyed) pipe(client);
-      held = [];
-    },
-    stop() {
-      for (const s of sockets) s.destroy();
-      return new Promise((resolve) => server.close(() => resolve()));
-    },
-  };
 }
 
 describe('event forwarder against a compacted etcd', () => {

@@ -1,5 +1,5 @@
-// Loopback servers for the forwarder test: an EventBridge endpoint that records the real SDK's PutEvents requests,
-// and a TCP proxy in front of the API server whose connections the test can cut.
+// Loopback servers for the forwarder tests: an EventBridge endpoint that records the real SDK's PutEvents requests,
+// and TCP proxies in front of the API server whose connections a test can cut, or cut and hold until it reopens.
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { connect, createServer as createTcpServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -80,6 +80,55 @@ export async function startCuttableProxy(targetHost: string, targetPort: number)
       const n = sockets.size;
       for (const s of sockets) s.destroy();
       return n;
+    },
+    stop() {
+      for (const s of sockets) s.destroy();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+export type GatedProxy = {
+  readonly port: number;
+  /** Cuts every connection and holds new ones (unanswered) until `open()`. */
+  close(): void;
+  open(): void;
+  stop(): Promise<void>;
+};
+
+/** A TCP proxy to the API server whose gate a test closes (the watch is down) while things change behind it. */
+export async function startGatedProxy(host: string, port: number): Promise<GatedProxy> {
+  const sockets = new Set<Socket>();
+  let held: Socket[] = [];
+  let closed = false;
+  const track = (s: Socket) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+    s.on('error', () => undefined);
+  };
+  const pipe = (client: Socket) => {
+    const upstream = connect(port, host);
+    track(upstream);
+    client.pipe(upstream).pipe(client);
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  };
+  const server = createTcpServer((client) => {
+    track(client);
+    if (closed) held.push(client);
+    else pipe(client);
+  });
+  const listening = await listen(server);
+  return {
+    port: listening,
+    close() {
+      closed = true;
+      for (const s of sockets) s.destroy();
+    },
+    open() {
+      closed = false;
+      for (const client of held) if (!client.destroyed) pipe(client);
+      held = [];
     },
     stop() {
       for (const s of sockets) s.destroy();

@@ -8,7 +8,7 @@ import { applyObject } from '#shared/kube/index.ts';
 import { computeRuntimeConfig } from '#shared/runtime/config.ts';
 import type { RuntimeDeps } from '#shared/runtime/types.ts';
 import { startManagementCluster, type RequestLog, type TestCluster } from '#test/harness/clusters.ts';
-import { startDynamoDB, type DynamoDBServer } from '#test/harness/dynamodb.ts';
+import { startDynamoDB, type DynamoDBServer, type StartDynamoDBOptions } from '#test/harness/dynamodb.ts';
 import { sourceLabel } from './configmap-reconciler.ts';
 
 export type RuntimeTestContext = {
@@ -31,11 +31,19 @@ export const writeCommands = new Set([
   'BatchWriteItemCommand',
 ]);
 
+export type RuntimeServersOptions = { readonly dynamodb?: StartDynamoDBOptions };
+
 /** Registers hooks that start the servers; fields are filled in by the time the tests run. */
-export function useRuntimeServers(env: Record<string, string> = {}): RuntimeTestContext {
+export function useRuntimeServers(
+  env: Record<string, string> = {},
+  options: RuntimeServersOptions = {},
+): RuntimeTestContext {
   const ctx = {} as RuntimeTestContext;
   before(async () => {
-    [ctx.mgmt, ctx.ddb] = await Promise.all([startManagementCluster({ name: 'runtime' }), startDynamoDB()]);
+    [ctx.mgmt, ctx.ddb] = await Promise.all([
+      startManagementCluster({ name: 'runtime' }),
+      startDynamoDB(options.dynamodb),
+    ]);
     const client = createDynamoDBClient(ctx.ddb);
     ctx.ddbCommands = [];
     client.middlewareStack.add(
