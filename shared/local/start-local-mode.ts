@@ -84,7 +84,7 @@ async function waitUntilReconciled(kube: KubeClient, workload: TestCluster | und
     signal.throwIfAborted();
     try {
       const mds = await listObjects(kube, {
-        apiVersion: 'cluster.x-k8s.io/v1beta1',
+        apiVersion: 'cluster.x-k8s.io/v1beta2',
         kind: 'MachineDeployment',
         namespace: exampleCluster.namespace,
         labelSelector: `cluster.x-k8s.io/cluster-name=${exampleCluster.name}`,

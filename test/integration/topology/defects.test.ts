@@ -203,8 +203,8 @@ describe('topology defects on a real management cluster', () => {
   test('a pass whose Cluster write fails leaves nothing behind; the retry after it creates exactly one set', async () => {
     const ns = 'orphans';
     const cc = testClusterClass(ns);
-    cc.spec!.controlPlane!.machineHealthCheck = {
-      unhealthyConditions: [{ type: 'Ready', status: 'Unknown', timeout: '300s' }],
+    cc.spec!.controlPlane!.healthCheck = {
+      checks: { unhealthyNodeConditions: [{ type: 'Ready', status: 'Unknown', timeoutSeconds: 300 }] },
     };
     await setUpClass(ctx, ns, cc);
     const failures = 3;
@@ -273,8 +273,8 @@ describe('topology defects on a real management cluster', () => {
   test('a pass that dies before its cleanup leaves objects the retries reuse: still exactly one set', async () => {
     const ns = 'orphans-crash';
     const cc = testClusterClass(ns);
-    cc.spec!.controlPlane!.machineHealthCheck = {
-      unhealthyConditions: [{ type: 'Ready', status: 'Unknown', timeout: '300s' }],
+    cc.spec!.controlPlane!.healthCheck = {
+      checks: { unhealthyNodeConditions: [{ type: 'Ready', status: 'Unknown', timeoutSeconds: 300 }] },
     };
     await setUpClass(ctx, ns, cc);
     servers.push(await denyClusterReferences(ns, 'c1', 2, { denyDeletes: true }));
