@@ -7,9 +7,13 @@ import type { ClusterClassTemplateReference } from '#shared/api/v1beta2/common.t
 import { ClusterClassRefVersionsUpToDate, ClusterClassVariablesReady } from '#shared/api/v1beta2/conditions.ts';
 import { parseObject } from '#shared/api/parse.ts';
 import { describeObject, errorMessage } from '#shared/errors/index.ts';
-import { applyObject, findObject } from '#shared/kube/index.ts';
+import { applyObject, findHubObject } from '#shared/kube/index.ts';
 import { reconcileConditions } from '#shared/topology/apply/reconcile-condition.ts';
-import { createContractResolver, type ContractResolver } from '#shared/topology/current/get-contracts.ts';
+import {
+  ContractCacheTtlMs,
+  createContractResolver,
+  type ContractResolver,
+} from '#shared/topology/current/get-contracts.ts';
 import { createKubeReader } from '#shared/topology/current/kube-reader.ts';
 import type { TopologyReader } from '#shared/topology/current/reader.ts';
 import { TopologyManagerName } from '#shared/topology/labels.ts';
@@ -138,7 +142,7 @@ async function reconcileTemplateOwner(
  * await reconcileClusterClass({ kube, randomSuffix, now: () => new Date() }, { namespace: 'default', name: 'quick-start' });
  */
 export async function reconcileClusterClass(deps: TopologyDeps, key: ObjectKey): Promise<TopologyOutcome> {
-  const raw = await findObject(deps.kube, { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'ClusterClass', ...key });
+  const raw = await findHubObject(deps.kube, { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'ClusterClass', ...key });
   if (!raw) return { result: 'Success', changed: [] };
   const cc = parseObject(ClusterClass, 'ClusterClass', raw);
   if (cc.metadata.deletionTimestamp || cc.metadata.annotations?.[PausedAnnotation] !== undefined)
@@ -147,7 +151,9 @@ export async function reconcileClusterClass(deps: TopologyDeps, key: ObjectKey):
   const changed: string[] = [];
   const errors: string[] = [];
   const reader = createKubeReader(deps.kube);
-  const contracts = createContractResolver(reader);
+  const contracts = createContractResolver(reader, {
+    cache: { store: deps.kube.discovery, nowMs: deps.now().getTime(), ttlMs: ContractCacheTtlMs },
+  });
   const outdated: string[] = [];
   let refsFailed = false;
   for (const ref of computeTemplateRefs(cc)) {

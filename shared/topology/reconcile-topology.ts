@@ -15,7 +15,7 @@ import { reconcileConditions } from '#shared/topology/apply/reconcile-condition.
 import type { ApplyContext } from '#shared/topology/apply/reconcile-object.ts';
 import { reconcileState } from '#shared/topology/apply/reconcile-state.ts';
 import { getBlueprint, getClusterClass } from '#shared/topology/current/get-blueprint.ts';
-import { createContractResolver } from '#shared/topology/current/get-contracts.ts';
+import { ContractCacheTtlMs, createContractResolver } from '#shared/topology/current/get-contracts.ts';
 import {
   computeUnreferencedKinds,
   getCurrentState,
@@ -127,7 +127,9 @@ async function reconcile(
   pass: { readonly prefetched: readonly Unstructured[]; readonly proofs: ApplyProofs },
 ): Promise<PassState> {
   const reader = createKubeReader(deps.kube, { prefetched: pass.prefetched });
-  const contracts = createContractResolver(reader);
+  const contracts = createContractResolver(reader, {
+    cache: { store: deps.kube.discovery, nowMs: deps.now().getTime(), ttlMs: ContractCacheTtlMs },
+  });
   const clusterClass = await step('failed to retrieve ClusterClass', () => getClusterClass(reader, cluster));
   if (!isClusterClassReconciled(clusterClass))
     return { kind: 'ClusterClassNotReconciled', failure: computeClusterClassFailure(clusterClass) };

@@ -4,7 +4,14 @@ import { randomInt } from 'node:crypto';
 import { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
 import type { ClusterClassTemplateReference } from '#shared/api/v1beta2/common.ts';
 import { parseObject } from '#shared/api/parse.ts';
-import { findObject, listObjects, UnknownKindError, type KubeClient, type KubeObject } from '#shared/kube/index.ts';
+import {
+  findHubObject,
+  findObject,
+  listHubObjects,
+  UnknownKindError,
+  type KubeClient,
+  type KubeObject,
+} from '#shared/kube/index.ts';
 import {
   computeTemplateRefs,
   reconcileClusterClass,
@@ -117,7 +124,7 @@ const factsOf = (obj: KubeObject, inputs: unknown, objects?: readonly KubeObject
  * their events are mapped to forced passes (mapTemplateChange), and the drift-correction pass reads them anyway.
  */
 async function getClusterFacts(deps: RuntimeDeps, key: PassKey): Promise<ObjectFacts | undefined> {
-  const cluster = (await findObject(deps.kube, { ...clusterKind, namespace: key.namespace, name: key.name })) as
+  const cluster = (await findHubObject(deps.kube, { ...clusterKind, namespace: key.namespace, name: key.name })) as
     Raw | undefined;
   if (cluster === undefined) return undefined;
   const classKey = classKeyOf(cluster);
@@ -125,7 +132,7 @@ async function getClusterFacts(deps: RuntimeDeps, key: PassKey): Promise<ObjectF
   const cc =
     classKey === undefined
       ? undefined
-      : ((await findObject(deps.kube, { ...classKind, ...classKey })) as Raw | undefined);
+      : ((await findHubObject(deps.kube, { ...classKind, ...classKey })) as Raw | undefined);
   return factsOf(
     cluster,
     {
@@ -145,7 +152,7 @@ async function getClusterFacts(deps: RuntimeDeps, key: PassKey): Promise<ObjectF
 
 /** The facts of a ClusterClass: its pausedness and which of its templates exist (the pass owns each one). */
 async function getClassFacts(deps: RuntimeDeps, key: PassKey): Promise<ObjectFacts | undefined> {
-  const cc = (await findObject(deps.kube, { ...classKind, namespace: key.namespace, name: key.name })) as
+  const cc = (await findHubObject(deps.kube, { ...classKind, namespace: key.namespace, name: key.name })) as
     Raw | undefined;
   if (cc === undefined) return undefined;
   return factsOf(cc, {
@@ -177,7 +184,7 @@ async function reconcileExtension(deps: RuntimeDeps, key: PassKey, ctx: PassCont
 
 async function clustersUsing(kube: KubeClient, namespace: string, className: string): Promise<PassKey[]> {
   // NOTE: a Cluster of another namespace may use this class (classRef.namespace), so every namespace is listed.
-  const clusters = await listObjects(kube, { ...clusterKind });
+  const clusters = await listHubObjects(kube, { ...clusterKind });
   return clusters.items
     .filter((c) => {
       const key = classKeyOf(c as Raw);
@@ -188,7 +195,7 @@ async function clustersUsing(kube: KubeClient, namespace: string, className: str
 
 /** A ClusterClass and the Clusters using it; the Clusters wait for the class's own pass while it is behind. */
 async function mapClassChange(kube: KubeClient, namespace: string, name: string): Promise<PassKey[]> {
-  const cc = (await findObject(kube, { ...classKind, namespace, name })) as Raw | undefined;
+  const cc = (await findHubObject(kube, { ...classKind, namespace, name })) as Raw | undefined;
   const classKey: PassKey = { ...classKind, namespace, name };
   if (cc !== undefined && !isClassReconciled(cc)) return [classKey];
   return [...(cc === undefined ? [] : [classKey]), ...(await clustersUsing(kube, namespace, name))];
@@ -199,7 +206,7 @@ async function mapClassChange(kube: KubeClient, namespace: string, name: string)
  * are not in their facts); the class pass runs only when the template's existence or identity changed.
  */
 async function mapTemplateChange(kube: KubeClient, change: ChangedObject): Promise<MappedKey[]> {
-  const classes = await listObjects(kube, { ...classKind, namespace: change.namespace });
+  const classes = await listHubObjects(kube, { ...classKind, namespace: change.namespace });
   const keys: MappedKey[] = [];
   for (const cc of classes.items as Raw[]) {
     const refs = templateRefsOf(cc) ?? [];
