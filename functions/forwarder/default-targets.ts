@@ -22,8 +22,8 @@ const operatorProviderKinds = Object.keys({
 /** The kinds every deployment watches (kinds the cluster does not serve are logged and skipped). */
 export function defaultTargets(secretLabelSelector?: string): WatchTarget[] {
   return [
-    { apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'Cluster' },
-    { apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'ClusterClass' },
+    { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Cluster' },
+    { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'ClusterClass' },
     { apiVersion: 'runtime.cluster.x-k8s.io/v1beta2', kind: 'ExtensionConfig' },
     { apiVersion: 'addons.cluster.x-k8s.io/v1beta1', kind: 'ClusterResourceSet' },
     { apiVersion: 'addons.cluster.x-k8s.io/v1beta1', kind: 'ClusterResourceSetBinding' },

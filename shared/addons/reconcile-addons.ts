@@ -146,7 +146,8 @@ async function reconcileCluster(
 }
 
 /** Why a selected Cluster gets nothing applied yet (upstream's ClusterCache does not connect to it either). */
-const notReadyReason = 'its infrastructure is not ready yet (status.infrastructureReady is not true)';
+const notReadyReason =
+  'its infrastructure is not ready yet (status.initialization.infrastructureProvisioned is not true)';
 
 /** Summarises a pass: Error when anything failed, Requeue when a Cluster is waiting or a write conflicted. */
 function computeAddonsOutcome(

@@ -2,12 +2,17 @@
 // on the API server (group, version, plural, scope, printer columns, subresources).
 import type { z } from 'zod';
 import { ClusterResourceSet, ClusterResourceSetBinding } from '#shared/api/addons.ts';
-import { Cluster } from '#shared/api/cluster.ts';
+import { Cluster as V1Beta1Cluster } from '#shared/api/cluster.ts';
 import { operatorKinds } from '#shared/api/operator.ts';
-import { ClusterClass } from '#shared/api/cluster-class.ts';
-import { MachineDeployment } from '#shared/api/machine-deployment.ts';
-import { MachineHealthCheck } from '#shared/api/machine-health-check.ts';
-import { MachinePool } from '#shared/api/machine-pool.ts';
+import { ClusterClass as V1Beta1ClusterClass } from '#shared/api/cluster-class.ts';
+import { MachineDeployment as V1Beta1MachineDeployment } from '#shared/api/machine-deployment.ts';
+import { MachineHealthCheck as V1Beta1MachineHealthCheck } from '#shared/api/machine-health-check.ts';
+import { MachinePool as V1Beta1MachinePool } from '#shared/api/machine-pool.ts';
+import { Cluster } from '#shared/api/v1beta2/cluster.ts';
+import { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
+import { MachineDeployment } from '#shared/api/v1beta2/machine-deployment.ts';
+import { MachineHealthCheck } from '#shared/api/v1beta2/machine-health-check.ts';
+import { MachinePool } from '#shared/api/v1beta2/machine-pool.ts';
 
 export type PrinterColumn = {
   readonly name: string;
@@ -27,6 +32,11 @@ export type KindInfo = {
   readonly shortNames?: readonly string[];
   readonly categories?: readonly string[];
   readonly schema: z.ZodType;
+  /**
+   * Older versions also served (not stored), each with its own schema. NOTE: without a conversion webhook the API
+   * server converts between them by rewriting apiVersion only, so these CRDs are for tests and local mode.
+   */
+  readonly servedVersions?: readonly { readonly version: string; readonly schema: z.ZodType }[];
   readonly printerColumns?: readonly PrinterColumn[];
   readonly scale?: {
     readonly specReplicasPath: string;
@@ -36,9 +46,10 @@ export type KindInfo = {
 };
 
 const age: PrinterColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' };
-const core = { group: 'cluster.x-k8s.io', version: 'v1beta1', namespaced: true, categories: ['cluster-api'] } as const;
+const core = { group: 'cluster.x-k8s.io', version: 'v1beta2', namespaced: true, categories: ['cluster-api'] } as const;
+const alsoV1Beta1 = (schema: z.ZodType) => [{ version: 'v1beta1', schema }] as const;
 
-/** Kinds of `cluster.x-k8s.io/v1beta1` the topology controller reads and writes. */
+/** Kinds of `cluster.x-k8s.io` the topology controller reads and writes: v1beta2 stored, v1beta1 also served. */
 export const coreKinds: readonly KindInfo[] = [
   {
     ...core,
@@ -47,11 +58,12 @@ export const coreKinds: readonly KindInfo[] = [
     singular: 'cluster',
     shortNames: ['cl'],
     schema: Cluster,
+    servedVersions: alsoV1Beta1(V1Beta1Cluster),
     printerColumns: [
       {
         name: 'ClusterClass',
         type: 'string',
-        jsonPath: '.spec.topology.class',
+        jsonPath: '.spec.topology.classRef.name',
         description: 'ClusterClass of this Cluster, empty if the Cluster is not using a ClusterClass',
       },
       {
@@ -76,6 +88,7 @@ export const coreKinds: readonly KindInfo[] = [
     singular: 'clusterclass',
     shortNames: ['cc'],
     schema: ClusterClass,
+    servedVersions: alsoV1Beta1(V1Beta1ClusterClass),
     printerColumns: [{ ...age, description: 'Time duration since creation of ClusterClass' }],
   },
   {
@@ -85,6 +98,7 @@ export const coreKinds: readonly KindInfo[] = [
     singular: 'machinedeployment',
     shortNames: ['md'],
     schema: MachineDeployment,
+    servedVersions: alsoV1Beta1(V1Beta1MachineDeployment),
     scale: {
       specReplicasPath: '.spec.replicas',
       statusReplicasPath: '.status.replicas',
@@ -105,17 +119,16 @@ export const coreKinds: readonly KindInfo[] = [
         description: 'Total number of ready machines targeted by this MachineDeployment',
       },
       {
-        name: 'Updated',
+        name: 'Available',
         type: 'integer',
-        jsonPath: '.status.updatedReplicas',
-        description:
-          'Total number of non-terminated machines targeted by this deployment that have the desired template spec',
+        jsonPath: '.status.availableReplicas',
+        description: 'Total number of available machines targeted by this MachineDeployment',
       },
       {
-        name: 'Unavailable',
+        name: 'UpToDate',
         type: 'integer',
-        jsonPath: '.status.unavailableReplicas',
-        description: 'Total number of unavailable machines targeted by this MachineDeployment',
+        jsonPath: '.status.upToDateReplicas',
+        description: 'Total number of up-to-date machines targeted by this MachineDeployment',
       },
       {
         name: 'Phase',
@@ -139,6 +152,7 @@ export const coreKinds: readonly KindInfo[] = [
     singular: 'machinepool',
     shortNames: ['mp'],
     schema: MachinePool,
+    servedVersions: alsoV1Beta1(V1Beta1MachinePool),
     scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' },
     printerColumns: [
       { name: 'Cluster', type: 'string', jsonPath: '.spec.clusterName', description: 'Cluster' },
@@ -165,6 +179,7 @@ export const coreKinds: readonly KindInfo[] = [
     singular: 'machinehealthcheck',
     shortNames: ['mhc', 'mhcs'],
     schema: MachineHealthCheck,
+    servedVersions: alsoV1Beta1(V1Beta1MachineHealthCheck),
     printerColumns: [
       { name: 'Cluster', type: 'string', jsonPath: '.spec.clusterName', description: 'Cluster' },
       {
@@ -172,12 +187,6 @@ export const coreKinds: readonly KindInfo[] = [
         type: 'integer',
         jsonPath: '.status.expectedMachines',
         description: 'Number of machines currently monitored',
-      },
-      {
-        name: 'MaxUnhealthy',
-        type: 'string',
-        jsonPath: '.spec.maxUnhealthy',
-        description: 'Maximum number of unhealthy machines allowed',
       },
       {
         name: 'CurrentHealthy',
@@ -225,7 +234,14 @@ export function apiVersionOf(info: Pick<KindInfo, 'group' | 'version'>): string 
   return info.group ? `${info.group}/${info.version}` : info.version;
 }
 
-/** Finds a registered kind by apiVersion and kind. */
+/** Every `group/version` a kind is served at (stored version first). */
+export function servedApiVersionsOf(info: KindInfo): string[] {
+  return [info.version, ...(info.servedVersions ?? []).map((v) => v.version)].map((version) =>
+    apiVersionOf({ group: info.group, version }),
+  );
+}
+
+/** Finds a registered kind by apiVersion (any served version) and kind. */
 export function findKind(apiVersion: string, kind: string): KindInfo | undefined {
-  return allKinds.find((k) => apiVersionOf(k) === apiVersion && k.kind === kind);
+  return allKinds.find((k) => k.kind === kind && servedApiVersionsOf(k).includes(apiVersion));
 }

@@ -51,3 +51,26 @@ export function parseObject<S extends z.ZodType>(schema: S, expectedKind: string
     reason: 'Invalid',
   });
 }
+
+/**
+ * Field paths present in `raw` but absent from `parsed` (what a schema stripped), so callers can say what they drop
+ * instead of dropping it silently. Lists are compared item by item; values themselves are not compared.
+ *
+ * @example
+ * computeDroppedFields({ spec: { a: 1, b: 2 } }, { spec: { a: 1 } }); // ['spec.b']
+ */
+export function computeDroppedFields(raw: unknown, parsed: unknown, path: readonly PropertyKey[] = []): string[] {
+  if (Array.isArray(raw)) {
+    if (!Array.isArray(parsed)) return [];
+    return raw.flatMap((item, i) => computeDroppedFields(item, parsed[i], [...path, i]));
+  }
+  if (typeof raw !== 'object' || raw === null) return [];
+  if (typeof parsed !== 'object' || parsed === null) return [];
+  const out: string[] = [];
+  for (const [key, value] of Object.entries(raw)) {
+    if (value === undefined || value === null) continue;
+    if (!(key in parsed)) out.push(formatFieldPath([...path, key]));
+    else out.push(...computeDroppedFields(value, (parsed as Record<string, unknown>)[key], [...path, key]));
+  }
+  return out;
+}

@@ -2,13 +2,27 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments, stringify } from 'yaml';
+import {
+  computeInputApiVersions,
+  computeInputVersion,
+  convertInputsToHub,
+  convertPlan,
+  OutputVersions,
+  type OutputVersion,
+} from '#shared/cli/plan-versions.ts';
 import { CapiError } from '#shared/errors/index.ts';
 import { computePlan, type PlannedObject, type SourcedObject } from '#shared/topology/plan/compute-plan.ts';
 import type { Unstructured } from '#shared/topology/types.ts';
 
 type Streams = { stdout: { write(s: string): unknown }; stderr: { write(s: string): unknown } };
 
-export type PlanArgs = { files: string[]; output: 'yaml' | 'json'; diff: boolean };
+export type PlanArgs = {
+  files: string[];
+  output: 'yaml' | 'json';
+  diff: boolean;
+  /** Version to print Cluster API objects in; by default the version of the input's. */
+  outputVersion?: OutputVersion;
+};
 
 export function parsePlanArgs(argv: readonly string[]): PlanArgs {
   const args: PlanArgs = { files: [], output: 'yaml', diff: false };
@@ -22,6 +36,12 @@ export function parsePlanArgs(argv: readonly string[]): PlanArgs {
       const v = argv[++i];
       if (v !== 'yaml' && v !== 'json') throw new CapiError(`-o must be yaml or json, got ${JSON.stringify(v)}`);
       args.output = v;
+    } else if (a === '--output-version') {
+      const v = argv[++i];
+      if (!OutputVersions.some((version) => version === v)) {
+        throw new CapiError(`--output-version must be ${OutputVersions.join(' or ')}, got ${JSON.stringify(v)}`);
+      }
+      args.outputVersion = v as OutputVersion;
     } else if (a === '--diff') args.diff = true;
     else throw new CapiError(`unknown argument ${JSON.stringify(a)}`);
   }
@@ -137,8 +157,12 @@ export async function runPlan(argv: readonly string[], io: Streams): Promise<num
   }
   try {
     const args = parsePlanArgs(argv);
-    const inputs = readManifests(args.files);
-    const plan = await computePlan(inputs, { randomSuffix: deterministicSuffix() });
+    const given = readManifests(args.files);
+    const outputVersion = args.outputVersion ?? computeInputVersion(given);
+    const inputs = convertInputsToHub(given);
+    const computed = await computePlan(inputs, { randomSuffix: deterministicSuffix() });
+    const plan = { ...computed, objects: convertPlan(computed.objects, outputVersion, computeInputApiVersions(given)) };
+    for (const warning of plan.warnings) io.stderr.write(`warning: ${warning}\n`);
     if (args.diff) {
       for (const p of plan.objects) {
         io.stdout.write(`# ${describe(p)}: ${p.operation}\n`);

@@ -7,3 +7,5 @@ export * from '#shared/kube/resources.ts';
 export * from '#shared/kube/workload.ts';
 export * from '#shared/kube/crds.ts';
 export * from '#shared/kube/watch.ts';
+export * from '#shared/kube/versions.ts';
+export * from '#shared/kube/hub-objects.ts';

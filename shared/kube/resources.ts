@@ -1,6 +1,6 @@
 // Maps apiVersion + kind to the REST resource (plural, scope): the kinds we know statically, everything else
 // (provider templates and objects) through discovery, cached per client.
-import { allKinds, apiVersionOf } from '#shared/api/kinds.ts';
+import { findKind } from '#shared/api/kinds.ts';
 import type { KubeClient } from '#shared/kube/client.ts';
 import { CapiError } from '#shared/errors/index.ts';
 
@@ -67,8 +67,7 @@ function discover(kube: KubeClient, apiVersion: string, refresh: boolean): Promi
  */
 export async function resolveResource(kube: KubeClient, apiVersion: string, kind: string): Promise<ResourceInfo> {
   const { group, version } = splitApiVersion(apiVersion);
-  const known =
-    builtin[`${apiVersion}/${kind}`] ?? allKinds.find((k) => apiVersionOf(k) === apiVersion && k.kind === kind);
+  const known = builtin[`${apiVersion}/${kind}`] ?? findKind(apiVersion, kind);
   if (known) return { group, version, plural: known.plural, namespaced: known.namespaced };
   for (const refresh of [false, true]) {
     const list = await discover(kube, apiVersion, refresh).catch(() => undefined);

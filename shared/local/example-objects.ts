@@ -8,7 +8,7 @@ import type { KubeObject } from '#shared/kube/index.ts';
 import { genericCrd } from '#test/harness/clusters.ts';
 
 const root = new URL('../../', import.meta.url);
-const capi = 'cluster.x-k8s.io/v1beta1';
+const capi = 'cluster.x-k8s.io/v1beta2';
 
 export const exampleCluster = { apiVersion: capi, kind: 'Cluster', namespace: 'default', name: 'docker-1' } as const;
 /** The label the example ClusterResourceSet selects. */
@@ -34,12 +34,12 @@ function readYaml(path: string): KubeObject[] {
 /** Generic CRDs for the provider kinds the Docker example's ClusterClass references (no provider runs locally). */
 export function exampleCrds(): KubeObject[] {
   return [
-    genericCrd('infrastructure.cluster.x-k8s.io', 'v1beta1', 'DockerClusterTemplate'),
-    genericCrd('infrastructure.cluster.x-k8s.io', 'v1beta1', 'DockerCluster'),
-    genericCrd('infrastructure.cluster.x-k8s.io', 'v1beta1', 'DockerMachineTemplate'),
-    genericCrd('controlplane.cluster.x-k8s.io', 'v1beta1', 'KubeadmControlPlaneTemplate'),
-    genericCrd('controlplane.cluster.x-k8s.io', 'v1beta1', 'KubeadmControlPlane'),
-    genericCrd('bootstrap.cluster.x-k8s.io', 'v1beta1', 'KubeadmConfigTemplate'),
+    genericCrd('infrastructure.cluster.x-k8s.io', 'v1beta2', 'DockerClusterTemplate'),
+    genericCrd('infrastructure.cluster.x-k8s.io', 'v1beta2', 'DockerCluster'),
+    genericCrd('infrastructure.cluster.x-k8s.io', 'v1beta2', 'DockerMachineTemplate'),
+    genericCrd('controlplane.cluster.x-k8s.io', 'v1beta2', 'KubeadmControlPlaneTemplate'),
+    genericCrd('controlplane.cluster.x-k8s.io', 'v1beta2', 'KubeadmControlPlane'),
+    genericCrd('bootstrap.cluster.x-k8s.io', 'v1beta2', 'KubeadmConfigTemplate'),
   ];
 }
 

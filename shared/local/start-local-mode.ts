@@ -84,7 +84,7 @@ async function waitUntilReconciled(kube: KubeClient, workload: TestCluster | und
     signal.throwIfAborted();
     try {
       const mds = await listObjects(kube, {
-        apiVersion: 'cluster.x-k8s.io/v1beta1',
+        apiVersion: 'cluster.x-k8s.io/v1beta2',
         kind: 'MachineDeployment',
         namespace: exampleCluster.namespace,
         labelSelector: `cluster.x-k8s.io/cluster-name=${exampleCluster.name}`,
@@ -261,11 +261,11 @@ async function start(
           apiVersion: exampleCluster.apiVersion,
           kind: exampleCluster.kind,
           metadata: { namespace: exampleCluster.namespace, name: exampleCluster.name },
-          status: { infrastructureReady: true },
+          status: { initialization: { infrastructureProvisioned: true } },
         },
         { fieldManager: `${localManager}-infrastructure`, force: true },
       );
-      print(`  set status.infrastructureReady=true on Cluster ${exampleCluster.namespace}/${exampleCluster.name}`);
+      print(`  set status.initialization.infrastructureProvisioned=true on Cluster ${exampleCluster.namespace}/${exampleCluster.name}`);
     }
     await applyAll(kube, addonsExample(), print);
     if (mgmt) await applyAll(kube, providersExample(), print);

@@ -6,7 +6,7 @@ export type { TopologyDeps } from '#shared/topology/reconcile-topology.ts';
 export {
   reconcileClusterClass,
   computeTemplateRefs,
-  ClusterClassVariablesReconciledCondition,
+  ClusterClassVariablesReadyCondition,
   ClusterClassRefVersionsUpToDateCondition,
 } from '#shared/topology/reconcile-cluster-class.ts';
 export {
@@ -20,6 +20,8 @@ export type { ConditionState, PassState, TopologyOutcome } from '#shared/topolog
 export { createKubeReader, getCluster } from '#shared/topology/current/kube-reader.ts';
 export type { KubeTopologyReader } from '#shared/topology/current/kube-reader.ts';
 export { createMemoryReader } from '#shared/topology/current/reader.ts';
+export { createContractResolver } from '#shared/topology/current/get-contracts.ts';
+export type { ContractResolver } from '#shared/topology/current/get-contracts.ts';
 export type { TopologyReader } from '#shared/topology/current/reader.ts';
 export { getBlueprint, getClusterClass } from '#shared/topology/current/get-blueprint.ts';
 export { getCurrentState } from '#shared/topology/current/get-current-state.ts';

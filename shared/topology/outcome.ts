@@ -1,28 +1,33 @@
 // How a topology pass ended, as data (pure): the Cluster's TopologyReconciled condition with upstream's reasons and
 // messages, the merged condition list, and the pass outcome the runtime records.
 import type { NoChangeRecord } from '#shared/topology/apply/apply-proofs.ts';
-import type { Condition } from '#shared/api/condition.ts';
+import type { Condition as V1Beta1Condition } from '#shared/api/condition.ts';
+import type { Condition } from '#shared/api/v1beta2/common.ts';
+import { ClusterTopologyReconciled } from '#shared/api/v1beta2/conditions.ts';
 import type { UpgradeSummary, WorkerUpgradeSummary } from '#shared/topology/types.ts';
 
 export const TopologyReconciledCondition = 'TopologyReconciled';
 
-/** Reasons of TopologyReconciled, exactly as upstream's condition_consts.go. */
-export const TopologyReconciledReason = {
-  Deleted: 'Deleted',
-  ReconcileFailed: 'TopologyReconcileFailed',
-  ClusterClassNotReconciled: 'ClusterClassNotReconciled',
-  ControlPlaneUpgradePending: 'ControlPlaneUpgradePending',
-  MachineDeploymentsUpgradePending: 'MachineDeploymentsUpgradePending',
-  MachineDeploymentsCreatePending: 'MachineDeploymentsCreatePending',
-  MachineDeploymentsUpgradeDeferred: 'MachineDeploymentsUpgradeDeferred',
-  MachinePoolsUpgradePending: 'MachinePoolsUpgradePending',
-  MachinePoolsCreatePending: 'MachinePoolsCreatePending',
-  MachinePoolsUpgradeDeferred: 'MachinePoolsUpgradeDeferred',
-} as const;
+/** Reasons of the v1beta2 TopologyReconciled condition (upstream core/v1beta2 cluster_types.go). */
+export const TopologyReconciledReason = ClusterTopologyReconciled.reasons;
 export type TopologyReconciledReason = (typeof TopologyReconciledReason)[keyof typeof TopologyReconciledReason];
 
-/** A condition without its transition time. */
-export type ConditionState = Omit<Condition, 'lastTransitionTime'>;
+/** Reasons of the v1beta1 condition upstream keeps in `status.deprecated.v1beta1.conditions`. */
+export const TopologyReconciledV1Beta1Reason = {
+  ReconcileFailed: 'TopologyReconcileFailed',
+  Deleting: 'Deleting',
+  ClusterClassNotReconciled: 'ClusterClassNotReconciled',
+  ClusterUpgrading: 'ClusterUpgrading',
+  MachineDeploymentsUpgradeDeferred: 'MachineDeploymentsUpgradeDeferred',
+  MachinePoolsUpgradeDeferred: 'MachinePoolsUpgradeDeferred',
+} as const;
+
+/** A v1beta2 condition (`metav1.Condition`) without its transition time and observed generation. */
+export type ConditionState = Omit<Condition, 'lastTransitionTime' | 'observedGeneration'>;
+/** A v1beta1 condition without its transition time. */
+export type V1Beta1ConditionState = Omit<V1Beta1Condition, 'lastTransitionTime'>;
+/** A condition as upstream writes it: the v1beta2 one and, when upstream still writes it, its v1beta1 twin. */
+export type ConditionPair = { readonly condition: ConditionState; readonly v1beta1?: V1Beta1ConditionState };
 
 export type PassState =
   | { readonly kind: 'Deleted' }
@@ -34,8 +39,12 @@ export type PassState =
       /** The topology version. */
       readonly version: string;
       readonly upgrade: UpgradeSummary;
-      /** spec.version of the ControlPlane as read in this pass, for "is upgrading to version …". */
+      /** spec.version of the desired ControlPlane (after upgrade sequencing). */
       readonly controlPlaneVersion?: string | undefined;
+      /** Kind of the ControlPlane, for "KubeadmControlPlane upgrading to version …". */
+      readonly controlPlaneKind?: string | undefined;
+      /** The Cluster had neither infrastructureRef nor controlPlaneRef when the pass began (topology creation). */
+      readonly creating?: boolean;
     };
 
 /** How a pass ended, as the runtime's PassOutcome. */
@@ -53,91 +62,137 @@ const classNotReconciledMessage =
   'reconciled if.status.observedGeneration == .metadata.generation is true. If this is not the case either ' +
   'ClusterClass reconciliation failed or the ClusterClass is paused';
 
-/** At most 5 names, then `...` (upstream computeNameList). */
-function nameList(names: readonly string[]): string {
-  return (names.length > 5 ? [...names.slice(0, 5), '...'] : names).join(', ');
+/** `MachineDeployment a` / `MachineDeployments a, b` / `MachineDeployments a, b, c, ... (2 more)` (upstream nameList). */
+function nameList(kind: string, kindPlural: string, names: readonly string[]): string {
+  const sorted = [...names].sort();
+  if (sorted.length === 1) return `${kind} ${sorted[0]}`;
+  if (sorted.length <= 3) return `${kindPlural} ${sorted.join(', ')}`;
+  return `${kindPlural} ${sorted.slice(0, 3).join(', ')}, ... (${sorted.length - 3} more)`;
 }
 
-const anyPending = (w: WorkerUpgradeSummary) =>
-  w.pendingUpgrade.length > 0 || w.pendingCreate.length > 0 || w.deferredUpgrade.length > 0;
+/** Upgrading, pending and deferred names without overlaps (upstream dedupNames). */
+function dedupNames(w: WorkerUpgradeSummary): { upgrading: string[]; pending: string[]; deferred: string[] } {
+  const upgrading = new Set(w.upgrading);
+  const deferred = new Set(w.deferredUpgrade.filter((n) => !upgrading.has(n)));
+  const pending = w.pendingUpgrade.filter((n) => !upgrading.has(n) && !deferred.has(n));
+  return { upgrading: [...upgrading], pending: [...new Set(pending)], deferred: [...deferred] };
+}
 
-function computeHoldCondition(state: Extract<PassState, { kind: 'Reconciled' }>): ConditionState | undefined {
-  const { upgrade, version } = state;
-  const md = upgrade.machineDeployments;
-  const mp = upgrade.machinePools;
-  if (!upgrade.controlPlane.isPendingUpgrade && !anyPending(md) && !anyPending(mp)) return undefined;
-  let reason: TopologyReconciledReason;
-  let message: string;
-  if (upgrade.controlPlane.isPendingUpgrade) {
-    reason = TopologyReconciledReason.ControlPlaneUpgradePending;
-    message = `Control plane rollout and upgrade to version ${version} on hold.`;
-  } else if (md.pendingUpgrade.length > 0) {
-    reason = TopologyReconciledReason.MachineDeploymentsUpgradePending;
-    message = `MachineDeployment(s) ${nameList(md.pendingUpgrade)} rollout and upgrade to version ${version} on hold.`;
-  } else if (md.pendingCreate.length > 0) {
-    reason = TopologyReconciledReason.MachineDeploymentsCreatePending;
-    message = `MachineDeployment(s) for Topologies ${nameList(md.pendingCreate)} creation on hold.`;
-  } else if (md.deferredUpgrade.length > 0) {
-    reason = TopologyReconciledReason.MachineDeploymentsUpgradeDeferred;
-    message = `MachineDeployment(s) ${nameList(md.deferredUpgrade)} rollout and upgrade to version ${version} deferred.`;
-  } else if (mp.pendingUpgrade.length > 0) {
-    reason = TopologyReconciledReason.MachinePoolsUpgradePending;
-    message = `MachinePool(s) ${nameList(mp.pendingUpgrade)} rollout and upgrade to version ${version} on hold.`;
-  } else if (mp.pendingCreate.length > 0) {
-    reason = TopologyReconciledReason.MachinePoolsCreatePending;
-    message = `MachinePool(s) for Topologies ${nameList(mp.pendingCreate)} creation on hold.`;
-  } else {
-    reason = TopologyReconciledReason.MachinePoolsUpgradeDeferred;
-    message = `MachinePool(s) ${nameList(mp.deferredUpgrade)} rollout and upgrade to version ${version} deferred.`;
-  }
+const isUpgradeInProgress = (upgrade: UpgradeSummary) => {
+  const { controlPlane: cp, machineDeployments: md, machinePools: mp } = upgrade;
+  const any = (w: WorkerUpgradeSummary) =>
+    w.pendingUpgrade.length > 0 || w.upgrading.length > 0 || w.deferredUpgrade.length > 0 || w.pendingCreate.length > 0;
+  return cp.isPendingUpgrade || cp.isStartingUpgrade || cp.isUpgrading || any(md) || any(mp);
+};
+
+/** The "Cluster is upgrading" condition (upstream reconcileTopologyReconciledCondition, without upgrade plans). */
+function computeUpgradingCondition(state: Extract<PassState, { kind: 'Reconciled' }>): ConditionPair {
+  const { upgrade } = state;
+  const cpVersion = state.controlPlaneVersion ?? '';
+  const lines = [`Cluster is upgrading to ${state.version}`];
+  let reason: TopologyReconciledReason = TopologyReconciledReason.ClusterUpgrading;
+  let v1beta1Reason: string = TopologyReconciledV1Beta1Reason.ClusterUpgrading;
   const cp = upgrade.controlPlane;
-  if (cp.isProvisioning) message += ' Control plane is completing initial provisioning';
-  else if (cp.isUpgrading) message += ` Control plane is upgrading to version ${state.controlPlaneVersion ?? ''}`;
-  else if (cp.isScaling) message += ' Control plane is reconciling desired replicas';
-  else if (md.upgrading.length > 0) message += ` MachineDeployment(s) ${nameList(md.upgrading)} are upgrading`;
-  else if (mp.upgrading.length > 0) message += ` MachinePool(s) ${nameList(mp.upgrading)} are upgrading`;
-  return { type: TopologyReconciledCondition, status: 'False', reason, severity: 'Info', message };
+  if (cp.isStartingUpgrade || cp.isUpgrading)
+    lines.push(`  * ${state.controlPlaneKind ?? 'ControlPlane'} upgrading to version ${cpVersion}`);
+  const md = dedupNames(upgrade.machineDeployments);
+  if (md.upgrading.length > 0)
+    lines.push(
+      `  * ${nameList('MachineDeployment', 'MachineDeployments', md.upgrading)} upgrading to version ${cpVersion}`,
+    );
+  if (md.deferred.length > 0) {
+    lines.push(
+      `  * ${nameList('MachineDeployment', 'MachineDeployments', md.deferred)} upgrade to version ${cpVersion} deferred using defer-upgrade or hold-upgrade-sequence annotations`,
+    );
+    if (!cp.isStartingUpgrade && !cp.isUpgrading && md.upgrading.length === 0 && md.pending.length === 0) {
+      reason = TopologyReconciledReason.MachineDeploymentsUpgradeDeferred;
+      v1beta1Reason = TopologyReconciledV1Beta1Reason.MachineDeploymentsUpgradeDeferred;
+    }
+  }
+  if (upgrade.machineDeployments.pendingCreate.length > 0)
+    lines.push(
+      `  * ${nameList('MachineDeployment', 'MachineDeployments', upgrade.machineDeployments.pendingCreate)} creation deferred while control plane upgrade is in progress`,
+    );
+  const mp = dedupNames(upgrade.machinePools);
+  if (mp.upgrading.length > 0)
+    lines.push(`  * ${nameList('MachinePool', 'MachinePools', mp.upgrading)} upgrading to version ${cpVersion}`);
+  if (mp.deferred.length > 0) {
+    lines.push(
+      `  * ${nameList('MachinePool', 'MachinePools', mp.deferred)} upgrade to version ${cpVersion} deferred using topology.cluster.x-k8s.io/defer-upgrade or hold-upgrade-sequence annotations`,
+    );
+    if (
+      !cp.isStartingUpgrade &&
+      !cp.isUpgrading &&
+      mp.upgrading.length === 0 &&
+      mp.pending.length === 0 &&
+      reason !== TopologyReconciledReason.MachineDeploymentsUpgradeDeferred
+    ) {
+      reason = TopologyReconciledReason.MachinePoolsUpgradeDeferred;
+      v1beta1Reason = TopologyReconciledV1Beta1Reason.MachinePoolsUpgradeDeferred;
+    }
+  }
+  if (upgrade.machinePools.pendingCreate.length > 0)
+    lines.push(
+      `  * ${nameList('MachinePool', 'MachinePools', upgrade.machinePools.pendingCreate)} creation deferred while control plane upgrade is in progress`,
+    );
+  const message = lines.join('\n');
+  return {
+    condition: { type: TopologyReconciledCondition, status: 'False', reason, message },
+    v1beta1: { type: TopologyReconciledCondition, status: 'False', reason: v1beta1Reason, severity: 'Info', message },
+  };
 }
+
+const succeeded: ConditionPair = {
+  condition: {
+    type: TopologyReconciledCondition,
+    status: 'True',
+    reason: TopologyReconciledReason.ReconcileSucceeded,
+    message: '',
+  },
+  v1beta1: { type: TopologyReconciledCondition, status: 'True' },
+};
 
 /**
- * The TopologyReconciled condition for how the pass went (upstream reconcileTopologyReconciledCondition).
+ * The TopologyReconciled condition for how the pass went, v1beta2 and its v1beta1 twin (upstream
+ * reconcileTopologyReconciledCondition).
  *
  * @example
- * computeTopologyReconciledCondition({ kind: 'Failed', message: 'failed to create DockerCluster…' });
- * // { type: 'TopologyReconciled', status: 'False', reason: 'TopologyReconcileFailed', severity: 'Error', message: … }
+ * computeTopologyReconciledCondition({ kind: 'Failed', message: 'failed to create DockerCluster…' }).condition;
+ * // { type: 'TopologyReconciled', status: 'False', reason: 'ReconcileFailed', message: … }
  */
-export function computeTopologyReconciledCondition(state: PassState): ConditionState {
+export function computeTopologyReconciledCondition(state: PassState): ConditionPair {
   const type = TopologyReconciledCondition;
+  const pair = (reason: string, v1beta1Reason: string, severity: 'Info' | 'Error', message: string): ConditionPair => ({
+    condition: { type, status: 'False', reason, message },
+    v1beta1: { type, status: 'False', reason: v1beta1Reason, severity, message },
+  });
   switch (state.kind) {
     case 'Deleted':
-      return { type, status: 'False', reason: TopologyReconciledReason.Deleted, severity: 'Info' };
+      return pair(
+        TopologyReconciledReason.Deleting,
+        TopologyReconciledV1Beta1Reason.Deleting,
+        'Info',
+        'Cluster is deleting',
+      );
     case 'Failed':
-      return {
-        type,
-        status: 'False',
-        reason: TopologyReconciledReason.ReconcileFailed,
-        severity: 'Error',
-        message: state.message,
-      };
+      return pair(
+        TopologyReconciledReason.ReconcileFailed,
+        TopologyReconciledV1Beta1Reason.ReconcileFailed,
+        'Error',
+        state.message,
+      );
     case 'ClusterClassNotReconciled':
-      return {
-        type,
-        status: 'False',
-        reason: TopologyReconciledReason.ClusterClassNotReconciled,
-        severity: state.failure === undefined ? 'Info' : 'Error',
-        message:
-          state.failure === undefined ? classNotReconciledMessage : `${classNotReconciledMessage}: ${state.failure}`,
-      };
+      return pair(
+        TopologyReconciledReason.ClusterClassNotReconciled,
+        TopologyReconciledV1Beta1Reason.ClusterClassNotReconciled,
+        state.failure === undefined ? 'Info' : 'Error',
+        state.failure === undefined ? classNotReconciledMessage : `${classNotReconciledMessage}: ${state.failure}`,
+      );
     case 'Reconciled':
-      return computeHoldCondition(state) ?? { type, status: 'True' };
+      if (state.creating) return succeeded;
+      return isUpgradeInProgress(state.upgrade) ? computeUpgradingCondition(state) : succeeded;
   }
 }
-
-const sameState = (a: Condition, b: ConditionState) =>
-  a.status === b.status &&
-  (a.reason ?? '') === (b.reason ?? '') &&
-  (a.severity ?? '') === (b.severity ?? '') &&
-  (a.message ?? '') === (b.message ?? '');
 
 /** Kubernetes' RFC 3339 form with second precision. */
 export function formatConditionTime(now: Date): string {
@@ -145,22 +200,64 @@ export function formatConditionTime(now: Date): string {
 }
 
 /**
- * `conditions` with `next` set (upstream conditions.Set): the transition time kept unless the status changes,
- * sorted with Ready first then by type; `changed` is false when nothing but order would differ.
+ * `conditions` with `next` set (upstream conditions.Set / meta.SetStatusCondition): the transition time kept unless
+ * the status changes, the observed generation recorded, existing order kept (a new condition goes last); `changed` is
+ * false when nothing differs.
  */
 export function computeConditions(
   conditions: readonly Condition[] | undefined,
   next: ConditionState,
   now: Date,
+  observedGeneration?: number,
 ): { readonly conditions: Condition[]; readonly changed: boolean } {
   const list = conditions ?? [];
   const existing = list.find((c) => c.type === next.type);
-  if (existing && sameState(existing, next)) return { conditions: [...list], changed: false };
+  const generation = observedGeneration !== undefined && observedGeneration > 0 ? { observedGeneration } : {};
+  if (
+    existing &&
+    existing.status === next.status &&
+    existing.reason === next.reason &&
+    existing.message === next.message &&
+    existing.observedGeneration === generation.observedGeneration
+  )
+    return { conditions: [...list], changed: false };
+  const lastTransitionTime =
+    existing && existing.status === next.status ? existing.lastTransitionTime : formatConditionTime(now);
+  const condition: Condition = {
+    type: next.type,
+    status: next.status,
+    ...generation,
+    lastTransitionTime,
+    reason: next.reason,
+    message: next.message,
+  };
+  const merged = existing ? list.map((c) => (c.type === next.type ? condition : c)) : [...list, condition];
+  return { conditions: merged, changed: true };
+}
+
+const sameV1Beta1State = (a: V1Beta1Condition, b: V1Beta1ConditionState) =>
+  a.status === b.status &&
+  (a.reason ?? '') === (b.reason ?? '') &&
+  (a.severity ?? '') === (b.severity ?? '') &&
+  (a.message ?? '') === (b.message ?? '');
+
+/**
+ * v1beta1 `conditions` with `next` set (upstream's deprecated v1beta1 conditions.Set): the transition time kept unless
+ * the status changes, sorted with Ready first then by type.
+ */
+export function computeV1Beta1Conditions(
+  conditions: readonly V1Beta1Condition[] | undefined,
+  next: V1Beta1ConditionState,
+  now: Date,
+): { readonly conditions: V1Beta1Condition[]; readonly changed: boolean } {
+  const list = conditions ?? [];
+  const existing = list.find((c) => c.type === next.type);
+  if (existing && sameV1Beta1State(existing, next)) return { conditions: [...list], changed: false };
   const lastTransitionTime =
     existing && existing.status === next.status && existing.lastTransitionTime
       ? existing.lastTransitionTime
       : formatConditionTime(now);
-  const condition: Condition = {
+  const condition: V1Beta1Condition = {
     type: next.type,
     status: next.status,
     ...(next.severity ? { severity: next.severity } : {}),

@@ -1,43 +1,49 @@
 // One ClusterClass pass (upstream ClusterClass controller): the ClusterClass becomes an owner of every template it
 // references, its variable definitions are published in `status.variables`, and `status.observedGeneration` tells
 // Cluster passes the class they read is the reconciled one.
-import { ClusterClass } from '#shared/api/cluster-class.ts';
-import type { ObjectKey, ObjectReference, OwnerReference } from '#shared/api/object-meta.ts';
+import { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
+import type { ObjectKey, OwnerReference } from '#shared/api/object-meta.ts';
+import type { ClusterClassTemplateReference } from '#shared/api/v1beta2/common.ts';
+import { ClusterClassRefVersionsUpToDate, ClusterClassVariablesReady } from '#shared/api/v1beta2/conditions.ts';
 import { parseObject } from '#shared/api/parse.ts';
 import { describeObject, errorMessage } from '#shared/errors/index.ts';
-import { applyObject, findObject } from '#shared/kube/index.ts';
+import { applyObject, findHubObject } from '#shared/kube/index.ts';
 import { reconcileConditions } from '#shared/topology/apply/reconcile-condition.ts';
+import {
+  ContractCacheTtlMs,
+  createContractResolver,
+  type ContractResolver,
+} from '#shared/topology/current/get-contracts.ts';
 import { createKubeReader } from '#shared/topology/current/kube-reader.ts';
 import type { TopologyReader } from '#shared/topology/current/reader.ts';
 import { TopologyManagerName } from '#shared/topology/labels.ts';
-import type { ConditionState, TopologyOutcome } from '#shared/topology/outcome.ts';
+import type { ConditionPair, TopologyOutcome } from '#shared/topology/outcome.ts';
 import type { TopologyDeps } from '#shared/topology/reconcile-topology.ts';
 import type { Unstructured } from '#shared/topology/types.ts';
 import { computeClusterClassStatusVariables } from '#shared/topology/validation/validate-cluster-class.ts';
 import { formatFieldErrors, validateClusterClassVariables } from '#shared/topology/variables/index.ts';
 
-export const ClusterClassVariablesReconciledCondition = 'VariablesReconciled';
-export const ClusterClassRefVersionsUpToDateCondition = 'RefVersionsUpToDate';
-export const VariableDiscoveryFailedReason = 'VariableDiscoveryFailed';
+export const ClusterClassVariablesReadyCondition = ClusterClassVariablesReady.type;
+export const ClusterClassRefVersionsUpToDateCondition = ClusterClassRefVersionsUpToDate.type;
 const PausedAnnotation = 'cluster.x-k8s.io/paused';
 
 /** Every template reference of a ClusterClass, each once. */
-export function computeTemplateRefs(cc: ClusterClass): ObjectReference[] {
-  const spec = cc.spec ?? {};
-  const refs: (ObjectReference | undefined)[] = [
-    spec.infrastructure?.ref,
-    spec.controlPlane?.ref,
-    spec.controlPlane?.machineInfrastructure?.ref,
+export function computeTemplateRefs(cc: ClusterClass): ClusterClassTemplateReference[] {
+  const spec = cc.spec;
+  const refs: (ClusterClassTemplateReference | undefined)[] = [
+    spec.infrastructure.templateRef,
+    spec.controlPlane.templateRef,
+    spec.controlPlane.machineInfrastructure?.templateRef,
     ...(spec.workers?.machineDeployments ?? []).flatMap((md) => [
-      md.template.bootstrap.ref,
-      md.template.infrastructure.ref,
+      md.bootstrap.templateRef,
+      md.infrastructure.templateRef,
     ]),
-    ...(spec.workers?.machinePools ?? []).flatMap((mp) => [mp.template.bootstrap.ref, mp.template.infrastructure.ref]),
+    ...(spec.workers?.machinePools ?? []).flatMap((mp) => [mp.bootstrap.templateRef, mp.infrastructure.templateRef]),
   ];
   const seen = new Set<string>();
-  return refs.filter((ref): ref is ObjectReference => {
+  return refs.filter((ref): ref is ClusterClassTemplateReference => {
     if (!ref) return false;
-    const key = `${ref.apiVersion ?? ''}/${ref.kind ?? ''}/${ref.namespace ?? ''}/${ref.name ?? ''}`;
+    const key = `${ref.apiVersion}/${ref.kind}/${ref.name}`;
     if (seen.has(key)) return false;
     seen.add(key);
     return true;
@@ -49,16 +55,55 @@ export function computeOwnerFieldManager(fieldManager: string, cc: ClusterClass)
   return `${fieldManager}/clusterclass-${cc.metadata.uid ?? ''}`;
 }
 
+/**
+ * `* Kind name: current: v1beta1, latest: v1beta2` when the reference does not use the latest API version its CRD's
+ * contract names (upstream reconcileExternalReferences); undefined when up to date.
+ */
+async function computeOutdatedRef(
+  contracts: ContractResolver,
+  ref: ClusterClassTemplateReference,
+): Promise<string | undefined> {
+  const group = ref.apiVersion.includes('/') ? ref.apiVersion.slice(0, ref.apiVersion.indexOf('/')) : '';
+  const latest = await contracts.apiVersionOf(group, ref.kind);
+  if (latest === ref.apiVersion) return undefined;
+  const version = (apiVersion: string) => apiVersion.slice(apiVersion.indexOf('/') + 1);
+  return `* ${ref.kind} ${ref.name}: current: ${version(ref.apiVersion)}, latest: ${version(latest)}`;
+}
+
+/** RefVersionsUpToDate as upstream's setRefVersionsUpToDateCondition. */
+function computeRefVersionsUpToDateCondition(failed: boolean, outdated: readonly string[]): ConditionPair {
+  const type = ClusterClassRefVersionsUpToDateCondition;
+  const reasons = ClusterClassRefVersionsUpToDate.reasons;
+  if (failed) {
+    const message = 'Please check controller logs for errors';
+    return {
+      condition: { type, status: 'Unknown', reason: reasons.InternalError, message },
+      v1beta1: { type, status: 'Unknown', reason: reasons.InternalError, message },
+    };
+  }
+  if (outdated.length > 0) {
+    const message = ['The following templateRefs are not using the latest apiVersion:', ...outdated].join('\n');
+    return {
+      condition: { type, status: 'False', reason: reasons.RefVersionsNotUpToDate, message },
+      v1beta1: { type, status: 'False', reason: 'OutdatedRefVersions', severity: 'Warning', message },
+    };
+  }
+  return {
+    condition: { type, status: 'True', reason: reasons.RefVersionsUpToDate, message: '' },
+    v1beta1: { type, status: 'True' },
+  };
+}
+
 /** Adds the ClusterClass owner reference to one template unless it is there (or the template is paused). */
 async function reconcileTemplateOwner(
   deps: TopologyDeps,
   reader: TopologyReader,
   fieldManager: string,
   cc: ClusterClass,
-  ref: ObjectReference,
+  ref: ClusterClassTemplateReference,
 ): Promise<string | undefined> {
   const namespace = cc.metadata.namespace ?? '';
-  const id = { apiVersion: ref.apiVersion ?? '', kind: ref.kind ?? '', namespace, name: ref.name ?? '' };
+  const id = { apiVersion: ref.apiVersion, kind: ref.kind, namespace, name: ref.name };
   const template = await reader.get(id);
   if (!template) {
     throw new Error(
@@ -67,7 +112,7 @@ async function reconcileTemplateOwner(
   }
   if (template.metadata.annotations?.[PausedAnnotation] !== undefined) return undefined;
   const owner: OwnerReference = {
-    apiVersion: 'cluster.x-k8s.io/v1beta1',
+    apiVersion: 'cluster.x-k8s.io/v1beta2',
     kind: 'ClusterClass',
     name: cc.metadata.name ?? '',
     uid: cc.metadata.uid ?? '',
@@ -97,7 +142,7 @@ async function reconcileTemplateOwner(
  * await reconcileClusterClass({ kube, randomSuffix, now: () => new Date() }, { namespace: 'default', name: 'quick-start' });
  */
 export async function reconcileClusterClass(deps: TopologyDeps, key: ObjectKey): Promise<TopologyOutcome> {
-  const raw = await findObject(deps.kube, { apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'ClusterClass', ...key });
+  const raw = await findHubObject(deps.kube, { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'ClusterClass', ...key });
   if (!raw) return { result: 'Success', changed: [] };
   const cc = parseObject(ClusterClass, 'ClusterClass', raw);
   if (cc.metadata.deletionTimestamp || cc.metadata.annotations?.[PausedAnnotation] !== undefined)
@@ -106,11 +151,19 @@ export async function reconcileClusterClass(deps: TopologyDeps, key: ObjectKey):
   const changed: string[] = [];
   const errors: string[] = [];
   const reader = createKubeReader(deps.kube);
+  const contracts = createContractResolver(reader, {
+    cache: { store: deps.kube.discovery, nowMs: deps.now().getTime(), ttlMs: ContractCacheTtlMs },
+  });
+  const outdated: string[] = [];
+  let refsFailed = false;
   for (const ref of computeTemplateRefs(cc)) {
     try {
       const done = await reconcileTemplateOwner(deps, reader, fieldManager, cc, ref);
       if (done) changed.push(done);
+      const line = await computeOutdatedRef(contracts, ref);
+      if (line) outdated.push(line);
     } catch (err) {
+      refsFailed = true;
       errors.push(errorMessage(err));
     }
   }
@@ -121,17 +174,33 @@ export async function reconcileClusterClass(deps: TopologyDeps, key: ObjectKey):
     variableErrors.length > 0 ? `VariableDiscovery failed: ${variableErrors.join('; ')}` : undefined;
   if (variablesError !== undefined) errors.push(variablesError);
   const variables = [...computeClusterClassStatusVariables(cc)].sort((a, b) => a.name.localeCompare(b.name));
-  const conditions: ConditionState[] = [
+  const conditions: ConditionPair[] = [
+    computeRefVersionsUpToDateCondition(refsFailed, outdated),
     variablesError === undefined
-      ? { type: ClusterClassVariablesReconciledCondition, status: 'True' }
+      ? {
+          condition: {
+            type: ClusterClassVariablesReadyCondition,
+            status: 'True',
+            reason: ClusterClassVariablesReady.reasons.VariablesReady,
+            message: '',
+          },
+          v1beta1: { type: ClusterClassVariablesReady.v1beta1Type, status: 'True' },
+        }
       : {
-          type: ClusterClassVariablesReconciledCondition,
-          status: 'False',
-          reason: VariableDiscoveryFailedReason,
-          severity: 'Error',
-          message: variablesError,
+          condition: {
+            type: ClusterClassVariablesReadyCondition,
+            status: 'False',
+            reason: ClusterClassVariablesReady.reasons.VariableDiscoveryFailed,
+            message: variablesError,
+          },
+          v1beta1: {
+            type: ClusterClassVariablesReady.v1beta1Type,
+            status: 'False',
+            reason: ClusterClassVariablesReady.reasons.VariableDiscoveryFailed,
+            severity: 'Error',
+            message: variablesError,
+          },
         },
-    { type: ClusterClassRefVersionsUpToDateCondition, status: 'True' },
   ];
   const write = { kube: deps.kube, fieldManager, now: deps.now() };
   // Only a pass that completed records the generation it reconciled (upstream WithStatusObservedGeneration).

@@ -1,7 +1,7 @@
 // One topology pass over a Cluster: read current state → compute desired state (pure) → server-side apply → the
 // TopologyReconciled condition → outcome. The code the topology Lambda, the local mode and the tests all run.
-import type { Cluster } from '#shared/api/cluster.ts';
-import type { ClusterClass } from '#shared/api/cluster-class.ts';
+import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
+import type { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
 import type { ObjectKey } from '#shared/api/object-meta.ts';
 import { CapiError, describeObject, errorMessage } from '#shared/errors/index.ts';
 import type { KubeClient } from '#shared/kube/index.ts';
@@ -15,6 +15,7 @@ import { reconcileConditions } from '#shared/topology/apply/reconcile-condition.
 import type { ApplyContext } from '#shared/topology/apply/reconcile-object.ts';
 import { reconcileState } from '#shared/topology/apply/reconcile-state.ts';
 import { getBlueprint, getClusterClass } from '#shared/topology/current/get-blueprint.ts';
+import { ContractCacheTtlMs, createContractResolver } from '#shared/topology/current/get-contracts.ts';
 import {
   computeUnreferencedKinds,
   getCurrentState,
@@ -22,7 +23,7 @@ import {
 } from '#shared/topology/current/get-current-state.ts';
 import { createKubeReader, getCluster } from '#shared/topology/current/kube-reader.ts';
 import { computeDesiredState } from '#shared/topology/desired/compute-desired-state.ts';
-import { controlPlaneContract } from '#shared/topology/desired/compute-control-plane.ts';
+import { controlPlaneContract } from '#shared/topology/contract/control-plane-contract.ts';
 import { getPath } from '#shared/topology/desired/paths.ts';
 import { TopologyManagerName } from '#shared/topology/labels.ts';
 import {
@@ -76,15 +77,14 @@ async function step<T>(what: string, fn: () => Promise<T> | T): Promise<T> {
   }
 }
 
-/** A ClusterClass whose variables and current generation were reconciled by its own pass. */
+/** A ClusterClass whose current generation was reconciled by its own pass (upstream compares the generations). */
 export function isClusterClassReconciled(cc: ClusterClass): boolean {
-  const variables = cc.status?.conditions?.find((c) => c.type === 'VariablesReconciled');
-  return variables?.status === 'True' && cc.metadata.generation === cc.status?.observedGeneration;
+  return cc.metadata.generation === cc.status?.observedGeneration;
 }
 
-/** Why the class's own pass failed, from its VariablesReconciled condition (undefined when it did not say). */
+/** Why the class's own pass failed, from its VariablesReady condition (undefined when it did not say). */
 function computeClusterClassFailure(cc: ClusterClass): string | undefined {
-  const variables = cc.status?.conditions?.find((c) => c.type === 'VariablesReconciled');
+  const variables = cc.status?.conditions?.find((c) => c.type === 'VariablesReady');
   if (variables?.status !== 'False' || !variables.message) return undefined;
   return `${describeObject('ClusterClass', cc.metadata.namespace, cc.metadata.name)}: ${variables.message}`;
 }
@@ -105,12 +105,12 @@ function computeValidatedCluster(cluster: Cluster, cc: ClusterClass): Cluster {
  */
 function computeCurrentStateReads(cluster: Cluster, cc: ClusterClass, proofs: ApplyProofs): CurrentStateReads {
   const topology = cluster.spec?.topology;
-  const workers = cc.spec?.workers;
+  const workers = cc.spec.workers;
   const wantsHealthChecks =
-    cc.spec?.controlPlane?.machineHealthCheck !== undefined ||
-    topology?.controlPlane?.machineHealthCheck !== undefined ||
-    (workers?.machineDeployments ?? []).some((md) => md.machineHealthCheck !== undefined) ||
-    (topology?.workers?.machineDeployments ?? []).some((md) => md.machineHealthCheck !== undefined);
+    cc.spec.controlPlane.healthCheck !== undefined ||
+    topology?.controlPlane?.healthCheck !== undefined ||
+    (workers?.machineDeployments ?? []).some((md) => md.healthCheck !== undefined) ||
+    (topology?.workers?.machineDeployments ?? []).some((md) => md.healthCheck !== undefined);
   const wantsPools = (workers?.machinePools ?? []).length > 0 || (topology?.workers?.machinePools ?? []).length > 0;
   return {
     machineHealthChecks: wantsHealthChecks || proofs.mayHaveApplied('MachineHealthCheck'),
@@ -127,16 +127,20 @@ async function reconcile(
   pass: { readonly prefetched: readonly Unstructured[]; readonly proofs: ApplyProofs },
 ): Promise<PassState> {
   const reader = createKubeReader(deps.kube, { prefetched: pass.prefetched });
+  const contracts = createContractResolver(reader, {
+    cache: { store: deps.kube.discovery, nowMs: deps.now().getTime(), ttlMs: ContractCacheTtlMs },
+  });
   const clusterClass = await step('failed to retrieve ClusterClass', () => getClusterClass(reader, cluster));
   if (!isClusterClassReconciled(clusterClass))
     return { kind: 'ClusterClassNotReconciled', failure: computeClusterClassFailure(clusterClass) };
   const topologyCluster = await step('failed to validate Cluster variables', () =>
     computeValidatedCluster(cluster, clusterClass),
   );
-  const blueprint = await step('error reading the ClusterClass', () => getBlueprint(reader, clusterClass));
+  const blueprint = await step('error reading the ClusterClass', () => getBlueprint(reader, contracts, clusterClass));
   const current = await step('error reading current state of the Cluster topology', () =>
     getCurrentState(
       reader,
+      contracts,
       topologyCluster,
       computeCurrentStateReads(topologyCluster, clusterClass, pass.proofs),
       computeUnreferencedKinds(blueprint),
@@ -162,13 +166,14 @@ async function reconcile(
     proofs: pass.proofs,
   };
   await step('error reconciling the Cluster topology', () => reconcileState(ctx, reader, current, desired));
-  const cp = current.controlPlane?.object;
-  const cpVersion = cp ? getPath(cp, controlPlaneContract.version) : undefined;
+  const cpVersion = getPath(desired.controlPlane.object, controlPlaneContract.version);
   return {
     kind: 'Reconciled',
     version: topologyCluster.spec?.topology?.version ?? '',
     upgrade: desired.upgrade,
     controlPlaneVersion: typeof cpVersion === 'string' ? cpVersion : undefined,
+    controlPlaneKind: desired.controlPlane.object.kind,
+    creating: !cluster.spec?.infrastructureRef && !cluster.spec?.controlPlaneRef,
   };
 }
 
@@ -212,7 +217,9 @@ export async function reconcileTopology(
   const condition = computeTopologyReconciledCondition(state);
   try {
     if (await reconcileConditions(write, raw as Unstructured, [condition]))
-      changed.push(`set ${condition.type}=${condition.status} on Cluster ${key.namespace}/${key.name}`);
+      changed.push(
+        `set ${condition.condition.type}=${condition.condition.status} on Cluster ${key.namespace}/${key.name}`,
+      );
   } catch (err) {
     const message = state.kind === 'Failed' ? `${state.message}; ${errorMessage(err)}` : errorMessage(err);
     return computeOutcome({ kind: 'Failed', message }, changed);

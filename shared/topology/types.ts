@@ -1,11 +1,12 @@
 // The shapes that flow through a topology pass: the blueprint (ClusterClass + templates), the current state read
 // from the API server, and the desired state computed from them.
-import type { Cluster } from '#shared/api/cluster.ts';
-import type { ClusterClass } from '#shared/api/cluster-class.ts';
-import type { MachineDeployment } from '#shared/api/machine-deployment.ts';
-import type { MachineHealthCheck } from '#shared/api/machine-health-check.ts';
-import type { MachinePool } from '#shared/api/machine-pool.ts';
+import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
+import type { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
+import type { MachineDeployment } from '#shared/api/v1beta2/machine-deployment.ts';
+import type { MachineHealthCheck } from '#shared/api/v1beta2/machine-health-check.ts';
+import type { MachinePool } from '#shared/api/v1beta2/machine-pool.ts';
 import type { KubeObjectMeta } from '#shared/api/object-meta.ts';
+import type { ContractVersion } from '#shared/topology/contract/contract-version.ts';
 
 /** Any object treated generically (templates, InfrastructureCluster, ControlPlane, bootstrap configs…). */
 export type Unstructured = {
@@ -33,6 +34,8 @@ export type Blueprint = {
   readonly infrastructureClusterTemplate: Unstructured;
   readonly controlPlaneTemplate: Unstructured;
   readonly controlPlaneInfrastructureMachineTemplate?: Unstructured | undefined;
+  /** The provider contract of the ControlPlane kind at the template's API version (from its CRD's labels). */
+  readonly controlPlaneContract: ContractVersion;
   readonly machineDeployments: Readonly<Record<string, MachineDeploymentBlueprint>>;
   readonly machinePools: Readonly<Record<string, MachinePoolBlueprint>>;
 };
@@ -60,6 +63,8 @@ export type CurrentState = {
   readonly infrastructureCluster?: Unstructured | undefined;
   readonly controlPlane?: {
     readonly object?: Unstructured | undefined;
+    /** The provider contract of the current ControlPlane's API version. */
+    readonly contract?: ContractVersion | undefined;
     readonly infrastructureMachineTemplate?: Unstructured | undefined;
     readonly machineHealthCheck?: MachineHealthCheck | undefined;
   };
@@ -85,6 +90,8 @@ export type DesiredState = {
   readonly infrastructureCluster: Unstructured;
   readonly controlPlane: {
     readonly object: Unstructured;
+    /** The provider contract the object is written in. */
+    readonly contract: ContractVersion;
     readonly infrastructureMachineTemplate?: Unstructured | undefined;
     readonly machineHealthCheck?: MachineHealthCheck | undefined;
   };

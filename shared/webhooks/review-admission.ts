@@ -10,6 +10,7 @@ import {
   type AdmissionReviewResponse,
 } from '#shared/webhooks/admission-review.ts';
 import { computeInternalStatus } from '#shared/webhooks/admission-status.ts';
+import { computeHubRequest, computeSpokeOutcome, needsHubConversion } from '#shared/webhooks/convert-admission.ts';
 import type { WebhookReader } from '#shared/webhooks/current/webhook-reader.ts';
 import { mutateCluster, validateClusterAdmission } from '#shared/webhooks/review-cluster.ts';
 import { mutateClusterClass, validateClusterClassAdmission } from '#shared/webhooks/review-cluster-class.ts';
@@ -66,7 +67,13 @@ export async function reviewAdmission(
     return computeAdmissionReviewResponse(request.uid, { allowed: true });
   let outcome: AdmissionOutcome;
   try {
-    outcome = await reviewer(request, deps);
+    // NOTE: the rules read v1beta2; a v1beta1 object is converted at the edge, its patch converted back.
+    if (needsHubConversion(request)) {
+      const hubRequest = computeHubRequest(request);
+      outcome = computeSpokeOutcome(request, hubRequest, await reviewer(hubRequest, deps));
+    } else {
+      outcome = await reviewer(request, deps);
+    }
   } catch (err) {
     outcome = {
       allowed: false,

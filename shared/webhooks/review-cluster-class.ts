@@ -1,12 +1,12 @@
-// Admission of ClusterClasses: defaulting (template reference namespaces), validation with the same
+// Admission of ClusterClasses: parsing, validation with the same
 // validateClusterClass the reconcile pass and `plan` use, update rules checked against the Clusters using the class,
 // and deletion refused while Clusters use it.
-import { ClusterClass } from '#shared/api/cluster-class.ts';
+import { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
 import { validateClusterClass } from '#shared/topology/validation/validate-cluster-class.ts';
 import type { FieldError } from '#shared/topology/variables/index.ts';
 import type { AdmissionOutcome, AdmissionRequest } from '#shared/webhooks/admission-review.ts';
 import { computeFieldOutcome, computeForbiddenStatus, type AdmittedObject } from '#shared/webhooks/admission-status.ts';
-import { cloneJson, computeJsonPatch, defaultRefNamespace } from '#shared/webhooks/compute-json-patch.ts';
+import { cloneJson, computeJsonPatch } from '#shared/webhooks/compute-json-patch.ts';
 import type { WebhookReader } from '#shared/webhooks/current/webhook-reader.ts';
 import { parseAdmittedObject } from '#shared/webhooks/parse-admitted-object.ts';
 import {
@@ -22,36 +22,16 @@ function identity(request: AdmissionRequest, cc?: ClusterClass): AdmittedObject 
 }
 
 /**
- * Mutating: every template reference without a namespace gets the ClusterClass's.
+ * Mutating: nothing to default in v1beta2 (template references carry no namespace); the object is only checked to
+ * parse, so a malformed ClusterClass is refused with its field named.
  *
  * @example
- * await mutateClusterClass(request); // { allowed: true, patch: [{ op: 'add', path: '/spec/infrastructure/ref/namespace', value: 'default' }] }
+ * mutateClusterClass(request); // { allowed: true, patch: [] }
  */
 export function mutateClusterClass(request: AdmissionRequest): AdmissionOutcome {
   const parsed = parseAdmittedObject(ClusterClass, request.object);
   if (!parsed.ok) return computeFieldOutcome(identity(request), parsed.errors);
-  const cc = parsed.value;
-  const ns = cc.metadata.namespace ?? request.namespace ?? '';
-  const doc = cloneJson(request.object);
-  for (const path of [
-    ['spec', 'infrastructure', 'ref'],
-    ['spec', 'controlPlane', 'ref'],
-    ['spec', 'controlPlane', 'machineInfrastructure', 'ref'],
-    ['spec', 'controlPlane', 'machineHealthCheck', 'remediationTemplate'],
-  ])
-    defaultRefNamespace(doc, path, ns);
-  (cc.spec?.workers?.machineDeployments ?? []).forEach((_, i) => {
-    const md = ['spec', 'workers', 'machineDeployments', i];
-    defaultRefNamespace(doc, [...md, 'template', 'bootstrap', 'ref'], ns);
-    defaultRefNamespace(doc, [...md, 'template', 'infrastructure', 'ref'], ns);
-    defaultRefNamespace(doc, [...md, 'machineHealthCheck', 'remediationTemplate'], ns);
-  });
-  (cc.spec?.workers?.machinePools ?? []).forEach((_, i) => {
-    const mp = ['spec', 'workers', 'machinePools', i];
-    defaultRefNamespace(doc, [...mp, 'template', 'bootstrap', 'ref'], ns);
-    defaultRefNamespace(doc, [...mp, 'template', 'infrastructure', 'ref'], ns);
-  });
-  return { allowed: true, patch: computeJsonPatch(request.object, doc) };
+  return { allowed: true, patch: computeJsonPatch(request.object, cloneJson(request.object)) };
 }
 
 /**

@@ -1,13 +1,13 @@
-// Admission of Clusters: defaulting (reference namespaces, the `v` of the version, topology variables from the
+// Admission of Clusters: defaulting (the `v` of the version, topology variables from the
 // class's schemas) and validation against the ClusterClass with the same computeDefaultedTopology and
 // validateClusterTopology the reconcile pass and `plan` use, plus upstream's update rules.
-import { Cluster } from '#shared/api/cluster.ts';
-import type { ClusterClass } from '#shared/api/cluster-class.ts';
+import { Cluster } from '#shared/api/v1beta2/cluster.ts';
+import type { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
 import { computeDefaultedTopology, validateClusterTopology } from '#shared/topology/validation/validate-cluster.ts';
 import type { FieldError } from '#shared/topology/variables/index.ts';
 import type { AdmissionOutcome, AdmissionRequest } from '#shared/webhooks/admission-review.ts';
 import { computeFieldOutcome, type AdmittedObject } from '#shared/webhooks/admission-status.ts';
-import { cloneJson, computeJsonPatch, defaultRefNamespace, objectAt } from '#shared/webhooks/compute-json-patch.ts';
+import { cloneJson, computeJsonPatch, objectAt } from '#shared/webhooks/compute-json-patch.ts';
 import type { WebhookReader } from '#shared/webhooks/current/webhook-reader.ts';
 import { parseAdmittedObject } from '#shared/webhooks/parse-admitted-object.ts';
 import { validateClusterClassesAreCompatible } from '#shared/webhooks/rules/cluster-class-rules.ts';
@@ -29,17 +29,22 @@ async function getClass(reader: WebhookReader, namespace: string, name: string):
   return reader.getClusterClass({ namespace, name });
 }
 
+/** The ClusterClass namespace of a topology: `classRef.namespace`, the Cluster's by default. */
+function classNamespaceOf(topology: { classRef: { namespace?: string | undefined } }, namespace: string): string {
+  return topology.classRef.namespace || namespace;
+}
+
 function missingClass(namespace: string, name: string): FieldError {
   return {
     type: 'Invalid',
-    field: 'spec.topology.class',
+    field: 'spec.topology.classRef',
     badValue: name,
     detail: `ClusterClass ${namespace}/${name} does not exist: create the ClusterClass before the Clusters using it`,
   };
 }
 
 /**
- * Mutating: reference namespaces and `v` defaulted; with a topology, its variables (and every worker's overrides)
+ * Mutating: `v` defaulted (v1beta2 references carry no namespace); with a topology, its variables (and every worker's overrides)
  * defaulted from the class's schemas and then validated, so a Cluster is never stored with values its class
  * rejects. A Cluster whose class does not exist yet is left to the validating webhook.
  *
@@ -52,15 +57,13 @@ export async function mutateCluster(request: AdmissionRequest, reader: WebhookRe
   if (parsed.value.metadata.deletionTimestamp) return { allowed: true };
   const doc = cloneJson(request.object);
   const namespace = namespaceOf(request, parsed.value);
-  defaultRefNamespace(doc, ['spec', 'infrastructureRef'], namespace);
-  defaultRefNamespace(doc, ['spec', 'controlPlaneRef'], namespace);
   const topology = parsed.value.spec?.topology;
   if (!topology) return { allowed: true, patch: computeJsonPatch(request.object, doc) };
   const version = computeDefaultedVersion(topology.version);
   const rawTopology = objectAt(doc, ['spec', 'topology']);
   if (rawTopology) rawTopology['version'] = version;
   const cluster: Cluster = { ...parsed.value, spec: { ...parsed.value.spec, topology: { ...topology, version } } };
-  const cc = await getClass(reader, namespace, topology.class);
+  const cc = await getClass(reader, classNamespaceOf(topology, namespace), topology.classRef.name);
   if (!cc) return { allowed: true, patch: computeJsonPatch(request.object, doc) };
   const defaulted = computeDefaultedTopology(cluster, cc);
   if (!defaulted.ok) return computeFieldOutcome(identity(request, cluster), defaulted.errors);
@@ -103,18 +106,21 @@ export async function validateClusterAdmission(
   const topology = cluster.spec?.topology;
   if (topology) {
     errors.push(...validateTopologyVersionFormat(topology.version));
-    const cc = await getClass(reader, namespace, topology.class);
+    const classNamespace = classNamespaceOf(topology, namespace);
+    const cc = await getClass(reader, classNamespace, topology.classRef.name);
     if (cc) errors.push(...validateClusterTopology(cluster, cc));
-    else errors.push(missingClass(namespace, topology.class));
-    const oldClass = current?.spec?.topology?.class;
-    if (cc && oldClass && oldClass !== topology.class) {
-      const oldCc = await getClass(reader, namespace, oldClass);
+    else errors.push(missingClass(classNamespace, topology.classRef.name));
+    const oldTopology = current?.spec?.topology;
+    const oldClass = oldTopology?.classRef.name;
+    const oldClassNamespace = oldTopology ? classNamespaceOf(oldTopology, namespace) : undefined;
+    if (cc && oldClass && (oldClass !== topology.classRef.name || oldClassNamespace !== classNamespace)) {
+      const oldCc = await getClass(reader, oldClassNamespace ?? namespace, oldClass);
       if (oldCc) errors.push(...validateClusterClassesAreCompatible(oldCc, cc));
       else
         errors.push({
           type: 'Forbidden',
-          field: 'spec.topology.class',
-          detail: `valid ClusterClass with name "${oldClass}" could not be retrieved, change from class "${oldClass}" to class "${topology.class}" cannot be validated`,
+          field: 'spec.topology.classRef',
+          detail: `valid ClusterClass with name "${oldClass}" could not be retrieved, change from class "${oldClass}" to class "${topology.classRef.name}" cannot be validated`,
         });
     }
   }

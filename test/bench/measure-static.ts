@@ -7,10 +7,16 @@ import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { build } from 'esbuild';
-import type { Cluster } from '#shared/api/cluster.ts';
-import type { ClusterClass } from '#shared/api/cluster-class.ts';
+import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
+import type { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
 import type { Controller } from '#shared/checkpoint/index.ts';
-import { createKubeReader, getBlueprint, getCluster, getClusterClass } from '#shared/topology/index.ts';
+import {
+  createContractResolver,
+  createKubeReader,
+  getBlueprint,
+  getCluster,
+  getClusterClass,
+} from '#shared/topology/index.ts';
 import { getCurrentState } from '#shared/topology/current/get-current-state.ts';
 import { computeDesiredState } from '#shared/topology/desired/compute-desired-state.ts';
 import { computeDefaultedTopology, validateClusterTopology } from '#shared/topology/validation/validate-cluster.ts';
@@ -41,8 +47,9 @@ export async function measureDesiredState(env: BenchEnv, n: number, rounds = 20)
     const read = await getCluster(env.mgmt.kube, clusterKey(i));
     if (!read) throw new Error(`Cluster ${clusterKey(i).name} is missing`);
     const cc = await getClusterClass(reader, read.cluster);
-    const blueprint = await getBlueprint(reader, cc);
-    const current = await getCurrentState(reader, read.cluster);
+    const contracts = createContractResolver(reader);
+    const blueprint = await getBlueprint(reader, contracts, cc);
+    const current = await getCurrentState(reader, contracts, read.cluster);
     inputs.push({ cluster: read.cluster, cc, blueprint, current });
   }
   let suffix = 0;

@@ -1,10 +1,14 @@
 // Fluent builders for topology inputs: a Docker-style ClusterClass with its templates and a Cluster using it.
-import type { Cluster, MachineDeploymentTopology } from '#shared/api/cluster.ts';
-import type { ClusterClass, ClusterClassPatch } from '#shared/api/cluster-class.ts';
-import type { ClusterClassVariable } from '#shared/api/variables.ts';
+import type { Cluster, MachineDeploymentTopology } from '#shared/api/v1beta2/cluster.ts';
+import type { ClusterClass, ClusterClassPatch } from '#shared/api/v1beta2/cluster-class.ts';
+import type { ClusterClassVariable } from '#shared/api/v1beta2/variables.ts';
+import { computeAssumedContract } from '#shared/topology/contract/contract-version.ts';
 import type { Blueprint, CurrentState, Unstructured } from '#shared/topology/types.ts';
 
 export const ns = 'default';
+
+/** The API version of the provider templates the builders use (upstream v1.14's providers serve v1beta2). */
+export const providerVersion = 'v1beta2';
 
 export function template(apiVersion: string, kind: string, name: string, spec: Record<string, unknown>): Unstructured {
   return { apiVersion, kind, metadata: { namespace: ns, name }, spec };
@@ -12,30 +16,40 @@ export function template(apiVersion: string, kind: string, name: string, spec: R
 
 export const templates = {
   infraCluster: () =>
-    template('infrastructure.cluster.x-k8s.io/v1beta1', 'DockerClusterTemplate', 'quick-start-cluster', {
+    template(`infrastructure.cluster.x-k8s.io/${providerVersion}`, 'DockerClusterTemplate', 'quick-start-cluster', {
       template: { spec: { loadBalancer: { imageTag: 'v1' } } },
     }),
   controlPlane: () =>
-    template('controlplane.cluster.x-k8s.io/v1beta1', 'KubeadmControlPlaneTemplate', 'quick-start-control-plane', {
-      template: {
-        metadata: { labels: { 'from-template': 'cp' } },
-        spec: { kubeadmConfigSpec: { clusterConfiguration: { apiServer: { certSANs: ['localhost'] } } } },
+    template(
+      `controlplane.cluster.x-k8s.io/${providerVersion}`,
+      'KubeadmControlPlaneTemplate',
+      'quick-start-control-plane',
+      {
+        template: {
+          metadata: { labels: { 'from-template': 'cp' } },
+          spec: { kubeadmConfigSpec: { clusterConfiguration: { apiServer: { certSANs: ['localhost'] } } } },
+        },
       },
-    }),
+    ),
   cpMachine: () =>
-    template('infrastructure.cluster.x-k8s.io/v1beta1', 'DockerMachineTemplate', 'quick-start-control-plane', {
-      template: { spec: { extraMounts: [] } },
-    }),
+    template(
+      `infrastructure.cluster.x-k8s.io/${providerVersion}`,
+      'DockerMachineTemplate',
+      'quick-start-control-plane',
+      {
+        template: { spec: { extraMounts: [] } },
+      },
+    ),
   workerMachine: () =>
     template(
-      'infrastructure.cluster.x-k8s.io/v1beta1',
+      `infrastructure.cluster.x-k8s.io/${providerVersion}`,
       'DockerMachineTemplate',
       'quick-start-default-worker-machinetemplate',
       { template: { spec: { customImage: 'kindest/node:v1' } } },
     ),
   workerBootstrap: () =>
     template(
-      'bootstrap.cluster.x-k8s.io/v1beta1',
+      `bootstrap.cluster.x-k8s.io/${providerVersion}`,
       'KubeadmConfigTemplate',
       'quick-start-default-worker-bootstraptemplate',
       { template: { spec: { joinConfiguration: { nodeRegistration: {} } } } },
@@ -48,23 +62,21 @@ export class ClusterClassBuilder {
   private cc: ClusterClass;
   constructor(name = 'quick-start') {
     this.cc = {
-      apiVersion: 'cluster.x-k8s.io/v1beta1',
+      apiVersion: 'cluster.x-k8s.io/v1beta2',
       kind: 'ClusterClass',
       metadata: { namespace: ns, name },
       spec: {
-        infrastructure: { ref: ref(templates.infraCluster()) },
+        infrastructure: { templateRef: ref(templates.infraCluster()) },
         controlPlane: {
-          ref: ref(templates.controlPlane()),
-          machineInfrastructure: { ref: ref(templates.cpMachine()) },
+          templateRef: ref(templates.controlPlane()),
+          machineInfrastructure: { templateRef: ref(templates.cpMachine()) },
         },
         workers: {
           machineDeployments: [
             {
               class: 'default-worker',
-              template: {
-                bootstrap: { ref: ref(templates.workerBootstrap()) },
-                infrastructure: { ref: ref(templates.workerMachine()) },
-              },
+              bootstrap: { templateRef: ref(templates.workerBootstrap()) },
+              infrastructure: { templateRef: ref(templates.workerMachine()) },
             },
           ],
         },
@@ -90,14 +102,16 @@ export class ClusterClassBuilder {
 
 /** The blueprint of a ClusterClass built by ClusterClassBuilder (templates from `templates`). */
 export function blueprintFor(cc: ClusterClass): Blueprint {
-  const mdClasses = cc.spec?.workers?.machineDeployments ?? [];
+  const mdClasses = cc.spec.workers?.machineDeployments ?? [];
+  const controlPlaneTemplate = templates.controlPlane();
   return {
     clusterClass: cc,
     infrastructureClusterTemplate: templates.infraCluster(),
-    controlPlaneTemplate: templates.controlPlane(),
-    controlPlaneInfrastructureMachineTemplate: cc.spec?.controlPlane?.machineInfrastructure
+    controlPlaneTemplate,
+    controlPlaneInfrastructureMachineTemplate: cc.spec.controlPlane.machineInfrastructure
       ? templates.cpMachine()
       : undefined,
+    controlPlaneContract: computeAssumedContract(controlPlaneTemplate.apiVersion.split('/')[1] ?? ''),
     machineDeployments: Object.fromEntries(
       mdClasses.map((c) => [
         c.class,
@@ -116,7 +130,7 @@ export class ClusterBuilder {
   private c: Cluster;
   constructor(name = 'c1') {
     this.c = {
-      apiVersion: 'cluster.x-k8s.io/v1beta1',
+      apiVersion: 'cluster.x-k8s.io/v1beta2',
       kind: 'Cluster',
       metadata: { namespace: ns, name, uid: 'uid-c1' },
       spec: {
@@ -126,7 +140,7 @@ export class ClusterBuilder {
           serviceDomain: 'cluster.local',
         },
         topology: {
-          class: 'quick-start',
+          classRef: { name: 'quick-start' },
           version: 'v1.30.0',
           controlPlane: { replicas: 3 },
           workers: { machineDeployments: [{ class: 'default-worker', name: 'md-0', replicas: 2 }] },

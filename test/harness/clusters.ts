@@ -89,13 +89,19 @@ export function genericCrd(
   group: string,
   version: string,
   kind: string,
-  opts: { plural?: string; namespaced?: boolean } = {},
+  opts: { plural?: string; namespaced?: boolean; contract?: 'v1beta1' | 'v1beta2' | 'none' } = {},
 ): KubeObject {
   const plural = opts.plural ?? `${kind.toLowerCase()}s`;
+  // NOTE: provider CRDs carry the contract label `cluster.x-k8s.io/<contract>: <versions>`; by default the version
+  // names its own contract (v1beta1 or v1beta2), as upstream's providers do.
+  const contract = opts.contract ?? (version === 'v1beta1' || version === 'v1beta2' ? version : 'none');
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
-    metadata: { name: `${plural}.${group}` },
+    metadata: {
+      name: `${plural}.${group}`,
+      ...(contract === 'none' ? {} : { labels: { [`cluster.x-k8s.io/${contract}`]: version } }),
+    },
     spec: {
       group,
       names: { kind, listKind: `${kind}List`, plural, singular: kind.toLowerCase() },

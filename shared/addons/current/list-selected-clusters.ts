@@ -5,16 +5,19 @@ import { formatLabelSelector, isEmptyLabelSelector } from '#shared/api/label-sel
 import { KubeObjectMeta, type ObjectKey } from '#shared/api/object-meta.ts';
 import { parseObject } from '#shared/api/parse.ts';
 import { errorMessage } from '#shared/errors/index.ts';
-import { findObject, listObjects, type KubeClient } from '#shared/kube/index.ts';
+import { findHubObject, listHubObjects, type KubeClient } from '#shared/kube/index.ts';
 
-const clusterApiVersion = 'cluster.x-k8s.io/v1beta1';
+// NOTE: read in the v1beta2 hub shape: the server's v1beta2, or its v1beta1 converted at the edge (upstream <= v1.10).
+const clusterApiVersion = 'cluster.x-k8s.io/v1beta2';
 
 /** What the add-ons controller needs of a Cluster (parsed narrowly: it never writes Clusters). */
 export const AddonsCluster = z.object({
   apiVersion: z.string(),
   kind: z.literal('Cluster'),
   metadata: KubeObjectMeta,
-  status: z.object({ infrastructureReady: z.boolean().optional() }).optional(),
+  status: z
+    .object({ initialization: z.object({ infrastructureProvisioned: z.boolean().optional() }).optional() })
+    .optional(),
 });
 export type AddonsCluster = z.infer<typeof AddonsCluster>;
 
@@ -25,13 +28,14 @@ export function clusterKeyOf(cluster: AddonsCluster): ObjectKey {
 
 /**
  * Whether add-ons can be applied to the Cluster now. Upstream v1.7 tries to connect to any selected Cluster; later
- * versions (ClusterCache, v1.9) wait for `status.infrastructureReady`; so do we, and (as v1.14) a waiting Cluster
+ * versions (ClusterCache, v1.9) wait for the infrastructure (v1beta2 `status.initialization.infrastructureProvisioned`,
+ * v1beta1 `status.infrastructureReady`); so do we, and (as v1.14) a waiting Cluster
  * still gets its binding entry and a RemoteClusterClientFailed condition saying why. The `<cluster>-kubeconfig`
  * Secret is checked when a client is needed (see getWorkloadConnection), so a Cluster with nothing to apply costs no
  * read.
  */
 export function isClusterInfrastructureReady(cluster: AddonsCluster): boolean {
-  return cluster.status?.infrastructureReady === true;
+  return cluster.status?.initialization?.infrastructureProvisioned === true;
 }
 
 export type SelectedClusters =
@@ -53,7 +57,7 @@ export async function listSelectedClusters(kube: KubeClient, crs: ClusterResourc
   let clusters: AddonsCluster[];
   try {
     const labelSelector = formatLabelSelector(crs.spec.clusterSelector);
-    const list = await listObjects(kube, {
+    const list = await listHubObjects(kube, {
       apiVersion: clusterApiVersion,
       kind: 'Cluster',
       namespace: crs.metadata.namespace,
@@ -80,6 +84,6 @@ export async function listSelectedClusters(kube: KubeClient, crs: ClusterResourc
  * const cluster = await getCluster(kube, { namespace: 'default', name: 'c1' });
  */
 export async function getCluster(kube: KubeClient, key: ObjectKey): Promise<AddonsCluster | undefined> {
-  const raw = await findObject(kube, { apiVersion: clusterApiVersion, kind: 'Cluster', ...key });
+  const raw = await findHubObject(kube, { apiVersion: clusterApiVersion, kind: 'Cluster', ...key });
   return raw === undefined ? undefined : parseObject(AddonsCluster, 'Cluster', raw);
 }

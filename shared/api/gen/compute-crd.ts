@@ -89,7 +89,7 @@ export function computeStructuralSchema(input: Json, where = '<root>'): Schema {
 }
 
 /** The `openAPIV3Schema` of a kind: its zod schema, with apiVersion/kind/metadata as Kubernetes writes them. */
-export function computeOpenAPISchema(info: KindInfo): Schema {
+export function computeOpenAPISchema(info: Pick<KindInfo, 'schema' | 'kind'>): Schema {
   const raw = z.toJSONSchema(info.schema, {
     target: 'openapi-3.0',
     unrepresentable: 'any',
@@ -165,7 +165,16 @@ export function computeCrd(info: KindInfo): Schema {
       group: info.group,
       names,
       scope: info.namespaced ? 'Namespaced' : 'Cluster',
-      versions: [version],
+      versions: [
+        version,
+        ...(info.servedVersions ?? []).map((served) => ({
+          name: served.version,
+          served: true,
+          storage: false,
+          schema: { openAPIV3Schema: computeOpenAPISchema({ kind: info.kind, schema: served.schema }) },
+          subresources,
+        })),
+      ],
     },
   };
 }

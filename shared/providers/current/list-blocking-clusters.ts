@@ -2,13 +2,17 @@
 // Cluster uses another provider when one of its references (or one of its Machines' references) points into an
 // API group served by the provider's CRDs.
 import type { Provider } from '#shared/api/operator.ts';
-import { listObjects } from '#shared/kube/index.ts';
+import { listHubObjects, listObjects } from '#shared/kube/index.ts';
 import type { KubeClient, KubeObject } from '#shared/kube/index.ts';
 import { computeInventorySelector } from '#shared/providers/current/list-provider-objects.ts';
 
-const clusterApiVersion = 'cluster.x-k8s.io/v1beta1';
+// NOTE: read in the v1beta2 hub shape (a v1beta1-only server's objects are converted at the edge).
+const clusterApiVersion = 'cluster.x-k8s.io/v1beta2';
 
+/** The API group of a reference: v1beta2's `apiGroup`, or the group of a v1beta1-style `apiVersion`. */
 function groupOf(ref: unknown): string | undefined {
+  const apiGroup = (ref as { apiGroup?: unknown } | undefined)?.apiGroup;
+  if (typeof apiGroup === 'string') return apiGroup;
   const apiVersion = (ref as { apiVersion?: unknown } | undefined)?.apiVersion;
   if (typeof apiVersion !== 'string') return undefined;
   const i = apiVersion.lastIndexOf('/');
@@ -27,7 +31,7 @@ async function listProviderGroups(kube: KubeClient, provider: Provider): Promise
 
 async function listOrEmpty(kube: KubeClient, kind: string): Promise<KubeObject[]> {
   try {
-    return (await listObjects(kube, { apiVersion: clusterApiVersion, kind })).items;
+    return (await listHubObjects(kube, { apiVersion: clusterApiVersion, kind })).items;
   } catch {
     // NOTE: no Cluster API CRDs (yet): nothing can use the provider.
     return [];

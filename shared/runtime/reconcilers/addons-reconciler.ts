@@ -27,7 +27,7 @@ import type {
   RuntimeDeps,
 } from '#shared/runtime/types.ts';
 
-const clusterApiVersion = 'cluster.x-k8s.io/v1beta1';
+const clusterApiVersion = 'cluster.x-k8s.io/v1beta2';
 const crsKind = { apiVersion: AddonsApiVersion, kind: 'ClusterResourceSet' } as const satisfies KindRef;
 const clusterKind = { apiVersion: clusterApiVersion, kind: 'Cluster' } as const satisfies KindRef;
 

@@ -1,10 +1,17 @@
 // The topology controller as the runtime sees it: Clusters are reconciled; a change of a ClusterClass or of a
 // template it references is mapped to the ClusterClass and the Clusters using it.
 import { randomInt } from 'node:crypto';
-import { ClusterClass } from '#shared/api/cluster-class.ts';
-import type { ObjectReference } from '#shared/api/object-meta.ts';
+import { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
+import type { ClusterClassTemplateReference } from '#shared/api/v1beta2/common.ts';
 import { parseObject } from '#shared/api/parse.ts';
-import { findObject, listObjects, UnknownKindError, type KubeClient, type KubeObject } from '#shared/kube/index.ts';
+import {
+  findHubObject,
+  findObject,
+  listHubObjects,
+  UnknownKindError,
+  type KubeClient,
+  type KubeObject,
+} from '#shared/kube/index.ts';
 import {
   computeTemplateRefs,
   reconcileClusterClass,
@@ -27,7 +34,7 @@ import type {
   RuntimeDeps,
 } from '#shared/runtime/types.ts';
 
-const capiApiVersion = 'cluster.x-k8s.io/v1beta1';
+const capiApiVersion = 'cluster.x-k8s.io/v1beta2';
 const clusterKind = { apiVersion: capiApiVersion, kind: 'Cluster' } as const satisfies KindRef;
 const classKind = { apiVersion: capiApiVersion, kind: 'ClusterClass' } as const satisfies KindRef;
 const extensionConfigKind = {
@@ -50,18 +57,23 @@ export function randomNameSuffix(): string {
 
 type Raw = KubeObject & { spec?: Record<string, unknown>; status?: Record<string, unknown> };
 
-const topologyOf = (cluster: Raw) => cluster.spec?.['topology'] as { class?: string } | undefined;
+type ClassRef = { name?: string; namespace?: string };
+const topologyOf = (cluster: Raw) => cluster.spec?.['topology'] as { classRef?: ClassRef } | undefined;
+/** The ClusterClass key of a Cluster (`classRef.namespace`, the Cluster's namespace by default). */
+const classKeyOf = (cluster: Raw): { namespace: string; name: string } | undefined => {
+  const ref = topologyOf(cluster)?.classRef;
+  if (!ref?.name) return undefined;
+  return { namespace: ref.namespace || (cluster.metadata.namespace ?? ''), name: ref.name };
+};
 const without = (map: Record<string, string> | undefined, skip: ReadonlySet<string>) =>
   Object.fromEntries(Object.entries(map ?? {}).filter(([k]) => !skip.has(k)));
 
 /** The ClusterClass's own pass has reconciled its current generation (upstream's check, on the raw object). */
 function isClassReconciled(cc: Raw): boolean {
-  const conditions = (cc.status?.['conditions'] ?? []) as { type?: string; status?: string }[];
-  const variables = conditions.find((c) => c.type === 'VariablesReconciled');
-  return variables?.status === 'True' && cc.metadata.generation === cc.status?.['observedGeneration'];
+  return cc.metadata.generation === cc.status?.['observedGeneration'];
 }
 
-function templateRefsOf(cc: Raw): ObjectReference[] | undefined {
+function templateRefsOf(cc: Raw): ClusterClassTemplateReference[] | undefined {
   try {
     return computeTemplateRefs(parseObject(ClusterClass, 'ClusterClass', cc));
   } catch {
@@ -71,16 +83,12 @@ function templateRefsOf(cc: Raw): ObjectReference[] | undefined {
 
 async function findTemplate(
   kube: KubeClient,
-  ref: ObjectReference,
+  ref: ClusterClassTemplateReference,
   namespace: string,
 ): Promise<Raw | 'unknownKind' | undefined> {
   try {
-    return (await findObject(kube, {
-      apiVersion: ref.apiVersion ?? '',
-      kind: ref.kind ?? '',
-      namespace: ref.namespace || namespace,
-      name: ref.name ?? '',
-    })) as Raw | undefined;
+    return (await findObject(kube, { apiVersion: ref.apiVersion, kind: ref.kind, namespace, name: ref.name })) as
+      Raw | undefined;
   } catch (err) {
     if (err instanceof UnknownKindError) return 'unknownKind';
     throw err;
@@ -96,7 +104,7 @@ async function getTemplateInputs(kube: KubeClient, cc: Raw) {
   for (const ref of refs) {
     const t = await findTemplate(kube, ref, namespace);
     const state = t === undefined || t === 'unknownKind' ? (t ?? 'missing') : { uid: t.metadata.uid };
-    inputs.push({ ref: `${ref.apiVersion ?? ''}/${ref.kind ?? ''}/${ref.name ?? ''}`, state });
+    inputs.push({ ref: `${ref.apiVersion}/${ref.kind}/${ref.name}`, state });
   }
   return inputs;
 }
@@ -116,14 +124,15 @@ const factsOf = (obj: KubeObject, inputs: unknown, objects?: readonly KubeObject
  * their events are mapped to forced passes (mapTemplateChange), and the drift-correction pass reads them anyway.
  */
 async function getClusterFacts(deps: RuntimeDeps, key: PassKey): Promise<ObjectFacts | undefined> {
-  const cluster = (await findObject(deps.kube, { ...clusterKind, namespace: key.namespace, name: key.name })) as
+  const cluster = (await findHubObject(deps.kube, { ...clusterKind, namespace: key.namespace, name: key.name })) as
     Raw | undefined;
   if (cluster === undefined) return undefined;
-  const className = topologyOf(cluster)?.class;
+  const classKey = classKeyOf(cluster);
+  const className = classKey?.name;
   const cc =
-    className === undefined
+    classKey === undefined
       ? undefined
-      : ((await findObject(deps.kube, { ...classKind, namespace: key.namespace, name: className })) as Raw | undefined);
+      : ((await findHubObject(deps.kube, { ...classKind, ...classKey })) as Raw | undefined);
   return factsOf(
     cluster,
     {
@@ -143,7 +152,7 @@ async function getClusterFacts(deps: RuntimeDeps, key: PassKey): Promise<ObjectF
 
 /** The facts of a ClusterClass: its pausedness and which of its templates exist (the pass owns each one). */
 async function getClassFacts(deps: RuntimeDeps, key: PassKey): Promise<ObjectFacts | undefined> {
-  const cc = (await findObject(deps.kube, { ...classKind, namespace: key.namespace, name: key.name })) as
+  const cc = (await findHubObject(deps.kube, { ...classKind, namespace: key.namespace, name: key.name })) as
     Raw | undefined;
   if (cc === undefined) return undefined;
   return factsOf(cc, {
@@ -174,15 +183,19 @@ async function reconcileExtension(deps: RuntimeDeps, key: PassKey, ctx: PassCont
 }
 
 async function clustersUsing(kube: KubeClient, namespace: string, className: string): Promise<PassKey[]> {
-  const clusters = await listObjects(kube, { ...clusterKind, namespace });
+  // NOTE: a Cluster of another namespace may use this class (classRef.namespace), so every namespace is listed.
+  const clusters = await listHubObjects(kube, { ...clusterKind });
   return clusters.items
-    .filter((c) => topologyOf(c as Raw)?.class === className)
-    .map((c) => ({ ...clusterKind, namespace, name: c.metadata.name ?? '' }));
+    .filter((c) => {
+      const key = classKeyOf(c as Raw);
+      return key?.name === className && key.namespace === namespace;
+    })
+    .map((c) => ({ ...clusterKind, namespace: c.metadata.namespace ?? '', name: c.metadata.name ?? '' }));
 }
 
 /** A ClusterClass and the Clusters using it; the Clusters wait for the class's own pass while it is behind. */
 async function mapClassChange(kube: KubeClient, namespace: string, name: string): Promise<PassKey[]> {
-  const cc = (await findObject(kube, { ...classKind, namespace, name })) as Raw | undefined;
+  const cc = (await findHubObject(kube, { ...classKind, namespace, name })) as Raw | undefined;
   const classKey: PassKey = { ...classKind, namespace, name };
   if (cc !== undefined && !isClassReconciled(cc)) return [classKey];
   return [...(cc === undefined ? [] : [classKey]), ...(await clustersUsing(kube, namespace, name))];
@@ -193,13 +206,11 @@ async function mapClassChange(kube: KubeClient, namespace: string, name: string)
  * are not in their facts); the class pass runs only when the template's existence or identity changed.
  */
 async function mapTemplateChange(kube: KubeClient, change: ChangedObject): Promise<MappedKey[]> {
-  const classes = await listObjects(kube, { ...classKind, namespace: change.namespace });
+  const classes = await listHubObjects(kube, { ...classKind, namespace: change.namespace });
   const keys: MappedKey[] = [];
   for (const cc of classes.items as Raw[]) {
     const refs = templateRefsOf(cc) ?? [];
-    const uses = refs.some(
-      (r) => r.kind === change.kind && r.name === change.name && (r.namespace || change.namespace) === change.namespace,
-    );
+    const uses = refs.some((r) => r.kind === change.kind && r.name === change.name);
     if (uses)
       keys.push(
         ...(await mapClassChange(kube, change.namespace, cc.metadata.name ?? '')).map((k) =>
@@ -234,8 +245,8 @@ async function reconcileCluster(deps: TopologyDeps, key: PassKey, ctx: PassConte
   const objectKey = { namespace: key.namespace, name: key.name };
   if (cc === undefined || isClassReconciled(cc))
     return reconcileTopology(deps, objectKey, { prefetched, noChange: ctx.previous?.noChange });
-  const className = cluster === undefined ? undefined : topologyOf(cluster)?.class;
-  const classOutcome = await reconcileClusterClass(deps, { namespace: key.namespace, name: className ?? '' });
+  const classKey = cluster === undefined ? undefined : classKeyOf(cluster);
+  const classOutcome = await reconcileClusterClass(deps, classKey ?? { namespace: key.namespace, name: '' });
   // NOTE: the class pass just wrote the class's status: the pass reads it again instead of the prefetched copy.
   return mergeOutcomes(classOutcome, await reconcileTopology(deps, objectKey, { noChange: ctx.previous?.noChange }));
 }

@@ -1,11 +1,13 @@
-// Writes one condition of an object's status (the Cluster's TopologyReconciled, a ClusterClass's conditions) only
-// when it changes. `status.conditions` is an atomic list in upstream's CRDs, so the write is a merge patch of the
-// whole list guarded by the resourceVersion it was computed from: another writer's condition is never lost.
+// Writes conditions of an object's status (the Cluster's TopologyReconciled, a ClusterClass's conditions) only when
+// they change, as upstream v1beta2 does: `status.conditions` (metav1.Condition) and the v1beta1 twin under
+// `status.deprecated.v1beta1.conditions`. The write is a merge patch of both whole lists guarded by the
+// resourceVersion they were computed from: another writer's condition is never lost.
 import { isDeepStrictEqual } from 'node:util';
-import type { Condition } from '#shared/api/condition.ts';
+import type { Condition as V1Beta1Condition } from '#shared/api/condition.ts';
+import type { Condition } from '#shared/api/v1beta2/common.ts';
 import { getObject, KubeConflictError, patchObject, refOf, type KubeClient } from '#shared/kube/index.ts';
 import { computeWriteError } from '#shared/topology/apply/errors.ts';
-import { computeConditions, type ConditionState } from '#shared/topology/outcome.ts';
+import { computeConditions, computeV1Beta1Conditions, type ConditionPair } from '#shared/topology/outcome.ts';
 import type { Unstructured } from '#shared/topology/types.ts';
 
 export type StatusWrite = {
@@ -14,8 +16,11 @@ export type StatusWrite = {
   readonly now: Date;
 };
 
-const conditionsOf = (obj: Unstructured) =>
-  ((obj['status'] as { conditions?: Condition[] } | undefined)?.conditions ?? []) as Condition[];
+type Status = { conditions?: Condition[]; deprecated?: { v1beta1?: { conditions?: V1Beta1Condition[] } } };
+
+const conditionsOf = (obj: Unstructured) => (obj['status'] as Status | undefined)?.conditions ?? [];
+const v1beta1ConditionsOf = (obj: Unstructured) =>
+  (obj['status'] as Status | undefined)?.deprecated?.v1beta1?.conditions ?? [];
 
 /**
  * Sets `conditions` on `obj`'s status (plus any `extraStatus` fields) when something differs; on a conflict reads
@@ -27,27 +32,37 @@ const conditionsOf = (obj: Unstructured) =>
 export async function reconcileConditions(
   write: StatusWrite,
   obj: Unstructured,
-  conditions: readonly ConditionState[],
+  conditions: readonly ConditionPair[],
   extraStatus: (current: Unstructured) => Record<string, unknown> = () => ({}),
 ): Promise<boolean> {
   const attempt = async (current: Unstructured): Promise<boolean> => {
     let list = conditionsOf(current);
+    let v1beta1List = v1beta1ConditionsOf(current);
     let changed = false;
-    for (const condition of conditions) {
-      const next = computeConditions(list, condition, write.now);
+    let v1beta1Changed = false;
+    for (const { condition, v1beta1 } of conditions) {
+      const next = computeConditions(list, condition, write.now, current.metadata.generation);
       list = next.conditions;
       changed ||= next.changed;
+      if (!v1beta1) continue;
+      const nextV1Beta1 = computeV1Beta1Conditions(v1beta1List, v1beta1, write.now);
+      v1beta1List = nextV1Beta1.conditions;
+      v1beta1Changed ||= nextV1Beta1.changed;
     }
     const extra = extraStatus(current);
     const status = (current['status'] ?? {}) as Record<string, unknown>;
     const extraChanged = Object.entries(extra).some(([k, v]) => !isDeepStrictEqual(status[k], v));
-    if (!changed && !extraChanged) return false;
+    if (!changed && !v1beta1Changed && !extraChanged) return false;
     await patchObject(
       write.kube,
       refOf(current),
       {
         metadata: { resourceVersion: current.metadata.resourceVersion },
-        status: { ...extra, ...(changed ? { conditions: list } : {}) },
+        status: {
+          ...extra,
+          ...(changed ? { conditions: list } : {}),
+          ...(v1beta1Changed ? { deprecated: { v1beta1: { conditions: v1beta1List } } } : {}),
+        },
       },
       { fieldManager: write.fieldManager, subresource: 'status' },
     );

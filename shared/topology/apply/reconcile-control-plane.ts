@@ -1,7 +1,6 @@
 // The ControlPlane and its machine infrastructure template (upstream reconcileControlPlane): health check first,
 // nothing else while an upgrade is pending, template rotation before the ControlPlane points at the new template,
 // and the old template deleted only once the ControlPlane no longer references it.
-import type { ObjectReference } from '#shared/api/object-meta.ts';
 import { reconcileMachineHealthCheck } from '#shared/topology/apply/reconcile-machine-health-check.ts';
 import {
   cleanupCreatedObject,
@@ -10,7 +9,7 @@ import {
   type ApplyContext,
 } from '#shared/topology/apply/reconcile-object.ts';
 import { reconcileReferencedTemplate } from '#shared/topology/apply/reconcile-referenced-template.ts';
-import { controlPlaneContract } from '#shared/topology/desired/compute-control-plane.ts';
+import { controlPlaneContractPaths } from '#shared/topology/contract/control-plane-contract.ts';
 import { namePrefixes } from '#shared/topology/desired/names.ts';
 import { getPath, setPath } from '#shared/topology/desired/paths.ts';
 import type { CurrentState, DesiredState, Unstructured } from '#shared/topology/types.ts';
@@ -51,8 +50,9 @@ export async function reconcileControlPlane(
       templateNamePrefix: namePrefixes.controlPlaneInfrastructureMachineTemplate(current.cluster.metadata.name ?? ''),
     });
     created = template.created;
-    const ref = getPath(controlPlane, controlPlaneContract.machineTemplateInfrastructureRef) as ObjectReference;
-    controlPlane = setPath(controlPlane, controlPlaneContract.machineTemplateInfrastructureRef, {
+    const refPath = controlPlaneContractPaths(desired.controlPlane.contract).machineTemplateInfrastructureRef;
+    const ref = getPath(controlPlane, refPath) as Record<string, unknown>;
+    controlPlane = setPath(controlPlane, refPath, {
       ...ref,
       name: template.name,
     });

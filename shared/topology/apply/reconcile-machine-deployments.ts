@@ -1,7 +1,7 @@
 // MachineDeployments of a topology (upstream reconcileMachineDeployments): create new ones with their templates and
 // health checks, update existing ones (template rotation first, the MachineDeployment repointed after), delete
 // removed ones, and finally delete the topology's templates nothing references any more.
-import type { MachineDeployment } from '#shared/api/machine-deployment.ts';
+import type { MachineDeployment } from '#shared/api/v1beta2/machine-deployment.ts';
 import { listObjects, UnknownKindError } from '#shared/kube/index.ts';
 import { reconcileMachineHealthCheck } from '#shared/topology/apply/reconcile-machine-health-check.ts';
 import {
@@ -28,12 +28,19 @@ import type {
   Unstructured,
 } from '#shared/topology/types.ts';
 
-type Ref = { apiVersion?: string | undefined; kind?: string | undefined; name?: string | undefined };
+/** A template reference: ContractVersionedObjectReference (apiGroup) in v1beta2, apiVersion in v1beta1 objects. */
+type Ref = {
+  apiGroup?: string | undefined;
+  apiVersion?: string | undefined;
+  kind?: string | undefined;
+  name?: string | undefined;
+};
 
 const infrastructureRefPath = ['spec', 'template', 'spec', 'infrastructureRef'];
 const configRefPath = ['spec', 'template', 'spec', 'bootstrap', 'configRef'];
 
-const templateKey = (ref: Ref) => `${groupOf(ref.apiVersion ?? '')}/${ref.kind ?? ''}/${ref.name ?? ''}`;
+const templateKey = (ref: Ref) =>
+  `${ref.apiGroup ?? groupOf(ref.apiVersion ?? '')}/${ref.kind ?? ''}/${ref.name ?? ''}`;
 
 function refsOf(md: MachineDeployment): Ref[] {
   const spec = md.spec.template.spec;
@@ -51,7 +58,10 @@ function withTemplateNames(md: MachineDeployment, infrastructure: string, bootst
         spec: {
           ...spec,
           infrastructureRef: { ...spec.infrastructureRef, name: infrastructure },
-          bootstrap: { ...spec.bootstrap, configRef: { ...spec.bootstrap.configRef, name: bootstrap } },
+          bootstrap: {
+            ...spec.bootstrap,
+            configRef: { apiGroup: '', kind: '', ...spec.bootstrap.configRef, name: bootstrap },
+          },
         },
       },
     },
@@ -137,7 +147,7 @@ async function updateMachineDeployment(
 async function listMachineSetTemplateKeys(ctx: ApplyContext, namespace: string, clusterName: string) {
   try {
     const list = await listObjects(ctx.kube, {
-      apiVersion: 'cluster.x-k8s.io/v1beta1',
+      apiVersion: 'cluster.x-k8s.io/v1beta2',
       kind: 'MachineSet',
       namespace,
       labelSelector: `${ClusterNameLabel}=${clusterName}`,
@@ -186,7 +196,7 @@ async function deleteUnusedTemplates(
   // hand) still needs its templates.
   const managed = new Set(Object.values(current.machineDeployments).map((s) => s.object.metadata.name));
   const all = await reader.list({
-    apiVersion: 'cluster.x-k8s.io/v1beta1',
+    apiVersion: 'cluster.x-k8s.io/v1beta2',
     kind: 'MachineDeployment',
     namespace,
     matchLabels: { [ClusterNameLabel]: clusterName },
@@ -218,14 +228,17 @@ export async function reconcileMachineDeployments(
   const names = [...new Set([...Object.keys(current.machineDeployments), ...Object.keys(desired.machineDeployments)])];
   const kept: MachineDeployment[] = [];
   const kinds = new Map<string, Ref>();
-  const noteKinds = (md: MachineDeployment) => {
-    for (const ref of refsOf(md)) kinds.set(`${groupOf(ref.apiVersion ?? '')}/${ref.kind ?? ''}`, ref);
+  // NOTE: templates are listed by kind with the API version of the template objects at hand (the references hold
+  // only the group).
+  const noteKinds = (...templates: (Unstructured | undefined)[]) => {
+    for (const t of templates)
+      if (t) kinds.set(`${groupOf(t.apiVersion)}/${t.kind}`, { apiVersion: t.apiVersion, kind: t.kind });
   };
   for (const name of names.sort()) {
     const have = current.machineDeployments[name];
     const want = desired.machineDeployments[name];
-    if (have) noteKinds(have.object);
-    if (want) noteKinds(want.object);
+    if (have) noteKinds(have.infrastructureMachineTemplate, have.bootstrapTemplate);
+    if (want) noteKinds(want.infrastructureMachineTemplate, want.bootstrapTemplate);
     if (want && !have) {
       if (desired.upgrade.machineDeployments.pendingCreate.includes(name)) continue;
       kept.push(await createMachineDeployment(ctx, clusterName, name, want));

@@ -1,9 +1,10 @@
 // Reads the ClusterClass of a Cluster and every template it references (upstream getBlueprint).
-import type { Cluster } from '#shared/api/cluster.ts';
-import { ClusterClass } from '#shared/api/cluster-class.ts';
-import type { ObjectReference } from '#shared/api/object-meta.ts';
+import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
+import { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
+import type { ClusterClassTemplateReference } from '#shared/api/v1beta2/common.ts';
 import { parseObject } from '#shared/api/parse.ts';
 import { CapiError } from '#shared/errors/index.ts';
+import type { ContractResolver } from '#shared/topology/current/get-contracts.ts';
 import type { TopologyReader } from '#shared/topology/current/reader.ts';
 import type {
   Blueprint,
@@ -17,7 +18,7 @@ export class BlueprintError extends CapiError {}
 async function getTemplate(
   reader: TopologyReader,
   cc: ClusterClass,
-  ref: ObjectReference | undefined,
+  ref: ClusterClassTemplateReference | undefined,
   field: string,
 ): Promise<Unstructured> {
   const namespace = cc.metadata.namespace ?? '';
@@ -43,17 +44,20 @@ async function getTemplate(
 
 /** The ClusterClass of the Cluster, parsed; throws BlueprintError naming the Cluster when it does not exist. */
 export async function getClusterClass(reader: TopologyReader, cluster: Cluster): Promise<ClusterClass> {
-  const namespace = cluster.metadata.namespace ?? '';
-  const name = cluster.spec?.topology?.class ?? '';
-  const raw = await reader.get({ apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'ClusterClass', namespace, name });
+  const clusterNamespace = cluster.metadata.namespace ?? '';
+  const classRef = cluster.spec?.topology?.classRef;
+  // NOTE: spec.topology.classRef.namespace selects a ClusterClass in another namespace; the Cluster's by default.
+  const namespace = classRef?.namespace || clusterNamespace;
+  const name = classRef?.name ?? '';
+  const raw = await reader.get({ apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'ClusterClass', namespace, name });
   if (!raw) {
     throw new BlueprintError(
-      `ClusterClass ${namespace}/${name} referenced by Cluster ${namespace}/${cluster.metadata.name ?? ''} not found`,
+      `ClusterClass ${namespace}/${name} referenced by Cluster ${clusterNamespace}/${cluster.metadata.name ?? ''} not found`,
       {
         kind: 'Cluster',
-        namespace,
+        namespace: clusterNamespace,
         name: cluster.metadata.name ?? '',
-        fieldPath: 'spec.topology.class',
+        fieldPath: 'spec.topology.classRef',
         reason: 'ClusterClassNotFound',
       },
     );
@@ -65,10 +69,14 @@ export async function getClusterClass(reader: TopologyReader, cluster: Cluster):
  * The blueprint: the ClusterClass and every referenced template.
  *
  * @example
- * const blueprint = await getBlueprint(reader, clusterClass);
+ * const blueprint = await getBlueprint(reader, createContractResolver(reader), clusterClass);
  */
-export async function getBlueprint(reader: TopologyReader, cc: ClusterClass): Promise<Blueprint> {
-  const spec = cc.spec ?? {};
+export async function getBlueprint(
+  reader: TopologyReader,
+  contracts: ContractResolver,
+  cc: ClusterClass,
+): Promise<Blueprint> {
+  const spec = cc.spec;
   const machineDeployments: Record<string, MachineDeploymentBlueprint> = {};
   for (const [i, md] of (spec.workers?.machineDeployments ?? []).entries()) {
     machineDeployments[md.class] = {
@@ -76,14 +84,14 @@ export async function getBlueprint(reader: TopologyReader, cc: ClusterClass): Pr
       bootstrapTemplate: await getTemplate(
         reader,
         cc,
-        md.template.bootstrap.ref,
-        `spec.workers.machineDeployments[${i}].template.bootstrap.ref`,
+        md.bootstrap.templateRef,
+        `spec.workers.machineDeployments[${i}].bootstrap.templateRef`,
       ),
       infrastructureMachineTemplate: await getTemplate(
         reader,
         cc,
-        md.template.infrastructure.ref,
-        `spec.workers.machineDeployments[${i}].template.infrastructure.ref`,
+        md.infrastructure.templateRef,
+        `spec.workers.machineDeployments[${i}].infrastructure.templateRef`,
       ),
     };
   }
@@ -94,29 +102,46 @@ export async function getBlueprint(reader: TopologyReader, cc: ClusterClass): Pr
       bootstrapTemplate: await getTemplate(
         reader,
         cc,
-        mp.template.bootstrap.ref,
-        `spec.workers.machinePools[${i}].template.bootstrap.ref`,
+        mp.bootstrap.templateRef,
+        `spec.workers.machinePools[${i}].bootstrap.templateRef`,
       ),
       infrastructureMachinePoolTemplate: await getTemplate(
         reader,
         cc,
-        mp.template.infrastructure.ref,
-        `spec.workers.machinePools[${i}].template.infrastructure.ref`,
+        mp.infrastructure.templateRef,
+        `spec.workers.machinePools[${i}].infrastructure.templateRef`,
       ),
     };
   }
+  const controlPlaneTemplate = await getTemplate(
+    reader,
+    cc,
+    spec.controlPlane.templateRef,
+    'spec.controlPlane.templateRef',
+  );
   return {
     clusterClass: cc,
-    infrastructureClusterTemplate: await getTemplate(reader, cc, spec.infrastructure?.ref, 'spec.infrastructure.ref'),
-    controlPlaneTemplate: await getTemplate(reader, cc, spec.controlPlane?.ref, 'spec.controlPlane.ref'),
-    controlPlaneInfrastructureMachineTemplate: spec.controlPlane?.machineInfrastructure
+    infrastructureClusterTemplate: await getTemplate(
+      reader,
+      cc,
+      spec.infrastructure.templateRef,
+      'spec.infrastructure.templateRef',
+    ),
+    controlPlaneTemplate,
+    controlPlaneInfrastructureMachineTemplate: spec.controlPlane.machineInfrastructure
       ? await getTemplate(
           reader,
           cc,
-          spec.controlPlane.machineInfrastructure.ref,
-          'spec.controlPlane.machineInfrastructure.ref',
+          spec.controlPlane.machineInfrastructure.templateRef,
+          'spec.controlPlane.machineInfrastructure.templateRef',
         )
       : undefined,
+    // NOTE: the ControlPlane is created with the template's API version, so its contract is the one that version
+    // implements (upstream GetContractVersionForVersion on the desired ControlPlane).
+    controlPlaneContract: await contracts.contractOf(
+      controlPlaneTemplate.apiVersion,
+      controlPlaneTemplate.kind.replace(/Template$/, ''),
+    ),
     machineDeployments,
     machinePools,
   };

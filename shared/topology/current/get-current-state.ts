@@ -2,13 +2,16 @@
 // references and through the topology labels, never by guessing names. An InfrastructureCluster or ControlPlane a
 // pass created but could not reference from the Cluster (the pass died before its cleanup) is found by its labels
 // and owner, and reused.
-import type { Cluster } from '#shared/api/cluster.ts';
-import { MachineDeployment } from '#shared/api/machine-deployment.ts';
-import { MachineHealthCheck } from '#shared/api/machine-health-check.ts';
-import { MachinePool } from '#shared/api/machine-pool.ts';
+import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
+import { MachineDeployment } from '#shared/api/v1beta2/machine-deployment.ts';
+import { MachineHealthCheck } from '#shared/api/v1beta2/machine-health-check.ts';
+import { MachinePool } from '#shared/api/v1beta2/machine-pool.ts';
 import type { ObjectReference } from '#shared/api/object-meta.ts';
 import { parseObject } from '#shared/api/parse.ts';
-import { controlPlaneContract } from '#shared/topology/desired/compute-control-plane.ts';
+import type { ContractVersionedObjectReference } from '#shared/api/v1beta2/common.ts';
+import { controlPlaneContract, controlPlaneContractPaths } from '#shared/topology/contract/control-plane-contract.ts';
+import type { ContractVersion } from '#shared/topology/contract/contract-version.ts';
+import type { ContractResolver } from '#shared/topology/current/get-contracts.ts';
 import { getPath } from '#shared/topology/desired/paths.ts';
 import type { TopologyReader } from '#shared/topology/current/reader.ts';
 import {
@@ -75,17 +78,27 @@ async function getUnreferenced(
   return candidates.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0))[0];
 }
 
+type Lookup = { readonly reader: TopologyReader; readonly contracts: ContractResolver };
+
+/**
+ * The object a reference points at: a ContractVersionedObjectReference (apiGroup/kind/name, read with the API version
+ * its CRD's contract label names) or a v1beta1 ObjectReference (apiVersion/kind/name, in a v1beta1 ControlPlane).
+ */
 async function getRef(
-  reader: TopologyReader,
-  ref: ObjectReference | undefined,
+  { reader, contracts }: Lookup,
+  ref: Partial<ContractVersionedObjectReference> | ObjectReference | undefined,
   namespace: string,
   matchLabels?: Readonly<Record<string, string>>,
 ): Promise<Unstructured | undefined> {
-  if (!ref?.apiVersion || !ref.kind || !ref.name) return undefined;
+  if (!ref?.kind || !ref.name) return undefined;
+  let apiVersion: string | undefined;
+  if ('apiVersion' in ref && ref.apiVersion) apiVersion = ref.apiVersion;
+  else if ('apiGroup' in ref && ref.apiGroup) apiVersion = await contracts.apiVersionOf(ref.apiGroup, ref.kind);
+  if (!apiVersion) return undefined;
   return reader.get({
-    apiVersion: ref.apiVersion,
+    apiVersion,
     kind: ref.kind,
-    namespace: ref.namespace || namespace,
+    namespace: ('namespace' in ref && ref.namespace) || namespace,
     name: ref.name,
     matchLabels,
   });
@@ -101,7 +114,7 @@ async function getOwnedHealthCheck(
   // the Cluster's owned health checks are listed once and a missing one costs no GET.
   const raw = (
     await reader.list({
-      apiVersion: 'cluster.x-k8s.io/v1beta1',
+      apiVersion: 'cluster.x-k8s.io/v1beta2',
       kind: 'MachineHealthCheck',
       namespace,
       matchLabels: owned,
@@ -123,13 +136,13 @@ async function isMachineDeploymentUpgrading(
   const version = md.spec.template.spec.version;
   if (!version) return false;
   await reader.list({
-    apiVersion: 'cluster.x-k8s.io/v1beta1',
+    apiVersion: 'cluster.x-k8s.io/v1beta2',
     kind: 'Machine',
     namespace: md.metadata.namespace ?? '',
     matchLabels: { [ClusterNameLabel]: clusterName },
   });
   const machines = await reader.list({
-    apiVersion: 'cluster.x-k8s.io/v1beta1',
+    apiVersion: 'cluster.x-k8s.io/v1beta2',
     kind: 'Machine',
     namespace: md.metadata.namespace ?? '',
     matchLabels: { [ClusterNameLabel]: clusterName, ...(md.spec.selector.matchLabels ?? {}) },
@@ -160,27 +173,34 @@ function isVersionSettled(
  */
 export async function getCurrentState(
   reader: TopologyReader,
+  contracts: ContractResolver,
   cluster: Cluster,
   reads: CurrentStateReads = readEverything,
   unreferenced: UnreferencedKinds = {},
 ): Promise<CurrentState> {
+  const lookup: Lookup = { reader, contracts };
   const namespace = cluster.metadata.namespace ?? '';
   const clusterName = cluster.metadata.name ?? '';
   const owned = { [ClusterNameLabel]: clusterName, [ClusterTopologyOwnedLabel]: '' };
-  const infrastructureCluster = cluster.spec?.infrastructureRef
-    ? await getRef(reader, cluster.spec.infrastructureRef, namespace, owned)
+  const infrastructureCluster = cluster.spec?.infrastructureRef?.name
+    ? await getRef(lookup, cluster.spec.infrastructureRef, namespace, owned)
     : await getUnreferenced(reader, cluster, unreferenced.infrastructureCluster, owned);
-  const cpObject = cluster.spec?.controlPlaneRef
-    ? await getRef(reader, cluster.spec.controlPlaneRef, namespace, owned)
+  const cpObject = cluster.spec?.controlPlaneRef?.name
+    ? await getRef(lookup, cluster.spec.controlPlaneRef, namespace, owned)
     : await getUnreferenced(reader, cluster, unreferenced.controlPlane, owned);
-  const cpMachineTemplate = cpObject
-    ? await getRef(
-        reader,
-        getPath(cpObject, controlPlaneContract.machineTemplateInfrastructureRef) as ObjectReference | undefined,
-        namespace,
-        owned,
-      )
+  const cpContract: ContractVersion | undefined = cpObject
+    ? await contracts.contractOf(cpObject.apiVersion, cpObject.kind)
     : undefined;
+  const cpMachineTemplate =
+    cpObject && cpContract
+      ? await getRef(
+          lookup,
+          getPath(cpObject, controlPlaneContractPaths(cpContract).machineTemplateInfrastructureRef) as
+            ObjectReference | ContractVersionedObjectReference | undefined,
+          namespace,
+          owned,
+        )
+      : undefined;
   const cpHealthCheck =
     cpObject && reads.machineHealthChecks
       ? await getOwnedHealthCheck(reader, namespace, cpObject.metadata.name ?? '', owned)
@@ -188,7 +208,7 @@ export async function getCurrentState(
 
   const mds = (
     await reader.list({
-      apiVersion: 'cluster.x-k8s.io/v1beta1',
+      apiVersion: 'cluster.x-k8s.io/v1beta2',
       kind: 'MachineDeployment',
       namespace,
       matchLabels: owned,
@@ -197,7 +217,7 @@ export async function getCurrentState(
   const mps = (
     reads.machinePools
       ? await reader.list({
-          apiVersion: 'cluster.x-k8s.io/v1beta1',
+          apiVersion: 'cluster.x-k8s.io/v1beta2',
           kind: 'MachinePool',
           namespace,
           matchLabels: owned,
@@ -217,8 +237,8 @@ export async function getCurrentState(
     if (!topologyName) continue;
     machineDeployments[topologyName] = {
       object: md,
-      bootstrapTemplate: await getRef(reader, md.spec.template.spec.bootstrap.configRef, namespace, owned),
-      infrastructureMachineTemplate: await getRef(reader, md.spec.template.spec.infrastructureRef, namespace, owned),
+      bootstrapTemplate: await getRef(lookup, md.spec.template.spec.bootstrap.configRef, namespace, owned),
+      infrastructureMachineTemplate: await getRef(lookup, md.spec.template.spec.infrastructureRef, namespace, owned),
       machineHealthCheck: reads.machineHealthChecks
         ? await getOwnedHealthCheck(reader, namespace, md.metadata.name ?? '', owned)
         : undefined,
@@ -234,8 +254,8 @@ export async function getCurrentState(
     const upgrading = (mp.status?.readyReplicas ?? 0) !== (mp.status?.replicas ?? 0);
     machinePools[topologyName] = {
       object: mp,
-      bootstrapObject: await getRef(reader, mp.spec.template.spec.bootstrap.configRef, namespace, owned),
-      infrastructureMachinePoolObject: await getRef(reader, mp.spec.template.spec.infrastructureRef, namespace, owned),
+      bootstrapObject: await getRef(lookup, mp.spec.template.spec.bootstrap.configRef, namespace, owned),
+      infrastructureMachinePoolObject: await getRef(lookup, mp.spec.template.spec.infrastructureRef, namespace, owned),
       upgrading,
     };
   }
@@ -244,6 +264,7 @@ export async function getCurrentState(
     infrastructureCluster,
     controlPlane: {
       object: cpObject,
+      contract: cpContract,
       infrastructureMachineTemplate: cpMachineTemplate,
       machineHealthCheck: cpHealthCheck,
     },

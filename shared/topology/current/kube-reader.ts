@@ -2,10 +2,16 @@
 // named by a reference are read with one GET, the topology's own objects with one label-selected LIST per kind (the
 // Cluster's name is in the selector), and every later read of the same object or label set is answered from memory.
 // The raw objects are kept so writes compare against exactly what the server holds.
-import { Cluster } from '#shared/api/cluster.ts';
+import { Cluster } from '#shared/api/v1beta2/cluster.ts';
 import type { ObjectKey } from '#shared/api/object-meta.ts';
 import { parseObject } from '#shared/api/parse.ts';
-import { findObject, listObjects, UnknownKindError, type KubeClient } from '#shared/kube/index.ts';
+// NOTE: Cluster API kinds are read in the version the server serves and converted to the v1beta2 hub at the edge.
+import {
+  findHubObject as findObject,
+  listHubObjects as listObjects,
+  UnknownKindError,
+  type KubeClient,
+} from '#shared/kube/index.ts';
 import {
   formatMatchLabels,
   type ObjectIdentity,
@@ -163,7 +169,7 @@ export async function getCluster(
       o.metadata.name === key.name &&
       (o.metadata.namespace ?? '') === (key.namespace ?? ''),
   );
-  const raw = known ?? (await findObject(kube, { apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'Cluster', ...key }));
+  const raw = known ?? (await findObject(kube, { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Cluster', ...key }));
   if (!raw) return undefined;
   return { cluster: parseObject(Cluster, 'Cluster', raw), raw: raw as Unstructured };
 }

@@ -1,7 +1,7 @@
 // The builtin variables (`builtin.cluster.*`, `builtin.controlPlane.*`, `builtin.machineDeployment.*`,
 // `builtin.machinePool.*`) exactly as upstream builds them from the desired objects: values come from what this
 // pass will write (e.g. the control plane version after upgrade sequencing), fields omitted when upstream omits them.
-import type { Cluster } from '#shared/api/cluster.ts';
+import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
 import { controlPlaneContract } from '#shared/topology/desired/compute-control-plane.ts';
 import { getPath } from '#shared/topology/desired/paths.ts';
 import type { DesiredMachineDeployment, DesiredMachinePool, Unstructured } from '#shared/topology/types.ts';
@@ -55,13 +55,26 @@ function metadataOf(obj: {
   return { ...(annotations ? { annotations } : {}), ...(labels ? { labels } : {}) };
 }
 
+/** `builtin.cluster.topology`: version and the ClusterClass (`class`/`classNamespace` and `classRef`). */
+function computeTopologyBuiltins(cluster: Cluster): JsonObject {
+  const topology = cluster.spec?.topology;
+  const name = topology?.classRef.name ?? '';
+  const namespace = topology?.classRef.namespace || (cluster.metadata.namespace ?? '');
+  return {
+    version: topology?.version ?? '',
+    classRef: { name, namespace },
+    ...(name ? { class: name } : {}),
+    ...(namespace ? { classNamespace: namespace } : {}),
+  };
+}
+
 /** `builtin.cluster`. */
 export function computeClusterBuiltins(cluster: Cluster): JsonObject {
   const c: JsonObject = {
     name: cluster.metadata.name ?? '',
     namespace: cluster.metadata.namespace ?? '',
     ...(cluster.metadata.uid ? { uid: cluster.metadata.uid } : {}),
-    topology: { version: cluster.spec?.topology?.version ?? '', class: cluster.spec?.topology?.class ?? '' },
+    topology: computeTopologyBuiltins(cluster),
   };
   const network = cluster.spec?.clusterNetwork;
   if (network) {

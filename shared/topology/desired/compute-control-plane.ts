@@ -1,6 +1,16 @@
 // Desired ControlPlane (and its machine infrastructure template), as upstream's computeControlPlane,
-// computeControlPlaneInfrastructureMachineTemplate and computeControlPlaneVersion.
-import type { Cluster } from '#shared/api/cluster.ts';
+// computeControlPlaneInfrastructureMachineTemplate and computeControlPlaneVersion. The ControlPlane is written in the
+// shape of its provider contract (v1beta1 or v1beta2, read from its CRD in current/).
+import type { ObjectReference } from '#shared/api/object-meta.ts';
+import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
+import type { ContractVersionedObjectReference } from '#shared/api/v1beta2/common.ts';
+import {
+  computeDurationFromSeconds,
+  controlPlaneContract,
+  controlPlaneContractPaths,
+  type ControlPlaneContractPaths,
+} from '#shared/topology/contract/control-plane-contract.ts';
+import type { ContractVersion } from '#shared/topology/contract/contract-version.ts';
 import {
   computeTemplateName,
   defaultControlPlaneNameTemplate,
@@ -18,23 +28,8 @@ import {
 import type { UpgradeTracker } from '#shared/topology/desired/upgrade-tracker.ts';
 import { ClusterNameLabel, ClusterTopologyOwnedLabel } from '#shared/topology/labels.ts';
 import type { Blueprint, CurrentState, PureDeps, Unstructured } from '#shared/topology/types.ts';
-import type { ObjectReference } from '#shared/api/object-meta.ts';
 
-/** Paths of the control plane contract (upstream internal/contract/controlplane.go). */
-export const controlPlaneContract = {
-  version: ['spec', 'version'],
-  replicas: ['spec', 'replicas'],
-  machineTemplateInfrastructureRef: ['spec', 'machineTemplate', 'infrastructureRef'],
-  machineTemplateMetadata: ['spec', 'machineTemplate', 'metadata'],
-  machineTemplateNodeDrainTimeout: ['spec', 'machineTemplate', 'nodeDrainTimeout'],
-  machineTemplateNodeVolumeDetachTimeout: ['spec', 'machineTemplate', 'nodeVolumeDetachTimeout'],
-  machineTemplateNodeDeletionTimeout: ['spec', 'machineTemplate', 'nodeDeletionTimeout'],
-  statusVersion: ['status', 'version'],
-  statusReplicas: ['status', 'replicas'],
-  statusUpdatedReplicas: ['status', 'updatedReplicas'],
-  statusReadyReplicas: ['status', 'readyReplicas'],
-  statusUnavailableReplicas: ['status', 'unavailableReplicas'],
-} as const;
+export { controlPlaneContract } from '#shared/topology/contract/control-plane-contract.ts';
 
 /** A reference to `obj` (apiVersion, kind, name, namespace), as contract.ObjToRef. */
 export function computeRef(obj: Unstructured): ObjectReference {
@@ -48,7 +43,7 @@ export function computeRef(obj: Unstructured): ObjectReference {
 
 /**
  * Keeps the apiVersion of the current reference when group and kind did not change, so a pass never flips the
- * version a provider's conversion chose (upstream calculateRefDesiredAPIVersion).
+ * version a provider's conversion chose (upstream calculateRefDesiredAPIVersion; v1beta1 contract only).
  */
 export function computeRefDesiredAPIVersion(
   currentRef: ObjectReference | undefined,
@@ -65,6 +60,15 @@ export function computeRefDesiredAPIVersion(
   return ref;
 }
 
+/** The name of the machine infrastructure template the current ControlPlane references, in its own contract. */
+function currentMachineTemplateRefName(current: CurrentState): string | undefined {
+  const cp = current.controlPlane?.object;
+  if (!cp) return undefined;
+  const paths = controlPlaneContractPaths(current.controlPlane?.contract ?? 'v1beta2');
+  const ref = getPath(cp, paths.machineTemplateInfrastructureRef) as { name?: unknown } | undefined;
+  return typeof ref?.name === 'string' ? ref.name : undefined;
+}
+
 /** The control plane's machine infrastructure template clone, when the class has one. */
 export function computeControlPlaneInfrastructureMachineTemplate(
   blueprint: Blueprint,
@@ -75,10 +79,6 @@ export function computeControlPlaneInfrastructureMachineTemplate(
   if (!template) return undefined;
   const cluster = current.cluster;
   const clusterName = cluster.metadata.name ?? '';
-  const currentRef = current.controlPlane?.object
-    ? (getPath(current.controlPlane.object, controlPlaneContract.machineTemplateInfrastructureRef) as
-        ObjectReference | undefined)
-    : undefined;
   return computeTemplateFromTemplate({
     template,
     clusterName,
@@ -87,37 +87,62 @@ export function computeControlPlaneInfrastructureMachineTemplate(
       namePrefixes.controlPlaneInfrastructureMachineTemplate(clusterName),
       deps.randomSuffix,
     ),
-    currentName: currentRef?.name,
+    currentName: currentMachineTemplateRefName(current),
     ownerRef: computeClusterOwnerRef(cluster),
   });
 }
 
-function isProvisioning(cp: Unstructured): boolean {
+/** `status.versions` (v1.14 contract) when reported, else undefined. */
+function statusVersions(cp: Unstructured): string[] | undefined {
+  const versions = getPath(cp, ['status', 'versions']);
+  if (!Array.isArray(versions) || versions.length === 0) return undefined;
+  return versions.map((v) => String((v as { version?: unknown }).version ?? ''));
+}
+
+/** The version the control plane reports: the first of `status.versions`, else `status.version`. */
+function currentStatusVersion(cp: Unstructured): string | undefined {
+  const versions = statusVersions(cp);
+  if (versions) return versions[0];
   const v = getPath(cp, controlPlaneContract.statusVersion);
-  return typeof v !== 'string' || v === '';
+  return typeof v === 'string' ? v : undefined;
+}
+
+function isProvisioning(cp: Unstructured): boolean {
+  const v = currentStatusVersion(cp);
+  return v === undefined || v === '';
 }
 
 function isUpgrading(cp: Unstructured): boolean {
   const spec = parseVersionTolerant(String(getPath(cp, controlPlaneContract.version) ?? ''));
-  const statusRaw = getPath(cp, controlPlaneContract.statusVersion);
-  if (typeof statusRaw !== 'string' || !spec) return false;
-  const status = parseVersionTolerant(statusRaw);
-  return status !== undefined && compareVersions(spec, status, true) >= 1;
+  if (!spec) return false;
+  const versions = statusVersions(cp) ?? [];
+  const single = getPath(cp, controlPlaneContract.statusVersion);
+  if (versions.length === 0 && typeof single === 'string' && single !== '') versions.push(single);
+  return versions.some((raw) => {
+    const status = parseVersionTolerant(raw);
+    return status !== undefined && compareVersions(spec, status, true) >= 1;
+  });
 }
 
-function isScaling(cp: Unstructured): boolean {
+function isScaling(cp: Unstructured, paths: ControlPlaneContractPaths): boolean {
   const desired = getPath(cp, controlPlaneContract.replicas);
   const fields = [
     controlPlaneContract.statusReplicas,
-    controlPlaneContract.statusUpdatedReplicas,
+    paths.statusUpToDateReplicas,
     controlPlaneContract.statusReadyReplicas,
   ];
   const values = fields.map((p) => getPath(cp, p));
   if (values.some((v) => typeof v !== 'number')) return true;
-  const [statusReplicas, updated, ready] = values as number[];
-  const unavailable = getPath(cp, controlPlaneContract.statusUnavailableReplicas);
-  if (typeof unavailable === 'number' && unavailable > 0) return true;
-  return desired !== statusReplicas || desired !== updated || desired !== ready;
+  const [statusReplicas, upToDate, ready] = values as number[];
+  let available: unknown;
+  if (paths.contract === 'v1beta1') {
+    const unavailable = getPath(cp, controlPlaneContract.statusUnavailableReplicas);
+    available = Number(desired ?? 0) - (typeof unavailable === 'number' ? unavailable : 0);
+  } else {
+    available = getPath(cp, controlPlaneContract.statusAvailableReplicas);
+    if (typeof available !== 'number') return true;
+  }
+  return desired !== statusReplicas || desired !== upToDate || desired !== ready || desired !== available;
 }
 
 /**
@@ -144,7 +169,8 @@ export function computeControlPlaneVersion(
     return currentVersion;
   }
   if (!tracker.controlPlane.isPendingUpgrade) return currentVersion;
-  if (controlPlaneReplicasSet && isScaling(cp)) {
+  const paths = controlPlaneContractPaths(current.controlPlane?.contract ?? 'v1beta2');
+  if (controlPlaneReplicasSet && isScaling(cp, paths)) {
     tracker.controlPlane.isScaling = true;
     return currentVersion;
   }
@@ -152,6 +178,23 @@ export function computeControlPlaneVersion(
   tracker.controlPlane.isPendingUpgrade = false;
   tracker.controlPlane.isStartingUpgrade = true;
   return desiredVersion;
+}
+
+/** The reference to the machine infrastructure template, in the shape of the ControlPlane's contract. */
+function computeMachineTemplateRef(
+  contract: ContractVersion,
+  current: CurrentState,
+  template: Unstructured,
+): ObjectReference | ContractVersionedObjectReference {
+  if (contract === 'v1beta2')
+    return { apiGroup: groupOf(template.apiVersion), kind: template.kind, name: template.metadata.name ?? '' };
+  const cp = current.controlPlane?.object;
+  const currentRef =
+    cp && current.controlPlane?.contract === 'v1beta1'
+      ? (getPath(cp, controlPlaneContractPaths('v1beta1').machineTemplateInfrastructureRef) as
+          ObjectReference | undefined)
+      : undefined;
+  return computeRefDesiredAPIVersion(currentRef, template);
 }
 
 /** The desired ControlPlane object. */
@@ -163,15 +206,16 @@ export function computeControlPlane(
   tracker: UpgradeTracker,
   deps: PureDeps,
 ): Unstructured {
-  const cc = blueprint.clusterClass.spec?.controlPlane;
+  const cc = blueprint.clusterClass.spec.controlPlane;
   const topology = cluster.spec?.topology;
   const cpTopology = topology?.controlPlane;
+  const paths = controlPlaneContractPaths(blueprint.controlPlaneContract);
   const clusterName = cluster.metadata.name ?? '';
-  const labels = mergeMaps(cc?.metadata?.labels, cpTopology?.metadata?.labels) ?? {};
+  const labels = mergeMaps(cc.metadata?.labels, cpTopology?.metadata?.labels) ?? {};
   labels[ClusterNameLabel] = clusterName;
   labels[ClusterTopologyOwnedLabel] = '';
-  const annotations = mergeMaps(cc?.metadata?.annotations, cpTopology?.metadata?.annotations);
-  const nameTemplate = cc?.namingStrategy?.template ?? defaultControlPlaneNameTemplate;
+  const annotations = mergeMaps(cc.metadata?.annotations, cpTopology?.metadata?.annotations);
+  const nameTemplate = cc.naming?.template ?? defaultControlPlaneNameTemplate;
   const currentObject = current.controlPlane?.object;
   let controlPlane = computeObjectFromTemplate({
     template: blueprint.controlPlaneTemplate,
@@ -186,13 +230,10 @@ export function computeControlPlane(
     ownerRef: computeClusterOwnerRef(cluster),
   });
   if (infrastructureMachineTemplate) {
-    const currentRef = currentObject
-      ? (getPath(currentObject, controlPlaneContract.machineTemplateInfrastructureRef) as ObjectReference | undefined)
-      : undefined;
     controlPlane = setPath(
       controlPlane,
-      controlPlaneContract.machineTemplateInfrastructureRef,
-      computeRefDesiredAPIVersion(currentRef, infrastructureMachineTemplate),
+      paths.machineTemplateInfrastructureRef,
+      computeMachineTemplateRef(blueprint.controlPlaneContract, current, infrastructureMachineTemplate),
     );
     const meta = (getPath(controlPlane, controlPlaneContract.machineTemplateMetadata) ?? {}) as {
       labels?: Record<string, string>;
@@ -207,18 +248,25 @@ export function computeControlPlane(
   }
   if (cpTopology?.replicas !== undefined)
     controlPlane = setPath(controlPlane, controlPlaneContract.replicas, cpTopology.replicas);
+  if (cpTopology?.rollout?.after !== undefined)
+    controlPlane = setPath(controlPlane, controlPlaneContract.rolloutAfter, cpTopology.rollout.after);
+  const readinessGates = cpTopology?.readinessGates ?? cc.readinessGates;
+  if (readinessGates !== undefined)
+    controlPlane = setPath(controlPlane, paths.machineTemplateReadinessGates, structuredClone(readinessGates));
+  const taints = cpTopology?.taints ?? cc.taints;
+  if (taints !== undefined) controlPlane = setPath(controlPlane, paths.machineTemplateTaints, structuredClone(taints));
   const timeouts = [
-    [controlPlaneContract.machineTemplateNodeDrainTimeout, cpTopology?.nodeDrainTimeout ?? cc?.nodeDrainTimeout],
-    [
-      controlPlaneContract.machineTemplateNodeVolumeDetachTimeout,
-      cpTopology?.nodeVolumeDetachTimeout ?? cc?.nodeVolumeDetachTimeout,
-    ],
-    [
-      controlPlaneContract.machineTemplateNodeDeletionTimeout,
-      cpTopology?.nodeDeletionTimeout ?? cc?.nodeDeletionTimeout,
-    ],
+    [paths.machineTemplateNodeDrainTimeout, 'nodeDrainTimeoutSeconds'],
+    [paths.machineTemplateNodeVolumeDetachTimeout, 'nodeVolumeDetachTimeoutSeconds'],
+    [paths.machineTemplateNodeDeletionTimeout, 'nodeDeletionTimeoutSeconds'],
   ] as const;
-  for (const [path, value] of timeouts) if (value !== undefined) controlPlane = setPath(controlPlane, path, value);
+  for (const [path, field] of timeouts) {
+    const seconds = cpTopology?.deletion?.[field] ?? cc.deletion?.[field];
+    if (seconds === undefined) continue;
+    // NOTE: the v1beta1 contract holds durations (`metav1.Duration`), v1beta2 int32 seconds.
+    const value = blueprint.controlPlaneContract === 'v1beta1' ? computeDurationFromSeconds(seconds) : seconds;
+    controlPlane = setPath(controlPlane, path, value);
+  }
   const version = computeControlPlaneVersion(
     topology?.version ?? '',
     cpTopology?.replicas !== undefined,

@@ -1,6 +1,6 @@
 // The desired state of a managed topology, computed from the Cluster, its blueprint and the current state — pure:
 // facts (control plane status, which workers are upgrading) come in as data, randomness as a function.
-import type { Cluster } from '#shared/api/cluster.ts';
+import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
 import { CapiError } from '#shared/errors/index.ts';
 import {
   computeControlPlane,
@@ -92,8 +92,8 @@ export function computeDesiredState(input: DesiredStateInput, deps: PureDeps): D
   );
   const cpCheck = cpInfrastructureMachineTemplate
     ? computeMachineHealthCheckClass(
-        blueprint.clusterClass.spec?.controlPlane?.machineHealthCheck,
-        topology.controlPlane?.machineHealthCheck,
+        blueprint.clusterClass.spec.controlPlane.healthCheck,
+        topology.controlPlane?.healthCheck,
       )
     : undefined;
   const cpMachineHealthCheck = cpCheck
@@ -124,6 +124,7 @@ export function computeDesiredState(input: DesiredStateInput, deps: PureDeps): D
     infrastructureCluster,
     controlPlane: {
       object: controlPlane,
+      contract: blueprint.controlPlaneContract,
       infrastructureMachineTemplate: cpInfrastructureMachineTemplate,
       machineHealthCheck: cpMachineHealthCheck,
     },

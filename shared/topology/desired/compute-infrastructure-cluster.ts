@@ -1,15 +1,20 @@
 // Desired InfrastructureCluster and the Cluster's own desired fields (upstream computeInfrastructureCluster and
 // computeCluster).
-import type { Cluster } from '#shared/api/cluster.ts';
-import { computeRefDesiredAPIVersion } from '#shared/topology/desired/compute-control-plane.ts';
-import { computeSimpleName, namePrefixes } from '#shared/topology/desired/names.ts';
-import { computeClusterOwnerRef, computeObjectFromTemplate } from '#shared/topology/desired/template-to-object.ts';
+import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
+import type { ContractVersionedObjectReference } from '#shared/api/v1beta2/common.ts';
+import { computeTemplateName, defaultInfrastructureClusterNameTemplate } from '#shared/topology/desired/names.ts';
+import {
+  computeClusterOwnerRef,
+  computeObjectFromTemplate,
+  groupOf,
+} from '#shared/topology/desired/template-to-object.ts';
 import { ClusterNameLabel, ClusterTopologyOwnedLabel } from '#shared/topology/labels.ts';
 import type { Blueprint, PureDeps, Unstructured } from '#shared/topology/types.ts';
 
 /**
- * The InfrastructureCluster from the class's infrastructure template, named `<cluster>-<random>` unless the Cluster
- * already references one or `current` (an earlier attempt the Cluster does not reference yet) exists.
+ * The InfrastructureCluster from the class's infrastructure template, named by `spec.infrastructure.naming.template`
+ * (default `<cluster>-<random>`) unless the Cluster already references one or `current` (an earlier attempt the
+ * Cluster does not reference yet) exists.
  * NOTE: upstream first owns it through a "cluster shim" Secret until the Cluster references it; we set the Cluster
  * as owner directly (the core Cluster controller adds the same reference), so garbage collection works either way.
  */
@@ -24,10 +29,20 @@ export function computeInfrastructureCluster(
     template: blueprint.infrastructureClusterTemplate,
     clusterName,
     namespace: cluster.metadata.namespace ?? '',
-    generatedName: computeSimpleName(namePrefixes.infrastructureCluster(clusterName), deps.randomSuffix),
-    currentName: cluster.spec?.infrastructureRef?.name ?? current?.metadata.name,
+    generatedName: computeTemplateName(
+      blueprint.clusterClass.spec.infrastructure.naming?.template ?? defaultInfrastructureClusterNameTemplate,
+      clusterName,
+      { kind: 'InfrastructureCluster' },
+      deps.randomSuffix,
+    ),
+    currentName: cluster.spec?.infrastructureRef?.name || current?.metadata.name,
     ownerRef: computeClusterOwnerRef(cluster),
   });
+}
+
+/** A ContractVersionedObjectReference to `obj` (apiGroup/kind/name), as the Cluster holds its references. */
+export function computeContractVersionedRef(obj: Unstructured): ContractVersionedObjectReference {
+  return { apiGroup: groupOf(obj.apiVersion), kind: obj.kind, name: obj.metadata.name ?? '' };
 }
 
 /** The Cluster with the topology labels and references to the desired InfrastructureCluster and ControlPlane. */
@@ -46,8 +61,8 @@ export function computeCluster(
     metadata: { ...cluster.metadata, labels },
     spec: {
       ...(cluster.spec ?? {}),
-      infrastructureRef: computeRefDesiredAPIVersion(cluster.spec?.infrastructureRef, infrastructureCluster),
-      controlPlaneRef: computeRefDesiredAPIVersion(cluster.spec?.controlPlaneRef, controlPlane),
+      infrastructureRef: computeContractVersionedRef(infrastructureCluster),
+      controlPlaneRef: computeContractVersionedRef(controlPlane),
     },
   };
 }

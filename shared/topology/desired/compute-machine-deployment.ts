@@ -1,9 +1,9 @@
 // Desired MachineDeployment with its bootstrap and infrastructure template clones and its health check
 // (upstream computeMachineDeployment and computeMachineDeploymentVersion).
-import type { Cluster, MachineDeploymentTopology, Topology } from '#shared/api/cluster.ts';
-import type { MachineDeployment } from '#shared/api/machine-deployment.ts';
+import type { Cluster, MachineDeploymentTopology, Topology } from '#shared/api/v1beta2/cluster.ts';
+import type { MachineDeployment, MachineDeploymentRolloutSpec } from '#shared/api/v1beta2/machine-deployment.ts';
 import { CapiError } from '#shared/errors/index.ts';
-import { computeRefDesiredAPIVersion } from '#shared/topology/desired/compute-control-plane.ts';
+import { computeContractVersionedRef } from '#shared/topology/desired/compute-infrastructure-cluster.ts';
 import {
   computeMachineDeploymentHealthCheckClass,
   computeMachineDeploymentMHCSelector,
@@ -38,6 +38,11 @@ import type {
 } from '#shared/topology/types.ts';
 
 export class UnknownClassError extends CapiError {}
+
+/** The object without its undefined fields (so a desired object never carries `undefined`). */
+export function removeUndefined<T extends Record<string, unknown>>(obj: T): T {
+  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as T;
+}
 
 /** Deferred: the topology holds or defers its upgrade, or an earlier topology in the list holds the sequence. */
 export function isMachineDeploymentDeferred(topology: Topology, md: MachineDeploymentTopology): boolean {
@@ -90,7 +95,7 @@ export function computeMachineDeployment(
 ): DesiredMachineDeployment {
   const topology = cluster.spec?.topology as Topology;
   const mdBlueprint = blueprint.machineDeployments[md.class];
-  const mdClass = blueprint.clusterClass.spec?.workers?.machineDeployments?.find((c) => c.class === md.class);
+  const mdClass = blueprint.clusterClass.spec.workers?.machineDeployments?.find((c) => c.class === md.class);
   const ccName = `${blueprint.clusterClass.metadata.namespace ?? ''}/${blueprint.clusterClass.metadata.name ?? ''}`;
   if (!mdBlueprint || !mdClass) {
     throw new UnknownClassError(`MachineDeployment class ${md.class} not found in ClusterClass ${ccName}`, {
@@ -135,29 +140,38 @@ export function computeMachineDeployment(
   const name =
     currentState?.object.metadata.name ??
     computeTemplateName(
-      mdClass.namingStrategy?.template ?? defaultMachineDeploymentNameTemplate,
+      mdClass.naming?.template ?? defaultMachineDeploymentNameTemplate,
       clusterName,
       { kind: 'MachineDeployment', topologyName: md.name },
       deps.randomSuffix,
     );
-  const annotations = mergeMaps(mdClass.template.metadata?.annotations, md.metadata?.annotations);
+  const annotations = mergeMaps(mdClass.metadata?.annotations, md.metadata?.annotations);
   if (annotations) {
     delete annotations[ClusterTopologyHoldUpgradeSequenceAnnotation];
     delete annotations[ClusterTopologyDeferUpgradeAnnotation];
   }
-  const labels = mergeMaps(mdClass.template.metadata?.labels, md.metadata?.labels) ?? {};
+  const labels = mergeMaps(mdClass.metadata?.labels, md.metadata?.labels) ?? {};
   labels[ClusterNameLabel] = clusterName;
   labels[ClusterTopologyOwnedLabel] = '';
   labels[ClusterTopologyMachineDeploymentNameLabel] = md.name;
   const minReadySeconds = md.minReadySeconds ?? mdClass.minReadySeconds;
-  const strategy = md.strategy ?? mdClass.strategy;
+  // NOTE: as upstream, a non-empty topology rollout replaces the class's as a whole (it also carries `after`).
+  const rollout: MachineDeploymentRolloutSpec | undefined = md.rollout ?? mdClass.rollout;
+  const maxInFlight = md.healthCheck?.remediation?.maxInFlight ?? mdClass.healthCheck?.remediation?.maxInFlight;
   const failureDomain = md.failureDomain ?? mdClass.failureDomain;
-  const nodeDrainTimeout = md.nodeDrainTimeout ?? mdClass.nodeDrainTimeout;
-  const nodeVolumeDetachTimeout = md.nodeVolumeDetachTimeout ?? mdClass.nodeVolumeDetachTimeout;
-  const nodeDeletionTimeout = md.nodeDeletionTimeout ?? mdClass.nodeDeletionTimeout;
+  const deletionOrder = md.deletion?.order ?? mdClass.deletion?.order;
+  const deletion = {
+    nodeDrainTimeoutSeconds: md.deletion?.nodeDrainTimeoutSeconds ?? mdClass.deletion?.nodeDrainTimeoutSeconds,
+    nodeVolumeDetachTimeoutSeconds:
+      md.deletion?.nodeVolumeDetachTimeoutSeconds ?? mdClass.deletion?.nodeVolumeDetachTimeoutSeconds,
+    nodeDeletionTimeoutSeconds: md.deletion?.nodeDeletionTimeoutSeconds ?? mdClass.deletion?.nodeDeletionTimeoutSeconds,
+  };
+  const hasDeletion = Object.values(deletion).some((v) => v !== undefined);
+  const readinessGates = md.readinessGates ?? mdClass.readinessGates;
+  const taints = md.taints ?? mdClass.taints;
   const hasAnnotations = annotations !== undefined && Object.keys(annotations).length > 0;
   const object: MachineDeployment = {
-    apiVersion: 'cluster.x-k8s.io/v1beta1',
+    apiVersion: 'cluster.x-k8s.io/v1beta2',
     kind: 'MachineDeployment',
     metadata: {
       name,
@@ -168,6 +182,7 @@ export function computeMachineDeployment(
     spec: {
       clusterName,
       ...(md.replicas !== undefined ? { replicas: md.replicas } : {}),
+      ...(rollout !== undefined ? { rollout: structuredClone(rollout) } : {}),
       selector: {
         matchLabels: {
           [ClusterNameLabel]: clusterName,
@@ -175,19 +190,20 @@ export function computeMachineDeployment(
           [ClusterTopologyMachineDeploymentNameLabel]: md.name,
         },
       },
-      ...(minReadySeconds !== undefined ? { minReadySeconds } : {}),
-      ...(strategy !== undefined ? { strategy } : {}),
+      ...(deletionOrder !== undefined ? { deletion: { order: deletionOrder } } : {}),
+      ...(maxInFlight !== undefined ? { remediation: { maxInFlight } } : {}),
       template: {
         metadata: { labels: { ...labels }, ...(hasAnnotations ? { annotations: { ...annotations } } : {}) },
         spec: {
           clusterName,
           version,
-          bootstrap: { configRef: computeRefDesiredAPIVersion(currentBootstrapRef, bootstrapTemplate) },
-          infrastructureRef: computeRefDesiredAPIVersion(currentInfraRef, infrastructureMachineTemplate),
+          bootstrap: { configRef: computeContractVersionedRef(bootstrapTemplate) },
+          infrastructureRef: computeContractVersionedRef(infrastructureMachineTemplate),
           ...(failureDomain !== undefined ? { failureDomain } : {}),
-          ...(nodeDrainTimeout !== undefined ? { nodeDrainTimeout } : {}),
-          ...(nodeVolumeDetachTimeout !== undefined ? { nodeVolumeDetachTimeout } : {}),
-          ...(nodeDeletionTimeout !== undefined ? { nodeDeletionTimeout } : {}),
+          ...(hasDeletion ? { deletion: removeUndefined(deletion) } : {}),
+          ...(readinessGates !== undefined ? { readinessGates: structuredClone(readinessGates) } : {}),
+          ...(taints !== undefined ? { taints: structuredClone(taints) } : {}),
+          ...(minReadySeconds !== undefined ? { minReadySeconds } : {}),
         },
       },
     },

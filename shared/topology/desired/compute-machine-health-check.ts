@@ -1,13 +1,13 @@
 // Desired MachineHealthChecks for the control plane and MachineDeployments (upstream computeMachineHealthCheck,
-// including the defaults upstream's webhook applies: maxUnhealthy 100%, nodeStartupTimeout 10m).
-import type { Cluster, MachineDeploymentTopology } from '#shared/api/cluster.ts';
-import type { MachineDeploymentClass } from '#shared/api/cluster-class.ts';
+// including the default upstream's webhook applies: nodeStartupTimeoutSeconds 600).
+import type { LabelSelector } from '#shared/api/label-selector.ts';
+import type { Cluster, MachineDeploymentTopology } from '#shared/api/v1beta2/cluster.ts';
+import type { MachineDeploymentClass } from '#shared/api/v1beta2/cluster-class.ts';
 import type {
   MachineHealthCheck,
-  MachineHealthCheckClass,
-  MachineHealthCheckTopology,
-} from '#shared/api/machine-health-check.ts';
-import type { LabelSelector } from '#shared/api/label-selector.ts';
+  MachineHealthCheckChecks,
+  MachineHealthCheckRemediation,
+} from '#shared/api/v1beta2/machine-health-check.ts';
 import { computeClusterOwnerRef } from '#shared/topology/desired/template-to-object.ts';
 import {
   ClusterNameLabel,
@@ -16,7 +16,20 @@ import {
   MachineControlPlaneLabel,
 } from '#shared/topology/labels.ts';
 
-export const defaultNodeStartupTimeout = '10m0s';
+/** Upstream's `DefaultNodeStartupTimeoutSeconds`. */
+export const defaultNodeStartupTimeoutSeconds = 600;
+
+/** What a MachineHealthCheck is made of: checks and remediation (upstream's two return values). */
+export type HealthCheckClass = {
+  readonly checks: MachineHealthCheckChecks;
+  readonly remediation: MachineHealthCheckRemediation;
+};
+
+type AnyHealthCheck = {
+  readonly enabled?: boolean | undefined;
+  readonly checks?: MachineHealthCheckChecks | undefined;
+  readonly remediation?: (MachineHealthCheckRemediation & { maxInFlight?: unknown }) | undefined;
+};
 
 /** Selector of the control plane MHC. */
 export function computeControlPlaneMHCSelector(): LabelSelector {
@@ -30,42 +43,47 @@ export function computeMachineDeploymentMHCSelector(topologyName: string): Label
   };
 }
 
-function hasChecks(check: MachineHealthCheckClass | MachineHealthCheckTopology | undefined): boolean {
+const isNonEmpty = (value: object | undefined) =>
+  value !== undefined && Object.values(value).some((v) => v !== undefined);
+
+/** Upstream's `IsDefined`: checks or remediation carry at least one field. */
+export function isHealthCheckDefined(check: AnyHealthCheck | undefined): boolean {
   if (!check) return false;
+  const remediation = check.remediation;
   return (
-    (check.unhealthyConditions?.length ?? 0) > 0 ||
-    check.maxUnhealthy !== undefined ||
-    check.unhealthyRange !== undefined ||
-    check.nodeStartupTimeout !== undefined ||
-    check.remediationTemplate !== undefined
+    isNonEmpty(check.checks) ||
+    (remediation !== undefined &&
+      (remediation.maxInFlight !== undefined ||
+        isNonEmpty(remediation.triggerIf) ||
+        remediation.templateRef !== undefined))
   );
 }
 
-function pickClass(check: MachineHealthCheckClass | MachineHealthCheckTopology): MachineHealthCheckClass {
-  const { unhealthyConditions, maxUnhealthy, unhealthyRange, nodeStartupTimeout, remediationTemplate } = check;
+function pickClass(check: AnyHealthCheck): HealthCheckClass {
+  const { triggerIf, templateRef } = check.remediation ?? {};
   return {
-    ...(unhealthyConditions ? { unhealthyConditions } : {}),
-    ...(maxUnhealthy !== undefined ? { maxUnhealthy } : {}),
-    ...(unhealthyRange !== undefined ? { unhealthyRange } : {}),
-    ...(nodeStartupTimeout !== undefined ? { nodeStartupTimeout } : {}),
-    ...(remediationTemplate ? { remediationTemplate } : {}),
+    checks: structuredClone(check.checks ?? {}),
+    remediation: {
+      ...(isNonEmpty(triggerIf) ? { triggerIf: structuredClone(triggerIf) } : {}),
+      ...(templateRef ? { templateRef: { ...templateRef } } : {}),
+    },
   };
 }
 
 /**
- * Upstream's rule (ClusterBlueprint.Is*MachineHealthCheckEnabled): a check must be defined in the class (even empty)
- * or with non-empty fields in the topology; then it is on unless the topology says `enable: false`. Non-empty
- * topology checks replace the class's.
+ * Upstream's rule (ClusterBlueprint.Is*MachineHealthCheckEnabled / *MachineHealthCheckClass): a check must be
+ * defined in the class or in the topology; then it is on unless the topology says `enabled: false`. A defined
+ * topology check replaces the class's.
  */
 export function computeMachineHealthCheckClass(
-  classCheck: MachineHealthCheckClass | undefined,
-  topologyCheck: MachineHealthCheckTopology | undefined,
-): MachineHealthCheckClass | undefined {
-  const topologyHasChecks = hasChecks(topologyCheck);
-  if (classCheck === undefined && !topologyHasChecks) return undefined;
-  if (topologyCheck?.enable === false) return undefined;
-  if (topologyHasChecks && topologyCheck) return pickClass(topologyCheck);
-  return classCheck ? pickClass(classCheck) : {};
+  classCheck: AnyHealthCheck | undefined,
+  topologyCheck: AnyHealthCheck | undefined,
+): HealthCheckClass | undefined {
+  const topologyDefined = isHealthCheckDefined(topologyCheck);
+  if (!isHealthCheckDefined(classCheck) && !topologyDefined) return undefined;
+  if (topologyCheck?.enabled === false) return undefined;
+  if (topologyDefined && topologyCheck) return pickClass(topologyCheck);
+  return pickClass(classCheck ?? {});
 }
 
 /** The MachineHealthCheck object for a target (the ControlPlane or a MachineDeployment). */
@@ -73,14 +91,12 @@ export function computeMachineHealthCheck(
   target: { name: string; namespace: string },
   selector: LabelSelector,
   cluster: Cluster,
-  check: MachineHealthCheckClass,
+  check: HealthCheckClass,
 ): MachineHealthCheck {
   const clusterName = cluster.metadata.name ?? '';
-  const remediationTemplate = check.remediationTemplate
-    ? { ...check.remediationTemplate, namespace: check.remediationTemplate.namespace || target.namespace }
-    : undefined;
+  const remediation = check.remediation;
   return {
-    apiVersion: 'cluster.x-k8s.io/v1beta1',
+    apiVersion: 'cluster.x-k8s.io/v1beta2',
     kind: 'MachineHealthCheck',
     metadata: {
       name: target.name,
@@ -91,11 +107,11 @@ export function computeMachineHealthCheck(
     spec: {
       clusterName,
       selector,
-      ...(check.unhealthyConditions ? { unhealthyConditions: check.unhealthyConditions } : {}),
-      maxUnhealthy: check.maxUnhealthy ?? '100%',
-      ...(check.unhealthyRange !== undefined ? { unhealthyRange: check.unhealthyRange } : {}),
-      nodeStartupTimeout: check.nodeStartupTimeout ?? defaultNodeStartupTimeout,
-      ...(remediationTemplate ? { remediationTemplate } : {}),
+      checks: {
+        ...check.checks,
+        nodeStartupTimeoutSeconds: check.checks.nodeStartupTimeoutSeconds ?? defaultNodeStartupTimeoutSeconds,
+      },
+      ...(Object.keys(remediation).length > 0 ? { remediation } : {}),
     },
   };
 }
@@ -104,6 +120,6 @@ export function computeMachineHealthCheck(
 export function computeMachineDeploymentHealthCheckClass(
   mdClass: MachineDeploymentClass,
   md: MachineDeploymentTopology,
-): MachineHealthCheckClass | undefined {
-  return computeMachineHealthCheckClass(mdClass.machineHealthCheck, md.machineHealthCheck);
+): HealthCheckClass | undefined {
+  return computeMachineHealthCheckClass(mdClass.healthCheck, md.healthCheck);
 }

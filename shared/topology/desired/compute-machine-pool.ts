@@ -1,8 +1,9 @@
 // Desired MachinePool with its bootstrap config and infrastructure machine pool objects (upstream computeMachinePool
 // and computeMachinePoolVersion). MachinePools serve managed node groups in managed topologies.
-import type { Cluster, MachinePoolTopology, Topology } from '#shared/api/cluster.ts';
-import type { MachinePool } from '#shared/api/machine-pool.ts';
-import { computeRefDesiredAPIVersion } from '#shared/topology/desired/compute-control-plane.ts';
+import type { Cluster, MachinePoolTopology, Topology } from '#shared/api/v1beta2/cluster.ts';
+import type { MachinePool } from '#shared/api/v1beta2/machine-pool.ts';
+import { computeContractVersionedRef } from '#shared/topology/desired/compute-infrastructure-cluster.ts';
+import { removeUndefined } from '#shared/topology/desired/compute-machine-deployment.ts';
 import { UnknownClassError } from '#shared/topology/desired/compute-machine-deployment.ts';
 import {
   computeSimpleName,
@@ -80,7 +81,7 @@ export function computeMachinePool(
 ): DesiredMachinePool {
   const topology = cluster.spec?.topology as Topology;
   const mpBlueprint = blueprint.machinePools[mp.class];
-  const mpClass = blueprint.clusterClass.spec?.workers?.machinePools?.find((c) => c.class === mp.class);
+  const mpClass = blueprint.clusterClass.spec.workers?.machinePools?.find((c) => c.class === mp.class);
   if (!mpBlueprint || !mpClass) {
     throw new UnknownClassError(
       `MachinePool class ${mp.class} not found in ClusterClass ${blueprint.clusterClass.metadata.namespace ?? ''}/${blueprint.clusterClass.metadata.name ?? ''}`,
@@ -127,28 +128,33 @@ export function computeMachinePool(
   const name =
     currentState?.object.metadata.name ??
     computeTemplateName(
-      mpClass.namingStrategy?.template ?? defaultMachinePoolNameTemplate,
+      mpClass.naming?.template ?? defaultMachinePoolNameTemplate,
       clusterName,
       { kind: 'MachinePool', topologyName: mp.name },
       deps.randomSuffix,
     );
-  const annotations = mergeMaps(mpClass.template.metadata?.annotations, mp.metadata?.annotations);
+  const annotations = mergeMaps(mpClass.metadata?.annotations, mp.metadata?.annotations);
   if (annotations) {
     delete annotations[ClusterTopologyHoldUpgradeSequenceAnnotation];
     delete annotations[ClusterTopologyDeferUpgradeAnnotation];
   }
-  const labels = mergeMaps(mpClass.template.metadata?.labels, mp.metadata?.labels) ?? {};
+  const labels = mergeMaps(mpClass.metadata?.labels, mp.metadata?.labels) ?? {};
   labels[ClusterNameLabel] = clusterName;
   labels[ClusterTopologyOwnedLabel] = '';
   labels[ClusterTopologyMachinePoolNameLabel] = mp.name;
   const hasAnnotations = annotations !== undefined && Object.keys(annotations).length > 0;
   const minReadySeconds = mp.minReadySeconds ?? mpClass.minReadySeconds;
   const failureDomains = mp.failureDomains ?? mpClass.failureDomains;
-  const nodeDrainTimeout = mp.nodeDrainTimeout ?? mpClass.nodeDrainTimeout;
-  const nodeVolumeDetachTimeout = mp.nodeVolumeDetachTimeout ?? mpClass.nodeVolumeDetachTimeout;
-  const nodeDeletionTimeout = mp.nodeDeletionTimeout ?? mpClass.nodeDeletionTimeout;
+  const deletion = {
+    nodeDrainTimeoutSeconds: mp.deletion?.nodeDrainTimeoutSeconds ?? mpClass.deletion?.nodeDrainTimeoutSeconds,
+    nodeVolumeDetachTimeoutSeconds:
+      mp.deletion?.nodeVolumeDetachTimeoutSeconds ?? mpClass.deletion?.nodeVolumeDetachTimeoutSeconds,
+    nodeDeletionTimeoutSeconds: mp.deletion?.nodeDeletionTimeoutSeconds ?? mpClass.deletion?.nodeDeletionTimeoutSeconds,
+  };
+  const hasDeletion = Object.values(deletion).some((v) => v !== undefined);
+  const taints = mp.taints ?? mpClass.taints;
   const object: MachinePool = {
-    apiVersion: 'cluster.x-k8s.io/v1beta1',
+    apiVersion: 'cluster.x-k8s.io/v1beta2',
     kind: 'MachinePool',
     metadata: {
       name,
@@ -159,18 +165,17 @@ export function computeMachinePool(
     spec: {
       clusterName,
       ...(mp.replicas !== undefined ? { replicas: mp.replicas } : {}),
-      ...(minReadySeconds !== undefined ? { minReadySeconds } : {}),
-      ...(failureDomains !== undefined ? { failureDomains } : {}),
+      ...(failureDomains !== undefined ? { failureDomains: [...failureDomains] } : {}),
       template: {
         metadata: { labels: { ...labels }, ...(hasAnnotations ? { annotations: { ...annotations } } : {}) },
         spec: {
           clusterName,
           version,
-          bootstrap: { configRef: computeRefDesiredAPIVersion(currentBootstrapRef, bootstrapObject) },
-          infrastructureRef: computeRefDesiredAPIVersion(currentInfraRef, infrastructureMachinePoolObject),
-          ...(nodeDrainTimeout !== undefined ? { nodeDrainTimeout } : {}),
-          ...(nodeVolumeDetachTimeout !== undefined ? { nodeVolumeDetachTimeout } : {}),
-          ...(nodeDeletionTimeout !== undefined ? { nodeDeletionTimeout } : {}),
+          bootstrap: { configRef: computeContractVersionedRef(bootstrapObject) },
+          infrastructureRef: computeContractVersionedRef(infrastructureMachinePoolObject),
+          ...(hasDeletion ? { deletion: removeUndefined(deletion) } : {}),
+          ...(minReadySeconds !== undefined ? { minReadySeconds } : {}),
+          ...(taints !== undefined ? { taints: structuredClone(taints) } : {}),
         },
       },
     },

@@ -19,7 +19,11 @@ export const defaultMachineDeploymentNameTemplate =
   '{{ .cluster.name }}-{{ .machineDeployment.topologyName }}-{{ .random }}';
 export const defaultMachinePoolNameTemplate = '{{ .cluster.name }}-{{ .machinePool.topologyName }}-{{ .random }}';
 
+/** Upstream's default for `spec.infrastructure.naming.template`. */
+export const defaultInfrastructureClusterNameTemplate = '{{ .cluster.name }}-{{ .random }}';
+
 export type NamingSubject =
+  | { readonly kind: 'InfrastructureCluster' }
   | { readonly kind: 'ControlPlane' }
   | { readonly kind: 'MachineDeployment'; readonly topologyName: string }
   | { readonly kind: 'MachinePool'; readonly topologyName: string };
@@ -47,7 +51,7 @@ export function computeTemplateName(
       `failed to generate name for ${subject.kind}: naming template ${JSON.stringify(template)}: ${(err as Error).message}`,
       {
         reason: 'InvalidNamingTemplate',
-        fieldPath: 'namingStrategy.template',
+        fieldPath: 'naming.template',
       },
       { cause: err },
     );

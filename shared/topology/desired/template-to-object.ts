@@ -43,16 +43,19 @@ function clone<T>(value: T): T {
 }
 
 /**
- * An object from a template's `spec.template` (e.g. DockerClusterTemplate → DockerCluster): metadata from the
+ * An object from a template's `spec.template` (e.g. DockerClusterTemplate → DockerCluster), or from nothing when the
+ * template has none: metadata from the
  * template's `spec.template.metadata`, the given labels and annotations on top, the cluster-name and topology-owned
  * labels, cloned-from annotations, kind without the `Template` suffix.
  */
 export function computeObjectFromTemplate(input: TemplateToInput): Unstructured {
   const { template } = input;
-  const spec = template['spec'] as { template?: Record<string, unknown> } | undefined;
-  if (!spec?.template || typeof spec.template !== 'object') {
+  const spec = template['spec'] as { template?: unknown } | undefined;
+  // NOTE: as upstream's GenerateTemplate, a template without spec.template (upstream v1.14's own
+  // KubeadmControlPlaneTemplate may have none) yields an object with metadata only.
+  if (spec?.template !== undefined && (typeof spec.template !== 'object' || spec.template === null)) {
     throw new TemplateError(
-      `${template.kind} ${input.namespace}/${template.metadata.name ?? ''} has no spec.template`,
+      `${template.kind} ${input.namespace}/${template.metadata.name ?? ''} has a spec.template that is not an object`,
       {
         kind: template.kind,
         namespace: template.metadata.namespace ?? input.namespace,
@@ -62,7 +65,7 @@ export function computeObjectFromTemplate(input: TemplateToInput): Unstructured 
       },
     );
   }
-  const source = clone(spec.template) as {
+  const source = clone(spec?.template ?? {}) as {
     metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
     [k: string]: unknown;
   };
@@ -122,7 +125,7 @@ export function computeClusterOwnerRef(cluster: {
   metadata: { name?: string | undefined; uid?: string | undefined };
 }): OwnerReference {
   return {
-    apiVersion: 'cluster.x-k8s.io/v1beta1',
+    apiVersion: 'cluster.x-k8s.io/v1beta2',
     kind: 'Cluster',
     name: cluster.metadata.name ?? '',
     uid: cluster.metadata.uid ?? '',

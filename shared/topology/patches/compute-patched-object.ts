@@ -8,16 +8,25 @@ export type FieldPath = readonly string[];
 
 /**
  * ControlPlane fields the topology controller sets itself and patches must not change (upstream's PreserveFields
- * in updateDesiredState, from the ControlPlane contract).
+ * in updateDesiredState, from both the v1beta1 and the v1beta2 ControlPlane contract).
  */
 export const controlPlanePreserveFields: readonly FieldPath[] = [
   ['spec', 'machineTemplate', 'metadata'],
+  ['spec', 'machineTemplate', 'readinessGates'],
+  ['spec', 'machineTemplate', 'spec', 'readinessGates'],
+  ['spec', 'machineTemplate', 'taints'],
+  ['spec', 'machineTemplate', 'spec', 'taints'],
   ['spec', 'machineTemplate', 'infrastructureRef'],
+  ['spec', 'machineTemplate', 'spec', 'infrastructureRef'],
   ['spec', 'machineTemplate', 'nodeDrainTimeout'],
   ['spec', 'machineTemplate', 'nodeVolumeDetachTimeout'],
   ['spec', 'machineTemplate', 'nodeDeletionTimeout'],
+  ['spec', 'machineTemplate', 'spec', 'deletion', 'nodeDrainTimeoutSeconds'],
+  ['spec', 'machineTemplate', 'spec', 'deletion', 'nodeVolumeDetachTimeoutSeconds'],
+  ['spec', 'machineTemplate', 'spec', 'deletion', 'nodeDeletionTimeoutSeconds'],
   ['spec', 'replicas'],
   ['spec', 'version'],
+  ['spec', 'rollout', 'after'],
 ];
 
 /** The patched spec could not be copied (missing `spec.template.spec`, or a path through a non-object). */

@@ -47,7 +47,7 @@ export type PatchTarget = {
 export const holderFieldPaths: Readonly<Record<HolderKind, string>> = {
   InfrastructureCluster: 'spec.infrastructureRef',
   ControlPlane: 'spec.controlPlaneRef',
-  ControlPlaneMachineInfrastructure: 'spec.machineTemplate.infrastructureRef',
+  ControlPlaneMachineInfrastructure: 'spec.machineTemplate.spec.infrastructureRef',
   MachineDeploymentBootstrap: 'spec.template.spec.bootstrap.configRef',
   MachineDeploymentInfrastructure: 'spec.template.spec.infrastructureRef',
   MachinePoolBootstrap: 'spec.template.spec.bootstrap.configRef',

@@ -1,11 +1,12 @@
 // "What would one topology pass do?" for manifests given on the command line (upstream's former
 // `clusterctl alpha topology plan`): default and validate the ClusterClasses and Clusters as the webhooks would,
 // reconcile the ClusterClasses in memory, run one pass per Cluster and return every object the topology manages.
-import { Cluster } from '#shared/api/cluster.ts';
-import { ClusterClass } from '#shared/api/cluster-class.ts';
-import { parseObject } from '#shared/api/parse.ts';
+import { Cluster } from '#shared/api/v1beta2/cluster.ts';
+import { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
+import { computeDroppedFields, parseObject } from '#shared/api/parse.ts';
 import { CapiError, ValidationError } from '#shared/errors/index.ts';
 import { getBlueprint } from '#shared/topology/current/get-blueprint.ts';
+import { createContractResolver } from '#shared/topology/current/get-contracts.ts';
 import { computeUnreferencedKinds, getCurrentState } from '#shared/topology/current/get-current-state.ts';
 import { createMemoryReader } from '#shared/topology/current/reader.ts';
 import { computeDesiredState } from '#shared/topology/desired/compute-desired-state.ts';
@@ -27,7 +28,11 @@ export type PlannedObject = {
   readonly current?: Unstructured | undefined;
 };
 
-export type PlanResult = { readonly objects: readonly PlannedObject[] };
+export type PlanResult = {
+  readonly objects: readonly PlannedObject[];
+  /** Input fields the plan dropped or does not act on, each naming file, object and field. */
+  readonly warnings: readonly string[];
+};
 
 export class PlanError extends CapiError {}
 
@@ -97,6 +102,7 @@ function fail(
  */
 export async function computePlan(inputs: readonly SourcedObject[], deps: PureDeps): Promise<PlanResult> {
   const sourceOf = new Map(inputs.map((i) => [key(i.object), i.source]));
+  const warnings: string[] = [];
   const withSource = <T>(source: string, fn: () => T): T => {
     try {
       return fn();
@@ -119,6 +125,7 @@ export async function computePlan(inputs: readonly SourcedObject[], deps: PureDe
   for (const [index, input] of inputs.entries()) {
     if (input.object.kind !== 'ClusterClass') continue;
     const cc = withSource(input.source, () => parseObject(ClusterClass, 'ClusterClass', input.object));
+    warnings.push(...computeDroppedFieldWarnings(input.source, input.object, cc));
     const errors = validateClusterClass(cc);
     if (errors.length > 0)
       fail(
@@ -139,19 +146,24 @@ export async function computePlan(inputs: readonly SourcedObject[], deps: PureDe
     };
   }
   const reader = createMemoryReader(objects);
+  // NOTE: manifests carry no CRDs: a provider kind's contract is assumed from its API version (v1beta2 and up).
+  const contracts = createContractResolver(reader, { lenient: true });
   const planned: PlannedObject[] = [];
   const clusters = inputs.filter((i) => i.object.kind === 'Cluster');
   if (clusters.length === 0) throw new PlanError('no Cluster with spec.topology in the input', { reason: 'NoCluster' });
   for (const input of clusters) {
     const parsed = withSource(input.source, () => parseObject(Cluster, 'Cluster', input.object));
+    warnings.push(...computeDroppedFieldWarnings(input.source, input.object, parsed));
     if (!parsed.spec?.topology) continue;
     const namespace = parsed.metadata.namespace ?? 'default';
     const cluster0 = { ...parsed, metadata: { ...parsed.metadata, namespace } };
+    const classRef = cluster0.spec!.topology!.classRef;
+    const classNamespace = classRef.namespace || namespace;
     const cc = (await reader.get({
-      apiVersion: 'cluster.x-k8s.io/v1beta1',
+      apiVersion: 'cluster.x-k8s.io/v1beta2',
       kind: 'ClusterClass',
-      namespace,
-      name: cluster0.spec!.topology!.class,
+      namespace: classNamespace,
+      name: classRef.name,
     })) as ClusterClass | undefined;
     if (!cc)
       fail(
@@ -160,10 +172,11 @@ export async function computePlan(inputs: readonly SourcedObject[], deps: PureDe
         namespace,
         cluster0.metadata.name ?? '',
         [
-          `spec.topology.class: Invalid value: "${cluster0.spec!.topology!.class}": ClusterClass not found in namespace ${namespace}`,
+          `spec.topology.classRef: Invalid value: "${classRef.name}": ClusterClass not found in namespace ${classNamespace}`,
         ],
-        'spec.topology.class',
+        'spec.topology.classRef',
       );
+    warnings.push(...computeUnhonouredFieldWarnings(input.source, cc));
     // Default and validate as the Cluster webhook would.
     const defaulted = computeDefaultedTopology(cluster0, cc);
     if (!defaulted.ok)
@@ -186,8 +199,8 @@ export async function computePlan(inputs: readonly SourcedObject[], deps: PureDe
         formatFieldErrors(errors),
         errors[0]?.field,
       );
-    const blueprint = await withSource(input.source, () => getBlueprint(reader, cc));
-    const current = await getCurrentState(reader, cluster, undefined, computeUnreferencedKinds(blueprint));
+    const blueprint = await withSource(input.source, () => getBlueprint(reader, contracts, cc));
+    const current = await getCurrentState(reader, contracts, cluster, undefined, computeUnreferencedKinds(blueprint));
     const desired = withSource(input.source, () => computeDesiredState({ cluster, blueprint, current }, deps));
     for (const object of listDesiredObjects(desired)) {
       const existing =
@@ -208,5 +221,32 @@ export async function computePlan(inputs: readonly SourcedObject[], deps: PureDe
       planned.push({ object: sortKeysDeep(merged), operation: same ? 'unchanged' : 'updated', current: existing });
     }
   }
-  return { objects: planned };
+  return { objects: planned, warnings: [...new Set(warnings)] };
+}
+
+/** Input fields the schema does not know (typos, or fields of a newer API): named, never dropped silently. */
+function computeDroppedFieldWarnings(source: string, raw: Unstructured, parsed: { spec?: unknown }): string[] {
+  const id = `${raw.kind} ${raw.metadata.namespace ?? ''}/${raw.metadata.name ?? ''}`;
+  return computeDroppedFields({ spec: raw['spec'] }, { spec: parsed.spec }).map(
+    (field) => `${source}: ${id}: ${field} is not a known field of ${raw.apiVersion} ${raw.kind} and is ignored`,
+  );
+}
+
+/**
+ * Fields of a v1beta2 ClusterClass that upstream's topology controller acts on and this engine does not (yet): `plan`
+ * names them instead of dropping them silently.
+ */
+function computeUnhonouredFieldWarnings(source: string, cc: ClusterClass): string[] {
+  const id = `ClusterClass ${cc.metadata.namespace ?? ''}/${cc.metadata.name ?? ''}`;
+  const out: string[] = [];
+  if (cc.spec.kubernetesVersions)
+    out.push(
+      `${source}: ${id}: spec.kubernetesVersions is kept but not used: multi-step upgrade plans are not computed (upgrades go straight to spec.topology.version)`,
+    );
+  if (cc.spec.upgrade?.external)
+    out.push(`${source}: ${id}: spec.upgrade.external is kept but not used: runtime extensions are not called`);
+  for (const [i, patch] of (cc.spec.patches ?? []).entries())
+    if (patch.external)
+      out.push(`${source}: ${id}: spec.patches[${i}].external is kept but not used: runtime extensions are not called`);
+  return out;
 }

@@ -1,8 +1,8 @@
 // ClusterClass validation shared by the reconcile pass, `plan` and the admission webhooks: references, the managed
 // Kubernetes rule (seed 003: one kind cannot be both infrastructure cluster and control plane), unique classes,
 // variables, patch syntax and naming templates.
-import type { ClusterClass } from '#shared/api/cluster-class.ts';
-import type { ClusterClassStatusVariable } from '#shared/api/variables.ts';
+import type { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
+import type { ClusterClassStatusVariable } from '#shared/api/v1beta2/variables.ts';
 import { parseTemplate } from '#shared/topology/gotemplate/index.ts';
 import { groupKindOf } from '#shared/topology/desired/template-to-object.ts';
 import type { FieldError } from '#shared/topology/variables/index.ts';
@@ -51,20 +51,20 @@ function validateNamingTemplate(template: string | undefined, field: string): Fi
  */
 export function validateClusterClass(cc: ClusterClass): FieldError[] {
   const namespace = cc.metadata.namespace ?? '';
-  const spec = cc.spec ?? {};
+  const spec = cc.spec;
   const errors: FieldError[] = [];
-  errors.push(...validateRef(spec.infrastructure?.ref, 'spec.infrastructure.ref', namespace));
-  errors.push(...validateRef(spec.controlPlane?.ref, 'spec.controlPlane.ref', namespace));
-  if (spec.controlPlane?.machineInfrastructure)
+  errors.push(...validateRef(spec.infrastructure.templateRef, 'spec.infrastructure.templateRef', namespace));
+  errors.push(...validateRef(spec.controlPlane.templateRef, 'spec.controlPlane.templateRef', namespace));
+  if (spec.controlPlane.machineInfrastructure)
     errors.push(
       ...validateRef(
-        spec.controlPlane.machineInfrastructure.ref,
-        'spec.controlPlane.machineInfrastructure.ref',
+        spec.controlPlane.machineInfrastructure.templateRef,
+        'spec.controlPlane.machineInfrastructure.templateRef',
         namespace,
       ),
     );
-  const infra = spec.infrastructure?.ref;
-  const cp = spec.controlPlane?.ref;
+  const infra = spec.infrastructure.templateRef;
+  const cp = spec.controlPlane.templateRef;
   if (
     infra?.apiVersion &&
     infra.kind &&
@@ -75,23 +75,22 @@ export function validateClusterClass(cc: ClusterClass): FieldError[] {
     errors.push(
       fe(
         'Forbidden',
-        'spec.controlPlane.ref',
+        'spec.controlPlane.templateRef',
         `the same kind ${groupKindOf(cp.apiVersion, cp.kind)} cannot serve as both the infrastructure cluster and the control plane: ClusterClass needs two kinds (use a managed control plane kind and a separate managed infrastructure cluster kind, "option 3" of the Managed Kubernetes in CAPI proposal)`,
       ),
     );
   }
-  errors.push(
-    ...validateNamingTemplate(spec.controlPlane?.namingStrategy?.template, 'spec.controlPlane.namingStrategy.template'),
-  );
+  errors.push(...validateNamingTemplate(spec.infrastructure.naming?.template, 'spec.infrastructure.naming.template'));
+  errors.push(...validateNamingTemplate(spec.controlPlane.naming?.template, 'spec.controlPlane.naming.template'));
   const seen = new Set<string>();
   (spec.workers?.machineDeployments ?? []).forEach((md, i) => {
     const field = `spec.workers.machineDeployments[${i}]`;
     if (seen.has(md.class))
       errors.push(fe('Invalid', `${field}.class`, 'MachineDeployment class must be unique', md.class));
     seen.add(md.class);
-    errors.push(...validateRef(md.template.bootstrap.ref, `${field}.template.bootstrap.ref`, namespace));
-    errors.push(...validateRef(md.template.infrastructure.ref, `${field}.template.infrastructure.ref`, namespace));
-    errors.push(...validateNamingTemplate(md.namingStrategy?.template, `${field}.namingStrategy.template`));
+    errors.push(...validateRef(md.bootstrap.templateRef, `${field}.bootstrap.templateRef`, namespace));
+    errors.push(...validateRef(md.infrastructure.templateRef, `${field}.infrastructure.templateRef`, namespace));
+    errors.push(...validateNamingTemplate(md.naming?.template, `${field}.naming.template`));
   });
   const seenPools = new Set<string>();
   (spec.workers?.machinePools ?? []).forEach((mp, i) => {
@@ -99,9 +98,9 @@ export function validateClusterClass(cc: ClusterClass): FieldError[] {
     if (seenPools.has(mp.class))
       errors.push(fe('Invalid', `${field}.class`, 'MachinePool class must be unique', mp.class));
     seenPools.add(mp.class);
-    errors.push(...validateRef(mp.template.bootstrap.ref, `${field}.template.bootstrap.ref`, namespace));
-    errors.push(...validateRef(mp.template.infrastructure.ref, `${field}.template.infrastructure.ref`, namespace));
-    errors.push(...validateNamingTemplate(mp.namingStrategy?.template, `${field}.namingStrategy.template`));
+    errors.push(...validateRef(mp.bootstrap.templateRef, `${field}.bootstrap.templateRef`, namespace));
+    errors.push(...validateRef(mp.infrastructure.templateRef, `${field}.infrastructure.templateRef`, namespace));
+    errors.push(...validateNamingTemplate(mp.naming?.template, `${field}.naming.template`));
   });
   errors.push(...validateClusterClassVariables(spec.variables ?? []));
   errors.push(...validatePatches(cc));
@@ -110,9 +109,9 @@ export function validateClusterClass(cc: ClusterClass): FieldError[] {
 
 function validatePatches(cc: ClusterClass): FieldError[] {
   const errors: FieldError[] = [];
-  const variables = new Set((cc.spec?.variables ?? []).map((v) => v.name));
+  const variables = new Set((cc.spec.variables ?? []).map((v) => v.name));
   const names = new Set<string>();
-  (cc.spec?.patches ?? []).forEach((patch, i) => {
+  (cc.spec.patches ?? []).forEach((patch, i) => {
     const field = `spec.patches[${i}]`;
     if (names.has(patch.name)) errors.push(fe('Invalid', `${field}.name`, 'patch names must be unique', patch.name));
     names.add(patch.name);
@@ -176,11 +175,16 @@ function validatePatches(cc: ClusterClass): FieldError[] {
 
 /** `status.variables` of a ClusterClass: every inline definition, as upstream's ClusterClass controller writes it. */
 export function computeClusterClassStatusVariables(cc: ClusterClass): ClusterClassStatusVariable[] {
-  return (cc.spec?.variables ?? []).map((v) => ({
+  return (cc.spec.variables ?? []).map((v) => ({
     name: v.name,
     definitionsConflict: false,
     definitions: [
-      { from: 'inline', required: v.required, ...(v.metadata ? { metadata: v.metadata } : {}), schema: v.schema },
+      {
+        from: 'inline',
+        required: v.required,
+        ...(v.deprecatedV1Beta1Metadata ? { deprecatedV1Beta1Metadata: v.deprecatedV1Beta1Metadata } : {}),
+        schema: v.schema,
+      },
     ],
   }));
 }

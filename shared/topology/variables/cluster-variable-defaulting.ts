@@ -1,6 +1,6 @@
 // Defaulting of Cluster variable values from the ClusterClass variable schemas, as upstream's
 // cluster_variable_defaulting.go (structural defaulting at every level of the value).
-import type { ClusterClassStatusVariable, ClusterVariable } from '#shared/api/variables.ts';
+import type { ClusterClassStatusVariable, ClusterVariable } from '#shared/api/v1beta2/variables.ts';
 import type { FieldError } from '#shared/topology/variables/field-error.ts';
 import { fieldInvalid, keyPath } from '#shared/topology/variables/field-error.ts';
 import { canonicalizeJson } from '#shared/topology/variables/json-value.ts';

@@ -1,7 +1,7 @@
 // Validation of Cluster variable values (spec.topology.variables and the per-topology overrides) against the
 // definitions in ClusterClass status.variables, as upstream's cluster_variable_validation.go.
 import type { JSONSchemaProps } from '#shared/api/jsonschema.ts';
-import type { ClusterClassStatusVariable, ClusterVariable } from '#shared/api/variables.ts';
+import type { ClusterClassStatusVariable, ClusterVariable } from '#shared/api/v1beta2/variables.ts';
 import type { FieldError } from '#shared/topology/variables/field-error.ts';
 import { childPath, fieldInvalid, fieldRequired, keyPath } from '#shared/topology/variables/field-error.ts';
 import { openAPIErrorsToFieldErrors, validateAgainstSchema } from '#shared/topology/variables/schema-validator.ts';

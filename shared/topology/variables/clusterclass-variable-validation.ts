@@ -2,7 +2,7 @@
 // clusterclass_variable_validation.go: names, metadata, and schemas (structural, defaults, examples, enums, rules).
 import type { JSONSchemaProps } from '#shared/api/jsonschema.ts';
 import { JSONSchemaTypes } from '#shared/api/jsonschema.ts';
-import type { ClusterClassVariable } from '#shared/api/variables.ts';
+import type { ClusterClassVariable } from '#shared/api/v1beta2/variables.ts';
 import type { BadValue, FieldError } from '#shared/topology/variables/field-error.ts';
 import {
   childPath,
@@ -207,8 +207,11 @@ export function validateClusterClassVariables(
     const path = keyPath(fieldPath, variable.name);
     const schemaPath = childPath(path, 'schema', 'openAPIV3Schema');
     errors.push(...validateName(variable.name, childPath(path, 'name')));
-    errors.push(...validateLabels(variable.metadata?.labels, childPath(path, 'metadata', 'labels')));
-    errors.push(...validateAnnotations(variable.metadata?.annotations, childPath(path, 'metadata', 'annotations')));
+    const metadata = variable.deprecatedV1Beta1Metadata;
+    errors.push(...validateLabels(metadata?.labels, childPath(path, 'deprecatedV1Beta1Metadata', 'labels')));
+    errors.push(
+      ...validateAnnotations(metadata?.annotations, childPath(path, 'deprecatedV1Beta1Metadata', 'annotations')),
+    );
     errors.push(...validateXMetadata(variable.schema.openAPIV3Schema, schemaPath));
     errors.push(...validateRootSchema(variable, schemaPath));
   }

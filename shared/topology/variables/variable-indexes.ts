@@ -3,7 +3,7 @@ import type {
   ClusterClassStatusVariable,
   ClusterClassStatusVariableDefinition,
   ClusterVariable,
-} from '#shared/api/variables.ts';
+} from '#shared/api/v1beta2/variables.ts';
 import type { FieldError } from '#shared/topology/variables/field-error.ts';
 import { fieldInvalid, fieldTypeInvalid, keyPath } from '#shared/topology/variables/field-error.ts';
 import { canonicalJson } from '#shared/topology/variables/json-value.ts';
@@ -22,7 +22,8 @@ export function indexValues(
   const errors: FieldError[] = [];
   for (const value of values) {
     const path = keyPath(fieldPath, value.name);
-    if (value.definitionFrom) {
+    // NOTE: v1beta2 has no definitionFrom; a value converted from v1beta1 may still carry it.
+    if ((value as { definitionFrom?: string }).definitionFrom) {
       errors.push(
         fieldInvalid(
           path,

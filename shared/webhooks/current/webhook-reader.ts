@@ -1,13 +1,13 @@
 // The only reads the admission webhooks make: the ClusterClass of a Cluster, the Clusters using a ClusterClass and
 // the provider objects of a kind. Injectable, so rules are tested with in-memory fakes.
-import { Cluster } from '#shared/api/cluster.ts';
-import { ClusterClass } from '#shared/api/cluster-class.ts';
+import { Cluster } from '#shared/api/v1beta2/cluster.ts';
+import { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
 import type { ObjectKey } from '#shared/api/object-meta.ts';
 import { operatorApiVersion, providerSchemas, type Provider, type ProviderKind } from '#shared/api/operator.ts';
 import { parseObject } from '#shared/api/parse.ts';
 import { findObject, listObjects, type KubeClient } from '#shared/kube/index.ts';
 
-const coreApiVersion = 'cluster.x-k8s.io/v1beta1';
+const coreApiVersion = 'cluster.x-k8s.io/v1beta2';
 
 /** Lookups a rule may need; each is called only when a rule needs it. */
 export type WebhookReader = {
@@ -33,10 +33,15 @@ export function createWebhookReader(kube: KubeClient): WebhookReader {
       return raw === undefined ? undefined : parseObject(ClusterClass, 'ClusterClass', raw);
     },
     async listClustersUsingClass(key) {
-      const list = await listObjects(kube, { apiVersion: coreApiVersion, kind: 'Cluster', namespace: key.namespace });
+      // NOTE: a Cluster may use a ClusterClass of another namespace (classRef.namespace), so all namespaces are listed.
+      const list = await listObjects(kube, { apiVersion: coreApiVersion, kind: 'Cluster' });
       return list.items
         .map((raw) => parseObject(Cluster, 'Cluster', raw))
-        .filter((cluster) => cluster.spec?.topology?.class === key.name);
+        .filter((cluster) => {
+          const ref = cluster.spec?.topology?.classRef;
+          const namespace = ref?.namespace || (cluster.metadata.namespace ?? '');
+          return ref?.name === key.name && namespace === key.namespace;
+        });
     },
     async listProviders(kind) {
       const list = await listObjects(kube, { apiVersion: operatorApiVersion, kind });

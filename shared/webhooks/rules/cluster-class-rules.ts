@@ -1,9 +1,10 @@
 // ClusterClass update rules of the admission webhook, as upstream's ClusterClass webhook and topology checks:
 // referenced template kinds and groups stay (bootstrap templates excepted), classes and variables in use stay, and
 // variable schema changes must keep every existing Cluster's values valid. Pure: the Clusters are passed in.
-import type { Cluster } from '#shared/api/cluster.ts';
-import type { ClusterClass, LocalObjectTemplate } from '#shared/api/cluster-class.ts';
-import type { ClusterClassStatusVariable, ClusterVariable } from '#shared/api/variables.ts';
+import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
+import type { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
+import type { ClusterClassTemplateReference } from '#shared/api/v1beta2/common.ts';
+import type { ClusterClassStatusVariable, ClusterVariable } from '#shared/api/v1beta2/variables.ts';
 import { groupOf } from '#shared/topology/desired/template-to-object.ts';
 import { computeClusterClassStatusVariables } from '#shared/topology/validation/validate-cluster-class.ts';
 import {
@@ -14,16 +15,18 @@ import {
   type FieldError,
 } from '#shared/topology/variables/index.ts';
 
-function refGroupKind(template: LocalObjectTemplate | undefined): { group: string; kind: string } | undefined {
-  const ref = template?.ref;
+type TemplateSlot = { readonly templateRef: ClusterClassTemplateReference };
+
+function refGroupKind(template: TemplateSlot | undefined): { group: string; kind: string } | undefined {
+  const ref = template?.templateRef;
   if (!ref?.apiVersion || !ref.kind) return undefined;
   return { group: groupOf(ref.apiVersion), kind: ref.kind };
 }
 
-/** upstream `LocalObjectTemplatesAreCompatible`: same group, kind and namespace ('' reads as the class's). */
+/** upstream `ClusterClassTemplateAreCompatible`: same group and kind, in the ClusterClass's namespace. */
 function validateTemplatesAreCompatible(
-  current: LocalObjectTemplate | undefined,
-  desired: LocalObjectTemplate | undefined,
+  current: TemplateSlot | undefined,
+  desired: TemplateSlot | undefined,
   path: string,
   namespaces: { readonly current: string; readonly desired: string },
 ): FieldError[] {
@@ -34,21 +37,21 @@ function validateTemplatesAreCompatible(
   if (a.group !== b.group)
     errors.push({
       type: 'Forbidden',
-      field: `${path}.ref.apiVersion`,
+      field: `${path}.templateRef.apiVersion`,
       detail: `apiVersion.group cannot be changed from "${a.group}" to "${b.group}" to prevent incompatible changes in the Clusters`,
     });
   if (a.kind !== b.kind)
     errors.push({
       type: 'Forbidden',
-      field: `${path}.ref.kind`,
+      field: `${path}.templateRef.kind`,
       detail: `apiVersion.kind cannot be changed from "${a.kind}" to "${b.kind}" to prevent incompatible changes in the Clusters`,
     });
-  const nsA = current?.ref.namespace || namespaces.current;
-  const nsB = desired?.ref.namespace || namespaces.desired;
+  const nsA = namespaces.current;
+  const nsB = namespaces.desired;
   if (nsA !== nsB)
     errors.push({
       type: 'Forbidden',
-      field: `${path}.ref.namespace`,
+      field: `${path}.templateRef`,
       detail: `templates must be in the same namespace as the ClusterClass (${nsA})`,
     });
   return errors;
@@ -64,8 +67,8 @@ function validateTemplatesAreCompatible(
  */
 export function validateClusterClassesAreCompatible(current: ClusterClass, desired: ClusterClass): FieldError[] {
   const namespaces = { current: current.metadata.namespace ?? '', desired: desired.metadata.namespace ?? '' };
-  const a = current.spec ?? {};
-  const b = desired.spec ?? {};
+  const a = current.spec;
+  const b = desired.spec;
   const errors = [
     ...validateTemplatesAreCompatible(a.infrastructure, b.infrastructure, 'spec.infrastructure', namespaces),
     ...validateTemplatesAreCompatible(a.controlPlane, b.controlPlane, 'spec.controlPlane', namespaces),
@@ -84,9 +87,9 @@ export function validateClusterClassesAreCompatible(current: ClusterClass, desir
     if (old)
       errors.push(
         ...validateTemplatesAreCompatible(
-          old.template.infrastructure,
-          md.template.infrastructure,
-          `spec.workers.machineDeployments[${i}].template.infrastructure`,
+          old.infrastructure,
+          md.infrastructure,
+          `spec.workers.machineDeployments[${i}].infrastructure`,
           namespaces,
         ),
       );
@@ -96,9 +99,9 @@ export function validateClusterClassesAreCompatible(current: ClusterClass, desir
     if (old)
       errors.push(
         ...validateTemplatesAreCompatible(
-          old.template.infrastructure,
-          mp.template.infrastructure,
-          `spec.workers.machinePools[${i}].template.infrastructure`,
+          old.infrastructure,
+          mp.infrastructure,
+          `spec.workers.machinePools[${i}].infrastructure`,
           namespaces,
         ),
       );

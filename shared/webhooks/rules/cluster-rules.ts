@@ -1,7 +1,7 @@
 // Cluster rules of the admission webhook that need no ClusterClass, as upstream's Cluster webhook: the topology
 // version is a semantic version, never decreases and never skips a minor version; a topology cannot be added to or
 // removed from an existing Cluster. Pure.
-import type { Cluster } from '#shared/api/cluster.ts';
+import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
 import { compareVersions, parseVersionTolerant, type Version } from '#shared/topology/desired/semver.ts';
 import type { FieldError } from '#shared/topology/variables/index.ts';
 
@@ -97,9 +97,11 @@ export function validateClusterUpdate(current: Cluster, desired: Cluster): Field
   if (before && !after)
     return [{ type: 'Forbidden', field: 'spec.topology', detail: 'cannot be removed from an existing Cluster' }];
   if (!after) return [];
-  if (!before?.class) {
+  if (!before?.classRef.name) {
     if (annotations[UnsafeAnnotations.updateClassName] !== undefined) return [];
-    return [{ type: 'Forbidden', field: 'spec.topology.class', detail: 'class cannot be set on an existing Cluster' }];
+    return [
+      { type: 'Forbidden', field: 'spec.topology.classRef', detail: 'classRef cannot be set on an existing Cluster' },
+    ];
   }
   if (annotations[UnsafeAnnotations.updateVersion] !== undefined) return [];
   return validateTopologyVersionChange(before.version, after.version);

@@ -150,7 +150,7 @@ describe('ClusterResourceSet defects on real management and workload clusters', 
     assert.equal(condition?.severity, 'Error');
     assert.equal(
       condition?.message,
-      'failed to get a client for Cluster not-ready/c1: its infrastructure is not ready yet (status.infrastructureReady is not true)',
+      'failed to get a client for Cluster not-ready/c1: its infrastructure is not ready yet (status.initialization.infrastructureProvisioned is not true)',
     );
 
     await registerCluster(ctx.mgmt, key, ctx.w1, { labels: { app: 'x' } });

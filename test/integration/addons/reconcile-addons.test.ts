@@ -331,7 +331,7 @@ describe('ClusterResourceSet passes on real management and workload clusters', (
     await applyObject(
       ctx.mgmt.kube,
       {
-        apiVersion: 'cluster.x-k8s.io/v1beta1',
+        apiVersion: 'cluster.x-k8s.io/v1beta2',
         kind: 'Cluster',
         metadata: { namespace: ns, name: 'c3', labels: { app: 'x' } },
       },
@@ -541,7 +541,7 @@ describe('ClusterResourceSet passes on real management and workload clusters', (
     assert.equal((await reconcileAddonsForCluster(ctx.deps, { namespace: ns, name: 'c1' })).result, 'Success');
     assert.ok(await binding(ns, 'c1'));
     await deleteObject(ctx.mgmt.kube, {
-      apiVersion: 'cluster.x-k8s.io/v1beta1',
+      apiVersion: 'cluster.x-k8s.io/v1beta2',
       kind: 'Cluster',
       namespace: ns,
       name: 'c1',

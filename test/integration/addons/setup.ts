@@ -88,7 +88,7 @@ export async function ensureNamespace(kube: KubeClient, name: string): Promise<v
 
 /**
  * A Cluster in the management cluster whose workload control plane is `target`, with its `<name>-kubeconfig` Secret
- * (unless `kubeconfig: false`) and `status.infrastructureReady` (unless `infrastructureReady: false`).
+ * (unless `kubeconfig: false`) and `status.initialization.infrastructureProvisioned` (unless `infrastructureReady: false`).
  */
 export async function registerCluster(
   mgmt: TestCluster,
@@ -97,7 +97,7 @@ export async function registerCluster(
   opts: { labels?: Record<string, string>; infrastructureReady?: boolean; kubeconfig?: boolean } = {},
 ): Promise<void> {
   const cluster: KubeObject = {
-    apiVersion: 'cluster.x-k8s.io/v1beta1',
+    apiVersion: 'cluster.x-k8s.io/v1beta2',
     kind: 'Cluster',
     metadata: { ...key, labels: opts.labels ?? {} },
     spec: {},
@@ -105,7 +105,7 @@ export async function registerCluster(
   await applyObject(mgmt.kube, cluster, { fieldManager: user });
   await applyStatus(
     mgmt.kube,
-    { ...cluster, status: { infrastructureReady: opts.infrastructureReady ?? true } },
+    { ...cluster, status: { initialization: { infrastructureProvisioned: opts.infrastructureReady ?? true } } },
     { fieldManager: user },
   );
   if (opts.kubeconfig === false) return;

@@ -2,7 +2,7 @@
 // field, server-side apply shares labels between managers, dry-run persists nothing.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { Cluster } from '#shared/api/cluster.ts';
+import { Cluster } from '#shared/api/v1beta2/cluster.ts';
 import { parseObject } from '#shared/api/parse.ts';
 import { ValidationError } from '#shared/errors/index.ts';
 import {
@@ -22,18 +22,18 @@ const ns = 'default';
 
 function clusterWithTopology(name: string, overrides: Record<string, unknown> = {}): KubeObject {
   return {
-    apiVersion: 'cluster.x-k8s.io/v1beta1',
+    apiVersion: 'cluster.x-k8s.io/v1beta2',
     kind: 'Cluster',
     metadata: { namespace: ns, name },
     spec: {
       clusterNetwork: { pods: { cidrBlocks: ['192.168.0.0/16'] } },
       topology: {
-        class: 'quick-start',
+        classRef: { name: 'quick-start' },
         version: 'v1.30.0',
         controlPlane: { replicas: 3, metadata: { labels: { tier: 'cp' } } },
         workers: {
           machineDeployments: [
-            { class: 'default-worker', name: 'md-0', replicas: 2, nodeDrainTimeout: '10m0s' },
+            { class: 'default-worker', name: 'md-0', replicas: 2, deletion: { nodeDrainTimeoutSeconds: 600 } },
             { class: 'default-worker', name: 'md-1' },
           ],
         },
@@ -59,18 +59,22 @@ describe('foundation on a real kube-apiserver', () => {
   test('a Cluster with a topology created by server-side apply reads back parsed', async () => {
     await applyObject(mgmt.kube, clusterWithTopology('c1'), { fieldManager: 'user' });
     const raw = await getObject(mgmt.kube, {
-      apiVersion: 'cluster.x-k8s.io/v1beta1',
+      apiVersion: 'cluster.x-k8s.io/v1beta2',
       kind: 'Cluster',
       namespace: ns,
       name: 'c1',
     });
     const cluster = parseObject(Cluster, 'Cluster', raw);
-    assert.equal(cluster.spec?.topology?.class, 'quick-start');
+    assert.equal(cluster.spec?.topology?.classRef.name, 'quick-start');
     assert.equal(cluster.spec?.topology?.controlPlane?.replicas, 3);
     assert.deepEqual(
-      cluster.spec?.topology?.workers?.machineDeployments?.map((md) => [md.name, md.replicas, md.nodeDrainTimeout]),
+      cluster.spec?.topology?.workers?.machineDeployments?.map((md) => [
+        md.name,
+        md.replicas,
+        md.deletion?.nodeDrainTimeoutSeconds,
+      ]),
       [
-        ['md-0', 2, '10m0s'],
+        ['md-0', 2, 600],
         ['md-1', undefined, undefined],
       ],
     );
@@ -91,7 +95,7 @@ describe('foundation on a real kube-apiserver', () => {
     );
     assert.equal(
       await findObject(mgmt.kube, {
-        apiVersion: 'cluster.x-k8s.io/v1beta1',
+        apiVersion: 'cluster.x-k8s.io/v1beta2',
         kind: 'Cluster',
         namespace: ns,
         name: 'bad',
@@ -118,12 +122,12 @@ describe('foundation on a real kube-apiserver', () => {
     await applyObject(
       mgmt.kube,
       {
-        apiVersion: 'cluster.x-k8s.io/v1beta1',
+        apiVersion: 'cluster.x-k8s.io/v1beta2',
         kind: 'Cluster',
         metadata: { namespace: ns, name: 'c1' },
         spec: {
           topology: {
-            class: 'quick-start',
+            classRef: { name: 'quick-start' },
             version: 'v1.30.0',
             workers: { machineDeployments: [{ class: 'default-worker', name: 'md-2' }] },
           },
@@ -135,7 +139,7 @@ describe('foundation on a real kube-apiserver', () => {
       Cluster,
       'Cluster',
       await getObject(mgmt.kube, {
-        apiVersion: 'cluster.x-k8s.io/v1beta1',
+        apiVersion: 'cluster.x-k8s.io/v1beta2',
         kind: 'Cluster',
         namespace: ns,
         name: 'c1',

@@ -208,12 +208,12 @@ describe('provider lifecycle', () => {
 
   test('deleting a provider waits until no workload Cluster uses it, then removes its components', async () => {
     const cluster = {
-      apiVersion: 'cluster.x-k8s.io/v1beta1',
+      apiVersion: 'cluster.x-k8s.io/v1beta2',
       kind: 'Cluster',
       metadata: { namespace: 'default', name: 'workload-1' },
       spec: {
         infrastructureRef: {
-          apiVersion: 'infrastructure.fake.example.com/v1beta1',
+          apiGroup: 'infrastructure.fake.example.com',
           kind: 'FakeCluster',
           name: 'workload-1',
         },

@@ -12,7 +12,7 @@ import { changeEvent, ddbWrites, invoke, resetCounters, useWiredFunction } from 
 const ctx = useWiredFunction('addons');
 const user = { fieldManager: 'test-user', force: true };
 const ns = 'default';
-const capi = 'cluster.x-k8s.io/v1beta1';
+const capi = 'cluster.x-k8s.io/v1beta2';
 const crs = { apiVersion: AddonsApiVersion, kind: 'ClusterResourceSet', namespace: ns, name: 'cni' };
 const addonRef = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'kube-system', name: 'cni-settings' };
 
@@ -54,7 +54,7 @@ describe('the wired addons function', () => {
         apiVersion: capi,
         kind: 'Cluster',
         metadata: { namespace: ns, name: 'workload-1' },
-        status: { infrastructureReady: true },
+        status: { initialization: { infrastructureProvisioned: true } },
       },
       { fieldManager: 'infrastructure-provider', force: true },
     );

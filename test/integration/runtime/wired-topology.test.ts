@@ -13,15 +13,15 @@ import { changeEvent, ddbWrites, invoke, resetCounters, useWiredFunction } from 
 
 const ctx = useWiredFunction('topology', {
   extraCrds: [
-    genericCrd('infrastructure.cluster.x-k8s.io', 'v1beta1', 'DockerClusterTemplate'),
-    genericCrd('infrastructure.cluster.x-k8s.io', 'v1beta1', 'DockerCluster'),
-    genericCrd('infrastructure.cluster.x-k8s.io', 'v1beta1', 'DockerMachineTemplate'),
-    genericCrd('controlplane.cluster.x-k8s.io', 'v1beta1', 'KubeadmControlPlaneTemplate'),
-    genericCrd('controlplane.cluster.x-k8s.io', 'v1beta1', 'KubeadmControlPlane'),
-    genericCrd('bootstrap.cluster.x-k8s.io', 'v1beta1', 'KubeadmConfigTemplate'),
+    genericCrd('infrastructure.cluster.x-k8s.io', 'v1beta2', 'DockerClusterTemplate'),
+    genericCrd('infrastructure.cluster.x-k8s.io', 'v1beta2', 'DockerCluster'),
+    genericCrd('infrastructure.cluster.x-k8s.io', 'v1beta2', 'DockerMachineTemplate'),
+    genericCrd('controlplane.cluster.x-k8s.io', 'v1beta2', 'KubeadmControlPlaneTemplate'),
+    genericCrd('controlplane.cluster.x-k8s.io', 'v1beta2', 'KubeadmControlPlane'),
+    genericCrd('bootstrap.cluster.x-k8s.io', 'v1beta2', 'KubeadmConfigTemplate'),
   ],
 });
-const capi = 'cluster.x-k8s.io/v1beta1';
+const capi = 'cluster.x-k8s.io/v1beta2';
 const ns = 'default';
 const clusterClass = { apiVersion: capi, kind: 'ClusterClass', namespace: ns, name: 'quick-start' };
 const cluster = { apiVersion: capi, kind: 'Cluster', namespace: ns, name: 'docker-1' };

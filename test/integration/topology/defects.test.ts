@@ -170,15 +170,21 @@ describe('topology defects on a real management cluster', () => {
     assert.equal(outcome.result, 'Error', 'an Error outcome: retried with backoff, not in a hot loop');
     assert.match(outcome.error ?? '', /spec\.variables\[region\]\.schema\.openAPIV3Schema\.pattern/);
     const stored = await mustGet(ctx, capi, 'ClusterClass', key);
-    const conditions = (stored['status'] as { conditions?: Record<string, string>[] } | undefined)?.conditions ?? [];
-    const variables = conditions.find((c) => c['type'] === 'VariablesReconciled');
+    type Conditions = { conditions?: Record<string, string>[] };
+    const status = stored['status'] as (Conditions & { deprecated?: { v1beta1?: Conditions } }) | undefined;
+    const message =
+      /^VariableDiscovery failed: spec\.variables\[region\]\.schema\.openAPIV3Schema\.pattern: Invalid value: "\(\[a-z"/;
+    // v1beta2 metav1.Condition, as upstream v1.14 writes it.
+    const variables = status?.conditions?.find((c) => c['type'] === 'VariablesReady');
     assert.equal(variables?.['status'], 'False');
     assert.equal(variables?.['reason'], 'VariableDiscoveryFailed');
-    assert.equal(variables?.['severity'], 'Error');
-    assert.match(
-      variables?.['message'] ?? '',
-      /^VariableDiscovery failed: spec\.variables\[region\]\.schema\.openAPIV3Schema\.pattern: Invalid value: "\(\[a-z"/,
-    );
+    assert.match(variables?.['message'] ?? '', message);
+    // The deprecated v1beta1 condition, for tools that still read it.
+    const v1beta1 = status?.deprecated?.v1beta1?.conditions?.find((c) => c['type'] === 'VariablesReconciled');
+    assert.equal(v1beta1?.['status'], 'False');
+    assert.equal(v1beta1?.['reason'], 'VariableDiscoveryFailed');
+    assert.equal(v1beta1?.['severity'], 'Error');
+    assert.match(v1beta1?.['message'] ?? '', message);
     const again = await reconcileClusterClass(ctx.deps, key);
     assert.deepEqual(again.changed, [], 'a second pass writes nothing (the condition does not churn)');
 
@@ -203,8 +209,8 @@ describe('topology defects on a real management cluster', () => {
   test('a pass whose Cluster write fails leaves nothing behind; the retry after it creates exactly one set', async () => {
     const ns = 'orphans';
     const cc = testClusterClass(ns);
-    cc.spec!.controlPlane!.machineHealthCheck = {
-      unhealthyConditions: [{ type: 'Ready', status: 'Unknown', timeout: '300s' }],
+    cc.spec!.controlPlane!.healthCheck = {
+      checks: { unhealthyNodeConditions: [{ type: 'Ready', status: 'Unknown', timeoutSeconds: 300 }] },
     };
     await setUpClass(ctx, ns, cc);
     const failures = 3;
@@ -224,7 +230,7 @@ describe('topology defects on a real management cluster', () => {
         failed++;
         for (const kind of [
           [infra, 'DockerCluster'],
-          ['controlplane.cluster.x-k8s.io/v1beta1', 'KubeadmControlPlane'],
+          ['controlplane.cluster.x-k8s.io/v1beta2', 'KubeadmControlPlane'],
           [infra, 'DockerMachineTemplate'],
           [capi, 'MachineHealthCheck'],
         ] as const) {
@@ -253,15 +259,15 @@ describe('topology defects on a real management cluster', () => {
     const cpRef = dig(cluster, 'spec', 'controlPlaneRef', 'name');
     assert.deepEqual(await names(infra, 'DockerCluster'), [infraRef], 'exactly one InfrastructureCluster');
     assert.deepEqual(
-      await names('controlplane.cluster.x-k8s.io/v1beta1', 'KubeadmControlPlane'),
+      await names('controlplane.cluster.x-k8s.io/v1beta2', 'KubeadmControlPlane'),
       [cpRef],
       'exactly one ControlPlane',
     );
-    const cp = await mustGet(ctx, 'controlplane.cluster.x-k8s.io/v1beta1', 'KubeadmControlPlane', {
+    const cp = await mustGet(ctx, 'controlplane.cluster.x-k8s.io/v1beta2', 'KubeadmControlPlane', {
       namespace: ns,
       name: String(cpRef),
     });
-    const cpTemplate = dig(cp, 'spec', 'machineTemplate', 'infrastructureRef', 'name');
+    const cpTemplate = dig(cp, 'spec', 'machineTemplate', 'spec', 'infrastructureRef', 'name');
     const machineTemplates = await names(infra, 'DockerMachineTemplate');
     assert.equal(machineTemplates.length, 3, 'one control-plane and two MachineDeployment templates');
     assert.ok(machineTemplates.includes(String(cpTemplate)));
@@ -273,8 +279,8 @@ describe('topology defects on a real management cluster', () => {
   test('a pass that dies before its cleanup leaves objects the retries reuse: still exactly one set', async () => {
     const ns = 'orphans-crash';
     const cc = testClusterClass(ns);
-    cc.spec!.controlPlane!.machineHealthCheck = {
-      unhealthyConditions: [{ type: 'Ready', status: 'Unknown', timeout: '300s' }],
+    cc.spec!.controlPlane!.healthCheck = {
+      checks: { unhealthyNodeConditions: [{ type: 'Ready', status: 'Unknown', timeoutSeconds: 300 }] },
     };
     await setUpClass(ctx, ns, cc);
     servers.push(await denyClusterReferences(ns, 'c1', 2, { denyDeletes: true }));
@@ -292,7 +298,7 @@ describe('topology defects on a real management cluster', () => {
       assert.match(outcome.error ?? '', /injected failure/);
       failed++;
       assert.equal(await count(infra, 'DockerCluster'), 1, `after failed pass ${failed}: one DockerCluster`);
-      assert.equal(await count('controlplane.cluster.x-k8s.io/v1beta1', 'KubeadmControlPlane'), 1);
+      assert.equal(await count('controlplane.cluster.x-k8s.io/v1beta2', 'KubeadmControlPlane'), 1);
       assert.equal(await count(infra, 'DockerMachineTemplate'), 1, 'one control-plane template');
       assert.equal(await count(capi, 'MachineHealthCheck'), 1, 'one control-plane health check');
       outcome = await pass(ctx, key);
@@ -301,13 +307,13 @@ describe('topology defects on a real management cluster', () => {
     assert.equal(outcome.result, 'Requeue', JSON.stringify(outcome));
     assert.equal(failed, 2, 'both denials were seen (the webhook was active from the first pass)');
     assert.equal(await count(infra, 'DockerCluster'), 1);
-    assert.equal(await count('controlplane.cluster.x-k8s.io/v1beta1', 'KubeadmControlPlane'), 1);
+    assert.equal(await count('controlplane.cluster.x-k8s.io/v1beta2', 'KubeadmControlPlane'), 1);
     assert.equal(await count(infra, 'DockerMachineTemplate'), 1);
     assert.equal(await count(capi, 'MachineHealthCheck'), 1);
     const cluster = await mustGet(ctx, capi, 'Cluster', key);
     const docker = (await list(ctx, infra, 'DockerCluster', ns)).filter(ofC1)[0];
     assert.equal(dig(cluster, 'spec', 'infrastructureRef', 'name'), docker?.metadata.name, 'the Cluster references it');
-    const kcp = (await list(ctx, 'controlplane.cluster.x-k8s.io/v1beta1', 'KubeadmControlPlane', ns)).filter(ofC1)[0];
+    const kcp = (await list(ctx, 'controlplane.cluster.x-k8s.io/v1beta2', 'KubeadmControlPlane', ns)).filter(ofC1)[0];
     assert.equal(dig(cluster, 'spec', 'controlPlaneRef', 'name'), kcp?.metadata.name);
   });
 });

@@ -28,12 +28,14 @@ import {
 
 const ctx = useTopologyCluster();
 
-type Ref = { apiVersion: string; kind: string; name: string };
+/** A reference: ContractVersionedObjectReference (apiGroup, v1beta2) or an apiVersion (the tests' own). */
+type Ref = { apiGroup?: string; apiVersion?: string; kind: string; name: string };
 
 const refOf = (obj: unknown, ...path: string[]) => dig(obj, ...path) as Ref;
 
+/** Reads what `ref` points at; the test's provider CRDs serve v1beta2 (their contract label says so). */
 async function getRef(c: TopologyTestContext, namespace: string, ref: Ref) {
-  return get(c, ref.apiVersion, ref.kind, { namespace, name: ref.name });
+  return get(c, ref.apiVersion ?? `${ref.apiGroup ?? ''}/v1beta2`, ref.kind, { namespace, name: ref.name });
 }
 
 /** A namespace with the class and a Cluster that one pass created; returns the Cluster's uid. */
@@ -43,6 +45,14 @@ async function createTopology(namespace: string, variables: Record<string, Varia
   const outcome = await pass(ctx, { namespace, name: 'c1' });
   assert.equal(outcome.result, 'Success', outcome.error);
   return (await mustGet(ctx, capi, 'Cluster', { namespace, name: 'c1' })).metadata.uid ?? '';
+}
+
+/** The v1beta1 TopologyReconciled condition upstream keeps under status.deprecated.v1beta1. */
+async function v1beta1TopologyCondition(key: { namespace: string; name: string }) {
+  const cluster = await mustGet(ctx, capi, 'Cluster', key);
+  const conditions = dig(cluster, 'status', 'deprecated', 'v1beta1', 'conditions') as
+    Record<string, string>[] | undefined;
+  return conditions?.find((c) => c['type'] === 'TopologyReconciled');
 }
 
 function assertOwnedByCluster(obj: Unstructured | undefined, uid: string, what: string) {
@@ -77,7 +87,10 @@ describe('topology passes on a real management cluster', () => {
     assert.deepEqual(dig(cp, 'spec', 'kubeadmConfigSpec', 'clusterConfiguration', 'apiServer', 'certSANs'), [
       'localhost',
     ]);
-    const cpMachine = await getRef(ctx, ns, refOf(cp, 'spec', 'machineTemplate', 'infrastructureRef'));
+    assert.equal(dig(cp, 'spec', 'machineTemplate', 'infrastructureRef'), undefined, 'no v1beta1 contract field');
+    const cpMachineRef = refOf(cp, 'spec', 'machineTemplate', 'spec', 'infrastructureRef');
+    assert.deepEqual(Object.keys(cpMachineRef).sort(), ['apiGroup', 'kind', 'name'], 'a v1beta2 contract reference');
+    const cpMachine = await getRef(ctx, ns, cpMachineRef);
     assertOwnedByCluster(cpMachine, uid, 'control plane DockerMachineTemplate');
     assert.deepEqual(dig(cpMachine, 'spec', 'template', 'spec'), { extraMounts: [] }, 'not patched (no selector)');
 
@@ -87,7 +100,7 @@ describe('topology passes on a real management cluster', () => {
     assert.equal(dig(mdA, 'spec', 'replicas'), 2);
     assert.equal(dig(mdB, 'spec', 'replicas'), 1);
     assert.equal(dig(mdA, 'spec', 'template', 'spec', 'version'), 'v1.30.0');
-    assert.equal(dig(mdA, 'spec', 'template', 'spec', 'nodeDrainTimeout'), '5m0s');
+    assert.equal(dig(mdA, 'spec', 'template', 'spec', 'deletion', 'nodeDrainTimeoutSeconds'), 300);
     assert.equal(mdA.metadata.labels?.['class-label'], 'one');
     assert.equal((dig(mdA, 'spec', 'template', 'metadata', 'labels') as Record<string, string>)['class-label'], 'one');
     assert.equal(mdB.metadata.labels?.['class-label'], undefined, 'md-b is of the other class');
@@ -105,8 +118,10 @@ describe('topology passes on a real management cluster', () => {
 
     const mhc = await get(ctx, capi, 'MachineHealthCheck', { namespace: ns, name: mdA.metadata.name ?? '' });
     assertOwnedByCluster(mhc, uid, 'MachineHealthCheck of md-a');
-    assert.deepEqual(dig(mhc, 'spec', 'unhealthyConditions'), [{ type: 'Ready', status: 'False', timeout: '300s' }]);
-    assert.equal(dig(mhc, 'spec', 'maxUnhealthy'), '100%');
+    assert.deepEqual(dig(mhc, 'spec', 'checks'), {
+      nodeStartupTimeoutSeconds: 600,
+      unhealthyNodeConditions: [{ type: 'Ready', status: 'False', timeoutSeconds: 300 }],
+    });
     assert.deepEqual(dig(mhc, 'spec', 'selector', 'matchLabels'), {
       'topology.cluster.x-k8s.io/owned': '',
       'topology.cluster.x-k8s.io/deployment-name': 'md-a',
@@ -145,7 +160,8 @@ describe('topology passes on a real management cluster', () => {
     const dryRuns = ctx.pass.log.records.filter((r) => r.dryRun);
     assert.ok(dryRuns.length > 0, 'without a no-change record every object is dry-run');
     const reads = ctx.pass.log.records.filter((r) => r.method === 'GET');
-    assert.ok(reads.length <= 18, `a pass reads each object once (${reads.length} reads)`);
+    // NOTE: besides the objects, the CRDs of the 4 provider kinds (their contract labels) are read once each.
+    assert.ok(reads.length <= 22, `a pass reads each object once (${reads.length} reads)`);
     ctx.pass.log.reset();
     const classOutcome = await reconcileClusterClass(ctx.deps, { namespace: ns, name: 'quick-start' });
     assert.deepEqual(classOutcome, { result: 'Success', changed: [] });
@@ -184,7 +200,7 @@ describe('topology passes on a real management cluster', () => {
       reads.every((r) => !r.includes('/clusters/c1?') && !r.includes('/clusterclasses/')),
       `the prefetched Cluster and ClusterClass are not read again: ${reads.join(' ')}`,
     );
-    assert.ok(reads.length <= 11, `reads: ${reads.length}: ${reads.join(' ')}`);
+    assert.ok(reads.length <= 15, `reads (4 of them provider CRDs): ${reads.length}: ${reads.join(' ')}`);
 
     // Drift: another manager changes a field the topology owns; the record no longer matches that object (its
     // resourceVersion moved), so exactly that object is dry-run and put back.
@@ -234,7 +250,11 @@ describe('topology passes on a real management cluster', () => {
     assert.equal(after.b?.metadata.resourceVersion, before.b?.metadata.resourceVersion, 'md-b untouched');
     assert.deepEqual(
       ctx.pass.log.mutating().map((r) => `${r.method} ${r.path}`),
-      [`PATCH /apis/cluster.x-k8s.io/v1beta1/namespaces/${ns}/machinedeployments/${before.a?.metadata.name}`],
+      [
+        `PATCH /apis/cluster.x-k8s.io/v1beta2/namespaces/${ns}/machinedeployments/${before.a?.metadata.name}`,
+        // NOTE: as upstream, TopologyReconciled records the Cluster generation it reconciled (observedGeneration).
+        `PATCH /apis/cluster.x-k8s.io/v1beta2/namespaces/${ns}/clusters/c1/status`,
+      ],
     );
   });
 
@@ -269,16 +289,16 @@ describe('topology passes on a real management cluster', () => {
     assert.deepEqual(ctx.pass.log.mutating(), [], 'the rotation converged');
   });
 
-  test('a label and nodeDrainTimeout change in the class propagate in place without rotation', async () => {
+  test('a label and drain timeout change in the class propagate in place without rotation', async () => {
     const ns = 'in-place';
     await createTopology(ns);
     const before = await machineDeployment(ctx, ns, 'md-a');
     const machine = await getRef(ctx, ns, refOf(before, 'spec', 'template', 'spec', 'infrastructureRef'));
     const bootstrap = await getRef(ctx, ns, refOf(before, 'spec', 'template', 'spec', 'bootstrap', 'configRef'));
     const cc = testClusterClass(ns);
-    const mdClass = cc.spec!.workers!.machineDeployments![0]!;
-    mdClass.template.metadata = { labels: { 'class-label': 'two', 'role.example.com/worker': '' } };
-    mdClass.nodeDrainTimeout = '10m0s';
+    const mdClass = cc.spec.workers!.machineDeployments![0]!;
+    mdClass.metadata = { labels: { 'class-label': 'two', 'role.example.com/worker': '' } };
+    mdClass.deletion = { nodeDrainTimeoutSeconds: 600 };
     await put(ctx, cc);
 
     const early = await pass(ctx, { namespace: ns, name: 'c1' });
@@ -300,7 +320,7 @@ describe('topology passes on a real management cluster', () => {
       (dig(after, 'spec', 'template', 'metadata', 'labels') as Record<string, string>)['class-label'],
       'two',
     );
-    assert.equal(dig(after, 'spec', 'template', 'spec', 'nodeDrainTimeout'), '10m0s');
+    assert.equal(dig(after, 'spec', 'template', 'spec', 'deletion', 'nodeDrainTimeoutSeconds'), 600);
     assert.deepEqual(
       dig(after, 'spec', 'template', 'spec', 'infrastructureRef'),
       dig(before, 'spec', 'template', 'spec', 'infrastructureRef'),
@@ -319,7 +339,7 @@ describe('topology passes on a real management cluster', () => {
     const cluster = await mustGet(ctx, capi, 'Cluster', key);
     const cpRef = refOf(cluster, 'spec', 'controlPlaneRef');
     const cp = (await getRef(ctx, ns, cpRef)) as Unstructured;
-    const ready = { replicas: 3, updatedReplicas: 3, readyReplicas: 3 };
+    const ready = { replicas: 3, upToDateReplicas: 3, readyReplicas: 3, availableReplicas: 3 };
     await setControlPlaneStatus(ctx, cp, { version: 'v1.30.0', ...ready });
     const upgraded = testCluster(ns, 'c1');
     upgraded.spec!.topology!.version = 'v1.31.0';
@@ -335,7 +355,11 @@ describe('topology passes on a real management cluster', () => {
     assert.deepEqual(await versions(), { cp: 'v1.31.0', a: 'v1.30.0', b: 'v1.30.0' });
     const holding = await topologyCondition(ctx, key);
     assert.equal(holding?.['status'], 'False');
-    assert.equal(holding?.['reason'], 'MachineDeploymentsUpgradePending');
+    assert.equal(holding?.['reason'], 'ClusterUpgrading');
+    assert.equal(
+      holding?.['message'],
+      'Cluster is upgrading to v1.31.0\n  * KubeadmControlPlane upgrading to version v1.31.0',
+    );
 
     await pass(ctx, key);
     assert.deepEqual(
@@ -345,7 +369,7 @@ describe('topology passes on a real management cluster', () => {
     );
     assert.match(
       (await topologyCondition(ctx, key))?.['message'] ?? '',
-      /Control plane is upgrading to version v1\.31\.0$/,
+      /KubeadmControlPlane upgrading to version v1\.31\.0$/,
     );
 
     await setControlPlaneStatus(ctx, cp, { version: 'v1.31.0', ...ready });
@@ -354,7 +378,9 @@ describe('topology passes on a real management cluster', () => {
     const last = await pass(ctx, key);
     assert.equal(last.result, 'Success');
     assert.deepEqual(await versions(), { cp: 'v1.31.0', a: 'v1.31.0', b: 'v1.31.0' });
-    assert.equal((await topologyCondition(ctx, key))?.['status'], 'True');
+    assert.equal((await topologyCondition(ctx, key))?.['reason'], 'ClusterUpgrading', 'md-b starts upgrading');
+    await pass(ctx, key);
+    assert.equal((await topologyCondition(ctx, key))?.['status'], 'True', 'no Machine left to roll');
   });
 
   test('removing a MachineDeployment deletes it, its templates and its health check', async () => {
@@ -396,7 +422,7 @@ describe('topology passes on a real management cluster', () => {
       assert.equal(labels['team.example.com/owner'], 'blue', `the user's label survives pass ${i + 1}`);
     }
     const cc = testClusterClass(ns);
-    cc.spec!.workers!.machineDeployments![0]!.template.metadata = { labels: { 'role.example.com/worker': '' } };
+    cc.spec.workers!.machineDeployments![0]!.metadata = { labels: { 'role.example.com/worker': '' } };
     await put(ctx, cc);
     await reconcileClusterClass(ctx.deps, { namespace: ns, name: 'quick-start' });
     await pass(ctx, { namespace: ns, name: 'c1' });
@@ -419,8 +445,11 @@ describe('topology passes on a real management cluster', () => {
     assert.equal(failed.result, 'Error');
     const condition = await topologyCondition(ctx, key);
     assert.equal(condition?.['status'], 'False');
-    assert.equal(condition?.['reason'], 'TopologyReconcileFailed');
-    assert.equal(condition?.['severity'], 'Error');
+    assert.equal(condition?.['reason'], 'ReconcileFailed');
+    assert.equal(condition?.['severity'], undefined, 'a metav1.Condition has no severity');
+    const v1beta1 = await v1beta1TopologyCondition(key);
+    assert.equal(v1beta1?.['reason'], 'TopologyReconcileFailed', 'the v1beta1 condition as upstream keeps it');
+    assert.equal(v1beta1?.['severity'], 'Error');
     const message = condition?.['message'] ?? '';
     assert.match(message, /failed to create DockerMachineTemplate\.infrastructure\.cluster\.x-k8s\.io/);
     assert.match(message, /customImage/, `the server's message names the field: ${message}`);
@@ -432,7 +461,13 @@ describe('topology passes on a real management cluster', () => {
       ns,
       refOf(await mustGet(ctx, capi, 'Cluster', key), 'spec', 'controlPlaneRef'),
     )) as Unstructured;
-    await setControlPlaneStatus(ctx, cp, { version: 'v1.30.0', replicas: 3, updatedReplicas: 3, readyReplicas: 3 });
+    await setControlPlaneStatus(ctx, cp, {
+      version: 'v1.30.0',
+      replicas: 3,
+      upToDateReplicas: 3,
+      readyReplicas: 3,
+      availableReplicas: 3,
+    });
     ctx.clock.now = new Date(ctx.clock.now.getTime() + 60_000);
     assert.equal((await pass(ctx, key)).result, 'Error');
     assert.deepEqual(await topologyCondition(ctx, key), condition, 'a retry does not churn the condition');
@@ -446,7 +481,7 @@ describe('topology passes on a real management cluster', () => {
     await put(ctx, testCluster(ns, 'c1', { brokenImage: true }));
     assert.equal((await pass(ctx, key)).result, 'Error');
     const rejected = await topologyCondition(ctx, key);
-    assert.equal(rejected?.['reason'], 'TopologyReconcileFailed');
+    assert.equal(rejected?.['reason'], 'ReconcileFailed');
     assert.match(rejected?.['message'] ?? '', /customImage/);
     const still = (await machineDeployment(ctx, ns, 'md-a')) as Unstructured;
     assert.deepEqual(refOf(still, 'spec', 'template', 'spec', 'infrastructureRef'), goodMachine, 'old reference kept');
@@ -482,10 +517,10 @@ describe('topology passes on a real management cluster', () => {
     assert.equal(outcome.result, 'Success');
     assert.deepEqual(
       ctx.pass.log.mutating().map((r) => `${r.method} ${r.path}`),
-      [`PATCH /apis/cluster.x-k8s.io/v1beta1/namespaces/${ns}/clusters/c1/status`],
+      [`PATCH /apis/cluster.x-k8s.io/v1beta2/namespaces/${ns}/clusters/c1/status`],
       'only the condition is written',
     );
-    assert.equal((await topologyCondition(ctx, key))?.['reason'], 'Deleted');
+    assert.equal((await topologyCondition(ctx, key))?.['reason'], 'Deleting');
     ctx.pass.log.reset();
     await pass(ctx, key);
     assert.deepEqual(ctx.pass.log.mutating(), []);
@@ -494,7 +529,7 @@ describe('topology passes on a real management cluster', () => {
     assertOwnedByCluster(await getRef(ctx, ns, refOf(cluster, 'spec', 'infrastructureRef')), uid, 'DockerCluster');
     assertOwnedByCluster(cp, uid, 'KubeadmControlPlane');
     assertOwnedByCluster(
-      await getRef(ctx, ns, refOf(cp, 'spec', 'machineTemplate', 'infrastructureRef')),
+      await getRef(ctx, ns, refOf(cp, 'spec', 'machineTemplate', 'spec', 'infrastructureRef')),
       uid,
       'template',
     );

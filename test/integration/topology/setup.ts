@@ -2,10 +2,10 @@
 // worker DockerMachineTemplate with a real schema, so the API server can reject a bad patch result), a ClusterClass
 // with two MachineDeployment classes, variables and patches, and helpers to run passes and read objects.
 import { after, before } from 'node:test';
-import type { Cluster } from '#shared/api/cluster.ts';
-import type { ClusterClass } from '#shared/api/cluster-class.ts';
+import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
+import type { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
 import type { ObjectKey } from '#shared/api/object-meta.ts';
-import type { ClusterVariable } from '#shared/api/variables.ts';
+import type { ClusterVariable } from '#shared/api/v1beta2/variables.ts';
 import {
   applyObject,
   applyStatus,
@@ -29,12 +29,12 @@ export const user = 'test-user';
 
 /** The value of a Cluster variable (any JSON value). */
 export type VariableValue = ClusterVariable['value'];
-export const infra = 'infrastructure.cluster.x-k8s.io/v1beta1';
-export const capi = 'cluster.x-k8s.io/v1beta1';
+export const infra = 'infrastructure.cluster.x-k8s.io/v1beta2';
+export const capi = 'cluster.x-k8s.io/v1beta2';
 
 /** DockerMachineTemplate with a real schema for `spec.template.spec.customImage` (a string), everything else kept. */
 function dockerMachineTemplateCrd(): KubeObject {
-  const crd = genericCrd('infrastructure.cluster.x-k8s.io', 'v1beta1', 'DockerMachineTemplate');
+  const crd = genericCrd('infrastructure.cluster.x-k8s.io', 'v1beta2', 'DockerMachineTemplate');
   const keep = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
   const versions = (crd['spec'] as { versions: { schema: { openAPIV3Schema: { properties: object } } }[] }).versions;
   const schema = versions[0]!.schema.openAPIV3Schema;
@@ -64,11 +64,11 @@ export function useTopologyCluster(): TopologyTestContext {
   before(async () => {
     context.mgmt = await startManagementCluster({
       extraCrds: [
-        genericCrd('infrastructure.cluster.x-k8s.io', 'v1beta1', 'DockerClusterTemplate'),
-        genericCrd('infrastructure.cluster.x-k8s.io', 'v1beta1', 'DockerCluster'),
-        genericCrd('controlplane.cluster.x-k8s.io', 'v1beta1', 'KubeadmControlPlaneTemplate'),
-        genericCrd('controlplane.cluster.x-k8s.io', 'v1beta1', 'KubeadmControlPlane'),
-        genericCrd('bootstrap.cluster.x-k8s.io', 'v1beta1', 'KubeadmConfigTemplate'),
+        genericCrd('infrastructure.cluster.x-k8s.io', 'v1beta2', 'DockerClusterTemplate'),
+        genericCrd('infrastructure.cluster.x-k8s.io', 'v1beta2', 'DockerCluster'),
+        genericCrd('controlplane.cluster.x-k8s.io', 'v1beta2', 'KubeadmControlPlaneTemplate'),
+        genericCrd('controlplane.cluster.x-k8s.io', 'v1beta2', 'KubeadmControlPlane'),
+        genericCrd('bootstrap.cluster.x-k8s.io', 'v1beta2', 'KubeadmConfigTemplate'),
         dockerMachineTemplateCrd(),
       ],
     });
@@ -93,22 +93,19 @@ export function testClusterClass(namespace: string): ClusterClass {
   return new ClusterClassBuilder('quick-start')
     .with((cc) => {
       cc.metadata.namespace = namespace;
-      const workers = cc.spec!.workers!.machineDeployments!;
+      const workers = cc.spec.workers!.machineDeployments!;
       workers[0] = {
         ...workers[0]!,
-        template: {
-          ...workers[0]!.template,
-          metadata: { labels: { 'class-label': 'one', 'role.example.com/worker': '' } },
+        metadata: { labels: { 'class-label': 'one', 'role.example.com/worker': '' } },
+        healthCheck: {
+          checks: { unhealthyNodeConditions: [{ type: 'Ready', status: 'False', timeoutSeconds: 300 }] },
         },
-        machineHealthCheck: { unhealthyConditions: [{ type: 'Ready', status: 'False', timeout: '300s' }] },
-        nodeDrainTimeout: '5m0s',
+        deletion: { nodeDrainTimeoutSeconds: 300 },
       };
       workers.push({
         class: 'big-worker',
-        template: {
-          bootstrap: { ref: ref(templates.workerBootstrap()) },
-          infrastructure: { ref: ref(templates.workerMachine()) },
-        },
+        bootstrap: { templateRef: ref(templates.workerBootstrap()) },
+        infrastructure: { templateRef: ref(templates.workerMachine()) },
       });
     })
     .variables([
@@ -174,7 +171,9 @@ export function testCluster(namespace: string, name: string, variables: Record<s
   return new ClusterBuilder(name)
     .with((c) => {
       c.metadata = { namespace, name };
-      c.spec!.topology!.variables = Object.entries(variables).map(([n, value]) => ({ name: n, value }));
+      // NOTE: v1beta2 lists have at least one item: no variables means no field.
+      const values = Object.entries(variables).map(([n, value]) => ({ name: n, value }));
+      if (values.length > 0) c.spec!.topology!.variables = values;
     })
     .machineDeployments([
       { class: 'default-worker', name: 'md-a', replicas: 2 },

@@ -3,8 +3,8 @@
 // created without optional variables comes back defaulted.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Cluster } from '#shared/api/cluster.ts';
-import type { ClusterClass } from '#shared/api/cluster-class.ts';
+import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
+import type { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
 import {
   applyObject,
   createObject,
@@ -114,8 +114,8 @@ describe('ClusterClass admission', () => {
           kind: 'AWSManagedControlPlaneTemplate',
           name: 'eks',
         };
-        c.spec!.infrastructure!.ref = { ...ref };
-        c.spec!.controlPlane!.ref = { ...ref };
+        c.spec.infrastructure.templateRef = { ...ref };
+        c.spec.controlPlane.templateRef = { ...ref };
       })
       .build();
     await refused(
@@ -123,16 +123,16 @@ describe('ClusterClass admission', () => {
       KubeInvalidError,
       'admission webhook "validation.clusterclass.cluster.x-k8s.io" denied the request',
       'ClusterClass.cluster.x-k8s.io "managed" is invalid',
-      'spec.controlPlane.ref: Forbidden',
+      'spec.controlPlane.templateRef: Forbidden',
       'cannot serve as both the infrastructure cluster and the control plane',
     );
   });
 
-  test('defaults template reference namespaces', async () => {
+  test('admits a v1beta2 ClusterClass as written (template references carry no namespace)', async () => {
     const created = await applyObject(mgmt.kube, asKube(quickStart()), { fieldManager });
     const spec = created['spec'] as ClusterClass['spec'];
-    assert.equal(spec?.infrastructure?.ref.namespace, 'default');
-    assert.equal(spec?.workers?.machineDeployments?.[0]?.template.bootstrap.ref.namespace, 'default');
+    assert.deepEqual(spec.infrastructure.templateRef, quickStart().spec.infrastructure.templateRef);
+    assert.equal(created.apiVersion, 'cluster.x-k8s.io/v1beta2');
   });
 });
 
@@ -144,7 +144,7 @@ describe('Cluster admission', () => {
     });
     await applyObject(mgmt.kube, asKube(c1), { fieldManager });
     const stored = (await getObject(mgmt.kube, {
-      apiVersion: 'cluster.x-k8s.io/v1beta1',
+      apiVersion: 'cluster.x-k8s.io/v1beta2',
       kind: 'Cluster',
       namespace: 'default',
       name: 'c1',
@@ -169,8 +169,8 @@ describe('Cluster admission', () => {
     ],
     [
       'refuses a ClusterClass that does not exist',
-      () => cluster('no-class', (c) => (c.spec!.topology!.class = 'missing')),
-      ['spec.topology.class: Invalid value: "missing"', 'ClusterClass default/missing does not exist'],
+      () => cluster('no-class', (c) => (c.spec!.topology!.classRef = { name: 'missing' })),
+      ['spec.topology.classRef: Invalid value: "missing"', 'ClusterClass default/missing does not exist'],
     ],
     [
       'refuses a MachineDeployment class the ClusterClass does not have',
@@ -226,17 +226,17 @@ describe('Cluster admission', () => {
 
   test('refuses a class change to a class with another infrastructure kind', async () => {
     const other = quickStart('other');
-    other.spec!.infrastructure!.ref.kind = 'AWSClusterTemplate';
-    other.spec!.infrastructure!.ref.apiVersion = 'infrastructure.cluster.x-k8s.io/v1beta2';
+    other.spec.infrastructure.templateRef.kind = 'AWSClusterTemplate';
+    other.spec.infrastructure.templateRef.apiVersion = 'infrastructure.cluster.x-k8s.io/v1beta2';
     await applyObject(mgmt.kube, asKube(other), { fieldManager });
     const c1 = cluster('c1', (c) => {
       c.spec!.topology!.version = 'v1.29.0';
-      c.spec!.topology!.class = 'other';
+      c.spec!.topology!.classRef = { name: 'other' };
     });
     await refused(
       applyObject(mgmt.kube, asKube(c1), { fieldManager }),
       KubeInvalidError,
-      'spec.infrastructure.ref.kind: Forbidden: apiVersion.kind cannot be changed from "DockerClusterTemplate" to "AWSClusterTemplate"',
+      'spec.infrastructure.templateRef.kind: Forbidden: apiVersion.kind cannot be changed from "DockerClusterTemplate" to "AWSClusterTemplate"',
     );
   });
 });
@@ -245,7 +245,7 @@ describe('ClusterClass updates checked against the Clusters using it', () => {
   const updates: [string, (cc: ClusterClass) => void, string[]][] = [
     [
       'refuses removing a MachineDeployment class a Cluster uses',
-      (cc) => (cc.spec!.workers!.machineDeployments = []),
+      (cc) => (cc.spec.workers!.machineDeployments = []),
       [
         'spec.workers.machineDeployments: Forbidden',
         'MachineDeploymentClass "default-worker" cannot be deleted because it is used by Cluster "c1"',
@@ -253,9 +253,9 @@ describe('ClusterClass updates checked against the Clusters using it', () => {
     ],
     [
       'refuses changing the infrastructure template kind',
-      (cc) => (cc.spec!.infrastructure!.ref.kind = 'OtherClusterTemplate'),
+      (cc) => (cc.spec.infrastructure.templateRef.kind = 'OtherClusterTemplate'),
       [
-        'spec.infrastructure.ref.kind: Forbidden',
+        'spec.infrastructure.templateRef.kind: Forbidden',
         'cannot be changed from "DockerClusterTemplate" to "OtherClusterTemplate"',
       ],
     ],
@@ -284,14 +284,14 @@ describe('ClusterClass updates checked against the Clusters using it', () => {
 
   test('allows changing the bootstrap template kind', async () => {
     const cc = quickStart();
-    cc.spec!.workers!.machineDeployments![0]!.template.bootstrap.ref.kind = 'OtherConfigTemplate';
+    cc.spec.workers!.machineDeployments![0]!.bootstrap.templateRef.kind = 'OtherConfigTemplate';
     await applyObject(mgmt.kube, asKube(cc), { fieldManager, dryRun: true });
   });
 
   test('refuses deleting a ClusterClass a Cluster uses', async () => {
     await refused(
       deleteObject(mgmt.kube, {
-        apiVersion: 'cluster.x-k8s.io/v1beta1',
+        apiVersion: 'cluster.x-k8s.io/v1beta2',
         kind: 'ClusterClass',
         namespace: 'default',
         name: 'quick-start',

@@ -68,7 +68,7 @@ describe('generated CRDs', () => {
   });
 
   test('int-or-string fields carry the marker and no type', () => {
-    const node = at(openAPI('MachineHealthCheck'), 'spec.maxUnhealthy');
+    const node = at(openAPI('MachineDeployment'), 'spec.remediation.maxInFlight');
     assert.equal(node['x-kubernetes-int-or-string'], true);
     assert.equal(node['type'], undefined);
   });
@@ -78,7 +78,7 @@ describe('generated CRDs', () => {
     assert.equal(node['x-kubernetes-preserve-unknown-fields'], true);
   });
 
-  test('MachineDeployment has status and scale subresources and upstream printer columns', () => {
+  test('MachineDeployment has status and scale subresources and v1beta2 printer columns', () => {
     const crd = parse(readFileSync(join(crdDir, 'cluster.x-k8s.io_machinedeployments.yaml'), 'utf8')) as {
       spec: {
         names: { shortNames: string[] };
@@ -96,7 +96,7 @@ describe('generated CRDs', () => {
     });
     assert.deepEqual(
       version.additionalPrinterColumns.map((c) => c.name),
-      ['Cluster', 'Replicas', 'Ready', 'Updated', 'Unavailable', 'Phase', 'Age', 'Version'],
+      ['Cluster', 'Replicas', 'Ready', 'Available', 'UpToDate', 'Phase', 'Age', 'Version'],
     );
     assert.deepEqual(crd.spec.names.shortNames, ['md']);
   });

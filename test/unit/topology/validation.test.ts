@@ -15,44 +15,44 @@ describe('validateClusterClass', () => {
     [
       'refuses one kind serving as infrastructure cluster and control plane (seed 003, option 1)',
       new ClusterClassBuilder().with((c) => {
-        c.spec!.infrastructure!.ref = {
+        c.spec.infrastructure.templateRef = {
           apiVersion: 'controlplane.cluster.x-k8s.io/v1beta2',
           kind: 'AWSManagedControlPlaneTemplate',
           name: 'eks',
         };
-        c.spec!.controlPlane!.ref = {
+        c.spec.controlPlane.templateRef = {
           apiVersion: 'controlplane.cluster.x-k8s.io/v1beta2',
           kind: 'AWSManagedControlPlaneTemplate',
           name: 'eks',
         };
       }),
-      'spec.controlPlane.ref',
+      'spec.controlPlane.templateRef',
       /cannot serve as both the infrastructure cluster and the control plane/,
     ],
     [
-      'requires the infrastructure reference',
-      new ClusterClassBuilder().with((c) => delete c.spec!.infrastructure),
-      'spec.infrastructure.ref',
+      'requires the infrastructure reference name',
+      new ClusterClassBuilder().with((c) => (c.spec.infrastructure.templateRef.name = '')),
+      'spec.infrastructure.templateRef.name',
       /must be defined/,
-    ],
-    [
-      'refuses a reference into another namespace',
-      new ClusterClassBuilder().with((c) => (c.spec!.controlPlane!.ref.namespace = 'other')),
-      'spec.controlPlane.ref.namespace',
-      /must be '' or 'default'/,
     ],
     [
       'refuses duplicate MachineDeployment classes',
       new ClusterClassBuilder().with((c) =>
-        c.spec!.workers!.machineDeployments!.push(structuredClone(c.spec!.workers!.machineDeployments![0]!)),
+        c.spec.workers!.machineDeployments!.push(structuredClone(c.spec.workers!.machineDeployments![0]!)),
       ),
       'spec.workers.machineDeployments[1].class',
       /must be unique/,
     ],
     [
       'refuses a naming template that does not parse',
-      new ClusterClassBuilder().with((c) => (c.spec!.controlPlane!.namingStrategy = { template: '{{ .cluster.name ' })),
-      'spec.controlPlane.namingStrategy.template',
+      new ClusterClassBuilder().with((c) => (c.spec.controlPlane.naming = { template: '{{ .cluster.name ' })),
+      'spec.controlPlane.naming.template',
+      /invalid naming template/,
+    ],
+    [
+      'refuses an infrastructure naming template that does not parse',
+      new ClusterClassBuilder().with((c) => (c.spec.infrastructure.naming = { template: '{{ .cluster.name ' })),
+      'spec.infrastructure.naming.template',
       /invalid naming template/,
     ],
     [

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import jsonpatch from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
-import type { Cluster } from '#shared/api/cluster.ts';
-import type { ClusterClass } from '#shared/api/cluster-class.ts';
+import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
+import type { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
 import type { ObjectKey } from '#shared/api/object-meta.ts';
 import type { Provider } from '#shared/api/operator.ts';
 import type { AdmissionReview, AdmissionReviewResponse } from '#shared/webhooks/admission-review.ts';
@@ -21,7 +21,7 @@ function fakeReader(classes: ClusterClass[], clusters: Cluster[] = [], providers
     },
     listClustersUsingClass: async (key: ObjectKey) => {
       calls.push(`listClustersUsingClass ${key.name}`);
-      return clusters.filter((c) => c.spec?.topology?.class === key.name);
+      return clusters.filter((c) => c.spec?.topology?.classRef.name === key.name);
     },
     listProviders: async (kind) => {
       calls.push(`listProviders ${kind}`);
@@ -30,6 +30,9 @@ function fakeReader(classes: ClusterClass[], clusters: Cluster[] = [], providers
   };
   return { reader, calls };
 }
+
+/** The version the client used: v1beta2 for Cluster API kinds the engine reads, v1beta1 otherwise. */
+const versionOf = (kind: string) => (kind === 'Cluster' || kind === 'ClusterClass' ? 'v1beta2' : 'v1beta1');
 
 const groups: Record<string, string> = {
   Cluster: 'cluster.x-k8s.io',
@@ -46,8 +49,8 @@ function review(operation: 'CREATE' | 'UPDATE' | 'DELETE', object: unknown, oldO
     kind: 'AdmissionReview',
     request: {
       uid: 'uid-1',
-      kind: { group: groups[o.kind] ?? '', version: 'v1beta1', kind: o.kind },
-      resource: { group: groups[o.kind] ?? '', version: 'v1beta1', resource: `${o.kind.toLowerCase()}s` },
+      kind: { group: groups[o.kind] ?? '', version: versionOf(o.kind), kind: o.kind },
+      resource: { group: groups[o.kind] ?? '', version: versionOf(o.kind), resource: `${o.kind.toLowerCase()}s` },
       name: o.metadata.name,
       namespace: o.metadata.namespace,
       operation,
@@ -128,13 +131,13 @@ describe('reviewAdmission: Cluster', () => {
 
   test('reads the old class only when the class changes', async () => {
     const other = new ClusterClassBuilder('other')
-      .with((c) => (c.spec!.infrastructure!.ref.kind = 'AWSClusterTemplate'))
+      .with((c) => (c.spec.infrastructure.templateRef.kind = 'AWSClusterTemplate'))
       .build();
-    const next = new ClusterBuilder().with((c) => (c.spec!.topology!.class = 'other')).build();
+    const next = new ClusterBuilder().with((c) => (c.spec!.topology!.classRef = { name: 'other' })).build();
     const { reader, calls } = fakeReader([new ClusterClassBuilder().build(), other]);
     const response = await run('validate', review('UPDATE', next, cluster), reader);
     assert.deepEqual(calls, ['getClusterClass other', 'getClusterClass quick-start']);
-    assert.match(response.response.status?.message ?? '', /spec\.infrastructure\.ref\.kind: Forbidden/);
+    assert.match(response.response.status?.message ?? '', /spec\.infrastructure\.templateRef\.kind: Forbidden/);
   });
 
   test('refuses with an InternalError when a lookup fails', async () => {
@@ -154,10 +157,10 @@ describe('reviewAdmission: Cluster', () => {
 describe('reviewAdmission: ClusterClass', () => {
   test('lists the Clusters of a class only when an update removes a class or changes a variable', async () => {
     const { reader, calls } = fakeReader([], [cluster]);
-    const renamed = new ClusterClassBuilder().with((c) => (c.spec!.infrastructure!.ref.name = 'v2')).build();
+    const renamed = new ClusterClassBuilder().with((c) => (c.spec.infrastructure.templateRef.name = 'v2')).build();
     await run('validate', review('UPDATE', renamed, new ClusterClassBuilder().build()), reader);
     assert.deepEqual(calls, []);
-    const noWorkers = new ClusterClassBuilder().with((c) => (c.spec!.workers = {})).build();
+    const noWorkers = new ClusterClassBuilder().with((c) => (c.spec.workers = {})).build();
     const response = await run('validate', review('UPDATE', noWorkers, new ClusterClassBuilder().build()), reader);
     assert.deepEqual(calls, ['listClustersUsingClass quick-start']);
     assert.equal(response.response.allowed, false);
@@ -176,11 +179,10 @@ describe('reviewAdmission: ClusterClass', () => {
     );
   });
 
-  test('defaults reference namespaces', async () => {
+  test('adds no namespace to v1beta2 template references (they have none)', async () => {
     const response = await run('mutate', review('CREATE', new ClusterClassBuilder().build()), fakeReader([]).reader);
-    const paths = decodePatch(response).map((op) => op.path);
-    assert.ok(paths.includes('/spec/infrastructure/ref/namespace'));
-    assert.ok(paths.includes('/spec/workers/machineDeployments/0/template/bootstrap/ref/namespace'));
+    assert.equal(response.response.allowed, true);
+    assert.deepEqual(decodePatch(response), []);
   });
 });
 
@@ -245,5 +247,69 @@ describe('reviewAdmission: Clusters being deleted', () => {
       assert.equal(response.response.allowed, true);
     }
     assert.deepEqual(calls, []);
+  });
+});
+
+describe('reviewAdmission: v1beta1 objects are converted at the edge', () => {
+  /** The Cluster as a client speaking v1beta1 sends it. */
+  function v1beta1Cluster(variables?: unknown[]) {
+    return deepFreeze({
+      apiVersion: 'cluster.x-k8s.io/v1beta1',
+      kind: 'Cluster',
+      metadata: { namespace: cluster.metadata.namespace, name: cluster.metadata.name },
+      spec: {
+        infrastructureRef: {
+          apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
+          kind: 'DockerCluster',
+          namespace: cluster.metadata.namespace,
+          name: 'infra',
+        },
+        topology: {
+          class: 'quick-start',
+          version: 'v1.34.0',
+          controlPlane: { nodeDrainTimeout: '1m0s' },
+          ...(variables === undefined ? {} : { variables }),
+        },
+      },
+    });
+  }
+  function v1beta1Review(operation: 'CREATE' | 'UPDATE', object: unknown, oldObject?: unknown): AdmissionReview {
+    const r = review(operation, object, oldObject);
+    return {
+      ...r,
+      request: {
+        ...r.request,
+        kind: { ...r.request.kind, version: 'v1beta1' },
+        resource: { ...r.request.resource, version: 'v1beta1' },
+      },
+    };
+  }
+
+  test('defaults variables of a v1beta1 Cluster with a patch of the v1beta1 object, nothing else touched', async () => {
+    const raw = v1beta1Cluster();
+    const response = await run('mutate', v1beta1Review('CREATE', raw), fakeReader([cc]).reader);
+    assert.equal(response.response.allowed, true);
+    assert.deepEqual(decodePatch(response), [
+      { op: 'add', path: '/spec/topology/variables', value: [{ name: 'cpu', value: 2 }] },
+    ]);
+  });
+
+  test('refuses a v1beta1 Cluster whose variable the class rejects, as for v1beta2', async () => {
+    const response = await run(
+      'mutate',
+      v1beta1Review('CREATE', v1beta1Cluster([{ name: 'cpu', value: 0 }])),
+      fakeReader([cc]).reader,
+    );
+    assert.equal(response.response.allowed, false);
+    assert.equal(response.response.status?.code, 422);
+  });
+
+  test('validates a v1beta1 update against the class named by topology.class', async () => {
+    const { reader, calls } = fakeReader([cc]);
+    const next = v1beta1Cluster([{ name: 'cpu', value: 3 }]);
+    const old = v1beta1Cluster([{ name: 'cpu', value: 2 }]);
+    const response = await run('validate', v1beta1Review('UPDATE', next, old), reader);
+    assert.equal(response.response.allowed, true);
+    assert.deepEqual(calls, ['getClusterClass quick-start']);
   });
 });

@@ -8,7 +8,7 @@ import {
   computeMachinePoolBuiltins,
 } from '#shared/topology/desired/compute-builtins.ts';
 import { computeDesiredState } from '#shared/topology/desired/compute-desired-state.ts';
-import type { Cluster } from '#shared/api/cluster.ts';
+import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
 import {
   blueprintFor,
   ClusterBuilder,
@@ -32,7 +32,12 @@ describe('builtin variables', () => {
         name: 'c1',
         namespace: 'default',
         uid: 'uid-c1',
-        topology: { version: 'v1.30.0', class: 'quick-start' },
+        topology: {
+          version: 'v1.30.0',
+          class: 'quick-start',
+          classNamespace: 'default',
+          classRef: { name: 'quick-start', namespace: 'default' },
+        },
         network: {
           ipFamily: 'IPv4',
           serviceDomain: 'cluster.local',
@@ -108,13 +113,20 @@ describe('builtin variables', () => {
   test('builtin.machinePool mirrors the MachinePool', () => {
     const mp = {
       object: {
-        apiVersion: 'cluster.x-k8s.io/v1beta1' as const,
+        apiVersion: 'cluster.x-k8s.io/v1beta2' as const,
         kind: 'MachinePool' as const,
         metadata: { name: 'c1-mp-0-x', namespace: 'default' },
         spec: {
           clusterName: 'c1',
           replicas: 4,
-          template: { spec: { clusterName: 'c1', version: 'v1.30.0', bootstrap: {}, infrastructureRef: {} } },
+          template: {
+            spec: {
+              clusterName: 'c1',
+              version: 'v1.30.0',
+              bootstrap: {},
+              infrastructureRef: { apiGroup: 'i', kind: 'DockerMachinePool', name: 'infra' },
+            },
+          },
         },
       },
       bootstrapObject: { apiVersion: 'b/v1', kind: 'KubeadmConfig', metadata: { name: 'boot' } },

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Cluster } from '#shared/api/cluster.ts';
-import type { ClusterClass } from '#shared/api/cluster-class.ts';
+import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
+import type { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
 import { computeDesiredState } from '#shared/topology/desired/compute-desired-state.ts';
 import type { CurrentState, MachineDeploymentState, Unstructured } from '#shared/topology/types.ts';
 import {
@@ -28,7 +28,7 @@ describe('computeDesiredState: a new Cluster', () => {
   test('stamps the InfrastructureCluster from spec.template with a <cluster>- name, cluster labels and cloned-from annotations', () => {
     const ic = desired.infrastructureCluster;
     assert.equal(ic.kind, 'DockerCluster');
-    assert.equal(ic.apiVersion, 'infrastructure.cluster.x-k8s.io/v1beta1');
+    assert.equal(ic.apiVersion, 'infrastructure.cluster.x-k8s.io/v1beta2');
     assert.match(ic.metadata.name ?? '', /^c1-[b-z2-9]{5}$/);
     assert.deepEqual(ic.metadata.labels, {
       'cluster.x-k8s.io/cluster-name': 'c1',
@@ -40,29 +40,33 @@ describe('computeDesiredState: a new Cluster', () => {
     });
     assert.deepEqual(spec(ic), { loadBalancer: { imageTag: 'v1' } });
     assert.deepEqual(ic.metadata.ownerReferences, [
-      { apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'Cluster', name: 'c1', uid: 'uid-c1' },
+      { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Cluster', name: 'c1', uid: 'uid-c1' },
     ]);
   });
 
-  test('sets the control plane version, replicas, machine template reference and labels from template and topology', () => {
+  test('sets the control plane version, replicas, machine template reference (v1beta2 contract) and labels from template and topology', () => {
     const cp = desired.controlPlane.object;
     assert.equal(cp.kind, 'KubeadmControlPlane');
     assert.equal(spec(cp)['version'], 'v1.30.0');
     assert.equal(spec(cp)['replicas'], 3);
     const cpMachine = desired.controlPlane.infrastructureMachineTemplate!;
-    assert.deepEqual(spec(cp).machineTemplate?.['infrastructureRef'], {
-      apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
+    assert.deepEqual((spec(cp).machineTemplate?.['spec'] as Record<string, unknown>)['infrastructureRef'], {
+      apiGroup: 'infrastructure.cluster.x-k8s.io',
       kind: 'DockerMachineTemplate',
       name: cpMachine.metadata.name,
-      namespace: 'default',
     });
+    assert.equal(spec(cp).machineTemplate?.['infrastructureRef'], undefined, 'no v1beta1 field');
     assert.equal(cp.metadata.labels?.['from-template'], 'cp', 'labels from spec.template.metadata are kept');
     assert.equal(cpMachine.kind, 'DockerMachineTemplate');
     assert.equal(cpMachine.metadata.annotations?.['cluster.x-k8s.io/cloned-from-name'], 'quick-start-control-plane');
   });
 
-  test('points the Cluster at the InfrastructureCluster and ControlPlane and labels it', () => {
-    assert.equal(desired.cluster.spec?.infrastructureRef?.name, desired.infrastructureCluster.metadata.name);
+  test('points the Cluster at the InfrastructureCluster and ControlPlane (apiGroup/kind/name) and labels it', () => {
+    assert.deepEqual(desired.cluster.spec?.infrastructureRef, {
+      apiGroup: 'infrastructure.cluster.x-k8s.io',
+      kind: 'DockerCluster',
+      name: desired.infrastructureCluster.metadata.name,
+    });
     assert.equal(desired.cluster.spec?.controlPlaneRef?.kind, 'KubeadmControlPlane');
     assert.equal(desired.cluster.metadata.labels?.['topology.cluster.x-k8s.io/owned'], '');
   });
@@ -98,19 +102,25 @@ describe('computeDesiredState: a new Cluster', () => {
 describe('computeDesiredState: class values, topology overrides and metadata', () => {
   const cc = new ClusterClassBuilder()
     .with((c) => {
-      c.spec!.controlPlane!.metadata = { labels: { tier: 'class', a: 'class' }, annotations: { note: 'class' } };
-      c.spec!.controlPlane!.nodeDrainTimeout = '1m0s';
-      const md = c.spec!.workers!.machineDeployments![0]!;
-      md.template.metadata = { labels: { pool: 'class', keep: 'yes' } };
+      c.spec.controlPlane.metadata = { labels: { tier: 'class', a: 'class' }, annotations: { note: 'class' } };
+      c.spec.controlPlane.deletion = { nodeDrainTimeoutSeconds: 60 };
+      c.spec.controlPlane.readinessGates = [{ conditionType: 'ClassGate' }];
+      const md = c.spec.workers!.machineDeployments![0]!;
+      md.metadata = { labels: { pool: 'class', keep: 'yes' } };
       md.minReadySeconds = 5;
-      md.nodeDrainTimeout = '2m0s';
+      md.deletion = { nodeDrainTimeoutSeconds: 120, order: 'Oldest' };
       md.failureDomain = 'fd-class';
-      md.strategy = { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1 } };
+      md.rollout = { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1 } } };
+      md.taints = [{ key: 'class-taint', effect: 'NoSchedule', propagation: 'Always' }];
     })
     .build();
   const cluster = new ClusterBuilder()
     .with((c) => {
-      c.spec!.topology!.controlPlane = { metadata: { labels: { tier: 'topology' } }, nodeDrainTimeout: '9m0s' };
+      c.spec!.topology!.controlPlane = {
+        metadata: { labels: { tier: 'topology' } },
+        deletion: { nodeDrainTimeoutSeconds: 540 },
+        taints: [{ key: 'cp-taint', effect: 'NoExecute', propagation: 'OnInitialization' }],
+      };
     })
     .machineDeployments([
       {
@@ -142,12 +152,26 @@ describe('computeDesiredState: class values, topology overrides and metadata', (
   });
 
   test('topology timeouts override the class; class values apply when the topology is silent', () => {
-    assert.equal(spec(desired.controlPlane.object).machineTemplate?.['nodeDrainTimeout'], '9m0s');
+    const machineSpec = spec(desired.controlPlane.object).machineTemplate?.['spec'] as Record<string, unknown>;
+    assert.deepEqual(machineSpec['deletion'], { nodeDrainTimeoutSeconds: 540 });
     const md = desired.machineDeployments['md-a']!.object;
-    assert.equal(md.spec.minReadySeconds, 7);
-    assert.equal(md.spec.template.spec.nodeDrainTimeout, '2m0s');
+    assert.equal(md.spec.template.spec.minReadySeconds, 7);
+    assert.deepEqual(md.spec.template.spec.deletion, { nodeDrainTimeoutSeconds: 120 });
+    assert.deepEqual(md.spec.deletion, { order: 'Oldest' });
     assert.equal(md.spec.template.spec.failureDomain, 'fd-1');
-    assert.deepEqual(md.spec.strategy, { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1 } });
+    assert.deepEqual(md.spec.rollout, { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1 } } });
+  });
+
+  test('readiness gates and taints go to the ControlPlane machine template and the MachineDeployment (v1beta2 paths)', () => {
+    const machineSpec = spec(desired.controlPlane.object).machineTemplate?.['spec'] as Record<string, unknown>;
+    assert.deepEqual(machineSpec['readinessGates'], [{ conditionType: 'ClassGate' }]);
+    assert.deepEqual(machineSpec['taints'], [
+      { key: 'cp-taint', effect: 'NoExecute', propagation: 'OnInitialization' },
+    ]);
+    const md = desired.machineDeployments['md-a']!.object;
+    assert.deepEqual(md.spec.template.spec.taints, [
+      { key: 'class-taint', effect: 'NoSchedule', propagation: 'Always' },
+    ]);
   });
 
   test('replicas are left out when the topology does not set them', () => {
@@ -163,16 +187,14 @@ describe('computeDesiredState: existing objects keep their names', () => {
     const cluster = new ClusterBuilder()
       .with((c) => {
         c.spec!.infrastructureRef = {
-          apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta2',
+          apiGroup: 'infrastructure.cluster.x-k8s.io',
           kind: 'DockerCluster',
           name: 'c1-existing',
-          namespace: 'default',
         };
         c.spec!.controlPlaneRef = {
-          apiVersion: 'controlplane.cluster.x-k8s.io/v1beta1',
+          apiGroup: 'controlplane.cluster.x-k8s.io',
           kind: 'KubeadmControlPlane',
           name: 'c1-cp',
-          namespace: 'default',
         };
       })
       .build();
@@ -188,11 +210,6 @@ describe('computeDesiredState: existing objects keep their names', () => {
     };
     const desired = compute(cluster, cc, current);
     assert.equal(desired.infrastructureCluster.metadata.name, 'c1-existing');
-    assert.equal(
-      desired.cluster.spec?.infrastructureRef?.apiVersion,
-      'infrastructure.cluster.x-k8s.io/v1beta2',
-      'keeps the current apiVersion of the same group/kind',
-    );
     assert.equal(desired.controlPlane.object.metadata.name, 'c1-cp');
     assert.equal(desired.machineDeployments['md-0']!.object.metadata.name, 'c1-md-0-keep1');
     assert.equal(
@@ -204,20 +221,22 @@ describe('computeDesiredState: existing objects keep their names', () => {
   test('uses the ClusterClass naming template', () => {
     const cc = new ClusterClassBuilder()
       .with((c) => {
-        c.spec!.controlPlane!.namingStrategy = { template: '{{ .cluster.name }}-cp' };
-        c.spec!.workers!.machineDeployments![0]!.namingStrategy = {
+        c.spec.infrastructure.naming = { template: '{{ .cluster.name }}-infra' };
+        c.spec.controlPlane.naming = { template: '{{ .cluster.name }}-cp' };
+        c.spec.workers!.machineDeployments![0]!.naming = {
           template: 'md-{{ .machineDeployment.topologyName }}-{{ .cluster.name }}',
         };
       })
       .build();
     const desired = compute(new ClusterBuilder().build(), cc);
+    assert.equal(desired.infrastructureCluster.metadata.name, 'c1-infra', 'spec.infrastructure.naming is honoured');
     assert.equal(desired.controlPlane.object.metadata.name, 'c1-cp');
     assert.equal(desired.machineDeployments['md-0']!.object.metadata.name, 'md-md-0-c1');
   });
 
   test('a naming template with an unknown key fails with the template named', () => {
     const cc = new ClusterClassBuilder()
-      .with((c) => (c.spec!.controlPlane!.namingStrategy = { template: '{{ .nope }}' }))
+      .with((c) => (c.spec.controlPlane.naming = { template: '{{ .nope }}' }))
       .build();
     assert.throws(
       () => compute(new ClusterBuilder().build(), cc),
@@ -255,7 +274,11 @@ function currentWith(
     };
   }
   return {
-    controlPlane: { object: cpObject, infrastructureMachineTemplate: first.controlPlane.infrastructureMachineTemplate },
+    controlPlane: {
+      object: cpObject,
+      contract: 'v1beta2',
+      infrastructureMachineTemplate: first.controlPlane.infrastructureMachineTemplate,
+    },
     machineDeployments,
   };
 }
@@ -263,9 +286,9 @@ function currentWith(
 const stableStatus = (version: string) => ({
   version,
   replicas: 3,
-  updatedReplicas: 3,
+  upToDateReplicas: 3,
   readyReplicas: 3,
-  unavailableReplicas: 0,
+  availableReplicas: 3,
 });
 
 describe('computeDesiredState: upgrades roll out control plane first', () => {
@@ -411,22 +434,26 @@ describe('computeDesiredState: upgrades roll out control plane first', () => {
 });
 
 describe('computeDesiredState: MachineHealthChecks', () => {
-  const check = { unhealthyConditions: [{ type: 'Ready', status: 'False', timeout: '300s' }] };
+  const checks = { unhealthyNodeConditions: [{ type: 'Ready', status: 'False', timeoutSeconds: 300 }] };
+  const check = { checks };
   const cases: { name: string; cls?: object; topo?: object; want: 'none' | 'class' | 'topology' }[] = [
     { name: 'a class check is enabled by default', cls: check, want: 'class' },
-    { name: 'enable: false turns a class check off', cls: check, topo: { enable: false }, want: 'none' },
-    { name: 'topology checks replace the class checks', cls: check, topo: { maxUnhealthy: '40%' }, want: 'topology' },
-    { name: 'enable: true without any check defined creates nothing', topo: { enable: true }, want: 'none' },
+    { name: 'enabled: false turns a class check off', cls: check, topo: { enabled: false }, want: 'none' },
+    {
+      name: 'topology checks replace the class checks',
+      cls: check,
+      topo: { remediation: { triggerIf: { unhealthyLessThanOrEqualTo: '40%' } } },
+      want: 'topology',
+    },
+    { name: 'enabled: true without any check defined creates nothing', topo: { enabled: true }, want: 'none' },
   ];
   for (const c of cases) {
     test(c.name, () => {
       const cc = new ClusterClassBuilder()
-        .with((x) => c.cls && (x.spec!.workers!.machineDeployments![0]!.machineHealthCheck = c.cls))
+        .with((x) => c.cls && (x.spec.workers!.machineDeployments![0]!.healthCheck = c.cls))
         .build();
       const cluster = new ClusterBuilder()
-        .machineDeployments([
-          { class: 'default-worker', name: 'md-0', ...(c.topo ? { machineHealthCheck: c.topo } : {}) },
-        ])
+        .machineDeployments([{ class: 'default-worker', name: 'md-0', ...(c.topo ? { healthCheck: c.topo } : {}) }])
         .build();
       const mhc = compute(cluster, cc).machineDeployments['md-0']!.machineHealthCheck;
       if (c.want === 'none') return assert.equal(mhc, undefined);
@@ -434,16 +461,17 @@ describe('computeDesiredState: MachineHealthChecks', () => {
       assert.deepEqual(mhc.spec.selector, {
         matchLabels: { 'topology.cluster.x-k8s.io/owned': '', 'topology.cluster.x-k8s.io/deployment-name': 'md-0' },
       });
-      assert.equal(mhc.spec.nodeStartupTimeout, '10m0s', 'defaulted as upstream webhook does');
+      assert.equal(mhc.apiVersion, 'cluster.x-k8s.io/v1beta2');
+      assert.equal(mhc.spec.checks?.nodeStartupTimeoutSeconds, 600, 'defaulted as upstream webhook does');
       if (c.want === 'class') {
-        assert.deepEqual(mhc.spec.unhealthyConditions, check.unhealthyConditions);
-        assert.equal(mhc.spec.maxUnhealthy, '100%');
-      } else assert.equal(mhc.spec.maxUnhealthy, '40%');
+        assert.deepEqual(mhc.spec.checks?.unhealthyNodeConditions, checks.unhealthyNodeConditions);
+        assert.equal(mhc.spec.remediation, undefined);
+      } else assert.deepEqual(mhc.spec.remediation, { triggerIf: { unhealthyLessThanOrEqualTo: '40%' } });
     });
   }
 
   test('the control plane check selects control plane machines and is named after the control plane', () => {
-    const cc = new ClusterClassBuilder().with((x) => (x.spec!.controlPlane!.machineHealthCheck = check)).build();
+    const cc = new ClusterClassBuilder().with((x) => (x.spec.controlPlane.healthCheck = check)).build();
     const desired = compute(new ClusterBuilder().build(), cc);
     const mhc = desired.controlPlane.machineHealthCheck!;
     assert.equal(mhc.metadata.name, desired.controlPlane.object.metadata.name);
@@ -456,7 +484,7 @@ describe('computeDesiredState: MachineHealthChecks', () => {
 
 describe('computeDesiredState: managed control planes', () => {
   test('a control plane without machine infrastructure and without replicas gets neither field', () => {
-    const cc = new ClusterClassBuilder().with((x) => delete x.spec!.controlPlane!.machineInfrastructure).build();
+    const cc = new ClusterClassBuilder().with((x) => delete x.spec.controlPlane.machineInfrastructure).build();
     const cluster = new ClusterBuilder().with((c) => (c.spec!.topology!.controlPlane = {})).build();
     const desired = compute(cluster, cc);
     assert.equal(desired.controlPlane.infrastructureMachineTemplate, undefined);
@@ -471,5 +499,104 @@ describe('computeDesiredState: managed control planes', () => {
       () => compute(cluster, new ClusterClassBuilder().build()),
       /MachineDeployment class nope not found in ClusterClass default\/quick-start/,
     );
+  });
+});
+
+describe('computeDesiredState: the ControlPlane is written in the shape of its provider contract', () => {
+  const cc = new ClusterClassBuilder()
+    .with((c) => {
+      c.spec.controlPlane.deletion = { nodeDrainTimeoutSeconds: 90, nodeDeletionTimeoutSeconds: 0 };
+      c.spec.controlPlane.readinessGates = [{ conditionType: 'Gate', polarity: 'Negative' }];
+    })
+    .build();
+  const cluster = new ClusterBuilder().build();
+  const computeWith = (contract: 'v1beta1' | 'v1beta2') =>
+    computeDesiredState(
+      deepFreeze({
+        cluster,
+        blueprint: { ...blueprintFor(cc), controlPlaneContract: contract },
+        current: emptyCurrent(cluster),
+      }),
+      { randomSuffix: sequentialSuffix() },
+    );
+
+  test('v1beta2: machineTemplate.spec.infrastructureRef (apiGroup/kind/name), deletion.*Seconds, spec.readinessGates', () => {
+    const desired = computeWith('v1beta2');
+    const mt = spec(desired.controlPlane.object).machineTemplate!;
+    assert.deepEqual(Object.keys(mt).sort(), ['metadata', 'spec']);
+    const machineSpec = mt['spec'] as Record<string, unknown>;
+    assert.deepEqual(machineSpec['infrastructureRef'], {
+      apiGroup: 'infrastructure.cluster.x-k8s.io',
+      kind: 'DockerMachineTemplate',
+      name: desired.controlPlane.infrastructureMachineTemplate!.metadata.name,
+    });
+    assert.deepEqual(machineSpec['deletion'], { nodeDrainTimeoutSeconds: 90, nodeDeletionTimeoutSeconds: 0 });
+    assert.deepEqual(machineSpec['readinessGates'], [{ conditionType: 'Gate', polarity: 'Negative' }]);
+    assert.equal(desired.controlPlane.contract, 'v1beta2');
+  });
+
+  test('v1beta1: machineTemplate.infrastructureRef with apiVersion and namespace, durations, machineTemplate.readinessGates', () => {
+    const desired = computeWith('v1beta1');
+    const mt = spec(desired.controlPlane.object).machineTemplate!;
+    assert.equal(mt['spec'], undefined, 'no v1beta2 field');
+    assert.deepEqual(mt['infrastructureRef'], {
+      apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta2',
+      kind: 'DockerMachineTemplate',
+      name: desired.controlPlane.infrastructureMachineTemplate!.metadata.name,
+      namespace: 'default',
+    });
+    assert.equal(mt['nodeDrainTimeout'], '1m30s');
+    assert.equal(mt['nodeDeletionTimeout'], '0s');
+    assert.deepEqual(mt['readinessGates'], [{ conditionType: 'Gate', polarity: 'Negative' }]);
+  });
+
+  test('a ControlPlane template without spec.template is accepted (upstream v1.14 KubeadmControlPlaneTemplate)', () => {
+    const blueprint = blueprintFor(cc);
+    const bare = { ...blueprint.controlPlaneTemplate, spec: {} };
+    const desired = computeDesiredState(
+      deepFreeze({ cluster, blueprint: { ...blueprint, controlPlaneTemplate: bare }, current: emptyCurrent(cluster) }),
+      { randomSuffix: sequentialSuffix() },
+    );
+    assert.equal(desired.controlPlane.object.kind, 'KubeadmControlPlane');
+    assert.equal(spec(desired.controlPlane.object)['version'], 'v1.30.0');
+  });
+});
+
+describe('computeDesiredState: patches never take over what the topology writes into the ControlPlane', () => {
+  test('a ControlPlane patch keeps the v1beta2 machineTemplate.spec (infrastructureRef, deletion, readinessGates)', () => {
+    const cc = new ClusterClassBuilder()
+      .with((c) => {
+        c.spec.controlPlane.deletion = { nodeDrainTimeoutSeconds: 30 };
+        c.spec.controlPlane.readinessGates = [{ conditionType: 'Gate' }];
+      })
+      .patches([
+        {
+          name: 'cp',
+          definitions: [
+            {
+              selector: {
+                apiVersion: 'controlplane.cluster.x-k8s.io/v1beta2',
+                kind: 'KubeadmControlPlaneTemplate',
+                matchResources: { controlPlane: true },
+              },
+              jsonPatches: [
+                { op: 'add', path: '/spec/template/spec/rolloutStrategy', value: { type: 'RollingUpdate' } },
+              ],
+            },
+          ],
+        },
+      ])
+      .build();
+    const desired = compute(new ClusterBuilder().build(), cc);
+    const cp = spec(desired.controlPlane.object);
+    assert.deepEqual(cp['rolloutStrategy'], { type: 'RollingUpdate' }, 'the patch applied');
+    const machineSpec = cp.machineTemplate?.['spec'] as Record<string, unknown>;
+    assert.deepEqual(machineSpec['infrastructureRef'], {
+      apiGroup: 'infrastructure.cluster.x-k8s.io',
+      kind: 'DockerMachineTemplate',
+      name: desired.controlPlane.infrastructureMachineTemplate!.metadata.name,
+    });
+    assert.deepEqual(machineSpec['deletion'], { nodeDrainTimeoutSeconds: 30 });
+    assert.deepEqual(machineSpec['readinessGates'], [{ conditionType: 'Gate' }]);
   });
 });

@@ -152,7 +152,7 @@ describe('computePatchedDesiredState', () => {
   const infraTemplate = byId(targets, 'InfrastructureCluster').template;
   const desired: DesiredState = deepFreeze({
     cluster: {
-      apiVersion: 'cluster.x-k8s.io/v1beta1',
+      apiVersion: 'cluster.x-k8s.io/v1beta2',
       kind: 'Cluster',
       metadata: { name: 'c1', namespace: 'default' },
     },
@@ -164,6 +164,7 @@ describe('computePatchedDesiredState', () => {
     },
     controlPlane: {
       object: desiredControlPlane,
+      contract: 'v1beta2',
       infrastructureMachineTemplate: named(byId(targets, 'ControlPlaneMachineInfrastructure').template, 'c1-cp-abcde'),
     },
     machineDeployments: {

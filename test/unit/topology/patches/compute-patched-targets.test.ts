@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ClusterClassPatch } from '#shared/api/cluster-class.ts';
+import type { ClusterClassPatch } from '#shared/api/v1beta2/cluster-class.ts';
 import {
   computePatchedTargets,
   ExternalPatchNotSupportedError,
@@ -392,7 +392,7 @@ const errorCases: ErrorCase[] = [
   },
   {
     name: 'rejects an external patch naming it',
-    patches: [deepFreeze({ name: 'ext', external: { generateExtension: 'gen.my-extension' } })],
+    patches: [deepFreeze({ name: 'ext', external: { generatePatchesExtension: 'gen.my-extension' } })],
     reason: PatchErrorReason.ExternalPatchNotSupported,
     location: { patchName: 'ext', patchIndex: 0 },
     message: /patch "ext".*external patches \(Runtime Extensions\) are not supported/,
@@ -421,7 +421,11 @@ describe('computePatchedTargets failures', () => {
   test('throws ExternalPatchNotSupportedError for an external patch', () => {
     assert.throws(
       () =>
-        computePatchedTargets({ patches: [{ name: 'ext', external: { validateExtension: 'v' } }], targets, variables }),
+        computePatchedTargets({
+          patches: [{ name: 'ext', external: { validateTopologyExtension: 'v' } }],
+          targets,
+          variables,
+        }),
       ExternalPatchNotSupportedError,
     );
   });

@@ -1,9 +1,9 @@
 // Fixtures for the patch engine tests: frozen templates from test/fixtures/topology/patches, targets, variables, builtins.
 import { readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
-import type { Topology } from '#shared/api/cluster.ts';
-import type { ClusterClassPatch, JSONPatch, PatchSelector } from '#shared/api/cluster-class.ts';
-import type { ClusterClassStatusVariable } from '#shared/api/variables.ts';
+import type { Topology } from '#shared/api/v1beta2/cluster.ts';
+import type { ClusterClassPatch, JSONPatch, PatchSelector } from '#shared/api/v1beta2/cluster-class.ts';
+import type { ClusterClassStatusVariable } from '#shared/api/v1beta2/variables.ts';
 import { computePatchTargets } from '#shared/topology/patches/index.ts';
 import type { PatchBuiltins, PatchTarget, PatchVariablesInput } from '#shared/topology/patches/index.ts';
 import type { Unstructured } from '#shared/topology/types.ts';
@@ -119,7 +119,7 @@ export function definitions(...names: string[]): ClusterClassStatusVariable[] {
 }
 
 export const topology: Topology = deepFreeze({
-  class: 'quick-start',
+  classRef: { name: 'quick-start' },
   version: 'v1.30.1',
   variables: [
     { name: 'region', value: 'us-east-1' },

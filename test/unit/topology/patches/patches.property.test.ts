@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import type { ClusterClassPatch, JSONPatch, PatchSelector } from '#shared/api/cluster-class.ts';
+import type { ClusterClassPatch, JSONPatch, PatchSelector } from '#shared/api/v1beta2/cluster-class.ts';
 import { computePatchedTargets, PatchError } from '#shared/topology/patches/index.ts';
 import type { PatchTarget } from '#shared/topology/patches/index.ts';
 import { api, deepFreeze, selector, targets, variables } from '#test/unit/topology/patches/fixtures.ts';
@@ -110,7 +110,7 @@ const clusterClassPatch: fc.Arbitrary<ClusterClassPatch> = fc.oneof(
       })
       .map(({ enabledIf, ...rest }) => (enabledIf === undefined ? rest : { ...rest, enabledIf })),
   },
-  { weight: 1, arbitrary: fc.constant({ name: 'ext', external: { generateExtension: 'gen' } }) },
+  { weight: 1, arbitrary: fc.constant({ name: 'ext', external: { generatePatchesExtension: 'gen' } }) },
 );
 
 type Outcome =

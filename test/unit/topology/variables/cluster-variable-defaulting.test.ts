@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ClusterVariable } from '#shared/api/variables.ts';
+import type { ClusterVariable } from '#shared/api/v1beta2/variables.ts';
 import {
   defaultClusterVariables,
   defaultMachineVariables,

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { JSONSchemaProps } from '#shared/api/jsonschema.ts';
-import type { ClusterClassVariable } from '#shared/api/variables.ts';
+import type { ClusterClassVariable } from '#shared/api/v1beta2/variables.ts';
 import { formatFieldErrors, validateClusterClassVariables } from '#shared/topology/variables/index.ts';
 import { deepFreeze } from '#test/unit/topology/variables/fixtures.ts';
 
@@ -72,10 +72,10 @@ const cases: Case[] = [
     errors: ['spec.variables[a.b].name: Invalid value: "a.b": variable name cannot contain "."'],
   },
   {
-    name: 'rejects an invalid label key in metadata',
-    variables: [variable('v', { type: 'string' }, { metadata: { labels: { 'bad key': 'x' } } })],
+    name: 'rejects an invalid label key in deprecatedV1Beta1Metadata',
+    variables: [variable('v', { type: 'string' }, { deprecatedV1Beta1Metadata: { labels: { 'bad key': 'x' } } })],
     errors: [
-      `spec.variables[v].metadata.labels: Invalid value: "bad key": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName', or 'my.name', or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
+      `spec.variables[v].deprecatedV1Beta1Metadata.labels: Invalid value: "bad key": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName', or 'my.name', or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
     ],
   },
   {

@@ -1,6 +1,6 @@
 // Fixtures for the variables tests: frozen definitions built from a schema.
 import type { JSONSchemaProps } from '#shared/api/jsonschema.ts';
-import type { ClusterClassStatusVariable, ClusterVariable } from '#shared/api/variables.ts';
+import type { ClusterClassStatusVariable, ClusterVariable } from '#shared/api/v1beta2/variables.ts';
 
 /** Freezes a value and everything in it, so a function that mutates its input throws. */
 export function deepFreeze<T>(value: T): T {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Cluster } from '#shared/api/cluster.ts';
+import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
 import { formatFieldErrors } from '#shared/topology/variables/index.ts';
 import {
   computeDefaultedVersion,
@@ -88,7 +88,7 @@ describe('validateClusterUpdate', () => {
       'refuses adding a topology to an existing Cluster',
       withoutTopology,
       withTopology,
-      ['spec.topology.class: Forbidden: class cannot be set on an existing Cluster'],
+      ['spec.topology.classRef: Forbidden: classRef cannot be set on an existing Cluster'],
     ],
     [
       'accepts adding a topology with the unsafe class-name annotation',

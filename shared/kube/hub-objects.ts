@@ -1,0 +1,73 @@
+// Reads and writes of Cluster API objects in the v1beta2 hub shape whatever the server serves: in v1beta2 when it
+// does, else in v1beta1 converted at the edge (reads up to the hub, writes down from it). Other kinds pass through.
+import {
+  convertFromHub,
+  convertToHub,
+  HubVersion,
+  isConvertible,
+  type Unstructured,
+} from '#shared/api/conversion/index.ts';
+import type { KubeClient } from '#shared/kube/client.ts';
+import {
+  applyObject,
+  applyStatus,
+  findObject,
+  listObjects,
+  type ApplyOptions,
+  type KubeObject,
+  type ListResult,
+  type ObjectRef,
+} from '#shared/kube/objects.ts';
+import { getContractApiVersionGetter, getEdgeVersion } from '#shared/kube/versions.ts';
+
+function splitApiVersion(apiVersion: string): { group: string; version: string } {
+  const [group = '', version = ''] = apiVersion.includes('/') ? apiVersion.split('/') : ['', apiVersion];
+  return { group, version };
+}
+
+/** The apiVersion to use on this server for a hub apiVersion and kind (unchanged for kinds not converted). */
+async function servedApiVersion(kube: KubeClient, apiVersion: string, kind: string): Promise<string> {
+  const { group, version } = splitApiVersion(apiVersion);
+  if (version !== HubVersion || !isConvertible(group, kind)) return apiVersion;
+  return `${group}/${await getEdgeVersion(kube, group)}`;
+}
+
+function toHub(object: KubeObject): KubeObject {
+  const { group } = splitApiVersion(object.apiVersion);
+  return isConvertible(group, object.kind) ? (convertToHub(object as Unstructured) as KubeObject) : object;
+}
+
+/**
+ * Reads one object given its v1beta2 apiVersion, as v1beta2, or undefined when it does not exist.
+ *
+ * @example
+ * await findHubObject(kube, { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Cluster', namespace: 'ns', name: 'c1' });
+ */
+export async function findHubObject(kube: KubeClient, ref: ObjectRef): Promise<KubeObject | undefined> {
+  const found = await findObject(kube, { ...ref, apiVersion: await servedApiVersion(kube, ref.apiVersion, ref.kind) });
+  return found === undefined ? undefined : toHub(found);
+}
+
+/** Lists objects given their v1beta2 apiVersion, as v1beta2. */
+export async function listHubObjects(kube: KubeClient, q: Parameters<typeof listObjects>[1]): Promise<ListResult> {
+  const list = await listObjects(kube, { ...q, apiVersion: await servedApiVersion(kube, q.apiVersion, q.kind) });
+  return { ...list, items: list.items.map(toHub) };
+}
+
+/** A v1beta2 object in the version the server serves (v1beta1 through the edge conversion). */
+export async function computeServedObject(kube: KubeClient, hub: KubeObject): Promise<KubeObject> {
+  const apiVersion = await servedApiVersion(kube, hub.apiVersion, hub.kind);
+  if (apiVersion === hub.apiVersion) return hub;
+  const apiVersionFor = await getContractApiVersionGetter(kube, splitApiVersion(apiVersion).version);
+  return convertFromHub(hub as Unstructured, apiVersionFor, { conversionData: false }) as KubeObject;
+}
+
+/** Server-side apply of a v1beta2 object, in the version the server serves; returns the result as v1beta2. */
+export async function applyHubObject(kube: KubeClient, hub: KubeObject, opts: ApplyOptions): Promise<KubeObject> {
+  return toHub(await applyObject(kube, await computeServedObject(kube, hub), opts));
+}
+
+/** Server-side apply of a v1beta2 object's status, in the version the server serves; returns it as v1beta2. */
+export async function applyHubStatus(kube: KubeClient, hub: KubeObject, opts: ApplyOptions): Promise<KubeObject> {
+  return toHub(await applyStatus(kube, await computeServedObject(kube, hub), opts));
+}
