@@ -265,7 +265,9 @@ async function start(
         },
         { fieldManager: `${localManager}-infrastructure`, force: true },
       );
-      print(`  set status.initialization.infrastructureProvisioned=true on Cluster ${exampleCluster.namespace}/${exampleCluster.name}`);
+      print(
+        `  set status.initialization.infrastructureProvisioned=true on Cluster ${exampleCluster.namespace}/${exampleCluster.name}`,
+      );
     }
     await applyAll(kube, addonsExample(), print);
     if (mgmt) await applyAll(kube, providersExample(), print);
