@@ -3,6 +3,7 @@
 import type { JSONSchemaProps } from '#shared/api/jsonschema.ts';
 import { JSONSchemaTypes } from '#shared/api/jsonschema.ts';
 import type { ClusterClassVariable } from '#shared/api/v1beta2/variables.ts';
+import { compileCelRules, validateCelRules } from '#shared/topology/variables/cel-rules.ts';
 import type { BadValue, FieldError } from '#shared/topology/variables/field-error.ts';
 import {
   childPath,
@@ -61,12 +62,14 @@ function validateDefaults(schema: JSONSchemaProps, path: string): FieldError[] {
     if (findUnknownFields(schema.default, schema).length > 0) {
       errors.push(fieldInvalid(defaultPath, jsonBadValue(schema.default), 'must not have unknown fields'));
     }
-    errors.push(
-      ...openAPIErrorsToFieldErrors(
-        validateAgainstSchema(schema.default, schema, '', { formats: 'keep' }),
-        defaultPath,
-      ),
+    const openAPIErrors = openAPIErrorsToFieldErrors(
+      validateAgainstSchema(schema.default, schema, '', { formats: 'keep' }),
+      defaultPath,
     );
+    errors.push(...openAPIErrors);
+    // NOTE: as ValidateDefaults, rules run only on defaults valid against the schema, with oldSelf = self.
+    if (openAPIErrors.length === 0)
+      errors.push(...validateCelRules(schema.default, schema.default, schema, defaultPath));
   }
   if (schema.items) errors.push(...validateDefaults(schema.items, childPath(path, 'items')));
   for (const name of Object.keys(schema.properties ?? {}).sort()) {
@@ -125,8 +128,38 @@ function validateRules(schema: JSONSchemaProps, path: string): FieldError[] {
   return errors;
 }
 
+/**
+ * The rules of one node compile, and (when nothing is wrong so far) example and enum values pass them, as upstream's
+ * validateSchema does after checking the rules' form. `nestedErrors` are the errors found at this node or below.
+ */
+function validateRulesCompile(
+  schema: JSONSchemaProps,
+  path: string,
+  uncorrelatablePath: string | undefined,
+  nestedErrors: readonly FieldError[],
+): FieldError[] {
+  if ((schema['x-kubernetes-validations'] ?? []).length === 0 || nestedErrors.length > 0) return [];
+  const compileErrors = compileCelRules(schema, path, uncorrelatablePath);
+  if (compileErrors.length > 0) return compileErrors;
+  // Only this node's rules and those below it run here (validateCelRules walks from this schema).
+  const errors: FieldError[] = [];
+  if (schema.example !== undefined && schema.example !== null) {
+    errors.push(...validateCelRules(schema.example, undefined, schema, childPath(path, 'example')));
+  }
+  (schema.enum ?? []).forEach((value, i) => {
+    if (value !== null)
+      errors.push(...validateCelRules(value, undefined, schema, indexPath(childPath(path, 'enum'), i)));
+  });
+  return errors;
+}
+
 /** validateSchema: supported types, examples and enums valid, properties XOR additionalProperties, rules well formed. */
-function validateSchema(schema: JSONSchemaProps, path: string): FieldError[] {
+function validateSchema(
+  schema: JSONSchemaProps,
+  path: string,
+  uncorrelatablePath?: string,
+  celContext = true,
+): FieldError[] {
   if (schema.type !== undefined && !(JSONSchemaTypes as readonly string[]).includes(schema.type)) {
     return [fieldNotSupported(childPath(path, 'type'), schema.type, [...JSONSchemaTypes].sort())];
   }
@@ -147,22 +180,39 @@ function validateSchema(schema: JSONSchemaProps, path: string): FieldError[] {
     if (Object.keys(schema.properties ?? {}).length > 0) {
       errors.push(fieldForbidden(path, 'additionalProperties and properties are mutually exclusive'));
     }
-    errors.push(...validateSchema(schema.additionalProperties, childPath(path, 'additionalProperties')));
+    errors.push(
+      ...validateSchema(
+        schema.additionalProperties,
+        childPath(path, 'additionalProperties'),
+        uncorrelatablePath,
+        celContext,
+      ),
+    );
   }
   for (const name of Object.keys(schema.properties ?? {}).sort()) {
     const prop = schema.properties?.[name];
-    if (prop) errors.push(...validateSchema(prop, keyPath(childPath(path, 'properties'), name)));
+    if (prop)
+      errors.push(
+        ...validateSchema(prop, keyPath(childPath(path, 'properties'), name), uncorrelatablePath, celContext),
+      );
   }
-  if (schema.items) errors.push(...validateSchema(schema.items, childPath(path, 'items')));
-  if (schema.not) errors.push(...validateSchema(schema.not, childPath(path, 'not')));
+  if (schema.items) {
+    // NOTE: items of atomic lists (the only list type variable schemas have) cannot be correlated with old items.
+    const itemsPath = childPath(path, 'items');
+    errors.push(...validateSchema(schema.items, itemsPath, uncorrelatablePath ?? itemsPath, celContext));
+  }
+  if (schema.not) errors.push(...validateSchema(schema.not, childPath(path, 'not'), uncorrelatablePath, false));
   for (const [list, name] of [
     [schema.allOf, 'allOf'],
     [schema.oneOf, 'oneOf'],
     [schema.anyOf, 'anyOf'],
   ] as const) {
-    (list ?? []).forEach((sub, i) => errors.push(...validateSchema(sub, indexPath(childPath(path, name), i))));
+    (list ?? []).forEach((sub, i) =>
+      errors.push(...validateSchema(sub, indexPath(childPath(path, name), i), uncorrelatablePath, false)),
+    );
   }
   errors.push(...validateRules(schema, path));
+  if (celContext) errors.push(...validateRulesCompile(schema, path, uncorrelatablePath, errors));
   return errors;
 }
 
@@ -179,7 +229,7 @@ function validateRootSchema(variable: ClusterClassVariable, path: string): Field
  * Validates the variables a ClusterClass defines: unique names, no reserved name (`builtin`) or `.` in names, valid
  * labels/annotations in metadata and x-metadata, and a valid schema (structural; defaults pruned and valid; examples
  * and enum values valid; patterns compile as Go regexps; x-kubernetes-validations well formed).
- * NOTE: CEL rules are checked for form only, not compiled (no CEL engine).
+ * x-kubernetes-validations rules must compile, and defaults, examples and enum values must pass them.
  *
  * @example
  * const errors = validateClusterClassVariables(clusterClass.spec.variables ?? [], 'spec.variables');
