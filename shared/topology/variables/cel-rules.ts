@@ -54,18 +54,35 @@ function compile(expression: string): Compiled {
   return result;
 }
 
-/** A rule as apimachinery prints the bad value of a compile error (the internal Go struct as JSON). */
+/** JSON as Go's encoding/json writes it: in the given key order, with <, > and & escaped. */
+function goJson(value: unknown): string {
+  return JSON.stringify(value).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+/** A rule as apimachinery prints the bad value of a compile error: apiextensions' internal Go struct as JSON. */
 function ruleBadValue(rule: ValidationRule): BadValue {
   return {
-    json: {
+    rendered: goJson({
       Rule: rule.rule,
       Message: rule.message ?? '',
       MessageExpression: rule.messageExpression ?? '',
       Reason: rule.reason ?? null,
       FieldPath: rule.fieldPath ?? '',
       OptionalOldSelf: null,
-    },
+    }),
   };
+}
+
+/** Why a rule's messageExpression does not compile, if it does not. */
+function messageExpressionError(rule: ValidationRule): string | undefined {
+  if (rule.messageExpression === undefined || rule.messageExpression === '') return undefined;
+  const message = compile(rule.messageExpression);
+  if (!message.ok) return `messageExpression compilation failed: ${message.error}`;
+  if (message.type !== 'string' && message.type !== 'dyn') return 'messageExpression must evaluate to a string';
+  return undefined;
 }
 
 /**
@@ -86,32 +103,20 @@ export function compileCelRules(schema: JSONSchemaProps, path: string, uncorrela
       errors.push(
         fieldInvalid(childPath(rulePath, 'rule'), ruleBadValue(rule), `compilation failed: ${compiled.error}`),
       );
-    } else if (compiled.type !== 'bool' && compiled.type !== 'dyn') {
+      return;
+    }
+    if (compiled.type !== 'bool' && compiled.type !== 'dyn') {
       errors.push(
         fieldInvalid(childPath(rulePath, 'rule'), ruleBadValue(rule), 'cel expression must evaluate to a bool'),
       );
+      return;
     }
-    if (rule.messageExpression !== undefined && rule.messageExpression.trim() !== '') {
-      const message = compile(rule.messageExpression);
-      if (!message.ok) {
-        errors.push(
-          fieldInvalid(
-            childPath(rulePath, 'messageExpression'),
-            ruleBadValue(rule),
-            `messageExpression compilation failed: ${message.error}`,
-          ),
-        );
-      } else if (message.type !== 'string' && message.type !== 'dyn') {
-        errors.push(
-          fieldInvalid(
-            childPath(rulePath, 'messageExpression'),
-            ruleBadValue(rule),
-            'messageExpression must evaluate to a string',
-          ),
-        );
-      }
+    // NOTE: as apiextensions, the messageExpression is compiled only once the rule has.
+    const messageError = messageExpressionError(rule);
+    if (messageError !== undefined) {
+      errors.push(fieldInvalid(childPath(rulePath, 'messageExpression'), ruleBadValue(rule), messageError));
     }
-    if (compiled.ok && compiled.usesOldSelf && uncorrelatablePath !== undefined) {
+    if (compiled.usesOldSelf && uncorrelatablePath !== undefined) {
       errors.push(
         fieldInvalid(
           childPath(rulePath, 'rule'),
@@ -155,8 +160,16 @@ export function toCelValue(value: unknown, schema: JSONSchemaProps | undefined):
 
 /** How rule failures are reported (see validateCelRules). */
 export type CelValidationOptions = {
-  /** The bad value every error shows; by default the schema's type, as apiextensions does. */
+  /**
+   * The bad value every error shows. By default, as apiextensions: the value of a failed rule (omitted for objects
+   * and arrays), the schema's type for errors evaluating one.
+   */
   readonly badValue?: BadValue;
+  /**
+   * The rules have no CEL type to compile against (a root array with rules, see the ClusterClass validation): every
+   * node with rules at or below it reports that instead of running them.
+   */
+  readonly untyped?: boolean;
 };
 
 type RuleContext = {
@@ -219,14 +232,31 @@ function normalizedFieldPath(fieldPath: string | undefined): string {
   return fieldPath.startsWith('.') ? fieldPath.slice(1) : fieldPath;
 }
 
+/** The bad value of a failed rule: the value itself, omitted for objects and arrays (apiextensions). */
+function failedValue(value: unknown, schema: JSONSchemaProps): BadValue {
+  if (schema.type === 'object' || schema.type === 'array') return { omitted: true };
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
+  return { json: value };
+}
+
 function validateRulesAt(
   value: unknown,
   oldValue: unknown,
   schema: JSONSchemaProps,
   path: string,
-  badValue: BadValue,
+  options: CelValidationOptions,
 ): FieldError[] {
+  const badValue = options.badValue ?? schema.type ?? '';
   const rules = schema['x-kubernetes-validations'] ?? [];
+  if (options.untyped && hasCelRules(schema)) {
+    return [
+      fieldInvalid(
+        path,
+        options.badValue ?? schema.type ?? '',
+        'rule compiler initialization error: failed to convert to declType for CEL validation rules',
+      ),
+    ];
+  }
   if (rules.length === 0) return [];
   const errors: FieldError[] = [];
   const context: RuleContext = {
@@ -235,8 +265,9 @@ function validateRulesAt(
   };
   for (const rule of rules) {
     const compiled = compile(rule.rule);
-    if (!compiled.ok) {
-      errors.push(fieldInvalid(path, badValue, `rule compile error: compilation failed: ${compiled.error}`));
+    if (!compiled.ok || (compiled.type !== 'bool' && compiled.type !== 'dyn')) {
+      const why = compiled.ok ? 'cel expression must evaluate to a bool' : `compilation failed: ${compiled.error}`;
+      errors.push(fieldInvalid(path, badValue, `rule compile error: ${why}`));
       continue;
     }
     // Transition rules run only where there is an old value to compare with.
@@ -254,12 +285,16 @@ function validateRulesAt(
       continue;
     }
     if (result === true) continue;
-    const rulePath = normalizedFieldPath(rule.fieldPath) ? childPath(path, normalizedFieldPath(rule.fieldPath)) : path;
+    // NOTE: as apiextensions, a messageExpression that does not compile also drops the rule's fieldPath.
+    const messageCompiles = messageExpressionError(rule) === undefined;
+    const fieldPath = messageCompiles ? normalizedFieldPath(rule.fieldPath) : '';
+    const rulePath = fieldPath ? childPath(path, fieldPath) : path;
     const message =
-      rule.messageExpression !== undefined && rule.messageExpression.trim() !== ''
+      messageCompiles && rule.messageExpression !== undefined && rule.messageExpression !== ''
         ? evaluateMessageExpression(rule.messageExpression, context)
         : undefined;
-    errors.push(errorForReason(rulePath, badValue, message ?? ruleMessageOrDefault(rule), rule));
+    const shown = options.badValue ?? failedValue(value, schema);
+    errors.push(errorForReason(rulePath, shown, message ?? ruleMessageOrDefault(rule), rule));
   }
   return errors;
 }
@@ -272,8 +307,7 @@ function walk(
   options: CelValidationOptions,
 ): FieldError[] {
   if (!schema || value === null || value === undefined) return [];
-  const badValue = options.badValue ?? schema.type ?? '';
-  const errors = validateRulesAt(value, oldValue, schema, path, badValue);
+  const errors = validateRulesAt(value, oldValue, schema, path, options);
   if (Array.isArray(value)) {
     // NOTE: items of atomic lists (the only lists variable schemas have) have no old value.
     value.forEach((item, i) => errors.push(...walk(item, undefined, schema.items, indexPath(path, i), options)));

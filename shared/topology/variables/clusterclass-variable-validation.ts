@@ -8,6 +8,7 @@ import type { BadValue, FieldError } from '#shared/topology/variables/field-erro
 import {
   childPath,
   fieldForbidden,
+  fieldInternal,
   fieldInvalid,
   fieldNotSupported,
   fieldRequired,
@@ -54,8 +55,12 @@ function validateXMetadata(schema: JSONSchemaProps, path: string): FieldError[] 
   return errors;
 }
 
+function isArrayWithRules(schema: JSONSchemaProps): boolean {
+  return schema.type === 'array' && (schema['x-kubernetes-validations'] ?? []).length > 0;
+}
+
 /** Defaults must be pruned (no unknown fields) and valid against their schema (structural ValidateDefaults). */
-function validateDefaults(schema: JSONSchemaProps, path: string): FieldError[] {
+function validateDefaults(schema: JSONSchemaProps, path: string, isRoot = false): FieldError[] {
   const errors: FieldError[] = [];
   if (schema.default !== undefined) {
     const defaultPath = childPath(path, 'default');
@@ -67,9 +72,12 @@ function validateDefaults(schema: JSONSchemaProps, path: string): FieldError[] {
       defaultPath,
     );
     errors.push(...openAPIErrors);
-    // NOTE: as ValidateDefaults, rules run only on defaults valid against the schema, with oldSelf = self.
-    if (openAPIErrors.length === 0)
-      errors.push(...validateCelRules(schema.default, schema.default, schema, defaultPath));
+    // NOTE: as ValidateDefaults, rules run only on defaults valid against the schema, with oldSelf = self. A root
+    // array with rules has no CEL type (see CelContext), so its rules cannot run at all.
+    if (openAPIErrors.length === 0) {
+      const untyped = isRoot && isArrayWithRules(schema);
+      errors.push(...validateCelRules(schema.default, schema.default, schema, defaultPath, { untyped }));
+    }
   }
   if (schema.items) errors.push(...validateDefaults(schema.items, childPath(path, 'items')));
   for (const name of Object.keys(schema.properties ?? {}).sort()) {
@@ -129,59 +137,82 @@ function validateRules(schema: JSONSchemaProps, path: string): FieldError[] {
 }
 
 /**
- * The rules of one node compile, and (when nothing is wrong so far) example and enum values pass them, as upstream's
- * validateSchema does after checking the rules' form. `nestedErrors` are the errors found at this node or below.
+ * How rules are compiled below a node, as upstream's CEL schema context: `typed` (compiled), `none` (not at all:
+ * inside allOf/anyOf/oneOf/not), or `untyped`: in a root array with rules, whose CEL type apiextensions cannot build
+ * (it adds apiVersion, kind and metadata to the root and drops `items`), so upstream rejects every rule there.
+ */
+type CelContext = 'typed' | 'none' | 'untyped';
+
+/** Errors about the schema, and about its CEL rules, kept apart as upstream's OpenAPISchemaErrorList. */
+type SchemaErrors = { readonly schema: FieldError[]; readonly cel: FieldError[] };
+
+function appendErrors(to: SchemaErrors, from: SchemaErrors): void {
+  to.schema.push(...from.schema);
+  to.cel.push(...from.cel);
+}
+
+/**
+ * The CEL part of validateSchema for one node: its rules compile (when no schema error was found at or below it),
+ * then, when nothing at all is wrong so far, its example and enum values pass the rules.
  */
 function validateRulesCompile(
   schema: JSONSchemaProps,
   path: string,
   uncorrelatablePath: string | undefined,
-  nestedErrors: readonly FieldError[],
-): FieldError[] {
-  if ((schema['x-kubernetes-validations'] ?? []).length === 0 || nestedErrors.length > 0) return [];
-  const compileErrors = compileCelRules(schema, path, uncorrelatablePath);
-  if (compileErrors.length > 0) return compileErrors;
-  // Only this node's rules and those below it run here (validateCelRules walks from this schema).
-  const errors: FieldError[] = [];
+  celContext: CelContext,
+  errors: SchemaErrors,
+): void {
+  if ((schema['x-kubernetes-validations'] ?? []).length === 0) return;
+  if (errors.schema.length === 0 && celContext === 'untyped') {
+    errors.cel.push(
+      fieldInternal(
+        childPath(path, 'x-kubernetes-validations'),
+        'internal error: failed to construct type information for x-kubernetes-validations rules: unable to convert structural schema to CEL declarations',
+      ),
+    );
+  } else if (errors.schema.length === 0 && celContext === 'typed') {
+    errors.cel.push(...compileCelRules(schema, path, uncorrelatablePath));
+  }
+  if (errors.schema.length > 0 || errors.cel.length > 0) return;
   if (schema.example !== undefined && schema.example !== null) {
-    errors.push(...validateCelRules(schema.example, undefined, schema, childPath(path, 'example')));
+    errors.cel.push(...validateCelRules(schema.example, undefined, schema, childPath(path, 'example')));
   }
   (schema.enum ?? []).forEach((value, i) => {
     if (value !== null)
-      errors.push(...validateCelRules(value, undefined, schema, indexPath(childPath(path, 'enum'), i)));
+      errors.cel.push(...validateCelRules(value, undefined, schema, indexPath(childPath(path, 'enum'), i)));
   });
-  return errors;
 }
 
-/** validateSchema: supported types, examples and enums valid, properties XOR additionalProperties, rules well formed. */
+/** validateSchema: supported types, examples and enums valid, properties XOR additionalProperties, rules valid. */
 function validateSchema(
   schema: JSONSchemaProps,
   path: string,
-  uncorrelatablePath?: string,
-  celContext = true,
-): FieldError[] {
+  uncorrelatablePath: string | undefined,
+  celContext: CelContext,
+): SchemaErrors {
   if (schema.type !== undefined && !(JSONSchemaTypes as readonly string[]).includes(schema.type)) {
-    return [fieldNotSupported(childPath(path, 'type'), schema.type, [...JSONSchemaTypes].sort())];
+    return { schema: [fieldNotSupported(childPath(path, 'type'), schema.type, [...JSONSchemaTypes].sort())], cel: [] };
   }
-  const errors: FieldError[] = [];
+  const errors: SchemaErrors = { schema: [], cel: [] };
   if (schema.example !== undefined) {
-    errors.push(
+    errors.schema.push(
       ...openAPIErrorsToFieldErrors(validateAgainstSchema(schema.example, schema), childPath(path, 'example')),
     );
   }
   (schema.enum ?? []).forEach((value, i) => {
     if (value !== null) {
-      errors.push(
+      errors.schema.push(
         ...openAPIErrorsToFieldErrors(validateAgainstSchema(value, schema), indexPath(childPath(path, 'enum'), i)),
       );
     }
   });
   if (schema.additionalProperties) {
     if (Object.keys(schema.properties ?? {}).length > 0) {
-      errors.push(fieldForbidden(path, 'additionalProperties and properties are mutually exclusive'));
+      errors.schema.push(fieldForbidden(path, 'additionalProperties and properties are mutually exclusive'));
     }
-    errors.push(
-      ...validateSchema(
+    appendErrors(
+      errors,
+      validateSchema(
         schema.additionalProperties,
         childPath(path, 'additionalProperties'),
         uncorrelatablePath,
@@ -192,27 +223,28 @@ function validateSchema(
   for (const name of Object.keys(schema.properties ?? {}).sort()) {
     const prop = schema.properties?.[name];
     if (prop)
-      errors.push(
-        ...validateSchema(prop, keyPath(childPath(path, 'properties'), name), uncorrelatablePath, celContext),
+      appendErrors(
+        errors,
+        validateSchema(prop, keyPath(childPath(path, 'properties'), name), uncorrelatablePath, celContext),
       );
   }
   if (schema.items) {
     // NOTE: items of atomic lists (the only list type variable schemas have) cannot be correlated with old items.
     const itemsPath = childPath(path, 'items');
-    errors.push(...validateSchema(schema.items, itemsPath, uncorrelatablePath ?? itemsPath, celContext));
+    appendErrors(errors, validateSchema(schema.items, itemsPath, uncorrelatablePath ?? itemsPath, celContext));
   }
-  if (schema.not) errors.push(...validateSchema(schema.not, childPath(path, 'not'), uncorrelatablePath, false));
+  if (schema.not) appendErrors(errors, validateSchema(schema.not, childPath(path, 'not'), uncorrelatablePath, 'none'));
   for (const [list, name] of [
     [schema.allOf, 'allOf'],
     [schema.oneOf, 'oneOf'],
     [schema.anyOf, 'anyOf'],
   ] as const) {
     (list ?? []).forEach((sub, i) =>
-      errors.push(...validateSchema(sub, indexPath(childPath(path, name), i), uncorrelatablePath, false)),
+      appendErrors(errors, validateSchema(sub, indexPath(childPath(path, name), i), uncorrelatablePath, 'none')),
     );
   }
-  errors.push(...validateRules(schema, path));
-  if (celContext) errors.push(...validateRulesCompile(schema, path, uncorrelatablePath, errors));
+  errors.schema.push(...validateRules(schema, path));
+  validateRulesCompile(schema, path, uncorrelatablePath, celContext, errors);
   return errors;
 }
 
@@ -220,9 +252,10 @@ function validateRootSchema(variable: ClusterClassVariable, path: string): Field
   const schema = variable.schema.openAPIV3Schema;
   const structural = validateStructuralSchema(schema, path);
   if (structural.length > 0) return structural;
-  const defaults = validateDefaults(schema, path);
+  const defaults = validateDefaults(schema, path, true);
   if (defaults.length > 0) return defaults;
-  return validateSchema(schema, path);
+  const errors = validateSchema(schema, path, undefined, isArrayWithRules(schema) ? 'untyped' : 'typed');
+  return [...errors.schema, ...errors.cel];
 }
 
 /**
