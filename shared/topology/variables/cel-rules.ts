@@ -166,8 +166,8 @@ export type CelValidationOptions = {
    */
   readonly badValue?: BadValue;
   /**
-   * The rules have no CEL type to compile against (a root array with rules, see the ClusterClass validation): every
-   * node with rules at or below it reports that instead of running them.
+   * The rules have no CEL type to compile against (in a root array, see the ClusterClass validation): every node
+   * with rules reports that instead of running them.
    */
   readonly untyped?: boolean;
 };
@@ -248,7 +248,7 @@ function validateRulesAt(
 ): FieldError[] {
   const badValue = options.badValue ?? schema.type ?? '';
   const rules = schema['x-kubernetes-validations'] ?? [];
-  if (options.untyped && hasCelRules(schema)) {
+  if (options.untyped && rules.length > 0) {
     return [
       fieldInvalid(
         path,

@@ -3,7 +3,7 @@
 import type { JSONSchemaProps } from '#shared/api/jsonschema.ts';
 import { JSONSchemaTypes } from '#shared/api/jsonschema.ts';
 import type { ClusterClassVariable } from '#shared/api/v1beta2/variables.ts';
-import { compileCelRules, validateCelRules } from '#shared/topology/variables/cel-rules.ts';
+import { compileCelRules, hasCelRules, validateCelRules } from '#shared/topology/variables/cel-rules.ts';
 import type { BadValue, FieldError } from '#shared/topology/variables/field-error.ts';
 import {
   childPath,
@@ -75,7 +75,8 @@ function validateDefaults(schema: JSONSchemaProps, path: string, isRoot = false)
     // NOTE: as ValidateDefaults, rules run only on defaults valid against the schema, with oldSelf = self. A root
     // array with rules has no CEL type (see CelContext), so its rules cannot run at all.
     if (openAPIErrors.length === 0) {
-      const untyped = isRoot && isArrayWithRules(schema);
+      // NOTE: a root default is validated as a resource root, which has no CEL type if it is an array with rules.
+      const untyped = isRoot && schema.type === 'array' && hasCelRules(schema);
       errors.push(...validateCelRules(schema.default, schema.default, schema, defaultPath, { untyped }));
     }
   }
