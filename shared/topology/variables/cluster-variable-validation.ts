@@ -104,7 +104,7 @@ export function validateClusterVariables(
 
 /**
  * Validates a MachineDeployment's or MachinePool's `variables.overrides` (required variables are not enforced:
- * they are set on the Cluster).
+ * they are set on the Cluster); `oldOverrides`, on an update, are the same worker's overrides before it.
  *
  * @example
  * validateMachineVariables(md.variables?.overrides ?? [], cc.status.variables ?? [], 'spec.topology.workers.machineDeployments[0].variables.overrides');
@@ -113,8 +113,13 @@ export function validateMachineVariables(
   overrides: readonly ClusterVariable[],
   definitions: readonly ClusterClassStatusVariable[],
   fieldPath: string,
+  oldOverrides: readonly ClusterVariable[] = [],
 ): FieldError[] {
-  return validateClusterVariables(overrides, definitions, { validateRequired: false, fieldPath });
+  return validateClusterVariables(overrides, definitions, {
+    validateRequired: false,
+    fieldPath,
+    oldValues: oldOverrides,
+  });
 }
 
 /** Validates the control plane's `variables.overrides` (same rules as validateMachineVariables). */
@@ -122,6 +127,11 @@ export function validateControlPlaneVariables(
   overrides: readonly ClusterVariable[],
   definitions: readonly ClusterClassStatusVariable[],
   fieldPath = 'spec.topology.controlPlane.variables.overrides',
+  oldOverrides: readonly ClusterVariable[] = [],
 ): FieldError[] {
-  return validateClusterVariables(overrides, definitions, { validateRequired: false, fieldPath });
+  return validateClusterVariables(overrides, definitions, {
+    validateRequired: false,
+    fieldPath,
+    oldValues: oldOverrides,
+  });
 }
