@@ -16,6 +16,8 @@ const rulesByKind: Record<Kind, readonly string[]> = {
     'self.startsWith("a")',
     'self.size() <= 2',
     'self.matches("^[a-z]+$")',
+    'self.matches("(?i)^A")',
+    'self.find("[[:digit:]]+") == ""',
     'self == oldSelf',
     'self.lowerAscii() == self',
     'self.contains("-")',

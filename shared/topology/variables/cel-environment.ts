@@ -55,10 +55,11 @@ function replaceN(s: string, from: string, to: string, n: bigint): string {
 }
 
 /**
- * A new CEL environment for x-kubernetes-validations rules. `self` and `oldSelf` are dynamically typed, so type
+ * A new CEL environment for x-kubernetes-validations rules (run expressions through withGoMatches first). `self` and `oldSelf` are dynamically typed, so type
  * mismatches show when a rule runs rather than when it is compiled. Functions: CEL's standard library, and from the Kubernetes libraries: strings (`charAt`, `replace`,
  * `reverse`, `split`, `join`, `indexOf`, `lastIndexOf`, `lowerAscii`, `upperAscii`, `trim`, `substring`), lists
- * (`isSorted`, `sum`, `min`, `max`, `indexOf`, `lastIndexOf`) and regex (`find`, `findAll`).
+ * (`isSorted`, `sum`, `min`, `max`, `indexOf`, `lastIndexOf`) and regex (`find`, `findAll`); regexps use Go's RE2
+ * syntax.
  *
  * @example
  * const env = newCelEnvironment();
@@ -89,6 +90,8 @@ export function newCelEnvironment(): Environment {
       const all = [...s.matchAll(goRegexp(pattern, true))].map((m) => m[0]);
       return n < 0n ? all : all.slice(0, Number(n));
     })
+    .registerFunction('string.matchesRE2(string): bool', (s: string, pattern: string) => goRegexp(pattern).test(s))
+    .registerFunction('matchesRE2(string, string): bool', (s: string, pattern: string) => goRegexp(pattern).test(s))
     .registerFunction('list.isSorted(): bool', (list: readonly Comparable[]) =>
       list.every((x, i) => i === 0 || compare(list[i - 1] as Comparable, x) <= 0),
     )
@@ -106,4 +109,23 @@ export function newCelEnvironment(): Environment {
     .registerFunction('list.lastIndexOf(dyn): int', (list: readonly unknown[], x: unknown) =>
       BigInt(list.lastIndexOf(x)),
     );
+}
+
+const stringLiteral = /(['"])(?:\\.|(?!\1)[^\\])*\1/g;
+
+/**
+ * The expression with CEL's `matches` replaced by `matchesRE2` outside string literals: cel-js's own `matches` uses
+ * JavaScript's regexp syntax and cannot be overridden, and Kubernetes rules are written for Go's (`(?i)`, …).
+ *
+ * @example
+ * withGoMatches('self.matches("(?i)^a")'); // 'self.matchesRE2("(?i)^a")'
+ */
+export function withGoMatches(expression: string): string {
+  let out = '';
+  let last = 0;
+  for (const literal of expression.matchAll(stringLiteral)) {
+    out += expression.slice(last, literal.index).replace(/\bmatches\(/g, 'matchesRE2(') + literal[0];
+    last = literal.index + literal[0].length;
+  }
+  return out + expression.slice(last).replace(/\bmatches\(/g, 'matchesRE2(');
 }

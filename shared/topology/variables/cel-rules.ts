@@ -13,14 +13,24 @@ import {
   indexPath,
   keyPath,
 } from '#shared/topology/variables/field-error.ts';
-import { celErrorMessage, newCelEnvironment } from '#shared/topology/variables/cel-environment.ts';
+import { celErrorMessage, newCelEnvironment, withGoMatches } from '#shared/topology/variables/cel-environment.ts';
 import { isJsonObject } from '#shared/topology/variables/json-value.ts';
 
 /** The longest message a messageExpression may produce (celconfig.MaxEvaluatedMessageExpressionSizeBytes). */
 const MAX_MESSAGE_EXPRESSION_BYTES = 5 * 1024;
 
+type RuleContext = {
+  readonly self: unknown;
+  readonly oldSelf: unknown;
+};
+
 type Compiled =
-  | { readonly ok: true; readonly usesOldSelf: boolean; readonly type: string }
+  | {
+      readonly ok: true;
+      readonly usesOldSelf: boolean;
+      readonly type: string;
+      readonly program: (context: RuleContext) => unknown;
+    }
   | { readonly ok: false; readonly error: string };
 
 let environment: Environment | undefined;
@@ -43,9 +53,15 @@ function compile(expression: string): Compiled {
   if (cached) return cached;
   let result: Compiled;
   try {
-    const checked = celEnvironment().check(expression);
+    const parsed = celEnvironment().parse(withGoMatches(expression));
+    const checked = parsed.check();
     result = checked.valid
-      ? { ok: true, usesOldSelf: mentionsOldSelf(expression), type: String(checked.type) }
+      ? {
+          ok: true,
+          usesOldSelf: mentionsOldSelf(expression),
+          type: String(checked.type),
+          program: (context) => parsed(context) as unknown,
+        }
       : { ok: false, error: celErrorMessage(checked.error) };
   } catch (error) {
     result = { ok: false, error: celErrorMessage(error) };
@@ -172,11 +188,6 @@ export type CelValidationOptions = {
   readonly untyped?: boolean;
 };
 
-type RuleContext = {
-  readonly self: unknown;
-  readonly oldSelf: unknown;
-};
-
 function ruleErrorString(rule: ValidationRule): string {
   return rule.message !== undefined && rule.message.length > 0 ? rule.message.trim() : rule.rule.trim();
 }
@@ -197,8 +208,10 @@ function goRuntimeError(error: unknown): string {
 }
 
 function evaluateMessageExpression(expression: string, context: RuleContext): string | undefined {
+  const compiled = compile(expression);
+  if (!compiled.ok) return undefined;
   try {
-    const result: unknown = celEnvironment().evaluate(expression, context);
+    const result = compiled.program(context);
     if (typeof result !== 'string') return undefined;
     const trimmed = result.trim();
     if (
@@ -274,7 +287,7 @@ function validateRulesAt(
     if (compiled.usesOldSelf && context.oldSelf === null) continue;
     let result: unknown;
     try {
-      result = celEnvironment().evaluate(rule.rule, context);
+      result = compiled.program(context);
     } catch (error) {
       const text = goRuntimeError(error);
       const detail =
