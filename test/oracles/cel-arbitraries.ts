@@ -22,8 +22,27 @@ const rulesByKind: Record<Kind, readonly string[]> = {
     'self.lowerAscii() == self',
     'self.contains("-")',
     '!self.endsWith("c")',
+    'self.size() == 0 || self.charAt(0) != "x"',
+    'self.replace("-", "") == self',
+    'self.split("-").size() <= 1',
+    'self.indexOf("b") != 1',
+    'self.upperAscii() != "AB"',
+    'self.substring(0, self.size()) == self',
+    'self.reverse() != "ba"',
+    'self.trim() == self',
+    'self.lastIndexOf("b") < 2',
+    'self.substring(1) != "b"',
+    'self.indexOf("a", 2) < 0',
+    'self.upperAscii() == self.upperAscii().lowerAscii().upperAscii()',
   ],
-  object: ['has(self.a)', '!has(self.b) || self.b.size() > 1', 'self.a > 0', 'has(self.a) == has(self.b)'],
+  object: [
+    'has(self.a)',
+    '!has(self.b) || self.b.size() > 1',
+    'self.a > 0',
+    'has(self.a) == has(self.b)',
+    '!has(self.a) || !has(oldSelf.a) || self.a >= oldSelf.a',
+    'self == oldSelf',
+  ],
   array: [
     'self.size() <= 2',
     'self.all(x, x > 0)',
@@ -31,6 +50,13 @@ const rulesByKind: Record<Kind, readonly string[]> = {
     'self.isSorted()',
     'self.sum() < 10',
     'size(self) == size(oldSelf)',
+    'self.exists_one(x, x == 2)',
+    'self.filter(x, x > 3).size() < 2',
+    'self.map(x, x * 2).all(y, y < 20)',
+    'self.size() == 0 || self.min() >= 0',
+    'self.size() == 0 || self.max() < 10',
+    'self.indexOf(1) != 0',
+    'self.lastIndexOf(2) < 2',
   ],
   map: ['self.all(k, k != "q")', 'size(self) < 2', '!("p" in self) || self.p != "ab"'],
 };
@@ -103,7 +129,7 @@ export const celSchema: fc.Arbitrary<JSONSchemaProps> = fc.oneof(
   ),
 );
 
-const strings = fc.constantFrom('', 'a', 'ab', 'abc', 'A-b', 'x-y', 'é');
+const strings = fc.constantFrom('', 'a', 'ab', 'abc', 'A-b', 'x-y', 'é', 'É😀b', '😀ab');
 const integers = fc.integer({ min: -2, max: 12 });
 
 /** A value that fits the schema (CEL rules run only on values the OpenAPI schema accepts). */

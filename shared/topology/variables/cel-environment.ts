@@ -23,6 +23,48 @@ function codePoints(s: string): string[] {
   return [...s];
 }
 
+/** cel-go's strings (v0.29): indexes count code points; a negative or out-of-range index is an error. */
+function indexOutOfRange(i: bigint): CelFunctionError {
+  return new CelFunctionError(`index out of range: ${i}`);
+}
+
+function utf8Length(s: string): number {
+  return new TextEncoder().encode(s).length;
+}
+
+function matchesAt(chars: readonly string[], needle: readonly string[], i: number): boolean {
+  return needle.every((c, j) => chars[i + j] === c);
+}
+
+function stringIndexOf(s: string, sub: string, from: bigint): bigint {
+  if (from < 0n) throw indexOutOfRange(from);
+  const chars = codePoints(s);
+  if (sub === '') return from > BigInt(chars.length) ? BigInt(chars.length) : from;
+  if (from >= BigInt(chars.length)) return -1n;
+  const needle = codePoints(sub);
+  for (let i = Number(from); i + needle.length <= chars.length; i++) if (matchesAt(chars, needle, i)) return BigInt(i);
+  return -1n;
+}
+
+function stringLastIndexOf(s: string, sub: string, from: bigint): bigint {
+  if (from < 0n) throw indexOutOfRange(from);
+  const chars = codePoints(s);
+  if (sub === '') return from > BigInt(chars.length) ? BigInt(chars.length) : from;
+  if (from >= BigInt(chars.length)) return -1n;
+  const needle = codePoints(sub);
+  for (let i = Math.min(Number(from), chars.length - needle.length); i >= 0; i--)
+    if (matchesAt(chars, needle, i)) return BigInt(i);
+  return -1n;
+}
+
+function substring(s: string, start: bigint, end: bigint): string {
+  const chars = codePoints(s);
+  if (start > end) throw new CelFunctionError(`invalid substring range. start: ${start}, end: ${end}`);
+  if (start < 0n || start > BigInt(chars.length)) throw indexOutOfRange(start);
+  if (end < 0n || end > BigInt(chars.length)) throw indexOutOfRange(end);
+  return chars.slice(Number(start), Number(end)).join('');
+}
+
 type Comparable = bigint | number | string | boolean;
 
 function compare(a: Comparable, b: Comparable): number {
@@ -55,9 +97,8 @@ function replaceN(s: string, from: string, to: string, n: bigint): string {
 }
 
 /**
- * A new CEL environment for x-kubernetes-validations rules (run expressions through withGoMatches first). `self` and `oldSelf` are dynamically typed, so type
- * mismatches show when a rule runs rather than when it is compiled. Functions: CEL's standard library, and from the Kubernetes libraries: strings (`charAt`, `replace`,
- * `reverse`, `split`, `join`, `indexOf`, `lastIndexOf`, `lowerAscii`, `upperAscii`, `trim`, `substring`), lists
+ * A new CEL environment for x-kubernetes-validations rules (run expressions through withKubernetesFunctions first). `self` and `oldSelf` are dynamically typed, so type
+ * mismatches show when a rule runs rather than when it is compiled. Functions: CEL's standard library, and from the Kubernetes libraries: strings (`charAt`, `replace`, `split`, `join`, `indexOf`, `lastIndexOf`, `lowerAscii`, `upperAscii`, `trim`, `substring`), lists
  * (`isSorted`, `sum`, `min`, `max`, `indexOf`, `lastIndexOf`) and regex (`find`, `findAll`); regexps use Go's RE2
  * syntax.
  *
@@ -78,7 +119,6 @@ export function newCelEnvironment(): Environment {
       replaceN(s, from, to, -1n),
     )
     .registerFunction('string.replace(string, string, int): string', replaceN)
-    .registerFunction('string.reverse(): string', (s: string) => codePoints(s).reverse().join(''))
     .registerFunction(
       'string.find(string): string',
       (s: string, pattern: string) => goRegexp(pattern).exec(s)?.[0] ?? '',
@@ -90,8 +130,26 @@ export function newCelEnvironment(): Environment {
       const all = [...s.matchAll(goRegexp(pattern, true))].map((m) => m[0]);
       return n < 0n ? all : all.slice(0, Number(n));
     })
-    .registerFunction('string.matchesRE2(string): bool', (s: string, pattern: string) => goRegexp(pattern).test(s))
-    .registerFunction('matchesRE2(string, string): bool', (s: string, pattern: string) => goRegexp(pattern).test(s))
+    .registerFunction('string.matchesK8s(string): bool', (s: string, pattern: string) => goRegexp(pattern).test(s))
+    .registerFunction('matchesK8s(string, string): bool', (s: string, pattern: string) => goRegexp(pattern).test(s))
+    .registerFunction('string.lowerAsciiK8s(): string', (s: string) => s.replace(/[A-Z]/g, (c) => c.toLowerCase()))
+    .registerFunction('string.upperAsciiK8s(): string', (s: string) => s.replace(/[a-z]/g, (c) => c.toUpperCase()))
+    .registerFunction('string.indexOfK8s(string): int', (s: string, sub: string) => stringIndexOf(s, sub, 0n))
+    .registerFunction('string.indexOfK8s(string, int): int', stringIndexOf)
+    .registerFunction('string.lastIndexOfK8s(string): int', (s: string, sub: string) => {
+      const length = BigInt(codePoints(s).length);
+      if (sub === '') return length;
+      // NOTE: cel-go compares UTF-8 lengths here.
+      if (utf8Length(s) < utf8Length(sub)) return -1n;
+      return stringLastIndexOf(s, sub, length - 1n);
+    })
+    .registerFunction('string.lastIndexOfK8s(string, int): int', stringLastIndexOf)
+    .registerFunction('string.substringK8s(int): string', (s: string, start: bigint) => {
+      const length = BigInt(codePoints(s).length);
+      if (start < 0n || start > length) throw indexOutOfRange(start);
+      return substring(s, start, length);
+    })
+    .registerFunction('string.substringK8s(int, int): string', substring)
     .registerFunction('list.isSorted(): bool', (list: readonly Comparable[]) =>
       list.every((x, i) => i === 0 || compare(list[i - 1] as Comparable, x) <= 0),
     )
@@ -105,27 +163,35 @@ export function newCelEnvironment(): Environment {
     )
     .registerFunction('list.min(): dyn', listMin)
     .registerFunction('list.max(): dyn', listMax)
-    .registerFunction('list.indexOf(dyn): int', (list: readonly unknown[], x: unknown) => BigInt(list.indexOf(x)))
-    .registerFunction('list.lastIndexOf(dyn): int', (list: readonly unknown[], x: unknown) =>
+    .registerFunction('list.indexOfK8s(dyn): int', (list: readonly unknown[], x: unknown) => BigInt(list.indexOf(x)))
+    .registerFunction('list.lastIndexOfK8s(dyn): int', (list: readonly unknown[], x: unknown) =>
       BigInt(list.lastIndexOf(x)),
     );
 }
 
 const stringLiteral = /(['"])(?:\\.|(?!\1)[^\\])*\1/g;
 
+/** CEL functions cel-js defines with JavaScript semantics, and the names of their Kubernetes versions above. */
+const kubernetesVersions = /\b(matches|lowerAscii|upperAscii|indexOf|lastIndexOf|substring)\(/g;
+
+function renameFunctions(code: string): string {
+  return code.replace(kubernetesVersions, (_, name: string) => `${name}K8s(`);
+}
+
 /**
- * The expression with CEL's `matches` replaced by `matchesRE2` outside string literals: cel-js's own `matches` uses
- * JavaScript's regexp syntax and cannot be overridden, and Kubernetes rules are written for Go's (`(?i)`, …).
+ * The expression with the functions cel-js defines with JavaScript semantics (and cannot redefine) renamed, outside
+ * string literals, to their Kubernetes versions: `matches` with Go's RE2 syntax, ASCII-only `lowerAscii` and
+ * `upperAscii`, and `indexOf`, `lastIndexOf`, `substring` counting code points.
  *
  * @example
- * withGoMatches('self.matches("(?i)^a")'); // 'self.matchesRE2("(?i)^a")'
+ * withKubernetesFunctions('self.matches("(?i)^a")'); // 'self.matchesK8s("(?i)^a")'
  */
-export function withGoMatches(expression: string): string {
+export function withKubernetesFunctions(expression: string): string {
   let out = '';
   let last = 0;
   for (const literal of expression.matchAll(stringLiteral)) {
-    out += expression.slice(last, literal.index).replace(/\bmatches\(/g, 'matchesRE2(') + literal[0];
+    out += renameFunctions(expression.slice(last, literal.index)) + literal[0];
     last = literal.index + literal[0].length;
   }
-  return out + expression.slice(last).replace(/\bmatches\(/g, 'matchesRE2(');
+  return out + renameFunctions(expression.slice(last));
 }

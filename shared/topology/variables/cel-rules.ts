@@ -13,7 +13,11 @@ import {
   indexPath,
   keyPath,
 } from '#shared/topology/variables/field-error.ts';
-import { celErrorMessage, newCelEnvironment, withGoMatches } from '#shared/topology/variables/cel-environment.ts';
+import {
+  celErrorMessage,
+  newCelEnvironment,
+  withKubernetesFunctions,
+} from '#shared/topology/variables/cel-environment.ts';
 import { isJsonObject } from '#shared/topology/variables/json-value.ts';
 
 /** The longest message a messageExpression may produce (celconfig.MaxEvaluatedMessageExpressionSizeBytes). */
@@ -53,7 +57,7 @@ function compile(expression: string): Compiled {
   if (cached) return cached;
   let result: Compiled;
   try {
-    const parsed = celEnvironment().parse(withGoMatches(expression));
+    const parsed = celEnvironment().parse(withKubernetesFunctions(expression));
     const checked = parsed.check();
     result = checked.valid
       ? {
