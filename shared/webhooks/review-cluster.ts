@@ -108,7 +108,7 @@ export async function validateClusterAdmission(
     errors.push(...validateTopologyVersionFormat(topology.version));
     const classNamespace = classNamespaceOf(topology, namespace);
     const cc = await getClass(reader, classNamespace, topology.classRef.name);
-    if (cc) errors.push(...validateClusterTopology(cluster, cc));
+    if (cc) errors.push(...validateClusterTopology(cluster, cc, current));
     else errors.push(missingClass(classNamespace, topology.classRef.name));
     const oldTopology = current?.spec?.topology;
     const oldClass = oldTopology?.classRef.name;

@@ -40,6 +40,8 @@ export type VariablesRequest =
   | {
       readonly op: 'validateClusterVariables' | 'defaultClusterVariables';
       readonly values: readonly unknown[];
+      /** The values before an update (oldSelf of transition rules); validateClusterVariables only. */
+      readonly oldValues?: readonly unknown[];
       readonly definitions: readonly unknown[];
       /** Machine/control plane overrides: required variables are not checked, none are created by defaulting. */
       readonly overrides?: boolean;

@@ -82,14 +82,23 @@ export function computeDefaultedTopology(cluster: Cluster, cc: ClusterClass): De
 }
 
 /**
- * Field errors of a Cluster's topology against its class.
+ * Field errors of a Cluster's topology against its class. `old` is the Cluster before an update (the webhook's
+ * oldObject): its variables are the `oldSelf` of transition rules, matched by name as upstream (workers' overrides
+ * by worker name).
  *
  * @example
  * validateClusterTopology(cluster, clusterClass); // [] when valid
  */
-export function validateClusterTopology(cluster: Cluster, cc: ClusterClass): FieldError[] {
+export function validateClusterTopology(cluster: Cluster, cc: ClusterClass, old?: Cluster): FieldError[] {
   const topology = cluster.spec?.topology;
   if (!topology) return [];
+  const oldTopology = old?.spec?.topology;
+  const oldMachineDeployments = new Map(
+    (oldTopology?.workers?.machineDeployments ?? []).map((md) => [md.name, md.variables?.overrides ?? []]),
+  );
+  const oldMachinePools = new Map(
+    (oldTopology?.workers?.machinePools ?? []).map((mp) => [mp.name, mp.variables?.overrides ?? []]),
+  );
   const definitions = definitionsOf(cc);
   const errors: FieldError[] = [];
   const mdClasses = new Set((cc.spec?.workers?.machineDeployments ?? []).map((c) => c.class));
@@ -114,7 +123,14 @@ export function validateClusterTopology(cluster: Cluster, cc: ClusterClass): Fie
         detail: `MachineDeploymentClass with name "${md.class}" does not exist in ClusterClass "${ccName}"`,
       });
     if (md.variables?.overrides)
-      errors.push(...validateMachineVariables(md.variables.overrides, definitions, `${field}.variables.overrides`));
+      errors.push(
+        ...validateMachineVariables(
+          md.variables.overrides,
+          definitions,
+          `${field}.variables.overrides`,
+          oldMachineDeployments.get(md.name),
+        ),
+      );
   });
   const poolNames = new Set<string>();
   (topology.workers?.machinePools ?? []).forEach((mp, i) => {
@@ -135,10 +151,26 @@ export function validateClusterTopology(cluster: Cluster, cc: ClusterClass): Fie
         detail: `MachinePoolClass with name "${mp.class}" does not exist in ClusterClass "${ccName}"`,
       });
     if (mp.variables?.overrides)
-      errors.push(...validateMachineVariables(mp.variables.overrides, definitions, `${field}.variables.overrides`));
+      errors.push(
+        ...validateMachineVariables(
+          mp.variables.overrides,
+          definitions,
+          `${field}.variables.overrides`,
+          oldMachinePools.get(mp.name),
+        ),
+      );
   });
   if (topology.controlPlane?.variables?.overrides)
-    errors.push(...validateControlPlaneVariables(topology.controlPlane.variables.overrides, definitions));
-  errors.push(...validateClusterVariables(topology.variables ?? [], definitions));
+    errors.push(
+      ...validateControlPlaneVariables(
+        topology.controlPlane.variables.overrides,
+        definitions,
+        undefined,
+        oldTopology?.controlPlane?.variables?.overrides,
+      ),
+    );
+  errors.push(
+    ...validateClusterVariables(topology.variables ?? [], definitions, { oldValues: oldTopology?.variables ?? [] }),
+  );
   return errors;
 }

@@ -3,6 +3,7 @@
 import type { JSONSchemaProps } from '#shared/api/jsonschema.ts';
 import type { ClusterClassStatusVariable, ClusterVariable } from '#shared/api/v1beta2/variables.ts';
 import type { FieldError } from '#shared/topology/variables/field-error.ts';
+import { validateCelRules } from '#shared/topology/variables/cel-rules.ts';
 import { childPath, fieldInvalid, fieldRequired, keyPath } from '#shared/topology/variables/field-error.ts';
 import { openAPIErrorsToFieldErrors, validateAgainstSchema } from '#shared/topology/variables/schema-validator.ts';
 import { findUnknownFields } from '#shared/topology/variables/structural.ts';
@@ -14,11 +15,13 @@ export type ValidateClusterVariablesOptions = {
   readonly validateRequired?: boolean;
   /** Where the values live. Default `spec.topology.variables`. */
   readonly fieldPath?: string;
+  /** The values before an update, by which transition rules (those using `oldSelf`) are checked. */
+  readonly oldValues?: readonly ClusterVariable[];
 };
 
 /**
- * Validates one variable value against its schema: the OpenAPI checks, then fields the schema does not specify.
- * NOTE: `x-kubernetes-validations` (CEL) rules are not evaluated: there is no CEL engine here.
+ * Validates one variable value against its schema: the OpenAPI checks, then fields the schema does not specify, then
+ * the schema's `x-kubernetes-validations` (CEL) rules, with `oldSelf` from `oldValue` (the value before an update).
  *
  * @example
  * validateClusterVariable({ name: 'cpu', value: 'x' }, { name: 'cpu', schema: { openAPIV3Schema: { type: 'integer' } } }, 'spec.topology.variables[cpu]');
@@ -28,6 +31,7 @@ export function validateClusterVariable(
   value: ClusterVariable,
   definition: { readonly name: string; readonly schema: { readonly openAPIV3Schema: JSONSchemaProps } },
   fieldPath: string,
+  oldValue?: ClusterVariable,
 ): FieldError[] {
   const raw = rawValue(value.value);
   const data = value.value === undefined ? null : value.value;
@@ -47,7 +51,7 @@ export function validateClusterVariable(
       ),
     ];
   }
-  return [];
+  return validateCelRules(data, oldValue?.value, schema, childPath(fieldPath, 'value'), { badValue: raw });
 }
 
 /**
@@ -70,6 +74,7 @@ export function validateClusterVariables(
   const definitionIndex = indexDefinitions(fieldPath, definitions);
   if (!definitionIndex.ok) return definitionIndex.errors;
 
+  const oldValues = new Map((options.oldValues ?? []).map((v) => [v.name, v]));
   const errors: FieldError[] = [];
   if (options.validateRequired ?? true) {
     for (const [name, definition] of definitionIndex.index) {
@@ -85,14 +90,21 @@ export function validateClusterVariables(
       errors.push(fieldInvalid(path, rawValue(value.value), 'variable is not defined'));
       continue;
     }
-    errors.push(...validateClusterVariable(value, { name: value.name, schema: definition.schema }, path));
+    errors.push(
+      ...validateClusterVariable(
+        value,
+        { name: value.name, schema: definition.schema },
+        path,
+        oldValues.get(value.name),
+      ),
+    );
   }
   return errors;
 }
 
 /**
  * Validates a MachineDeployment's or MachinePool's `variables.overrides` (required variables are not enforced:
- * they are set on the Cluster).
+ * they are set on the Cluster); `oldOverrides`, on an update, are the same worker's overrides before it.
  *
  * @example
  * validateMachineVariables(md.variables?.overrides ?? [], cc.status.variables ?? [], 'spec.topology.workers.machineDeployments[0].variables.overrides');
@@ -101,8 +113,13 @@ export function validateMachineVariables(
   overrides: readonly ClusterVariable[],
   definitions: readonly ClusterClassStatusVariable[],
   fieldPath: string,
+  oldOverrides: readonly ClusterVariable[] = [],
 ): FieldError[] {
-  return validateClusterVariables(overrides, definitions, { validateRequired: false, fieldPath });
+  return validateClusterVariables(overrides, definitions, {
+    validateRequired: false,
+    fieldPath,
+    oldValues: oldOverrides,
+  });
 }
 
 /** Validates the control plane's `variables.overrides` (same rules as validateMachineVariables). */
@@ -110,6 +127,11 @@ export function validateControlPlaneVariables(
   overrides: readonly ClusterVariable[],
   definitions: readonly ClusterClassStatusVariable[],
   fieldPath = 'spec.topology.controlPlane.variables.overrides',
+  oldOverrides: readonly ClusterVariable[] = [],
 ): FieldError[] {
-  return validateClusterVariables(overrides, definitions, { validateRequired: false, fieldPath });
+  return validateClusterVariables(overrides, definitions, {
+    validateRequired: false,
+    fieldPath,
+    oldValues: oldOverrides,
+  });
 }

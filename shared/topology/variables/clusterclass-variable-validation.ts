@@ -3,10 +3,12 @@
 import type { JSONSchemaProps } from '#shared/api/jsonschema.ts';
 import { JSONSchemaTypes } from '#shared/api/jsonschema.ts';
 import type { ClusterClassVariable } from '#shared/api/v1beta2/variables.ts';
+import { compileCelRules, hasCelRules, validateCelRules } from '#shared/topology/variables/cel-rules.ts';
 import type { BadValue, FieldError } from '#shared/topology/variables/field-error.ts';
 import {
   childPath,
   fieldForbidden,
+  fieldInternal,
   fieldInvalid,
   fieldNotSupported,
   fieldRequired,
@@ -53,20 +55,30 @@ function validateXMetadata(schema: JSONSchemaProps, path: string): FieldError[] 
   return errors;
 }
 
+function isArrayWithRules(schema: JSONSchemaProps): boolean {
+  return schema.type === 'array' && (schema['x-kubernetes-validations'] ?? []).length > 0;
+}
+
 /** Defaults must be pruned (no unknown fields) and valid against their schema (structural ValidateDefaults). */
-function validateDefaults(schema: JSONSchemaProps, path: string): FieldError[] {
+function validateDefaults(schema: JSONSchemaProps, path: string, isRoot = false): FieldError[] {
   const errors: FieldError[] = [];
   if (schema.default !== undefined) {
     const defaultPath = childPath(path, 'default');
     if (findUnknownFields(schema.default, schema).length > 0) {
       errors.push(fieldInvalid(defaultPath, jsonBadValue(schema.default), 'must not have unknown fields'));
     }
-    errors.push(
-      ...openAPIErrorsToFieldErrors(
-        validateAgainstSchema(schema.default, schema, '', { formats: 'keep' }),
-        defaultPath,
-      ),
+    const openAPIErrors = openAPIErrorsToFieldErrors(
+      validateAgainstSchema(schema.default, schema, '', { formats: 'keep' }),
+      defaultPath,
     );
+    errors.push(...openAPIErrors);
+    // NOTE: as ValidateDefaults, rules run only on defaults valid against the schema, with oldSelf = self. A root
+    // array with rules has no CEL type (see CelContext), so its rules cannot run at all.
+    if (openAPIErrors.length === 0) {
+      // NOTE: a root default is validated as a resource root, which has no CEL type if it is an array with rules.
+      const untyped = isRoot && schema.type === 'array' && hasCelRules(schema);
+      errors.push(...validateCelRules(schema.default, schema.default, schema, defaultPath, { untyped }));
+    }
   }
   if (schema.items) errors.push(...validateDefaults(schema.items, childPath(path, 'items')));
   for (const name of Object.keys(schema.properties ?? {}).sort()) {
@@ -125,44 +137,115 @@ function validateRules(schema: JSONSchemaProps, path: string): FieldError[] {
   return errors;
 }
 
-/** validateSchema: supported types, examples and enums valid, properties XOR additionalProperties, rules well formed. */
-function validateSchema(schema: JSONSchemaProps, path: string): FieldError[] {
-  if (schema.type !== undefined && !(JSONSchemaTypes as readonly string[]).includes(schema.type)) {
-    return [fieldNotSupported(childPath(path, 'type'), schema.type, [...JSONSchemaTypes].sort())];
+/**
+ * How rules are compiled below a node, as upstream's CEL schema context: `typed` (compiled), `none` (not at all:
+ * inside allOf/anyOf/oneOf/not), or `untyped`: in a root array with rules, whose CEL type apiextensions cannot build
+ * (it adds apiVersion, kind and metadata to the root and drops `items`), so upstream rejects every rule there.
+ */
+type CelContext = 'typed' | 'none' | 'untyped';
+
+/** Errors about the schema, and about its CEL rules, kept apart as upstream's OpenAPISchemaErrorList. */
+type SchemaErrors = { readonly schema: FieldError[]; readonly cel: FieldError[] };
+
+function appendErrors(to: SchemaErrors, from: SchemaErrors): void {
+  to.schema.push(...from.schema);
+  to.cel.push(...from.cel);
+}
+
+/**
+ * The CEL part of validateSchema for one node: its rules compile (when no schema error was found at or below it),
+ * then, when nothing at all is wrong so far, its example and enum values pass the rules.
+ */
+function validateRulesCompile(
+  schema: JSONSchemaProps,
+  path: string,
+  uncorrelatablePath: string | undefined,
+  celContext: CelContext,
+  errors: SchemaErrors,
+): void {
+  if ((schema['x-kubernetes-validations'] ?? []).length === 0) return;
+  if (errors.schema.length === 0 && celContext === 'untyped') {
+    errors.cel.push(
+      fieldInternal(
+        childPath(path, 'x-kubernetes-validations'),
+        'internal error: failed to construct type information for x-kubernetes-validations rules: unable to convert structural schema to CEL declarations',
+      ),
+    );
+  } else if (errors.schema.length === 0 && celContext === 'typed') {
+    errors.cel.push(...compileCelRules(schema, path, uncorrelatablePath));
   }
-  const errors: FieldError[] = [];
+  if (errors.schema.length > 0 || errors.cel.length > 0) return;
+  if (schema.example !== undefined && schema.example !== null) {
+    errors.cel.push(...validateCelRules(schema.example, undefined, schema, childPath(path, 'example')));
+  }
+  (schema.enum ?? []).forEach((value, i) => {
+    if (value !== null)
+      errors.cel.push(...validateCelRules(value, undefined, schema, indexPath(childPath(path, 'enum'), i)));
+  });
+}
+
+/** validateSchema: supported types, examples and enums valid, properties XOR additionalProperties, rules valid. */
+function validateSchema(
+  schema: JSONSchemaProps,
+  path: string,
+  uncorrelatablePath: string | undefined,
+  celContext: CelContext,
+): SchemaErrors {
+  if (schema.type !== undefined && !(JSONSchemaTypes as readonly string[]).includes(schema.type)) {
+    return { schema: [fieldNotSupported(childPath(path, 'type'), schema.type, [...JSONSchemaTypes].sort())], cel: [] };
+  }
+  const errors: SchemaErrors = { schema: [], cel: [] };
   if (schema.example !== undefined) {
-    errors.push(
+    errors.schema.push(
       ...openAPIErrorsToFieldErrors(validateAgainstSchema(schema.example, schema), childPath(path, 'example')),
     );
   }
   (schema.enum ?? []).forEach((value, i) => {
     if (value !== null) {
-      errors.push(
+      errors.schema.push(
         ...openAPIErrorsToFieldErrors(validateAgainstSchema(value, schema), indexPath(childPath(path, 'enum'), i)),
       );
     }
   });
   if (schema.additionalProperties) {
     if (Object.keys(schema.properties ?? {}).length > 0) {
-      errors.push(fieldForbidden(path, 'additionalProperties and properties are mutually exclusive'));
+      errors.schema.push(fieldForbidden(path, 'additionalProperties and properties are mutually exclusive'));
     }
-    errors.push(...validateSchema(schema.additionalProperties, childPath(path, 'additionalProperties')));
+    appendErrors(
+      errors,
+      validateSchema(
+        schema.additionalProperties,
+        childPath(path, 'additionalProperties'),
+        uncorrelatablePath,
+        celContext,
+      ),
+    );
   }
   for (const name of Object.keys(schema.properties ?? {}).sort()) {
     const prop = schema.properties?.[name];
-    if (prop) errors.push(...validateSchema(prop, keyPath(childPath(path, 'properties'), name)));
+    if (prop)
+      appendErrors(
+        errors,
+        validateSchema(prop, keyPath(childPath(path, 'properties'), name), uncorrelatablePath, celContext),
+      );
   }
-  if (schema.items) errors.push(...validateSchema(schema.items, childPath(path, 'items')));
-  if (schema.not) errors.push(...validateSchema(schema.not, childPath(path, 'not')));
+  if (schema.items) {
+    // NOTE: items of atomic lists (the only list type variable schemas have) cannot be correlated with old items.
+    const itemsPath = childPath(path, 'items');
+    appendErrors(errors, validateSchema(schema.items, itemsPath, uncorrelatablePath ?? itemsPath, celContext));
+  }
+  if (schema.not) appendErrors(errors, validateSchema(schema.not, childPath(path, 'not'), uncorrelatablePath, 'none'));
   for (const [list, name] of [
     [schema.allOf, 'allOf'],
     [schema.oneOf, 'oneOf'],
     [schema.anyOf, 'anyOf'],
   ] as const) {
-    (list ?? []).forEach((sub, i) => errors.push(...validateSchema(sub, indexPath(childPath(path, name), i))));
+    (list ?? []).forEach((sub, i) =>
+      appendErrors(errors, validateSchema(sub, indexPath(childPath(path, name), i), uncorrelatablePath, 'none')),
+    );
   }
-  errors.push(...validateRules(schema, path));
+  errors.schema.push(...validateRules(schema, path));
+  validateRulesCompile(schema, path, uncorrelatablePath, celContext, errors);
   return errors;
 }
 
@@ -170,16 +253,17 @@ function validateRootSchema(variable: ClusterClassVariable, path: string): Field
   const schema = variable.schema.openAPIV3Schema;
   const structural = validateStructuralSchema(schema, path);
   if (structural.length > 0) return structural;
-  const defaults = validateDefaults(schema, path);
+  const defaults = validateDefaults(schema, path, true);
   if (defaults.length > 0) return defaults;
-  return validateSchema(schema, path);
+  const errors = validateSchema(schema, path, undefined, isArrayWithRules(schema) ? 'untyped' : 'typed');
+  return [...errors.schema, ...errors.cel];
 }
 
 /**
  * Validates the variables a ClusterClass defines: unique names, no reserved name (`builtin`) or `.` in names, valid
  * labels/annotations in metadata and x-metadata, and a valid schema (structural; defaults pruned and valid; examples
  * and enum values valid; patterns compile as Go regexps; x-kubernetes-validations well formed).
- * NOTE: CEL rules are checked for form only, not compiled (no CEL engine).
+ * x-kubernetes-validations rules must compile, and defaults, examples and enum values must pass them.
  *
  * @example
  * const errors = validateClusterClassVariables(clusterClass.spec.variables ?? [], 'spec.variables');

@@ -18,7 +18,14 @@ export const FieldErrorType = {
 export type FieldErrorType = (typeof FieldErrorType)[keyof typeof FieldErrorType];
 
 /** What a field error shows as its value: a string or number as Go prints it, or nothing. */
-export type BadValue = string | number | boolean | null | { readonly omitted: true } | { readonly json: unknown };
+export type BadValue =
+  | string
+  | number
+  | boolean
+  | null
+  | { readonly omitted: true }
+  | { readonly json: unknown }
+  | { readonly rendered: string };
 
 /** One problem with one field. */
 export type FieldError = {
@@ -96,6 +103,7 @@ function renderBadValue(value: BadValue | undefined): string | undefined {
   if (typeof value === 'number') return goFormatNumber(value);
   if (typeof value === 'boolean') return String(value);
   if ('omitted' in value) return undefined;
+  if ('rendered' in value) return value.rendered;
   return canonicalJson(value.json);
 }
 

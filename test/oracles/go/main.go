@@ -40,6 +40,7 @@ type request struct {
 	// variables
 	ClassVariables []clusterv1.ClusterClassVariable       `json:"classVariables,omitempty"`
 	Values         []clusterv1.ClusterVariable            `json:"values,omitempty"`
+	OldValues      []clusterv1.ClusterVariable            `json:"oldValues,omitempty"` // before an update: oldSelf of transition rules
 	Definitions    []clusterv1.ClusterClassStatusVariable `json:"definitions,omitempty"`
 	Overrides      bool                                   `json:"overrides,omitempty"`
 	FieldPath      string                                 `json:"fieldPath,omitempty"`
@@ -145,9 +146,9 @@ func handle(r request) (res response) {
 		return response{FieldErrors: fieldErrors(variables.ValidateClusterClassVariables(ctx, nil, r.ClassVariables, path(r, "spec.variables")))}
 	case "validateClusterVariables":
 		if r.Overrides {
-			return response{FieldErrors: fieldErrors(variables.ValidateMachineVariables(ctx, r.Values, nil, r.Definitions, path(r, "spec.topology.variables")))}
+			return response{FieldErrors: fieldErrors(variables.ValidateMachineVariables(ctx, r.Values, r.OldValues, r.Definitions, path(r, "spec.topology.variables")))}
 		}
-		return response{FieldErrors: fieldErrors(variables.ValidateClusterVariables(ctx, r.Values, nil, r.Definitions, path(r, "spec.topology.variables")))}
+		return response{FieldErrors: fieldErrors(variables.ValidateClusterVariables(ctx, r.Values, r.OldValues, r.Definitions, path(r, "spec.topology.variables")))}
 	case "defaultClusterVariables":
 		var values []clusterv1.ClusterVariable
 		var errs field.ErrorList

@@ -1,0 +1,197 @@
+// The CEL environment x-kubernetes-validations rules run in: `self` and `oldSelf`, CEL's standard library, and the
+// parts of the Kubernetes CEL libraries the API server enables that are implemented here (see README "CEL rules").
+import { Environment } from '@marcbachmann/cel-js';
+import { translateGoRegexp } from '#shared/topology/variables/go-regexp.ts';
+
+/** A CEL error as a Go-style message: the first line of the library's message, without its source excerpt. */
+export function celErrorMessage(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return (text.split('\n')[0] ?? '').trim();
+}
+
+/** Thrown by the functions below for a runtime failure; the evaluator reports it like any CEL error. */
+class CelFunctionError extends Error {}
+
+/** A Go (RE2) pattern as a JavaScript RegExp; `global` to find every match. */
+function goRegexp(pattern: string, global = false): RegExp {
+  const translated = translateGoRegexp(pattern);
+  if (typeof translated === 'string') throw new CelFunctionError(`error parsing regexp: ${translated}`);
+  return new RegExp(translated.source, `${translated.flags}u${global ? 'g' : ''}`);
+}
+
+function codePoints(s: string): string[] {
+  return [...s];
+}
+
+/** cel-go's strings (v0.29): indexes count code points; a negative or out-of-range index is an error. */
+function indexOutOfRange(i: bigint): CelFunctionError {
+  return new CelFunctionError(`index out of range: ${i}`);
+}
+
+function utf8Length(s: string): number {
+  return new TextEncoder().encode(s).length;
+}
+
+function matchesAt(chars: readonly string[], needle: readonly string[], i: number): boolean {
+  return needle.every((c, j) => chars[i + j] === c);
+}
+
+function stringIndexOf(s: string, sub: string, from: bigint): bigint {
+  if (from < 0n) throw indexOutOfRange(from);
+  const chars = codePoints(s);
+  if (sub === '') return from > BigInt(chars.length) ? BigInt(chars.length) : from;
+  if (from >= BigInt(chars.length)) return -1n;
+  const needle = codePoints(sub);
+  for (let i = Number(from); i + needle.length <= chars.length; i++) if (matchesAt(chars, needle, i)) return BigInt(i);
+  return -1n;
+}
+
+function stringLastIndexOf(s: string, sub: string, from: bigint): bigint {
+  if (from < 0n) throw indexOutOfRange(from);
+  const chars = codePoints(s);
+  if (sub === '') return from > BigInt(chars.length) ? BigInt(chars.length) : from;
+  if (from >= BigInt(chars.length)) return -1n;
+  const needle = codePoints(sub);
+  for (let i = Math.min(Number(from), chars.length - needle.length); i >= 0; i--)
+    if (matchesAt(chars, needle, i)) return BigInt(i);
+  return -1n;
+}
+
+function substring(s: string, start: bigint, end: bigint): string {
+  const chars = codePoints(s);
+  if (start > end) throw new CelFunctionError(`invalid substring range. start: ${start}, end: ${end}`);
+  if (start < 0n || start > BigInt(chars.length)) throw indexOutOfRange(start);
+  if (end < 0n || end > BigInt(chars.length)) throw indexOutOfRange(end);
+  return chars.slice(Number(start), Number(end)).join('');
+}
+
+type Comparable = bigint | number | string | boolean;
+
+function compare(a: Comparable, b: Comparable): number {
+  if (a < b) return -1;
+  if (a > b) return 1;
+  return 0;
+}
+
+function listMin(list: readonly Comparable[]): Comparable {
+  if (list.length === 0) throw new CelFunctionError('min called on empty list');
+  return list.reduce((m, x) => (compare(x, m) < 0 ? x : m));
+}
+
+function listMax(list: readonly Comparable[]): Comparable {
+  if (list.length === 0) throw new CelFunctionError('max called on empty list');
+  return list.reduce((m, x) => (compare(x, m) > 0 ? x : m));
+}
+
+function replaceN(s: string, from: string, to: string, n: bigint): string {
+  if (n < 0n) return s.split(from).join(to);
+  let out = s;
+  let start = 0;
+  for (let i = 0n; i < n; i++) {
+    const at = out.indexOf(from, start);
+    if (at < 0) break;
+    out = out.slice(0, at) + to + out.slice(at + from.length);
+    start = at + to.length + (from === '' ? 1 : 0);
+  }
+  return out;
+}
+
+/**
+ * A new CEL environment for x-kubernetes-validations rules (run expressions through withKubernetesFunctions first). `self` and `oldSelf` are dynamically typed, so type
+ * mismatches show when a rule runs rather than when it is compiled. Functions: CEL's standard library, and from the Kubernetes libraries: strings (`charAt`, `replace`, `split`, `join`, `indexOf`, `lastIndexOf`, `lowerAscii`, `upperAscii`, `trim`, `substring`), lists
+ * (`isSorted`, `sum`, `min`, `max`, `indexOf`, `lastIndexOf`) and regex (`find`, `findAll`); regexps use Go's RE2
+ * syntax.
+ *
+ * @example
+ * const env = newCelEnvironment();
+ * env.evaluate('self.matches("^[a-z]+$")', { self: 'abc', oldSelf: null }); // true
+ */
+export function newCelEnvironment(): Environment {
+  return new Environment({ homogeneousAggregateLiterals: false, enableOptionalTypes: true })
+    .registerVariable('self', 'dyn')
+    .registerVariable('oldSelf', 'dyn')
+    .registerFunction('string.charAt(int): string', (s: string, i: bigint) => {
+      const chars = codePoints(s);
+      if (i < 0n || i > BigInt(chars.length)) throw new CelFunctionError(`index out of range: ${i}`);
+      return chars[Number(i)] ?? '';
+    })
+    .registerFunction('string.replace(string, string): string', (s: string, from: string, to: string) =>
+      replaceN(s, from, to, -1n),
+    )
+    .registerFunction('string.replace(string, string, int): string', replaceN)
+    .registerFunction(
+      'string.find(string): string',
+      (s: string, pattern: string) => goRegexp(pattern).exec(s)?.[0] ?? '',
+    )
+    .registerFunction('string.findAll(string): list<string>', (s: string, pattern: string) =>
+      [...s.matchAll(goRegexp(pattern, true))].map((m) => m[0]),
+    )
+    .registerFunction('string.findAll(string, int): list<string>', (s: string, pattern: string, n: bigint) => {
+      const all = [...s.matchAll(goRegexp(pattern, true))].map((m) => m[0]);
+      return n < 0n ? all : all.slice(0, Number(n));
+    })
+    .registerFunction('string.matchesK8s(string): bool', (s: string, pattern: string) => goRegexp(pattern).test(s))
+    .registerFunction('matchesK8s(string, string): bool', (s: string, pattern: string) => goRegexp(pattern).test(s))
+    .registerFunction('string.lowerAsciiK8s(): string', (s: string) => s.replace(/[A-Z]/g, (c) => c.toLowerCase()))
+    .registerFunction('string.upperAsciiK8s(): string', (s: string) => s.replace(/[a-z]/g, (c) => c.toUpperCase()))
+    .registerFunction('string.indexOfK8s(string): int', (s: string, sub: string) => stringIndexOf(s, sub, 0n))
+    .registerFunction('string.indexOfK8s(string, int): int', stringIndexOf)
+    .registerFunction('string.lastIndexOfK8s(string): int', (s: string, sub: string) => {
+      const length = BigInt(codePoints(s).length);
+      if (sub === '') return length;
+      // NOTE: cel-go compares UTF-8 lengths here.
+      if (utf8Length(s) < utf8Length(sub)) return -1n;
+      return stringLastIndexOf(s, sub, length - 1n);
+    })
+    .registerFunction('string.lastIndexOfK8s(string, int): int', stringLastIndexOf)
+    .registerFunction('string.substringK8s(int): string', (s: string, start: bigint) => {
+      const length = BigInt(codePoints(s).length);
+      if (start < 0n || start > length) throw indexOutOfRange(start);
+      return substring(s, start, length);
+    })
+    .registerFunction('string.substringK8s(int, int): string', substring)
+    .registerFunction('list.isSorted(): bool', (list: readonly Comparable[]) =>
+      list.every((x, i) => i === 0 || compare(list[i - 1] as Comparable, x) <= 0),
+    )
+    .registerFunction('list.sum(): dyn', (list: readonly (bigint | number)[]) =>
+      list.length === 0
+        ? 0n
+        : list.reduce<bigint | number>(
+            (a, b) => (typeof a === 'bigint' && typeof b === 'bigint' ? a + b : Number(a) + Number(b)),
+            typeof list[0] === 'bigint' ? 0n : 0,
+          ),
+    )
+    .registerFunction('list.min(): dyn', listMin)
+    .registerFunction('list.max(): dyn', listMax)
+    .registerFunction('list.indexOfK8s(dyn): int', (list: readonly unknown[], x: unknown) => BigInt(list.indexOf(x)))
+    .registerFunction('list.lastIndexOfK8s(dyn): int', (list: readonly unknown[], x: unknown) =>
+      BigInt(list.lastIndexOf(x)),
+    );
+}
+
+const stringLiteral = /(['"])(?:\\.|(?!\1)[^\\])*\1/g;
+
+/** CEL functions cel-js defines with JavaScript semantics, and the names of their Kubernetes versions above. */
+const kubernetesVersions = /\b(matches|lowerAscii|upperAscii|indexOf|lastIndexOf|substring)\(/g;
+
+function renameFunctions(code: string): string {
+  return code.replace(kubernetesVersions, (_, name: string) => `${name}K8s(`);
+}
+
+/**
+ * The expression with the functions cel-js defines with JavaScript semantics (and cannot redefine) renamed, outside
+ * string literals, to their Kubernetes versions: `matches` with Go's RE2 syntax, ASCII-only `lowerAscii` and
+ * `upperAscii`, and `indexOf`, `lastIndexOf`, `substring` counting code points.
+ *
+ * @example
+ * withKubernetesFunctions('self.matches("(?i)^a")'); // 'self.matchesK8s("(?i)^a")'
+ */
+export function withKubernetesFunctions(expression: string): string {
+  let out = '';
+  let last = 0;
+  for (const literal of expression.matchAll(stringLiteral)) {
+    out += renameFunctions(expression.slice(last, literal.index)) + literal[0];
+    last = literal.index + literal[0].length;
+  }
+  return out + renameFunctions(expression.slice(last));
+}

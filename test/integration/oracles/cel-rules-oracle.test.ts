@@ -1,0 +1,83 @@
+// Property test: x-kubernetes-validations (CEL) rules of variable schemas against upstream Cluster API's own code
+// (internal/topology/variables v1.14, which runs apiextensions' CEL validator), run by the Go oracle: the same field
+// errors for ClusterClass definitions (rules compiled; defaults, examples and enum values checked) and for Cluster
+// values, on create and on update (transition rules).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import type { JSONSchemaProps } from '#shared/api/jsonschema.ts';
+import type { ClusterClassStatusVariable, ClusterVariable } from '#shared/api/variables.ts';
+import {
+  canonicalJson,
+  formatFieldError,
+  validateClusterClassVariables,
+  validateClusterVariables,
+} from '#shared/topology/variables/index.ts';
+import type { FieldError } from '#shared/topology/variables/index.ts';
+import { oracleRunSettings, startGoOracle } from '#test/oracles/go-oracle.ts';
+import type { GoFieldError, GoOracle } from '#test/oracles/go-oracle.ts';
+import { celSchemaValueAndOld, celSchemaWithSamples } from '#test/oracles/cel-arbitraries.ts';
+
+/**
+ * Messages as a sorted set. NOTE: the text after `compilation failed:` is the CEL compiler's own wording (cel-go's
+ * or cel-js's), which is not ours to copy (README "CEL rules"); whether a rule compiles, and where, is checked.
+ */
+function messages(errors: readonly string[]): string[] {
+  return [...new Set(errors.map((m) => m.replace(/compilation failed: [\s\S]*$/, 'compilation failed: …')))].sort();
+}
+const goMessages = (errors: readonly GoFieldError[] | undefined) => messages((errors ?? []).map((e) => e.message));
+const tsMessages = (errors: readonly FieldError[]) => messages(errors.map(formatFieldError));
+
+const classVariable = (schema: JSONSchemaProps) => ({
+  name: 'v',
+  required: false,
+  schema: { openAPIV3Schema: schema },
+});
+
+function definitions(schema: JSONSchemaProps): ClusterClassStatusVariable[] {
+  return [{ name: 'v', definitions: [{ from: 'inline', required: false, schema: { openAPIV3Schema: schema } }] }];
+}
+
+/** A value as the API server re-encodes it (sorted keys), as upstream prints the raw JSON. */
+function clusterValue(value: unknown): ClusterVariable {
+  return { name: 'v', value: JSON.parse(canonicalJson(value)) as ClusterVariable['value'] };
+}
+
+let go: GoOracle;
+before(() => {
+  go = startGoOracle();
+});
+after(() => go.close());
+
+describe('CEL rules oracle (upstream internal/topology/variables)', () => {
+  test('ClusterClass variables with rules: the same field errors as upstream', async () => {
+    await fc.assert(
+      fc.asyncProperty(celSchemaWithSamples, async (schema) => {
+        const vars = [classVariable(schema)];
+        const want = await go.ask({ op: 'validateClusterClassVariables', classVariables: vars });
+        assert.deepEqual(tsMessages(validateClusterClassVariables(vars)), goMessages(want.fieldErrors));
+      }),
+      oracleRunSettings(300),
+    );
+  });
+
+  test('Cluster values (created and updated): the same field errors as upstream', async () => {
+    await fc.assert(
+      fc.asyncProperty(celSchemaValueAndOld, async ([schema, value, old]) => {
+        const accepted = await go.ask({ op: 'validateClusterClassVariables', classVariables: [classVariable(schema)] });
+        fc.pre((accepted.fieldErrors ?? []).length === 0);
+        const values = [clusterValue(value)];
+        const oldValues = old === null ? [] : [clusterValue(old)];
+        const want = await go.ask({
+          op: 'validateClusterVariables',
+          values,
+          oldValues,
+          definitions: definitions(schema),
+        });
+        const got = validateClusterVariables(values, definitions(schema), { oldValues });
+        assert.deepEqual(tsMessages(got), goMessages(want.fieldErrors));
+      }),
+      oracleRunSettings(300),
+    );
+  });
+});

@@ -1,0 +1,278 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { JSONSchemaProps } from '#shared/api/jsonschema.ts';
+import type { ClusterClassVariable } from '#shared/api/v1beta2/variables.ts';
+import {
+  formatFieldErrors,
+  validateClusterClassVariables,
+  validateClusterVariables,
+} from '#shared/topology/variables/index.ts';
+import { deepFreeze, definition, value } from '#test/unit/topology/variables/fixtures.ts';
+
+const P = 'spec.topology.variables[v].value';
+const S = 'spec.variables[v].schema.openAPIV3Schema';
+
+/** Validates `v` (and the old value, if any) against `schema` as variable "v"; the formatted messages. */
+function check(schema: JSONSchemaProps, v: unknown, old?: unknown): string[] {
+  const oldValues = old === undefined ? [] : [value('v', old)];
+  return formatFieldErrors(
+    validateClusterVariables([value('v', v)], [definition('v', deepFreeze(schema))], { oldValues }),
+  );
+}
+
+function checkClass(schema: JSONSchemaProps): string[] {
+  const variable: ClusterClassVariable = deepFreeze({
+    name: 'v',
+    required: false,
+    schema: { openAPIV3Schema: schema },
+  });
+  return formatFieldErrors(validateClusterClassVariables([variable]));
+}
+
+type Case = { name: string; schema: JSONSchemaProps; value: unknown; old?: unknown; errors: string[] };
+
+const int = (rule: string, extra: object = {}): JSONSchemaProps => ({
+  type: 'integer',
+  'x-kubernetes-validations': [{ rule, ...extra }],
+});
+
+const cases: Case[] = [
+  { name: 'accepts a value its rule holds for', schema: int('self > 5'), value: 6, errors: [] },
+  {
+    name: 'reports a failed rule by its text when it has no message',
+    schema: int('self > 5'),
+    value: 3,
+    errors: [`${P}: Invalid value: "3": failed rule: self > 5`],
+  },
+  {
+    name: 'reports the trimmed message of a failed rule',
+    schema: int('self > 5', { message: ' too small ' }),
+    value: 3,
+    errors: [`${P}: Invalid value: "3": too small`],
+  },
+  {
+    name: 'reports the result of the messageExpression',
+    schema: int('self > 5', { message: 'm', messageExpression: '"got " + string(self)' }),
+    value: 3,
+    errors: [`${P}: Invalid value: "3": got 3`],
+  },
+  {
+    name: 'falls back to the message when the messageExpression gives an empty string',
+    schema: int('self > 5', { message: 'm', messageExpression: '""' }),
+    value: 3,
+    errors: [`${P}: Invalid value: "3": m`],
+  },
+  {
+    name: 'reports a Forbidden error for reason FieldValueForbidden',
+    schema: int('self > 5', { reason: 'FieldValueForbidden', message: 'no' }),
+    value: 3,
+    errors: [`${P}: Forbidden: no`],
+  },
+  {
+    name: 'reports a Required error for reason FieldValueRequired',
+    schema: int('self > 5', { reason: 'FieldValueRequired', message: 'no' }),
+    value: 3,
+    errors: [`${P}: Required value: no`],
+  },
+  {
+    name: 'reports a Duplicate error for reason FieldValueDuplicate',
+    schema: int('self > 5', { reason: 'FieldValueDuplicate' }),
+    value: 3,
+    errors: [`${P}: Duplicate value: "3"`],
+  },
+  {
+    name: 'runs the rules of nested properties with self at that property',
+    schema: {
+      type: 'object',
+      properties: { a: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self.startsWith("x")' }] } },
+    },
+    value: { a: 'y' },
+    errors: [`${P}.a: Invalid value: "{\\"a\\":\\"y\\"}": failed rule: self.startsWith("x")`],
+  },
+  {
+    name: 'names array items and map entries by index and key',
+    schema: {
+      type: 'object',
+      properties: {
+        l: { type: 'array', items: int('self < 3') },
+        m: { type: 'object', additionalProperties: int('self < 3') },
+      },
+    },
+    value: { l: [1, 5], m: { k: 4 } },
+    errors: [
+      `${P}.l[1]: Invalid value: "{\\"l\\":[1,5],\\"m\\":{\\"k\\":4}}": failed rule: self < 3`,
+      `${P}.m[k]: Invalid value: "{\\"l\\":[1,5],\\"m\\":{\\"k\\":4}}": failed rule: self < 3`,
+    ],
+  },
+  {
+    name: 'appends the rule fieldPath to the path of the error',
+    schema: {
+      type: 'object',
+      properties: { a: { type: 'integer' } },
+      'x-kubernetes-validations': [{ rule: 'self.a > 1', fieldPath: '.a', message: 'a too small' }],
+    },
+    value: { a: 1 },
+    errors: [`${P}.a: Invalid value: "{\\"a\\":1}": a too small`],
+  },
+  {
+    name: 'uses has() to check optional fields',
+    schema: {
+      type: 'object',
+      properties: { a: { type: 'integer' }, b: { type: 'integer' } },
+      'x-kubernetes-validations': [{ rule: 'has(self.a) == has(self.b)', message: 'a and b together' }],
+    },
+    value: { a: 1 },
+    errors: [`${P}: Invalid value: "{\\"a\\":1}": a and b together`],
+  },
+  {
+    name: 'reports a missing key as an evaluation error',
+    schema: {
+      type: 'object',
+      properties: { a: { type: 'integer' } },
+      'x-kubernetes-validations': [{ rule: 'self.a > 1' }],
+    },
+    value: {},
+    errors: [`${P}: Invalid value: "{}": no such key: a evaluating rule: self.a > 1`],
+  },
+  {
+    name: 'skips a transition rule on create (no old value)',
+    schema: int('self >= oldSelf', { message: 'may not decrease' }),
+    value: 1,
+    errors: [],
+  },
+  {
+    name: 'runs a transition rule against the old value on update',
+    schema: int('self >= oldSelf', { message: 'may not decrease' }),
+    value: 1,
+    old: 2,
+    errors: [`${P}: Invalid value: "1": may not decrease`],
+  },
+  {
+    name: 'passes a transition rule the update satisfies',
+    schema: int('self >= oldSelf'),
+    value: 3,
+    old: 2,
+    errors: [],
+  },
+  {
+    name: 'does not run the rules of a property that is not set',
+    schema: { type: 'object', properties: { a: int('self > 1'), b: { type: 'integer' } } },
+    value: { b: 0 },
+    errors: [],
+  },
+  {
+    name: 'supports the Kubernetes strings, lists and regex libraries',
+    schema: {
+      type: 'object',
+      properties: { s: { type: 'string' }, l: { type: 'array', items: { type: 'integer' } } },
+      'x-kubernetes-validations': [
+        { rule: 'self.s.lowerAscii().replace("-", "") == "ab"' },
+        { rule: 'self.l.isSorted() && self.l.sum() == 6 && self.l.max() == 3' },
+        { rule: 'self.s.find("[a-z]+") == "A"', message: 'find' },
+        { rule: 'self.s.matches("^[A-Z]-[a-z]$") && self.s.matches("(?i)^a-B$") && matches(self.s, "[[:alpha:]]")' },
+        { rule: '"matches(".size() == 8' },
+      ],
+    },
+    value: { s: 'A-b', l: [1, 2, 3] },
+    errors: [`${P}: Invalid value: "{\\"l\\":[1,2,3],\\"s\\":\\"A-b\\"}": find`],
+  },
+  {
+    name: 'treats integers as CEL ints and numbers as doubles',
+    schema: {
+      type: 'object',
+      properties: { i: { type: 'integer' }, d: { type: 'number' } },
+      'x-kubernetes-validations': [{ rule: 'type(self.i) == int && type(self.d) == double' }],
+    },
+    value: { i: 1, d: 2 },
+    errors: [],
+  },
+];
+
+describe('x-kubernetes-validations on Cluster variable values', () => {
+  for (const c of cases) {
+    test(c.name, () => {
+      assert.deepEqual(check(c.schema, c.value, c.old), c.errors);
+    });
+  }
+});
+
+type ClassCase = { name: string; schema: JSONSchemaProps; errors: (string | RegExp)[] };
+
+const classCases: ClassCase[] = [
+  { name: 'accepts rules that compile', schema: int('self > 1 && self.lowerAscii() == "a" || true'), errors: [] },
+  {
+    name: 'rejects a rule with a syntax error, naming the variable and the rule',
+    schema: int('self >'),
+    errors: [
+      /^spec\.variables\[v\]\.schema\.openAPIV3Schema\.x-kubernetes-validations\[0\]\.rule: Invalid value: \{"Rule":"self \\u003e","Message":"",.*\}: compilation failed: /,
+    ],
+  },
+  {
+    name: 'rejects a rule that names an undeclared variable',
+    schema: int('other > 1'),
+    errors: [
+      /^spec\.variables\[v\]\.schema\.openAPIV3Schema\.x-kubernetes-validations\[0\]\.rule: Invalid value: .*: compilation failed: /,
+    ],
+  },
+  {
+    name: 'rejects a rule that calls an unknown function',
+    schema: int('self.frobnicate()'),
+    errors: [/x-kubernetes-validations\[0\]\.rule: Invalid value: .*: compilation failed: /],
+  },
+  {
+    name: 'rejects a rule that does not evaluate to a bool',
+    schema: int('"a"'),
+    errors: [/x-kubernetes-validations\[0\]\.rule: Invalid value: .*: cel expression must evaluate to a bool$/],
+  },
+  {
+    name: 'rejects a messageExpression that does not compile',
+    schema: int('self > 1', { messageExpression: '"a" +' }),
+    errors: [
+      /x-kubernetes-validations\[0\]\.messageExpression: Invalid value: .*: messageExpression compilation failed: /,
+    ],
+  },
+  {
+    name: 'rejects oldSelf under array items',
+    schema: { type: 'array', items: int('self >= oldSelf') },
+    errors: [
+      `${S}.items.x-kubernetes-validations[0].rule: Invalid value: "self >= oldSelf": oldSelf cannot be used on the uncorrelatable portion of the schema within ${S}.items`,
+    ],
+  },
+  {
+    name: 'accepts oldSelf on a property',
+    schema: { type: 'object', properties: { a: int('self >= oldSelf') } },
+    errors: [],
+  },
+  {
+    name: 'rejects an example that fails a rule',
+    schema: { ...int('self > 5'), example: 3 },
+    errors: [`${S}.example: Invalid value: 3: failed rule: self > 5`],
+  },
+  {
+    name: 'rejects an enum value that fails a rule',
+    schema: {
+      type: 'string',
+      enum: ['a', 'b'],
+      'x-kubernetes-validations': [{ rule: 'self != "b"', message: 'no b' }],
+    },
+    errors: [`${S}.enum[1]: Invalid value: "b": no b`],
+  },
+  {
+    name: 'rejects a default that fails a rule, showing the value (omitted for objects and arrays)',
+    schema: { type: 'object', properties: { a: { ...int('self > 5'), default: 3 } } },
+    errors: [`${S}.properties[a].default: Invalid value: 3: failed rule: self > 5`],
+  },
+];
+
+describe('x-kubernetes-validations on ClusterClass variable definitions', () => {
+  for (const c of classCases) {
+    test(c.name, () => {
+      const got = checkClass(c.schema);
+      assert.equal(got.length, c.errors.length, got.join('\n'));
+      c.errors.forEach((want, i) => {
+        if (typeof want === 'string') assert.equal(got[i], want);
+        else assert.match(got[i] ?? '', want);
+      });
+    });
+  }
+});
