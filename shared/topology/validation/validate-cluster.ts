@@ -34,12 +34,12 @@ export function computeDefaultedTopology(cluster: Cluster, cc: ClusterClass): De
   const errors: FieldError[] = [];
   const top = defaultClusterVariables(topology.variables ?? [], definitions);
   if (!top.ok) errors.push(...top.errors);
-  const machineDeployments = (topology.workers?.machineDeployments ?? []).map((md, i) => {
+  const machineDeployments = (topology.workers?.machineDeployments ?? []).map((md) => {
     if (!md.variables?.overrides) return md;
     const r = defaultMachineVariables(
       md.variables.overrides,
       definitions,
-      `spec.topology.workers.machineDeployments[${i}].variables.overrides`,
+      `spec.topology.workers.machineDeployments[${md.name}].variables.overrides`,
     );
     if (!r.ok) {
       errors.push(...r.errors);
@@ -47,12 +47,12 @@ export function computeDefaultedTopology(cluster: Cluster, cc: ClusterClass): De
     }
     return { ...md, variables: { overrides: r.values } };
   });
-  const machinePools = (topology.workers?.machinePools ?? []).map((mp, i) => {
+  const machinePools = (topology.workers?.machinePools ?? []).map((mp) => {
     if (!mp.variables?.overrides) return mp;
     const r = defaultMachineVariables(
       mp.variables.overrides,
       definitions,
-      `spec.topology.workers.machinePools[${i}].variables.overrides`,
+      `spec.topology.workers.machinePools[${mp.name}].variables.overrides`,
     );
     if (!r.ok) {
       errors.push(...r.errors);
@@ -127,7 +127,8 @@ export function validateClusterTopology(cluster: Cluster, cc: ClusterClass, old?
         ...validateMachineVariables(
           md.variables.overrides,
           definitions,
-          `${field}.variables.overrides`,
+          // NOTE: upstream names overrides by the worker's name (field.Path.Key), other fields by index.
+          `spec.topology.workers.machineDeployments[${md.name}].variables.overrides`,
           oldMachineDeployments.get(md.name),
         ),
       );
@@ -155,7 +156,7 @@ export function validateClusterTopology(cluster: Cluster, cc: ClusterClass, old?
         ...validateMachineVariables(
           mp.variables.overrides,
           definitions,
-          `${field}.variables.overrides`,
+          `spec.topology.workers.machinePools[${mp.name}].variables.overrides`,
           oldMachinePools.get(mp.name),
         ),
       );

@@ -49,7 +49,7 @@ const cases: Case[] = [
     cluster: cluster(1, 1),
     old: cluster(2, 2),
     errors: [
-      'spec.topology.workers.machineDeployments[0].variables.overrides[replicas].value: Invalid value: "1": may not decrease',
+      'spec.topology.workers.machineDeployments[md-0].variables.overrides[replicas].value: Invalid value: "1": may not decrease',
       'spec.topology.variables[replicas].value: Invalid value: "1": may not decrease',
     ],
   },
