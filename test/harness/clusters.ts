@@ -131,6 +131,17 @@ export function genericCrd(
 }
 
 /**
+ * Upstream's own CRDs for the kinds upstream's core module publishes (`cluster.x-k8s.io`, `addons`, `runtime`, …),
+ * ours only for the kinds it does not (the operator's kinds come from upstream's operator module). Provider kinds are
+ * left to the caller (generic CRDs with contract labels).
+ */
+export function computeUpstreamCoreCrds(): KubeObject[] {
+  const upstream = computeUpstreamCrds({ components: ['core', 'operator'] });
+  const names = new Set(upstream.map((crd) => crd.metadata.name));
+  return [...upstream, ...ourCrds().filter((crd) => !names.has(crd.metadata.name))];
+}
+
+/**
  * A management cluster: control plane + our CRDs (+ extra CRDs, e.g. generic provider kinds). `extraApiServerArgs`
  * are appended to kube-apiserver's flags. `crds: 'upstream'` installs upstream Cluster API's own CRDs instead of ours
  * (test/harness/upstream-crds.ts, without conversion webhooks: `startUpstreamCapi` adds them), `'none'` only the
@@ -140,7 +151,7 @@ export function genericCrd(
 export async function startManagementCluster(
   opts: {
     name?: string;
-    crds?: 'ours' | 'upstream' | 'none';
+    crds?: 'ours' | 'upstream' | 'upstream-core' | 'none';
     extraCrds?: readonly KubeObject[];
     extraApiServerArgs?: readonly string[];
     controllerManager?: boolean | StartControllerManagerOptions;
@@ -153,7 +164,12 @@ export async function startManagementCluster(
     }),
   );
   try {
-    const base = { ours: ourCrds, upstream: () => computeUpstreamCrds(), none: () => [] }[opts.crds ?? 'ours']();
+    const base = {
+      ours: ourCrds,
+      upstream: () => computeUpstreamCrds(),
+      'upstream-core': computeUpstreamCoreCrds,
+      none: () => [],
+    }[opts.crds ?? 'ours']();
     await installCrds(cluster.kube, [...base, ...(opts.extraCrds ?? [])], { fieldManager: harnessFieldManager });
     if (opts.controllerManager) {
       cluster.controllerManager = await startControllerManager(

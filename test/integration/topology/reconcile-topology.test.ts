@@ -67,6 +67,18 @@ function assertOwnedByCluster(obj: Unstructured | undefined, uid: string, what: 
 }
 
 describe('topology passes on a real management cluster', () => {
+  test("runs on upstream v1.14's own CRDs for Cluster API's core kinds (not look-alikes)", async () => {
+    for (const name of ['clusters', 'clusterclasses', 'machinedeployments', 'machinehealthchecks']) {
+      const crd = await mustGet(ctx, 'apiextensions.k8s.io/v1', 'CustomResourceDefinition', {
+        namespace: '',
+        name: `${name}.cluster.x-k8s.io`,
+      });
+      assert.equal(crd.metadata.labels?.['cluster.x-k8s.io/provider'], 'cluster-api', `${name}: upstream's CRD`);
+      const versions = (crd['spec'] as { versions: { name: string; storage: boolean }[] }).versions;
+      assert.equal(versions.find((v) => v.storage)?.name, 'v1beta2', `${name} stored as v1beta2`);
+    }
+  });
+
   test('creates every object of a Cluster from a class with two MachineDeployment classes, variables and patches', async () => {
     const ns = 'create';
     const uid = await createTopology(ns, { workerImage: 'kindest/node:v1.31.0', lbImageTag: 'v2' });

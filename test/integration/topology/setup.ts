@@ -63,6 +63,7 @@ export function useTopologyCluster(): TopologyTestContext {
   const context = { clock: { now: new Date('2024-05-01T10:00:00Z') } } as TopologyTestContext;
   before(async () => {
     context.mgmt = await startManagementCluster({
+      crds: 'upstream-core',
       extraCrds: [
         genericCrd('infrastructure.cluster.x-k8s.io', 'v1beta2', 'DockerClusterTemplate'),
         genericCrd('infrastructure.cluster.x-k8s.io', 'v1beta2', 'DockerCluster'),
