@@ -152,7 +152,7 @@ async function start(
   const [mgmt, ddb] = await Promise.all([
     config.kubeconfigPath
       ? Promise.resolve(undefined)
-      : startManagementCluster({ name: 'mgmt', extraCrds, controllerManager: true }),
+      : startManagementCluster({ name: 'mgmt', crds: 'ours', extraCrds, controllerManager: true }),
     startDynamoDB(),
   ]);
   if (mgmt) stops.push(() => mgmt.stop());

@@ -131,21 +131,28 @@ export function genericCrd(
 }
 
 /**
- * Upstream's own CRDs for the kinds upstream's core module publishes (`cluster.x-k8s.io`, `addons`, `runtime`, …),
- * ours only for the kinds it does not (the operator's kinds come from upstream's operator module). Provider kinds are
+ * Upstream's own CRDs for the kinds upstream's core module publishes (`cluster.x-k8s.io`, `runtime`, `ipam`), ours
+ * for the rest (see the note inside). Provider kinds are
  * left to the caller (generic CRDs with contract labels).
  */
 export function computeUpstreamCoreCrds(): KubeObject[] {
-  const upstream = computeUpstreamCrds({ components: ['core', 'operator'] });
+  // NOTE: the add-on pass still writes addons.cluster.x-k8s.io in v1beta1, which upstream's CRDs serve only through
+  // its conversion webhook (run by startUpstreamCapi); without it, our CRDs for those two kinds. The provider
+  // operator's kinds stay ours too: the Cluster API Operator v0.29.0's CRDs have no `spec.paused` (the proposal's
+  // field, which the providers pass uses).
+  const upstream = computeUpstreamCrds({ components: ['core'] }).filter(
+    (crd) => !(crd.metadata.name ?? '').endsWith('.addons.cluster.x-k8s.io'),
+  );
   const names = new Set(upstream.map((crd) => crd.metadata.name));
   return [...upstream, ...ourCrds().filter((crd) => !names.has(crd.metadata.name))];
 }
 
 /**
- * A management cluster: control plane + our CRDs (+ extra CRDs, e.g. generic provider kinds). `extraApiServerArgs`
- * are appended to kube-apiserver's flags. `crds: 'upstream'` installs upstream Cluster API's own CRDs instead of ours
- * (test/harness/upstream-crds.ts, without conversion webhooks: `startUpstreamCapi` adds them), `'none'` only the
- * extra CRDs. `controllerManager` also runs kube-controller-manager (garbage collector and namespace controllers by
+ * A management cluster: control plane + upstream's own CRDs for Cluster API's core kinds (default `crds:
+ * 'upstream-core'`, {@link computeUpstreamCoreCrds}) (+ extra CRDs, e.g. generic provider kinds). `extraApiServerArgs`
+ * are appended to kube-apiserver's flags. `crds: 'upstream'` installs every upstream component's CRDs (providers too;
+ * test/harness/upstream-crds.ts, without conversion webhooks: `startUpstreamCapi` adds them), `'ours'` the CRDs
+ * generated from our schemas, `'none'` only the extra CRDs. `controllerManager` also runs kube-controller-manager (garbage collector and namespace controllers by
  * default), started after the CRDs are installed so the garbage collector sees their kinds at once.
  */
 export async function startManagementCluster(
@@ -169,7 +176,7 @@ export async function startManagementCluster(
       upstream: () => computeUpstreamCrds(),
       'upstream-core': computeUpstreamCoreCrds,
       none: () => [],
-    }[opts.crds ?? 'ours']();
+    }[opts.crds ?? 'upstream-core']();
     await installCrds(cluster.kube, [...base, ...(opts.extraCrds ?? [])], { fieldManager: harnessFieldManager });
     if (opts.controllerManager) {
       cluster.controllerManager = await startControllerManager(

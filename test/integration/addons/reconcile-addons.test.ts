@@ -334,6 +334,7 @@ describe('ClusterResourceSet passes on real management and workload clusters', (
         apiVersion: 'cluster.x-k8s.io/v1beta2',
         kind: 'Cluster',
         metadata: { namespace: ns, name: 'c3', labels: { app: 'x' } },
+        spec: { clusterNetwork: { serviceDomain: 'cluster.local' } },
       },
       { fieldManager: user },
     );

@@ -100,7 +100,8 @@ export async function registerCluster(
     apiVersion: 'cluster.x-k8s.io/v1beta2',
     kind: 'Cluster',
     metadata: { ...key, labels: opts.labels ?? {} },
-    spec: {},
+    // NOTE: upstream's CRD wants a non-empty spec (minProperties 1).
+    spec: { clusterNetwork: { serviceDomain: 'cluster.local' } },
   };
   await applyObject(mgmt.kube, cluster, { fieldManager: user });
   await applyStatus(

@@ -43,7 +43,7 @@ describe('the wired addons function', () => {
         apiVersion: capi,
         kind: 'Cluster',
         metadata: { namespace: ns, name: 'workload-1', labels: { cni: 'demo' } },
-        spec: {},
+        spec: { clusterNetwork: { serviceDomain: 'cluster.local' } },
       },
       user,
     );
