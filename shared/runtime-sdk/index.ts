@@ -3,6 +3,7 @@
 export { hooks, hookPath, isKnownHook, defaultHandlerTimeoutSeconds } from '#shared/runtime-sdk/catalog.ts';
 export type { Hook, HookResponse } from '#shared/runtime-sdk/catalog.ts';
 export { callDiscovery, callExtensionHandler } from '#shared/runtime-sdk/call-extension.ts';
+export { callNamedExtension } from '#shared/runtime-sdk/call-named-extension.ts';
 export type { ExtensionCallDeps, ExtensionCallOptions } from '#shared/runtime-sdk/call-extension.ts';
 export { computeDiscoveredHandlers } from '#shared/runtime-sdk/compute-discovered-handlers.ts';
 export {

@@ -22,7 +22,7 @@ import {
   type CurrentStateReads,
 } from '#shared/topology/current/get-current-state.ts';
 import { createKubeReader, getCluster } from '#shared/topology/current/kube-reader.ts';
-import { computeDesiredState } from '#shared/topology/desired/compute-desired-state.ts';
+import { computeDesiredState, computeUnpatchedDesiredState } from '#shared/topology/desired/compute-desired-state.ts';
 import { controlPlaneContract } from '#shared/topology/contract/control-plane-contract.ts';
 import { getPath } from '#shared/topology/desired/paths.ts';
 import { TopologyManagerName } from '#shared/topology/labels.ts';
@@ -32,6 +32,12 @@ import {
   type PassState,
   type TopologyOutcome,
 } from '#shared/topology/outcome.ts';
+import {
+  createPatchExtensions,
+  hasExternalPatches,
+  runPatchEngine,
+  type PatchExtensions,
+} from '#shared/topology/run-patch-engine.ts';
 import type { Unstructured } from '#shared/topology/types.ts';
 import { computeDefaultedTopology, validateClusterTopology } from '#shared/topology/validation/validate-cluster.ts';
 import { toValidationError } from '#shared/topology/variables/index.ts';
@@ -44,6 +50,8 @@ export type TopologyDeps = {
   /** 5 random characters for generated names (templates, objects). */
   readonly randomSuffix: () => string;
   readonly now: () => Date;
+  /** Runtime Extension calls of external patches (default: the Runtime SDK client over `kube`). */
+  readonly extensions?: PatchExtensions;
 };
 
 /** What the runtime hands one pass besides its dependencies. */
@@ -144,9 +152,13 @@ async function reconcile(
       computeUnreferencedKinds(blueprint),
     ),
   );
-  const desired = await step('error computing the desired state of the Cluster topology', () =>
-    computeDesiredState({ cluster: topologyCluster, blueprint, current }, { randomSuffix: deps.randomSuffix }),
-  );
+  const desired = await step('error computing the desired state of the Cluster topology', async () => {
+    const input = { cluster: topologyCluster, blueprint, current };
+    if (!hasExternalPatches(blueprint)) return computeDesiredState(input, { randomSuffix: deps.randomSuffix });
+    const unpatched = computeUnpatchedDesiredState(input, { randomSuffix: deps.randomSuffix });
+    const extensions = deps.extensions ?? createPatchExtensions(deps, topologyCluster.metadata.namespace ?? '');
+    return await runPatchEngine(extensions, { cluster: topologyCluster, blueprint, desired: unpatched });
+  });
   const ctx: ApplyContext = {
     kube: deps.kube,
     fieldManager: deps.fieldManager ?? TopologyManagerName,
