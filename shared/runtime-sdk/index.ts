@@ -18,3 +18,5 @@ export {
 export { RuntimeExtensionError, extensionFailures } from '#shared/runtime-sdk/errors.ts';
 export { computeHookRegistrations, findHandler } from '#shared/runtime-sdk/compute-hook-registrations.ts';
 export type { HookRegistration } from '#shared/runtime-sdk/compute-hook-registrations.ts';
+export { callAllExtensions, computeAggregatedResponse } from '#shared/runtime-sdk/call-all-extensions.ts';
+export type { AggregatedHookResponse, BlockingHook } from '#shared/runtime-sdk/call-all-extensions.ts';

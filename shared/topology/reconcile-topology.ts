@@ -5,6 +5,7 @@ import type { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
 import type { ObjectKey } from '#shared/api/object-meta.ts';
 import { CapiError, describeObject, errorMessage } from '#shared/errors/index.ts';
 import type { KubeClient } from '#shared/kube/index.ts';
+import { callAllExtensions } from '#shared/runtime-sdk/index.ts';
 import {
   computeNoChangeRecord,
   createApplyProofs,
@@ -126,6 +127,17 @@ function computeCurrentStateReads(cluster: Cluster, cc: ClusterClass, proofs: Ap
   };
 }
 
+/** The Cluster as hook requests carry it: without managedFields and the last-applied annotation (upstream's cleanupCluster). */
+function computeHookRequestCluster(raw: Unstructured): Unstructured {
+  const metadata: Record<string, unknown> = { ...raw.metadata };
+  delete metadata['managedFields'];
+  const annotations = { ...((metadata['annotations'] as Record<string, string> | undefined) ?? {}) };
+  delete annotations['kubectl.kubernetes.io/last-applied-configuration'];
+  if (Object.keys(annotations).length > 0) metadata['annotations'] = annotations;
+  else delete metadata['annotations'];
+  return { ...raw, metadata: metadata as Unstructured['metadata'] };
+}
+
 /** Read, compute and apply; resolves the state the condition is computed from. */
 async function reconcile(
   deps: TopologyDeps,
@@ -152,6 +164,22 @@ async function reconcile(
       computeUnreferencedKinds(blueprint),
     ),
   );
+  // Upstream's callBeforeClusterCreateHook: nothing is created while a BeforeClusterCreate handler blocks.
+  if (!topologyCluster.spec?.infrastructureRef && !topologyCluster.spec?.controlPlaneRef) {
+    const answer = await step('error calling the BeforeClusterCreate hook', () =>
+      callAllExtensions(deps, 'BeforeClusterCreate', topologyCluster.metadata.namespace ?? '', {
+        cluster: computeHookRequestCluster(rawCluster),
+      }),
+    );
+    if (answer.retryAfterSeconds > 0) {
+      return {
+        kind: 'CreationBlocked',
+        hook: 'BeforeClusterCreate',
+        message: answer.message,
+        retryAfterSeconds: answer.retryAfterSeconds,
+      };
+    }
+  }
   const desired = await step('error computing the desired state of the Cluster topology', async () => {
     const input = { cluster: topologyCluster, blueprint, current };
     if (!hasExternalPatches(blueprint)) return computeDesiredState(input, { randomSuffix: deps.randomSuffix });
