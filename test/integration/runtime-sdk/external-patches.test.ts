@@ -171,12 +171,15 @@ async function putUnreachableExtension(name: string, url: string, failurePolicy:
       kind: 'ExtensionConfig',
       metadata: { name },
       status: {
-        handlers: (discovered.status?.handlers ?? []).map((h) => ({
-          ...h,
-          name: h.name.replace(/\.test-ext$/, `.${name}`),
-          failurePolicy,
-          timeoutSeconds: 2,
-        })),
+        // NOTE: only the topology handlers: a lifecycle handler here would be called for every Cluster.
+        handlers: (discovered.status?.handlers ?? [])
+          .filter((h) => ['GeneratePatches', 'ValidateTopology'].includes(h.requestHook.hook))
+          .map((h) => ({
+            ...h,
+            name: h.name.replace(/\.test-ext$/, `.${name}`),
+            failurePolicy,
+            timeoutSeconds: 2,
+          })),
         conditions: discovered.status?.conditions,
       },
     } as KubeObject,
@@ -207,7 +210,7 @@ before(async () => {
     apiVersion: 'runtime.cluster.x-k8s.io/v1beta2',
     kind: 'ExtensionConfig',
     metadata: { name: 'test-ext' },
-    spec: { clientConfig: { url: ext.url, caBundle: ext.caBundle } },
+    spec: { clientConfig: { url: ext.url, caBundle: ext.caBundle }, settings: { extensionConfigName: 'test-ext' } },
   });
   const discovered = await reconcileExtensionConfig(
     { kube: mgmt.kube, fieldManager: 'capi-serverless', now: () => Date.now() },
@@ -364,5 +367,47 @@ describe("external patches against upstream's test extension", () => {
       condition?.['message'] ?? '',
       /failed to generate patches for patch "test-patch": failed to call extension handler "generate-patches\.down-fail" \(GeneratePatches\): http call failed/,
     );
+  });
+
+  test('BeforeClusterCreate blocks creation with retryAfterSeconds as the next pass, then releases it', async () => {
+    const namespace = 'hooked';
+    await put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+    const responses = (retryAfterSeconds: number) => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { namespace, name: 'c1-test-ext-test-extension-hookresponses' },
+      data: {
+        'BeforeClusterCreate-preloadedResponse': JSON.stringify({
+          Status: 'Success',
+          Message: 'waiting for the network',
+          RetryAfterSeconds: retryAfterSeconds,
+        }),
+      },
+    });
+    await put(responses(7));
+    const key = await setUp(namespace, { generatePatchesExtension: 'generate-patches.test-ext' });
+
+    const blocked = await reconcileTopology(deps, key);
+    assert.deepEqual([blocked.result, blocked.requeueAfterMs], ['Requeue', 7000], blocked.error);
+    const condition = await topologyCondition(key);
+    assert.deepEqual(
+      [condition?.['status'], condition?.['reason'], condition?.['message']],
+      [
+        'False',
+        'ClusterCreating',
+        'Following hooks are blocking Cluster topology creation: BeforeClusterCreate: waiting for the network',
+      ],
+    );
+    const c = await mustGet(capi, 'Cluster', key.namespace, key.name);
+    assert.equal(dig(c, 'spec', 'infrastructureRef'), undefined, 'nothing is created while the hook blocks');
+    const kcps = await listObjects(mgmt.kube, { apiVersion: cpApi, kind: 'KubeadmControlPlane', namespace });
+    assert.equal(kcps.items.length, 0);
+
+    await put(responses(0));
+    const released = await reconcileTopology(deps, key);
+    assert.equal(released.result, 'Success', released.error);
+    const created = await mustGet(capi, 'Cluster', key.namespace, key.name);
+    assert.ok(dig(created, 'spec', 'controlPlaneRef', 'name'), 'the topology is created once the hook releases');
+    assert.equal((await topologyCondition(key))?.['reason'], 'ReconcileSucceeded');
   });
 });
