@@ -18,6 +18,7 @@ export const TopologyReconciledV1Beta1Reason = {
   Deleting: 'Deleting',
   ClusterClassNotReconciled: 'ClusterClassNotReconciled',
   ClusterUpgrading: 'ClusterUpgrading',
+  ClusterCreating: 'ClusterCreating',
   MachineDeploymentsUpgradeDeferred: 'MachineDeploymentsUpgradeDeferred',
   MachinePoolsUpgradeDeferred: 'MachinePoolsUpgradeDeferred',
 } as const;
@@ -34,6 +35,13 @@ export type PassState =
   | { readonly kind: 'Failed'; readonly message: string }
   /** `failure`: why the class's own pass failed (its VariablesReconciled message), when it says. */
   | { readonly kind: 'ClusterClassNotReconciled'; readonly failure?: string | undefined }
+  /** A lifecycle hook blocks creation: its aggregated answer (upstream's HookResponseTracker for one hook). */
+  | {
+      readonly kind: 'CreationBlocked';
+      readonly hook: string;
+      readonly message: string;
+      readonly retryAfterSeconds: number;
+    }
   | {
       readonly kind: 'Reconciled';
       /** The topology version. */
@@ -188,10 +196,27 @@ export function computeTopologyReconciledCondition(state: PassState): ConditionP
         state.failure === undefined ? 'Info' : 'Error',
         state.failure === undefined ? classNotReconciledMessage : `${classNotReconciledMessage}: ${state.failure}`,
       );
+    case 'CreationBlocked':
+      return pair(
+        TopologyReconciledReason.ClusterCreating,
+        TopologyReconciledV1Beta1Reason.ClusterCreating,
+        'Info',
+        computeHookBlockingMessage('Cluster topology creation', state.hook, state.message),
+      );
     case 'Reconciled':
       if (state.creating) return succeeded;
       return isUpgradeInProgress(state.upgrade) ? computeUpgradingCondition(state) : succeeded;
   }
+}
+
+/**
+ * Upstream's HookResponseTracker.AggregateMessage for one blocking hook.
+ *
+ * @example
+ * computeHookBlockingMessage('Cluster topology creation', 'BeforeClusterCreate', 'wait'); // 'Following hooks are blocking Cluster topology creation: BeforeClusterCreate: wait'
+ */
+export function computeHookBlockingMessage(action: string, hook: string, message: string): string {
+  return `Following hooks are blocking ${action}: ${message === '' ? hook : `${hook}: ${message}`}`;
 }
 
 /** Kubernetes' RFC 3339 form with second precision. */
@@ -291,6 +316,9 @@ export function computeOutcome(state: PassState, changed: readonly string[]): To
       return { result: 'Requeue', requeueAfterMs: classRequeueMs, changed };
     case 'Deleted':
       return { result: 'Success', changed };
+    case 'CreationBlocked':
+      // NOTE: the hook's retryAfterSeconds is the due time of the next pass (the checkpoint), never sooner.
+      return { result: 'Requeue', requeueAfterMs: state.retryAfterSeconds * 1000, changed };
     case 'Reconciled': {
       const { machineDeployments: md, machinePools: mp, controlPlane: cp } = state.upgrade;
       const waiting =

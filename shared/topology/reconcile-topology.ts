@@ -5,6 +5,7 @@ import type { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
 import type { ObjectKey } from '#shared/api/object-meta.ts';
 import { CapiError, describeObject, errorMessage } from '#shared/errors/index.ts';
 import type { KubeClient } from '#shared/kube/index.ts';
+import { callAllExtensions } from '#shared/runtime-sdk/index.ts';
 import {
   computeNoChangeRecord,
   createApplyProofs,
@@ -22,7 +23,7 @@ import {
   type CurrentStateReads,
 } from '#shared/topology/current/get-current-state.ts';
 import { createKubeReader, getCluster } from '#shared/topology/current/kube-reader.ts';
-import { computeDesiredState } from '#shared/topology/desired/compute-desired-state.ts';
+import { computeDesiredState, computeUnpatchedDesiredState } from '#shared/topology/desired/compute-desired-state.ts';
 import { controlPlaneContract } from '#shared/topology/contract/control-plane-contract.ts';
 import { getPath } from '#shared/topology/desired/paths.ts';
 import { TopologyManagerName } from '#shared/topology/labels.ts';
@@ -32,6 +33,12 @@ import {
   type PassState,
   type TopologyOutcome,
 } from '#shared/topology/outcome.ts';
+import {
+  createPatchExtensions,
+  hasExternalPatches,
+  runPatchEngine,
+  type PatchExtensions,
+} from '#shared/topology/run-patch-engine.ts';
 import type { Unstructured } from '#shared/topology/types.ts';
 import { computeDefaultedTopology, validateClusterTopology } from '#shared/topology/validation/validate-cluster.ts';
 import { toValidationError } from '#shared/topology/variables/index.ts';
@@ -44,6 +51,8 @@ export type TopologyDeps = {
   /** 5 random characters for generated names (templates, objects). */
   readonly randomSuffix: () => string;
   readonly now: () => Date;
+  /** Runtime Extension calls of external patches (default: the Runtime SDK client over `kube`). */
+  readonly extensions?: PatchExtensions;
 };
 
 /** What the runtime hands one pass besides its dependencies. */
@@ -118,6 +127,17 @@ function computeCurrentStateReads(cluster: Cluster, cc: ClusterClass, proofs: Ap
   };
 }
 
+/** The Cluster as hook requests carry it: without managedFields and the last-applied annotation (upstream's cleanupCluster). */
+function computeHookRequestCluster(raw: Unstructured): Unstructured {
+  const metadata: Record<string, unknown> = { ...raw.metadata };
+  delete metadata['managedFields'];
+  const annotations = { ...((metadata['annotations'] as Record<string, string> | undefined) ?? {}) };
+  delete annotations['kubectl.kubernetes.io/last-applied-configuration'];
+  if (Object.keys(annotations).length > 0) metadata['annotations'] = annotations;
+  else delete metadata['annotations'];
+  return { ...raw, metadata: metadata as Unstructured['metadata'] };
+}
+
 /** Read, compute and apply; resolves the state the condition is computed from. */
 async function reconcile(
   deps: TopologyDeps,
@@ -146,9 +166,29 @@ async function reconcile(
       computeUnreferencedKinds(blueprint),
     ),
   );
-  const desired = await step('error computing the desired state of the Cluster topology', () =>
-    computeDesiredState({ cluster: topologyCluster, blueprint, current }, { randomSuffix: deps.randomSuffix }),
-  );
+  // Upstream's callBeforeClusterCreateHook: nothing is created while a BeforeClusterCreate handler blocks.
+  if (!topologyCluster.spec?.infrastructureRef && !topologyCluster.spec?.controlPlaneRef) {
+    const answer = await step('error calling the BeforeClusterCreate hook', () =>
+      callAllExtensions(deps, 'BeforeClusterCreate', topologyCluster.metadata.namespace ?? '', {
+        cluster: computeHookRequestCluster(rawCluster),
+      }),
+    );
+    if (answer.retryAfterSeconds > 0) {
+      return {
+        kind: 'CreationBlocked',
+        hook: 'BeforeClusterCreate',
+        message: answer.message,
+        retryAfterSeconds: answer.retryAfterSeconds,
+      };
+    }
+  }
+  const desired = await step('error computing the desired state of the Cluster topology', async () => {
+    const input = { cluster: topologyCluster, blueprint, current };
+    if (!hasExternalPatches(blueprint)) return computeDesiredState(input, { randomSuffix: deps.randomSuffix });
+    const unpatched = computeUnpatchedDesiredState(input, { randomSuffix: deps.randomSuffix });
+    const extensions = deps.extensions ?? createPatchExtensions(deps, topologyCluster.metadata.namespace ?? '');
+    return await runPatchEngine(extensions, { cluster: topologyCluster, blueprint, desired: unpatched });
+  });
   const ctx: ApplyContext = {
     kube: deps.kube,
     fieldManager: deps.fieldManager ?? TopologyManagerName,

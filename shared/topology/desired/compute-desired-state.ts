@@ -42,13 +42,24 @@ export type DesiredStateInput = {
 };
 
 /**
- * Computes every object the topology should consist of after this pass.
+ * Computes every object the topology should consist of after this pass, with the ClusterClass's inline patches
+ * applied (a class with external patches: computeUnpatchedDesiredState, then runPatchEngine).
  *
  * @example
  * const desired = computeDesiredState({ cluster, blueprint, current }, { randomSuffix: () => 'abcde' });
  * desired.machineDeployments['md-0'].object.spec.template.spec.version; // 'v1.30.0'
  */
 export function computeDesiredState(input: DesiredStateInput, deps: PureDeps): DesiredState {
+  return applyPatchesToDesiredState(input.cluster, input.blueprint, computeUnpatchedDesiredState(input, deps));
+}
+
+/**
+ * The desired state before the ClusterClass patches: what the patch engine starts from.
+ *
+ * @example
+ * const unpatched = computeUnpatchedDesiredState({ cluster, blueprint, current }, { randomSuffix });
+ */
+export function computeUnpatchedDesiredState(input: DesiredStateInput, deps: PureDeps): DesiredState {
   const { cluster, blueprint, current } = input;
   const topology = cluster.spec?.topology;
   const id = { kind: 'Cluster', namespace: cluster.metadata.namespace ?? '', name: cluster.metadata.name ?? '' };
@@ -119,7 +130,7 @@ export function computeDesiredState(input: DesiredStateInput, deps: PureDeps): D
     );
   }
 
-  const unpatched: DesiredState = {
+  return {
     cluster: desiredCluster,
     infrastructureCluster,
     controlPlane: {
@@ -132,5 +143,4 @@ export function computeDesiredState(input: DesiredStateInput, deps: PureDeps): D
     machinePools,
     upgrade: summarizeUpgradeTracker(tracker),
   };
-  return applyPatchesToDesiredState(cluster, blueprint, unpatched);
 }

@@ -109,14 +109,50 @@ function applyGenerated(template: Unstructured, operations: readonly JSONPatchOp
 }
 
 /**
+ * One inline ClusterClass patch applied to the targets (one step of the patch engine): validated, generated for
+ * every target against the templates as they are now, then applied. Returns new targets (same order, ids and
+ * holders); the inputs are never mutated. Throws a PatchError naming the patch, the definition and jsonPatch
+ * indexes, the JSON pointer and the target.
+ *
+ * @example
+ * const next = computeInlinePatchedTargets(clusterClass.spec.patches[0], 0, targets, new PatchVariablesResolver(variables));
+ */
+export function computeInlinePatchedTargets(
+  patch: ClusterClassPatch,
+  patchIndex: number,
+  targets: readonly PatchTarget[],
+  resolver: PatchVariablesResolver,
+): PatchTarget[] {
+  validateInlinePatch(patch, patchIndex);
+  const base = { patchName: patch.name, patchIndex };
+  const templates = targets.map((target) => target.template);
+  const generated = generatePatch(patch, base, targets, resolver);
+  for (const { targetIndex, definitionIndex, operations } of generated) {
+    const target = targets[targetIndex];
+    const template = templates[targetIndex];
+    if (target === undefined || template === undefined) continue;
+    try {
+      templates[targetIndex] = applyGenerated(template, operations);
+    } catch (err) {
+      const at = { ...targetLocation(base, { ...target, template }), definitionIndex };
+      const location =
+        err instanceof ApplyJSONPatchError ? { ...at, jsonPatchIndex: err.operationIndex, path: err.path } : at;
+      throw new PatchError(PatchErrorReason.ApplyPatchFailed, location, why(err), { cause: err });
+    }
+  }
+  return targets.map((target, i) => ({ ...target, template: templates[i] ?? target.template }));
+}
+
+/**
  * Applies the ClusterClass's inline patches to the targets' templates and returns new targets (same order, ids and
  * holders); inputs are never mutated and the result is deterministic.
  *
  * Order is the ClusterClass's: patch by patch, each seeing the templates as the previous patches left them; within a
  * patch, target by target, the matching definitions in order, and within a definition its jsonPatches in order — so
  * when two patches write the same path, the later one wins. A patch with `external` throws
- * ExternalPatchNotSupportedError; anything else that fails throws a PatchError naming the patch, the definition and
- * jsonPatch indexes, the JSON pointer and the target, and no partial result is returned.
+ * ExternalPatchNotSupportedError (external patches need the Runtime SDK: see runPatchEngine in
+ * shared/topology/run-patch-engine.ts); anything else that fails throws a PatchError naming the patch, the
+ * definition and jsonPatch indexes, the JSON pointer and the target, and no partial result is returned.
  *
  * @example
  * const patched = computePatchedTargets({
@@ -129,28 +165,10 @@ export function computePatchedTargets(input: ComputePatchedTargetsInput): PatchT
   const { patches, targets } = input;
   if (patches.length === 0) return [...targets];
   patches.forEach((patch, patchIndex) => validateInlinePatch(patch, patchIndex));
-
   const resolver = new PatchVariablesResolver(input.variables);
-  const templates = targets.map((target) => target.template);
-  const current = (): PatchTarget[] =>
-    targets.map((target, i) => ({ ...target, template: templates[i] ?? target.template }));
-
+  let current: PatchTarget[] = [...targets];
   patches.forEach((patch, patchIndex) => {
-    const base = { patchName: patch.name, patchIndex };
-    const generated = generatePatch(patch, base, current(), resolver);
-    for (const { targetIndex, definitionIndex, operations } of generated) {
-      const target = targets[targetIndex];
-      const template = templates[targetIndex];
-      if (target === undefined || template === undefined) continue;
-      try {
-        templates[targetIndex] = applyGenerated(template, operations);
-      } catch (err) {
-        const at = { ...targetLocation(base, { ...target, template }), definitionIndex };
-        const location =
-          err instanceof ApplyJSONPatchError ? { ...at, jsonPatchIndex: err.operationIndex, path: err.path } : at;
-        throw new PatchError(PatchErrorReason.ApplyPatchFailed, location, why(err), { cause: err });
-      }
-    }
+    current = computeInlinePatchedTargets(patch, patchIndex, current, resolver);
   });
-  return current();
+  return current;
 }

@@ -1,6 +1,10 @@
 // ClusterClass inline patches (upstream's patch engine, pure): build the templates to patch, compute each one's
 // variables, apply the patches in ClusterClass order, and copy the patched specs onto the desired objects.
 //
+// External patches (Runtime SDK) go through the same steps: computeGeneratePatchesRequest builds the request from
+// the targets as they are, computeExternallyPatchedTargets applies the answer (the calls are made in
+// shared/topology/run-patch-engine.ts, outside this pure folder).
+//
 // Flow (only when the ClusterClass has patches):
 //   const targets = computePatchTargets({ infrastructureClusterTemplate, controlPlaneTemplate, ... });
 //   const patched = computePatchedTargets({ patches, targets, variables: { topology, definitions, builtins } });
@@ -17,7 +21,29 @@ export {
   PatchedObjectError,
 } from '#shared/topology/patches/compute-patched-object.ts';
 export type { FieldPath } from '#shared/topology/patches/compute-patched-object.ts';
-export { computePatchedTargets } from '#shared/topology/patches/compute-patched-targets.ts';
+export {
+  computeInlinePatchedTargets,
+  computePatchedTargets,
+} from '#shared/topology/patches/compute-patched-targets.ts';
+export {
+  computeExternallyPatchedTargets,
+  computeMergePatched,
+  PatchDocumentError,
+} from '#shared/topology/patches/apply-external-patch-response.ts';
+export type { GeneratePatchesResponseItem } from '#shared/topology/patches/apply-external-patch-response.ts';
+export {
+  computeGeneratePatchesRequest,
+  computeRequestItemUid,
+  computeRequestObject,
+  computeValidateTopologyRequest,
+} from '#shared/topology/patches/external-patch-request.ts';
+export type {
+  GeneratePatchesRequest,
+  GeneratePatchesRequestItem,
+  PatchItemRef,
+  RequestVariable,
+  ValidateTopologyRequest,
+} from '#shared/topology/patches/external-patch-request.ts';
 export type { ComputePatchedTargetsInput } from '#shared/topology/patches/compute-patched-targets.ts';
 export {
   ExternalPatchNotSupportedError,

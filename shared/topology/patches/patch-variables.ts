@@ -154,11 +154,17 @@ export function mergeVariableMaps(...maps: readonly VariableMap[]): VariableMap 
   return out;
 }
 
-/** Names of variables with a definition from inline (ClusterClass `spec.variables`). */
-function inlineVariableNames(definitions: readonly ClusterClassStatusVariable[]): ReadonlySet<string> {
+/**
+ * Names of variables with a definition from `definitionFrom` (upstream's definitionsForPatch): `inline` for
+ * ClusterClass `spec.variables`, or the name of the external patch whose DiscoverVariables extension defined them.
+ */
+function variableNamesFrom(
+  definitions: readonly ClusterClassStatusVariable[],
+  definitionFrom: string,
+): ReadonlySet<string> {
   const names = new Set<string>();
   for (const variable of definitions) {
-    if (variable.definitions.some((d) => d.from === VariableDefinitionFrom.Inline)) names.add(variable.name);
+    if (variable.definitions.some((d) => d.from === definitionFrom)) names.add(variable.name);
   }
   return names;
 }
@@ -176,14 +182,20 @@ function userVariables(
   return out;
 }
 
-/** Computes the variables of each target for inline patches; one instance per pass, results cached per target id. */
+/**
+ * Computes the variables of each target for the patches whose variable definitions come from `definitionFrom`
+ * (default `inline`; an external patch's name for that patch); results cached per target id.
+ */
 export class PatchVariablesResolver {
   private readonly defined: ReadonlySet<string>;
   private readonly global: VariableMap;
   private readonly cache = new Map<string, TargetVariables>();
 
-  constructor(private readonly input: PatchVariablesInput) {
-    this.defined = inlineVariableNames(input.definitions);
+  constructor(
+    private readonly input: PatchVariablesInput,
+    definitionFrom: string = VariableDefinitionFrom.Inline,
+  ) {
+    this.defined = variableNamesFrom(input.definitions, definitionFrom);
     this.global = new Map([
       ...userVariables(input.topology.variables, this.defined),
       [BUILTINS_NAME, cloneJson(input.builtins.global)],
