@@ -293,7 +293,13 @@ export function computeOutcome(state: PassState, changed: readonly string[]): To
       return { result: 'Success', changed };
     case 'Reconciled': {
       const { machineDeployments: md, machinePools: mp, controlPlane: cp } = state.upgrade;
+      // NOTE: an upgrade in progress is waiting too: TopologyReconciled says ClusterUpgrading until a later pass sees
+      // it finished, and nothing else brings that pass (the forwarder does not watch the control plane or the
+      // MachineDeployments, whose changes upstream's controller watches).
       const waiting =
+        cp.isUpgrading ||
+        md.upgrading.length > 0 ||
+        mp.upgrading.length > 0 ||
         cp.isPendingUpgrade ||
         md.pendingUpgrade.length > md.deferredUpgrade.length ||
         mp.pendingUpgrade.length > mp.deferredUpgrade.length ||
