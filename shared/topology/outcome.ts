@@ -45,6 +45,8 @@ export type PassState =
       readonly controlPlaneKind?: string | undefined;
       /** The Cluster had neither infrastructureRef nor controlPlaneRef when the pass began (topology creation). */
       readonly creating?: boolean;
+      /** Unused MachineDeployment templates kept while a MachineSet still references them (deleted by a later pass). */
+      readonly heldTemplates?: number;
     };
 
 /** How a pass ended, as the runtime's PassOutcome. */
@@ -295,11 +297,14 @@ export function computeOutcome(state: PassState, changed: readonly string[]): To
       const { machineDeployments: md, machinePools: mp, controlPlane: cp } = state.upgrade;
       // NOTE: an upgrade in progress is waiting too: TopologyReconciled says ClusterUpgrading until a later pass sees
       // it finished, and nothing else brings that pass (the forwarder does not watch the control plane or the
-      // MachineDeployments, whose changes upstream's controller watches).
+      // MachineDeployments, whose changes upstream's controller watches). Likewise templates a MachineSet still holds:
+      // upstream's MachineDeployment/MachineSet topology controllers delete them once unused, but they run only with
+      // the ClusterTopology gate, which is off beside capi-serverless.
       const waiting =
         cp.isUpgrading ||
         md.upgrading.length > 0 ||
         mp.upgrading.length > 0 ||
+        (state.heldTemplates ?? 0) > 0 ||
         cp.isPendingUpgrade ||
         md.pendingUpgrade.length > md.deferredUpgrade.length ||
         mp.pendingUpgrade.length > mp.deferredUpgrade.length ||

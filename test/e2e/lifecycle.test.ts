@@ -18,7 +18,7 @@ import {
 } from '#test/harness/upstream-capi.ts';
 import type { TestCluster } from '#test/harness/clusters.ts';
 import { computeInMemoryObjects } from './in-memory-class.ts';
-import { productFieldManager, startProduct, type RunningProduct } from './product.ts';
+import { startProduct, type RunningProduct } from './product.ts';
 
 const ns = 'e2e';
 const clusterName = 'in-memory-1';

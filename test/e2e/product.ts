@@ -20,9 +20,6 @@ import { startDynamoDB } from '#test/harness/dynamodb.ts';
 import { startWebhookServer } from '#test/harness/webhook-server.ts';
 import { loadWebhookConfigurations } from '../../infra/webhooks/webhook-manifests.ts';
 
-/** The field manager of capi-serverless's server-side applies (FIELD_MANAGER's default). */
-export const productFieldManager = 'capi-serverless';
-
 export type RunningProduct = {
   readonly bus: LocalBus;
   /** One line per pass that ran (computeProgressLines), plus failed invocations. */

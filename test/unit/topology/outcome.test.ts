@@ -20,7 +20,12 @@ const idle: UpgradeSummary = Object.freeze({
   machineDeployments: idleWorkers,
   machinePools: idleWorkers,
 });
-const reconciled = (upgrade: UpgradeSummary): PassState => ({ kind: 'Reconciled', version: 'v1.37.0', upgrade });
+const reconciled = (upgrade: UpgradeSummary, heldTemplates?: number): PassState => ({
+  kind: 'Reconciled',
+  version: 'v1.37.0',
+  upgrade,
+  ...(heldTemplates === undefined ? {} : { heldTemplates }),
+});
 
 describe('computeOutcome', () => {
   const cases: [string, UpgradeSummary, 'Success' | 'Requeue'][] = [
@@ -51,6 +56,11 @@ describe('computeOutcome', () => {
       'Success',
     ],
   ];
+  test('requeues while a MachineSet still holds an unused template of the topology (a later pass deletes it)', () => {
+    const outcome = computeOutcome(reconciled(idle, 2), []);
+    assert.deepEqual(outcome, { result: 'Requeue', requeueAfterMs: upgradeRequeueMs, changed: [] });
+    assert.equal(computeOutcome(reconciled(idle, 0), []).result, 'Success');
+  });
   for (const [name, upgrade, result] of cases) {
     test(name, () => {
       const outcome = computeOutcome(reconciled(upgrade), ['x']);
