@@ -3,14 +3,24 @@
 // configuration, and capi-serverless runs as deployed — the functions' handlers behind the local bus, fed by the
 // forwarder's watches and ticks, its webhooks registered. Upstream's own in-memory ClusterClass and topology Cluster
 // (test/e2e/in-memory-class.ts lists the one change: inline instead of external patches) go through creation, a
-// version upgrade, scaling, adding and removing a MachineDeployment topology and deletion. Every wait is bounded; a
+// version upgrade, scaling, adding and removing a MachineDeployment topology, a ClusterResourceSet applied into the
+// in-memory workload cluster, and deletion. Every wait is bounded; a
 // failure prints the passes' outcomes and upstream's managers' logs.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { applyObject, deleteObject, findObject, getObject, listObjects, type KubeObject } from '#shared/kube/index.ts';
+import {
+  applyObject,
+  createObject,
+  deleteObject,
+  findObject,
+  getObject,
+  getWorkloadClusterClient,
+  listObjects,
+  type KubeObject,
+} from '#shared/kube/index.ts';
 import {
   startUpstreamManagementCluster,
   upstreamManagerUsers,
@@ -406,7 +416,98 @@ describe('lifecycle beside upstream Cluster API (in-memory backend)', { timeout:
     });
   });
 
-  test('3c. deleting the Cluster leaves nothing the topology created', async () => {
+  test('4. a ClusterResourceSet selecting the Cluster is applied into the in-memory workload cluster (ApplyOnce)', async () => {
+    await timed('ClusterResourceSet into the workload cluster', async () => {
+      // NOTE: ApplyOnce creates with POST, which the in-memory workload API server serves; it has no server-side
+      // apply (PATCH accepts merge and strategic-merge patches only), which strategy Reconcile uses.
+      await applyObject(
+        mgmt.kube,
+        {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { namespace: ns, name: 'e2e-addon' },
+          data: {
+            'addon.yaml':
+              'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: e2e-addon\n  namespace: default\ndata:\n  from: capi-serverless\n',
+          },
+        },
+        user,
+      );
+      await applyObject(
+        mgmt.kube,
+        {
+          apiVersion: 'addons.cluster.x-k8s.io/v1beta2',
+          kind: 'ClusterResourceSet',
+          metadata: { namespace: ns, name: 'e2e-addon' },
+          spec: {
+            clusterSelector: { matchLabels: { 'cluster.x-k8s.io/cluster-name': clusterName } },
+            resources: [{ kind: 'ConfigMap', name: 'e2e-addon' }],
+            strategy: 'ApplyOnce',
+          },
+        },
+        user,
+      );
+      const workload = await getWorkloadClusterClient(mgmt.kube, { namespace: ns, name: clusterName });
+      try {
+        // NOTE: the in-memory workload API server serves only what the backend creates: it has no Service
+        // default/kubernetes, which a real kube-apiserver creates itself and which the addons pass reads first to
+        // know the cluster answers (upstream's ensureKubernetesServiceCreated does the same). Create it as the real
+        // API server would.
+        await createObject(
+          workload,
+          {
+            apiVersion: 'v1',
+            kind: 'Service',
+            metadata: { namespace: 'default', name: 'kubernetes' },
+            spec: { ports: [{ name: 'https', port: 443, protocol: 'TCP' }] },
+          },
+          { fieldManager: 'kube-apiserver' },
+        );
+        const applied = await eventually(
+          'ConfigMap default/e2e-addon in the workload cluster',
+          async () => {
+            const cm = await findObject(workload, {
+              apiVersion: 'v1',
+              kind: 'ConfigMap',
+              namespace: 'default',
+              name: 'e2e-addon',
+            }).catch((err: unknown) => ({ error: String(err) }) as unknown as KubeObject);
+            return {
+              ...(cm && !('error' in cm) ? { value: cm } : {}),
+              observed: JSON.stringify(cm ?? 'absent').slice(0, 500),
+            };
+          },
+          90_000,
+        );
+        assert.deepEqual(applied['data'], { from: 'capi-serverless' });
+      } finally {
+        workload.close();
+      }
+      const binding = await getObject(mgmt.kube, {
+        apiVersion: 'addons.cluster.x-k8s.io/v1beta2',
+        kind: 'ClusterResourceSetBinding',
+        namespace: ns,
+        name: clusterName,
+      });
+      assert.ok(binding, 'the pass bound the Cluster');
+      const crs = await getObject(mgmt.kube, {
+        apiVersion: 'addons.cluster.x-k8s.io/v1beta2',
+        kind: 'ClusterResourceSet',
+        namespace: ns,
+        name: 'e2e-addon',
+      });
+      const writers = auditEvents()
+        .filter((e) => e.objectRef?.resource?.startsWith('clusterresourceset') && (e.responseStatus?.code ?? 0) < 300)
+        .map((e) => e.user.username);
+      assert.ok(
+        !writers.includes(upstreamManagerUsers.core),
+        `upstream's core manager wrote no ClusterResourceSet kind`,
+      );
+      assert.ok(!managersOf(crs).includes('manager'), managersOf(crs).join());
+    });
+  });
+
+  test('5. deleting the Cluster leaves nothing the topology created', async () => {
     await timed('delete the Cluster', async () => {
       await deleteObject(mgmt.kube, clusterRef);
       await eventually(
