@@ -2,10 +2,10 @@
 // plane, Docker provider with its in-memory backend) run on a harness management cluster in the handoff
 // configuration, and capi-serverless runs as deployed — the functions' handlers behind the local bus, fed by the
 // forwarder's watches and ticks, its webhooks registered. Upstream's own in-memory ClusterClass and topology Cluster
-// (test/e2e/in-memory-class.ts lists the one change: inline instead of external patches) go through creation, a
+// (test/e2e/in-memory-class.ts lists every change: inline instead of external patches) go through creation, a
 // version upgrade, scaling, adding and removing a MachineDeployment topology, a ClusterResourceSet applied into the
-// in-memory workload cluster, and deletion. Every wait is bounded; a
-// failure prints the passes' outcomes and upstream's managers' logs.
+// in-memory workload cluster, and deletion. Every wait is bounded; a failure prints the passes' outcomes and
+// upstream's managers' logs.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
