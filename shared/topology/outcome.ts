@@ -53,6 +53,8 @@ export type PassState =
       readonly controlPlaneKind?: string | undefined;
       /** The Cluster had neither infrastructureRef nor controlPlaneRef when the pass began (topology creation). */
       readonly creating?: boolean;
+      /** Unused MachineDeployment templates kept while a MachineSet still references them (deleted by a later pass). */
+      readonly heldTemplates?: number;
     };
 
 /** How a pass ended, as the runtime's PassOutcome. */
@@ -321,7 +323,16 @@ export function computeOutcome(state: PassState, changed: readonly string[]): To
       return { result: 'Requeue', requeueAfterMs: state.retryAfterSeconds * 1000, changed };
     case 'Reconciled': {
       const { machineDeployments: md, machinePools: mp, controlPlane: cp } = state.upgrade;
+      // NOTE: an upgrade in progress is waiting too: TopologyReconciled says ClusterUpgrading until a later pass sees
+      // it finished, and nothing else brings that pass (the forwarder does not watch the control plane or the
+      // MachineDeployments, whose changes upstream's controller watches). Likewise templates a MachineSet still holds:
+      // upstream's MachineDeployment/MachineSet topology controllers delete them once unused, but they run only with
+      // the ClusterTopology gate, which is off beside capi-serverless.
       const waiting =
+        cp.isUpgrading ||
+        md.upgrading.length > 0 ||
+        mp.upgrading.length > 0 ||
+        (state.heldTemplates ?? 0) > 0 ||
         cp.isPendingUpgrade ||
         md.pendingUpgrade.length > md.deferredUpgrade.length ||
         mp.pendingUpgrade.length > mp.deferredUpgrade.length ||

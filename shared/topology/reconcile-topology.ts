@@ -204,6 +204,7 @@ async function reconcile(
       obj,
     changed,
     proofs: pass.proofs,
+    heldTemplates: [],
   };
   await step('error reconciling the Cluster topology', () => reconcileState(ctx, reader, current, desired));
   const cpVersion = getPath(desired.controlPlane.object, controlPlaneContract.version);
@@ -214,6 +215,7 @@ async function reconcile(
     controlPlaneVersion: typeof cpVersion === 'string' ? cpVersion : undefined,
     controlPlaneKind: desired.controlPlane.object.kind,
     creating: !cluster.spec?.infrastructureRef && !cluster.spec?.controlPlaneRef,
+    heldTemplates: ctx.heldTemplates?.length ?? 0,
   };
 }
 

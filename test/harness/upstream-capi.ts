@@ -352,6 +352,8 @@ export async function startUpstreamManagementCluster(
     extraCrds?: readonly KubeObject[];
     controllerManager?: boolean | StartControllerManagerOptions;
     upstream?: StartUpstreamCapiOptions;
+    /** Appended to kube-apiserver's flags (e.g. an audit policy and log). */
+    extraApiServerArgs?: readonly string[];
   } = {},
 ): Promise<TestCluster & { readonly upstream: UpstreamCapi }> {
   const mgmt = await startManagementCluster({
@@ -359,6 +361,7 @@ export async function startUpstreamManagementCluster(
     crds: 'none',
     controllerManager: opts.controllerManager ?? true,
     ...(opts.extraCrds ? { extraCrds: opts.extraCrds } : {}),
+    ...(opts.extraApiServerArgs ? { extraApiServerArgs: opts.extraApiServerArgs } : {}),
   });
   let upstream: UpstreamCapi;
   try {

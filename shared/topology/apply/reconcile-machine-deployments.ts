@@ -152,12 +152,15 @@ async function listMachineSetTemplateKeys(ctx: ApplyContext, namespace: string, 
       namespace,
       labelSelector: `${ClusterNameLabel}=${clusterName}`,
     });
-    return list.items.flatMap((ms) =>
-      [infrastructureRefPath, configRefPath].flatMap((path) => {
-        const ref = getPath(ms, path) as Ref | undefined;
-        return ref ? [templateKey(ref)] : [];
-      }),
-    );
+    // NOTE: as upstream's CalculateTemplatesInUse: a MachineSet being deleted no longer needs its templates.
+    return list.items
+      .filter((ms) => !ms.metadata.deletionTimestamp)
+      .flatMap((ms) =>
+        [infrastructureRefPath, configRefPath].flatMap((path) => {
+          const ref = getPath(ms, path) as Ref | undefined;
+          return ref ? [templateKey(ref)] : [];
+        }),
+      );
   } catch (err) {
     if (err instanceof UnknownKindError) return [];
     throw err;
@@ -208,7 +211,11 @@ async function deleteUnusedTemplates(
         if (ref) candidates.delete(templateKey(ref));
       }
   if (candidates.size === 0) return;
-  for (const key of await listMachineSetTemplateKeys(ctx, namespace, clusterName)) candidates.delete(key);
+  for (const key of await listMachineSetTemplateKeys(ctx, namespace, clusterName)) {
+    const held = candidates.get(key);
+    if (held) ctx.heldTemplates?.push(`${held.kind} ${namespace}/${held.metadata.name ?? ''}`);
+    candidates.delete(key);
+  }
   for (const key of [...candidates.keys()].sort()) await deleteCurrentObject(ctx, candidates.get(key) as Unstructured);
 }
 

@@ -26,6 +26,11 @@ export type ApplyContext = {
   readonly changed: string[];
   /** The no-change record: skips the dry run of an object proven unchanged, records what this pass applied. */
   readonly proofs?: ApplyProofs;
+  /**
+   * Unused templates of the topology kept because a MachineSet not being deleted still references them (a removed or
+   * rotated MachineDeployment's old MachineSets); appended to, so the pass asks for a later one to delete them.
+   */
+  readonly heldTemplates?: string[];
 };
 
 export type ReconcileObjectInput = {

@@ -1,0 +1,528 @@
+// The lifecycle end to end, beside upstream Cluster API: upstream's managers (core, kubeadm bootstrap, kubeadm control
+// plane, Docker provider with its in-memory backend) run on a harness management cluster in the handoff
+// configuration, and capi-serverless runs as deployed — the functions' handlers behind the local bus, fed by the
+// forwarder's watches and ticks, its webhooks registered. Upstream's own in-memory ClusterClass and topology Cluster
+// (test/e2e/in-memory-class.ts lists every change: inline instead of external patches) go through creation, a
+// version upgrade, scaling, adding and removing a MachineDeployment topology, a ClusterResourceSet applied into the
+// in-memory workload cluster, and deletion. Every wait is bounded; a failure prints the passes' outcomes and
+// upstream's managers' logs.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import {
+  applyObject,
+  createObject,
+  deleteObject,
+  findObject,
+  getObject,
+  getWorkloadClusterClient,
+  listObjects,
+  type KubeObject,
+} from '#shared/kube/index.ts';
+import {
+  startUpstreamManagementCluster,
+  upstreamManagerUsers,
+  type UpstreamCapi,
+} from '#test/harness/upstream-capi.ts';
+import type { TestCluster } from '#test/harness/clusters.ts';
+import { computeInMemoryObjects } from './in-memory-class.ts';
+import { startProduct, type RunningProduct } from './product.ts';
+
+const ns = 'e2e';
+const clusterName = 'in-memory-1';
+const fromVersion = 'v1.36.4';
+const toVersion = 'v1.37.0';
+const user = { fieldManager: 'e2e-user', force: true };
+const capi = 'cluster.x-k8s.io/v1beta2';
+const clusterRef = { apiVersion: capi, kind: 'Cluster', namespace: ns, name: clusterName };
+const byCluster = `cluster.x-k8s.io/cluster-name=${clusterName}`;
+const topologyOwned = 'topology.cluster.x-k8s.io/owned';
+
+type Condition = { type: string; status: string; reason?: string; message?: string };
+type Status = {
+  initialization?: { infrastructureProvisioned?: boolean; controlPlaneInitialized?: boolean };
+  conditions?: Condition[];
+  phase?: string;
+};
+
+const timings: [string, number][] = [];
+
+// NOTE: capi-serverless writes topology objects with upstream's field manager, `capi-topology` (so a fleet switches
+// over without field-ownership conflicts), so managedFields cannot tell the two implementations apart. The API
+// server's audit log can: it records the user of every write with its `fieldManager` query parameter.
+const auditPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+- level: Metadata
+  verbs: [create, update, patch, delete]
+  resources:
+  - group: cluster.x-k8s.io
+  - group: controlplane.cluster.x-k8s.io
+  - group: infrastructure.cluster.x-k8s.io
+  - group: bootstrap.cluster.x-k8s.io
+  - group: addons.cluster.x-k8s.io
+- level: None
+`;
+let auditDir: string | undefined;
+
+type AuditEvent = {
+  verb: string;
+  requestURI: string;
+  user: { username: string };
+  objectRef?: { resource?: string; name?: string };
+  responseStatus?: { code?: number };
+};
+
+function auditEvents(): AuditEvent[] {
+  return readFileSync(join(auditDir ?? '', 'audit.log'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as AuditEvent);
+}
+
+let mgmt: TestCluster;
+let upstream: UpstreamCapi;
+let product: RunningProduct;
+
+function condition(obj: KubeObject | undefined, type: string): Condition | undefined {
+  return ((obj?.['status'] as Status | undefined)?.conditions ?? []).find((c) => c.type === type);
+}
+
+function diagnostics(): string {
+  return (
+    `\n----- capi-serverless passes (last 120)\n${product?.recentPasses(120) ?? ''}` +
+    `\n----- upstream managers (last 300 lines)\n${upstream?.logs().split('\n').slice(-300).join('\n') ?? ''}`
+  );
+}
+
+/** Polls `fn` every second until it returns a value; fails with `what`, the last observation and the logs. */
+async function eventually<T>(
+  what: string,
+  fn: () => Promise<{ value?: T; observed: string }>,
+  timeoutMs: number,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const r = await fn();
+    if (r.value !== undefined) return r.value;
+    if (Date.now() > deadline)
+      assert.fail(`${what}: not reached in ${timeoutMs / 1000} s; last seen: ${r.observed}${diagnostics()}`);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+}
+
+let failedStep: string | undefined;
+
+/** Runs one step, timed; once a step failed, the later ones fail at once (each builds on the previous). */
+async function timed<T>(step: string, fn: () => Promise<T>): Promise<T> {
+  if (failedStep) assert.fail(`not run: an earlier step failed (${failedStep})`);
+  const started = Date.now();
+  try {
+    return await fn();
+  } catch (err) {
+    failedStep = step;
+    throw err;
+  } finally {
+    timings.push([step, Date.now() - started]);
+  }
+}
+
+let failingSince: number | undefined;
+
+/** Fails once TopologyReconciled has said ReconcileFailed for 30 s in a row (a pass error, not a wait). */
+function assertTopologyNotFailing(cluster: KubeObject): void {
+  const t = condition(cluster, 'TopologyReconciled');
+  if (t?.reason !== 'ReconcileFailed') {
+    failingSince = undefined;
+    return;
+  }
+  failingSince ??= Date.now();
+  if (Date.now() - failingSince > 30_000)
+    assert.fail(`TopologyReconciled: ReconcileFailed for 30 s: ${t.message ?? ''}${diagnostics()}`);
+}
+
+async function machines(): Promise<KubeObject[]> {
+  return (await listObjects(mgmt.kube, { apiVersion: capi, kind: 'Machine', namespace: ns, labelSelector: byCluster }))
+    .items;
+}
+
+const isControlPlane = (m: KubeObject) => 'cluster.x-k8s.io/control-plane' in (m.metadata.labels ?? {});
+const versionOf = (m: KubeObject) => (m['spec'] as { version?: string }).version;
+const phaseOf = (m: KubeObject) => (m['status'] as Status | undefined)?.phase;
+const describeMachines = (ms: readonly KubeObject[]) =>
+  ms.map((m) => `${m.metadata.name}(${isControlPlane(m) ? 'cp' : 'worker'},${versionOf(m)},${phaseOf(m)})`).join(' ');
+
+/** Waits until the Cluster runs exactly `cp` control-plane and `workers` worker Machines, all Running at `version`. */
+async function waitForMachines(cp: number, workers: number, version: string, timeoutMs = 240_000) {
+  return eventually(
+    `${cp} control-plane and ${workers} worker Machines Running at ${version}`,
+    async () => {
+      const all = await machines();
+      const ok =
+        all.filter(isControlPlane).length === cp &&
+        all.filter((m) => !isControlPlane(m)).length === workers &&
+        all.every((m) => phaseOf(m) === 'Running' && versionOf(m) === version && !m.metadata.deletionTimestamp);
+      return { ...(ok ? { value: all } : {}), observed: describeMachines(all) };
+    },
+    timeoutMs,
+  );
+}
+
+async function getCluster(): Promise<KubeObject> {
+  return getObject(mgmt.kube, clusterRef);
+}
+
+async function applyCluster(mutate: (topology: Record<string, unknown>) => void): Promise<void> {
+  const { cluster } = computeInMemoryObjects({ namespace: ns, clusterName, kubernetesVersion: fromVersion });
+  const desired = structuredClone(cluster);
+  const topology = (desired['spec'] as { topology: Record<string, unknown> }).topology;
+  topology['version'] = currentVersion;
+  mutate(topology);
+  await applyObject(mgmt.kube, desired, user);
+}
+
+let currentVersion = fromVersion;
+
+type MdTopology = { name: string; class: string; replicas?: number } & Record<string, unknown>;
+const mdTopologies = (t: Record<string, unknown>) =>
+  (t['workers'] as { machineDeployments: MdTopology[] }).machineDeployments;
+
+function managersOf(obj: KubeObject): string[] {
+  return ((obj.metadata as { managedFields?: { manager: string }[] }).managedFields ?? []).map((m) => m.manager);
+}
+
+/** Every object the topology created for the Cluster (labelled topology-owned), of the kinds it stamps. */
+async function topologyObjects(): Promise<KubeObject[]> {
+  const kinds = [
+    ['infrastructure.cluster.x-k8s.io/v1beta2', 'DevCluster'],
+    ['controlplane.cluster.x-k8s.io/v1beta2', 'KubeadmControlPlane'],
+    ['infrastructure.cluster.x-k8s.io/v1beta2', 'DevMachineTemplate'],
+    ['bootstrap.cluster.x-k8s.io/v1beta2', 'KubeadmConfigTemplate'],
+    [capi, 'MachineDeployment'],
+    [capi, 'MachineHealthCheck'],
+  ] as const;
+  const out: KubeObject[] = [];
+  for (const [apiVersion, kind] of kinds) {
+    const list = await listObjects(mgmt.kube, { apiVersion, kind, namespace: ns, labelSelector: byCluster });
+    out.push(...list.items.filter((o) => (o.metadata.labels ?? {})[topologyOwned] !== undefined));
+  }
+  return out;
+}
+
+describe('lifecycle beside upstream Cluster API (in-memory backend)', { timeout: 30 * 60_000 }, () => {
+  before(async () => {
+    const started = Date.now();
+    // NOTE: upstream's e2e runs its managers with EXP_MACHINE_TAINT_PROPAGATION=true (test/e2e/config/docker.yaml):
+    // its in-memory topology Cluster sets taints, which KCP's and the core webhooks refuse with the gate off.
+    const taints = { MachineTaintPropagation: true };
+    auditDir = mkdtempSync(join(tmpdir(), 'capi-serverless-e2e-audit-'));
+    writeFileSync(join(auditDir, 'policy.yaml'), auditPolicy);
+    const cluster = await startUpstreamManagementCluster({
+      name: 'e2e',
+      extraApiServerArgs: [
+        `--audit-policy-file=${join(auditDir, 'policy.yaml')}`,
+        `--audit-log-path=${join(auditDir, 'audit.log')}`,
+        '--audit-log-format=json',
+      ],
+      upstream: {
+        featureGates: {
+          core: taints,
+          'bootstrap-kubeadm': taints,
+          'control-plane-kubeadm': taints,
+          'infrastructure-docker': taints,
+        },
+      },
+    });
+    mgmt = cluster;
+    upstream = cluster.upstream;
+    product = await startProduct(mgmt, ['topology', 'addons']);
+    timings.push(['start upstream managers and capi-serverless', Date.now() - started]);
+  });
+  after(async () => {
+    await product?.stop();
+    await mgmt?.stop();
+    if (auditDir) rmSync(auditDir, { recursive: true, force: true });
+    console.log(
+      `e2e timings:\n${timings.map(([s, ms]) => `  ${(ms / 1000).toFixed(1).padStart(6)} s  ${s}`).join('\n')}`,
+    );
+  });
+
+  test("1. upstream's in-memory ClusterClass and Cluster: control plane available, Machines Running", async () => {
+    await timed('create: control plane available, Machines Running', async () => {
+      await applyObject(mgmt.kube, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }, user);
+      const { clusterClass, cluster } = computeInMemoryObjects({
+        namespace: ns,
+        clusterName,
+        kubernetesVersion: fromVersion,
+      });
+      for (const obj of clusterClass) await applyObject(mgmt.kube, obj, user);
+      await applyObject(mgmt.kube, cluster, user);
+      const ready = await eventually(
+        'Cluster infrastructure provisioned, control plane initialized and available',
+        async () => {
+          const c = await getCluster();
+          assertTopologyNotFailing(c);
+          const init = (c['status'] as Status | undefined)?.initialization;
+          const available = condition(c, 'ControlPlaneAvailable');
+          const ok = init?.infrastructureProvisioned && init.controlPlaneInitialized && available?.status === 'True';
+          return {
+            ...(ok ? { value: c } : {}),
+            observed: JSON.stringify({ init, conditions: (c['status'] as Status | undefined)?.conditions }),
+          };
+        },
+        240_000,
+      );
+      assert.equal(condition(ready, 'TopologyReconciled')?.status, 'True', JSON.stringify(ready['status']));
+      const all = await waitForMachines(1, 1, fromVersion);
+      assert.equal(all.length, 2);
+    });
+    // The inline patches reached the stamped control plane (what upstream's extension would have written).
+    const [kcp] = (
+      await listObjects(mgmt.kube, {
+        apiVersion: 'controlplane.cluster.x-k8s.io/v1beta2',
+        kind: 'KubeadmControlPlane',
+        namespace: ns,
+        labelSelector: byCluster,
+      })
+    ).items;
+    assert.ok(kcp, 'the topology created a KubeadmControlPlane');
+    const kcpSpec = kcp['spec'] as {
+      version: string;
+      kubeadmConfigSpec: { clusterConfiguration: { apiServer: { extraArgs: unknown } } };
+      rollout?: { strategy?: { rollingUpdate?: { maxSurge?: unknown } } };
+    };
+    assert.equal(kcpSpec.version, fromVersion);
+    assert.deepEqual(kcpSpec.kubeadmConfigSpec.clusterConfiguration.apiServer.extraArgs, [{ name: 'v', value: '2' }]);
+    assert.equal(kcpSpec.rollout?.strategy?.rollingUpdate?.maxSurge, 1);
+  });
+
+  test('handoff: every topology write comes from capi-serverless, none from upstream topology controller', async () => {
+    if (failedStep) assert.fail(`not run: an earlier step failed (${failedStep})`);
+    const objects = await topologyObjects();
+    assert.ok(objects.length >= 6, `topology objects: ${objects.map((o) => `${o.kind}/${o.metadata.name}`).join()}`);
+    for (const obj of objects)
+      assert.ok(
+        managersOf(obj).includes('capi-topology'),
+        `${obj.kind} ${obj.metadata.name}: ${managersOf(obj).join()}`,
+      );
+    const topologyWrites = auditEvents().filter(
+      (e) => e.requestURI.includes('fieldManager=capi-topology') && (e.responseStatus?.code ?? 0) < 300,
+    );
+    const writers = [...new Set(topologyWrites.map((e) => e.user.username))];
+    assert.ok(topologyWrites.length >= objects.length, `${topologyWrites.length} successful topology writes`);
+    const upstreamUsers: string[] = Object.values(upstreamManagerUsers);
+    assert.deepEqual(
+      writers.filter((u) => upstreamUsers.includes(u)),
+      [],
+      `writers with field manager capi-topology: ${writers.join()}`,
+    );
+    assert.equal(writers.length, 1, `one identity (capi-serverless's) wrote as capi-topology: ${writers.join()}`);
+    // The upstream managers' other writes to these objects (status, owner references) use their own field managers.
+    const upstreamWrites = auditEvents().filter((e) => upstreamUsers.includes(e.user.username));
+    assert.ok(upstreamWrites.length > 0, 'the audit log records the upstream managers too');
+  });
+
+  test('2. a version upgrade: the control plane first, the workers only after it, every Machine at the new version', async () => {
+    await timed('upgrade: control plane, then workers', async () => {
+      currentVersion = toVersion;
+      await applyCluster(() => undefined);
+      // While the control plane upgrades, no worker Machine may be at the new version.
+      let workersEarly = '';
+      const cpDone = await eventually(
+        'control plane Machines at the new version',
+        async () => {
+          const all = await machines();
+          const cp = all.filter(isControlPlane);
+          const workers = all.filter((m) => !isControlPlane(m));
+          const kcps = await listObjects(mgmt.kube, {
+            apiVersion: 'controlplane.cluster.x-k8s.io/v1beta2',
+            kind: 'KubeadmControlPlane',
+            namespace: ns,
+            labelSelector: byCluster,
+          });
+          const kcpVersion = (kcps.items[0]?.['status'] as { version?: string } | undefined)?.version;
+          if (kcpVersion !== toVersion && workers.some((m) => versionOf(m) === toVersion))
+            workersEarly ||= describeMachines(all);
+          const ok =
+            kcpVersion === toVersion &&
+            cp.length === 1 &&
+            cp.every((m) => versionOf(m) === toVersion && phaseOf(m) === 'Running');
+          return { ...(ok ? { value: all } : {}), observed: `kcp ${kcpVersion}: ${describeMachines(all)}` };
+        },
+        300_000,
+      );
+      assert.equal(workersEarly, '', `workers started upgrading before the control plane finished: ${workersEarly}`);
+      assert.ok(cpDone.length >= 2);
+      await waitForMachines(1, 1, toVersion, 300_000);
+      const cluster = await eventually(
+        'TopologyReconciled True after the upgrade',
+        async () => {
+          const c = await getCluster();
+          const t = condition(c, 'TopologyReconciled');
+          return { ...(t?.status === 'True' ? { value: c } : {}), observed: JSON.stringify(t) };
+        },
+        60_000,
+      );
+      assert.equal((cluster['spec'] as { topology: { version: string } }).topology.version, toVersion);
+    });
+  });
+
+  test('3a. scaling a MachineDeployment topology', async () => {
+    await timed('scale md-0 from 1 to 2', async () => {
+      await applyCluster((t) => {
+        mdTopologies(t)[0]!.replicas = 2;
+      });
+      await waitForMachines(1, 2, toVersion);
+    });
+  });
+
+  test('3b. adding and removing a MachineDeployment topology', async () => {
+    await timed('add md-1, then remove it', async () => {
+      await applyCluster((t) => {
+        mdTopologies(t)[0]!.replicas = 2;
+        mdTopologies(t).push({ ...structuredClone(mdTopologies(t)[0]!), name: 'md-1', replicas: 1 });
+      });
+      await waitForMachines(1, 3, toVersion);
+      const mds = await listObjects(mgmt.kube, {
+        apiVersion: capi,
+        kind: 'MachineDeployment',
+        namespace: ns,
+        labelSelector: byCluster,
+      });
+      assert.deepEqual(
+        mds.items.map((md) => md.metadata.labels?.['topology.cluster.x-k8s.io/deployment-name']).sort(),
+        ['md-0', 'md-1'],
+      );
+      await applyCluster((t) => {
+        mdTopologies(t)[0]!.replicas = 2;
+      });
+      await waitForMachines(1, 2, toVersion);
+      await eventually(
+        'md-1 and its templates gone',
+        async () => {
+          const left = (await topologyObjects()).filter(
+            (o) => o.metadata.labels?.['topology.cluster.x-k8s.io/deployment-name'] === 'md-1',
+          );
+          return {
+            ...(left.length === 0 ? { value: true } : {}),
+            observed: left.map((o) => `${o.kind}/${o.metadata.name}`).join(),
+          };
+        },
+        60_000,
+      );
+    });
+  });
+
+  test('4. a ClusterResourceSet selecting the Cluster is applied into the in-memory workload cluster (ApplyOnce)', async () => {
+    await timed('ClusterResourceSet into the workload cluster', async () => {
+      // NOTE: ApplyOnce creates with POST, which the in-memory workload API server serves; it has no server-side
+      // apply (PATCH accepts merge and strategic-merge patches only), which strategy Reconcile uses.
+      await applyObject(
+        mgmt.kube,
+        {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { namespace: ns, name: 'e2e-addon' },
+          data: {
+            'addon.yaml':
+              'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: e2e-addon\n  namespace: default\ndata:\n  from: capi-serverless\n',
+          },
+        },
+        user,
+      );
+      await applyObject(
+        mgmt.kube,
+        {
+          apiVersion: 'addons.cluster.x-k8s.io/v1beta2',
+          kind: 'ClusterResourceSet',
+          metadata: { namespace: ns, name: 'e2e-addon' },
+          spec: {
+            clusterSelector: { matchLabels: { 'cluster.x-k8s.io/cluster-name': clusterName } },
+            resources: [{ kind: 'ConfigMap', name: 'e2e-addon' }],
+            strategy: 'ApplyOnce',
+          },
+        },
+        user,
+      );
+      const workload = await getWorkloadClusterClient(mgmt.kube, { namespace: ns, name: clusterName });
+      try {
+        // NOTE: the in-memory workload API server serves only what the backend creates: it has no Service
+        // default/kubernetes, which a real kube-apiserver creates itself and which the addons pass reads first to
+        // know the cluster answers (upstream's ensureKubernetesServiceCreated does the same). Create it as the real
+        // API server would.
+        await createObject(
+          workload,
+          {
+            apiVersion: 'v1',
+            kind: 'Service',
+            metadata: { namespace: 'default', name: 'kubernetes' },
+            spec: { ports: [{ name: 'https', port: 443, protocol: 'TCP' }] },
+          },
+          { fieldManager: 'kube-apiserver' },
+        );
+        const applied = await eventually(
+          'ConfigMap default/e2e-addon in the workload cluster',
+          async () => {
+            const cm = await findObject(workload, {
+              apiVersion: 'v1',
+              kind: 'ConfigMap',
+              namespace: 'default',
+              name: 'e2e-addon',
+            }).catch((err: unknown) => ({ error: String(err) }) as unknown as KubeObject);
+            return {
+              ...(cm && !('error' in cm) ? { value: cm } : {}),
+              observed: JSON.stringify(cm ?? 'absent').slice(0, 500),
+            };
+          },
+          90_000,
+        );
+        assert.deepEqual(applied['data'], { from: 'capi-serverless' });
+      } finally {
+        workload.close();
+      }
+      const binding = await getObject(mgmt.kube, {
+        apiVersion: 'addons.cluster.x-k8s.io/v1beta2',
+        kind: 'ClusterResourceSetBinding',
+        namespace: ns,
+        name: clusterName,
+      });
+      assert.ok(binding, 'the pass bound the Cluster');
+      const crs = await getObject(mgmt.kube, {
+        apiVersion: 'addons.cluster.x-k8s.io/v1beta2',
+        kind: 'ClusterResourceSet',
+        namespace: ns,
+        name: 'e2e-addon',
+      });
+      const writers = auditEvents()
+        .filter((e) => e.objectRef?.resource?.startsWith('clusterresourceset') && (e.responseStatus?.code ?? 0) < 300)
+        .map((e) => e.user.username);
+      assert.ok(
+        !writers.includes(upstreamManagerUsers.core),
+        `upstream's core manager wrote no ClusterResourceSet kind`,
+      );
+      assert.ok(!managersOf(crs).includes('manager'), managersOf(crs).join());
+    });
+  });
+
+  test('5. deleting the Cluster leaves nothing the topology created', async () => {
+    await timed('delete the Cluster', async () => {
+      await deleteObject(mgmt.kube, clusterRef);
+      await eventually(
+        'the Cluster, its Machines and every topology object gone',
+        async () => {
+          const cluster = await findObject(mgmt.kube, clusterRef);
+          const left = [...(await topologyObjects()), ...(await machines())];
+          const ok = cluster === undefined && left.length === 0;
+          return {
+            ...(ok ? { value: true } : {}),
+            observed: `${cluster ? 'Cluster present; ' : ''}${left.map((o) => `${o.kind}/${o.metadata.name}`).join()}`,
+          };
+        },
+        300_000,
+      );
+    });
+  });
+});

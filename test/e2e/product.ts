@@ -1,0 +1,127 @@
+// The real product on a management cluster that already runs upstream Cluster API: DynamoDB Local, the functions'
+// own handlers (functions/<controller>.ts's createFunctionHandler over the same reconcilers) behind the local bus,
+// the forwarder watching the cluster and feeding the bus, ticks on a timer, and the webhooks Lambda's handler served
+// on loopback and registered with the deployment's own configurations. Every pass's outcome is kept for failures.
+import { randomBytes } from 'node:crypto';
+import { createCheckpointStore, createDynamoDBClient, ensureTable, type Controller } from '#shared/checkpoint/index.ts';
+import { errorMessage } from '#shared/errors/index.ts';
+import { applyObject } from '#shared/kube/index.ts';
+import { computeProgressLines } from '#shared/local/print-progress.ts';
+import type { ControllerHandler } from '#shared/runtime/create-controller-handler.ts';
+import { createFunctionHandler } from '#shared/runtime/create-function-handler.ts';
+import { createLocalBus, type LocalBus } from '#shared/runtime/local-bus.ts';
+import { reconcilers } from '#shared/runtime/reconcilers.ts';
+import { computeWebhooksHandlerOptions } from '#shared/webhooks/create-webhook-deps.ts';
+import { createWebhooksHandler } from '#shared/webhooks/create-webhooks-handler.ts';
+import { defaultTargets, discoverTemplateTargets } from '#functions/forwarder/default-targets.ts';
+import { startForwarder, type Forwarder } from '#functions/forwarder/start-forwarder.ts';
+import type { TestCluster } from '#test/harness/clusters.ts';
+import { startDynamoDB } from '#test/harness/dynamodb.ts';
+import { startWebhookServer } from '#test/harness/webhook-server.ts';
+import { loadWebhookConfigurations } from '../../infra/webhooks/webhook-manifests.ts';
+
+export type RunningProduct = {
+  readonly bus: LocalBus;
+  /** One line per pass that ran (computeProgressLines), plus failed invocations. */
+  readonly passLines: string[];
+  /** The last `n` pass lines (print them when a step fails). */
+  recentPasses(n?: number): string;
+  stop(): Promise<void>;
+};
+
+/**
+ * Starts the product against `mgmt` (upstream's CRDs installed, upstream's managers running).
+ *
+ * @example
+ * const product = await startProduct(mgmt, ['topology', 'addons']);
+ * try { ... } finally { await product.stop(); }
+ */
+export async function startProduct(
+  mgmt: TestCluster,
+  controllers: readonly Controller[],
+  opts: { tickMs?: number } = {},
+): Promise<RunningProduct> {
+  const stops: (() => Promise<void>)[] = [];
+  const stop = async () => {
+    for (const s of stops.splice(0).reverse()) await s().catch(() => undefined);
+  };
+  try {
+    const ddb = await startDynamoDB();
+    stops.push(() => ddb.stop());
+    const kubeconfigPath = mgmt.controlPlane.kubeconfigPath;
+    const tableName = `e2e-${process.pid}`;
+    // NOTE: what a deployed function reads from its environment (credentials: DynamoDB Local's).
+    const env = {
+      ...process.env,
+      KUBECONFIG: kubeconfigPath,
+      DYNAMODB_ENDPOINT: ddb.endpoint,
+      AWS_REGION: ddb.region,
+      AWS_ACCESS_KEY_ID: ddb.credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: ddb.credentials.secretAccessKey,
+      TABLE_NAME: tableName,
+      BACKOFF_BASE_MS: '1000',
+      BACKOFF_MAX_MS: '10000',
+      REQUEUE_AFTER_MS: '5000',
+      POWERTOOLS_LOG_LEVEL: 'SILENT',
+      POWERTOOLS_METRICS_DISABLED: 'true',
+    };
+    Object.assign(process.env, {
+      AWS_ACCESS_KEY_ID: ddb.credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: ddb.credentials.secretAccessKey,
+      POWERTOOLS_METRICS_DISABLED: 'true',
+    });
+    const ddbClient = createDynamoDBClient(ddb);
+    stops.push(() => Promise.resolve(ddbClient.destroy()));
+    await ensureTable(createCheckpointStore({ client: ddbClient, tableName }));
+
+    const handlers: Partial<Record<Controller, ControllerHandler>> = {};
+    for (const controller of controllers) {
+      const reconciler = reconcilers[controller];
+      if (!reconciler) throw new Error(`no ${controller} reconciler is wired`);
+      handlers[controller] = createFunctionHandler(reconciler, env);
+    }
+    const passLines: string[] = [];
+    const bus = createLocalBus({
+      handlers,
+      retryDelayMs: 500,
+      onResult: (controller, event, result) =>
+        passLines.push(...computeProgressLines(controller, event, result, new Date())),
+      onError: (controller, event, err) =>
+        passLines.push(`${new Date().toISOString().slice(11, 19)} ${controller} failed: ${errorMessage(err)}`),
+    });
+
+    // NOTE: the webhooks Lambda's handler over HTTPS on loopback, registered with the deployment's configurations:
+    // what upstream's webhooks now let through (topology Clusters and ClusterClasses) is validated here.
+    const pathToken = randomBytes(24).toString('hex');
+    const webhooks = await startWebhookServer(
+      createWebhooksHandler(computeWebhooksHandlerOptions({ ...env, WEBHOOK_PATH_TOKEN: pathToken })),
+    );
+    stops.push(() => webhooks.stop());
+    for (const object of loadWebhookConfigurations({
+      baseUrl: `${webhooks.url}/${pathToken}`,
+      caBundle: webhooks.caBundle,
+    }))
+      await applyObject(mgmt.kube, object, { fieldManager: 'capi-serverless-install', force: true });
+
+    stops.push(() => bus.stop());
+    const targets = [...defaultTargets(), ...(await discoverTemplateTargets(mgmt.kube))];
+    const forwarder: Forwarder = startForwarder({
+      kube: mgmt.kube,
+      source: { kubeconfigPath },
+      targets,
+      sink: bus.putEvents,
+      coalesceMs: 300,
+    });
+    stops.push(() => forwarder.stop());
+    bus.startTicks(opts.tickMs ?? 5_000);
+    return {
+      bus,
+      passLines,
+      recentPasses: (n = 80) => passLines.slice(-n).join('\n'),
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
