@@ -96,9 +96,76 @@ function replaceN(s: string, from: string, to: string, n: bigint): string {
   return out;
 }
 
+/** A value as the Kubernetes strings library's `%s` prints it. */
+function formatValue(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'bigint' || typeof value === 'boolean') return String(value);
+  if (typeof value === 'number') return Number.isInteger(value) ? value.toFixed(1) : String(value);
+  if (value === null || value === undefined) return 'null';
+  if (Array.isArray(value)) return `[${value.map(formatValue).join(', ')}]`;
+  if (value instanceof Map) {
+    const entries = [...value.entries()].map(([k, v]) => `${formatValue(k)}: ${formatValue(v)}`);
+    return `{${entries.sort().join(', ')}}`;
+  }
+  if (typeof value === 'object') {
+    const entries = Object.entries(value).map(([k, v]) => `${k}: ${formatValue(v)}`);
+    return `{${entries.sort().join(', ')}}`;
+  }
+  return String(value);
+}
+
+function formatInteger(value: unknown, radix: number, verb: string): string {
+  if (typeof value === 'bigint') return value.toString(radix);
+  if (typeof value === 'number' && Number.isInteger(value)) return value.toString(radix);
+  if (typeof value === 'string' && radix === 16) return Buffer.from(value, 'utf8').toString('hex');
+  throw new CelFunctionError(`error during formatting: ${verb} is not supported for ${typeof value}`);
+}
+
+/**
+ * The Kubernetes strings library's `format` (cel-go ext.Strings): `%s`, `%d`, `%f`/`%.Nf`, `%e`, `%b`, `%o`, `%x`,
+ * `%X` and `%%`, each verb taking the next argument.
+ *
+ * @example
+ * formatString('got %s of %d', ['a', 2n]); // 'got a of 2'
+ */
+function formatString(template: string, args: readonly unknown[]): string {
+  let next = 0;
+  const take = () => {
+    if (next >= args.length) throw new CelFunctionError(`index ${next} out of range`);
+    return args[next++];
+  };
+  return template.replace(/%(?:\.(\d+))?([sdfeboxX%])/g, (_, precision: string | undefined, verb: string) => {
+    if (verb === '%') return '%';
+    const value = take();
+    switch (verb) {
+      case 's':
+        return formatValue(value);
+      case 'd':
+        return formatInteger(value, 10, '%d');
+      case 'b':
+        return formatInteger(value, 2, '%b');
+      case 'o':
+        return formatInteger(value, 8, '%o');
+      case 'x':
+        return formatInteger(value, 16, '%x');
+      case 'X':
+        return formatInteger(value, 16, '%X').toUpperCase();
+      case 'f':
+        return Number(value).toFixed(precision === undefined ? 6 : Number(precision));
+      default: {
+        const [mantissa = '', exponent = '0'] = Number(value)
+          .toExponential(precision === undefined ? 6 : Number(precision))
+          .split('e');
+        const sign = exponent.startsWith('-') ? '-' : '+';
+        return `${mantissa}e${sign}${exponent.replace(/^[-+]/, '').padStart(2, '0')}`;
+      }
+    }
+  });
+}
+
 /**
  * A new CEL environment for x-kubernetes-validations rules (run expressions through withKubernetesFunctions first). `self` and `oldSelf` are dynamically typed, so type
- * mismatches show when a rule runs rather than when it is compiled. Functions: CEL's standard library, and from the Kubernetes libraries: strings (`charAt`, `replace`, `split`, `join`, `indexOf`, `lastIndexOf`, `lowerAscii`, `upperAscii`, `trim`, `substring`), lists
+ * mismatches show when a rule runs rather than when it is compiled. Functions: CEL's standard library, and from the Kubernetes libraries: strings (`charAt`, `format`, `replace`, `split`, `join`, `indexOf`, `lastIndexOf`, `lowerAscii`, `upperAscii`, `trim`, `substring`), lists
  * (`isSorted`, `sum`, `min`, `max`, `indexOf`, `lastIndexOf`) and regex (`find`, `findAll`); regexps use Go's RE2
  * syntax.
  *
@@ -150,6 +217,7 @@ export function newCelEnvironment(): Environment {
       return substring(s, start, length);
     })
     .registerFunction('string.substringK8s(int, int): string', substring)
+    .registerFunction('string.format(list<dyn>): string', formatString)
     .registerFunction('list.isSorted(): bool', (list: readonly Comparable[]) =>
       list.every((x, i) => i === 0 || compare(list[i - 1] as Comparable, x) <= 0),
     )

@@ -276,3 +276,22 @@ describe('x-kubernetes-validations on ClusterClass variable definitions', () => 
     });
   }
 });
+
+describe("the Kubernetes strings library's format, as upstream's own e2e ClusterClass uses it", () => {
+  // NOTE: the test extension's kubeadmControlPlaneMaxSurge variable (upstream v1.14.2 e2e data).
+  const upstreamRule = {
+    rule: 'self == "" || self != ""',
+    messageExpression: "'just a test expression, got %s'.format([self])",
+  };
+
+  test('a messageExpression calling format compiles on the ClusterClass', () => {
+    assert.deepEqual(checkClass({ type: 'string', 'x-kubernetes-validations': [upstreamRule] }), []);
+  });
+
+  test('its message is formatted when the rule fails: %s, %d, %.2f, %x and %%', () => {
+    const rule = { rule: 'self < 0', messageExpression: "'%s: %d is %.2f%% of %x'.format(['v', self, 12.5, 255])" };
+    assert.deepEqual(check({ type: 'integer', 'x-kubernetes-validations': [rule] }, 7), [
+      `${P}: Invalid value: "7": v: 7 is 12.50% of ff`,
+    ]);
+  });
+});
