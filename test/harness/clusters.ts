@@ -131,16 +131,17 @@ export function genericCrd(
 }
 
 /**
- * Upstream's own CRDs for the kinds upstream's core module publishes (`cluster.x-k8s.io`, `runtime`, `ipam`), ours
+ * Upstream's own CRDs for the kinds upstream's core module publishes (`cluster.x-k8s.io`, `runtime`, `ipam`) and for
+ * the Cluster API Operator's kinds (`operator.cluster.x-k8s.io`), ours
  * for the rest (see the note inside). Provider kinds are
  * left to the caller (generic CRDs with contract labels).
  */
 export function computeUpstreamCoreCrds(): KubeObject[] {
   // NOTE: the add-on pass still writes addons.cluster.x-k8s.io in v1beta1, which upstream's CRDs serve only through
   // its conversion webhook (run by startUpstreamCapi); without it, our CRDs for those two kinds. The provider
-  // operator's kinds stay ours too: the Cluster API Operator v0.29.0's CRDs have no `spec.paused` (the proposal's
-  // field, which the providers pass uses).
-  const upstream = computeUpstreamCrds({ components: ['core'] }).filter(
+  // operator's kinds are the Cluster API Operator's own CRDs (no `spec.paused`: providers pause with the
+  // `cluster.x-k8s.io/paused` annotation there).
+  const upstream = computeUpstreamCrds({ components: ['core', 'operator'] }).filter(
     (crd) => !(crd.metadata.name ?? '').endsWith('.addons.cluster.x-k8s.io'),
   );
   const names = new Set(upstream.map((crd) => crd.metadata.name));

@@ -16,6 +16,7 @@ import {
 } from '#shared/providers/phases/provider-pass.ts';
 import type { Phase } from '#shared/providers/phases/provider-pass.ts';
 import { setPassCondition } from '#shared/providers/phases/set-pass-condition.ts';
+import { isProviderPaused } from '#shared/providers/desired/is-provider-paused.ts';
 
 function fail(reason: string, message: string, wait: boolean): never {
   throw new PhaseError(message, {
@@ -50,9 +51,7 @@ export const contractPhase: Phase = {
     }
     const installedContract = pass.contract;
     if (isCore && installedContract && installedContract !== contract) {
-      const running = pass.allProviders.filter((o) =>
-        isSelf(o, p) ? p.spec?.paused !== true : o.spec?.paused !== true,
-      );
+      const running = pass.allProviders.filter((o) => !isProviderPaused(isSelf(o, p) ? p : o));
       if (running.length > 0) {
         fail(
           ConditionReason.ContractChangeRequiresPause,
@@ -61,7 +60,7 @@ export const contractPhase: Phase = {
         );
       }
     }
-    const unpausing = p.spec?.paused !== true && (pass.deployments ?? []).some(isPausedDeployment);
+    const unpausing = !isProviderPaused(p) && (pass.deployments ?? []).some(isPausedDeployment);
     if (unpausing && coreContract) {
       const old = pass.allProviders.filter(
         (o) => !isSelf(o, p) && o.status?.contract && !compatible.includes(o.status.contract),

@@ -33,13 +33,14 @@ import {
 } from '#shared/providers/phases/provider-pass.ts';
 import type { Phase, ProviderPass } from '#shared/providers/phases/provider-pass.ts';
 import { setPassCondition } from '#shared/providers/phases/set-pass-condition.ts';
+import { isProviderPaused } from '#shared/providers/desired/is-provider-paused.ts';
 
 function who(pass: ProviderPass): string {
   return describeObject(pass.provider.kind, pass.provider.metadata.namespace, pass.provider.metadata.name);
 }
 
 async function applyPaused(pass: ProviderPass, objects: readonly ComponentObject[], version: string): Promise<void> {
-  const paused = computePausedObjects(objects, pass.deployments ?? [], pass.provider.spec?.paused === true);
+  const paused = computePausedObjects(objects, pass.deployments ?? [], isProviderPaused(pass.provider));
   try {
     pass.changed.push(...(await applyComponents(pass.deps.kube, paused, pass.deps.fieldManager)));
   } catch (err) {
@@ -105,7 +106,7 @@ async function recordCache(pass: ProviderPass, objects: readonly ComponentObject
 async function repairDrift(pass: ProviderPass, objects: readonly ComponentObject[]): Promise<void> {
   const { kube, fieldManager } = pass.deps;
   const deployments = pass.deployments ?? (await listProviderDeployments(kube, pass.provider));
-  const desired = computePausedObjects(objects, deployments, pass.provider.spec?.paused === true);
+  const desired = computePausedObjects(objects, deployments, isProviderPaused(pass.provider));
   const repaired = await reconcileComponentDeployments(kube, desired, deployments, fieldManager);
   if (repaired.length > 0) {
     pass.changed.push(...repaired);

@@ -5,6 +5,7 @@ import { listProviderDeployments } from '#shared/providers/current/list-provider
 import { pauseDeployments } from '#shared/providers/apply/scale-deployments.ts';
 import { ConditionReason, ProviderCondition } from '#shared/providers/phases/provider-pass.ts';
 import type { Phase } from '#shared/providers/phases/provider-pass.ts';
+import { isProviderPaused } from '#shared/providers/desired/is-provider-paused.ts';
 
 export const pausePhase: Phase = {
   name: 'pause',
@@ -13,7 +14,7 @@ export const pausePhase: Phase = {
   async run(pass) {
     const { kube, fieldManager } = pass.deps;
     pass.deployments = await listProviderDeployments(kube, pass.provider);
-    if (pass.provider.spec?.paused !== true) return undefined;
+    if (!isProviderPaused(pass.provider)) return undefined;
     const changed = await pauseDeployments(kube, pass.deployments, fieldManager);
     if (changed.length > 0) {
       pass.changed.push(...changed);

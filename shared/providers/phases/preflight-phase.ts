@@ -16,6 +16,7 @@ import {
 } from '#shared/providers/phases/provider-pass.ts';
 import type { Phase, ProviderPass } from '#shared/providers/phases/provider-pass.ts';
 import { setPassCondition } from '#shared/providers/phases/set-pass-condition.ts';
+import { isProviderPaused } from '#shared/providers/desired/is-provider-paused.ts';
 
 /** Name clusterctl requires for the core provider. */
 export const clusterApiProviderName = 'cluster-api';
@@ -105,10 +106,9 @@ export const preflightPhase: Phase = {
       const core = findCoreProvider(pass.allProviders);
       // NOTE: a paused provider may upgrade while the core provider is itself paused mid contract change; it only
       // needs the core provider installed.
-      const ready =
-        p.spec?.paused === true
-          ? core?.status?.installedVersion !== undefined
-          : isConditionTrue(core?.status?.conditions, ProviderCondition.Ready);
+      const ready = isProviderPaused(p)
+        ? core?.status?.installedVersion !== undefined
+        : isConditionTrue(core?.status?.conditions, ProviderCondition.Ready);
       if (!core || !ready) {
         fail(ConditionReason.WaitingForCoreProviderReady, 'Waiting for the CoreProvider to be installed.', true);
       }

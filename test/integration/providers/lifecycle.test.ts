@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { operatorApiVersion } from '#shared/api/operator.ts';
+import { providerPausedAnnotation } from '#shared/providers/desired/is-provider-paused.ts';
 import { applyObject, deleteObject, findObject, getObject } from '#shared/kube/index.ts';
 import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
 import {
@@ -127,12 +128,22 @@ describe('provider lifecycle', () => {
     );
     assert.equal(p.status?.installedVersion, 'v1.1.0');
 
-    // Pausing the core provider alone scales it to 0 but is not enough.
-    await applyProvider(mgmt.kube, 'CoreProvider', 'capi-system', 'cluster-api', {
-      version: 'v2.0.0',
-      fetchConfig: coreSelector,
-      paused: true,
+    // The operator's own CRDs have no spec.paused: providers pause with Cluster API's pause annotation.
+    const crd = await getObject(mgmt.kube, {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      name: 'coreproviders.operator.cluster.x-k8s.io',
     });
+    assert.equal(JSON.stringify(crd).includes('"paused"'), false);
+    // Pausing the core provider alone scales it to 0 but is not enough.
+    await applyProvider(
+      mgmt.kube,
+      'CoreProvider',
+      'capi-system',
+      'cluster-api',
+      { version: 'v2.0.0', fetchConfig: coreSelector },
+      { [providerPausedAnnotation]: '' },
+    );
     assert.equal((await core()).result, 'Requeue');
     let d = await getDeployment(mgmt.kube, 'capi-system', 'capi-controller-manager');
     assert.equal(replicasOf(d), 0);
@@ -143,13 +154,9 @@ describe('provider lifecycle', () => {
       /\(not paused: InfrastructureProvider capf-system\/fake\)$/,
     );
 
-    await applyProvider(
-      mgmt.kube,
-      'InfrastructureProvider',
-      'capf-system',
-      'fake',
-      infraSpec('v1.0.0', { paused: true }),
-    );
+    await applyProvider(mgmt.kube, 'InfrastructureProvider', 'capf-system', 'fake', infraSpec('v1.0.0'), {
+      [providerPausedAnnotation]: 'true',
+    });
     assert.equal((await infra()).result, 'Success');
     d = await getDeployment(mgmt.kube, 'capf-system', 'capf-controller-manager');
     assert.equal(replicasOf(d), 0);

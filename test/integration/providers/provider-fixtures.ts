@@ -94,10 +94,16 @@ export async function applyProvider(
   namespace: string,
   name: string,
   spec: ProviderSpec,
+  annotations?: Record<string, string>,
 ): Promise<void> {
   await applyObject(
     kube,
-    { apiVersion: operatorApiVersion, kind, metadata: { namespace, name }, spec },
+    {
+      apiVersion: operatorApiVersion,
+      kind,
+      metadata: { namespace, name, ...(annotations === undefined ? {} : { annotations }) },
+      spec,
+    },
     { fieldManager: userManager },
   );
 }
