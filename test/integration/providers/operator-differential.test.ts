@@ -1,6 +1,6 @@
 // The Cluster API Operator itself as the oracle (built from its Go module, test/harness/capi-operator.ts), on two twin
-// management clusters with the operator's own CRDs: the operator installs the same core provider from an air-gapped
-// ConfigMap release on both. On A the operator is then stopped and the providers pass takes over: its first pass
+// management clusters with the operator's own CRDs: the operator installs the same core provider and infrastructure
+// provider (gzip release, config Secret variables) from air-gapped ConfigMap releases on both. On A the operator is then stopped and the providers pass takes over: its first pass
 // must send no mutating request to the components; then both sides upgrade by a patch release (A: the providers pass,
 // B: the operator) and the results are compared object by object.
 import assert from 'node:assert/strict';
@@ -13,7 +13,9 @@ import { startCapiOperator, type CapiOperator } from '#test/harness/capi-operato
 import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
 import {
   applyProvider,
+  createSecret,
   ensureNamespace,
+  infraSelector,
   markAvailable,
   pass,
   readProvider,
@@ -24,23 +26,42 @@ import {
 const selector = { matchLabels: { 'provider-components': 'operator-core' } };
 const spec = (version: string) => ({ version, fetchConfig: { selector } });
 const deployment = { namespace: 'capi-system', name: 'capi-controller-manager' };
+const componentNamespaces = ['capi-system', 'capf-system'];
 
 /** Everything the fake core provider's components consist of, by kind (test/fixtures/providers-release/core). */
 const componentKinds = [
   { apiVersion: 'v1', kind: 'Namespace' },
   { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' },
-  { apiVersion: 'v1', kind: 'ServiceAccount', namespace: 'capi-system' },
+  { apiVersion: 'v1', kind: 'ServiceAccount' },
   { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole' },
   { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding' },
-  { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'capi-system' },
-  { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'capi-system' },
+  { apiVersion: 'v1', kind: 'ConfigMap' },
+  { apiVersion: 'apps/v1', kind: 'Deployment' },
 ] as const;
 
 async function seed(kube: KubeClient): Promise<void> {
   await waitForProviderKinds(kube);
   await ensureNamespace(kube, 'capi-system');
   await seedRelease(kube, 'v2.0.0');
+  // The infrastructure provider: a gzip-compressed release with the version in a label, and a config Secret whose
+  // variables are substituted into the components.
+  await ensureNamespace(kube, 'capf-system');
+  await seedReleaseConfigMap(kube, {
+    namespace: 'capf-system',
+    provider: 'infrastructure',
+    version: 'v2.0.0',
+    labels: infraSelector.selector.matchLabels,
+    versionIn: 'label',
+    compressed: true,
+  });
+  await createSecret(kube, 'capf-system', 'capf-variables', { FAKE_REGION: 'eu-1', FAKE_TOKEN: 't0k3n' });
 }
+
+const infraSpec = {
+  version: 'v2.0.0',
+  fetchConfig: infraSelector,
+  configSecret: { name: 'capf-variables', namespace: 'capf-system' },
+};
 
 // NOTE: the operator (v0.29.0) hashes the one ConfigMap its selector matches and fails with
 // FailedToUpdateProvidersHash when several match, so a release is replaced rather than added beside the old one.
@@ -69,21 +90,46 @@ async function poll<T>(what: string, get: () => Promise<T | undefined>, timeoutM
   }
 }
 
+type Installed = {
+  readonly kind: 'CoreProvider' | 'InfrastructureProvider';
+  readonly namespace: string;
+  readonly name: string;
+  readonly deployment: string;
+};
+const coreProvider: Installed = {
+  kind: 'CoreProvider',
+  namespace: 'capi-system',
+  name: 'cluster-api',
+  deployment: 'capi-controller-manager',
+};
+const infraProvider: Installed = {
+  kind: 'InfrastructureProvider',
+  namespace: 'capf-system',
+  name: 'fake',
+  deployment: 'capf-controller-manager',
+};
+
 /** Waits until the operator reports `version` installed, marking the Deployment available as a kubelet would. */
-async function waitForOperatorInstall(kube: KubeClient, version: string, operator?: CapiOperator): Promise<Provider> {
+async function waitForOperatorInstall(
+  kube: KubeClient,
+  version: string,
+  operator?: CapiOperator,
+  provider: Installed = coreProvider,
+): Promise<Provider> {
   let last: unknown;
+  const ref = { apiVersion: 'apps/v1', kind: 'Deployment', namespace: provider.namespace, name: provider.deployment };
   try {
-    return await poll(`the operator to install ${version}`, async () => {
-      const d = await findObject(kube, { apiVersion: 'apps/v1', kind: 'Deployment', ...deployment });
+    return await poll(`the operator to install ${provider.kind} ${version}`, async () => {
+      const d = await findObject(kube, ref);
       const image = JSON.stringify(d?.['spec'] ?? {}).includes(`:${version}`);
       const available = JSON.stringify(d?.['status'] ?? {}).includes('"Available"');
       if (d && image && !available) {
         // NOTE: the operator may write the Deployment at the same moment; a conflict is retried on the next poll.
-        await markAvailable(kube, deployment.namespace, deployment.name).catch((err: unknown) => {
+        await markAvailable(kube, provider.namespace, provider.deployment).catch((err: unknown) => {
           if (!(err instanceof KubeConflictError)) throw err;
         });
       }
-      const p = await readProvider(kube, 'CoreProvider', 'capi-system', 'cluster-api');
+      const p = await readProvider(kube, provider.kind, provider.namespace, provider.name);
       last = { deployment: d === undefined ? 'absent' : d['status'], provider: p.status };
       const ready = p.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
       return p.status?.installedVersion === version && ready ? p : undefined;
@@ -146,17 +192,13 @@ async function readCache(kube: KubeClient, version: string): Promise<unknown> {
 async function listComponents(kube: KubeClient): Promise<Map<string, unknown>> {
   const out = new Map<string, unknown>();
   for (const k of componentKinds) {
-    const items = await listObjects(kube, {
-      apiVersion: k.apiVersion,
-      kind: k.kind,
-      namespace: 'namespace' in k ? k.namespace : undefined,
-    });
+    const items = await listObjects(kube, { apiVersion: k.apiVersion, kind: k.kind });
     for (const o of items.items) {
       const labels = o.metadata.labels ?? {};
       // NOTE: the components carry clusterctl's labels; anything else in the namespace (kube-root-ca.crt, the
       // release ConfigMaps, cache Secrets) is not a component.
       if (labels['clusterctl.cluster.x-k8s.io'] === undefined && o.kind !== 'Namespace') continue;
-      if (o.kind === 'Namespace' && o.metadata.name !== 'capi-system') continue;
+      if (o.kind === 'Namespace' && !componentNamespaces.includes(o.metadata.name ?? '')) continue;
       out.set(`${o.kind} ${o.metadata.namespace ?? ''}/${o.metadata.name}`, normalise(o));
     }
   }
@@ -183,6 +225,13 @@ describe('beside the Cluster API Operator itself', { timeout: 600_000 }, () => {
       waitForOperatorInstall(a.kube, 'v2.0.0', operatorA),
       waitForOperatorInstall(b.kube, 'v2.0.0', operatorB),
     ]);
+    await Promise.all(
+      [a, b].map((m) => applyProvider(m.kube, 'InfrastructureProvider', 'capf-system', 'fake', infraSpec)),
+    );
+    await Promise.all([
+      waitForOperatorInstall(a.kube, 'v2.0.0', operatorA, infraProvider),
+      waitForOperatorInstall(b.kube, 'v2.0.0', operatorB, infraProvider),
+    ]);
   });
   after(async () => {
     await Promise.all([operatorA?.stop(), operatorB?.stop()]);
@@ -200,6 +249,8 @@ describe('beside the Cluster API Operator itself', { timeout: 600_000 }, () => {
     const before = await listComponents(a.kube);
     const outcome = await pass(kube, 'CoreProvider', 'capi-system', 'cluster-api');
     assert.equal(outcome.result, 'Success', outcome.error);
+    const infra = await pass(kube, 'InfrastructureProvider', 'capf-system', 'fake');
+    assert.equal(infra.result, 'Success', infra.error);
     const toComponents = log
       .mutating()
       .filter((r) => !r.path.includes(`/apis/${operatorApiVersion}/`))
@@ -255,8 +306,8 @@ describe('beside the Cluster API Operator itself', { timeout: 600_000 }, () => {
     // NOTE: with a matching hash the operator re-applies the components from the cache Secret (server-side apply,
     // force, its own field manager; it does so after every start); with a mismatch it says the state changed and
     // installs again from the source.
-    await poll('the operator to reconcile the adopted provider', async () =>
-      started.process.logs().includes('Applied all objects from cache') ||
+    await poll('the operator to reconcile both providers', async () =>
+      started.process.logs().split('Applied all objects from cache').length > 2 ||
       started.process.logs().includes('Provider or cache state has changed')
         ? true
         : undefined,
