@@ -131,18 +131,14 @@ export function genericCrd(
 }
 
 /**
- * Upstream's own CRDs for the kinds upstream's core module publishes (`cluster.x-k8s.io`, `runtime`, `ipam`), ours
- * for the rest (see the note inside). Provider kinds are
- * left to the caller (generic CRDs with contract labels).
+ * Upstream's own CRDs for the kinds upstream's core module publishes (`cluster.x-k8s.io`, `addons`, `runtime`,
+ * `ipam`), ours for the rest (the provider operator's kinds, see the note inside). Provider kinds are left to the
+ * caller (generic CRDs with contract labels).
  */
 export function computeUpstreamCoreCrds(): KubeObject[] {
-  // NOTE: the add-on pass still writes addons.cluster.x-k8s.io in v1beta1, which upstream's CRDs serve only through
-  // its conversion webhook (run by startUpstreamCapi); without it, our CRDs for those two kinds. The provider
-  // operator's kinds stay ours too: the Cluster API Operator v0.29.0's CRDs have no `spec.paused` (the proposal's
-  // field, which the providers pass uses).
-  const upstream = computeUpstreamCrds({ components: ['core'] }).filter(
-    (crd) => !(crd.metadata.name ?? '').endsWith('.addons.cluster.x-k8s.io'),
-  );
+  // NOTE: the provider operator's kinds stay ours: the Cluster API Operator v0.29.0's CRDs have no `spec.paused`
+  // (the proposal's field, which the providers pass uses).
+  const upstream = computeUpstreamCrds({ components: ['core'] });
   const names = new Set(upstream.map((crd) => crd.metadata.name));
   return [...upstream, ...ourCrds().filter((crd) => !names.has(crd.metadata.name))];
 }

@@ -157,7 +157,7 @@ export async function putClusterResourceSet(
 ): Promise<void> {
   await applyObject(
     mgmt.kube,
-    { apiVersion: 'addons.cluster.x-k8s.io/v1beta1', kind: 'ClusterResourceSet', metadata: { namespace, name }, spec },
+    { apiVersion: 'addons.cluster.x-k8s.io/v1beta2', kind: 'ClusterResourceSet', metadata: { namespace, name }, spec },
     { fieldManager: user, force: true },
   );
 }
