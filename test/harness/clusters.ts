@@ -82,6 +82,19 @@ export function ourCrds(): KubeObject[] {
 }
 
 /**
+ * The project's CRDs with every Cluster API kind served (and stored) in v1beta1 only: a server as upstream up to
+ * v1.10 serves `cluster.x-k8s.io` and `addons.cluster.x-k8s.io` (the project's add-on CRDs are v1beta1 only).
+ */
+export function computeV1Beta1OnlyCrds(): KubeObject[] {
+  return ourCrds().map((crd) => {
+    const spec = crd['spec'] as { group: string; versions: Record<string, unknown>[] };
+    if (spec.group !== 'cluster.x-k8s.io' && spec.group !== 'addons.cluster.x-k8s.io') return crd;
+    const v1beta1 = spec.versions.find((v) => v['name'] === 'v1beta1');
+    return v1beta1 === undefined ? crd : { ...crd, spec: { ...spec, versions: [{ ...v1beta1, storage: true }] } };
+  });
+}
+
+/**
  * A CRD for a provider kind we treat generically (templates, InfrastructureCluster, ControlPlane): spec and status
  * keep unknown fields, status is a subresource.
  */
