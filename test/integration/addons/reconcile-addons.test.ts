@@ -12,6 +12,8 @@ import {
   reconcileAddonsForCluster,
 } from '#shared/addons/index.ts';
 import { applyObject, deleteObject, findObject, getObject, type KubeClient } from '#shared/kube/index.ts';
+import { defaultTargets } from '#functions/forwarder/default-targets.ts';
+import { getCollectionPath } from '#functions/forwarder/get-collection-path.ts';
 import {
   configMap,
   configMapData,
@@ -631,5 +633,13 @@ describe('ClusterResourceSet passes on real management and workload clusters', (
     tick(60);
     assert.equal((await reconcileAddons(ctx.deps, { namespace: ns, name: 'set' })).result, 'Error');
     assert.deepEqual(ctx.pass.log.mutating(), []);
+  });
+
+  test("the forwarder watches the add-on kinds in v1beta2 on upstream's CRDs", async () => {
+    const targets = defaultTargets().filter((t) => t.apiVersion.startsWith('addons.cluster.x-k8s.io/'));
+    assert.deepEqual(await Promise.all(targets.map((t) => getCollectionPath(ctx.pass.kube, t))), [
+      '/apis/addons.cluster.x-k8s.io/v1beta2/clusterresourcesets',
+      '/apis/addons.cluster.x-k8s.io/v1beta2/clusterresourcesetbindings',
+    ]);
   });
 });

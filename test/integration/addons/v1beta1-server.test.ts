@@ -12,6 +12,8 @@ import {
   applyStatus,
 } from '#shared/kube/index.ts';
 import { reconcileAddons } from '#shared/addons/index.ts';
+import { defaultTargets } from '#functions/forwarder/default-targets.ts';
+import { getCollectionPath } from '#functions/forwarder/get-collection-path.ts';
 import { computeV1Beta1OnlyCrds } from '#test/harness/clusters.ts';
 import {
   configMap,
@@ -142,5 +144,13 @@ describe('the add-on pass on a v1beta1-only management cluster', () => {
     assert.equal(await findObject(ctx.mgmt.kube, bindingRef), undefined);
     assert.equal(await findObject(ctx.mgmt.kube, crsRef), undefined);
     assert.deepEqual(await configMapData(ctx.w1.kube, ns, 'from-v1beta1'), { n: '2' });
+  });
+
+  test('the forwarder watches the add-on kinds in v1beta1 there (its v1beta2 target falls back)', async () => {
+    const targets = defaultTargets().filter((t) => t.apiVersion.startsWith('addons.cluster.x-k8s.io/'));
+    assert.deepEqual(await Promise.all(targets.map((t) => getCollectionPath(ctx.pass.kube, t))), [
+      '/apis/addons.cluster.x-k8s.io/v1beta1/clusterresourcesets',
+      '/apis/addons.cluster.x-k8s.io/v1beta1/clusterresourcesetbindings',
+    ]);
   });
 });
