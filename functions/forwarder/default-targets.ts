@@ -25,8 +25,12 @@ export function defaultTargets(secretLabelSelector?: string): WatchTarget[] {
     { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Cluster' },
     { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'ClusterClass' },
     { apiVersion: 'runtime.cluster.x-k8s.io/v1beta2', kind: 'ExtensionConfig' },
-    { apiVersion: 'addons.cluster.x-k8s.io/v1beta1', kind: 'ClusterResourceSet' },
-    { apiVersion: 'addons.cluster.x-k8s.io/v1beta1', kind: 'ClusterResourceSetBinding' },
+    // NOTE: upstream up to v1.10 serves the add-on kinds in v1beta1 only; the add-on pass converts at the edge.
+    ...['ClusterResourceSet', 'ClusterResourceSetBinding'].map((kind) => ({
+      apiVersion: 'addons.cluster.x-k8s.io/v1beta2',
+      kind,
+      fallbackApiVersions: ['addons.cluster.x-k8s.io/v1beta1'],
+    })),
     { apiVersion: 'v1', kind: 'ConfigMap' },
     { apiVersion: 'v1', kind: 'Secret', ...(secretLabelSelector ? { labelSelector: secretLabelSelector } : {}) },
     ...operatorProviderKinds.map((kind) => ({ apiVersion: 'operator.cluster.x-k8s.io/v1alpha2', kind })),

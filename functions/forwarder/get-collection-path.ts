@@ -22,22 +22,30 @@ function discover(kube: KubeClient, apiVersion: string, refresh: boolean): Promi
 }
 
 /**
- * The collection path of `target`, in `namespace` or across all namespaces; throws UnservedKindError when the
- * server does not serve the kind (after refreshing discovery once).
+ * The collection path of `target`, in `namespace` or across all namespaces: in `target.apiVersion`, else in the
+ * first of `target.fallbackApiVersions` the server serves; throws UnservedKindError when it serves none (after
+ * refreshing discovery once).
  *
  * @example
  * await getCollectionPath(kube, { apiVersion: 'v1', kind: 'ConfigMap' }); // '/api/v1/configmaps'
  */
-export async function getCollectionPath(kube: KubeClient, target: KindRef, namespace?: string): Promise<string> {
+export async function getCollectionPath(
+  kube: KubeClient,
+  target: KindRef & { readonly fallbackApiVersions?: readonly string[] },
+  namespace?: string,
+): Promise<string> {
+  const apiVersions = [target.apiVersion, ...(target.fallbackApiVersions ?? [])];
   for (const refresh of [false, true]) {
-    const list = await discover(kube, target.apiVersion, refresh).catch(() => undefined);
-    const found = list?.resources?.find((r) => r.kind === target.kind && !r.name.includes('/'));
-    if (!found) continue;
-    const base = target.apiVersion.includes('/') ? `/apis/${target.apiVersion}` : `/api/${target.apiVersion}`;
-    const scope = found.namespaced && namespace ? `/namespaces/${encodeURIComponent(namespace)}` : '';
-    return `${base}${scope}/${found.name}`;
+    for (const apiVersion of apiVersions) {
+      const list = await discover(kube, apiVersion, refresh).catch(() => undefined);
+      const found = list?.resources?.find((r) => r.kind === target.kind && !r.name.includes('/'));
+      if (!found) continue;
+      const base = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+      const scope = found.namespaced && namespace ? `/namespaces/${encodeURIComponent(namespace)}` : '';
+      return `${base}${scope}/${found.name}`;
+    }
   }
-  throw new UnservedKindError(`the server does not serve ${target.kind} in ${target.apiVersion}`, {
+  throw new UnservedKindError(`the server does not serve ${target.kind} in ${apiVersions.join(' or ')}`, {
     kind: target.kind,
     reason: 'UnknownKind',
   });

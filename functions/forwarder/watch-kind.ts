@@ -11,7 +11,15 @@ import type { KindRef } from '#shared/runtime/types.ts';
 import { getCollectionPath } from '#functions/forwarder/get-collection-path.ts';
 import { listPages } from '#functions/forwarder/list-pages.ts';
 
-export type WatchTarget = KindRef & { readonly namespace?: string; readonly labelSelector?: string };
+export type WatchTarget = KindRef & {
+  readonly namespace?: string;
+  readonly labelSelector?: string;
+  /**
+   * Versions to watch in when the server does not serve `apiVersion` (e.g. v1beta1 up to upstream v1.10); changes
+   * still name `apiVersion`, the version the controllers read in (they convert at the edge).
+   */
+  readonly fallbackApiVersions?: readonly string[];
+};
 
 export type KindWatcherOptions = {
   readonly kube: KubeClient;

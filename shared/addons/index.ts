@@ -1,5 +1,6 @@
 // ClusterResourceSets: apply the objects held in ConfigMaps/Secrets to every Cluster a selector matches, and record
-// per Cluster what was applied (ClusterResourceSetBinding). `desired/` is the pure part: parse, hash, decide, bind.
+// per Cluster what was applied (ClusterResourceSetBinding), in the v1beta2 shape whatever version the server serves.
+// `desired/` is the pure part: parse, hash, decide, bind.
 export type { ResourceContent, NormalizedDataValue } from '#shared/addons/desired/resource-data.ts';
 export { ResourceParseError, normalizeResourceData } from '#shared/addons/desired/resource-data.ts';
 export type { ResourceObject } from '#shared/addons/desired/resource-objects.ts';
@@ -17,7 +18,12 @@ export { computeResourceOutcome } from '#shared/addons/desired/resource-outcome.
 export type { BindingCluster, BindingWithoutCRS } from '#shared/addons/desired/binding.ts';
 export { computeBinding, computeBindingWithoutCRS, formatKubeTime } from '#shared/addons/desired/binding.ts';
 export type { ResourcesAppliedInput } from '#shared/addons/desired/resources-applied-condition.ts';
-export { computeResourcesAppliedCondition, stripVolatile } from '#shared/addons/desired/resources-applied-condition.ts';
+export {
+  computeResourcesAppliedCondition,
+  computeResourcesAppliedV1Beta2Condition,
+  stripVolatile,
+} from '#shared/addons/desired/resources-applied-condition.ts';
+export { computePausedCondition, isPaused } from '#shared/addons/desired/paused-condition.ts';
 export type { AddonsCluster, SelectedClusters } from '#shared/addons/current/list-selected-clusters.ts';
 export {
   clusterKeyOf,
@@ -34,8 +40,10 @@ export { getWorkloadConnection } from '#shared/addons/current/get-workload-conne
 export type { ObjectsApplyResult } from '#shared/addons/apply/apply-resource-objects.ts';
 export { applyResourceObjects } from '#shared/addons/apply/apply-resource-objects.ts';
 export { deleteBinding, reconcileBinding, reconcileBindingWithoutCRS } from '#shared/addons/apply/reconcile-binding.ts';
+export type { StatusUpdate } from '#shared/addons/apply/reconcile-cluster-resource-set.ts';
 export {
   addFinalizer,
+  getOwnerApiVersion,
   reconcileResourceOwnerRefs,
   reconcileStatus,
   removeFinalizer,

@@ -8,11 +8,15 @@ import type { ObjectKey } from '#shared/api/object-meta.ts';
 import { computeBinding, computeBindingWithoutCRS } from '#shared/addons/desired/binding.ts';
 import type { ClusterOutcome, ResourceOutcome } from '#shared/addons/desired/resource-outcome.ts';
 import { computeResourceOutcome } from '#shared/addons/desired/resource-outcome.ts';
-import { computeResourcesAppliedCondition } from '#shared/addons/desired/resources-applied-condition.ts';
+import {
+  computeResourcesAppliedCondition,
+  computeResourcesAppliedV1Beta2Condition,
+  type ResourcesAppliedInput,
+} from '#shared/addons/desired/resources-applied-condition.ts';
 import { computeResourcesToApply } from '#shared/addons/desired/resources-to-apply.ts';
 import { computePausedCondition, isPaused, PausedCondition } from '#shared/addons/desired/paused-condition.ts';
 import { computeSecretTypeCheck } from '#shared/addons/desired/secret-type-check.ts';
-import { ResourcesAppliedCondition } from '#shared/api/addons.ts';
+import { ClusterResourceSetResourcesApplied, ResourcesAppliedV1Beta1Condition } from '#shared/api/addons.ts';
 import { getBinding, listBindings, listBindingsOf, type BindingLookup } from '#shared/addons/current/get-binding.ts';
 import { getClusterResourceSet, listClusterResourceSets } from '#shared/addons/current/get-cluster-resource-set.ts';
 import { getResources, type CurrentResources } from '#shared/addons/current/get-resources.ts';
@@ -27,6 +31,7 @@ import { applyResourceObjects } from '#shared/addons/apply/apply-resource-object
 import { deleteBinding, reconcileBinding, reconcileBindingWithoutCRS } from '#shared/addons/apply/reconcile-binding.ts';
 import {
   addFinalizer,
+  getOwnerApiVersion,
   reconcileResourceOwnerRefs,
   reconcileStatus,
   removeFinalizer,
@@ -83,6 +88,7 @@ async function reconcileCluster(
   cluster: AddonsCluster,
   resources: CurrentResources,
   bindingOf: BindingLookup,
+  ownerApiVersion: string,
   notReady?: string,
 ): Promise<ClusterPass> {
   const key = clusterKeyOf(cluster);
@@ -136,7 +142,7 @@ async function reconcileCluster(
 
   const outcome: ClusterOutcome = { cluster: key, remoteClientError, resources: outcomes };
   try {
-    const desired = computeBinding(binding, cluster, crs, outcomes, deps.now());
+    const desired = computeBinding(binding, cluster, crs, outcomes, deps.now(), ownerApiVersion);
     const written = await reconcileBinding(deps.kube, binding, desired, deps.fieldManager);
     return { outcome, waiting, changed: [...changed, ...(written === undefined ? [] : [written])] };
   } catch (err) {
@@ -209,21 +215,35 @@ export async function reconcileAddons(deps: AddonsDeps, key: ObjectKey): Promise
   const previousPaused = crs.status?.conditions?.find((c) => c.type === PausedCondition);
   const paused = computePausedCondition(crs, deps.now(), previousPaused);
   if (isPaused(crs)) {
-    const status = await reconcileStatus(deps.kube, crs, paused, deps.fieldManager);
+    const status = await reconcileStatus(deps.kube, crs, { conditions: [paused] }, deps.fieldManager);
     return { result: 'Success', changed: [...changed, status].filter(isDefined) };
   }
   if (crs.metadata.deletionTimestamp !== undefined) return reconcileDelete(deps, crs);
 
-  const previous = crs.status?.conditions?.find((c) => c.type === ResourcesAppliedCondition);
+  /** Both ResourcesApplied conditions (v1beta2 and the deprecated v1beta1 one) and Paused, for the status. */
+  const computeStatus = (input: ResourcesAppliedInput, observeGeneration: boolean) => {
+    const now = deps.now();
+    const previous = crs.status?.conditions?.find((c) => c.type === ClusterResourceSetResourcesApplied.type);
+    const previousV1Beta1 = crs.status?.deprecated?.v1beta1?.conditions?.find(
+      (c) => c.type === ResourcesAppliedV1Beta1Condition,
+    );
+    const applied = computeResourcesAppliedV1Beta2Condition(input, crs.metadata.generation, now, previous);
+    const appliedV1Beta1 = computeResourcesAppliedCondition(input, now, previousV1Beta1);
+    return {
+      conditions: [applied, paused].filter(isDefined),
+      v1beta1Conditions: [appliedV1Beta1].filter(isDefined),
+      observeGeneration,
+    };
+  };
 
   const selected = await listSelectedClusters(deps.kube, crs);
   if (selected.status === 'error') {
-    const condition = computeResourcesAppliedCondition(
-      { clusterMatchError: selected.message, clusters: [] },
-      deps.now(),
-      previous,
+    const status = await reconcileStatus(
+      deps.kube,
+      crs,
+      computeStatus({ clusterMatchError: selected.message, clusters: [] }, false),
+      deps.fieldManager,
     );
-    const status = await reconcileStatus(deps.kube, crs, condition, deps.fieldManager);
     return computeAddonsOutcome([...changed, status].filter(isDefined), [selected.message], {
       conflict: false,
       waiting: false,
@@ -246,6 +266,7 @@ export async function reconcileAddons(deps: AddonsDeps, key: ObjectKey): Promise
       }) === undefined,
   );
   changed.push(...(await reconcileResourceOwnerRefs(deps.kube, crs, owned, deps.fieldManager)));
+  const ownerApiVersion = await getOwnerApiVersion(deps.kube);
 
   const passes: ClusterPass[] = [];
   let aborted = false;
@@ -264,20 +285,13 @@ export async function reconcileAddons(deps: AddonsDeps, key: ObjectKey): Promise
       break;
     }
     try {
-      passes.push(await reconcileCluster(deps, crs, cluster, resources, bindingOf, notReady));
+      passes.push(await reconcileCluster(deps, crs, cluster, resources, bindingOf, ownerApiVersion, notReady));
     } catch (err) {
       passes.push({ changed: [], error: errorMessage(err) });
     }
   }
 
   const outcomes = passes.map((p) => p.outcome).filter(isDefined);
-  const condition = computeResourcesAppliedCondition({ clusters: outcomes }, deps.now(), previous);
-  const status = await reconcileStatus(
-    deps.kube,
-    crs,
-    previousPaused === undefined ? condition : [paused, condition].filter(isDefined),
-    deps.fieldManager,
-  );
   // A Cluster that is only waiting for its infrastructure or kubeconfig is reported, but is no error: look again later.
   const failed = computeResourcesAppliedCondition(
     { clusters: passes.filter((p) => p.waiting !== true).flatMap((p) => (p.outcome ? [p.outcome] : [])) },
@@ -287,6 +301,13 @@ export async function reconcileAddons(deps: AddonsDeps, key: ObjectKey): Promise
     ...(failed?.status === 'False' && failed.message !== undefined ? [failed.message] : []),
     ...passes.map((p) => p.error).filter(isDefined),
   ];
+  // NOTE: upstream records observedGeneration only after a pass without errors.
+  const status = await reconcileStatus(
+    deps.kube,
+    crs,
+    computeStatus({ clusters: outcomes }, errors.length === 0),
+    deps.fieldManager,
+  );
   return computeAddonsOutcome([...changed, ...passes.flatMap((p) => p.changed), status].filter(isDefined), errors, {
     conflict: passes.some((p) => p.conflict === true),
     waiting: selected.waiting.length > 0 || passes.some((p) => p.waiting === true),
@@ -324,7 +345,7 @@ export async function reconcileAddonsForCluster(deps: AddonsDeps, clusterKey: Ob
   const cluster = await getCluster(deps.kube, clusterKey);
   if (cluster === undefined || cluster.metadata.deletionTimestamp !== undefined) {
     const binding = await getBinding(deps.kube, clusterKey);
-    if (binding === undefined || (binding.spec?.clusterName || clusterKey.name) !== clusterKey.name) {
+    if (binding === undefined || (binding.spec.clusterName || clusterKey.name) !== clusterKey.name) {
       return { result: 'Success', changed: [] };
     }
     const deleted = await deleteBinding(deps.kube, binding);

@@ -1,13 +1,18 @@
-// `addons.cluster.x-k8s.io/v1beta1` ClusterResourceSet and ClusterResourceSetBinding, as in Cluster API v1.7.
-// NOTE: upstream's CRDs carry no list-type markers on `resources`/`bindings` (atomic, the default), so neither do we.
+// `addons.cluster.x-k8s.io` ClusterResourceSet and ClusterResourceSetBinding in v1beta2, the shape the add-on pass
+// works on (upstream v1.11+ stores them so): metav1 conditions in `status.conditions`, the v1beta1 ones under
+// `status.deprecated.v1beta1`, `applied` a pointer. A server serving only v1beta1 is read and written through the
+// edge conversion (shared/api/conversion); the v1beta1 shapes are in addons-v1beta1.ts.
+// NOTE: upstream's CRDs mark `resources`/`bindings` atomic lists, so neither do we merge them.
 import * as z from 'zod';
-import { Conditions } from '#shared/api/condition.ts';
 import { LabelSelector } from '#shared/api/label-selector.ts';
 import { timestamp } from '#shared/api/meta.ts';
 import { KubeObjectMeta } from '#shared/api/object-meta.ts';
+import { Conditions, V1Beta1Conditions } from '#shared/api/v1beta2/common.ts';
 
 export const AddonsGroup = 'addons.cluster.x-k8s.io';
-export const AddonsApiVersion = 'addons.cluster.x-k8s.io/v1beta1';
+/** The hub apiVersion: what the pass reads, computes and writes (converted at the edge when not served). */
+export const AddonsApiVersion = 'addons.cluster.x-k8s.io/v1beta2';
+export const AddonsV1Beta1ApiVersion = 'addons.cluster.x-k8s.io/v1beta1';
 
 /** The only Secret type a ClusterResourceSet may read (`ClusterResourceSetSecretType`). */
 export const ClusterResourceSetSecretType = 'addons.cluster.x-k8s.io/resource-set';
@@ -22,35 +27,54 @@ export type ClusterResourceSetResourceKind =
 export const ClusterResourceSetStrategy = { ApplyOnce: 'ApplyOnce', Reconcile: 'Reconcile' } as const;
 export type ClusterResourceSetStrategy = (typeof ClusterResourceSetStrategy)[keyof typeof ClusterResourceSetStrategy];
 
-/** Condition type and reasons (`exp/addons/api/v1beta1/condition_consts.go`). */
-export const ResourcesAppliedCondition = 'ResourcesApplied';
-export const ClusterResourceSetReason = {
+/** The v1beta2 `ResourcesApplied` condition type and reasons upstream v1.14 writes (`api/addons/v1beta2`). */
+export const ClusterResourceSetResourcesApplied = {
+  type: 'ResourcesApplied',
+  reasons: {
+    Applied: 'Applied',
+    NotApplied: 'NotApplied',
+    WrongSecretType: 'WrongSecretType',
+    InternalError: 'InternalError',
+  },
+} as const;
+
+/** The `Paused` condition every upstream v1beta2 object carries (`core/v1beta2` PausedCondition and reasons). */
+export const PausedCondition = {
+  type: 'Paused',
+  reasons: { Paused: 'Paused', NotPaused: 'NotPaused' },
+} as const;
+
+/** The v1beta1 condition type and reasons, kept in `status.deprecated.v1beta1.conditions` (`*V1Beta1Reason`). */
+export const ResourcesAppliedV1Beta1Condition = 'ResourcesApplied';
+export const ClusterResourceSetV1Beta1Reason = {
   RemoteClusterClientFailed: 'RemoteClusterClientFailed',
   ClusterMatchFailed: 'ClusterMatchFailed',
   ApplyFailed: 'ApplyFailed',
   RetrievingResourceFailed: 'RetrievingResourceFailed',
   WrongSecretType: 'WrongSecretType',
 } as const;
-export type ClusterResourceSetReason = (typeof ClusterResourceSetReason)[keyof typeof ClusterResourceSetReason];
+export type ClusterResourceSetV1Beta1Reason =
+  (typeof ClusterResourceSetV1Beta1Reason)[keyof typeof ClusterResourceSetV1Beta1Reason];
 
 /** A Secret or ConfigMap in the ClusterResourceSet's namespace. */
 export const ResourceRef = z.object({
-  name: z.string().min(1),
+  name: z.string().min(1).max(253),
   kind: z.enum(['Secret', 'ConfigMap']),
 });
 export type ResourceRef = z.infer<typeof ResourceRef>;
 
 export const ClusterResourceSetSpec = z.object({
   clusterSelector: LabelSelector,
-  resources: z.array(ResourceRef).optional(),
+  resources: z.array(ResourceRef).min(1).max(100),
   /** Defaults to ApplyOnce (upstream's defaulting webhook); immutable. */
-  strategy: z.enum(['ApplyOnce', 'Reconcile']).optional(),
+  strategy: z.enum([ClusterResourceSetStrategy.ApplyOnce, ClusterResourceSetStrategy.Reconcile]).optional(),
 });
 export type ClusterResourceSetSpec = z.infer<typeof ClusterResourceSetSpec>;
 
 export const ClusterResourceSetStatus = z.object({
-  observedGeneration: z.number().int().optional(),
   conditions: Conditions.optional(),
+  observedGeneration: z.number().int().min(1).optional(),
+  deprecated: z.object({ v1beta1: z.object({ conditions: V1Beta1Conditions.optional() }).optional() }).optional(),
 });
 export type ClusterResourceSetStatus = z.infer<typeof ClusterResourceSetStatus>;
 
@@ -65,25 +89,28 @@ export type ClusterResourceSet = z.infer<typeof ClusterResourceSet>;
 
 /** The status of one resource of a ClusterResourceSet on the binding's cluster. */
 export const ResourceBinding = z.object({
-  name: z.string().min(1),
+  name: z.string().min(1).max(253),
   kind: z.enum(['Secret', 'ConfigMap']),
   /** `sha256:<hex>` of the resource's data; omitted (upstream: empty) when the data could not be read. */
-  hash: z.string().optional(),
+  hash: z.string().min(1).max(256).optional(),
   lastAppliedTime: timestamp().optional(),
   applied: z.boolean(),
 });
 export type ResourceBinding = z.infer<typeof ResourceBinding>;
 
 export const ResourceSetBinding = z.object({
-  clusterResourceSetName: z.string(),
-  resources: z.array(ResourceBinding).optional(),
+  clusterResourceSetName: z.string().min(1).max(253),
+  resources: z.array(ResourceBinding).max(100).optional(),
 });
 export type ResourceSetBinding = z.infer<typeof ResourceSetBinding>;
 
 export const ClusterResourceSetBindingSpec = z.object({
-  bindings: z.array(ResourceSetBinding).optional(),
-  /** Name of the Cluster this binding belongs to (before v1.4 it was only an owner reference). */
-  clusterName: z.string().optional(),
+  bindings: z.array(ResourceSetBinding).max(100).optional(),
+  /**
+   * Name of the Cluster this binding belongs to. Required upstream, but a v1beta1 binding from before v1.4 has none
+   * (upstream's conversion leaves it empty), so it is optional here: reads and admission reviews of one still parse.
+   */
+  clusterName: z.string().min(1).max(63).optional(),
 });
 export type ClusterResourceSetBindingSpec = z.infer<typeof ClusterResourceSetBindingSpec>;
 
@@ -91,6 +118,6 @@ export const ClusterResourceSetBinding = z.object({
   apiVersion: z.literal(AddonsApiVersion),
   kind: z.literal('ClusterResourceSetBinding'),
   metadata: KubeObjectMeta,
-  spec: ClusterResourceSetBindingSpec.optional(),
+  spec: ClusterResourceSetBindingSpec,
 });
 export type ClusterResourceSetBinding = z.infer<typeof ClusterResourceSetBinding>;

@@ -1,7 +1,7 @@
 // The kinds capi-serverless reads and writes, with everything needed to generate their CRDs and to address them
 // on the API server (group, version, plural, scope, printer columns, subresources).
 import type { z } from 'zod';
-import { ClusterResourceSet, ClusterResourceSetBinding } from '#shared/api/addons.ts';
+import { ClusterResourceSetBindingV1Beta1, ClusterResourceSetV1Beta1 } from '#shared/api/addons-v1beta1.ts';
 import { Cluster as V1Beta1Cluster } from '#shared/api/cluster.ts';
 import { operatorKinds } from '#shared/api/operator.ts';
 import { ClusterClass as V1Beta1ClusterClass } from '#shared/api/cluster-class.ts';
@@ -206,14 +206,14 @@ const addons = {
   categories: ['cluster-api'],
 } as const;
 
-/** Kinds of `addons.cluster.x-k8s.io/v1beta1` the addons controller reads and writes. */
+/** The project's `addons.cluster.x-k8s.io` CRDs: v1beta1 only, as upstream up to v1.10 (the pass speaks v1beta2 when served). */
 export const addonsKinds: readonly KindInfo[] = [
   {
     ...addons,
     kind: 'ClusterResourceSet',
     plural: 'clusterresourcesets',
     singular: 'clusterresourceset',
-    schema: ClusterResourceSet,
+    schema: ClusterResourceSetV1Beta1,
     printerColumns: [{ ...age, description: 'Time duration since creation of ClusterResourceSet' }],
   },
   {
@@ -221,7 +221,7 @@ export const addonsKinds: readonly KindInfo[] = [
     kind: 'ClusterResourceSetBinding',
     plural: 'clusterresourcesetbindings',
     singular: 'clusterresourcesetbinding',
-    schema: ClusterResourceSetBinding,
+    schema: ClusterResourceSetBindingV1Beta1,
     printerColumns: [{ ...age, description: 'Time duration since creation of ClusterResourceSetBinding' }],
   },
 ];

@@ -25,8 +25,14 @@ function splitApiVersion(apiVersion: string): { group: string; version: string }
   return { group, version };
 }
 
-/** The apiVersion to use on this server for a hub apiVersion and kind (unchanged for kinds not converted). */
-async function servedApiVersion(kube: KubeClient, apiVersion: string, kind: string): Promise<string> {
+/**
+ * The apiVersion to use on this server for a hub apiVersion and kind (unchanged for kinds not converted), e.g. for
+ * owner references and metadata-only patches.
+ *
+ * @example
+ * await servedApiVersion(kube, 'addons.cluster.x-k8s.io/v1beta2', 'ClusterResourceSet'); // '…/v1beta1' up to v1.10
+ */
+export async function servedApiVersion(kube: KubeClient, apiVersion: string, kind: string): Promise<string> {
   const { group, version } = splitApiVersion(apiVersion);
   if (version !== HubVersion || !isConvertible(group, kind)) return apiVersion;
   return `${group}/${await getEdgeVersion(kube, group)}`;

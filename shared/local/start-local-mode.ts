@@ -26,7 +26,12 @@ import { createLocalBus, type LocalBus } from '#shared/runtime/local-bus.ts';
 import { reconcilers } from '#shared/runtime/reconcilers.ts';
 import { defaultTargets, discoverTemplateTargets } from '#functions/forwarder/default-targets.ts';
 import { startForwarder, type Forwarder } from '#functions/forwarder/start-forwarder.ts';
-import { harnessFieldManager, ourCrds, startManagementCluster, startWorkloadCluster } from '#test/harness/clusters.ts';
+import {
+  computeUpstreamCoreCrds,
+  harnessFieldManager,
+  startManagementCluster,
+  startWorkloadCluster,
+} from '#test/harness/clusters.ts';
 import type { TestCluster } from '#test/harness/clusters.ts';
 import { startDynamoDB } from '#test/harness/dynamodb.ts';
 import { startWebhookServer } from '#test/harness/webhook-server.ts';
@@ -152,7 +157,9 @@ async function start(
   const [mgmt, ddb] = await Promise.all([
     config.kubeconfigPath
       ? Promise.resolve(undefined)
-      : startManagementCluster({ name: 'mgmt', crds: 'ours', extraCrds, controllerManager: true }),
+      : // NOTE: upstream's own CRDs for upstream's kinds (core, add-ons) and the Cluster API Operator's own for the
+        // provider kinds (computeUpstreamCoreCrds; they have no spec.paused: pause with cluster.x-k8s.io/paused).
+        startManagementCluster({ name: 'mgmt', crds: 'upstream-core', extraCrds, controllerManager: true }),
     startDynamoDB(),
   ]);
   if (mgmt) stops.push(() => mgmt.stop());
@@ -161,7 +168,7 @@ async function start(
   const kube = mgmt?.kube ?? (await createKubeClient({ kubeconfigPath }, { userAgent: 'capi-serverless/local' }));
   if (!mgmt) {
     stops.push(() => Promise.resolve(kube.close()));
-    const added = await installMissingCrds(kube, [...ourCrds(), ...extraCrds]);
+    const added = await installMissingCrds(kube, [...computeUpstreamCoreCrds(), ...extraCrds]);
     print(`  installed ${added} missing CRDs`);
   }
   print(`management cluster:  ${mgmt ? mgmt.controlPlane.server : 'from KUBECONFIG'} (${Date.now() - started} ms)`);

@@ -15,8 +15,8 @@ import {
 import type { AdmissionOutcome, AdmissionRequest } from '#shared/webhooks/admission-review.ts';
 import { cloneJson, computeJsonPatch, objectAt } from '#shared/webhooks/compute-json-patch.ts';
 
-/** Groups whose rules work on v1beta2 (addons rules still read v1beta1 objects). */
-const hubGroups: readonly string[] = ['cluster.x-k8s.io'];
+/** Groups whose rules work on v1beta2. */
+const hubGroups: readonly string[] = ['cluster.x-k8s.io', 'addons.cluster.x-k8s.io'];
 
 const isObject = (value: unknown): value is Unstructured =>
   typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -36,8 +36,8 @@ async function countWatched(kube: KubeClient): Promise<number> {
   const kinds = [
     ['cluster.x-k8s.io/v1beta1', 'Cluster'],
     ['cluster.x-k8s.io/v1beta1', 'ClusterClass'],
-    ['addons.cluster.x-k8s.io/v1beta1', 'ClusterResourceSet'],
-    ['addons.cluster.x-k8s.io/v1beta1', 'ClusterResourceSetBinding'],
+    ['addons.cluster.x-k8s.io/v1beta2', 'ClusterResourceSet'],
+    ['addons.cluster.x-k8s.io/v1beta2', 'ClusterResourceSetBinding'],
     ['v1', 'ConfigMap'],
     ['v1', 'Secret'],
     ['infrastructure.cluster.x-k8s.io/v1beta1', 'DockerMachineTemplate'],

@@ -41,7 +41,7 @@ export const sampleKeys: Record<Controller, (n: number) => PassKey[]> = {
   topology: (n) => Array.from({ length: Math.min(n, 20) }, (_, i) => clusterKey(Math.floor((i * n) / Math.min(n, 20)))),
   addons: () =>
     ['cni', 'monitoring'].map((name) => ({
-      apiVersion: 'addons.cluster.x-k8s.io/v1beta1',
+      apiVersion: 'addons.cluster.x-k8s.io/v1beta2',
       kind: 'ClusterResourceSet',
       namespace: fleetNamespace,
       name,

@@ -82,6 +82,19 @@ export function ourCrds(): KubeObject[] {
 }
 
 /**
+ * The project's CRDs with every Cluster API kind served (and stored) in v1beta1 only: a server as upstream up to
+ * v1.10 serves `cluster.x-k8s.io` and `addons.cluster.x-k8s.io` (the project's add-on CRDs are v1beta1 only).
+ */
+export function computeV1Beta1OnlyCrds(): KubeObject[] {
+  return ourCrds().map((crd) => {
+    const spec = crd['spec'] as { group: string; versions: Record<string, unknown>[] };
+    if (spec.group !== 'cluster.x-k8s.io' && spec.group !== 'addons.cluster.x-k8s.io') return crd;
+    const v1beta1 = spec.versions.find((v) => v['name'] === 'v1beta1');
+    return v1beta1 === undefined ? crd : { ...crd, spec: { ...spec, versions: [{ ...v1beta1, storage: true }] } };
+  });
+}
+
+/**
  * A CRD for a provider kind we treat generically (templates, InfrastructureCluster, ControlPlane): spec and status
  * keep unknown fields, status is a subresource.
  */
@@ -131,19 +144,13 @@ export function genericCrd(
 }
 
 /**
- * Upstream's own CRDs for the kinds upstream's core module publishes (`cluster.x-k8s.io`, `runtime`, `ipam`) and for
- * the Cluster API Operator's kinds (`operator.cluster.x-k8s.io`), ours
- * for the rest (see the note inside). Provider kinds are
+ * Upstream's own CRDs for the kinds upstream's core module publishes (`cluster.x-k8s.io`, `addons`, `runtime`,
+ * `ipam`) and for the Cluster API Operator's kinds (`operator.cluster.x-k8s.io`; they have no `spec.paused`, so
+ * providers pause with the `cluster.x-k8s.io/paused` annotation there), ours for anything else. Provider kinds are
  * left to the caller (generic CRDs with contract labels).
  */
 export function computeUpstreamCoreCrds(): KubeObject[] {
-  // NOTE: the add-on pass still writes addons.cluster.x-k8s.io in v1beta1, which upstream's CRDs serve only through
-  // its conversion webhook (run by startUpstreamCapi); without it, our CRDs for those two kinds. The provider
-  // operator's kinds are the Cluster API Operator's own CRDs (no `spec.paused`: providers pause with the
-  // `cluster.x-k8s.io/paused` annotation there).
-  const upstream = computeUpstreamCrds({ components: ['core', 'operator'] }).filter(
-    (crd) => !(crd.metadata.name ?? '').endsWith('.addons.cluster.x-k8s.io'),
-  );
+  const upstream = computeUpstreamCrds({ components: ['core', 'operator'] });
   const names = new Set(upstream.map((crd) => crd.metadata.name));
   return [...upstream, ...ourCrds().filter((crd) => !names.has(crd.metadata.name))];
 }

@@ -1,18 +1,27 @@
 // Writes ClusterResourceSetBindings. Several ClusterResourceSets (and passes) write the same binding and its lists
 // are atomic, so every update carries the resourceVersion it was computed from (optimistic lock, as upstream's
-// `MergeFromWithOptimisticLock`); a conflict means "read again", never a lost entry.
+// `MergeFromWithOptimisticLock`); a conflict means "read again", never a lost entry. Bindings are computed in
+// v1beta2 and written in the version the server serves (v1beta1 through the edge conversion up to upstream v1.10).
 import { isDeepStrictEqual } from 'node:util';
 import type { ClusterResourceSetBinding } from '#shared/api/addons.ts';
 import type { BindingWithoutCRS } from '#shared/addons/desired/binding.ts';
 import { describeObject } from '#shared/errors/index.ts';
-import { createObject, deleteObject, patchObject, type KubeClient, type KubeObject } from '#shared/kube/index.ts';
+import {
+  computeServedObject,
+  createObject,
+  deleteObject,
+  patchObject,
+  servedApiVersion,
+  type KubeClient,
+  type KubeObject,
+} from '#shared/kube/index.ts';
 
 /** JSON-equal, ignoring key order and undefined fields. */
 function sameJson(a: unknown, b: unknown): boolean {
   return isDeepStrictEqual(JSON.parse(JSON.stringify(a ?? null)), JSON.parse(JSON.stringify(b ?? null)));
 }
 
-function refOf(binding: ClusterResourceSetBinding) {
+function refOf(binding: KubeObject) {
   return {
     apiVersion: binding.apiVersion,
     kind: binding.kind,
@@ -36,19 +45,21 @@ export async function reconcileBinding(
   fieldManager: string,
 ): Promise<string | undefined> {
   const what = describeObject('ClusterResourceSetBinding', desired.metadata.namespace, desired.metadata.name);
+  const served = await computeServedObject(kube, desired as KubeObject);
   if (current === undefined) {
-    await createObject(kube, desired as KubeObject, { fieldManager });
+    await createObject(kube, served, { fieldManager });
     return `created ${what}`;
   }
   const currentOwners = current.metadata.ownerReferences ?? [];
   const desiredOwners = desired.metadata.ownerReferences ?? [];
-  if (sameJson(currentOwners, desiredOwners) && sameJson(current.spec ?? {}, desired.spec ?? {})) return undefined;
+  if (sameJson(currentOwners, desiredOwners) && sameJson(current.spec, desired.spec)) return undefined;
   await patchObject(
     kube,
-    refOf(desired),
+    refOf(served),
     {
       metadata: { resourceVersion: current.metadata.resourceVersion, ownerReferences: desiredOwners },
-      spec: desired.spec ?? {},
+      // NOTE: a merge patch replaces the atomic `bindings` list whole, with what the served version says.
+      spec: served['spec'] ?? {},
     },
     { fieldManager },
   );
@@ -62,7 +73,8 @@ export async function reconcileBinding(
  * await deleteBinding(kube, binding); // 'deleted ClusterResourceSetBinding default/c1'
  */
 export async function deleteBinding(kube: KubeClient, binding: ClusterResourceSetBinding): Promise<string | undefined> {
-  const deleted = await deleteObject(kube, refOf(binding), {
+  const apiVersion = await servedApiVersion(kube, binding.apiVersion, binding.kind);
+  const deleted = await deleteObject(kube, refOf({ ...binding, apiVersion } as KubeObject), {
     uid: binding.metadata.uid,
     resourceVersion: binding.metadata.resourceVersion,
   });

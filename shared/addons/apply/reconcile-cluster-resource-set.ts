@@ -1,16 +1,29 @@
 // Writes to the ClusterResourceSet itself and the ConfigMaps/Secrets it owns: the finalizer, owner references and
 // the status subresource. Metadata lists are replaced whole, so those writes are locked on the resourceVersion read.
+// Everything is written in the version the server serves (the status in v1beta2, converted at the edge if need be).
 import { isDeepStrictEqual } from 'node:util';
 import type { ClusterResourceSet } from '#shared/api/addons.ts';
-import { AddonsApiVersion, ClusterResourceSetFinalizer } from '#shared/api/addons.ts';
-import type { Condition } from '#shared/api/condition.ts';
+import { AddonsApiVersion, ClusterResourceSetFinalizer, PausedCondition } from '#shared/api/addons.ts';
+import type { Condition as V1Beta1Condition } from '#shared/api/condition.ts';
 import type { OwnerReference } from '#shared/api/object-meta.ts';
+import type { Condition } from '#shared/api/v1beta2/common.ts';
 import { describeObject } from '#shared/errors/index.ts';
-import { applyStatus, patchObject, type KubeClient, type KubeObject } from '#shared/kube/index.ts';
+import { applyHubStatus, patchObject, servedApiVersion, type KubeClient, type KubeObject } from '#shared/kube/index.ts';
 
-function crsRef(crs: ClusterResourceSet) {
+/**
+ * The apiVersion a reference to a ClusterResourceSet carries on this server: v1beta2 as upstream v1.14 writes it,
+ * v1beta1 where only that is served (the garbage collector must be able to resolve it).
+ *
+ * @example
+ * await getOwnerApiVersion(kube); // 'addons.cluster.x-k8s.io/v1beta2'
+ */
+export function getOwnerApiVersion(kube: KubeClient): Promise<string> {
+  return servedApiVersion(kube, AddonsApiVersion, 'ClusterResourceSet');
+}
+
+async function crsRef(kube: KubeClient, crs: ClusterResourceSet) {
   return {
-    apiVersion: AddonsApiVersion,
+    apiVersion: await getOwnerApiVersion(kube),
     kind: 'ClusterResourceSet',
     namespace: crs.metadata.namespace,
     name: crs.metadata.name ?? '',
@@ -36,7 +49,7 @@ export async function addFinalizer(
   if (finalizers.includes(ClusterResourceSetFinalizer)) return undefined;
   await patchObject(
     kube,
-    crsRef(crs),
+    await crsRef(kube, crs),
     {
       metadata: {
         resourceVersion: crs.metadata.resourceVersion,
@@ -63,7 +76,7 @@ export async function removeFinalizer(
   if (!finalizers.includes(ClusterResourceSetFinalizer)) return undefined;
   await patchObject(
     kube,
-    crsRef(crs),
+    await crsRef(kube, crs),
     {
       metadata: {
         resourceVersion: crs.metadata.resourceVersion,
@@ -94,7 +107,7 @@ export async function reconcileResourceOwnerRefs(
   fieldManager: string,
 ): Promise<string[]> {
   const ref: OwnerReference = {
-    apiVersion: AddonsApiVersion,
+    apiVersion: await getOwnerApiVersion(kube),
     kind: 'ClusterResourceSet',
     name: crs.metadata.name ?? '',
     uid: crs.metadata.uid ?? '',
@@ -118,39 +131,78 @@ export async function reconcileResourceOwnerRefs(
   return changed;
 }
 
+/** What a pass writes to the status; conditions are merged by type into what is there. */
+export type StatusUpdate = {
+  /** v1beta2 (metav1) conditions: `status.conditions`. */
+  readonly conditions?: readonly Condition[];
+  /** v1beta1 conditions: `status.deprecated.v1beta1.conditions`. */
+  readonly v1beta1Conditions?: readonly V1Beta1Condition[];
+  /** Set `status.observedGeneration` (upstream: only when the pass succeeded, never while paused). */
+  readonly observeGeneration?: boolean;
+};
+
+function mergeByType<C extends { readonly type: string }>(current: readonly C[], next: readonly C[]): C[] {
+  return next.reduce<C[]>(
+    (list, c) => (list.some((o) => o.type === c.type) ? list.map((o) => (o.type === c.type ? c : o)) : [...list, c]),
+    [...current],
+  );
+}
+
+/** Upstream's condition order: Available and Ready first, Deleting and Paused last, the rest alphabetical. */
+function conditionRank(type: string): number {
+  if (type === 'Available') return 0;
+  if (type === 'Ready') return 1;
+  if (type === 'Deleting') return 3;
+  if (type === PausedCondition.type) return 4;
+  return 2;
+}
+
+function sortConditions(conditions: readonly Condition[]): Condition[] {
+  return [...conditions].sort(
+    (a, b) => conditionRank(a.type) - conditionRank(b.type) || (a.type < b.type ? -1 : a.type > b.type ? 1 : 0),
+  );
+}
+
+const sameJson = (a: unknown, b: unknown) =>
+  isDeepStrictEqual(JSON.parse(JSON.stringify(a)), JSON.parse(JSON.stringify(b)));
+
 /**
- * Writes `status.observedGeneration` and the given conditions (server-side apply of the status subresource) when
- * they differ from what `crs` holds; `condition` undefined keeps the current ones.
+ * Writes the given v1beta2 conditions, the v1beta1 ones under `status.deprecated.v1beta1` and, when asked,
+ * `status.observedGeneration` (server-side apply of the status subresource, in the version the server serves) when
+ * they differ from what `crs` holds.
  *
  * @example
- * await reconcileStatus(kube, crs, condition, 'capi-serverless-addons');
+ * await reconcileStatus(kube, crs, { conditions: [applied, paused], v1beta1Conditions: [legacy], observeGeneration: true }, 'capi-serverless-addons');
  */
 export async function reconcileStatus(
   kube: KubeClient,
   crs: ClusterResourceSet,
-  condition: Condition | readonly Condition[] | undefined,
+  update: StatusUpdate,
   fieldManager: string,
 ): Promise<string | undefined> {
-  const current = crs.status?.conditions ?? [];
-  const conditions = [condition ?? []]
-    .flat()
-    .reduce<Condition[]>(
-      (list, next) =>
-        list.some((c) => c.type === next.type) ? list.map((c) => (c.type === next.type ? next : c)) : [...list, next],
-      current,
-    );
-  const observedGeneration = crs.metadata.generation;
-  const sameConditions = isDeepStrictEqual(JSON.parse(JSON.stringify(conditions)), JSON.parse(JSON.stringify(current)));
-  if (sameConditions && crs.status?.observedGeneration === observedGeneration) return undefined;
-  await applyStatus(
+  const currentConditions = crs.status?.conditions ?? [];
+  const currentV1Beta1 = crs.status?.deprecated?.v1beta1?.conditions ?? [];
+  const conditions = sortConditions(mergeByType(currentConditions, update.conditions ?? []));
+  const v1beta1Conditions = mergeByType(currentV1Beta1, update.v1beta1Conditions ?? []);
+  const currentGeneration = crs.status?.observedGeneration;
+  const observedGeneration = update.observeGeneration === true ? crs.metadata.generation : currentGeneration;
+  if (
+    sameJson(conditions, currentConditions) &&
+    sameJson(v1beta1Conditions, currentV1Beta1) &&
+    currentGeneration === observedGeneration
+  ) {
+    return undefined;
+  }
+  await applyHubStatus(
     kube,
     {
       apiVersion: AddonsApiVersion,
       kind: 'ClusterResourceSet',
       metadata: { namespace: crs.metadata.namespace, name: crs.metadata.name },
       status: {
-        ...(observedGeneration === undefined ? {} : { observedGeneration }),
         ...(conditions.length === 0 ? {} : { conditions }),
+        ...(observedGeneration === undefined ? {} : { observedGeneration }),
+        ...(v1beta1Conditions.length === 0 ? {} : { deprecated: { v1beta1: { conditions: v1beta1Conditions } } }),
       },
     },
     { fieldManager, force: true },

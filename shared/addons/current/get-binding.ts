@@ -1,8 +1,9 @@
-// Reads ClusterResourceSetBindings (one per Cluster, named after it) from the management cluster.
+// Reads ClusterResourceSetBindings (one per Cluster, named after it) from the management cluster, in the v1beta2
+// shape whatever version the server serves.
 import { AddonsApiVersion, ClusterResourceSetBinding } from '#shared/api/addons.ts';
 import type { ObjectKey } from '#shared/api/object-meta.ts';
 import { parseObject } from '#shared/api/parse.ts';
-import { findObject, listObjects, type KubeClient } from '#shared/kube/index.ts';
+import { findHubObject, listHubObjects, type KubeClient } from '#shared/kube/index.ts';
 
 /**
  * The ClusterResourceSetBinding of the Cluster `cluster` (same namespace and name), or undefined.
@@ -11,7 +12,11 @@ import { findObject, listObjects, type KubeClient } from '#shared/kube/index.ts'
  * const binding = await getBinding(kube, { namespace: 'default', name: 'c1' });
  */
 export async function getBinding(kube: KubeClient, cluster: ObjectKey): Promise<ClusterResourceSetBinding | undefined> {
-  const raw = await findObject(kube, { apiVersion: AddonsApiVersion, kind: 'ClusterResourceSetBinding', ...cluster });
+  const raw = await findHubObject(kube, {
+    apiVersion: AddonsApiVersion,
+    kind: 'ClusterResourceSetBinding',
+    ...cluster,
+  });
   return raw === undefined ? undefined : parseObject(ClusterResourceSetBinding, 'ClusterResourceSetBinding', raw);
 }
 
@@ -28,7 +33,11 @@ export type BindingLookup = (cluster: ObjectKey) => ClusterResourceSetBinding | 
  * const binding = bindingOf({ namespace: 'default', name: 'c1' });
  */
 export async function listBindings(kube: KubeClient, namespace: string): Promise<BindingLookup> {
-  const list = await listObjects(kube, { apiVersion: AddonsApiVersion, kind: 'ClusterResourceSetBinding', namespace });
+  const list = await listHubObjects(kube, {
+    apiVersion: AddonsApiVersion,
+    kind: 'ClusterResourceSetBinding',
+    namespace,
+  });
   const byName = new Map(list.items.map((raw) => [raw.metadata.name ?? '', raw]));
   return (cluster) => {
     const raw = cluster.namespace === namespace ? byName.get(cluster.name) : undefined;
@@ -47,12 +56,16 @@ export async function listBindingsOf(
   namespace: string,
   crsName: string,
 ): Promise<ClusterResourceSetBinding[]> {
-  const list = await listObjects(kube, { apiVersion: AddonsApiVersion, kind: 'ClusterResourceSetBinding', namespace });
+  const list = await listHubObjects(kube, {
+    apiVersion: AddonsApiVersion,
+    kind: 'ClusterResourceSetBinding',
+    namespace,
+  });
   return list.items
     .map((raw) => parseObject(ClusterResourceSetBinding, 'ClusterResourceSetBinding', raw))
     .filter(
       (b) =>
-        (b.spec?.bindings ?? []).some((entry) => entry.clusterResourceSetName === crsName) ||
+        (b.spec.bindings ?? []).some((entry) => entry.clusterResourceSetName === crsName) ||
         (b.metadata.ownerReferences ?? []).some((ref) => ref.kind === 'ClusterResourceSet' && ref.name === crsName),
     );
 }

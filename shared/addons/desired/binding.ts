@@ -82,7 +82,9 @@ function entryFor(outcome: ResourceOutcome, lastAppliedTime: string): ResourceBi
  * at the end if missing; per resource the entry replaced in place or appended: Applied → `applied: true` + hash,
  * ApplyFailed → `applied: false` + hash, Invalid → `applied: false` without hash, all stamped `now`; Skipped,
  * NotFound and read errors leave entries as they are. Existing order is kept so a binding written by an in-cluster
- * Cluster API does not churn. Call it only when {@link computeResourcesToApply} said `proceed`.
+ * Cluster API does not churn. The owner reference names the ClusterResourceSet in `ownerApiVersion`, the version the
+ * server serves (v1beta2 as upstream v1.14 writes it; v1beta1 where only that is served, so the garbage collector
+ * can resolve it). Call it only when {@link computeResourcesToApply} said `proceed`.
  *
  * @example
  * const binding = computeBinding(current, cluster, crs, outcomes, new Date('2024-01-01T00:00:00Z'));
@@ -93,14 +95,15 @@ export function computeBinding(
   crs: ClusterResourceSet,
   outcomes: readonly ResourceOutcome[],
   now: Date,
+  ownerApiVersion: string = AddonsApiVersion,
 ): ClusterResourceSetBinding {
   const clusterName = cluster.metadata.name ?? '';
   const namespace = cluster.metadata.namespace ?? '';
   const crsName = crs.metadata.name ?? '';
-  const specClusterName = current?.spec?.clusterName || clusterName;
+  const specClusterName = current?.spec.clusterName || clusterName;
 
   let ownerReferences = ensureOwnerRef(current?.metadata.ownerReferences ?? [], {
-    apiVersion: AddonsApiVersion,
+    apiVersion: ownerApiVersion,
     kind: 'ClusterResourceSet',
     name: crsName,
     uid: crs.metadata.uid ?? '',
@@ -112,14 +115,18 @@ export function computeBinding(
   });
 
   const lastAppliedTime = formatKubeTime(now);
-  const existing = current?.spec?.bindings ?? [];
+  const existing = current?.spec.bindings ?? [];
   const index = existing.findIndex((b) => b.clusterResourceSetName === crsName);
   let resources: ResourceBinding[] = [...(existing[index]?.resources ?? [])];
   for (const outcome of outcomes) {
     const entry = entryFor(outcome, lastAppliedTime);
     if (entry) resources = setResourceBinding(resources, entry);
   }
-  const setBinding: ResourceSetBinding = { clusterResourceSetName: crsName, resources };
+  // NOTE: upstream's `resources,omitempty` leaves an empty list out.
+  const setBinding: ResourceSetBinding = {
+    clusterResourceSetName: crsName,
+    ...(resources.length === 0 ? {} : { resources }),
+  };
   const bindings = index === -1 ? [...existing, setBinding] : existing.map((b, i) => (i === index ? setBinding : b));
 
   return {
@@ -144,13 +151,13 @@ export type BindingWithoutCRS =
  * computeBindingWithoutCRS(binding, 'crs-calico'); // { action: 'delete' } when it was the last one
  */
 export function computeBindingWithoutCRS(binding: ClusterResourceSetBinding, crsName: string): BindingWithoutCRS {
-  const before = binding.spec?.bindings ?? [];
+  const before = binding.spec.bindings ?? [];
   const index = before.findIndex((b) => b.clusterResourceSetName === crsName);
   const bindings = index === -1 ? [...before] : before.filter((_, i) => i !== index);
   if (bindings.length === 0) return { action: 'delete' };
   const refsBefore = binding.metadata.ownerReferences ?? [];
   const ownerReferences = removeOwnerRef(refsBefore, {
-    apiVersion: `${AddonsGroup}/v1beta1`,
+    apiVersion: `${AddonsGroup}/v1beta2`, // any version: references are compared by group, kind and name
     kind: 'ClusterResourceSet',
     name: crsName,
   });

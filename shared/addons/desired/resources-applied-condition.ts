@@ -1,7 +1,13 @@
-// The ClusterResourceSet's `ResourcesApplied` condition, from what happened on every matching cluster.
+// The ClusterResourceSet's `ResourcesApplied` conditions, from what happened on every matching cluster: the v1beta2
+// one (metav1, upstream v1.14's reasons) and the v1beta1 one upstream keeps under `status.deprecated.v1beta1`.
 import type { Condition } from '#shared/api/condition.ts';
-import type { ClusterResourceSetReason } from '#shared/api/addons.ts';
-import { ClusterResourceSetReason as Reason, ResourcesAppliedCondition } from '#shared/api/addons.ts';
+import type { ClusterResourceSetV1Beta1Reason as ClusterResourceSetReason } from '#shared/api/addons.ts';
+import {
+  ClusterResourceSetResourcesApplied,
+  ClusterResourceSetV1Beta1Reason as Reason,
+  ResourcesAppliedV1Beta1Condition as ResourcesAppliedCondition,
+} from '#shared/api/addons.ts';
+import type { Condition as MetaCondition } from '#shared/api/v1beta2/common.ts';
 import { formatKubeTime } from '#shared/addons/desired/binding.ts';
 import type { ClusterOutcome } from '#shared/addons/desired/resource-outcome.ts';
 
@@ -11,7 +17,12 @@ export type ResourcesAppliedInput = {
   readonly clusters: readonly ClusterOutcome[];
 };
 
-type Failure = { readonly reason: ClusterResourceSetReason; readonly message: string };
+type Failure = {
+  readonly reason: ClusterResourceSetReason;
+  readonly message: string;
+  /** The Secret of a WrongSecretType failure (upstream names it in the v1beta2 message). */
+  readonly resource?: string;
+};
 
 /** Most important first: the condition carries the reason of the first kind of failure found in this order. */
 const precedence: readonly ClusterResourceSetReason[] = [
@@ -41,7 +52,9 @@ function failuresOf(outcome: ClusterOutcome): Failure[] {
   const object = (kind: string, name: string) => `${kind} ${outcome.cluster.namespace}/${name}`;
   const failures: Failure[] = [];
   for (const r of outcome.resources) {
-    if (r.outcome === 'WrongSecretType') failures.push({ reason: Reason.WrongSecretType, message: r.message });
+    if (r.outcome === 'WrongSecretType') {
+      failures.push({ reason: Reason.WrongSecretType, message: r.message, resource: r.ref.name });
+    }
     if (r.outcome === 'RetrievingResourceFailed') {
       failures.push({
         reason: Reason.RetrievingResourceFailed,
@@ -85,28 +98,35 @@ function failuresOf(outcome: ClusterOutcome): Failure[] {
  * computeResourcesAppliedCondition({ clusters: [{ cluster: { namespace: 'ns', name: 'c1' }, resources: [] }] }, now);
  * // { type: 'ResourcesApplied', status: 'True', lastTransitionTime: '...' }
  */
+function computeFailures(input: ResourcesAppliedInput): Failure[] | undefined {
+  if (input.clusterMatchError !== undefined) {
+    return [{ reason: Reason.ClusterMatchFailed, message: input.clusterMatchError }];
+  }
+  if (input.clusters.length === 0) return undefined;
+  const clusters = [...input.clusters].sort(
+    (a, b) =>
+      compareStrings(a.cluster.namespace, b.cluster.namespace) || compareStrings(a.cluster.name, b.cluster.name),
+  );
+  return clusters.flatMap(failuresOf);
+}
+
+function worstReason(failures: readonly Failure[]): ClusterResourceSetReason {
+  return precedence.find((r) => failures.some((f) => f.reason === r)) ?? Reason.ApplyFailed;
+}
+
 export function computeResourcesAppliedCondition(
   input: ResourcesAppliedInput,
   now: Date,
   previous?: Condition,
 ): Condition | undefined {
-  let failures: Failure[];
-  if (input.clusterMatchError !== undefined) {
-    failures = [{ reason: Reason.ClusterMatchFailed, message: input.clusterMatchError }];
-  } else {
-    if (input.clusters.length === 0) return undefined;
-    const clusters = [...input.clusters].sort(
-      (a, b) =>
-        compareStrings(a.cluster.namespace, b.cluster.namespace) || compareStrings(a.cluster.name, b.cluster.name),
-    );
-    failures = clusters.flatMap(failuresOf);
-  }
+  const failures = computeFailures(input);
+  if (failures === undefined) return undefined;
 
   const next: Omit<Condition, 'lastTransitionTime'> =
     failures.length === 0
       ? { type: ResourcesAppliedCondition, status: 'True' }
       : (() => {
-          const reason = precedence.find((r) => failures.some((f) => f.reason === r)) ?? Reason.ApplyFailed;
+          const reason = worstReason(failures);
           const messages = [...new Set(failures.map((f) => stripVolatile(f.message)))];
           const shown = messages.slice(0, maxMessages);
           const more = messages.length - shown.length;
@@ -127,4 +147,63 @@ export function computeResourcesAppliedCondition(
     (previous.severity ?? '') === (next.severity ?? '') &&
     (previous.message ?? '') === (next.message ?? '');
   return { ...next, lastTransitionTime: sameState ? previous.lastTransitionTime : formatKubeTime(now) };
+}
+
+/** What upstream v1.14 says in the v1beta2 condition for each v1beta1 reason (details only in its logs). */
+const internalError = {
+  reason: ClusterResourceSetResourcesApplied.reasons.InternalError,
+  message: 'Please check controller logs for errors',
+} as const;
+
+function v1beta2StateOf(failures: readonly Failure[]): { readonly reason: string; readonly message: string } {
+  const reason = worstReason(failures);
+  switch (reason) {
+    case Reason.WrongSecretType:
+      return {
+        reason: ClusterResourceSetResourcesApplied.reasons.WrongSecretType,
+        message: `Secret type of resource ${failures.find((f) => f.reason === reason)?.resource ?? ''} is not supported`,
+      };
+    case Reason.ApplyFailed:
+      return {
+        reason: ClusterResourceSetResourcesApplied.reasons.NotApplied,
+        message: 'Failed to apply ClusterResourceSet resources to Cluster',
+      };
+    default:
+      return internalError;
+  }
+}
+
+/**
+ * The v1beta2 `ResourcesApplied` condition as upstream v1.14 writes it: True/Applied when every cluster succeeded;
+ * else False with reason WrongSecretType ("Secret type of resource <name> is not supported"), NotApplied ("Failed to
+ * apply ClusterResourceSet resources to Cluster") or InternalError ("Please check controller logs for errors", for a
+ * failed cluster match, remote client or resource read), the failure picked as for the v1beta1 condition; the
+ * details are in the v1beta1 condition's message. `observedGeneration` is the ClusterResourceSet's generation;
+ * `lastTransitionTime` is kept from `previous` unless the status changed (`meta.SetStatusCondition`). Undefined when
+ * there is nothing to say.
+ *
+ * @example
+ * computeResourcesAppliedV1Beta2Condition({ clusters: [{ cluster: { namespace: 'ns', name: 'c1' }, resources: [] }] }, 1, now);
+ * // { type: 'ResourcesApplied', status: 'True', reason: 'Applied', message: '', observedGeneration: 1, … }
+ */
+export function computeResourcesAppliedV1Beta2Condition(
+  input: ResourcesAppliedInput,
+  generation: number | undefined,
+  now: Date,
+  previous?: MetaCondition,
+): MetaCondition | undefined {
+  const failures = computeFailures(input);
+  if (failures === undefined) return undefined;
+  const state =
+    failures.length === 0
+      ? { status: 'True' as const, reason: ClusterResourceSetResourcesApplied.reasons.Applied, message: '' }
+      : { status: 'False' as const, ...v1beta2StateOf(failures) };
+  const lastTransitionTime =
+    previous !== undefined && previous.status === state.status ? previous.lastTransitionTime : formatKubeTime(now);
+  return {
+    type: ClusterResourceSetResourcesApplied.type,
+    ...state,
+    ...(generation === undefined ? {} : { observedGeneration: generation }),
+    lastTransitionTime,
+  };
 }

@@ -71,7 +71,7 @@ export function findResourceBinding(
   crsName: string,
   ref: ResourceRef,
 ): ResourceBinding | undefined {
-  const setBinding = binding?.spec?.bindings?.find((b) => b.clusterResourceSetName === crsName);
+  const setBinding = binding?.spec.bindings?.find((b) => b.clusterResourceSetName === crsName);
   return setBinding?.resources?.find((r) => r.name === ref.name && r.kind === ref.kind);
 }
 

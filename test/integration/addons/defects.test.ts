@@ -23,7 +23,7 @@ const ctx = useAddonsClusters();
 
 async function getCRS(namespace: string, name: string): Promise<ClusterResourceSet> {
   const raw = await findObject(ctx.mgmt.kube, {
-    apiVersion: 'addons.cluster.x-k8s.io/v1beta1',
+    apiVersion: 'addons.cluster.x-k8s.io/v1beta2',
     kind: 'ClusterResourceSet',
     namespace,
     name,
@@ -34,6 +34,11 @@ async function getCRS(namespace: string, name: string): Promise<ClusterResourceS
 
 function conditionOf(crs: ClusterResourceSet, type: string) {
   return crs.status?.conditions?.find((c) => c.type === type);
+}
+
+/** The v1beta1 condition upstream keeps under `status.deprecated.v1beta1` (with our detailed message). */
+function legacyConditionOf(crs: ClusterResourceSet, type: string) {
+  return crs.status?.deprecated?.v1beta1?.conditions?.find((c) => c.type === type);
 }
 
 async function ownersOf(kind: 'ConfigMap' | 'Secret', namespace: string, name: string) {
@@ -51,7 +56,7 @@ describe('ClusterResourceSet defects on real management and workload clusters', 
     await applyObject(
       ctx.mgmt.kube,
       {
-        apiVersion: 'addons.cluster.x-k8s.io/v1beta1',
+        apiVersion: 'addons.cluster.x-k8s.io/v1beta2',
         kind: 'ClusterResourceSet',
         metadata: { namespace: ns, name: 'set', annotations: { 'cluster.x-k8s.io/paused': '' } },
         spec: { clusterSelector: { matchLabels: { app: 'x' } }, resources: [{ kind: 'ConfigMap', name: 'cm' }] },
@@ -70,11 +75,14 @@ describe('ClusterResourceSet defects on real management and workload clusters', 
     assert.equal(condition?.status, 'True');
     assert.equal(condition?.reason, 'Paused');
     assert.equal(condition?.message, 'ClusterResourceSet has the cluster.x-k8s.io/paused annotation');
+    assert.equal(condition?.observedGeneration, paused.metadata.generation);
     assert.equal(conditionOf(paused, 'ResourcesApplied'), undefined);
+    assert.equal(paused.status?.deprecated, undefined, 'upstream sets no v1beta1 condition while paused');
+    assert.equal(paused.status?.observedGeneration, undefined, 'nor observedGeneration');
 
     await patchObject(
       ctx.mgmt.kube,
-      { apiVersion: 'addons.cluster.x-k8s.io/v1beta1', kind: 'ClusterResourceSet', namespace: ns, name: 'set' },
+      { apiVersion: 'addons.cluster.x-k8s.io/v1beta2', kind: 'ClusterResourceSet', namespace: ns, name: 'set' },
       { metadata: { annotations: { 'cluster.x-k8s.io/paused': null } } },
       { fieldManager: user },
     );
@@ -85,6 +93,13 @@ describe('ClusterResourceSet defects on real management and workload clusters', 
     assert.equal(conditionOf(crs, 'Paused')?.status, 'False');
     assert.equal(conditionOf(crs, 'Paused')?.reason, 'NotPaused');
     assert.equal(conditionOf(crs, 'ResourcesApplied')?.status, 'True');
+    assert.equal(conditionOf(crs, 'ResourcesApplied')?.reason, 'Applied');
+    assert.equal(legacyConditionOf(crs, 'ResourcesApplied')?.status, 'True');
+    assert.deepEqual(
+      crs.status?.conditions?.map((c) => c.type),
+      ['ResourcesApplied', 'Paused'],
+      "upstream's order: Paused last",
+    );
   });
 
   test('a Secret of the wrong type gets no owner reference; the ConfigMap next to it does', async () => {
@@ -114,7 +129,9 @@ describe('ClusterResourceSet defects on real management and workload clusters', 
     const outcome = await reconcileAddons(ctx.deps, { namespace: ns, name: 'set' });
 
     assert.equal(outcome.result, 'Error');
-    assert.equal(conditionOf(await getCRS(ns, 'set'), 'ResourcesApplied')?.reason, 'WrongSecretType');
+    const set = await getCRS(ns, 'set');
+    assert.equal(conditionOf(set, 'ResourcesApplied')?.reason, 'WrongSecretType');
+    assert.equal(legacyConditionOf(set, 'ResourcesApplied')?.reason, 'WrongSecretType');
     assert.deepEqual(await ownersOf('Secret', ns, 'opaque'), [], 'the Opaque Secret is left alone');
     assert.deepEqual(await ownersOf('ConfigMap', ns, 'cm'), ['ClusterResourceSet/set']);
   });
@@ -139,12 +156,13 @@ describe('ClusterResourceSet defects on real management and workload clusters', 
     const crs = await getCRS(ns, 'set');
     const binding = await getBinding(ctx.mgmt.kube, key);
     assert.equal(binding?.spec?.clusterName, 'c1');
-    assert.deepEqual(binding?.spec?.bindings, [{ clusterResourceSetName: 'set', resources: [] }]);
+    assert.deepEqual(binding?.spec?.bindings, [{ clusterResourceSetName: 'set' }], 'an empty list is left out');
     assert.deepEqual(
       binding?.metadata.ownerReferences?.map((r) => [r.kind, r.name, r.uid]),
       [['ClusterResourceSet', 'set', crs.metadata.uid]],
     );
-    const condition = conditionOf(crs, 'ResourcesApplied');
+    assert.equal(conditionOf(crs, 'ResourcesApplied')?.reason, 'InternalError');
+    const condition = legacyConditionOf(crs, 'ResourcesApplied');
     assert.equal(condition?.status, 'False');
     assert.equal(condition?.reason, 'RemoteClusterClientFailed');
     assert.equal(condition?.severity, 'Error');

@@ -12,6 +12,8 @@ import {
   reconcileAddonsForCluster,
 } from '#shared/addons/index.ts';
 import { applyObject, deleteObject, findObject, getObject, type KubeClient } from '#shared/kube/index.ts';
+import { defaultTargets } from '#functions/forwarder/default-targets.ts';
+import { getCollectionPath } from '#functions/forwarder/get-collection-path.ts';
 import {
   configMap,
   configMapData,
@@ -28,7 +30,7 @@ const ctx = useAddonsClusters();
 
 async function getCRS(namespace: string, name: string): Promise<ClusterResourceSet | undefined> {
   const raw = await findObject(ctx.mgmt.kube, {
-    apiVersion: 'addons.cluster.x-k8s.io/v1beta1',
+    apiVersion: 'addons.cluster.x-k8s.io/v1beta2',
     kind: 'ClusterResourceSet',
     namespace,
     name,
@@ -38,6 +40,17 @@ async function getCRS(namespace: string, name: string): Promise<ClusterResourceS
 
 async function binding(namespace: string, name: string): Promise<ClusterResourceSetBinding | undefined> {
   return getBinding(ctx.mgmt.kube, { namespace, name });
+}
+
+/** The v1beta1 condition upstream keeps under `status.deprecated.v1beta1` (with our detailed message). */
+function legacyConditionOf(crs: ClusterResourceSet | undefined, type: string) {
+  return crs?.status?.deprecated?.v1beta1?.conditions?.find((c) => c.type === type);
+}
+
+/** The v1beta2 condition of `type` as [status, reason, message]. */
+function stateOf(crs: ClusterResourceSet | undefined, type: string) {
+  const c = crs?.status?.conditions?.find((x) => x.type === type);
+  return c === undefined ? undefined : [c.status, c.reason, c.message];
 }
 
 function entriesOf(b: ClusterResourceSetBinding | undefined, crsName: string) {
@@ -123,7 +136,22 @@ describe('ClusterResourceSet passes on real management and workload clusters', (
     assert.ok(crs);
     assert.deepEqual(crs.metadata.finalizers, ['addons.cluster.x-k8s.io']);
     assert.equal(crs.status?.observedGeneration, crs.metadata.generation);
-    const condition = crs.status?.conditions?.find((c) => c.type === 'ResourcesApplied');
+    // As upstream v1.14: v1beta2 conditions (ResourcesApplied, then Paused) with upstream's reasons and the
+    // generation they saw; the v1beta1 condition with the details under status.deprecated.v1beta1.
+    assert.deepEqual(
+      crs.status?.conditions?.map((c) => [c.type, c.status, c.reason, c.message, c.observedGeneration]),
+      [
+        [
+          'ResourcesApplied',
+          'False',
+          'InternalError',
+          'Please check controller logs for errors',
+          crs.metadata.generation,
+        ],
+        ['Paused', 'False', 'NotPaused', '', crs.metadata.generation],
+      ],
+    );
+    const condition = legacyConditionOf(crs, 'ResourcesApplied');
     assert.equal(condition?.status, 'False');
     assert.equal(condition?.reason, 'RemoteClusterClientFailed');
     assert.match(condition?.message ?? '', /Cluster once-two\/c4: its infrastructure is not ready yet/);
@@ -432,7 +460,13 @@ describe('ClusterResourceSet passes on real management and workload clusters', (
     const right = await reconcileAddons(ctx.deps, { namespace: ns, name: 'right' });
 
     assert.equal(wrong.result, 'Error');
-    const condition = (await getCRS(ns, 'wrong'))?.status?.conditions?.find((c) => c.type === 'ResourcesApplied');
+    const wrongSet = await getCRS(ns, 'wrong');
+    assert.deepEqual(stateOf(wrongSet, 'ResourcesApplied'), [
+      'False',
+      'WrongSecretType',
+      'Secret type of resource opaque is not supported',
+    ]);
+    const condition = legacyConditionOf(wrongSet, 'ResourcesApplied');
     assert.equal(condition?.status, 'False');
     assert.equal(condition?.reason, 'WrongSecretType');
     assert.match(condition?.message ?? '', /Secret secrets\/opaque has type "Opaque"/);
@@ -469,7 +503,14 @@ describe('ClusterResourceSet passes on real management and workload clusters', (
     const outcome = await reconcileAddons(ctx.deps, { namespace: ns, name: 'set' });
 
     assert.equal(outcome.result, 'Error');
-    const condition = (await getCRS(ns, 'set'))?.status?.conditions?.find((c) => c.type === 'ResourcesApplied');
+    const set = await getCRS(ns, 'set');
+    assert.deepEqual(stateOf(set, 'ResourcesApplied'), [
+      'False',
+      'NotApplied',
+      'Failed to apply ClusterResourceSet resources to Cluster',
+    ]);
+    assert.notEqual(set?.status?.observedGeneration, set?.metadata.generation, 'upstream: only after a clean pass');
+    const condition = legacyConditionOf(set, 'ResourcesApplied');
     assert.equal(condition?.status, 'False');
     assert.equal(condition?.reason, 'ApplyFailed');
     assert.match(condition?.message ?? '', /ConfigMap bad-yaml\/broken key "oops\.yaml"/);
@@ -505,7 +546,7 @@ describe('ClusterResourceSet passes on real management and workload clusters', (
     });
     assert.equal((await reconcileAddons(ctx.deps, { namespace: ns, name: 'doomed' })).result, 'Success');
     assert.equal((await reconcileAddons(ctx.deps, { namespace: ns, name: 'keeper' })).result, 'Success');
-    const crsRef = { apiVersion: 'addons.cluster.x-k8s.io/v1beta1', kind: 'ClusterResourceSet', namespace: ns };
+    const crsRef = { apiVersion: 'addons.cluster.x-k8s.io/v1beta2', kind: 'ClusterResourceSet', namespace: ns };
     assert.equal(await deleteObject(ctx.mgmt.kube, { ...crsRef, name: 'doomed' }), true);
     assert.ok((await getCRS(ns, 'doomed'))?.metadata.deletionTimestamp, 'the finalizer holds the object');
     ctx.resetLogs();
@@ -572,7 +613,13 @@ describe('ClusterResourceSet passes on real management and workload clusters', (
 
     assert.equal(outcome.result, 'Error');
     assert.match(outcome.error ?? '', /Cluster unreachable\/c2/);
-    const condition = (await getCRS(ns, 'set'))?.status?.conditions?.find((c) => c.type === 'ResourcesApplied');
+    const set = await getCRS(ns, 'set');
+    assert.deepEqual(stateOf(set, 'ResourcesApplied'), [
+      'False',
+      'InternalError',
+      'Please check controller logs for errors',
+    ]);
+    const condition = legacyConditionOf(set, 'ResourcesApplied');
     assert.equal(condition?.status, 'False');
     assert.equal(condition?.reason, 'RemoteClusterClientFailed');
     assert.equal(condition?.severity, 'Error');
@@ -586,5 +633,13 @@ describe('ClusterResourceSet passes on real management and workload clusters', (
     tick(60);
     assert.equal((await reconcileAddons(ctx.deps, { namespace: ns, name: 'set' })).result, 'Error');
     assert.deepEqual(ctx.pass.log.mutating(), []);
+  });
+
+  test("the forwarder watches the add-on kinds in v1beta2 on upstream's CRDs", async () => {
+    const targets = defaultTargets().filter((t) => t.apiVersion.startsWith('addons.cluster.x-k8s.io/'));
+    assert.deepEqual(await Promise.all(targets.map((t) => getCollectionPath(ctx.pass.kube, t))), [
+      '/apis/addons.cluster.x-k8s.io/v1beta2/clusterresourcesets',
+      '/apis/addons.cluster.x-k8s.io/v1beta2/clusterresourcesetbindings',
+    ]);
   });
 });

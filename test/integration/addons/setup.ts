@@ -40,14 +40,17 @@ export type AddonsTestContext = {
   resetLogs(): void;
 };
 
-/** Registers before/after hooks starting the three control planes; fields are filled in when the tests run. */
-export function useAddonsClusters(): AddonsTestContext {
+/**
+ * Registers before/after hooks starting the three control planes; fields are filled in when the tests run. `mgmt`
+ * chooses the management cluster's CRDs (default: upstream's own, see startManagementCluster).
+ */
+export function useAddonsClusters(mgmt: Parameters<typeof startManagementCluster>[0] = {}): AddonsTestContext {
   const context = {
     workloadLogs: new Map<string, RequestLog>(),
     clock: { now: new Date('2024-05-01T10:00:00Z') },
   } as AddonsTestContext;
   before(async () => {
-    context.mgmt = await startManagementCluster();
+    context.mgmt = await startManagementCluster(mgmt);
     context.w1 = await startWorkloadCluster(context.mgmt, { namespace: 'default', name: 'w1' });
     context.w2 = await startWorkloadCluster(context.mgmt, { namespace: 'default', name: 'w2' });
     context.pass = await context.mgmt.newClient();
@@ -157,7 +160,7 @@ export async function putClusterResourceSet(
 ): Promise<void> {
   await applyObject(
     mgmt.kube,
-    { apiVersion: 'addons.cluster.x-k8s.io/v1beta1', kind: 'ClusterResourceSet', metadata: { namespace, name }, spec },
+    { apiVersion: 'addons.cluster.x-k8s.io/v1beta2', kind: 'ClusterResourceSet', metadata: { namespace, name }, spec },
     { fieldManager: user, force: true },
   );
 }

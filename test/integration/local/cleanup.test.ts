@@ -35,7 +35,7 @@ async function assertWebhookRejects(output: string): Promise<void> {
       applyObject(
         kube,
         {
-          apiVersion: 'addons.cluster.x-k8s.io/v1beta1',
+          apiVersion: 'addons.cluster.x-k8s.io/v1beta2',
           kind: 'ClusterResourceSet',
           metadata: { namespace: 'default', name: 'empty-selector' },
           spec: { clusterSelector: {}, resources: [{ kind: 'ConfigMap', name: 'calico' }] },

@@ -72,10 +72,10 @@ async function refused(
 /** The API server picks webhook configurations up asynchronously; wait until a refusal comes from ours. */
 async function waitForWebhooks(): Promise<void> {
   const probe = asKube({
-    apiVersion: 'addons.cluster.x-k8s.io/v1beta1',
+    apiVersion: 'addons.cluster.x-k8s.io/v1beta2',
     kind: 'ClusterResourceSet',
     metadata: { namespace: 'default', name: 'probe' },
-    spec: { clusterSelector: {} },
+    spec: { clusterSelector: {}, resources: [{ kind: 'ConfigMap', name: 'probe' }] },
   });
   const deadline = Date.now() + 20_000;
   for (;;) {
@@ -303,9 +303,9 @@ describe('ClusterClass updates checked against the Clusters using it', () => {
 });
 
 describe('ClusterResourceSet admission', () => {
-  const crs = (name: string, clusterSelector: unknown) =>
+  const crs = (name: string, clusterSelector: unknown, version = 'v1beta2') =>
     asKube({
-      apiVersion: 'addons.cluster.x-k8s.io/v1beta1',
+      apiVersion: `addons.cluster.x-k8s.io/${version}`,
       kind: 'ClusterResourceSet',
       metadata: { namespace: 'default', name },
       spec: { clusterSelector, resources: [{ kind: 'ConfigMap', name: 'calico' }] },
@@ -316,6 +316,15 @@ describe('ClusterResourceSet admission', () => {
       applyObject(mgmt.kube, crs('empty', {}), { fieldManager }),
       KubeInvalidError,
       'ClusterResourceSet.addons.cluster.x-k8s.io "empty" is invalid: spec.clusterSelector: Invalid value',
+      'selector must not be empty',
+    );
+  });
+
+  test('refuses an empty selector sent as v1beta1 (reviewed in v1beta2 through the edge conversion)', async () => {
+    await refused(
+      applyObject(mgmt.kube, crs('empty-v1beta1', {}, 'v1beta1'), { fieldManager }),
+      KubeInvalidError,
+      'spec.clusterSelector: Invalid value',
       'selector must not be empty',
     );
   });
@@ -336,10 +345,10 @@ describe('ClusterResourceSetBinding admission', () => {
   test('keeps spec.clusterName immutable once set, as upstream', async () => {
     const binding = (clusterName: string, crsName = 'calico') =>
       asKube({
-        apiVersion: 'addons.cluster.x-k8s.io/v1beta1',
+        apiVersion: 'addons.cluster.x-k8s.io/v1beta2',
         kind: 'ClusterResourceSetBinding',
         metadata: { namespace: 'default', name: 'c1' },
-        spec: { clusterName, bindings: [{ clusterResourceSetName: crsName, resources: [] }] },
+        spec: { clusterName, bindings: [{ clusterResourceSetName: crsName }] },
       });
     await applyObject(mgmt.kube, binding('c1'), { fieldManager });
     await refused(

@@ -53,25 +53,25 @@ export function crs(
   strategy?: 'ApplyOnce' | 'Reconcile',
 ): ClusterResourceSet {
   return deepFreeze({
-    apiVersion: 'addons.cluster.x-k8s.io/v1beta1',
+    apiVersion: 'addons.cluster.x-k8s.io/v1beta2',
     kind: 'ClusterResourceSet',
     metadata: { name, namespace: 'ns', uid: `uid-${name}` },
     spec: {
       clusterSelector: { matchLabels: { cni: 'calico' } },
-      ...(resources ? { resources } : {}),
+      resources,
       ...(strategy ? { strategy } : {}),
     },
   });
 }
 
 export function binding(
-  spec: ClusterResourceSetBinding['spec'],
+  spec: ClusterResourceSetBinding['spec'] | undefined,
   ownerReferences: ClusterResourceSetBinding['metadata']['ownerReferences'] = [],
 ): ClusterResourceSetBinding {
   return deepFreeze({
-    apiVersion: 'addons.cluster.x-k8s.io/v1beta1',
+    apiVersion: 'addons.cluster.x-k8s.io/v1beta2',
     kind: 'ClusterResourceSetBinding',
     metadata: { name: 'c1', namespace: 'ns', ownerReferences },
-    ...(spec ? { spec } : {}),
+    spec: { clusterName: 'c1', ...spec },
   });
 }

@@ -3,7 +3,7 @@
 // bump of the pinned version that moves a field fails here.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ClusterResourceSetBindingV1Beta2, ClusterResourceSetV1Beta2 } from '#shared/api/addons-v1beta2.ts';
+import { ClusterResourceSet, ClusterResourceSetBinding } from '#shared/api/addons.ts';
 import { computeCrd, computeOpenAPISchema } from '#shared/api/gen/compute-crd.ts';
 import { allKinds, type KindInfo } from '#shared/api/kinds.ts';
 import {
@@ -55,10 +55,17 @@ describe(`schemas against upstream Cluster API ${upstreamCapiVersion} CRDs`, () 
   }
 });
 
-describe('addons v1beta2 schemas (the shapes the addons pass moves to) against upstream', () => {
+/** Deliberate differences of the addons v1beta2 schemas, each with its reason (see knownDeviations). */
+const knownAddonsDeviations: Readonly<Record<string, readonly string[]>> = {
+  // NOTE: a v1beta1 binding from before v1.4 has no clusterName and upstream's conversion leaves it empty; optional
+  // here so such a binding still parses when read through the edge or reviewed. The CRD still requires it.
+  ClusterResourceSetBinding: ['spec: required [], upstream [clusterName]'],
+};
+
+describe('addons v1beta2 schemas (the shapes the addons pass works on) against upstream', () => {
   const cases = [
-    ['ClusterResourceSet', 'clusterresourcesets', ClusterResourceSetV1Beta2],
-    ['ClusterResourceSetBinding', 'clusterresourcesetbindings', ClusterResourceSetBindingV1Beta2],
+    ['ClusterResourceSet', 'clusterresourcesets', ClusterResourceSet],
+    ['ClusterResourceSetBinding', 'clusterresourcesetbindings', ClusterResourceSetBinding],
   ] as const;
   for (const [kind, plural, schema] of cases) {
     test(`${kind} v1beta2: every field we declare exists upstream with the same type and required fields`, () => {
@@ -67,7 +74,7 @@ describe('addons v1beta2 schemas (the shapes the addons pass moves to) against u
         ours,
         readUpstreamSchema('addons.cluster.x-k8s.io', plural, 'v1beta2'),
       );
-      assert.deepEqual(violations, []);
+      assert.deepEqual(violations, knownAddonsDeviations[kind] ?? []);
     });
   }
 });

@@ -25,7 +25,7 @@ const crsReview = {
       apiVersion: 'addons.cluster.x-k8s.io/v1beta1',
       kind: 'ClusterResourceSet',
       metadata: { namespace: 'default', name: 'crs' },
-      spec: { clusterSelector: {} },
+      spec: { clusterSelector: {}, resources: [{ kind: 'ConfigMap', name: 'cni' }] },
     },
   },
 };

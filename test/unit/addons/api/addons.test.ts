@@ -1,4 +1,4 @@
-// Tests for shared/api/addons.ts.
+// Tests for shared/api/addons.ts (the v1beta2 shapes the add-on pass works on).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parse } from 'yaml';
@@ -27,7 +27,7 @@ describe('ClusterResourceSet schemas', () => {
 
   test('reject a resource kind other than Secret or ConfigMap, naming the field', () => {
     const raw = {
-      apiVersion: 'addons.cluster.x-k8s.io/v1beta1',
+      apiVersion: 'addons.cluster.x-k8s.io/v1beta2',
       kind: 'ClusterResourceSet',
       metadata: { name: 'crs1', namespace: 'ns' },
       spec: { clusterSelector: { matchLabels: { a: 'b' } }, resources: [{ name: 'x', kind: 'Deployment' }] },

@@ -13,7 +13,7 @@ const crs1 = crs('crs1', [
   { name: 'db', kind: 'Secret' },
 ]);
 const crsOwner = (name: string) => ({
-  apiVersion: 'addons.cluster.x-k8s.io/v1beta1',
+  apiVersion: 'addons.cluster.x-k8s.io/v1beta2',
   kind: 'ClusterResourceSet',
   name,
   uid: `uid-${name}`,
@@ -26,7 +26,7 @@ describe('computeBinding', () => {
       { ref: { name: 'db', kind: 'Secret' }, outcome: 'ApplyFailed', hash: 'sha256:b', message: 'boom' },
     ]);
     assert.deepEqual(computeBinding(undefined, cluster, crs1, outcomes, now), {
-      apiVersion: 'addons.cluster.x-k8s.io/v1beta1',
+      apiVersion: 'addons.cluster.x-k8s.io/v1beta2',
       kind: 'ClusterResourceSetBinding',
       metadata: { name: 'c1', namespace: 'ns', ownerReferences: [crsOwner('crs1')] },
       spec: {
@@ -142,7 +142,15 @@ describe('computeBinding', () => {
     const got = computeBinding(current, cluster, crs1, [], now);
     assert.deepEqual(got.metadata.ownerReferences, [crsOwner('crs1')]);
     assert.equal(got.spec?.clusterName, 'c1');
-    assert.deepEqual(got.spec?.bindings, [{ clusterResourceSetName: 'crs1', resources: [] }]);
+    assert.deepEqual(got.spec?.bindings, [{ clusterResourceSetName: 'crs1' }]);
+  });
+
+  test('names the ClusterResourceSet owner in the version the server serves (v1beta1 up to upstream v1.10)', () => {
+    const got = computeBinding(undefined, cluster, crs1, [], now, 'addons.cluster.x-k8s.io/v1beta1');
+    assert.deepEqual(got.metadata.ownerReferences, [
+      { ...crsOwner('crs1'), apiVersion: 'addons.cluster.x-k8s.io/v1beta1' },
+    ]);
+    assert.equal(got.apiVersion, 'addons.cluster.x-k8s.io/v1beta2');
   });
 
   test('gives the same binding when computed twice', () => {

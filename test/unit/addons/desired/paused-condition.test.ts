@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Condition } from '#shared/api/condition.ts';
+import type { Condition } from '#shared/api/v1beta2/common.ts';
 import { computePausedCondition, isPaused } from '#shared/addons/desired/paused-condition.ts';
 import { crs, deepFreeze } from '#test/unit/addons/fixtures.ts';
 
@@ -32,18 +32,42 @@ describe('computePausedCondition', () => {
     {
       name: 'is False (NotPaused) without the annotation',
       set: running,
-      want: { type: 'Paused', status: 'False', reason: 'NotPaused', lastTransitionTime: '2024-05-06T07:08:09Z' },
+      want: {
+        type: 'Paused',
+        status: 'False',
+        reason: 'NotPaused',
+        message: '',
+        lastTransitionTime: '2024-05-06T07:08:09Z',
+      },
     },
     {
       name: 'keeps the transition time when nothing changed',
       set: running,
-      previous: { type: 'Paused', status: 'False', reason: 'NotPaused', lastTransitionTime: '2024-01-01T00:00:00Z' },
-      want: { type: 'Paused', status: 'False', reason: 'NotPaused', lastTransitionTime: '2024-01-01T00:00:00Z' },
+      previous: {
+        type: 'Paused',
+        status: 'False',
+        reason: 'NotPaused',
+        message: '',
+        lastTransitionTime: '2024-01-01T00:00:00Z',
+      },
+      want: {
+        type: 'Paused',
+        status: 'False',
+        reason: 'NotPaused',
+        message: '',
+        lastTransitionTime: '2024-01-01T00:00:00Z',
+      },
     },
     {
       name: 'takes a new transition time when the status flips',
       set: paused,
-      previous: { type: 'Paused', status: 'False', reason: 'NotPaused', lastTransitionTime: '2024-01-01T00:00:00Z' },
+      previous: {
+        type: 'Paused',
+        status: 'False',
+        reason: 'NotPaused',
+        message: '',
+        lastTransitionTime: '2024-01-01T00:00:00Z',
+      },
       want: {
         type: 'Paused',
         status: 'True',
@@ -58,6 +82,11 @@ describe('computePausedCondition', () => {
       assert.deepEqual(computePausedCondition(c.set, now, c.previous), c.want);
     });
   }
+
+  test('carries the generation as observedGeneration, as upstream conditions.Set does', () => {
+    const generation7 = deepFreeze({ ...running, metadata: { ...running.metadata, generation: 7 } });
+    assert.equal(computePausedCondition(generation7, now).observedGeneration, 7);
+  });
 
   test('isPaused reads only the annotation', () => {
     assert.equal(isPaused(paused), true);

@@ -2,7 +2,11 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Condition } from '#shared/api/condition.ts';
 import type { ClusterOutcome } from '#shared/addons/desired/resource-outcome.ts';
-import { computeResourcesAppliedCondition } from '#shared/addons/desired/resources-applied-condition.ts';
+import {
+  computeResourcesAppliedCondition,
+  computeResourcesAppliedV1Beta2Condition,
+  type ResourcesAppliedInput,
+} from '#shared/addons/desired/resources-applied-condition.ts';
 import { deepFreeze } from '#test/unit/addons/fixtures.ts';
 
 const now = new Date('2024-05-06T07:08:09Z');
@@ -189,5 +193,79 @@ describe('computeResourcesAppliedCondition', () => {
     });
     const got = computeResourcesAppliedCondition(deepFreeze({ clusters: [on('c1', [], 'new')] }), now, previous);
     assert.equal(got?.lastTransitionTime, '2024-05-06T07:08:09Z');
+  });
+});
+
+describe('computeResourcesAppliedV1Beta2Condition', () => {
+  const internalError = ['False', 'InternalError', 'Please check controller logs for errors'];
+  const cases: { name: string; input: ResourcesAppliedInput; want: string[] | undefined }[] = [
+    {
+      name: 'is True with reason Applied and an empty message when every cluster succeeded',
+      input: { clusters: [on('c1', [{ ref: cm, outcome: 'Applied', hash: 'h' }])] },
+      want: ['True', 'Applied', ''],
+    },
+    { name: 'says nothing when no cluster matches', input: { clusters: [] }, want: undefined },
+    {
+      name: 'is InternalError with upstream message when clusters could not be listed',
+      input: { clusterMatchError: 'failed to list clusters: boom', clusters: [] },
+      want: internalError,
+    },
+    {
+      name: 'is InternalError when a workload cluster cannot be reached, as upstream v1.14',
+      input: { clusters: [on('c1', [{ ref: cm, outcome: 'Skipped' }], 'connection refused')] },
+      want: internalError,
+    },
+    {
+      name: 'is InternalError when a resource could not be read',
+      input: { clusters: [on('c1', [{ ref: sec, outcome: 'RetrievingResourceFailed', message: 'forbidden' }])] },
+      want: internalError,
+    },
+    {
+      name: 'is WrongSecretType naming the Secret, as upstream',
+      input: { clusters: [on('c1', [{ ref: sec, outcome: 'WrongSecretType', message: 'Opaque' }])] },
+      want: ['False', 'WrongSecretType', 'Secret type of resource db is not supported'],
+    },
+    {
+      name: 'is NotApplied when an apply failed',
+      input: { clusters: [on('c1', [{ ref: cm, outcome: 'ApplyFailed', hash: 'h', message: 'denied' }])] },
+      want: ['False', 'NotApplied', 'Failed to apply ClusterResourceSet resources to Cluster'],
+    },
+    {
+      name: 'is NotApplied for unreadable data (the v1beta1 condition says ApplyFailed)',
+      input: { clusters: [on('c1', [{ ref: cm, outcome: 'Invalid', message: 'bad yaml' }])] },
+      want: ['False', 'NotApplied', 'Failed to apply ClusterResourceSet resources to Cluster'],
+    },
+  ];
+  for (const c of cases) {
+    test(c.name, () => {
+      const got = computeResourcesAppliedV1Beta2Condition(deepFreeze(c.input), 3, now);
+      assert.deepEqual(got && [got.status, got.reason, got.message], c.want);
+      if (got) {
+        assert.equal(got.type, 'ResourcesApplied');
+        assert.equal(got.observedGeneration, 3);
+        assert.equal(got.lastTransitionTime, '2024-05-06T07:08:09Z');
+      }
+    });
+  }
+
+  test('keeps lastTransitionTime while the status stays, even when the reason changes (meta.SetStatusCondition)', () => {
+    const previous = {
+      type: 'ResourcesApplied',
+      status: 'False' as const,
+      reason: 'NotApplied',
+      message: 'Failed to apply ClusterResourceSet resources to Cluster',
+      lastTransitionTime: '2024-01-01T00:00:00Z',
+    };
+    const input = { clusters: [on('c1', [{ ref: sec, outcome: 'WrongSecretType' as const, message: 'Opaque' }])] };
+    const got = computeResourcesAppliedV1Beta2Condition(input, 1, now, previous);
+    assert.equal(got?.reason, 'WrongSecretType');
+    assert.equal(got?.lastTransitionTime, '2024-01-01T00:00:00Z');
+    const flipped = computeResourcesAppliedV1Beta2Condition(
+      { clusters: [on('c1', [{ ref: cm, outcome: 'Applied', hash: 'h' }])] },
+      1,
+      now,
+      previous,
+    );
+    assert.equal(flipped?.lastTransitionTime, '2024-05-06T07:08:09Z');
   });
 });

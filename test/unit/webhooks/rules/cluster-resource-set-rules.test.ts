@@ -10,10 +10,14 @@ import { deepFreeze } from '#test/builders/topology.ts';
 
 const crs = (spec: Partial<ClusterResourceSet['spec']>): ClusterResourceSet =>
   deepFreeze({
-    apiVersion: 'addons.cluster.x-k8s.io/v1beta1',
+    apiVersion: 'addons.cluster.x-k8s.io/v1beta2',
     kind: 'ClusterResourceSet',
     metadata: { namespace: 'default', name: 'calico' },
-    spec: { clusterSelector: { matchLabels: { cni: 'calico' } }, ...spec },
+    spec: {
+      clusterSelector: { matchLabels: { cni: 'calico' } },
+      resources: [{ kind: 'ConfigMap', name: 'cni' }],
+      ...spec,
+    },
   });
 
 describe('validateClusterResourceSet', () => {
@@ -55,7 +59,7 @@ describe('validateClusterResourceSet', () => {
 
 const binding = (clusterName: string | undefined, crsName = 'calico'): ClusterResourceSetBinding =>
   deepFreeze({
-    apiVersion: 'addons.cluster.x-k8s.io/v1beta1',
+    apiVersion: 'addons.cluster.x-k8s.io/v1beta2',
     kind: 'ClusterResourceSetBinding',
     metadata: { namespace: 'default', name: 'c1' },
     spec: {
