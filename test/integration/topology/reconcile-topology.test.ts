@@ -564,8 +564,15 @@ describe('topology passes on a real management cluster', () => {
     assert.equal(outcome.result, 'Success');
     assert.deepEqual(
       ctx.pass.log.mutating().map((r) => `${r.method} ${r.path}`),
-      [`PATCH /apis/cluster.x-k8s.io/v1beta2/namespaces/${ns}/clusters/c1/status`],
-      'only the condition is written',
+      [
+        `PATCH /apis/cluster.x-k8s.io/v1beta2/namespaces/${ns}/clusters/c1`,
+        `PATCH /apis/cluster.x-k8s.io/v1beta2/namespaces/${ns}/clusters/c1/status`,
+      ],
+      'only the ok-to-delete annotation (no BeforeClusterDelete handler registered) and the condition are written',
+    );
+    assert.equal(
+      (await mustGet(ctx, capi, 'Cluster', key)).metadata.annotations?.['runtime.cluster.x-k8s.io/ok-to-delete'],
+      '',
     );
     assert.equal((await topologyCondition(ctx, key))?.['reason'], 'Deleting');
     ctx.pass.log.reset();
