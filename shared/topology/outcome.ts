@@ -106,7 +106,13 @@ const isUpgradeInProgress = (upgrade: UpgradeSummary) => {
   return cp.isPendingUpgrade || cp.isStartingUpgrade || cp.isUpgrading || any(md) || any(mp);
 };
 
-/** The "Cluster is upgrading" condition (upstream reconcileTopologyReconciledCondition, without upgrade plans). */
+/** Upstream pendingVersions: the plan's versions other than `version`, as ` (a, b pending)`. */
+function pendingVersions(plan: readonly string[] | undefined, version: string): string {
+  const rest = (plan ?? []).filter((v) => v !== version);
+  return rest.length > 0 ? ` (${rest.join(', ')} pending)` : '';
+}
+
+/** The "Cluster is upgrading" condition (upstream reconcileTopologyReconciledCondition). */
 function computeUpgradingCondition(state: Extract<PassState, { kind: 'Reconciled' }>): ConditionPair {
   const { upgrade } = state;
   const cpVersion = state.controlPlaneVersion ?? '';
@@ -118,12 +124,20 @@ function computeUpgradingCondition(state: Extract<PassState, { kind: 'Reconciled
   const hooksMessage = computeBlockingHooksMessage('upgrade', state.hooks?.tracked ?? []);
   const hookBlocks = hooksMessage !== '';
   if (hookBlocks) lines.push(`  * ${hooksMessage}`);
+  const plans = upgrade.plans;
+  const cpKind = state.controlPlaneKind ?? 'ControlPlane';
   if (cp.isStartingUpgrade || cp.isUpgrading)
-    lines.push(`  * ${state.controlPlaneKind ?? 'ControlPlane'} upgrading to version ${cpVersion}`);
+    lines.push(`  * ${cpKind} upgrading to version ${cpVersion}${pendingVersions(plans?.controlPlane, cpVersion)}`);
+  else if ((plans?.controlPlane.length ?? 0) > 0)
+    lines.push(`  * ${cpKind} pending upgrade to version ${plans?.controlPlane.join(', ') ?? ''}`);
   const md = dedupNames(upgrade.machineDeployments);
   if (md.upgrading.length > 0)
     lines.push(
-      `  * ${nameList('MachineDeployment', 'MachineDeployments', md.upgrading)} upgrading to version ${cpVersion}`,
+      `  * ${nameList('MachineDeployment', 'MachineDeployments', md.upgrading)} upgrading to version ${cpVersion}${pendingVersions(plans?.machineDeployments, cpVersion)}`,
+    );
+  if (md.pending.length > 0 && (plans?.machineDeployments.length ?? 0) > 0)
+    lines.push(
+      `  * ${nameList('MachineDeployment', 'MachineDeployments', md.pending)} pending upgrade to version ${plans?.machineDeployments.join(', ') ?? ''}`,
     );
   if (md.deferred.length > 0) {
     lines.push(
@@ -146,7 +160,13 @@ function computeUpgradingCondition(state: Extract<PassState, { kind: 'Reconciled
     );
   const mp = dedupNames(upgrade.machinePools);
   if (mp.upgrading.length > 0)
-    lines.push(`  * ${nameList('MachinePool', 'MachinePools', mp.upgrading)} upgrading to version ${cpVersion}`);
+    lines.push(
+      `  * ${nameList('MachinePool', 'MachinePools', mp.upgrading)} upgrading to version ${cpVersion}${pendingVersions(plans?.machinePools, cpVersion)}`,
+    );
+  if (mp.pending.length > 0 && (plans?.machinePools.length ?? 0) > 0)
+    lines.push(
+      `  * ${nameList('MachinePool', 'MachinePools', mp.pending)} pending upgrade to version ${plans?.machinePools.join(', ') ?? ''}`,
+    );
   if (mp.deferred.length > 0) {
     lines.push(
       `  * ${nameList('MachinePool', 'MachinePools', mp.deferred)} upgrade to version ${cpVersion} deferred using topology.cluster.x-k8s.io/defer-upgrade or hold-upgrade-sequence annotations`,

@@ -114,6 +114,12 @@ export type UpgradeSummary = {
   };
   readonly machineDeployments: WorkerUpgradeSummary;
   readonly machinePools: WorkerUpgradeSummary;
+  /** Upstream's upgrade plans (one step: the topology version), for the TopologyReconciled message. */
+  readonly plans?: {
+    readonly controlPlane: readonly string[];
+    readonly machineDeployments: readonly string[];
+    readonly machinePools: readonly string[];
+  };
 };
 
 export type WorkerUpgradeSummary = {

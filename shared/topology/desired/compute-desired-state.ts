@@ -24,6 +24,7 @@ import {
   summarizeUpgradeTracker,
 } from '#shared/topology/desired/upgrade-tracker.ts';
 import {
+  computeUpgradePlans,
   consultHook,
   isControlPlaneInitialized,
   LifecycleHook,
@@ -95,9 +96,10 @@ export function computeUnpatchedDesiredState(input: DesiredStateInput, deps: Pur
     }
   };
 
+  const plans = computeUpgradePlans(cluster, current);
   const tracker = newUpgradeTracker(
     computeMaxUpgradeConcurrency(cluster.metadata.annotations, ClusterTopologyUpgradeConcurrencyAnnotation),
-    input.hooks ? newHookTracker(input.hooks, cluster, current) : undefined,
+    input.hooks ? newHookTracker(input.hooks, plans) : undefined,
   );
   const infrastructureCluster = wrap('InfrastructureCluster', () =>
     computeInfrastructureCluster(blueprint, cluster, deps, current.infrastructureCluster),
@@ -143,7 +145,14 @@ export function computeUnpatchedDesiredState(input: DesiredStateInput, deps: Pur
     );
   }
 
-  const upgrade = summarizeUpgradeTracker(tracker);
+  const upgrade: UpgradeSummary = {
+    ...summarizeUpgradeTracker(tracker),
+    plans: {
+      controlPlane: plans.controlPlane,
+      machineDeployments: plans.machineDeployments,
+      machinePools: plans.machinePools,
+    },
+  };
   if (tracker.hooks) computeAfterHooks(tracker.hooks, cluster, upgrade);
   return {
     cluster: desiredCluster,

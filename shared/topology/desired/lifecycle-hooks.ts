@@ -101,23 +101,45 @@ export function computeMinWorkersVersion(current: CurrentState): string {
 }
 
 /**
- * A tracker for one computation. The upgrade plans are upstream's one-step plans: the topology version for the
- * control plane when its version differs, and for the workers when the lowest worker version differs (multi-step
- * plans from `spec.kubernetesVersions` or a GenerateUpgradePlan extension are not computed; README).
+ * Upstream's upgrade plans, one step each (GetUpgradePlanOneMinor): the topology version for the control plane when
+ * its version differs, for the workers when the lowest worker version differs. Multi-step plans from
+ * `spec.kubernetesVersions` or a GenerateUpgradePlan extension are not computed (README).
+ *
+ * @example
+ * computeUpgradePlans(cluster, current); // { controlPlane: ['v1.31.0'], machineDeployments: ['v1.31.0'], machinePools: [] }
  */
-export function newHookTracker(input: HookInput, cluster: Cluster, current: CurrentState): HookTracker {
+export function computeUpgradePlans(cluster: Cluster, current: CurrentState): UpgradePlans {
   const version = cluster.spec?.topology?.version ?? '';
   const cp = current.controlPlane?.object;
   const cpVersion = cp ? String((cp['spec'] as { version?: unknown } | undefined)?.version ?? '') : '';
   const minWorkersVersion = computeMinWorkersVersion(current);
+  const workers = minWorkersVersion !== '' && minWorkersVersion !== version ? [version] : [];
+  return {
+    controlPlane: cp && cpVersion !== version ? [version] : [],
+    machineDeployments: Object.keys(current.machineDeployments).length > 0 ? workers : [],
+    machinePools: Object.keys(current.machinePools).length > 0 ? workers : [],
+    minWorkersVersion,
+  };
+}
+
+export type UpgradePlans = {
+  readonly controlPlane: readonly string[];
+  readonly machineDeployments: readonly string[];
+  readonly machinePools: readonly string[];
+  readonly minWorkersVersion: string;
+};
+
+/** A tracker for one computation. */
+export function newHookTracker(input: HookInput, plans: UpgradePlans): HookTracker {
+  const workersUpgrades = plans.machineDeployments.length > 0 ? plans.machineDeployments : plans.machinePools;
   return {
     input,
     pending: new Set(input.pending),
     tracked: new Map(),
     call: undefined,
-    controlPlaneUpgrades: cp && cpVersion !== version ? [version] : [],
-    workersUpgrades: minWorkersVersion !== '' && minWorkersVersion !== version ? [version] : [],
-    minWorkersVersion,
+    controlPlaneUpgrades: plans.controlPlane,
+    workersUpgrades,
+    minWorkersVersion: plans.minWorkersVersion,
   };
 }
 
