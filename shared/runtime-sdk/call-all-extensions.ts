@@ -68,7 +68,7 @@ export function computeAggregatedResponse(
  */
 export async function callAllExtensions(
   deps: ExtensionCallDeps,
-  hook: BlockingHook,
+  hook: BlockingHook | 'AfterControlPlaneInitialized',
   namespace: string,
   request: Readonly<Record<string, unknown>>,
   options: ExtensionCallOptions = {},

@@ -4,6 +4,11 @@ import type { NoChangeRecord } from '#shared/topology/apply/apply-proofs.ts';
 import type { Condition as V1Beta1Condition } from '#shared/api/condition.ts';
 import type { Condition } from '#shared/api/v1beta2/common.ts';
 import { ClusterTopologyReconciled } from '#shared/api/v1beta2/conditions.ts';
+import {
+  computeAggregateRetryAfter,
+  computeBlockingHooksMessage,
+  type HookAnswer,
+} from '#shared/topology/desired/lifecycle-hooks.ts';
 import type { UpgradeSummary, WorkerUpgradeSummary } from '#shared/topology/types.ts';
 
 export const TopologyReconciledCondition = 'TopologyReconciled';
@@ -30,8 +35,12 @@ export type V1Beta1ConditionState = Omit<V1Beta1Condition, 'lastTransitionTime'>
 /** A condition as upstream writes it: the v1beta2 one and, when upstream still writes it, its v1beta1 twin. */
 export type ConditionPair = { readonly condition: ConditionState; readonly v1beta1?: V1Beta1ConditionState };
 
+/** Answers of the lifecycle hooks a pass called (upstream's HookResponseTracker), in hook-name order. */
+export type TrackedHooks = readonly { readonly hook: string; readonly answer: HookAnswer }[];
+
 export type PassState =
-  | { readonly kind: 'Deleted' }
+  /** `hooks`: the BeforeClusterDelete answer when this pass called it. */
+  | { readonly kind: 'Deleted'; readonly hooks?: TrackedHooks | undefined }
   | { readonly kind: 'Failed'; readonly message: string }
   /** `failure`: why the class's own pass failed (its VariablesReconciled message), when it says. */
   | { readonly kind: 'ClusterClassNotReconciled'; readonly failure?: string | undefined }
@@ -55,6 +64,8 @@ export type PassState =
       readonly creating?: boolean;
       /** Unused MachineDeployment templates kept while a MachineSet still references them (deleted by a later pass). */
       readonly heldTemplates?: number;
+      /** Lifecycle hooks called in this pass, and whether AfterClusterUpgrade is still pending after it. */
+      readonly hooks?: { readonly tracked: TrackedHooks; readonly afterClusterUpgradePending: boolean } | undefined;
     };
 
 /** How a pass ended, as the runtime's PassOutcome. */
@@ -95,7 +106,13 @@ const isUpgradeInProgress = (upgrade: UpgradeSummary) => {
   return cp.isPendingUpgrade || cp.isStartingUpgrade || cp.isUpgrading || any(md) || any(mp);
 };
 
-/** The "Cluster is upgrading" condition (upstream reconcileTopologyReconciledCondition, without upgrade plans). */
+/** Upstream pendingVersions: the plan's versions other than `version`, as ` (a, b pending)`. */
+function pendingVersions(plan: readonly string[] | undefined, version: string): string {
+  const rest = (plan ?? []).filter((v) => v !== version);
+  return rest.length > 0 ? ` (${rest.join(', ')} pending)` : '';
+}
+
+/** The "Cluster is upgrading" condition (upstream reconcileTopologyReconciledCondition). */
 function computeUpgradingCondition(state: Extract<PassState, { kind: 'Reconciled' }>): ConditionPair {
   const { upgrade } = state;
   const cpVersion = state.controlPlaneVersion ?? '';
@@ -103,18 +120,36 @@ function computeUpgradingCondition(state: Extract<PassState, { kind: 'Reconciled
   let reason: TopologyReconciledReason = TopologyReconciledReason.ClusterUpgrading;
   let v1beta1Reason: string = TopologyReconciledV1Beta1Reason.ClusterUpgrading;
   const cp = upgrade.controlPlane;
+  // A blocking lifecycle hook is the first detail, and takes precedence over the deferred reasons (upstream).
+  const hooksMessage = computeBlockingHooksMessage('upgrade', state.hooks?.tracked ?? []);
+  const hookBlocks = hooksMessage !== '';
+  if (hookBlocks) lines.push(`  * ${hooksMessage}`);
+  const plans = upgrade.plans;
+  const cpKind = state.controlPlaneKind ?? 'ControlPlane';
   if (cp.isStartingUpgrade || cp.isUpgrading)
-    lines.push(`  * ${state.controlPlaneKind ?? 'ControlPlane'} upgrading to version ${cpVersion}`);
+    lines.push(`  * ${cpKind} upgrading to version ${cpVersion}${pendingVersions(plans?.controlPlane, cpVersion)}`);
+  else if ((plans?.controlPlane.length ?? 0) > 0)
+    lines.push(`  * ${cpKind} pending upgrade to version ${plans?.controlPlane.join(', ') ?? ''}`);
   const md = dedupNames(upgrade.machineDeployments);
   if (md.upgrading.length > 0)
     lines.push(
-      `  * ${nameList('MachineDeployment', 'MachineDeployments', md.upgrading)} upgrading to version ${cpVersion}`,
+      `  * ${nameList('MachineDeployment', 'MachineDeployments', md.upgrading)} upgrading to version ${cpVersion}${pendingVersions(plans?.machineDeployments, cpVersion)}`,
+    );
+  if (md.pending.length > 0 && (plans?.machineDeployments.length ?? 0) > 0)
+    lines.push(
+      `  * ${nameList('MachineDeployment', 'MachineDeployments', md.pending)} pending upgrade to version ${plans?.machineDeployments.join(', ') ?? ''}`,
     );
   if (md.deferred.length > 0) {
     lines.push(
       `  * ${nameList('MachineDeployment', 'MachineDeployments', md.deferred)} upgrade to version ${cpVersion} deferred using defer-upgrade or hold-upgrade-sequence annotations`,
     );
-    if (!cp.isStartingUpgrade && !cp.isUpgrading && md.upgrading.length === 0 && md.pending.length === 0) {
+    if (
+      !hookBlocks &&
+      !cp.isStartingUpgrade &&
+      !cp.isUpgrading &&
+      md.upgrading.length === 0 &&
+      md.pending.length === 0
+    ) {
       reason = TopologyReconciledReason.MachineDeploymentsUpgradeDeferred;
       v1beta1Reason = TopologyReconciledV1Beta1Reason.MachineDeploymentsUpgradeDeferred;
     }
@@ -125,12 +160,19 @@ function computeUpgradingCondition(state: Extract<PassState, { kind: 'Reconciled
     );
   const mp = dedupNames(upgrade.machinePools);
   if (mp.upgrading.length > 0)
-    lines.push(`  * ${nameList('MachinePool', 'MachinePools', mp.upgrading)} upgrading to version ${cpVersion}`);
+    lines.push(
+      `  * ${nameList('MachinePool', 'MachinePools', mp.upgrading)} upgrading to version ${cpVersion}${pendingVersions(plans?.machinePools, cpVersion)}`,
+    );
+  if (mp.pending.length > 0 && (plans?.machinePools.length ?? 0) > 0)
+    lines.push(
+      `  * ${nameList('MachinePool', 'MachinePools', mp.pending)} pending upgrade to version ${plans?.machinePools.join(', ') ?? ''}`,
+    );
   if (mp.deferred.length > 0) {
     lines.push(
       `  * ${nameList('MachinePool', 'MachinePools', mp.deferred)} upgrade to version ${cpVersion} deferred using topology.cluster.x-k8s.io/defer-upgrade or hold-upgrade-sequence annotations`,
     );
     if (
+      !hookBlocks &&
       !cp.isStartingUpgrade &&
       !cp.isUpgrading &&
       mp.upgrading.length === 0 &&
@@ -177,13 +219,16 @@ export function computeTopologyReconciledCondition(state: PassState): ConditionP
     v1beta1: { type, status: 'False', reason: v1beta1Reason, severity, message },
   });
   switch (state.kind) {
-    case 'Deleted':
+    case 'Deleted': {
+      const hooks = state.hooks ?? [];
+      const blocking = computeAggregateRetryAfter(hooks) > 0;
       return pair(
         TopologyReconciledReason.Deleting,
         TopologyReconciledV1Beta1Reason.Deleting,
         'Info',
-        'Cluster is deleting',
+        blocking ? `Cluster is deleting. ${computeBlockingHooksMessage('delete', hooks)}` : 'Cluster is deleting',
       );
+    }
     case 'Failed':
       return pair(
         TopologyReconciledReason.ReconcileFailed,
@@ -207,7 +252,9 @@ export function computeTopologyReconciledCondition(state: PassState): ConditionP
       );
     case 'Reconciled':
       if (state.creating) return succeeded;
-      return isUpgradeInProgress(state.upgrade) ? computeUpgradingCondition(state) : succeeded;
+      return isUpgradeInProgress(state.upgrade) || state.hooks?.afterClusterUpgradePending
+        ? computeUpgradingCondition(state)
+        : succeeded;
   }
 }
 
@@ -316,12 +363,19 @@ export function computeOutcome(state: PassState, changed: readonly string[]): To
       // A class that failed its own pass will not get better by asking every 10 s: back off until it changes.
       if (state.failure !== undefined) return { result: 'Error', changed, error: state.failure };
       return { result: 'Requeue', requeueAfterMs: classRequeueMs, changed };
-    case 'Deleted':
-      return { result: 'Success', changed };
+    case 'Deleted': {
+      // NOTE: a blocking hook's retryAfterSeconds is the due time of the next pass (the checkpoint), never sooner.
+      const retryAfter = computeAggregateRetryAfter(state.hooks ?? []);
+      return retryAfter > 0
+        ? { result: 'Requeue', requeueAfterMs: retryAfter * 1000, changed }
+        : { result: 'Success', changed };
+    }
     case 'CreationBlocked':
       // NOTE: the hook's retryAfterSeconds is the due time of the next pass (the checkpoint), never sooner.
       return { result: 'Requeue', requeueAfterMs: state.retryAfterSeconds * 1000, changed };
     case 'Reconciled': {
+      const retryAfter = computeAggregateRetryAfter(state.hooks?.tracked ?? []);
+      if (retryAfter > 0) return { result: 'Requeue', requeueAfterMs: retryAfter * 1000, changed };
       const { machineDeployments: md, machinePools: mp, controlPlane: cp } = state.upgrade;
       // NOTE: an upgrade in progress is waiting too: TopologyReconciled says ClusterUpgrading until a later pass sees
       // it finished, and nothing else brings that pass (the forwarder does not watch the control plane or the

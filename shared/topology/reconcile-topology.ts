@@ -5,7 +5,6 @@ import type { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
 import type { ObjectKey } from '#shared/api/object-meta.ts';
 import { CapiError, describeObject, errorMessage } from '#shared/errors/index.ts';
 import type { KubeClient } from '#shared/kube/index.ts';
-import { callAllExtensions } from '#shared/runtime-sdk/index.ts';
 import {
   computeNoChangeRecord,
   createApplyProofs,
@@ -23,7 +22,8 @@ import {
   type CurrentStateReads,
 } from '#shared/topology/current/get-current-state.ts';
 import { createKubeReader, getCluster } from '#shared/topology/current/kube-reader.ts';
-import { computeDesiredState, computeUnpatchedDesiredState } from '#shared/topology/desired/compute-desired-state.ts';
+import { applyPatchesToDesiredState } from '#shared/topology/desired/apply-patches.ts';
+import { OkToDeleteAnnotation, PendingHooksAnnotation } from '#shared/topology/desired/lifecycle-hooks.ts';
 import { controlPlaneContract } from '#shared/topology/contract/control-plane-contract.ts';
 import { getPath } from '#shared/topology/desired/paths.ts';
 import { TopologyManagerName } from '#shared/topology/labels.ts';
@@ -39,6 +39,14 @@ import {
   runPatchEngine,
   type PatchExtensions,
 } from '#shared/topology/run-patch-engine.ts';
+import {
+  computeDesiredStateWithHooks,
+  computeHookRequestCluster,
+  createLifecycleHookCaller,
+  reconcileBeforeClusterDelete,
+  reconcilePendingHooks,
+  type LifecycleHookCaller,
+} from '#shared/topology/run-lifecycle-hooks.ts';
 import type { Unstructured } from '#shared/topology/types.ts';
 import { computeDefaultedTopology, validateClusterTopology } from '#shared/topology/validation/validate-cluster.ts';
 import { toValidationError } from '#shared/topology/variables/index.ts';
@@ -53,6 +61,8 @@ export type TopologyDeps = {
   readonly now: () => Date;
   /** Runtime Extension calls of external patches (default: the Runtime SDK client over `kube`). */
   readonly extensions?: PatchExtensions;
+  /** Lifecycle hook calls (default: every registered handler through the Runtime SDK client over `kube`). */
+  readonly callHook?: LifecycleHookCaller;
 };
 
 /** What the runtime hands one pass besides its dependencies. */
@@ -127,25 +137,17 @@ function computeCurrentStateReads(cluster: Cluster, cc: ClusterClass, proofs: Ap
   };
 }
 
-/** The Cluster as hook requests carry it: without managedFields and the last-applied annotation (upstream's cleanupCluster). */
-function computeHookRequestCluster(raw: Unstructured): Unstructured {
-  const metadata: Record<string, unknown> = { ...raw.metadata };
-  delete metadata['managedFields'];
-  const annotations = { ...((metadata['annotations'] as Record<string, string> | undefined) ?? {}) };
-  delete annotations['kubectl.kubernetes.io/last-applied-configuration'];
-  if (Object.keys(annotations).length > 0) metadata['annotations'] = annotations;
-  else delete metadata['annotations'];
-  return { ...raw, metadata: metadata as Unstructured['metadata'] };
-}
-
 /** Read, compute and apply; resolves the state the condition is computed from. */
 async function reconcile(
   deps: TopologyDeps,
   cluster: Cluster,
-  rawCluster: Unstructured,
+  latest: { raw: Unstructured },
   changed: string[],
   pass: { readonly prefetched: readonly Unstructured[]; readonly proofs: ApplyProofs },
 ): Promise<PassState> {
+  const rawCluster = latest.raw;
+  const callHook = deps.callHook ?? createLifecycleHookCaller(deps);
+  const fieldManager = deps.fieldManager ?? TopologyManagerName;
   const reader = createKubeReader(deps.kube, { prefetched: pass.prefetched });
   const contracts = createContractResolver(reader, {
     cache: { store: deps.kube.discovery, nowMs: deps.now().getTime(), ttlMs: ContractCacheTtlMs },
@@ -169,7 +171,7 @@ async function reconcile(
   // Upstream's callBeforeClusterCreateHook: nothing is created while a BeforeClusterCreate handler blocks.
   if (!topologyCluster.spec?.infrastructureRef && !topologyCluster.spec?.controlPlaneRef) {
     const answer = await step('error calling the BeforeClusterCreate hook', () =>
-      callAllExtensions(deps, 'BeforeClusterCreate', topologyCluster.metadata.namespace ?? '', {
+      callHook('BeforeClusterCreate', topologyCluster.metadata.namespace ?? '', {
         cluster: computeHookRequestCluster(rawCluster),
       }),
     );
@@ -184,17 +186,31 @@ async function reconcile(
   }
   const desired = await step('error computing the desired state of the Cluster topology', async () => {
     const input = { cluster: topologyCluster, blueprint, current };
-    if (!hasExternalPatches(blueprint)) return computeDesiredState(input, { randomSuffix: deps.randomSuffix });
-    const unpatched = computeUnpatchedDesiredState(input, { randomSuffix: deps.randomSuffix });
+    // NOTE: the pending-hooks marks are written as soon as they are decided, even when a later hook call fails.
+    const record = async (pending: readonly string[]) => {
+      const before = latest.raw;
+      latest.raw = await reconcilePendingHooks(deps.kube, fieldManager, latest.raw, pending);
+      if (latest.raw !== before)
+        changed.push(`set ${PendingHooksAnnotation}=${pending.join(',')} on Cluster ${describeKey(cluster)}`);
+    };
+    const unpatched = await computeDesiredStateWithHooks(
+      callHook,
+      input,
+      rawCluster,
+      { randomSuffix: deps.randomSuffix },
+      record,
+    );
+    if (!hasExternalPatches(blueprint)) return applyPatchesToDesiredState(topologyCluster, blueprint, unpatched);
     const extensions = deps.extensions ?? createPatchExtensions(deps, topologyCluster.metadata.namespace ?? '');
-    return await runPatchEngine(extensions, { cluster: topologyCluster, blueprint, desired: unpatched });
+    const patched = await runPatchEngine(extensions, { cluster: topologyCluster, blueprint, desired: unpatched });
+    return { ...patched, hooks: unpatched.hooks };
   });
   const ctx: ApplyContext = {
     kube: deps.kube,
     fieldManager: deps.fieldManager ?? TopologyManagerName,
     randomSuffix: deps.randomSuffix,
     rawOf: (obj) =>
-      (obj.kind === 'Cluster' && obj.metadata.uid === rawCluster.metadata.uid ? rawCluster : undefined) ??
+      (obj.kind === 'Cluster' && obj.metadata.uid === latest.raw.metadata.uid ? latest.raw : undefined) ??
       reader.raw({
         apiVersion: obj.apiVersion,
         kind: obj.kind,
@@ -216,6 +232,10 @@ async function reconcile(
     controlPlaneKind: desired.controlPlane.object.kind,
     creating: !cluster.spec?.infrastructureRef && !cluster.spec?.controlPlaneRef,
     heldTemplates: ctx.heldTemplates?.length ?? 0,
+    hooks: {
+      tracked: desired.hooks?.tracked ?? [],
+      afterClusterUpgradePending: (desired.hooks?.pending ?? []).includes('AfterClusterUpgrade'),
+    },
   };
 }
 
@@ -247,18 +267,18 @@ export async function reconcileTopology(
     input.noChange?.objectUid === cluster.metadata.uid ? input.noChange?.objects : undefined,
   );
   let state: PassState;
-  if (cluster.metadata.deletionTimestamp) state = { kind: 'Deleted' };
-  else {
-    try {
-      state = await reconcile(deps, cluster, raw as Unstructured, changed, { prefetched, proofs });
-    } catch (err) {
-      state = { kind: 'Failed', message: errorMessage(err) };
-    }
+  const latest = { raw: raw as Unstructured };
+  try {
+    state = cluster.metadata.deletionTimestamp
+      ? await reconcileDelete(deps, latest, changed)
+      : await reconcile(deps, cluster, latest, changed, { prefetched, proofs });
+  } catch (err) {
+    state = { kind: 'Failed', message: errorMessage(err) };
   }
   const write = { kube: deps.kube, fieldManager: deps.fieldManager ?? TopologyManagerName, now: deps.now() };
   const condition = computeTopologyReconciledCondition(state);
   try {
-    if (await reconcileConditions(write, raw as Unstructured, [condition]))
+    if (await reconcileConditions(write, latest.raw, [condition]))
       changed.push(
         `set ${condition.condition.type}=${condition.condition.status} on Cluster ${key.namespace}/${key.name}`,
       );
@@ -268,5 +288,29 @@ export async function reconcileTopology(
   }
   const outcome = computeOutcome(state, changed);
   if (state.kind !== 'Reconciled' || outcome.result === 'Error') return outcome;
-  return { ...outcome, noChange: computeNoChangeRecord(raw as Unstructured, proofs.recorded()) };
+  return { ...outcome, noChange: computeNoChangeRecord(latest.raw, proofs.recorded()) };
 }
+
+/**
+ * A deleting Cluster (upstream's reconcileDelete): BeforeClusterDelete until its handlers let the deletion proceed,
+ * then the ok-to-delete annotation upstream's core Cluster controller waits for.
+ */
+async function reconcileDelete(
+  deps: TopologyDeps,
+  latest: { raw: Unstructured },
+  changed: string[],
+): Promise<PassState> {
+  const callHook = deps.callHook ?? createLifecycleHookCaller(deps);
+  const fieldManager = deps.fieldManager ?? TopologyManagerName;
+  const result = await step('error calling the BeforeClusterDelete hook', () =>
+    reconcileBeforeClusterDelete(deps.kube, fieldManager, callHook, latest.raw),
+  );
+  latest.raw = result.raw;
+  if (result.blocked) return { kind: 'Deleted', hooks: [{ hook: 'BeforeClusterDelete', answer: result.answer }] };
+  if (result.marked) changed.push(`set ${OkToDeleteAnnotation} on Cluster ${describeKey(result.raw)}`);
+  return { kind: 'Deleted' };
+}
+
+const describeKey = (obj: {
+  readonly metadata: { readonly namespace?: string | undefined; readonly name?: string | undefined };
+}) => `${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`;

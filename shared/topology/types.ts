@@ -7,6 +7,7 @@ import type { MachineHealthCheck } from '#shared/api/v1beta2/machine-health-chec
 import type { MachinePool } from '#shared/api/v1beta2/machine-pool.ts';
 import type { KubeObjectMeta } from '#shared/api/object-meta.ts';
 import type { ContractVersion } from '#shared/topology/contract/contract-version.ts';
+import type { HookDecision } from '#shared/topology/desired/lifecycle-hooks.ts';
 
 /** Any object treated generically (templates, InfrastructureCluster, ControlPlane, bootstrap configs…). */
 export type Unstructured = {
@@ -98,6 +99,8 @@ export type DesiredState = {
   readonly machineDeployments: Readonly<Record<string, DesiredMachineDeployment>>;
   readonly machinePools: Readonly<Record<string, DesiredMachinePool>>;
   readonly upgrade: UpgradeSummary;
+  /** Lifecycle hooks, when the pass calls them: the next call, the pending marks, the tracked answers. */
+  readonly hooks?: HookDecision | undefined;
 };
 
 /** Where the version rollout stands after this pass (upstream's UpgradeTracker, as plain data). */
@@ -111,6 +114,12 @@ export type UpgradeSummary = {
   };
   readonly machineDeployments: WorkerUpgradeSummary;
   readonly machinePools: WorkerUpgradeSummary;
+  /** Upstream's upgrade plans (one step: the topology version), for the TopologyReconciled message. */
+  readonly plans?: {
+    readonly controlPlane: readonly string[];
+    readonly machineDeployments: readonly string[];
+    readonly machinePools: readonly string[];
+  };
 };
 
 export type WorkerUpgradeSummary = {

@@ -33,6 +33,7 @@ import type {
   Reconciler,
   RuntimeDeps,
 } from '#shared/runtime/types.ts';
+import { OkToDeleteAnnotation, PendingHooksAnnotation } from '#shared/topology/desired/lifecycle-hooks.ts';
 
 const capiApiVersion = 'cluster.x-k8s.io/v1beta2';
 const clusterKind = { apiVersion: capiApiVersion, kind: 'Cluster' } as const satisfies KindRef;
@@ -46,7 +47,16 @@ const rediscoverAfterMs = 10 * 60_000;
 const pausedAnnotation = 'cluster.x-k8s.io/paused';
 /** Labels the topology pass itself puts on the Cluster: not inputs. */
 const ownLabels = new Set(['cluster.x-k8s.io/cluster-name', 'topology.cluster.x-k8s.io/owned']);
-const ignoredAnnotations = new Set(['kubectl.kubernetes.io/last-applied-configuration']);
+/**
+ * Annotations that are not inputs: the last-applied copy, and the lifecycle-hook annotations the topology pass writes
+ * itself. NOTE: were its own marks inputs, each mark would bring another pass at once and ask a blocking hook again
+ * before its retryAfterSeconds.
+ */
+const ignoredAnnotations = new Set([
+  'kubectl.kubernetes.io/last-applied-configuration',
+  PendingHooksAnnotation,
+  OkToDeleteAnnotation,
+]);
 /** Upstream's alphabet for generated name suffixes (no vowels, no confusable digits). */
 const suffixAlphabet = 'bcdfghjklmnpqrstvwxz2456789';
 

@@ -18,6 +18,12 @@ import {
   computeSimpleName,
 } from '#shared/topology/desired/names.ts';
 import { getPath, mergeMaps, setPath } from '#shared/topology/desired/paths.ts';
+import {
+  computeAnnotationBlock,
+  computeUpgradeSteps,
+  consultHook,
+  LifecycleHook,
+} from '#shared/topology/desired/lifecycle-hooks.ts';
 import { compareVersions, parseVersionTolerant } from '#shared/topology/desired/semver.ts';
 import {
   computeClusterOwnerRef,
@@ -147,13 +153,16 @@ function isScaling(cp: Unstructured, paths: ControlPlaneContractPaths): boolean 
 
 /**
  * The version the control plane should run in this pass: the topology version, unless an upgrade must wait
- * (control plane provisioning, upgrading or scaling, or workers still upgrading). Records the facts in `tracker`.
+ * (control plane provisioning, upgrading or scaling, workers still upgrading, or a lifecycle hook blocking or not
+ * yet answered). Records the facts in `tracker`, and with hooks the hook marks and the next hook call, at the points
+ * upstream's computeControlPlaneVersion calls them.
  */
 export function computeControlPlaneVersion(
   blueprintTopologyVersion: string,
   controlPlaneReplicasSet: boolean,
   current: CurrentState,
   tracker: UpgradeTracker,
+  cluster?: Cluster,
 ): string {
   const desiredVersion = blueprintTopologyVersion;
   const cp = current.controlPlane?.object;
@@ -168,13 +177,68 @@ export function computeControlPlaneVersion(
     tracker.controlPlane.isUpgrading = true;
     return currentVersion;
   }
+  const hooks = tracker.hooks;
+  if (hooks) {
+    // The control plane is not upgrading: the last upgrade step's AfterControlPlaneUpgrade, then BeforeWorkersUpgrade.
+    if (hooks.pending.has(LifecycleHook.AfterControlPlaneUpgrade)) {
+      const request = { kubernetesVersion: currentVersion, ...computeUpgradeSteps(hooks) };
+      if (consultHook(hooks, LifecycleHook.AfterControlPlaneUpgrade, request) !== 'done') return currentVersion;
+      hooks.pending.delete(LifecycleHook.AfterControlPlaneUpgrade);
+    }
+    if (hooks.pending.has(LifecycleHook.BeforeWorkersUpgrade)) {
+      const request = {
+        fromKubernetesVersion: hooks.minWorkersVersion,
+        toKubernetesVersion: currentVersion,
+        ...computeUpgradeSteps(hooks),
+      };
+      if (consultHook(hooks, LifecycleHook.BeforeWorkersUpgrade, request) !== 'done') return currentVersion;
+      hooks.pending.delete(LifecycleHook.BeforeWorkersUpgrade);
+    }
+    // Workers must reach the control plane's version first (upstream IsWaitingForWorkersUpgrade).
+    if (hooks.workersUpgrades[0] === currentVersion) return currentVersion;
+  }
+  if (tracker.machineDeployments.upgrading.size > 0 || tracker.machinePools.upgrading.size > 0) return currentVersion;
+  if (hooks?.pending.has(LifecycleHook.AfterWorkersUpgrade)) {
+    const request = { kubernetesVersion: currentVersion, ...computeUpgradeSteps(hooks) };
+    if (consultHook(hooks, LifecycleHook.AfterWorkersUpgrade, request) !== 'done') return currentVersion;
+    hooks.pending.delete(LifecycleHook.AfterWorkersUpgrade);
+  }
   if (!tracker.controlPlane.isPendingUpgrade) return currentVersion;
   const paths = controlPlaneContractPaths(current.controlPlane?.contract ?? 'v1beta2');
   if (controlPlaneReplicasSet && isScaling(cp, paths)) {
     tracker.controlPlane.isScaling = true;
     return currentVersion;
   }
-  if (tracker.machineDeployments.upgrading.size > 0 || tracker.machinePools.upgrading.size > 0) return currentVersion;
+  if (hooks) {
+    // BeforeClusterUpgrade once at the start of an upgrade (AfterClusterUpgrade not yet pending), then
+    // BeforeControlPlaneUpgrade before each step the control plane picks up.
+    if (!hooks.pending.has(LifecycleHook.AfterClusterUpgrade)) {
+      const annotationBlock = cluster ? computeAnnotationBlock(cluster) : undefined;
+      if (annotationBlock) {
+        hooks.tracked.set(LifecycleHook.BeforeClusterUpgrade, annotationBlock);
+        return currentVersion;
+      }
+      const request = {
+        fromKubernetesVersion: currentVersion,
+        toKubernetesVersion: desiredVersion,
+        ...computeUpgradeSteps(hooks),
+      };
+      if (consultHook(hooks, LifecycleHook.BeforeClusterUpgrade, request) !== 'done') return currentVersion;
+      hooks.pending.add(LifecycleHook.AfterClusterUpgrade);
+    }
+    const nextVersion = hooks.controlPlaneUpgrades[0] ?? desiredVersion;
+    const request = {
+      fromKubernetesVersion: currentVersion,
+      toKubernetesVersion: nextVersion,
+      ...computeUpgradeSteps(hooks),
+    };
+    if (consultHook(hooks, LifecycleHook.BeforeControlPlaneUpgrade, request) !== 'done') return currentVersion;
+    hooks.pending.add(LifecycleHook.AfterControlPlaneUpgrade);
+    if (hooks.workersUpgrades[0] === nextVersion) {
+      hooks.pending.add(LifecycleHook.BeforeWorkersUpgrade);
+      hooks.pending.add(LifecycleHook.AfterWorkersUpgrade);
+    }
+  }
   tracker.controlPlane.isPendingUpgrade = false;
   tracker.controlPlane.isStartingUpgrade = true;
   return desiredVersion;
@@ -272,6 +336,7 @@ export function computeControlPlane(
     cpTopology?.replicas !== undefined,
     current,
     tracker,
+    cluster,
   );
   return setPath(controlPlane, controlPlaneContract.version, version);
 }

@@ -23,6 +23,16 @@ import {
   newUpgradeTracker,
   summarizeUpgradeTracker,
 } from '#shared/topology/desired/upgrade-tracker.ts';
+import {
+  computeUpgradePlans,
+  consultHook,
+  isControlPlaneInitialized,
+  LifecycleHook,
+  newHookTracker,
+  summarizeHookTracker,
+  type HookInput,
+  type HookTracker,
+} from '#shared/topology/desired/lifecycle-hooks.ts';
 import { ClusterTopologyUpgradeConcurrencyAnnotation } from '#shared/topology/labels.ts';
 import type {
   Blueprint,
@@ -31,6 +41,7 @@ import type {
   DesiredMachinePool,
   DesiredState,
   PureDeps,
+  UpgradeSummary,
 } from '#shared/topology/types.ts';
 
 export class DesiredStateError extends CapiError {}
@@ -39,6 +50,8 @@ export type DesiredStateInput = {
   readonly cluster: Cluster;
   readonly blueprint: Blueprint;
   readonly current: CurrentState;
+  /** Lifecycle hooks: what is pending and the answers so far (undefined: no hooks are called, as `plan`). */
+  readonly hooks?: HookInput | undefined;
 };
 
 /**
@@ -83,8 +96,10 @@ export function computeUnpatchedDesiredState(input: DesiredStateInput, deps: Pur
     }
   };
 
+  const plans = computeUpgradePlans(cluster, current);
   const tracker = newUpgradeTracker(
     computeMaxUpgradeConcurrency(cluster.metadata.annotations, ClusterTopologyUpgradeConcurrencyAnnotation),
+    input.hooks ? newHookTracker(input.hooks, plans) : undefined,
   );
   const infrastructureCluster = wrap('InfrastructureCluster', () =>
     computeInfrastructureCluster(blueprint, cluster, deps, current.infrastructureCluster),
@@ -130,6 +145,15 @@ export function computeUnpatchedDesiredState(input: DesiredStateInput, deps: Pur
     );
   }
 
+  const upgrade: UpgradeSummary = {
+    ...summarizeUpgradeTracker(tracker),
+    plans: {
+      controlPlane: plans.controlPlane,
+      machineDeployments: plans.machineDeployments,
+      machinePools: plans.machinePools,
+    },
+  };
+  if (tracker.hooks) computeAfterHooks(tracker.hooks, cluster, upgrade);
   return {
     cluster: desiredCluster,
     infrastructureCluster,
@@ -141,6 +165,47 @@ export function computeUnpatchedDesiredState(input: DesiredStateInput, deps: Pur
     },
     machineDeployments,
     machinePools,
-    upgrade: summarizeUpgradeTracker(tracker),
+    upgrade,
+    ...(tracker.hooks ? { hooks: summarizeHookTracker(tracker.hooks) } : {}),
   };
+}
+
+/**
+ * Upstream's callAfterHooks, decided: AfterControlPlaneInitialized is marked pending while the topology is created
+ * and called once the Cluster's ControlPlaneInitialized is True; AfterClusterUpgrade is called once the upgrade it
+ * was marked for is complete (control plane stable, no worker upgrading, pending, deferred or waiting to be created,
+ * and the step hooks done).
+ */
+function computeAfterHooks(hooks: HookTracker, cluster: Cluster, upgrade: UpgradeSummary): void {
+  if (!cluster.spec?.infrastructureRef && !cluster.spec?.controlPlaneRef)
+    hooks.pending.add(LifecycleHook.AfterControlPlaneInitialized);
+  if (hooks.pending.has(LifecycleHook.AfterControlPlaneInitialized) && isControlPlaneInitialized(cluster)) {
+    // NOTE: a non-blocking hook: any successful answer completes it (a failing one fails the pass).
+    if (consultHook(hooks, LifecycleHook.AfterControlPlaneInitialized, {}) === 'done')
+      hooks.pending.delete(LifecycleHook.AfterControlPlaneInitialized);
+  }
+  const cp = upgrade.controlPlane;
+  const idle = (w: UpgradeSummary['machineDeployments']) =>
+    w.upgrading.length === 0 &&
+    w.pendingCreate.length === 0 &&
+    w.pendingUpgrade.length === 0 &&
+    w.deferredUpgrade.length === 0;
+  const complete =
+    !cp.isPendingUpgrade &&
+    !cp.isProvisioning &&
+    !cp.isUpgrading &&
+    !cp.isScaling &&
+    !cp.isStartingUpgrade &&
+    idle(upgrade.machineDeployments) &&
+    idle(upgrade.machinePools);
+  if (
+    hooks.pending.has(LifecycleHook.AfterClusterUpgrade) &&
+    !hooks.pending.has(LifecycleHook.AfterControlPlaneUpgrade) &&
+    !hooks.pending.has(LifecycleHook.AfterWorkersUpgrade) &&
+    complete
+  ) {
+    const request = { kubernetesVersion: cluster.spec?.topology?.version ?? '' };
+    if (consultHook(hooks, LifecycleHook.AfterClusterUpgrade, request) === 'done')
+      hooks.pending.delete(LifecycleHook.AfterClusterUpgrade);
+  }
 }

@@ -15,6 +15,7 @@ import {
   defaultMachineDeploymentNameTemplate,
   namePrefixes,
 } from '#shared/topology/desired/names.ts';
+import { isHookBlocking, LifecycleHook } from '#shared/topology/desired/lifecycle-hooks.ts';
 import { mergeMaps } from '#shared/topology/desired/paths.ts';
 import { computeClusterOwnerRef, computeTemplateFromTemplate } from '#shared/topology/desired/template-to-object.ts';
 import {
@@ -64,8 +65,12 @@ export function computeMachineDeploymentVersion(
 ): string {
   const desiredVersion = topology.version;
   const w = tracker.machineDeployments;
+  // NOTE: AfterControlPlaneUpgrade or BeforeWorkersUpgrade blocking holds worker creation and upgrades (upstream).
+  const hookBlocks =
+    isHookBlocking(tracker.hooks, LifecycleHook.AfterControlPlaneUpgrade) ||
+    isHookBlocking(tracker.hooks, LifecycleHook.BeforeWorkersUpgrade);
   if (!current) {
-    if (!isControlPlaneStable(tracker)) w.pendingCreate.add(md.name);
+    if (!isControlPlaneStable(tracker) || hookBlocks) w.pendingCreate.add(md.name);
     return desiredVersion;
   }
   const currentVersion = current.object.spec.template.spec.version ?? '';
@@ -76,7 +81,7 @@ export function computeMachineDeploymentVersion(
     w.pendingUpgrade.add(name);
     return currentVersion;
   }
-  if (isUpgradeConcurrencyReached(w) || !isControlPlaneStable(tracker)) {
+  if (hookBlocks || isUpgradeConcurrencyReached(w) || !isControlPlaneStable(tracker)) {
     w.pendingUpgrade.add(name);
     return currentVersion;
   }

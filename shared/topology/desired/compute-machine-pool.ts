@@ -11,6 +11,7 @@ import {
   defaultMachinePoolNameTemplate,
   namePrefixes,
 } from '#shared/topology/desired/names.ts';
+import { isHookBlocking, LifecycleHook } from '#shared/topology/desired/lifecycle-hooks.ts';
 import { mergeMaps } from '#shared/topology/desired/paths.ts';
 import { computeClusterOwnerRef, computeObjectFromTemplate } from '#shared/topology/desired/template-to-object.ts';
 import {
@@ -51,8 +52,12 @@ export function computeMachinePoolVersion(
 ): string {
   const desiredVersion = topology.version;
   const w = tracker.machinePools;
+  // NOTE: AfterControlPlaneUpgrade or BeforeWorkersUpgrade blocking holds worker creation and upgrades (upstream).
+  const hookBlocks =
+    isHookBlocking(tracker.hooks, LifecycleHook.AfterControlPlaneUpgrade) ||
+    isHookBlocking(tracker.hooks, LifecycleHook.BeforeWorkersUpgrade);
   if (!current) {
-    if (!isControlPlaneStable(tracker)) w.pendingCreate.add(mp.name);
+    if (!isControlPlaneStable(tracker) || hookBlocks) w.pendingCreate.add(mp.name);
     return desiredVersion;
   }
   const currentVersion = current.object.spec.template.spec.version ?? '';
@@ -63,7 +68,7 @@ export function computeMachinePoolVersion(
     w.pendingUpgrade.add(name);
     return currentVersion;
   }
-  if (isUpgradeConcurrencyReached(w) || !isControlPlaneStable(tracker)) {
+  if (hookBlocks || isUpgradeConcurrencyReached(w) || !isControlPlaneStable(tracker)) {
     w.pendingUpgrade.add(name);
     return currentVersion;
   }

@@ -1,5 +1,6 @@
 // Records where the version rollout stands while desired state is computed (upstream's scope.UpgradeTracker).
 // Local to one computation: created, filled and frozen into an UpgradeSummary.
+import type { HookTracker } from '#shared/topology/desired/lifecycle-hooks.ts';
 import type { UpgradeSummary, WorkerUpgradeSummary } from '#shared/topology/types.ts';
 
 export type WorkerTracker = {
@@ -20,6 +21,8 @@ export type UpgradeTracker = {
   };
   readonly machineDeployments: WorkerTracker;
   readonly machinePools: WorkerTracker;
+  /** Lifecycle hooks (upstream's HookResponseTracker and pending-hooks marks); undefined: hooks are not called. */
+  readonly hooks?: HookTracker | undefined;
 };
 
 function newWorkerTracker(maxUpgradeConcurrency: number): WorkerTracker {
@@ -32,8 +35,9 @@ function newWorkerTracker(maxUpgradeConcurrency: number): WorkerTracker {
   };
 }
 
-export function newUpgradeTracker(maxUpgradeConcurrency: number): UpgradeTracker {
+export function newUpgradeTracker(maxUpgradeConcurrency: number, hooks?: HookTracker): UpgradeTracker {
   return {
+    hooks,
     controlPlane: {
       isPendingUpgrade: false,
       isProvisioning: false,

@@ -2,7 +2,12 @@
 // Kubernetes rule (seed 003: one kind cannot be both infrastructure cluster and control plane), unique classes,
 // variables, patch syntax and naming templates.
 import type { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
-import type { ClusterClassStatusVariable } from '#shared/api/v1beta2/variables.ts';
+import type {
+  ClusterClassStatusVariable,
+  ClusterClassStatusVariableDefinition,
+  ClusterClassVariable,
+} from '#shared/api/v1beta2/variables.ts';
+import { computeStableJson } from '#shared/hash/stable-json.ts';
 import { parseTemplate } from '#shared/topology/gotemplate/index.ts';
 import { groupKindOf } from '#shared/topology/desired/template-to-object.ts';
 import type { FieldError } from '#shared/topology/variables/index.ts';
@@ -173,18 +178,73 @@ function validatePatches(cc: ClusterClass): FieldError[] {
   return errors;
 }
 
-/** `status.variables` of a ClusterClass: every inline definition, as upstream's ClusterClass controller writes it. */
-export function computeClusterClassStatusVariables(cc: ClusterClass): ClusterClassStatusVariable[] {
-  return (cc.spec.variables ?? []).map((v) => ({
-    name: v.name,
-    definitionsConflict: false,
-    definitions: [
-      {
-        from: 'inline',
-        required: v.required,
-        ...(v.deprecatedV1Beta1Metadata ? { deprecatedV1Beta1Metadata: v.deprecatedV1Beta1Metadata } : {}),
-        schema: v.schema,
-      },
-    ],
-  }));
+/** Variables a DiscoverVariables extension defined for one external patch of the class. */
+export type DiscoveredVariables = { readonly patchName: string; readonly variables: readonly ClusterClassVariable[] };
+
+/** A schema without its `false` boolean flags, which do not change its meaning (upstream dropFalsePtrBool). */
+function computeSchemaForComparison(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(computeSchemaForComparison);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema as Record<string, unknown>)) {
+    if (value === false && falseDroppable.has(key)) continue;
+    out[key] = key === 'enum' || key === 'default' || key === 'example' ? value : computeSchemaForComparison(value);
+  }
+  return out;
+}
+const falseDroppable = new Set([
+  'uniqueItems',
+  'exclusiveMaximum',
+  'exclusiveMinimum',
+  'x-kubernetes-preserve-unknown-fields',
+  'x-kubernetes-int-or-string',
+]);
+
+/** Whether two definitions of a variable differ (upstream: required, the schema without false flags, metadata). */
+function definitionsDiffer(a: ClusterClassStatusVariableDefinition, b: ClusterClassStatusVariableDefinition): boolean {
+  return (
+    (a.required ?? false) !== (b.required ?? false) ||
+    computeStableJson(computeSchemaForComparison(a.schema.openAPIV3Schema)) !==
+      computeStableJson(computeSchemaForComparison(b.schema.openAPIV3Schema)) ||
+    computeStableJson(a.deprecatedV1Beta1Metadata ?? null) !== computeStableJson(b.deprecatedV1Beta1Metadata ?? null)
+  );
+}
+
+/**
+ * `status.variables` of a ClusterClass as upstream's ClusterClass controller writes it: every inline definition
+ * (`from: inline`), then the variables each external patch's DiscoverVariables extension defined (`from: <patch
+ * name>`), in patch order; a name defined more than once gets one definition per source and `definitionsConflict`
+ * when they differ. Sorted by name.
+ *
+ * @example
+ * computeClusterClassStatusVariables(cc, [{ patchName: 'test-patch', variables: discovered }]);
+ */
+export function computeClusterClassStatusVariables(
+  cc: ClusterClass,
+  discovered: readonly DiscoveredVariables[] = [],
+): ClusterClassStatusVariable[] {
+  const byName = new Map<string, ClusterClassStatusVariable>();
+  const add = (v: ClusterClassVariable, from: string) => {
+    const definition: ClusterClassStatusVariableDefinition = {
+      from,
+      required: v.required,
+      ...(v.deprecatedV1Beta1Metadata ? { deprecatedV1Beta1Metadata: v.deprecatedV1Beta1Metadata } : {}),
+      schema: v.schema,
+    };
+    const existing = byName.get(v.name);
+    if (!existing) {
+      byName.set(v.name, { name: v.name, definitionsConflict: false, definitions: [definition] });
+      return;
+    }
+    const first = existing.definitions[0];
+    byName.set(v.name, {
+      name: v.name,
+      definitionsConflict:
+        existing.definitionsConflict || (first !== undefined && definitionsDiffer(first, definition)),
+      definitions: [...existing.definitions, definition],
+    });
+  };
+  for (const v of cc.spec.variables ?? []) add(v, 'inline');
+  for (const { patchName, variables } of discovered) for (const v of variables) add(v, patchName);
+  return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }

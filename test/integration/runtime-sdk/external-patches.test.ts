@@ -410,4 +410,109 @@ describe("external patches against upstream's test extension", () => {
     assert.ok(dig(created, 'spec', 'controlPlaneRef', 'name'), 'the topology is created once the hook releases');
     assert.equal((await topologyCondition(key))?.['reason'], 'ReconcileSucceeded');
   });
+
+  test('DiscoverVariables: the variables the extension defines land in status.variables from the patch, and Clusters use them', async () => {
+    const namespace = 'discovered';
+    await put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+    for (const t of templates) await put({ ...t, metadata: { ...t.metadata, namespace } });
+    await put(
+      clusterClass(namespace, {
+        generatePatchesExtension: 'generate-patches.test-ext',
+        discoverVariablesExtension: 'discover-variables.test-ext',
+      }),
+    );
+    const cc = await reconcileClusterClass(deps, { namespace, name: 'dev' });
+    assert.equal(cc.result, 'Success', cc.error);
+    const status = dig(await mustGet(capi, 'ClusterClass', namespace, 'dev'), 'status') as {
+      variables?: { name: string; definitionsConflict?: boolean; definitions: { from: string; required: boolean }[] }[];
+      conditions?: Record<string, string>[];
+      observedGeneration?: number;
+    };
+    const surge = status.variables?.find((v) => v.name === 'kubeadmControlPlaneMaxSurge');
+    assert.deepEqual(
+      surge && { conflict: surge.definitionsConflict, from: surge.definitions.map((d) => [d.from, d.required]) },
+      { conflict: false, from: [['test-patch', false]] },
+    );
+    assert.ok(
+      status.variables?.some((v) => v.name === 'files'),
+      'every variable the extension defines is listed',
+    );
+    assert.equal(status.conditions?.find((c) => c['type'] === 'VariablesReady')?.['status'], 'True');
+
+    const c = cluster(namespace, 'c1') as KubeObject & { spec: { topology: Record<string, unknown> } };
+    c.spec.topology['variables'] = [
+      { name: 'kubeadmControlPlaneMaxSurge', value: '1' },
+      { name: 'imageRepository', value: 'registry.example.com' },
+    ];
+    await put(c);
+    const outcome = await reconcileTopology(deps, { namespace, name: 'c1' });
+    assert.equal(outcome.result, 'Success', outcome.error);
+    const created = await mustGet(capi, 'Cluster', namespace, 'c1');
+    const kcp = await mustGet(
+      cpApi,
+      'KubeadmControlPlane',
+      namespace,
+      dig(created, 'spec', 'controlPlaneRef', 'name') as string,
+    );
+    assert.equal(
+      dig(kcp, 'spec', 'rollout', 'strategy', 'rollingUpdate', 'maxSurge'),
+      1,
+      'the discovered variable reaches the extension as a variable of its patch',
+    );
+  });
+
+  test('DiscoverVariables: a variable the class also defines inline with another schema is a conflict', async () => {
+    const namespace = 'conflicting';
+    await put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+    for (const t of templates) await put({ ...t, metadata: { ...t.metadata, namespace } });
+    const cc = clusterClass(namespace, {
+      generatePatchesExtension: 'generate-patches.test-ext',
+      discoverVariablesExtension: 'discover-variables.test-ext',
+    }) as KubeObject & { spec: Record<string, unknown> };
+    cc.spec['variables'] = [
+      { name: 'kubeadmControlPlaneMaxSurge', required: false, schema: { openAPIV3Schema: { type: 'integer' } } },
+    ];
+    await put(cc);
+    const outcome = await reconcileClusterClass(deps, { namespace, name: 'dev' });
+    assert.equal(outcome.result, 'Error');
+    const status = dig(await mustGet(capi, 'ClusterClass', namespace, 'dev'), 'status') as {
+      variables?: { name: string; definitionsConflict?: boolean; definitions: { from: string }[] }[];
+      conditions?: Record<string, string>[];
+    };
+    const surge = status.variables?.find((v) => v.name === 'kubeadmControlPlaneMaxSurge');
+    assert.deepEqual(surge && { conflict: surge.definitionsConflict, from: surge.definitions.map((d) => d.from) }, {
+      conflict: true,
+      from: ['inline', 'test-patch'],
+    });
+    const ready = status.conditions?.find((c) => c['type'] === 'VariablesReady');
+    assert.deepEqual(
+      [ready?.['status'], ready?.['reason'], ready?.['message']],
+      [
+        'False',
+        'VariableDiscoveryFailed',
+        'VariableDiscovery failed: the following variables have conflicting schemas: kubeadmControlPlaneMaxSurge',
+      ],
+    );
+  });
+
+  test('DiscoverVariables: an unregistered extension fails the class pass and names the patch', async () => {
+    const namespace = 'undiscovered';
+    await put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+    for (const t of templates) await put({ ...t, metadata: { ...t.metadata, namespace } });
+    await put(
+      clusterClass(namespace, {
+        generatePatchesExtension: 'generate-patches.test-ext',
+        discoverVariablesExtension: 'discover-variables.missing',
+      }),
+    );
+    const outcome = await reconcileClusterClass(deps, { namespace, name: 'dev' });
+    assert.equal(outcome.result, 'Error');
+    const status = dig(await mustGet(capi, 'ClusterClass', namespace, 'dev'), 'status') as {
+      conditions?: Record<string, string>[];
+    };
+    assert.match(
+      status.conditions?.find((c) => c['type'] === 'VariablesReady')?.['message'] ?? '',
+      /^VariableDiscovery failed: failed to call DiscoverVariables for patch test-patch: .*"discover-variables\.missing".*has not been registered/,
+    );
+  });
 });

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { before, describe, test } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { getCheckpoint } from '#shared/checkpoint/index.ts';
-import { applyObject, listObjects, type KubeObject } from '#shared/kube/index.ts';
+import { applyObject, listObjects, patchObject, type KubeObject } from '#shared/kube/index.ts';
 import { genericCrd } from '#test/harness/clusters.ts';
 import { changeEvent, ddbWrites, invoke, resetCounters, useWiredFunction } from './wired-setup.ts';
 
@@ -169,5 +169,26 @@ describe('the wired topology function', () => {
       ],
     );
     assert.equal(passes[1]?.result, 'Success', passes[1]?.reason);
+  });
+
+  test("the pass's own lifecycle-hook marks are not inputs: they bring no pass before the due time", async () => {
+    // NOTE: as a pass marks hooks (merge patch of the pending-hooks annotation), then the Cluster's event arrives.
+    await patchObject(
+      ctx.mgmt.kube,
+      cluster,
+      { metadata: { annotations: { 'runtime.cluster.x-k8s.io/pending-hooks': 'AfterClusterUpgrade' } } },
+      { fieldManager: 'capi-topology' },
+    );
+    const passes = await invoke(ctx.countedHandler, changeEvent(cluster));
+    assert.deepEqual(
+      passes.map((p) => [p.status, p.reason]),
+      [['Skipped', 'UpToDate']],
+    );
+    await patchObject(
+      ctx.mgmt.kube,
+      cluster,
+      { metadata: { annotations: { 'runtime.cluster.x-k8s.io/pending-hooks': null } } },
+      { fieldManager: 'capi-topology' },
+    );
   });
 });

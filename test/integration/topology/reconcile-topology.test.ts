@@ -369,9 +369,15 @@ describe('topology passes on a real management cluster', () => {
     const holding = await topologyCondition(ctx, key);
     assert.equal(holding?.['status'], 'False');
     assert.equal(holding?.['reason'], 'ClusterUpgrading');
+    const mdNames = [
+      (await machineDeployment(ctx, ns, 'md-a'))?.metadata.name,
+      (await machineDeployment(ctx, ns, 'md-b'))?.metadata.name,
+    ].sort();
+    // NOTE: upstream v1.14's message, with the one-step upgrade plan of the workers.
     assert.equal(
       holding?.['message'],
-      'Cluster is upgrading to v1.31.0\n  * KubeadmControlPlane upgrading to version v1.31.0',
+      'Cluster is upgrading to v1.31.0\n  * KubeadmControlPlane upgrading to version v1.31.0\n' +
+        `  * MachineDeployments ${mdNames.join(', ')} pending upgrade to version v1.31.0`,
     );
 
     await pass(ctx, key);
@@ -382,7 +388,7 @@ describe('topology passes on a real management cluster', () => {
     );
     assert.match(
       (await topologyCondition(ctx, key))?.['message'] ?? '',
-      /KubeadmControlPlane upgrading to version v1\.31\.0$/,
+      /KubeadmControlPlane upgrading to version v1\.31\.0\n.* pending upgrade to version v1\.31\.0$/,
     );
 
     await setControlPlaneStatus(ctx, cp, { version: 'v1.31.0', ...ready });
@@ -564,8 +570,15 @@ describe('topology passes on a real management cluster', () => {
     assert.equal(outcome.result, 'Success');
     assert.deepEqual(
       ctx.pass.log.mutating().map((r) => `${r.method} ${r.path}`),
-      [`PATCH /apis/cluster.x-k8s.io/v1beta2/namespaces/${ns}/clusters/c1/status`],
-      'only the condition is written',
+      [
+        `PATCH /apis/cluster.x-k8s.io/v1beta2/namespaces/${ns}/clusters/c1`,
+        `PATCH /apis/cluster.x-k8s.io/v1beta2/namespaces/${ns}/clusters/c1/status`,
+      ],
+      'only the ok-to-delete annotation (no BeforeClusterDelete handler registered) and the condition are written',
+    );
+    assert.equal(
+      (await mustGet(ctx, capi, 'Cluster', key)).metadata.annotations?.['runtime.cluster.x-k8s.io/ok-to-delete'],
+      '',
     );
     assert.equal((await topologyCondition(ctx, key))?.['reason'], 'Deleting');
     ctx.pass.log.reset();
