@@ -105,3 +105,24 @@ export const cidrString = fc
     mostly(['/0', '/8', '/12', '/24', '/32', '/64', '/127', '/128'], ['/33', '/129', '/08', '/-1', '/+8', '/', '']),
   )
   .map(([ip, bits]) => ip + bits);
+
+const urlParts = fc.tuple(
+  mostly(
+    ['http://', 'https://', 'HTTPS://', 'ftp://', 'x+y.z://', '/'],
+    ['', 'http:', 'mailto:', '1x://', '://', 'http:///'],
+  ),
+  mostly(['', '', 'user@', 'u:p@'], ['u%zz@', 'a b@', 'u@v@']),
+  mostly(
+    ['example.com', 'EXAMPLE.com', '127.0.0.1', '[::1]', '[fe80::1%25eth0]', 'a-b.c'],
+    ['[1.2.3.4]', 'a%20b', 'a_b', '%41', 'ex ample', 'é.com', '', '[::1', 'x[::1]', '[::ffff:1.2.3.4]'],
+  ),
+  mostly(['', '', ':80', ':8443'], [':', ':8a', ':80:90', ':-1']),
+  mostly(['', '/', '/a/b', '/a%2Fb', '/*', '/a;b,c', '/%41'], ['/a b', '/%zz', '/é', 'a:b', '/%4']),
+  mostly(['', '', '?a=1&b=2&a=3', '?a+b=c%20d', '?=v', '?k'], ['?', '?x;y', '?%zz=1&ok=1', '?a=%']),
+  mostly(['', '', '#f'], ['#%zz', '#a b']),
+);
+/** Generated input. */
+export const urlString = fc.oneof(
+  { weight: 8, arbitrary: urlParts.map((parts) => parts.join('')) },
+  { weight: 1, arbitrary: fc.stringMatching(/^[a-z0-9:/?#[\]@%.=&+ ]{0,12}$/) },
+);

@@ -6,6 +6,7 @@ import { CelFunctionError } from '#shared/topology/variables/cel-function-error.
 import { registerIpLibraries } from '#shared/topology/variables/cel-ip.ts';
 import { registerQuantityLibrary } from '#shared/topology/variables/cel-quantity.ts';
 import { registerSemverLibrary } from '#shared/topology/variables/cel-semver.ts';
+import { registerUrlLibrary } from '#shared/topology/variables/cel-url.ts';
 
 /** A CEL error as a Go-style message: the first line of the library's message, without its source excerpt. */
 export function celErrorMessage(error: unknown): string {
@@ -179,6 +180,7 @@ export function newCelEnvironment(): Environment {
   registerQuantityLibrary(env);
   registerSemverLibrary(env);
   registerIpLibraries(env);
+  registerUrlLibrary(env);
   return env
     .registerVariable('self', 'dyn')
     .registerVariable('oldSelf', 'dyn')

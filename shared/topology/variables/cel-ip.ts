@@ -204,7 +204,7 @@ function parseIPv6(input: string): IP {
 }
 
 /** netip.ParseAddr; throws ParseAddrError. */
-function parseAddr(s: string): IP {
+export function parseAddr(s: string): IP {
   for (const c of s) {
     if (c === '.') return new IP(parseIPv4Fields(s, 0, s.length));
     if (c === ':') return parseIPv6(s);

@@ -13,7 +13,13 @@ import {
 import { goQuote } from '#shared/topology/variables/cel-function-error.ts';
 import { oracleRunSettings, startGoOracle } from '#test/oracles/go-oracle.ts';
 import type { CelResult, GoOracle } from '#test/oracles/go-oracle.ts';
-import { cidrString, ipString, quantityString, semverString } from '#test/oracles/cel-library-arbitraries.ts';
+import {
+  cidrString,
+  ipString,
+  quantityString,
+  semverString,
+  urlString,
+} from '#test/oracles/cel-library-arbitraries.ts';
 
 const env = newCelEnvironment();
 
@@ -174,6 +180,27 @@ describe('Kubernetes CEL libraries oracle (k8s.io/apiserver base environment)', 
         );
       }),
       oracleRunSettings(200),
+    );
+  });
+
+  test('url: parsing (request URIs), scheme, host, hostname, port, escaped path, query', async () => {
+    await fc.assert(
+      fc.asyncProperty(urlString, async (s) => {
+        const u = `url(${lit(s)})`;
+        await assertSameAsGo(
+          [
+            `isURL(${lit(s)})`,
+            `${u}.getScheme()`,
+            `${u}.getHost()`,
+            `${u}.getHostname()`,
+            `${u}.getPort()`,
+            `${u}.getEscapedPath()`,
+            `${u}.getQuery()`,
+          ],
+          false,
+        );
+      }),
+      oracleRunSettings(300),
     );
   });
 });
