@@ -3,6 +3,7 @@
 import { Environment } from '@marcbachmann/cel-js';
 import { translateGoRegexp } from '#shared/topology/variables/go-regexp.ts';
 import { CelFunctionError } from '#shared/topology/variables/cel-function-error.ts';
+import { registerCollectionLibraries } from '#shared/topology/variables/cel-collections.ts';
 import { registerIpLibraries } from '#shared/topology/variables/cel-ip.ts';
 import { registerQuantityLibrary } from '#shared/topology/variables/cel-quantity.ts';
 import { registerSemverLibrary } from '#shared/topology/variables/cel-semver.ts';
@@ -181,6 +182,7 @@ export function newCelEnvironment(): Environment {
   registerSemverLibrary(env);
   registerIpLibraries(env);
   registerUrlLibrary(env);
+  registerCollectionLibraries(env);
   return env
     .registerVariable('self', 'dyn')
     .registerVariable('oldSelf', 'dyn')

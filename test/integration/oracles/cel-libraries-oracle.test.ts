@@ -5,6 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { Optional } from '@marcbachmann/cel-js';
 import {
   celErrorMessage,
   newCelEnvironment,
@@ -33,6 +34,7 @@ function goFloat(f: number): string {
 
 /** A CEL value printed as the oracle prints it (test/oracles/go/main.go renderCel). */
 function render(value: unknown): string {
+  if (value instanceof Optional) return value.hasValue() ? `optional.of(${render(value.value())})` : 'optional.none()';
   if (typeof value === 'boolean' || typeof value === 'bigint') return String(value);
   if (typeof value === 'number') return goFloat(value);
   if (typeof value === 'string') return goQuote(value);
@@ -201,6 +203,41 @@ describe('Kubernetes CEL libraries oracle (k8s.io/apiserver base environment)', 
         );
       }),
       oracleRunSettings(300),
+    );
+  });
+
+  test('sets, lists (version 3) and optional helpers over generated lists', async () => {
+    const list = fc.array(fc.integer({ min: -3, max: 3 }), { maxLength: 6 }).map((xs) => `[${xs.join(', ')}]`);
+    const words = fc.array(fc.constantFrom('a', 'b', 'B', 'ab', ''), { maxLength: 5 }).map((xs) => JSON.stringify(xs));
+    const index = fc.integer({ min: -1, max: 7 });
+    await fc.assert(
+      fc.asyncProperty(list, list, words, index, index, fc.integer({ min: -1, max: 3 }), async (a, b, w, i, j, d) => {
+        await assertSameAsGo(
+          [
+            `sets.contains(${a}, ${b})`,
+            `sets.equivalent(${a}, ${b})`,
+            `sets.intersects(${a}, ${b})`,
+            `lists.range(${i})`,
+            `${a}.distinct()`,
+            `${w}.distinct()`,
+            `${a}.sort()`,
+            `${w}.sort()`,
+            `${a}.reverse()`,
+            `${a}.slice(${i}, ${j})`,
+            `${a}.first()`,
+            `${w}.last()`,
+            `[${a}, ${b}].flatten()`,
+            `[${a}, ${b}].flatten(${d})`,
+            `optional.ofNonZeroValue(${i})`,
+            `optional.ofNonZeroValue(${w})`,
+            `optional.unwrap([${a}.first(), ${b}.last()])`,
+            `[${w}.first()].unwrapOpt()`,
+            `strings.quote(${w}.join('\\n"\t'))`,
+          ],
+          false,
+        );
+      }),
+      oracleRunSettings(150),
     );
   });
 });
