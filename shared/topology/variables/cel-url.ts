@@ -323,7 +323,7 @@ function query(rawQuery: string): Map<string, string[]> {
 
 /**
  * Registers Kubernetes' url library: `url`, `isURL`, `getScheme`, `getHost`, `getHostname`, `getPort`,
- * `getEscapedPath`, `getQuery`.
+ * `getEscapedPath`, `getQuery` (`==` between URLs is refused).
  *
  * @example
  * registerUrlLibrary(env).evaluate("url('https://example.com:80/a').getPort()"); // '80'
@@ -346,5 +346,9 @@ export function registerUrlLibrary(env: Environment): Environment {
     .registerFunction('URL.getHostname(): string', (u: URL) => fromBytes(splitHostPort(u.host)[0]))
     .registerFunction('URL.getPort(): string', (u: URL) => fromBytes(splitHostPort(u.host)[1]))
     .registerFunction('URL.getEscapedPath(): string', (u: URL) => fromBytes(u.escapedPath()))
-    .registerFunction('URL.getQuery(): map<string, list<string>>', (u: URL) => query(u.rawQuery));
+    .registerFunction('URL.getQuery(): map<string, list<string>>', (u: URL) => query(u.rawQuery))
+    .registerOperator('URL == URL', () => {
+      // NOTE: Go compares URL.String(), which is not re-implemented (README "CEL rules").
+      throw new CelFunctionError('comparing two URLs is not supported');
+    });
 }
