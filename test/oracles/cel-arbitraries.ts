@@ -34,6 +34,16 @@ const rulesByKind: Record<Kind, readonly string[]> = {
     'self.substring(1) != "b"',
     'self.indexOf("a", 2) < 0',
     'self.upperAscii() == self.upperAscii().lowerAscii().upperAscii()',
+    'isQuantity(self)',
+    '!isQuantity(self) || quantity(self).isLessThan(quantity("1Ki"))',
+    'quantity(self).isInteger()',
+    'isSemver(self, true)',
+    'semver(self).major() < 2',
+    'isIP(self) || isCIDR(self + "/8")',
+    'ip(self).family() == 6',
+    'isURL(self)',
+    'url(self).getScheme() == "a"',
+    'sets.contains(self.split(""), ["a"])',
   ],
   object: [
     'has(self.a)',
@@ -129,7 +139,10 @@ export const celSchema: fc.Arbitrary<JSONSchemaProps> = fc.oneof(
   ),
 );
 
-const strings = fc.constantFrom('', 'a', 'ab', 'abc', 'A-b', 'x-y', 'é', 'É😀b', '😀ab');
+const strings = fc.constantFrom(
+  ...['', 'a', 'ab', 'abc', 'A-b', 'x-y', 'é', 'É😀b', '😀ab'],
+  ...['1Gi', '500m', '1.2.3', '::1', 'a:/b'],
+);
 const integers = fc.integer({ min: -2, max: 12 });
 
 /** A value that fits the schema (CEL rules run only on values the OpenAPI schema accepts). */

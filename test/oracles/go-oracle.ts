@@ -53,14 +53,21 @@ export type VariablesAnswer = {
   readonly defaulted?: readonly { readonly name: string; readonly value?: unknown }[];
 };
 
+/** Closed CEL expressions evaluated in the Kubernetes base CEL environment (the one new rules compile in). */
+export type CelRequest = { readonly op: 'cel'; readonly expressions: readonly string[] };
+export type CelResult = { readonly compileError?: boolean; readonly value?: string; readonly error?: string };
+export type CelAnswer = { readonly crashed?: true; readonly results?: readonly CelResult[] };
+
 type AnswerFor<R> = R extends TemplateRequest
   ? TemplateAnswer
   : R extends RegexpRequest
     ? RegexpAnswer
-    : VariablesAnswer;
+    : R extends CelRequest
+      ? CelAnswer
+      : VariablesAnswer;
 
 export type GoOracle = {
-  ask<R extends TemplateRequest | RegexpRequest | VariablesRequest>(request: R): Promise<AnswerFor<R>>;
+  ask<R extends TemplateRequest | RegexpRequest | VariablesRequest | CelRequest>(request: R): Promise<AnswerFor<R>>;
   close(): Promise<void>;
 };
 
@@ -109,7 +116,7 @@ export function startGoOracle(): GoOracle {
     return child;
   };
   return {
-    ask<R extends TemplateRequest | RegexpRequest | VariablesRequest>(request: R): Promise<AnswerFor<R>> {
+    ask<R extends TemplateRequest | RegexpRequest | VariablesRequest | CelRequest>(request: R): Promise<AnswerFor<R>> {
       if (!proc) {
         pending = [];
         proc = start();

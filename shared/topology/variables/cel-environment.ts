@@ -2,15 +2,18 @@
 // parts of the Kubernetes CEL libraries the API server enables that are implemented here (see README "CEL rules").
 import { Environment } from '@marcbachmann/cel-js';
 import { translateGoRegexp } from '#shared/topology/variables/go-regexp.ts';
+import { CelFunctionError } from '#shared/topology/variables/cel-function-error.ts';
+import { registerCollectionLibraries } from '#shared/topology/variables/cel-collections.ts';
+import { registerIpLibraries } from '#shared/topology/variables/cel-ip.ts';
+import { registerQuantityLibrary } from '#shared/topology/variables/cel-quantity.ts';
+import { registerSemverLibrary } from '#shared/topology/variables/cel-semver.ts';
+import { registerUrlLibrary } from '#shared/topology/variables/cel-url.ts';
 
 /** A CEL error as a Go-style message: the first line of the library's message, without its source excerpt. */
 export function celErrorMessage(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
   return (text.split('\n')[0] ?? '').trim();
 }
-
-/** Thrown by the functions below for a runtime failure; the evaluator reports it like any CEL error. */
-class CelFunctionError extends Error {}
 
 /** A Go (RE2) pattern as a JavaScript RegExp; `global` to find every match. */
 function goRegexp(pattern: string, global = false): RegExp {
@@ -174,7 +177,13 @@ function formatString(template: string, args: readonly unknown[]): string {
  * env.evaluate('self.matches("^[a-z]+$")', { self: 'abc', oldSelf: null }); // true
  */
 export function newCelEnvironment(): Environment {
-  return new Environment({ homogeneousAggregateLiterals: false, enableOptionalTypes: true })
+  const env = new Environment({ homogeneousAggregateLiterals: false, enableOptionalTypes: true });
+  registerQuantityLibrary(env);
+  registerSemverLibrary(env);
+  registerIpLibraries(env);
+  registerUrlLibrary(env);
+  registerCollectionLibraries(env);
+  return env
     .registerVariable('self', 'dyn')
     .registerVariable('oldSelf', 'dyn')
     .registerFunction('string.charAt(int): string', (s: string, i: bigint) => {
@@ -242,8 +251,13 @@ const stringLiteral = /(['"])(?:\\.|(?!\1)[^\\])*\1/g;
 /** CEL functions cel-js defines with JavaScript semantics, and the names of their Kubernetes versions above. */
 const kubernetesVersions = /\b(matches|lowerAscii|upperAscii|indexOf|lastIndexOf|substring)\(/g;
 
+/** cel-js's `cel.bind`: the Kubernetes environment has no bindings extension, so it must not compile. */
+const celBind = /\bcel\s*\.\s*bind\s*\(/g;
+
 function renameFunctions(code: string): string {
-  return code.replace(kubernetesVersions, (_, name: string) => `${name}K8s(`);
+  return code
+    .replace(kubernetesVersions, (_, name: string) => `${name}K8s(`)
+    .replace(celBind, 'celBindIsNotInTheKubernetesEnvironment(');
 }
 
 /**

@@ -1,6 +1,7 @@
 // Command capi-serverless-oracle answers questions about Go semantics that capi-serverless re-implements in
 // TypeScript, using Go's own libraries and Cluster API's own code: text/template with sprig's hermetic functions,
-// regexp (variable `pattern`), and ClusterClass variable validation and defaulting
+// regexp (variable `pattern`), closed CEL expressions in the Kubernetes base CEL environment
+// (k8s.io/apiserver/pkg/cel/environment), and ClusterClass variable validation and defaulting
 // (sigs.k8s.io/cluster-api/internal/topology/variables). It reads one JSON request per line on stdin and writes one
 // JSON response per line on stdout, in order, so tests can keep one process and ask thousands of questions.
 package main
@@ -11,13 +12,21 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"regexp"
+	"sort"
+	"strconv"
+	"strings"
 	"text/template"
 	"unicode/utf8"
 
 	"github.com/Masterminds/sprig/v3"
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
+	"github.com/google/cel-go/common/types/traits"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/cel/environment"
 
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/internal/topology/variables"
@@ -36,6 +45,9 @@ type request struct {
 	// regexp
 	Pattern string   `json:"pattern,omitempty"`
 	Inputs  []string `json:"inputs,omitempty"`
+
+	// cel: closed expressions evaluated in the Kubernetes base CEL environment
+	Expressions []string `json:"expressions,omitempty"`
 
 	// variables
 	ClassVariables []clusterv1.ClusterClassVariable       `json:"classVariables,omitempty"`
@@ -66,6 +78,9 @@ type response struct {
 	// regexp
 	CompileError *string `json:"compileError,omitempty"`
 	Matches      []bool  `json:"matches,omitempty"`
+
+	// cel
+	Results []celResult `json:"results,omitempty"`
 
 	// variables
 	FieldErrors []fieldError                `json:"fieldErrors,omitempty"`
@@ -115,6 +130,79 @@ func matchRegexp(r request) response {
 	return response{Matches: matches}
 }
 
+type celResult struct {
+	CompileError bool   `json:"compileError,omitempty"` // the wording is cel-go's own, so only whether it compiles
+	Value        string `json:"value,omitempty"`
+	Error        string `json:"error,omitempty"`
+}
+
+// renderCel prints a CEL value in a form TypeScript can reproduce: doubles as Go's %e with shortest digits, lists and
+// maps (keys sorted) recursively, other types as typeName(value).
+func renderCel(v ref.Val) string {
+	switch x := v.(type) {
+	case types.Bool, types.Int, types.Uint, types.Null:
+		return fmt.Sprintf("%v", x.Value())
+	case types.Double:
+		f := float64(x)
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return fmt.Sprintf("%v", f)
+		}
+		return strconv.FormatFloat(f, 'e', -1, 64)
+	case types.String:
+		return strconv.Quote(string(x))
+	case *types.Optional:
+		if !x.HasValue() {
+			return "optional.none()"
+		}
+		return "optional.of(" + renderCel(x.GetValue()) + ")"
+	case traits.Mapper:
+		var entries []string
+		it := x.Iterator()
+		for it.HasNext() == types.True {
+			k := it.Next()
+			entries = append(entries, renderCel(k)+": "+renderCel(x.Get(k)))
+		}
+		sort.Strings(entries)
+		return "{" + strings.Join(entries, ", ") + "}"
+	case traits.Lister:
+		var items []string
+		it := x.Iterator()
+		for it.HasNext() == types.True {
+			items = append(items, renderCel(it.Next()))
+		}
+		return "[" + strings.Join(items, ", ") + "]"
+	default:
+		return fmt.Sprintf("%s(%v)", v.Type().TypeName(), v.Value())
+	}
+}
+
+// evalCel compiles each expression in the environment upstream compiles new x-kubernetes-validations rules in
+// (environment.MustBaseEnvSet at DefaultCompatibilityVersion) and evaluates it with that environment's program
+// options (runtime cost limit included).
+func evalCel(r request) response {
+	env := environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()).NewExpressionsEnv()
+	results := make([]celResult, len(r.Expressions))
+	for i, expr := range r.Expressions {
+		ast, iss := env.Compile(expr)
+		if iss.Err() != nil {
+			results[i] = celResult{CompileError: true}
+			continue
+		}
+		prg, err := env.Program(ast)
+		if err != nil {
+			results[i] = celResult{Error: "program: " + err.Error()}
+			continue
+		}
+		val, _, err := prg.Eval(map[string]any{})
+		if err != nil {
+			results[i] = celResult{Error: err.Error()}
+			continue
+		}
+		results[i] = celResult{Value: renderCel(val)}
+	}
+	return response{Results: results}
+}
+
 func fieldErrors(list field.ErrorList) []fieldError {
 	out := make([]fieldError, 0, len(list))
 	for _, e := range list {
@@ -142,6 +230,8 @@ func handle(r request) (res response) {
 		return evalTemplate(r)
 	case "regexp":
 		return matchRegexp(r)
+	case "cel":
+		return evalCel(r)
 	case "validateClusterClassVariables":
 		return response{FieldErrors: fieldErrors(variables.ValidateClusterClassVariables(ctx, nil, r.ClassVariables, path(r, "spec.variables")))}
 	case "validateClusterVariables":
