@@ -85,6 +85,23 @@ export const upstreamFeatureGates: Record<UpstreamCapiMode, Record<UpstreamManag
   },
 };
 
+/**
+ * The same feature gates for all four managers, e.g. upstream's e2e `EXP_MACHINE_TAINT_PROPAGATION=true`
+ * (test/e2e/config/docker.yaml): its in-memory topology Cluster sets taints, which KCP's and the core webhooks refuse
+ * with the gate off.
+ *
+ * @example
+ * startUpstreamCapi(mgmt, { featureGates: computeGatesForAllManagers({ MachineTaintPropagation: true }) });
+ */
+export function computeGatesForAllManagers(
+  gates: Readonly<Record<string, boolean>>,
+): Record<UpstreamManager, Record<string, boolean>> {
+  return Object.fromEntries(upstreamManagers.map((m) => [m, { ...gates }])) as Record<
+    UpstreamManager,
+    Record<string, boolean>
+  >;
+}
+
 let cachedBinDir: string | undefined;
 
 /** Builds (first run: several CPU-minutes, progress on stderr) or finds the managers' binaries; returns their folder. */
