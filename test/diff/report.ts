@@ -12,6 +12,8 @@ export type StepReport = {
   readonly topologyReconciled: { readonly upstream: string; readonly capiServerless: string };
   readonly differences: readonly (Difference & { known?: string })[];
   readonly settledWrites: { readonly upstream: number; readonly capiServerless: number };
+  /** Who wrote what while the side was settled (the evidence for no-op writes), per side. */
+  readonly settledWriteDetails: { readonly upstream: readonly string[]; readonly capiServerless: readonly string[] };
 };
 
 export type DiffReport = {
@@ -29,6 +31,13 @@ const show = (v: unknown) => {
   const text = typeof v === 'string' ? v : JSON.stringify(v);
   return text.length > 160 ? `${text.slice(0, 157)}...` : text;
 };
+
+function describeWrites(step: StepResult): string[] {
+  return step.settledWrites.map(
+    (w) =>
+      `${w.at.slice(11, 23)} ${w.user} ${w.verb} ${w.object}${w.fieldManager ? ` (fieldManager ${w.fieldManager})` : ''}`,
+  );
+}
 
 /**
  * Compares the two sides' results scenario by scenario, step by step.
@@ -68,6 +77,7 @@ export function computeDiffReport(
         },
         differences,
         settledWrites: { upstream: sa.settledWrites.length, capiServerless: sb.settledWrites.length },
+        settledWriteDetails: { upstream: describeWrites(sa), capiServerless: describeWrites(sb) },
       });
     }
   }
@@ -132,9 +142,24 @@ export function renderDiffMarkdown(report: DiffReport): string {
       return `| ${s.scenario} | ${cell(s.step)} | ${s.objects} | ${agree} | ${s.topologyReconciled.upstream}${settled(s.settled.upstream)} / ${s.topologyReconciled.capiServerless}${settled(s.settled.capiServerless)} | ${s.settledWrites.upstream} / ${s.settledWrites.capiServerless} |`;
     }),
     '',
-    '## Differences',
-    '',
   ];
+  const writes = report.stepReports.filter(
+    (s) => s.settledWriteDetails.upstream.length + s.settledWriteDetails.capiServerless.length > 0,
+  );
+  if (writes.length > 0) {
+    out.push(
+      '## Writes while settled',
+      '',
+      "Writes (not status, not dry runs) to the topology's objects while a side's normalised objects stayed unchanged (audit log).",
+      '',
+    );
+    for (const s of writes)
+      out.push(
+        `- ${s.scenario} / ${s.step}: upstream: ${s.settledWriteDetails.upstream.join('; ') || 'none'}; capi-serverless: ${s.settledWriteDetails.capiServerless.join('; ') || 'none'}`,
+      );
+    out.push('');
+  }
+  out.push('## Differences', '');
   for (const s of report.stepReports) {
     if (s.differences.length === 0) continue;
     out.push(

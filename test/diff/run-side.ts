@@ -208,7 +208,12 @@ async function waitUntilSettled(
     );
     const done = deleting
       ? raw.cluster === undefined && names.size === 0 && quiet >= 1_000
-      : quiet >= opts.quietMs && progress.upToDate && (progress.status === 'True' || quiet >= opts.notTrueQuietMs);
+      : quiet >= opts.quietMs &&
+        // NOTE: a rotated or removed MachineDeployment's templates go once its old MachineSets are gone: wait for it.
+        // The condition's observedGeneration may lag behind a generation nothing reconciles again (a write of the
+        // Cluster's references): after `notTrueQuietMs` of quiet the state counts as settled whatever it says.
+        ((progress.status === 'True' && progress.upToDate && raw.leftovers.length === 0) ||
+          quiet >= opts.notTrueQuietMs);
     if (done) return { snapshot, settled: true, quietSince, topologyReconciled, names };
     if (now - started > opts.stepTimeoutMs) return { snapshot, settled: false, quietSince, topologyReconciled, names };
     await sleep(1_000);

@@ -20,6 +20,7 @@ import {
 import { getPath, mergeMaps, setPath } from '#shared/topology/desired/paths.ts';
 import { compareVersions, parseVersionTolerant } from '#shared/topology/desired/semver.ts';
 import {
+  computeCarriedClusterOwnerRef,
   computeClusterOwnerRef,
   computeObjectFromTemplate,
   computeTemplateFromTemplate,
@@ -227,7 +228,7 @@ export function computeControlPlane(
     currentName: cluster.spec?.controlPlaneRef?.name,
     labels,
     annotations,
-    ownerRef: computeClusterOwnerRef(cluster),
+    ownerRef: computeCarriedClusterOwnerRef(cluster, currentObject),
   });
   if (infrastructureMachineTemplate) {
     controlPlane = setPath(
