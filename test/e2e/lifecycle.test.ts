@@ -7,9 +7,6 @@
 // in-memory workload cluster, and deletion. Every wait is bounded; a failure prints the passes' outcomes and
 // upstream's managers' logs.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import {
   applyObject,
@@ -22,10 +19,12 @@ import {
   type KubeObject,
 } from '#shared/kube/index.ts';
 import {
+  computeGatesForAllManagers,
   startUpstreamManagementCluster,
   upstreamManagerUsers,
   type UpstreamCapi,
 } from '#test/harness/upstream-capi.ts';
+import { createAuditLog, type AuditLog } from '#test/harness/audit-log.ts';
 import type { TestCluster } from '#test/harness/clusters.ts';
 import { computeInMemoryObjects } from './in-memory-class.ts';
 import { startProduct, type RunningProduct } from './product.ts';
@@ -51,37 +50,9 @@ const timings: [string, number][] = [];
 
 // NOTE: capi-serverless writes topology objects with upstream's field manager, `capi-topology` (so a fleet switches
 // over without field-ownership conflicts), so managedFields cannot tell the two implementations apart. The API
-// server's audit log can: it records the user of every write with its `fieldManager` query parameter.
-const auditPolicy = `apiVersion: audit.k8s.io/v1
-kind: Policy
-omitStages: [RequestReceived]
-rules:
-- level: Metadata
-  verbs: [create, update, patch, delete]
-  resources:
-  - group: cluster.x-k8s.io
-  - group: controlplane.cluster.x-k8s.io
-  - group: infrastructure.cluster.x-k8s.io
-  - group: bootstrap.cluster.x-k8s.io
-  - group: addons.cluster.x-k8s.io
-- level: None
-`;
-let auditDir: string | undefined;
-
-type AuditEvent = {
-  verb: string;
-  requestURI: string;
-  user: { username: string };
-  objectRef?: { resource?: string; name?: string };
-  responseStatus?: { code?: number };
-};
-
-function auditEvents(): AuditEvent[] {
-  return readFileSync(join(auditDir ?? '', 'audit.log'), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as AuditEvent);
-}
+// server's audit log can (test/harness/audit-log.ts).
+let audit: AuditLog | undefined;
+const auditEvents = () => audit?.events() ?? [];
 
 let mgmt: TestCluster;
 let upstream: UpstreamCapi;
@@ -215,26 +186,11 @@ async function topologyObjects(): Promise<KubeObject[]> {
 describe('lifecycle beside upstream Cluster API (in-memory backend)', { timeout: 30 * 60_000 }, () => {
   before(async () => {
     const started = Date.now();
-    // NOTE: upstream's e2e runs its managers with EXP_MACHINE_TAINT_PROPAGATION=true (test/e2e/config/docker.yaml):
-    // its in-memory topology Cluster sets taints, which KCP's and the core webhooks refuse with the gate off.
-    const taints = { MachineTaintPropagation: true };
-    auditDir = mkdtempSync(join(tmpdir(), 'capi-serverless-e2e-audit-'));
-    writeFileSync(join(auditDir, 'policy.yaml'), auditPolicy);
+    audit = createAuditLog();
     const cluster = await startUpstreamManagementCluster({
       name: 'e2e',
-      extraApiServerArgs: [
-        `--audit-policy-file=${join(auditDir, 'policy.yaml')}`,
-        `--audit-log-path=${join(auditDir, 'audit.log')}`,
-        '--audit-log-format=json',
-      ],
-      upstream: {
-        featureGates: {
-          core: taints,
-          'bootstrap-kubeadm': taints,
-          'control-plane-kubeadm': taints,
-          'infrastructure-docker': taints,
-        },
-      },
+      extraApiServerArgs: audit.apiServerArgs,
+      upstream: { featureGates: computeGatesForAllManagers({ MachineTaintPropagation: true }) },
     });
     mgmt = cluster;
     upstream = cluster.upstream;
@@ -244,7 +200,7 @@ describe('lifecycle beside upstream Cluster API (in-memory backend)', { timeout:
   after(async () => {
     await product?.stop();
     await mgmt?.stop();
-    if (auditDir) rmSync(auditDir, { recursive: true, force: true });
+    audit?.remove();
     console.log(
       `e2e timings:\n${timings.map(([s, ms]) => `  ${(ms / 1000).toFixed(1).padStart(6)} s  ${s}`).join('\n')}`,
     );

@@ -27,6 +27,7 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { applyObject, type KubeObject } from '#shared/kube/index.ts';
 import { issueCertificate, renderKubeconfig } from '#test/harness/certs.ts';
+import { acquireExclusiveLock, dockerInMemoryPortLock, type ExclusiveLock } from '#test/harness/exclusive-lock.ts';
 import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
 import type { StartControllerManagerOptions } from '#test/harness/controller-manager.ts';
 import { getFreePort } from '#test/harness/ports.ts';
@@ -84,6 +85,23 @@ export const upstreamFeatureGates: Record<UpstreamCapiMode, Record<UpstreamManag
   },
 };
 
+/**
+ * The same feature gates for all four managers, e.g. upstream's e2e `EXP_MACHINE_TAINT_PROPAGATION=true`
+ * (test/e2e/config/docker.yaml): its in-memory topology Cluster sets taints, which KCP's and the core webhooks refuse
+ * with the gate off.
+ *
+ * @example
+ * startUpstreamCapi(mgmt, { featureGates: computeGatesForAllManagers({ MachineTaintPropagation: true }) });
+ */
+export function computeGatesForAllManagers(
+  gates: Readonly<Record<string, boolean>>,
+): Record<UpstreamManager, Record<string, boolean>> {
+  return Object.fromEntries(upstreamManagers.map((m) => [m, { ...gates }])) as Record<
+    UpstreamManager,
+    Record<string, boolean>
+  >;
+}
+
 let cachedBinDir: string | undefined;
 
 /** Builds (first run: several CPU-minutes, progress on stderr) or finds the managers' binaries; returns their folder. */
@@ -105,6 +123,8 @@ export type StartUpstreamCapiOptions = {
   /** Print the managers' output live (default: HARNESS_VERBOSE=1). */
   readonly verbose?: boolean;
   readonly startTimeoutMs?: number;
+  /** How long to wait for another user of the Docker in-memory manager's fixed port 19000 (default: 30 minutes). */
+  readonly portLockTimeoutMs?: number;
 };
 
 export type RunningUpstreamManager = {
@@ -286,11 +306,23 @@ async function startUpstreamCapiOnce(mgmt: TestCluster, opts: StartUpstreamCapiO
     Object.values(running)
       .map((m) => `===== ${m.process.name}\n${m.process.logs()}`)
       .join('\n');
+  let portLock: ExclusiveLock | undefined;
   const stop = async () => {
-    await Promise.all(Object.values(running).map((m) => m.process.stop()));
-    rmSync(dir, { recursive: true, force: true });
+    try {
+      await Promise.all(Object.values(running).map((m) => m.process.stop()));
+      rmSync(dir, { recursive: true, force: true });
+    } finally {
+      portLock?.release();
+    }
   };
   try {
+    // NOTE: the Docker provider's in-memory backend always listens on port 19000 (not configurable in v1.14): test
+    // files starting it queue on a cross-process lock, released when the manager has stopped.
+    if (managers.includes('infrastructure-docker'))
+      portLock = await acquireExclusiveLock(dockerInMemoryPortLock, {
+        purpose: `upstream Docker in-memory manager's port 19000 (management cluster ${mgmt.controlPlane.name})`,
+        ...(opts.portLockTimeoutMs === undefined ? {} : { timeoutMs: opts.portLockTimeoutMs }),
+      });
     const prepared: Partial<Record<UpstreamManager, PreparedManager>> = {};
     for (const manager of managers) {
       const gates = { ...upstreamFeatureGates[mode][manager], ...opts.featureGates?.[manager] };

@@ -44,6 +44,7 @@ export async function reconcileReferencedTemplate(
     return { name: desired.metadata.name ?? '', created };
   }
   const current = ctx.rawOf(input.current);
+  let specPaths: readonly string[] = [];
   const sameKind = groupOf(current.apiVersion) === groupOf(desired.apiVersion) && current.kind === desired.kind;
   if (sameKind) {
     const intent = computeApplyIntent(
@@ -71,6 +72,7 @@ export async function reconcileReferencedTemplate(
       ctx.changed.push(`updated ${describeKube(current)} in place (${changes.paths.slice(0, 5).join(', ')})`);
       return { name };
     }
+    specPaths = changes.paths.filter((p) => p === 'spec' || p.startsWith('spec.'));
   }
   // NOTE: the engine keeps the current name so a pass never renames; a rotation needs a fresh one.
   const rotated: Unstructured = {
@@ -78,6 +80,7 @@ export async function reconcileReferencedTemplate(
     metadata: { ...desired.metadata, name: computeSimpleName(input.templateNamePrefix, ctx.randomSuffix) },
   };
   const created = await createObject(ctx, rotated, opts);
-  ctx.changed.push(`rotated ${describeKube(current)} to ${rotated.metadata.name ?? ''}`);
+  const why = sameKind ? ` (${specPaths.slice(0, 5).join(', ')})` : ` (now a ${desired.kind})`;
+  ctx.changed.push(`rotated ${describeKube(current)} to ${rotated.metadata.name ?? ''}${why}`);
   return { name: rotated.metadata.name ?? '', created, replaced: current };
 }

@@ -15,6 +15,7 @@ import {
   computePatchedTargets,
   computePatchTargets,
   computeRequestItemUid,
+  computeTargetsWithDesiredMetadata,
   HolderKind,
   holderFieldPaths,
   type Builtins,
@@ -92,7 +93,7 @@ export function computePatchEngineInput(
   const topology = cluster.spec?.topology as Topology;
   const mdTopologies = topology.workers?.machineDeployments ?? [];
   const mpTopologies = topology.workers?.machinePools ?? [];
-  const targets = computePatchTargets({
+  const unsynced = computePatchTargets({
     infrastructureClusterTemplate: blueprint.infrastructureClusterTemplate,
     controlPlaneTemplate: blueprint.controlPlaneTemplate,
     ...(blueprint.controlPlaneInfrastructureMachineTemplate
@@ -117,6 +118,7 @@ export function computePatchEngineInput(
       };
     }),
   });
+  const targets = computeTargetsWithDesiredMetadata(unsynced, desired);
   const builtins: PatchBuiltins = {
     global: computeClusterBuiltins(cluster) as Builtins,
     controlPlane: computeControlPlaneBuiltins(

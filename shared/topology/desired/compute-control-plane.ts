@@ -26,6 +26,7 @@ import {
 } from '#shared/topology/desired/lifecycle-hooks.ts';
 import { compareVersions, parseVersionTolerant } from '#shared/topology/desired/semver.ts';
 import {
+  computeCarriedClusterOwnerRef,
   computeClusterOwnerRef,
   computeObjectFromTemplate,
   computeTemplateFromTemplate,
@@ -291,7 +292,7 @@ export function computeControlPlane(
     currentName: cluster.spec?.controlPlaneRef?.name,
     labels,
     annotations,
-    ownerRef: computeClusterOwnerRef(cluster),
+    ownerRef: computeCarriedClusterOwnerRef(cluster, currentObject),
   });
   if (infrastructureMachineTemplate) {
     controlPlane = setPath(

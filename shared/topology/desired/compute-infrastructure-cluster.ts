@@ -4,7 +4,7 @@ import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
 import type { ContractVersionedObjectReference } from '#shared/api/v1beta2/common.ts';
 import { computeTemplateName, defaultInfrastructureClusterNameTemplate } from '#shared/topology/desired/names.ts';
 import {
-  computeClusterOwnerRef,
+  computeCarriedClusterOwnerRef,
   computeObjectFromTemplate,
   groupOf,
 } from '#shared/topology/desired/template-to-object.ts';
@@ -36,7 +36,7 @@ export function computeInfrastructureCluster(
       deps.randomSuffix,
     ),
     currentName: cluster.spec?.infrastructureRef?.name || current?.metadata.name,
-    ownerRef: computeClusterOwnerRef(cluster),
+    ownerRef: computeCarriedClusterOwnerRef(cluster, current),
   });
 }
 

@@ -131,3 +131,21 @@ export function computeClusterOwnerRef(cluster: {
     uid: cluster.metadata.uid ?? '',
   };
 }
+
+/**
+ * The owner reference to the Cluster for an object that may already exist: the one `current` carries for this Cluster
+ * (uid), as it is, or a new one ({@link computeClusterOwnerRef}).
+ * NOTE: the core Cluster controller turns the reference into a controller reference (`controller`,
+ * `blockOwnerDeletion`). An OwnerReference is an atomic struct under server-side apply: applying ours without those
+ * fields would replace the element, the core controller would set them again, and every pass would write the
+ * InfrastructureCluster and ControlPlane (found by the differential against upstream, which carries the reference
+ * over the same way from its cluster shim).
+ */
+export function computeCarriedClusterOwnerRef(
+  cluster: { metadata: { name?: string | undefined; uid?: string | undefined } },
+  current: Unstructured | undefined,
+): OwnerReference {
+  const refs = (current?.metadata['ownerReferences'] ?? []) as OwnerReference[];
+  const carried = cluster.metadata.uid ? refs.find((r) => r.uid === cluster.metadata.uid) : undefined;
+  return carried ? { ...carried } : computeClusterOwnerRef(cluster);
+}

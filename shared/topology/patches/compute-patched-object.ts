@@ -29,6 +29,38 @@ export const controlPlanePreserveFields: readonly FieldPath[] = [
   ['spec', 'rollout', 'after'],
 ];
 
+/**
+ * Labels and annotations the topology sets itself, which patches may not change (upstream's
+ * alwaysPreserveLabelsAndAnnotations in updateDesiredState).
+ */
+export const alwaysPreservedMetadataFields: readonly FieldPath[] = [
+  ['metadata', 'labels', 'cluster.x-k8s.io/cluster-name'],
+  ['metadata', 'labels', 'topology.cluster.x-k8s.io/owned'],
+  ['metadata', 'labels', 'topology.cluster.x-k8s.io/deployment-name'],
+  ['metadata', 'labels', 'topology.cluster.x-k8s.io/pool-name'],
+  ['metadata', 'annotations', 'cluster.x-k8s.io/cloned-from-name'],
+  ['metadata', 'annotations', 'cluster.x-k8s.io/cloned-from-groupkind'],
+];
+
+/** A field copied from the patched template (`src`) to the desired object (`dest`). */
+type CopiedField = { readonly src: FieldPath; readonly dest: FieldPath };
+
+/** Upstream's patchObject: the object's spec and metadata from the template's `spec.template`. */
+const objectFields: readonly CopiedField[] = [
+  { src: ['spec', 'template', 'spec'], dest: ['spec'] },
+  { src: ['spec', 'template', 'metadata', 'labels'], dest: ['metadata', 'labels'] },
+  { src: ['spec', 'template', 'metadata', 'annotations'], dest: ['metadata', 'annotations'] },
+];
+
+/** Upstream's patchTemplate: the template's own metadata and `spec.template` (spec and metadata). */
+const templateFields: readonly CopiedField[] = [
+  { src: ['metadata', 'labels'], dest: ['metadata', 'labels'] },
+  { src: ['metadata', 'annotations'], dest: ['metadata', 'annotations'] },
+  { src: ['spec', 'template', 'spec'], dest: ['spec', 'template', 'spec'] },
+  { src: ['spec', 'template', 'metadata', 'labels'], dest: ['spec', 'template', 'metadata', 'labels'] },
+  { src: ['spec', 'template', 'metadata', 'annotations'], dest: ['spec', 'template', 'metadata', 'annotations'] },
+];
+
 /** The patched spec could not be copied (missing `spec.template.spec`, or a path through a non-object). */
 export class PatchedObjectError extends CapiError {}
 
@@ -73,23 +105,26 @@ function setNested(obj: Record<string, unknown>, path: FieldPath, value: unknown
 function patchUnstructured(
   original: Unstructured,
   modified: Unstructured,
-  destPath: FieldPath,
+  fields: readonly CopiedField[],
   preserveFields: readonly FieldPath[],
 ): Unstructured {
   const describe = (u: Unstructured): string => describeObject(u.kind, u.metadata.namespace, u.metadata.name);
-  const srcPath = ['spec', 'template', 'spec'];
   const patched = cloneJson(original);
   const preserved = preserveFields
     .map((path) => ({ path, ...getNested(patched, path) }))
     .filter((field) => field.found);
-  const src = getNested(modified, srcPath);
-  if (!src.found) {
+  const [required] = fields.filter((f) => f.src.join('.') === 'spec.template.spec');
+  if (required && !getNested(modified, required.src).found) {
     throw new PatchedObjectError(
-      `failed to apply patch to ${describe(original)}: missing field "${srcPath.join('.')}" in ${describe(modified)}`,
+      `failed to apply patch to ${describe(original)}: missing field "${required.src.join('.')}" in ${describe(modified)}`,
     );
   }
   try {
-    setNested(patched, destPath, src.value, () => describe(original));
+    for (const field of fields) {
+      // NOTE: as upstream's CopyFields, a field the patched template does not have leaves the desired one as is.
+      const src = getNested(modified, field.src);
+      if (src.found) setNested(patched, field.dest, src.value, () => describe(original));
+    }
     for (const field of preserved) setNested(patched, field.path, field.value, () => describe(original));
   } catch (err) {
     throw new PatchedObjectError(
@@ -103,7 +138,9 @@ function patchUnstructured(
 
 /**
  * Upstream's patchObject: the desired object's `spec` becomes the patched template's `spec.template.spec` (so a
- * field the patches removed is gone, and fields only the desired object had are dropped), then each preserved field
+ * field the patches removed is gone, and fields only the desired object had are dropped), its labels and annotations
+ * the patched template's `spec.template.metadata` ones (synced from the desired object before patching,
+ * computeTargetsWithDesiredMetadata; the topology's own labels and cloned-from annotations kept), then each preserved field
  * that the desired object had is put back with the desired object's value (a preserved field the desired object did
  * not have keeps the patched template's value). Used for the InfrastructureCluster, the ControlPlane (with
  * {@link controlPlanePreserveFields}) and MachinePool bootstrap/infrastructure objects. Inputs are not mutated.
@@ -116,17 +153,21 @@ export function computePatchedObject(
   patchedTemplate: Unstructured,
   preserveFields: readonly FieldPath[] = [],
 ): Unstructured {
-  return patchUnstructured(desired, patchedTemplate, ['spec'], preserveFields);
+  return patchUnstructured(desired, patchedTemplate, objectFields, [
+    ...preserveFields,
+    ...alwaysPreservedMetadataFields,
+  ]);
 }
 
 /**
- * Upstream's patchTemplate: the desired template's `spec.template.spec` becomes the patched template's
- * `spec.template.spec`; everything else of the desired template (name, metadata, `spec.template.metadata`) is kept.
+ * Upstream's patchTemplate: the desired template's `spec.template.spec`, `spec.template.metadata` labels/annotations
+ * and own labels/annotations become the patched template's (the topology's own labels and cloned-from annotations
+ * kept); everything else of the desired template (name, owner) is kept.
  * Used for the control plane's machine infrastructure and MachineDeployment bootstrap/infrastructure templates.
  *
  * @example
  * computePatchedTemplate(desiredInfraMachineTemplate, patchedInfraMachineTemplate);
  */
 export function computePatchedTemplate(desired: Unstructured, patchedTemplate: Unstructured): Unstructured {
-  return patchUnstructured(desired, patchedTemplate, ['spec', 'template', 'spec'], []);
+  return patchUnstructured(desired, patchedTemplate, templateFields, alwaysPreservedMetadataFields);
 }

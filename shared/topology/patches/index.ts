@@ -101,3 +101,4 @@ export { parseRenderedValue, RenderedValueError } from '#shared/topology/patches
 export { getVariableValue, VariableValueError } from '#shared/topology/patches/variable-value.ts';
 export type { VariableMap } from '#shared/topology/patches/variable-value.ts';
 export { jsonPatchProblems, validateInlinePatch } from '#shared/topology/patches/validate-patches.ts';
+export { computeTargetsWithDesiredMetadata } from '#shared/topology/patches/compute-targets-with-desired-metadata.ts';

@@ -181,6 +181,57 @@ describe('topology passes on a real management cluster', () => {
     assert.deepEqual(ctx.pass.log.mutating(), [], 'an unchanged ClusterClass is not written either');
   });
 
+  test("the core Cluster controller's controller reference on the InfrastructureCluster and ControlPlane is kept and stops the writes", async () => {
+    // NOTE: upstream's core manager makes the Cluster the controller owner of both (a merge patch of
+    // ownerReferences as field manager `manager`). An OwnerReference is atomic under server-side apply: a pass applying
+    // the reference without `controller` replaced it, the core manager set it again, and every pass wrote both objects
+    // (found by the differential beside upstream's managers, test/diff).
+    const ns = 'controller-owner';
+    const uid = await createTopology(ns);
+    const cluster = await mustGet(ctx, capi, 'Cluster', { namespace: ns, name: 'c1' });
+    const spec = cluster['spec'] as { infrastructureRef: { name: string }; controlPlaneRef: { name: string } };
+    const controllerRef = {
+      apiVersion: capi,
+      kind: 'Cluster',
+      name: 'c1',
+      uid,
+      controller: true,
+      blockOwnerDeletion: true,
+    };
+    const owned = [
+      { apiVersion: infra, kind: 'DockerCluster', namespace: ns, name: spec.infrastructureRef.name },
+      {
+        apiVersion: 'controlplane.cluster.x-k8s.io/v1beta2',
+        kind: 'KubeadmControlPlane',
+        namespace: ns,
+        name: spec.controlPlaneRef.name,
+      },
+    ];
+    for (const ref of owned)
+      await patchObject(
+        ctx.mgmt.kube,
+        ref,
+        { metadata: { ownerReferences: [controllerRef] } },
+        { fieldManager: 'manager' },
+      );
+    // NOTE: the core controller's merge patch (an Update) took the element's ownership: the next pass applies the same
+    // reference once to own it again (managedFields only, the reference unchanged); no pass writes after that.
+    const first = await pass(ctx, { namespace: ns, name: 'c1' });
+    assert.equal(first.result, 'Success', first.error);
+    for (const line of first.changed) assert.match(line, /^updated .* \(metadata\.managedFields\)$/);
+    ctx.pass.log.reset();
+    for (let i = 0; i < 2; i++) {
+      const outcome = await pass(ctx, { namespace: ns, name: 'c1' });
+      assert.equal(outcome.result, 'Success', outcome.error);
+      assert.deepEqual(outcome.changed, []);
+    }
+    assert.deepEqual(ctx.pass.log.mutating(), []);
+    for (const ref of owned) {
+      const obj = await mustGet(ctx, ref.apiVersion, ref.kind, ref);
+      assert.deepEqual(obj.metadata.ownerReferences, [controllerRef], `${ref.kind} keeps the controller reference`);
+    }
+  });
+
   test("with the previous pass's no-change record and the runtime's reads, a pass sends no dry run", async () => {
     const ns = 'proven';
     await createTopology(ns);

@@ -120,23 +120,104 @@ describe('computePatchedObject', () => {
 });
 
 describe('computePatchedTemplate', () => {
-  test('replaces only spec.template.spec and keeps name, metadata and spec.template.metadata', () => {
+  test("takes spec.template and labels/annotations from the patched template, keeps name and the topology's own labels", () => {
     const desired: Unstructured = deepFreeze({
       apiVersion: api.awsMachine.apiVersion,
       kind: api.awsMachine.kind,
-      metadata: { name: 'c1-md-a-xyz', namespace: 'default', annotations: { from: 'desired' } },
+      metadata: {
+        name: 'c1-md-a-xyz',
+        namespace: 'default',
+        labels: { 'cluster.x-k8s.io/cluster-name': 'c1', 'topology.cluster.x-k8s.io/deployment-name': 'md-a' },
+        annotations: { from: 'desired', 'cluster.x-k8s.io/cloned-from-name': 'quick-start-worker-machine' },
+      },
       spec: { template: { metadata: { labels: { keep: 'me' } }, spec: { instanceType: 't3.medium', old: true } } },
     });
     const patched: Unstructured = deepFreeze({
       apiVersion: api.awsMachine.apiVersion,
       kind: api.awsMachine.kind,
+      metadata: {
+        name: 'quick-start-worker-machine',
+        labels: { 'cluster.x-k8s.io/cluster-name': 'patched', added: 'by-patch' },
+        annotations: { from: 'patch' },
+      },
+      spec: { template: { metadata: { labels: { set: 'by-patch' } }, spec: { instanceType: 'm5.large' } } },
+    });
+    assert.deepEqual(computePatchedTemplate(desired, patched), {
+      ...desired,
+      metadata: {
+        name: 'c1-md-a-xyz',
+        namespace: 'default',
+        labels: {
+          'cluster.x-k8s.io/cluster-name': 'c1',
+          'topology.cluster.x-k8s.io/deployment-name': 'md-a',
+          added: 'by-patch',
+        },
+        annotations: { from: 'patch', 'cluster.x-k8s.io/cloned-from-name': 'quick-start-worker-machine' },
+      },
+      spec: { template: { metadata: { labels: { set: 'by-patch' } }, spec: { instanceType: 'm5.large' } } },
+    });
+  });
+
+  test('keeps what the patched template does not have (no labels, no spec.template.metadata)', () => {
+    const desired: Unstructured = deepFreeze({
+      apiVersion: api.awsMachine.apiVersion,
+      kind: api.awsMachine.kind,
+      metadata: { name: 'c1-md-a-xyz', namespace: 'default', annotations: { from: 'desired' } },
+      spec: { template: { metadata: { labels: { keep: 'me' } }, spec: { instanceType: 't3.medium' } } },
+    });
+    const patched: Unstructured = deepFreeze({
+      apiVersion: api.awsMachine.apiVersion,
+      kind: api.awsMachine.kind,
       metadata: { name: 'quick-start-worker-machine' },
-      spec: { template: { metadata: { labels: { lost: 'yes' } }, spec: { instanceType: 'm5.large' } } },
+      spec: { template: { spec: { instanceType: 'm5.large' } } },
     });
     assert.deepEqual(computePatchedTemplate(desired, patched), {
       ...desired,
       spec: { template: { metadata: { labels: { keep: 'me' } }, spec: { instanceType: 'm5.large' } } },
     });
+  });
+});
+
+describe('computePatchedObject: metadata from spec.template.metadata (upstream v1.14 patchObject)', () => {
+  test("a patch's spec.template.metadata replaces the object's labels and annotations, the topology's own kept", () => {
+    const desired: Unstructured = deepFreeze({
+      apiVersion: api.kcp.apiVersion,
+      kind: api.kcp.kind,
+      metadata: {
+        name: 'c1-abcde',
+        namespace: 'default',
+        labels: {
+          'cluster.x-k8s.io/cluster-name': 'c1',
+          'topology.cluster.x-k8s.io/owned': '',
+          'from-topology': 'x',
+        },
+        annotations: { 'cluster.x-k8s.io/cloned-from-name': 'cp-template', 'from-topology': 'x' },
+      },
+      spec: { version: 'v1.36.4' },
+    });
+    // NOTE: upstream's in-memory e2e extension adds /spec/template/metadata with its own labels, replacing the ones
+    // synced from the desired object: the object ends up with those and the topology's own labels only.
+    const patched = deepFreeze({
+      ...kcpTemplate({ kubeadmConfigSpec: {} }),
+      spec: {
+        template: {
+          metadata: { labels: { 'top-level-label-1': 'v' }, annotations: { 'top-level-annotation-1': 'v' } },
+          spec: { kubeadmConfigSpec: {} },
+        },
+      },
+    });
+    const result = computePatchedObject(desired, patched, controlPlanePreserveFields);
+    assert.deepEqual(result.metadata, {
+      name: 'c1-abcde',
+      namespace: 'default',
+      labels: {
+        'cluster.x-k8s.io/cluster-name': 'c1',
+        'topology.cluster.x-k8s.io/owned': '',
+        'top-level-label-1': 'v',
+      },
+      annotations: { 'cluster.x-k8s.io/cloned-from-name': 'cp-template', 'top-level-annotation-1': 'v' },
+    });
+    assert.deepEqual(result['spec'], { kubeadmConfigSpec: {}, version: 'v1.36.4' });
   });
 });
 

@@ -1,0 +1,134 @@
+// What of a topology snapshot is compared between the two sides, with what is legitimately random normalised away:
+// uids, resourceVersions, generations, timestamps, managedFields, status (written by other controllers at their own
+// pace; only the Cluster's TopologyReconciled condition is kept), the random suffix of generated names (everywhere a
+// generated name appears: names, references, owner references, messages) and the in-memory backend's port.
+import type { KubeObject } from '#shared/kube/index.ts';
+import type { RawSnapshot } from './snapshot.ts';
+
+export type NormalizedSnapshot = Readonly<Record<string, unknown>>;
+
+/** Upstream's generated names end in `-` and five characters of [bcdfghjklmnpqrstvwxz2456789] (utilrand.String). */
+const randomSuffix = /-[a-z0-9]{5}$/;
+const timestamp = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+
+type Condition = { type: string; status?: string; reason?: string; message?: string };
+
+/** The generated names of the snapshot, each mapped to itself with `-<random>` for the suffix. */
+function computeNameMap(raw: RawSnapshot): Map<string, string> {
+  const names = new Map<string, string>();
+  const clusterName = raw.cluster?.metadata.name;
+  for (const o of [...Object.values(raw.objects), ...raw.leftovers]) {
+    const name = o.metadata.name ?? '';
+    if (name !== clusterName && randomSuffix.test(name)) names.set(name, name.replace(randomSuffix, '-<random>'));
+  }
+  return names;
+}
+
+function replaceNames(text: string, names: Map<string, string>): string {
+  const exact = names.get(text);
+  if (exact !== undefined) return exact;
+  if (timestamp.test(text)) return '<time>';
+  let out = text;
+  // NOTE: longest first, so `c-md-0-abcde` is not partly replaced by a shorter generated name it contains.
+  for (const [name, to] of [...names.entries()].sort(([a], [b]) => b.length - a.length))
+    if (out.includes(name)) out = out.split(name).join(to);
+  return out;
+}
+
+function mapStrings(value: unknown, names: Map<string, string>): unknown {
+  if (typeof value === 'string') return replaceNames(value, names);
+  if (Array.isArray(value)) return value.map((v) => mapStrings(v, names));
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) out[key] = mapStrings((value as Record<string, unknown>)[key], names);
+    return out;
+  }
+  return value;
+}
+
+function normalizeEndpoint(spec: unknown): unknown {
+  if (!spec || typeof spec !== 'object') return spec;
+  const s = spec as Record<string, unknown>;
+  const endpoint = s['controlPlaneEndpoint'] as Record<string, unknown> | undefined;
+  if (!endpoint || endpoint['port'] === undefined) return spec;
+  return { ...s, controlPlaneEndpoint: { ...endpoint, port: '<port>' } };
+}
+
+function normalizeObject(obj: KubeObject, names: Map<string, string>): Record<string, unknown> {
+  const m = obj.metadata as KubeObject['metadata'] & {
+    ownerReferences?: { apiVersion: string; kind: string; name: string; controller?: boolean }[];
+    finalizers?: string[];
+  };
+  const ownerReferences = (m.ownerReferences ?? [])
+    .map((r) => ({
+      apiVersion: r.apiVersion,
+      kind: r.kind,
+      name: r.name,
+      ...(r.controller === undefined ? {} : { controller: r.controller }),
+    }))
+    .sort((a, b) => `${a.kind}/${a.name}`.localeCompare(`${b.kind}/${b.name}`));
+  const out: Record<string, unknown> = {
+    apiVersion: obj.apiVersion,
+    kind: obj.kind,
+    metadata: {
+      name: m.name,
+      labels: m.labels ?? {},
+      annotations: m.annotations ?? {},
+      ownerReferences,
+      ...(m.finalizers?.length ? { finalizers: [...m.finalizers].sort() } : {}),
+      ...(m.deletionTimestamp ? { deleting: true } : {}),
+    },
+    spec: normalizeEndpoint(obj['spec']),
+  };
+  return mapStrings(out, names) as Record<string, unknown>;
+}
+
+/**
+ * The comparable form of a snapshot: role → normalised object; `Cluster` keeps spec, labels, annotations and the
+ * TopologyReconciled condition; `Leftovers` lists the unreferenced topology objects, sorted.
+ *
+ * @example
+ * computeNormalizedSnapshot(await getTopologySnapshot(kube, ns, 'c'))['ControlPlane'];
+ */
+export function computeNormalizedSnapshot(raw: RawSnapshot): NormalizedSnapshot {
+  const names = computeNameMap(raw);
+  const out: Record<string, unknown> = {};
+  if (raw.cluster) {
+    const cluster = normalizeObject(raw.cluster, names);
+    const conditions = ((raw.cluster['status'] as { conditions?: Condition[] } | undefined)?.conditions ?? []).filter(
+      (c) => c.type === 'TopologyReconciled',
+    );
+    out['Cluster'] = {
+      ...cluster,
+      topologyReconciled: conditions.map((c) =>
+        mapStrings({ status: c.status, reason: c.reason, message: c.message ?? '' }, names),
+      )[0],
+    };
+  }
+  for (const role of Object.keys(raw.objects).sort()) out[role] = normalizeObject(raw.objects[role]!, names);
+  out['Leftovers'] = raw.leftovers
+    .map((o) => normalizeObject(o, names))
+    .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+  return out;
+}
+
+/** The TopologyReconciled condition and generations the settle rule needs (not compared). */
+export function getTopologyProgress(raw: RawSnapshot): {
+  status?: string;
+  reason?: string;
+  upToDate: boolean;
+} {
+  const c = raw.cluster;
+  if (!c) return { upToDate: true };
+  const cond = (
+    (c['status'] as { conditions?: (Condition & { observedGeneration?: number })[] } | undefined)?.conditions ?? []
+  ).find((x) => x.type === 'TopologyReconciled');
+  const generation = c.metadata.generation;
+  const observed =
+    cond?.observedGeneration ?? (c['status'] as { observedGeneration?: number } | undefined)?.observedGeneration;
+  return {
+    ...(cond?.status ? { status: cond.status } : {}),
+    ...(cond?.reason ? { reason: cond.reason } : {}),
+    upToDate: generation === undefined || observed === undefined || observed >= generation,
+  };
+}

@@ -1,0 +1,178 @@
+// The differential's report: per scenario and step, the differences between the two sides (object, JSON path, both
+// values), whether each is known, and the writes each side made while settled; as JSON and as markdown.
+import { compareSnapshots, findKnownDifference, type Difference, type KnownDifference } from './compare.ts';
+import type { SideResult, StepResult } from './run-side.ts';
+import type { Scenario } from './scenarios.ts';
+
+export type StepReport = {
+  readonly scenario: string;
+  readonly step: string;
+  readonly objects: number;
+  readonly settled: { readonly upstream: boolean; readonly capiServerless: boolean };
+  readonly topologyReconciled: { readonly upstream: string; readonly capiServerless: string };
+  readonly differences: readonly (Difference & { known?: string })[];
+  readonly settledWrites: { readonly upstream: number; readonly capiServerless: number };
+  /** Who wrote what while the side was settled (the evidence for no-op writes), per side. */
+  readonly settledWriteDetails: { readonly upstream: readonly string[]; readonly capiServerless: readonly string[] };
+};
+
+export type DiffReport = {
+  readonly scenarios: number;
+  readonly steps: number;
+  readonly objectsCompared: number;
+  readonly unknownDifferences: number;
+  readonly knownDifferences: number;
+  readonly errors: readonly string[];
+  readonly sides: Readonly<Record<string, { startMs: number; durationMs: number; concurrency: number }>>;
+  readonly stepReports: readonly StepReport[];
+};
+
+const show = (v: unknown) => {
+  const text = typeof v === 'string' ? v : JSON.stringify(v);
+  return text.length > 160 ? `${text.slice(0, 157)}...` : text;
+};
+
+function describeWrites(step: StepResult): string[] {
+  return step.settledWrites.map(
+    (w) =>
+      `${w.at.slice(11, 23)} ${w.user} ${w.verb} ${w.object}${w.fieldManager ? ` (fieldManager ${w.fieldManager})` : ''}`,
+  );
+}
+
+/**
+ * Compares the two sides' results scenario by scenario, step by step.
+ *
+ * @example
+ * const report = computeDiffReport(scenarios, upstream, capiServerless, knownDifferences);
+ */
+export function computeDiffReport(
+  scenarios: readonly Scenario[],
+  upstream: SideResult,
+  capiServerless: SideResult,
+  known: readonly KnownDifference[],
+): DiffReport {
+  const stepReports: StepReport[] = [];
+  const errors: string[] = [];
+  for (const scenario of scenarios) {
+    const a = upstream.scenarios[scenario.name];
+    const b = capiServerless.scenarios[scenario.name];
+    if (a?.error) errors.push(`${scenario.name} (upstream): ${a.error}`);
+    if (b?.error) errors.push(`${scenario.name} (capi-serverless): ${b.error}`);
+    for (const step of scenario.steps) {
+      const sa: StepResult | undefined = a?.steps.find((s) => s.step === step.name);
+      const sb: StepResult | undefined = b?.steps.find((s) => s.step === step.name);
+      if (!sa || !sb) continue;
+      const differences = compareSnapshots(sa.snapshot, sb.snapshot).map((d) => {
+        const k = findKnownDifference(d, known);
+        return k ? { ...d, known: k.reason } : d;
+      });
+      stepReports.push({
+        scenario: scenario.name,
+        step: step.name,
+        objects: new Set([...Object.keys(sa.snapshot), ...Object.keys(sb.snapshot)]).size,
+        settled: { upstream: sa.settled, capiServerless: sb.settled },
+        topologyReconciled: {
+          upstream: sa.topologyReconciled ?? '',
+          capiServerless: sb.topologyReconciled ?? '',
+        },
+        differences,
+        settledWrites: { upstream: sa.settledWrites.length, capiServerless: sb.settledWrites.length },
+        settledWriteDetails: { upstream: describeWrites(sa), capiServerless: describeWrites(sb) },
+      });
+    }
+  }
+  const all = stepReports.flatMap((s) => s.differences);
+  return {
+    scenarios: scenarios.length,
+    steps: stepReports.length,
+    objectsCompared: stepReports.reduce((n, s) => n + s.objects, 0),
+    unknownDifferences: all.filter((d) => !d.known).length,
+    knownDifferences: all.filter((d) => d.known).length,
+    errors,
+    sides: {
+      upstream: { startMs: upstream.startMs, durationMs: upstream.durationMs, concurrency: upstream.concurrency },
+      'capi-serverless': {
+        startMs: capiServerless.startMs,
+        durationMs: capiServerless.durationMs,
+        concurrency: capiServerless.concurrency,
+      },
+    },
+    stepReports,
+  };
+}
+
+/** A readable diff: one block per scenario/step with differences, one line per object + path. */
+export function renderDiffText(report: DiffReport): string {
+  const lines: string[] = [];
+  for (const s of report.stepReports) {
+    if (s.differences.length === 0) continue;
+    lines.push(`--- ${s.scenario} / ${s.step}`);
+    for (const d of s.differences)
+      lines.push(
+        `  ${d.known ? '(known) ' : ''}${d.object} ${d.path || '<object>'}\n      upstream:        ${show(d.upstream)}\n      capi-serverless: ${show(d.capiServerless)}`,
+      );
+  }
+  return lines.join('\n');
+}
+
+const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
+/** The markdown report: summary, agreement table (scenario × step), then every difference. */
+export function renderDiffMarkdown(report: DiffReport): string {
+  const sec = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
+  const out = [
+    '# Differential: upstream topology controller vs capi-serverless',
+    '',
+    `Generated by \`npm run test:diff\`. Scenarios: ${report.scenarios}; steps compared: ${report.steps}; objects compared: ${report.objectsCompared}; unknown differences: ${report.unknownDifferences}; known differences: ${report.knownDifferences}.`,
+    '',
+    `Side runtimes: ${Object.entries(report.sides)
+      .map(([n, s]) => `${n} start ${sec(s.startMs)} + scenarios ${sec(s.durationMs)} (${s.concurrency} at a time)`)
+      .join('; ')}.`,
+    '',
+    ...(report.errors.length ? ['## Errors', '', ...report.errors.map((e) => `- ${cell(e)}`), ''] : []),
+    '## Agreement',
+    '',
+    '| scenario | step | objects | agree | TopologyReconciled (upstream / capi-serverless) | writes while settled (upstream / capi-serverless) |',
+    '|---|---|---|---|---|---|',
+    ...report.stepReports.map((s) => {
+      const unknown = s.differences.filter((d) => !d.known).length;
+      const known = s.differences.length - unknown;
+      const agree = unknown === 0 ? (known ? `yes (${known} known)` : 'yes') : `**no** (${unknown})`;
+      const settled = (ok: boolean) => (ok ? '' : ' (not settled)');
+      return `| ${s.scenario} | ${cell(s.step)} | ${s.objects} | ${agree} | ${s.topologyReconciled.upstream}${settled(s.settled.upstream)} / ${s.topologyReconciled.capiServerless}${settled(s.settled.capiServerless)} | ${s.settledWrites.upstream} / ${s.settledWrites.capiServerless} |`;
+    }),
+    '',
+  ];
+  const writes = report.stepReports.filter(
+    (s) => s.settledWriteDetails.upstream.length + s.settledWriteDetails.capiServerless.length > 0,
+  );
+  if (writes.length > 0) {
+    out.push(
+      '## Writes while settled',
+      '',
+      "Writes (not status, not dry runs) to the topology's objects while a side's normalised objects stayed unchanged (audit log).",
+      '',
+    );
+    for (const s of writes)
+      out.push(
+        `- ${s.scenario} / ${s.step}: upstream: ${s.settledWriteDetails.upstream.join('; ') || 'none'}; capi-serverless: ${s.settledWriteDetails.capiServerless.join('; ') || 'none'}`,
+      );
+    out.push('');
+  }
+  out.push('## Differences', '');
+  for (const s of report.stepReports) {
+    if (s.differences.length === 0) continue;
+    out.push(
+      `### ${s.scenario} / ${s.step}`,
+      '',
+      '| object | path | upstream | capi-serverless | known |',
+      '|---|---|---|---|---|',
+    );
+    for (const d of s.differences)
+      out.push(
+        `| ${d.object} | \`${cell(d.path)}\` | \`${cell(show(d.upstream))}\` | \`${cell(show(d.capiServerless))}\` | ${cell(d.known ?? '')} |`,
+      );
+    out.push('');
+  }
+  return `${out.join('\n')}\n`;
+}

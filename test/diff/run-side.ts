@@ -1,0 +1,332 @@
+// One side of the differential: a management cluster with upstream's four managers, either upstream's own topology
+// controller in charge ('upstream-only') or the handoff with capi-serverless's topology pass wired as in the e2e
+// (test/e2e/product.ts). Runs scenarios (each in its own namespace, several at once), and after each step waits until
+// the side is quiet, then snapshots the topology's objects.
+import { applyObject, deleteObject, type KubeClient, type KubeObject } from '#shared/kube/index.ts';
+import { errorMessage } from '#shared/errors/index.ts';
+import { createAuditLog, type AuditEvent, type AuditLog } from '#test/harness/audit-log.ts';
+import type { TestCluster } from '#test/harness/clusters.ts';
+import { computeGatesForAllManagers, startUpstreamManagementCluster } from '#test/harness/upstream-capi.ts';
+import { startProduct, type RunningProduct } from '#test/e2e/product.ts';
+import { computeNormalizedSnapshot, getTopologyProgress, type NormalizedSnapshot } from './normalize.ts';
+import { clusterName, type Scenario, type Step } from './scenarios.ts';
+import { getTopologySnapshot } from './snapshot.ts';
+
+export const sides = ['upstream', 'capi-serverless'] as const;
+export type SideName = (typeof sides)[number];
+
+/** A write to one of the snapshot's objects while the side was settled (its normalised objects unchanged). */
+export type SettledWrite = {
+  user: string;
+  verb: string;
+  object: string;
+  fieldManager: string;
+  at: string;
+  /** The request body's metadata (what the write carried besides spec). */
+  requestMetadata?: unknown;
+};
+
+export type StepResult = {
+  readonly step: string;
+  /** False when the step hit its timeout before TopologyReconciled settled (snapshot taken anyway). */
+  readonly settled: boolean;
+  readonly waitedMs: number;
+  readonly topologyReconciled?: string;
+  readonly snapshot: NormalizedSnapshot;
+  /** Non-dry-run writes (not status) to the snapshot's objects during the quiet window before the snapshot. */
+  readonly settledWrites: readonly SettledWrite[];
+  readonly quietWindowMs: number;
+};
+
+export type ScenarioResult = { readonly durationMs: number; readonly steps: StepResult[]; readonly error?: string };
+
+export type SideResult = {
+  readonly side: SideName;
+  readonly startMs: number;
+  readonly durationMs: number;
+  readonly concurrency: number;
+  readonly scenarios: Record<string, ScenarioResult>;
+};
+
+export type RunningSide = {
+  readonly name: SideName;
+  readonly mgmt: TestCluster;
+  readonly audit: AuditLog;
+  /** The audit events so far, slimmed (request bodies keep their metadata only); read incrementally. */
+  auditEvents(): readonly AuditEvent[];
+  diagnostics(): string;
+  stop(): Promise<void>;
+};
+
+/** Writes (not status) with their request body for the topology's groups, so a no-op write can be read back. */
+const auditPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+- level: None
+  resources:
+  - group: cluster.x-k8s.io
+    resources: ['*/status']
+  - group: controlplane.cluster.x-k8s.io
+    resources: ['*/status']
+  - group: infrastructure.cluster.x-k8s.io
+    resources: ['*/status']
+  - group: bootstrap.cluster.x-k8s.io
+    resources: ['*/status']
+- level: Request
+  verbs: [create, update, patch, delete]
+  resources:
+  - group: cluster.x-k8s.io
+  - group: controlplane.cluster.x-k8s.io
+  - group: infrastructure.cluster.x-k8s.io
+  - group: bootstrap.cluster.x-k8s.io
+- level: None
+`;
+
+/**
+ * Starts one side: upstream's managers ('upstream-only' for `upstream`, the handoff plus capi-serverless's topology
+ * handler behind the local bus, forwarder and ticks for `capi-serverless`), with an audit log of writes.
+ *
+ * @example
+ * const side = await startSide('upstream');
+ * try { ... } finally { await side.stop(); }
+ */
+export async function startSide(name: SideName): Promise<RunningSide> {
+  const audit = createAuditLog(auditPolicy);
+  const mgmt = await startUpstreamManagementCluster({
+    name: name === 'upstream' ? 'diff-upstream' : 'diff-capi-serverless',
+    extraApiServerArgs: audit.apiServerArgs,
+    upstream: {
+      mode: name === 'upstream' ? 'upstream-only' : 'beside-capi-serverless',
+      // NOTE: as upstream's e2e (test/e2e/config/docker.yaml): its in-memory topology Cluster sets taints.
+      featureGates: computeGatesForAllManagers({ MachineTaintPropagation: true }),
+    },
+  });
+  let product: RunningProduct | undefined;
+  try {
+    if (name === 'capi-serverless') product = await startProduct(mgmt, ['topology'], { tickMs: 5_000 });
+  } catch (err) {
+    await mgmt.stop();
+    throw err;
+  }
+  const events: AuditEvent[] = [];
+  return {
+    name,
+    mgmt,
+    audit,
+    auditEvents() {
+      for (const e of audit.readNew()) {
+        if (!e.objectRef?.namespace) continue;
+        const metadata = (e.requestObject as { metadata?: unknown } | undefined)?.metadata;
+        const { requestObject: _body, ...rest } = e;
+        events.push(metadata === undefined ? rest : { ...rest, requestObject: { metadata } });
+      }
+      return events;
+    },
+    diagnostics: () =>
+      `${product ? `----- capi-serverless passes\n${product.recentPasses(60)}\n` : ''}----- upstream managers\n${mgmt.upstream
+        .logs()
+        .split('\n')
+        .slice(-80)
+        .join('\n')}`,
+    async stop() {
+      await product?.stop();
+      await mgmt.stop();
+      audit.remove();
+    },
+  };
+}
+
+const user = { fieldManager: 'diff-user', force: true };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export type SettleOptions = {
+  /** The normalised snapshot must stay unchanged this long (longer than capi-serverless's 5 s tick). */
+  readonly quietMs: number;
+  /** Give up waiting for TopologyReconciled True after this long. */
+  readonly stepTimeoutMs: number;
+  /** A TopologyReconciled that is not True but unchanged this long counts as settled. */
+  readonly notTrueQuietMs: number;
+};
+
+export const defaultSettle: SettleOptions = { quietMs: 7_000, stepTimeoutMs: 180_000, notTrueQuietMs: 30_000 };
+
+/** Applies as the user; a request the loaded machine did not answer in time is retried (an apply is idempotent). */
+async function applyAsUser(kube: KubeClient, obj: KubeObject): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await applyObject(kube, obj, user);
+      return;
+    } catch (err) {
+      if (attempt >= 4 || !/did not answer|timeout|deadline/i.test(errorMessage(err))) throw err;
+      await sleep(2_000 * attempt);
+    }
+  }
+}
+
+async function applyStep(kube: KubeClient, step: Step & { kind: 'apply' }): Promise<void> {
+  for (const obj of step.state.objects) await applyAsUser(kube, obj);
+  await applyAsUser(kube, step.state.cluster);
+}
+
+type Settled = {
+  snapshot: NormalizedSnapshot;
+  settled: boolean;
+  quietSince: number;
+  topologyReconciled?: string;
+  names: Set<string>;
+};
+
+/** Polls the snapshot until it has not changed for `quietMs` and TopologyReconciled is True (or the rules above). */
+async function waitUntilSettled(
+  kube: KubeClient,
+  namespace: string,
+  deleting: boolean,
+  opts: SettleOptions,
+): Promise<Settled> {
+  const started = Date.now();
+  let last = '';
+  let quietSince = Date.now();
+  for (;;) {
+    const raw = await getTopologySnapshot(kube, namespace, clusterName);
+    const snapshot = computeNormalizedSnapshot(raw);
+    const text = JSON.stringify(snapshot);
+    const now = Date.now();
+    if (text !== last) {
+      last = text;
+      quietSince = now;
+    }
+    const progress = getTopologyProgress(raw);
+    const quiet = now - quietSince;
+    const topologyReconciled = progress.status
+      ? `${progress.status}${progress.reason ? `/${progress.reason}` : ''}`
+      : '';
+    const names = new Set(
+      [raw.cluster, ...Object.values(raw.objects), ...raw.leftovers]
+        .filter((o): o is KubeObject => o !== undefined)
+        .map((o) => `${o.kind}/${o.metadata.name ?? ''}`),
+    );
+    const done = deleting
+      ? raw.cluster === undefined && names.size === 0 && quiet >= 1_000
+      : quiet >= opts.quietMs &&
+        // NOTE: a rotated or removed MachineDeployment's templates go once its old MachineSets are gone: wait for it.
+        // The condition's observedGeneration may lag behind a generation nothing reconciles again (a write of the
+        // Cluster's references): after `notTrueQuietMs` of quiet the state counts as settled whatever it says.
+        ((progress.status === 'True' && progress.upToDate && raw.leftovers.length === 0) ||
+          quiet >= opts.notTrueQuietMs);
+    if (done) return { snapshot, settled: true, quietSince, topologyReconciled, names };
+    if (now - started > opts.stepTimeoutMs) return { snapshot, settled: false, quietSince, topologyReconciled, names };
+    await sleep(1_000);
+  }
+}
+
+const kindOfResource: Record<string, string> = {
+  clusters: 'Cluster',
+  devclusters: 'DevCluster',
+  kubeadmcontrolplanes: 'KubeadmControlPlane',
+  devmachinetemplates: 'DevMachineTemplate',
+  kubeadmconfigtemplates: 'KubeadmConfigTemplate',
+  machinedeployments: 'MachineDeployment',
+  machinepools: 'MachinePool',
+  machinehealthchecks: 'MachineHealthCheck',
+};
+
+/** The writes to `names` in `namespace` between `from` and `to` (not dry runs, not status). */
+export function computeSettledWrites(
+  events: readonly AuditEvent[],
+  namespace: string,
+  names: ReadonlySet<string>,
+  from: number,
+  to: number,
+): SettledWrite[] {
+  return events
+    .filter((e) => {
+      if (e.objectRef?.namespace !== namespace || (e.responseStatus?.code ?? 500) >= 300) return false;
+      if (e.requestURI.includes('dryRun=')) return false;
+      const kind = kindOfResource[e.objectRef.resource ?? ''];
+      if (!kind || !names.has(`${kind}/${e.objectRef.name ?? ''}`)) return false;
+      const at = Date.parse(e.stageTimestamp ?? e.requestReceivedTimestamp ?? '');
+      return at >= from && at <= to;
+    })
+    .map((e) => ({
+      user: e.user.username,
+      verb: e.verb,
+      object: `${kindOfResource[e.objectRef?.resource ?? ''] ?? ''}/${e.objectRef?.name ?? ''}`,
+      fieldManager: /fieldManager=([^&]+)/.exec(e.requestURI)?.[1] ?? '',
+      at: e.stageTimestamp ?? '',
+      ...(e.requestObject ? { requestMetadata: (e.requestObject as { metadata?: unknown }).metadata } : {}),
+    }));
+}
+
+async function runScenario(side: RunningSide, scenario: Scenario, settle: SettleOptions): Promise<ScenarioResult> {
+  const { kube } = side.mgmt;
+  const namespace = scenario.name;
+  const started = Date.now();
+  const steps: StepResult[] = [];
+  try {
+    await applyAsUser(kube, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+    for (const step of scenario.steps) {
+      const stepStarted = Date.now();
+      if (step.kind === 'apply') await applyStep(kube, step);
+      else
+        await deleteObject(kube, {
+          apiVersion: 'cluster.x-k8s.io/v1beta2',
+          kind: 'Cluster',
+          namespace,
+          name: clusterName,
+        });
+      const s = await waitUntilSettled(kube, namespace, step.kind === 'delete', settle);
+      const snapshotAt = Date.now();
+      const settledWrites = computeSettledWrites(side.auditEvents(), namespace, s.names, s.quietSince, snapshotAt);
+      steps.push({
+        step: step.name,
+        settled: s.settled,
+        waitedMs: snapshotAt - stepStarted,
+        ...(s.topologyReconciled ? { topologyReconciled: s.topologyReconciled } : {}),
+        snapshot: s.snapshot,
+        settledWrites,
+        quietWindowMs: snapshotAt - s.quietSince,
+      });
+    }
+    return { durationMs: Date.now() - started, steps };
+  } catch (err) {
+    return { durationMs: Date.now() - started, steps, error: errorMessage(err) };
+  }
+}
+
+/**
+ * Runs `scenarios` on `side`, `concurrency` at a time, with a progress line per step.
+ *
+ * @example
+ * const result = await runScenarios(side, computeScenarios(), { concurrency: 6 });
+ */
+export async function runScenarios(
+  side: RunningSide,
+  scenarios: readonly Scenario[],
+  opts: { concurrency: number; settle?: SettleOptions; startMs: number; log?: (line: string) => void },
+): Promise<SideResult> {
+  const started = Date.now();
+  const log = opts.log ?? ((l: string) => process.stderr.write(`${l}\n`));
+  const results: Record<string, ScenarioResult> = {};
+  const queue = [...scenarios];
+  const worker = async () => {
+    for (let next = queue.shift(); next; next = queue.shift()) {
+      const r = await runScenario(side, next, opts.settle ?? defaultSettle);
+      results[next.name] = r;
+      const steps = r.steps
+        .map((s) => `${s.step}: ${(s.waitedMs / 1000).toFixed(0)}s${s.settled ? '' : ' (not settled)'}`)
+        .join(', ');
+      log(
+        `[${side.name}] ${next.name} ${(r.durationMs / 1000).toFixed(0)} s (${Object.keys(results).length}/${scenarios.length}) ${steps}${r.error ? ` ERROR ${r.error}` : ''}`,
+      );
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, opts.concurrency) }, worker));
+  return {
+    side: side.name,
+    startMs: opts.startMs,
+    durationMs: Date.now() - started,
+    concurrency: opts.concurrency,
+    scenarios: Object.fromEntries(scenarios.map((s) => [s.name, results[s.name]!])),
+  };
+}

@@ -1,0 +1,491 @@
+// The differential's corpus: upstream's own in-memory ClusterClass and topology Cluster (test/e2e/in-memory-class.ts,
+// the cached upstream e2e data with inline copies of the test extension's patches), generated variations of its
+// variables, patches and naming, and step sequences run on both sides. Every scenario lives in its own namespace
+// (its name) with one Cluster `c`.
+import type { KubeObject } from '#shared/kube/index.ts';
+import { computeInMemoryObjects } from '#test/e2e/in-memory-class.ts';
+
+export type ScenarioState = {
+  /** Templates and the ClusterClass, applied in this order before the Cluster. */
+  readonly objects: readonly KubeObject[];
+  readonly cluster: KubeObject;
+};
+
+export type Step =
+  | { readonly name: string; readonly kind: 'apply'; readonly state: ScenarioState }
+  | { readonly name: string; readonly kind: 'delete' };
+
+export type Scenario = {
+  readonly name: string;
+  readonly description: string;
+  readonly steps: readonly Step[];
+};
+
+export const clusterName = 'c';
+export const fromVersion = 'v1.36.4';
+export const toVersion = 'v1.37.0';
+
+type Mutable = { objects: KubeObject[]; cluster: KubeObject };
+type Json = Record<string, unknown>;
+type Edit = (s: Mutable) => void;
+
+const clone = (s: ScenarioState): Mutable => structuredClone({ objects: [...s.objects], cluster: s.cluster });
+const classOf = (s: Mutable): Json => {
+  const c = s.objects.find((o) => o.kind === 'ClusterClass');
+  if (!c) throw new Error('scenario state without a ClusterClass');
+  return c['spec'] as Json;
+};
+const objectNamed = (s: Mutable, kind: string, name: string): KubeObject => {
+  const o = s.objects.find((x) => x.kind === kind && x.metadata.name === name);
+  if (!o) throw new Error(`scenario state without ${kind} ${name}`);
+  return o;
+};
+const topologyOf = (s: Mutable) => (s.cluster['spec'] as { topology: Json }).topology;
+type MdTopology = Json & { name: string; replicas?: number; metadata?: { labels?: Json } };
+const mdsOf = (s: Mutable) => (topologyOf(s)['workers'] as { machineDeployments: MdTopology[] }).machineDeployments;
+const classMd = (s: Mutable) =>
+  (classOf(s)['workers'] as { machineDeployments: (Json & { class: string })[] }).machineDeployments[0]!;
+const variablesOf = (s: Mutable) => topologyOf(s)['variables'] as { name: string; value: unknown }[];
+
+function setVariable(s: Mutable, name: string, value: unknown): void {
+  const vars = variablesOf(s);
+  const existing = vars.find((v) => v.name === name);
+  if (existing) existing.value = value;
+  else vars.push({ name, value });
+}
+
+/** Every in-memory provisioning step of the class's DevMachineTemplates takes `duration` (upstream: 10 s / 2 s). */
+function fastProvisioning(duration: string): Edit {
+  return (s) => {
+    for (const o of s.objects.filter((x) => x.kind === 'DevMachineTemplate')) {
+      const inMemory = ((o['spec'] as Json)['template'] as { spec: { backend: { inMemory: Record<string, Json> } } })
+        .spec.backend.inMemory;
+      for (const part of Object.values(inMemory)) (part['provisioning'] as Json)['startupDuration'] = duration;
+    }
+  };
+}
+
+function addVariable(definition: Json): Edit {
+  return (s) => {
+    (classOf(s)['variables'] as Json[]).push(definition);
+  };
+}
+
+function addPatch(patch: Json): Edit {
+  return (s) => {
+    (classOf(s)['patches'] as Json[]).push(patch);
+  };
+}
+
+const selectors = {
+  controlPlane: {
+    apiVersion: 'controlplane.cluster.x-k8s.io/v1beta2',
+    kind: 'KubeadmControlPlaneTemplate',
+    matchResources: { controlPlane: true },
+  },
+  workerMachine: {
+    apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta2',
+    kind: 'DevMachineTemplate',
+    matchResources: { machineDeploymentClass: { names: ['default-worker'] } },
+  },
+  workerBootstrap: {
+    apiVersion: 'bootstrap.cluster.x-k8s.io/v1beta2',
+    kind: 'KubeadmConfigTemplate',
+    matchResources: { machineDeploymentClass: { names: ['default-worker'] } },
+  },
+  infrastructureCluster: {
+    apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta2',
+    kind: 'DevClusterTemplate',
+    matchResources: { infrastructureCluster: true },
+  },
+};
+
+/** Class variations: what each adds to upstream's class (inline patches and variables) and the Cluster. */
+type Variant = { readonly name: string; readonly description: string; readonly edits: readonly Edit[] };
+
+const variants: readonly Variant[] = [
+  { name: 'base', description: "upstream's in-memory class (1 s provisioning)", edits: [] },
+  {
+    name: 'maxsurge0',
+    description: 'kubeadmControlPlaneMaxSurge "0" (the enabledIf patch on a non-empty string)',
+    edits: [(s) => setVariable(s, 'kubeadmControlPlaneMaxSurge', '0')],
+  },
+  {
+    name: 'nosurge',
+    description: 'kubeadmControlPlaneMaxSurge "" (the enabledIf patch off)',
+    edits: [(s) => setVariable(s, 'kubeadmControlPlaneMaxSurge', '')],
+  },
+  {
+    name: 'varlabel',
+    description: 'a string variable with a default set as a control-plane template label (valueFrom.variable)',
+    edits: [
+      addVariable({
+        name: 'diffLabel',
+        required: false,
+        schema: { openAPIV3Schema: { type: 'string', default: 'alpha', pattern: '^[a-z]+$' } },
+      }),
+      addPatch({
+        name: 'diff-label',
+        definitions: [
+          {
+            selector: selectors.controlPlane,
+            jsonPatches: [
+              { op: 'add', path: '/spec/template/metadata/labels/diff-label', valueFrom: { variable: 'diffLabel' } },
+            ],
+          },
+        ],
+      }),
+    ],
+  },
+  {
+    name: 'enabledif',
+    description: 'a boolean variable gating a patch (enabledIf) that adds an API server argument',
+    edits: [
+      addVariable({
+        name: 'diffFlag',
+        required: false,
+        schema: { openAPIV3Schema: { type: 'boolean', default: false } },
+      }),
+      addPatch({
+        name: 'diff-flag',
+        enabledIf: '{{ .diffFlag }}',
+        definitions: [
+          {
+            selector: selectors.controlPlane,
+            jsonPatches: [
+              {
+                op: 'add',
+                path: '/spec/template/spec/kubeadmConfigSpec/clusterConfiguration/apiServer/extraArgs/-',
+                value: { name: 'diff-flag', value: 'on' },
+              },
+            ],
+          },
+        ],
+      }),
+    ],
+  },
+  {
+    name: 'sprig',
+    description: 'Go templates with sprig over builtins on the worker templates (machine jitter, kubelet node label)',
+    edits: [
+      addPatch({
+        name: 'diff-sprig',
+        definitions: [
+          {
+            selector: selectors.workerMachine,
+            jsonPatches: [
+              {
+                op: 'replace',
+                path: '/spec/template/spec/backend/inMemory/vm/provisioning/startupJitter',
+                valueFrom: { template: '"0.{{ len .builtin.machineDeployment.topologyName }}"' },
+              },
+            ],
+          },
+          {
+            selector: selectors.workerBootstrap,
+            jsonPatches: [
+              {
+                op: 'add',
+                path: '/spec/template/spec/joinConfiguration/nodeRegistration/kubeletExtraArgs/-',
+                valueFrom: {
+                  template:
+                    'name: node-labels\nvalue: {{ printf "md=%s,cluster=%s,v=%s" (.builtin.machineDeployment.topologyName | upper) .builtin.cluster.name (trimPrefix "v" .builtin.machineDeployment.version) | quote }}',
+                },
+              },
+            ],
+          },
+        ],
+      }),
+    ],
+  },
+  {
+    name: 'override',
+    description: 'a worker variable with a default, overridden per MachineDeployment topology',
+    edits: [
+      addVariable({
+        name: 'workerArg',
+        required: false,
+        schema: { openAPIV3Schema: { type: 'string', default: 'default', maxLength: 20 } },
+      }),
+      addPatch({
+        name: 'diff-worker-arg',
+        definitions: [
+          {
+            selector: selectors.workerBootstrap,
+            jsonPatches: [
+              {
+                op: 'add',
+                path: '/spec/template/spec/joinConfiguration/nodeRegistration/kubeletExtraArgs/-',
+                valueFrom: { template: 'name: worker-arg\nvalue: {{ .workerArg | quote }}' },
+              },
+            ],
+          },
+        ],
+      }),
+      (s) => {
+        mdsOf(s)[0]!['variables'] = { overrides: [{ name: 'workerArg', value: 'md0' }] };
+      },
+    ],
+  },
+  {
+    name: 'object',
+    description: 'an object variable with nested defaults read by a template on the control plane',
+    edits: [
+      addVariable({
+        name: 'cpExtra',
+        required: false,
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            default: {},
+            properties: {
+              level: { type: 'integer', default: 3, minimum: 0 },
+              name: { type: 'string', default: 'cm' },
+            },
+          },
+        },
+      }),
+      addPatch({
+        name: 'diff-object',
+        definitions: [
+          {
+            selector: selectors.controlPlane,
+            jsonPatches: [
+              {
+                op: 'add',
+                path: '/spec/template/spec/kubeadmConfigSpec/clusterConfiguration/controllerManager/extraArgs/-',
+                valueFrom: { template: 'name: {{ .cpExtra.name }}-level\nvalue: "{{ .cpExtra.level }}"' },
+              },
+            ],
+          },
+        ],
+      }),
+    ],
+  },
+  {
+    name: 'naming',
+    description: 'naming templates for the infrastructure cluster, control plane and MachineDeployments',
+    edits: [
+      (s) => {
+        const spec = classOf(s);
+        (spec['infrastructure'] as Json)['naming'] = { template: '{{ .cluster.name }}-infra-{{ .random }}' };
+        (spec['controlPlane'] as Json)['naming'] = { template: '{{ .cluster.name }}-cp-{{ .random }}' };
+        classMd(s)['naming'] = {
+          template: '{{ .cluster.name }}-w-{{ .machineDeployment.topologyName }}-{{ .random }}',
+        };
+      },
+    ],
+  },
+  {
+    name: 'infrapatch',
+    description: 'a patch on the infrastructure cluster template from a builtin',
+    edits: [
+      addPatch({
+        name: 'diff-infra',
+        definitions: [
+          {
+            selector: selectors.infrastructureCluster,
+            jsonPatches: [
+              {
+                op: 'add',
+                path: '/spec/template/metadata/annotations/diff-cluster',
+                valueFrom: { template: '{{ .builtin.cluster.name }}-{{ .builtin.cluster.topology.class }}' },
+              },
+            ],
+          },
+        ],
+      }),
+    ],
+  },
+];
+
+/** Step sequences: each a list of named edits after creation; `delete` ends every sequence. */
+type Sequence = { readonly name: string; readonly steps: readonly (readonly [string, Edit])[] };
+
+const rotatedSuffix = '-v2';
+function rotateTemplate(kind: string, ref: (s: Mutable) => Json, change: (spec: Json) => void): Edit {
+  return (s) => {
+    const r = ref(s);
+    const old = objectNamed(s, kind, r['name'] as string);
+    const copy = structuredClone(old);
+    copy.metadata = { ...copy.metadata, name: `${old.metadata.name ?? ''}${rotatedSuffix}` };
+    change(copy['spec'] as Json);
+    s.objects.unshift(copy);
+    r['name'] = copy.metadata.name;
+  };
+}
+const mdInfraRef = (s: Mutable) => (classMd(s)['infrastructure'] as { templateRef: Json }).templateRef;
+const mdBootstrapRef = (s: Mutable) => (classMd(s)['bootstrap'] as { templateRef: Json }).templateRef;
+const cpInfraRef = (s: Mutable) =>
+  ((classOf(s)['controlPlane'] as Json)['machineInfrastructure'] as { templateRef: Json }).templateRef;
+const setJitter = (jitter: string) => (spec: Json) => {
+  const vm = (spec['template'] as { spec: { backend: { inMemory: { vm: { provisioning: Json } } } } }).spec.backend
+    .inMemory.vm;
+  vm.provisioning['startupJitter'] = jitter;
+};
+
+const variableChange: Record<string, Edit> = {
+  base: (s) => setVariable(s, 'imageRepository', 'example.com/kindest'),
+  maxsurge0: (s) => setVariable(s, 'kubeadmControlPlaneMaxSurge', '1'),
+  nosurge: (s) => setVariable(s, 'kubeadmControlPlaneMaxSurge', '2'),
+  varlabel: (s) => setVariable(s, 'diffLabel', 'beta'),
+  enabledif: (s) => setVariable(s, 'diffFlag', true),
+  sprig: (s) => setVariable(s, 'imageRepository', 'sprig'),
+  override: (s) => {
+    mdsOf(s)[0]!['variables'] = { overrides: [{ name: 'workerArg', value: 'md0-changed' }] };
+  },
+  object: (s) => setVariable(s, 'cpExtra', { level: 5 }),
+  naming: (s) => setVariable(s, 'imageRepository', 'naming'),
+  infrapatch: (s) => setVariable(s, 'imageRepository', 'infra'),
+};
+
+function sequences(variant: string): Sequence[] {
+  return [
+    {
+      name: 'variables',
+      steps: [
+        ['change a variable', variableChange[variant] ?? variableChange['base']!],
+        [
+          'change Cluster metadata',
+          (s) => {
+            ((topologyOf(s)['controlPlane'] as Json)['metadata'] as { labels: Json }).labels['diff-step'] = 'two';
+            (mdsOf(s)[0]!.metadata as { labels: Json }).labels['diff-step'] = 'two';
+          },
+        ],
+      ],
+    },
+    {
+      name: 'scale',
+      steps: [
+        [
+          'scale md-0 to 2',
+          (s) => {
+            mdsOf(s)[0]!.replicas = 2;
+          },
+        ],
+        [
+          'scale md-0 to 0',
+          (s) => {
+            mdsOf(s)[0]!.replicas = 0;
+          },
+        ],
+      ],
+    },
+    {
+      name: 'upgrade',
+      steps: [
+        [
+          `upgrade to ${toVersion}`,
+          (s) => {
+            topologyOf(s)['version'] = toVersion;
+          },
+        ],
+      ],
+    },
+    {
+      name: 'workers',
+      steps: [
+        [
+          'add md-1',
+          (s) => {
+            mdsOf(s).push({ ...structuredClone(mdsOf(s)[0]!), name: 'md-1', replicas: 1 });
+          },
+        ],
+        [
+          'remove md-1',
+          (s) => {
+            topologyOf(s)['workers'] = { machineDeployments: mdsOf(s).filter((m) => m.name !== 'md-1') };
+          },
+        ],
+      ],
+    },
+    {
+      name: 'rotate',
+      steps: [
+        [
+          'rotate the worker machine template (new ref)',
+          rotateTemplate('DevMachineTemplate', mdInfraRef, setJitter('0.3')),
+        ],
+        [
+          'rotate the control-plane machine template (new ref)',
+          rotateTemplate('DevMachineTemplate', cpInfraRef, setJitter('0.4')),
+        ],
+      ],
+    },
+    {
+      name: 'class',
+      steps: [
+        [
+          'change the class metadata',
+          (s) => {
+            ((classOf(s)['controlPlane'] as Json)['metadata'] as { labels: Json }).labels['diff-class'] = 'two';
+            (classMd(s)['metadata'] as { annotations: Json }).annotations['diff-class'] = 'two';
+          },
+        ],
+        [
+          'change the worker bootstrap template (new ref)',
+          rotateTemplate('KubeadmConfigTemplate', mdBootstrapRef, (spec) => {
+            const join = (spec['template'] as { spec: { joinConfiguration: { nodeRegistration: Json } } }).spec
+              .joinConfiguration.nodeRegistration;
+            join['taints'] = [];
+          }),
+        ],
+      ],
+    },
+  ];
+}
+
+function computeBase(namespace: string, edits: readonly Edit[], provisioning: string | undefined): ScenarioState {
+  const { clusterClass, cluster } = computeInMemoryObjects({ namespace, clusterName, kubernetesVersion: fromVersion });
+  // NOTE: a deep copy: computeInMemoryObjects shares constant parts (the inline variables) between calls.
+  const s: Mutable = structuredClone({ objects: [...clusterClass], cluster });
+  if (provisioning) fastProvisioning(provisioning)(s);
+  for (const edit of edits) edit(s);
+  return s;
+}
+
+function computeScenario(name: string, description: string, base: ScenarioState, seq: Sequence): Scenario {
+  const steps: Step[] = [{ name: 'create', kind: 'apply', state: base }];
+  let state = base;
+  for (const [stepName, edit] of seq.steps) {
+    const next = clone(state);
+    edit(next);
+    state = next;
+    steps.push({ name: stepName, kind: 'apply', state });
+  }
+  steps.push({ name: 'delete', kind: 'delete' });
+  return { name, description, steps };
+}
+
+/**
+ * The corpus: every class variant × every step sequence, plus upstream's class verbatim (10 s provisioning).
+ *
+ * @example
+ * computeScenarios().length // 61
+ */
+export function computeScenarios(): Scenario[] {
+  const out: Scenario[] = [];
+  const verbatim = 'd00-upstream-verbatim';
+  out.push(
+    computeScenario(
+      verbatim,
+      "upstream's in-memory class and Cluster as published (10 s provisioning): create, scale, delete",
+      computeBase(verbatim, [], undefined),
+      sequences('base')[1]!,
+    ),
+  );
+  let i = 1;
+  for (const variant of variants)
+    for (const seq of sequences(variant.name)) {
+      const name = `d${String(i++).padStart(2, '0')}-${variant.name}-${seq.name}`;
+      out.push(
+        computeScenario(
+          name,
+          `${variant.description}; steps: ${seq.steps.map(([n]) => n).join(', ')}`,
+          computeBase(name, variant.edits, '1s'),
+          seq,
+        ),
+      );
+    }
+  return out;
+}
