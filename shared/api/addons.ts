@@ -65,7 +65,9 @@ export type ResourceRef = z.infer<typeof ResourceRef>;
 
 export const ClusterResourceSetSpec = z.object({
   clusterSelector: LabelSelector,
-  resources: z.array(ResourceRef).min(1).max(100),
+  // NOTE: upstream's v1beta2 CRD requires at least one entry, but its Go type (and so its conversion from a v1beta1
+  // ClusterResourceSet, where the list is optional) allows none: read an absent list as empty, which applies nothing.
+  resources: z.array(ResourceRef).max(100).default([]),
   /** Defaults to ApplyOnce (upstream's defaulting webhook); immutable. */
   strategy: z.enum([ClusterResourceSetStrategy.ApplyOnce, ClusterResourceSetStrategy.Reconcile]).optional(),
 });

@@ -146,6 +146,40 @@ describe('the add-on pass on a v1beta1-only management cluster', () => {
     assert.deepEqual(await configMapData(ctx.w1.kube, ns, 'from-v1beta1'), { n: '2' });
   });
 
+  test('a v1beta1 ClusterResourceSet without resources (optional in v1beta1) binds the Cluster and applies nothing', async () => {
+    // NOTE: upstream's v1beta2 CRD requires a resource, but a v1beta1 object converts to a v1beta2 one without any;
+    // upstream's controller then records the Cluster's binding entry and reports ResourcesApplied.
+    const emptyRef = { ...crsRef, name: 'empty' };
+    await applyObject(
+      ctx.mgmt.kube,
+      {
+        apiVersion: v1beta1,
+        kind: 'ClusterResourceSet',
+        metadata: { namespace: ns, name: 'empty' },
+        spec: { clusterSelector: { matchLabels: { cni: 'calico' } } },
+      },
+      { fieldManager: user },
+    );
+
+    const outcome = await reconcileAddons(ctx.deps, { namespace: ns, name: 'empty' });
+
+    assert.equal(outcome.result, 'Success', outcome.error);
+    const crs = await getObject(ctx.mgmt.kube, emptyRef);
+    assert.deepEqual(
+      (crs['status'] as Status).conditions?.map((c) => [c.type, c.status]),
+      [['ResourcesApplied', 'True']],
+    );
+    const binding = await getObject(ctx.mgmt.kube, bindingRef);
+    const spec = binding['spec'] as { bindings: { clusterResourceSetName: string; resources?: unknown[] }[] };
+    assert.deepEqual(
+      spec.bindings.map((b) => [b.clusterResourceSetName, b.resources ?? []]),
+      [['empty', []]],
+    );
+    await deleteObject(ctx.mgmt.kube, emptyRef);
+    assert.equal((await reconcileAddons(ctx.deps, { namespace: ns, name: 'empty' })).result, 'Success');
+    assert.equal(await findObject(ctx.mgmt.kube, emptyRef), undefined);
+  });
+
   test('the forwarder watches the add-on kinds in v1beta1 there (its v1beta2 target falls back)', async () => {
     const targets = defaultTargets().filter((t) => t.apiVersion.startsWith('addons.cluster.x-k8s.io/'));
     assert.deepEqual(await Promise.all(targets.map((t) => getCollectionPath(ctx.pass.kube, t))), [

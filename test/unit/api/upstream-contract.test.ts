@@ -60,6 +60,9 @@ const knownAddonsDeviations: Readonly<Record<string, readonly string[]>> = {
   // NOTE: a v1beta1 binding from before v1.4 has no clusterName and upstream's conversion leaves it empty; optional
   // here so such a binding still parses when read through the edge or reviewed. The CRD still requires it.
   ClusterResourceSetBinding: ['spec: required [], upstream [clusterName]'],
+  // NOTE: a v1beta1 ClusterResourceSet may have no resources (optional there) and upstream's conversion leaves the
+  // list empty; read as empty (nothing to apply, as upstream's controller does). The CRD still requires one.
+  ClusterResourceSet: ['spec: required [clusterSelector], upstream [clusterSelector, resources]'],
 };
 
 describe('addons v1beta2 schemas (the shapes the addons pass works on) against upstream', () => {
