@@ -42,7 +42,6 @@ async function runPhases(pass: ProviderPass, phases: readonly Phase[]): Promise<
             status: err.conditionStatus,
             reason: err.conditionReason,
             message: err.message,
-            ...(err.wait ? { severity: 'Info' as const } : {}),
           },
           now,
         );

@@ -1,5 +1,7 @@
 // Setting a condition the way Cluster API's conditions utilities do: the transition time moves only when the status
-// changes, and conditions stay in a stable order so an unchanged pass writes nothing.
+// changes, and conditions stay in a stable order so an unchanged pass writes nothing. NOTE: the Cluster API Operator's
+// conditions (v0.29.0) are metav1.Conditions: no `severity` (its CRDs prune one, so a pass writing it would find the
+// status changed every time and write it again).
 import type { Condition, ConditionStatus } from '#shared/api/condition.ts';
 
 export type ConditionInput = {
@@ -7,7 +9,6 @@ export type ConditionInput = {
   readonly status: ConditionStatus;
   readonly reason: string;
   readonly message?: string;
-  readonly severity?: Condition['severity'];
 };
 
 /** RFC 3339 without fractions, as `metav1.Time` serialises. */
@@ -30,11 +31,9 @@ function rank(type: string): number {
  */
 export function computeSetCondition(conditions: readonly Condition[], input: ConditionInput, now: Date): Condition[] {
   const existing = conditions.find((c) => c.type === input.type);
-  const severity = input.status === 'False' ? (input.severity ?? 'Warning') : undefined;
   const next: Condition = {
     type: input.type,
     status: input.status,
-    ...(severity ? { severity } : {}),
     lastTransitionTime:
       existing && existing.status === input.status ? existing.lastTransitionTime : formatConditionTime(now),
     reason: input.reason,
