@@ -4,8 +4,15 @@
 import fc from 'fast-check';
 import type { JSONSchemaProps, ValidationRule } from '#shared/api/jsonschema.ts';
 
-/** Rules that do not compile in any schema (syntax, undeclared names, unknown functions, not a bool). */
-const brokenRules = ['self >', 'other == 1', 'self.(', '"x"', 'self.frobnicate()', '1 +'];
+/**
+ * Rules that do not compile in any schema (syntax, undeclared names, unknown functions, not a bool, invalid or mixed
+ * literals), or whose program cannot be built (a regexp literal of `find`).
+ */
+const brokenRules = [
+  ...['self >', 'other == 1', 'self.(', '"x"', 'self.frobnicate()', '1 +', 'cel.bind(x, 1, x > 0)'],
+  ...['self.matches("(")', '"abc".find("[") == ""', 'duration("1x") > duration("0s")', '[1, "a"].size() > 0'],
+  ...['timestamp("2020-13-01T00:00:00Z") > timestamp("2000-01-01T00:00:00Z")', 'size({"a": 1, "b": 2.0}) > 0'],
+];
 
 type Kind = 'integer' | 'string' | 'object' | 'array' | 'map';
 

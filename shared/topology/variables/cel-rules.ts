@@ -18,6 +18,7 @@ import {
   newCelEnvironment,
   withKubernetesFunctions,
 } from '#shared/topology/variables/cel-environment.ts';
+import { invalidLiterals } from '#shared/topology/variables/cel-literals.ts';
 import { isJsonObject } from '#shared/topology/variables/json-value.ts';
 
 /** The longest message a messageExpression may produce (celconfig.MaxEvaluatedMessageExpressionSizeBytes). */
@@ -35,7 +36,12 @@ type Compiled =
       readonly type: string;
       readonly program: (context: RuleContext) => unknown;
     }
-  | { readonly ok: false; readonly error: string };
+  | {
+      readonly ok: false;
+      readonly error: string;
+      /** The whole detail when it is not `compilation failed: <error>` (a program that cannot be built). */
+      readonly detail?: string;
+    };
 
 let environment: Environment | undefined;
 const compiledCache = new Map<string, Compiled>();
@@ -59,14 +65,23 @@ function compile(expression: string): Compiled {
   try {
     const parsed = celEnvironment().parse(withKubernetesFunctions(expression));
     const checked = parsed.check();
-    result = checked.valid
+    const literalError = checked.valid ? invalidLiterals(celEnvironment(), parsed.ast) : undefined;
+    result = literalError
       ? {
-          ok: true,
-          usesOldSelf: mentionsOldSelf(expression),
-          type: String(checked.type),
-          program: (context) => parsed(context) as unknown,
+          ok: false,
+          error: literalError.message,
+          ...(literalError.phase === 'program' && {
+            detail: `program instantiation failed: ${literalError.message}`,
+          }),
         }
-      : { ok: false, error: celErrorMessage(checked.error) };
+      : checked.valid
+        ? {
+            ok: true,
+            usesOldSelf: mentionsOldSelf(expression),
+            type: String(checked.type),
+            program: (context) => parsed(context) as unknown,
+          }
+        : { ok: false, error: celErrorMessage(checked.error) };
   } catch (error) {
     result = { ok: false, error: celErrorMessage(error) };
   }
@@ -100,7 +115,10 @@ function ruleBadValue(rule: ValidationRule): BadValue {
 function messageExpressionError(rule: ValidationRule): string | undefined {
   if (rule.messageExpression === undefined || rule.messageExpression === '') return undefined;
   const message = compile(rule.messageExpression);
-  if (!message.ok) return `messageExpression compilation failed: ${message.error}`;
+  if (!message.ok)
+    return message.detail === undefined
+      ? `messageExpression compilation failed: ${message.error}`
+      : `messageExpression instantiation failed: ${message.error}`;
   if (message.type !== 'string' && message.type !== 'dyn') return 'messageExpression must evaluate to a string';
   return undefined;
 }
@@ -121,7 +139,11 @@ export function compileCelRules(schema: JSONSchemaProps, path: string, uncorrela
     const compiled = compile(rule.rule);
     if (!compiled.ok) {
       errors.push(
-        fieldInvalid(childPath(rulePath, 'rule'), ruleBadValue(rule), `compilation failed: ${compiled.error}`),
+        fieldInvalid(
+          childPath(rulePath, 'rule'),
+          ruleBadValue(rule),
+          compiled.detail ?? `compilation failed: ${compiled.error}`,
+        ),
       );
       return;
     }
@@ -283,7 +305,9 @@ function validateRulesAt(
   for (const rule of rules) {
     const compiled = compile(rule.rule);
     if (!compiled.ok || (compiled.type !== 'bool' && compiled.type !== 'dyn')) {
-      const why = compiled.ok ? 'cel expression must evaluate to a bool' : `compilation failed: ${compiled.error}`;
+      const why = compiled.ok
+        ? 'cel expression must evaluate to a bool'
+        : (compiled.detail ?? `compilation failed: ${compiled.error}`);
       errors.push(fieldInvalid(path, badValue, `rule compile error: ${why}`));
       continue;
     }

@@ -11,6 +11,7 @@ import {
   newCelEnvironment,
   withKubernetesFunctions,
 } from '#shared/topology/variables/cel-environment.ts';
+import { invalidLiterals } from '#shared/topology/variables/cel-literals.ts';
 import { goQuote } from '#shared/topology/variables/cel-function-error.ts';
 import { oracleRunSettings, startGoOracle } from '#test/oracles/go-oracle.ts';
 import type { CelResult, GoOracle } from '#test/oracles/go-oracle.ts';
@@ -54,7 +55,7 @@ function evaluate(expression: string): CelResult {
   let program;
   try {
     program = env.parse(withKubernetesFunctions(expression));
-    if (!program.check().valid) return { compileError: true };
+    if (!program.check().valid || invalidLiterals(env, program.ast) !== undefined) return { compileError: true };
   } catch {
     return { compileError: true };
   }
@@ -80,7 +81,8 @@ after(() => go.close());
  */
 async function assertSameAsGo(expressions: readonly string[], severalInvalid: boolean): Promise<void> {
   const want = await go.ask({ op: 'cel', expressions });
-  const results = want.results ?? [];
+  // NOTE: an error building the program (a literal regexp precompiled) refuses the rule at compile time too.
+  const results = (want.results ?? []).map((r) => (r.error?.startsWith('program: ') ? { compileError: true } : r));
   expressions.forEach((expression, i) => {
     const got = evaluate(expression);
     const expected = results[i] ?? {};
@@ -238,6 +240,60 @@ describe('Kubernetes CEL libraries oracle (k8s.io/apiserver base environment)', 
         );
       }),
       oracleRunSettings(150),
+    );
+  });
+
+  test('literal arguments cel-go validates at compile time: regexps of matches, durations, timestamps', async () => {
+    const pattern = fc.constantFrom('[', 'a(', '(?i)a', '\\d+', 'a{2,1}', '(?P<n>a)', 'a**', '^[a-z]+$', '');
+    const duration = fc.constantFrom('1s', '1x', '-1.5h', '1h30m', '', '1', '300ms', '2562047h');
+    const timestamp = fc.constantFrom('2020-01-01T00:00:00Z', '2020-13-01T00:00:00Z', 'x', '2020-01-01T00:00:00+01:00');
+    await fc.assert(
+      fc.asyncProperty(pattern, duration, timestamp, async (p, d, t) => {
+        await assertSameAsGo(
+          [
+            `"abc".matches(${lit(p)})`,
+            `"abc".find(${lit(p)})`,
+            `"abc".findAll(${lit(p)}, 1)`,
+            `matches(${lit(p)}, "a")`,
+            `matches("a", ${lit(p)})`,
+            `duration(${lit(d)}) > duration("0s")`,
+            `timestamp(${lit(t)}) > timestamp("2000-01-01T00:00:00Z")`,
+          ],
+          false,
+        );
+      }),
+      oracleRunSettings(60),
+    );
+  });
+
+  test('aggregate literals must be homogeneous, except inside format', async () => {
+    const element = fc.constantFrom(
+      ...['1', '-1', '2u', '1.5', '-1.5', '"a"', 'b"x"', 'true', 'null', '[1]', '[-2]', '["a"]', '[]', '[1, 2]'],
+      ...['{"a": 1}', '{"b": 2}', '{"a": "b"}', '{}', 'size("ab")', '"a" + "b"', 'duration("1s")', '1 == 2'],
+      ...['timestamp(0)', '[1].map(x, x * 2)', '"a,b".split(",")', 'quantity("1")', 'optional.of(1)', '"a"[0:1]'],
+      ...['[[1, "a"]]', '{"c": 1.5}', '[{"d": [2u]}]'],
+    );
+    const key = fc.uniqueArray(fc.constantFrom('1', '2u', '"a"', 'true', '-3', '"b"'), { minLength: 1, maxLength: 3 });
+    await fc.assert(
+      fc.asyncProperty(fc.array(element, { minLength: 1, maxLength: 3 }), key, async (items, keys) => {
+        const list = `[${items.join(', ')}]`;
+        const map = `{${keys.map((k, i) => `${k}: ${items[i % items.length] ?? '1'}`).join(', ')}}`;
+        // NOTE: cel-go's check of format verbs against literal arguments (an optional or a quantity has no `%s`) is not done, and
+        // cel-js keeps the keys of a map literal as strings.
+        const formatted = items.some((i) => /optional|quantity/.test(i))
+          ? []
+          : [list, ...(keys.every((k) => k.startsWith('"')) ? [map] : [])];
+        await assertSameAsGo(
+          [
+            `size(${list}) >= 0`,
+            `size(${map}) >= 0`,
+            `size([${list}, [1]]) >= 0`,
+            ...formatted.map((aggregate) => `"%s".format([${aggregate}])`),
+          ],
+          false,
+        );
+      }),
+      oracleRunSettings(100),
     );
   });
 });

@@ -20,10 +20,19 @@ import { celSchemaValueAndOld, celSchemaWithSamples } from '#test/oracles/cel-ar
 
 /**
  * Messages as a sorted set. NOTE: the text after `compilation failed:` is the CEL compiler's own wording (cel-go's
- * or cel-js's), which is not ours to copy (README "CEL rules"); whether a rule compiles, and where, is checked.
+ * or cel-js's), which is not ours to copy (README "CEL rules"), and so is the text after `error parsing regexp:`;
+ * whether a rule compiles, and where, is checked.
  */
 function messages(errors: readonly string[]): string[] {
-  return [...new Set(errors.map((m) => m.replace(/compilation failed: [\s\S]*$/, 'compilation failed: …')))].sort();
+  return [
+    ...new Set(
+      errors.map((m) =>
+        m
+          .replace(/compilation failed: [\s\S]*$/, 'compilation failed: …')
+          .replace(/error parsing regexp: [\s\S]*$/, 'error parsing regexp: …'),
+      ),
+    ),
+  ].sort();
 }
 const goMessages = (errors: readonly GoFieldError[] | undefined) => messages((errors ?? []).map((e) => e.message));
 const tsMessages = (errors: readonly FieldError[]) => messages(errors.map(formatFieldError));

@@ -36,6 +36,12 @@ const int = (rule: string, extra: object = {}): JSONSchemaProps => ({
   'x-kubernetes-validations': [{ rule, ...extra }],
 });
 
+const str = (rule: string): JSONSchemaProps => ({
+  type: 'string',
+  maxLength: 10,
+  'x-kubernetes-validations': [{ rule }],
+});
+
 const cases: Case[] = [
   { name: 'accepts a value its rule holds for', schema: int('self > 5'), value: 6, errors: [] },
   {
@@ -232,6 +238,56 @@ const classCases: ClassCase[] = [
     ],
   },
   {
+    name: 'rejects an invalid regexp literal given to matches, as cel-go validates it when compiling',
+    schema: str('self.matches("[")'),
+    errors: [/x-kubernetes-validations\[0\]\.rule: Invalid value: .*: compilation failed: invalid matches argument$/],
+  },
+  {
+    name: "rejects an invalid regexp literal given to find, as upstream's program instantiation does",
+    schema: str('self.find("a(") == ""'),
+    errors: [/\.rule: Invalid value: .*: program instantiation failed: error parsing regexp: /],
+  },
+  {
+    name: 'rejects a messageExpression whose findAll regexp literal is invalid',
+    schema: int('self > 1', { messageExpression: '"a".findAll("[").join("")' }),
+    errors: [/\.messageExpression: Invalid value: .*: messageExpression instantiation failed: error parsing regexp: /],
+  },
+  {
+    name: 'rejects invalid duration and timestamp literals',
+    schema: {
+      type: 'integer',
+      'x-kubernetes-validations': [
+        { rule: 'duration("1x") > duration("0s")' },
+        { rule: 'timestamp("2020-13-01T00:00:00Z") < timestamp("2021-01-01T00:00:00Z")' },
+      ],
+    },
+    errors: [
+      /x-kubernetes-validations\[0\]\.rule: Invalid value: .*: compilation failed: invalid duration argument$/,
+      /x-kubernetes-validations\[1\]\.rule: Invalid value: .*: compilation failed: invalid timestamp argument$/,
+    ],
+  },
+  {
+    name: 'rejects list and map literals that mix types, nested too',
+    schema: {
+      type: 'integer',
+      'x-kubernetes-validations': [
+        { rule: '[1, "a"].size() > 0' },
+        { rule: 'size({"a": 1, "b": 2.5}) > 0' },
+        { rule: '[[1], ["a"]].size() > 0' },
+      ],
+    },
+    errors: [
+      /\[0\]\.rule: Invalid value: .*: compilation failed: expected type 'int' but found 'string'$/,
+      /\[1\]\.rule: Invalid value: .*: compilation failed: expected type 'int' but found 'double'$/,
+      /\[2\]\.rule: Invalid value: .*: compilation failed: expected type 'list\(int\)' but found 'list\(string\)'$/,
+    ],
+  },
+  {
+    name: 'accepts mixed literals inside format, and literals whose other elements depend on self',
+    schema: int('[self, 1].size() == 2 && [[], [1]].size() == 2', { messageExpression: '"%s".format([[1, "a"]])' }),
+    errors: [],
+  },
+  {
     name: 'rejects oldSelf under array items',
     schema: { type: 'array', items: int('self >= oldSelf') },
     errors: [
@@ -292,6 +348,13 @@ describe("the Kubernetes strings library's format, as upstream's own e2e Cluster
     const rule = { rule: 'self < 0', messageExpression: "'%s: %d is %.2f%% of %x'.format(['v', self, 12.5, 255])" };
     assert.deepEqual(check({ type: 'integer', 'x-kubernetes-validations': [rule] }, 7), [
       `${P}: Invalid value: "7": v: 7 is 12.50% of ff`,
+    ]);
+  });
+
+  test('%s prints the members of lists and maps as CEL literals, as cel-go does', () => {
+    const rule = { rule: 'self < 0', messageExpression: '"%s".format([["a", 1.5, {"k": "v"}, duration("1s")]])' };
+    assert.deepEqual(check({ type: 'integer', 'x-kubernetes-validations': [rule] }, 7), [
+      `${P}: Invalid value: "7": ["a", 1.500000, {"k":"v"}, duration("1s")]`,
     ]);
   });
 });
