@@ -51,6 +51,7 @@ const rulesByKind: Record<Kind, readonly string[]> = {
     'isURL(self)',
     'url(self).getScheme() == "a"',
     'sets.contains(self.split(""), ["a"])',
+    '!format.dns1123Label().validate(self).hasValue()',
   ],
   object: [
     'has(self.a)',
@@ -82,7 +83,7 @@ const rulesByKind: Record<Kind, readonly string[]> = {
 // unbounded), and that estimate is not re-implemented here (README "CEL rules").
 const messageExpressions: Record<Kind, readonly string[]> = {
   integer: ['self > 100 ? "far too big" : "too small"', '""', '10 / (self - self) > 1 ? "x" : "y"'],
-  string: ['"bad " + self', '"  "'],
+  string: ['"bad " + self', '"  "', 'format.qualifiedName().validate(self).orValue(["fine"])[0]'],
   object: ['has(self.b) ? "object with b " + self.b : "object without b"'],
   array: ['size(self) > 1 ? "long list" : "short list"'],
   map: ['size(self) > 1 ? "many keys" : "few keys"'],

@@ -1,6 +1,7 @@
 // The cel-go extensions the Kubernetes base environment enables that cel-js lacks, as plain functions: sets
 // (ext.Sets), lists version 3 without its sortBy macro (ext.Lists: lists.range, distinct, flatten, reverse, slice,
-// sort, first, last), the optional helpers (optional.ofNonZeroValue, optional.unwrap, unwrapOpt) and strings.quote.
+// sort, first, last), the optional helpers (optional.ofNonZeroValue, optional.unwrap, unwrapOpt, ==) and
+// strings.quote.
 import { Optional } from '@marcbachmann/cel-js';
 import type { Environment } from '@marcbachmann/cel-js';
 import { CelFunctionError } from '#shared/topology/variables/cel-function-error.ts';
@@ -110,51 +111,57 @@ export function registerCollectionLibraries(env: Environment): Environment {
   class SetsNamespace {}
   class ListsNamespace {}
   class StringsNamespace {}
-  return env
-    .registerType('SetsNamespace', SetsNamespace)
-    .registerConstant('sets', 'SetsNamespace', new SetsNamespace())
-    .registerFunction('SetsNamespace.contains(list, list): bool', (_: unknown, a: unknown[], b: unknown[]) =>
-      b.every((x) => includes(a, x)),
-    )
-    .registerFunction(
-      'SetsNamespace.equivalent(list, list): bool',
-      (_: unknown, a: unknown[], b: unknown[]) => b.every((x) => includes(a, x)) && a.every((x) => includes(b, x)),
-    )
-    .registerFunction('SetsNamespace.intersects(list, list): bool', (_: unknown, a: unknown[], b: unknown[]) =>
-      a.some((x) => includes(b, x)),
-    )
-    .registerType('ListsNamespace', ListsNamespace)
-    .registerConstant('lists', 'ListsNamespace', new ListsNamespace())
-    .registerFunction('ListsNamespace.range(int): list<int>', (_: unknown, n: bigint) => {
-      if (n < 0n) throw new CelFunctionError(`lists.range: size must be non-negative, got ${n}`);
-      return Array.from({ length: Number(n) }, (__, i) => BigInt(i));
-    })
-    .registerFunction('list<A>.distinct(): list<A>', (list: unknown[]) =>
-      list.filter((x, i) => !includes(list.slice(0, i), x)),
-    )
-    .registerFunction('list.flatten(): list', (list: unknown[]) => flatten(list, 1n))
-    .registerFunction('list.flatten(int): list', (list: unknown[], depth: bigint) => {
-      // NOTE: Kubernetes' cost tracker prices a negative depth beyond the runtime cost limit before it runs.
-      if (depth < 0n) throw new CelFunctionError('operation cancelled: actual cost limit exceeded');
-      return flatten(list, depth);
-    })
-    .registerFunction('list<A>.reverse(): list<A>', (list: unknown[]) => [...list].reverse())
-    .registerFunction('list<A>.slice(int, int): list<A>', sliceList)
-    .registerFunction('list<A>.sort(): list<A>', sortList)
-    .registerFunction('list<A>.first(): optional<A>', (list: unknown[]) =>
-      list.length === 0 ? Optional.none() : Optional.of(list[0]),
-    )
-    .registerFunction('list<A>.last(): optional<A>', (list: unknown[]) =>
-      list.length === 0 ? Optional.none() : Optional.of(list[list.length - 1]),
-    )
-    .registerFunction('OptionalNamespace.ofNonZeroValue(A): optional<A>', (_: unknown, v: unknown) =>
-      isZeroValue(v) ? Optional.none() : Optional.of(v),
-    )
-    .registerFunction('OptionalNamespace.unwrap(list<optional<A>>): list<A>', (_: unknown, list: Optional[]) =>
-      unwrap(list),
-    )
-    .registerFunction('list<optional<A>>.unwrapOpt(): list<A>', unwrap)
-    .registerType('StringsNamespace', StringsNamespace)
-    .registerConstant('strings', 'StringsNamespace', new StringsNamespace())
-    .registerFunction('StringsNamespace.quote(string): string', (_: unknown, s: string) => quote(s));
+  return (
+    env
+      .registerType('SetsNamespace', SetsNamespace)
+      .registerConstant('sets', 'SetsNamespace', new SetsNamespace())
+      .registerFunction('SetsNamespace.contains(list, list): bool', (_: unknown, a: unknown[], b: unknown[]) =>
+        b.every((x) => includes(a, x)),
+      )
+      .registerFunction(
+        'SetsNamespace.equivalent(list, list): bool',
+        (_: unknown, a: unknown[], b: unknown[]) => b.every((x) => includes(a, x)) && a.every((x) => includes(b, x)),
+      )
+      .registerFunction('SetsNamespace.intersects(list, list): bool', (_: unknown, a: unknown[], b: unknown[]) =>
+        a.some((x) => includes(b, x)),
+      )
+      .registerType('ListsNamespace', ListsNamespace)
+      .registerConstant('lists', 'ListsNamespace', new ListsNamespace())
+      .registerFunction('ListsNamespace.range(int): list<int>', (_: unknown, n: bigint) => {
+        if (n < 0n) throw new CelFunctionError(`lists.range: size must be non-negative, got ${n}`);
+        return Array.from({ length: Number(n) }, (__, i) => BigInt(i));
+      })
+      .registerFunction('list<A>.distinct(): list<A>', (list: unknown[]) =>
+        list.filter((x, i) => !includes(list.slice(0, i), x)),
+      )
+      .registerFunction('list.flatten(): list', (list: unknown[]) => flatten(list, 1n))
+      .registerFunction('list.flatten(int): list', (list: unknown[], depth: bigint) => {
+        // NOTE: Kubernetes' cost tracker prices a negative depth beyond the runtime cost limit before it runs.
+        if (depth < 0n) throw new CelFunctionError('operation cancelled: actual cost limit exceeded');
+        return flatten(list, depth);
+      })
+      .registerFunction('list<A>.reverse(): list<A>', (list: unknown[]) => [...list].reverse())
+      .registerFunction('list<A>.slice(int, int): list<A>', sliceList)
+      .registerFunction('list<A>.sort(): list<A>', sortList)
+      .registerFunction('list<A>.first(): optional<A>', (list: unknown[]) =>
+        list.length === 0 ? Optional.none() : Optional.of(list[0]),
+      )
+      .registerFunction('list<A>.last(): optional<A>', (list: unknown[]) =>
+        list.length === 0 ? Optional.none() : Optional.of(list[list.length - 1]),
+      )
+      .registerFunction('OptionalNamespace.ofNonZeroValue(A): optional<A>', (_: unknown, v: unknown) =>
+        isZeroValue(v) ? Optional.none() : Optional.of(v),
+      )
+      .registerFunction('OptionalNamespace.unwrap(list<optional<A>>): list<A>', (_: unknown, list: Optional[]) =>
+        unwrap(list),
+      )
+      .registerFunction('list<optional<A>>.unwrapOpt(): list<A>', unwrap)
+      // NOTE: cel-js has no equality of optionals; cel-go's compares their presence, then their values.
+      .registerOperator('optional<A> == optional<A>', (a: Optional, b: Optional) =>
+        a.hasValue() && b.hasValue() ? celEqual(a.value(), b.value()) : a.hasValue() === b.hasValue(),
+      )
+      .registerType('StringsNamespace', StringsNamespace)
+      .registerConstant('strings', 'StringsNamespace', new StringsNamespace())
+      .registerFunction('StringsNamespace.quote(string): string', (_: unknown, s: string) => quote(s))
+  );
 }

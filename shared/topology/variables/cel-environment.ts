@@ -4,15 +4,22 @@ import { Environment } from '@marcbachmann/cel-js';
 import { translateGoRegexp } from '#shared/topology/variables/go-regexp.ts';
 import { CelFunctionError, goQuote } from '#shared/topology/variables/cel-function-error.ts';
 import { registerCollectionLibraries } from '#shared/topology/variables/cel-collections.ts';
+import { registerFormatLibrary } from '#shared/topology/variables/cel-format.ts';
 import { registerIpLibraries } from '#shared/topology/variables/cel-ip.ts';
 import { registerQuantityLibrary } from '#shared/topology/variables/cel-quantity.ts';
 import { registerSemverLibrary } from '#shared/topology/variables/cel-semver.ts';
 import { registerUrlLibrary } from '#shared/topology/variables/cel-url.ts';
 
+/** cel-js's runtime messages that cel-go words differently. */
+const goMessages: Readonly<Record<string, string>> = {
+  'Optional value is not present': 'optional.none() dereference',
+};
+
 /** A CEL error as a Go-style message: the first line of the library's message, without its source excerpt. */
 export function celErrorMessage(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
-  return (text.split('\n')[0] ?? '').trim();
+  const first = (text.split('\n')[0] ?? '').trim();
+  return goMessages[first] ?? first;
 }
 
 /** A Go (RE2) pattern as a JavaScript RegExp; `global` to find every match. */
@@ -206,6 +213,7 @@ export function newCelEnvironment(): Environment {
   registerIpLibraries(env);
   registerUrlLibrary(env);
   registerCollectionLibraries(env);
+  registerFormatLibrary(env);
   return env
     .registerVariable('self', 'dyn')
     .registerVariable('oldSelf', 'dyn')

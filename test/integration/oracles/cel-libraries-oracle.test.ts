@@ -11,12 +11,14 @@ import {
   newCelEnvironment,
   withKubernetesFunctions,
 } from '#shared/topology/variables/cel-environment.ts';
+import { namedFormats } from '#shared/topology/variables/cel-format.ts';
 import { invalidLiterals } from '#shared/topology/variables/cel-literals.ts';
 import { goQuote } from '#shared/topology/variables/cel-function-error.ts';
 import { oracleRunSettings, startGoOracle } from '#test/oracles/go-oracle.ts';
 import type { CelResult, GoOracle } from '#test/oracles/go-oracle.ts';
 import {
   cidrString,
+  formatInput,
   ipString,
   quantityString,
   semverString,
@@ -294,6 +296,33 @@ describe('Kubernetes CEL libraries oracle (k8s.io/apiserver base environment)', 
         );
       }),
       oracleRunSettings(100),
+    );
+  });
+
+  test('format: every named format validates as apimachinery does, format.named finds them', async () => {
+    const name = fc.constantFrom(...namedFormats, 'DNS1123Label', 'nope', '');
+    await fc.assert(
+      fc.asyncProperty(formatInput, name, async (s, n) => {
+        await assertSameAsGo(
+          [
+            ...namedFormats.map((f) => `format.${f}().validate(${lit(s)})`),
+            `format.named(${lit(n)}).hasValue()`,
+            `format.named(${lit(n)}).orValue(format.uuid()).validate(${lit(s)})`,
+            `format.named(${lit(n)}).value().validate(${lit(s)}).orValue([]).size()`,
+            `[format.dns1123Label(), format.labelValue()].all(f, !f.validate(${lit(s)}).hasValue())`,
+            `format.dns1123Label().validate(${lit(s)}) == optional.none()`,
+            `format.labelValue().validate(${lit(s)}) != format.named(${lit(n)}).orValue(format.byte()).validate(${lit(s)})`,
+            'optional.of(1) == optional.of(1.0)',
+            'optional.of(2) != optional.of(1u)',
+            'optional.of([1]) != optional.none()',
+            'optional.of("a") == optional.of(1)',
+            'optional.of(1) == 1',
+            '[1].first() == optional.of(1) && optional.none() == optional.none()',
+          ],
+          false,
+        );
+      }),
+      oracleRunSettings(200),
     );
   });
 });

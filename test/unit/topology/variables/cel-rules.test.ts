@@ -358,3 +358,60 @@ describe("the Kubernetes strings library's format, as upstream's own e2e Cluster
     ]);
   });
 });
+
+describe('the Kubernetes format library', () => {
+  const named = (
+    messageExpression: string,
+    rule = '!format.dns1123Label().validate(self).hasValue()',
+  ): JSONSchemaProps => ({
+    type: 'string',
+    maxLength: 300,
+    'x-kubernetes-validations': [{ rule, messageExpression }],
+  });
+  const invalid = (value: string) => `${P}: Invalid value: ${JSON.stringify(JSON.stringify(value))}`;
+  const cases: { name: string; schema: JSONSchemaProps; value: string; errors: string[] }[] = [
+    {
+      name: 'accepts a value a named format validates',
+      schema: named('"bad"'),
+      value: 'my-name',
+      errors: [],
+    },
+    {
+      name: "reports apimachinery's message for a label with dots",
+      schema: named('format.dns1123Label().validate(self).value().join("; ")'),
+      value: 'a.b',
+      errors: [`${invalid('a.b')}: must not contain dots`],
+    },
+    {
+      name: 'counts bytes and reports each failure of a qualified name',
+      schema: named(
+        'format.qualifiedName().validate(self).value().join("; ")',
+        '!format.qualifiedName().validate(self).hasValue()',
+      ),
+      value: `/${'é'.repeat(32)}`,
+      errors: [
+        `${invalid(`/${'é'.repeat(32)}`)}: prefix part must be non-empty; name part must be no more than 63 bytes; name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
+      ],
+    },
+    {
+      name: 'finds formats by name, and none for an unknown name',
+      schema: named(
+        '"unknown"',
+        'format.named("uri").value().validate(self) == optional.none() && !format.named("URI").hasValue()',
+      ),
+      value: 'a b',
+      errors: [`${invalid('a b')}: unknown`],
+    },
+    {
+      name: 'accepts a prefix ending with a dash, as a generated name',
+      schema: named('"bad"', '!format.dns1123LabelPrefix().validate(self).hasValue()'),
+      value: 'my-name-',
+      errors: [],
+    },
+  ];
+  for (const c of cases) {
+    test(c.name, () => {
+      assert.deepEqual(check(c.schema, c.value), c.errors);
+    });
+  }
+});
