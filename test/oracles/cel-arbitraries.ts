@@ -75,8 +75,18 @@ const rulesByKind: Record<Kind, readonly string[]> = {
     'self.size() == 0 || self.max() < 10',
     'self.indexOf(1) != 0',
     'self.lastIndexOf(2) < 2',
+    'self.all(i, v, v >= i - 5)',
+    'self.transformList(i, v, v * 2).all(x, x < 20)',
+    'self.sortBy(x, -x) == self || self.size() > 1',
+    'self.first().optMap(x, x > 0).orValue(true)',
   ],
-  map: ['self.all(k, k != "q")', 'size(self) < 2', '!("p" in self) || self.p != "ab"'],
+  map: [
+    'self.all(k, k != "q")',
+    'self.exists(k, v, k == "p" && v.size() > 1) || size(self) == 0',
+    'self.transformMap(k, v, v.size()).all(k, k != "q")',
+    'size(self) < 2',
+    '!("p" in self) || self.p != "ab"',
+  ],
 };
 
 // NOTE: no string(...) of a number: upstream's static cost estimate rejects it in a messageExpression (its size is

@@ -21,7 +21,7 @@ function entries(v: object): [unknown, unknown][] {
 }
 
 /** CEL's heterogeneous equality (numbers compare across int, uint and double). */
-function celEqual(a: unknown, b: unknown): boolean {
+export function celEqual(a: unknown, b: unknown): boolean {
   const x = numeric(a);
   const y = numeric(b);
   if (x !== undefined || y !== undefined) {
@@ -64,14 +64,18 @@ function sortKey(v: unknown): string {
   return '';
 }
 
-function sortList(list: readonly unknown[]): unknown[] {
+/** cel-go's @sortByAssociatedKeys: the list ordered by its keys, which must be comparable and of one type. */
+export function sortByKeys(list: readonly unknown[], keys: readonly unknown[]): unknown[] {
   if (list.length === 0) return [];
-  const type = sortKey(list[0]);
+  const type = sortKey(keys[0]);
   if (type === '') throw new CelFunctionError('list elements must be comparable');
-  if (list.some((v) => sortKey(v) !== type)) throw new CelFunctionError('list elements must have the same type');
-  const key = (v: unknown) => (type === 'uint' ? numeric(v) : v) as bigint | number | string | boolean;
-  return [...list].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+  if (keys.some((v) => sortKey(v) !== type)) throw new CelFunctionError('list elements must have the same type');
+  const key = (i: number) => (type === 'uint' ? numeric(keys[i]) : keys[i]) as bigint | number | string | boolean;
+  const order = list.map((_, i) => i).sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+  return order.map((i) => list[i]);
 }
+
+const sortList = (list: readonly unknown[]) => sortByKeys(list, list);
 
 function isZeroValue(v: unknown): boolean {
   if (v === null || v === false || v === '') return true;

@@ -5,6 +5,7 @@ import { translateGoRegexp } from '#shared/topology/variables/go-regexp.ts';
 import { CelFunctionError, goQuote } from '#shared/topology/variables/cel-function-error.ts';
 import { registerCollectionLibraries } from '#shared/topology/variables/cel-collections.ts';
 import { registerFormatLibrary } from '#shared/topology/variables/cel-format.ts';
+import { registerMacros } from '#shared/topology/variables/cel-macros.ts';
 import { registerIpLibraries } from '#shared/topology/variables/cel-ip.ts';
 import { registerQuantityLibrary } from '#shared/topology/variables/cel-quantity.ts';
 import { registerSemverLibrary } from '#shared/topology/variables/cel-semver.ts';
@@ -214,6 +215,7 @@ export function newCelEnvironment(): Environment {
   registerUrlLibrary(env);
   registerCollectionLibraries(env);
   registerFormatLibrary(env);
+  registerMacros(env);
   return env
     .registerVariable('self', 'dyn')
     .registerVariable('oldSelf', 'dyn')

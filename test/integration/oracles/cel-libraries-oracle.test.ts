@@ -48,6 +48,12 @@ function render(value: unknown): string {
       .sort()
       .join(', ')}}`;
   }
+  if (value !== null && typeof value === 'object' && value.constructor === Object) {
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${render(k)}: ${render(v)}`)
+      .sort()
+      .join(', ')}}`;
+  }
   if (value !== null && typeof value === 'object' && 'valueOf' in value && typeof value.valueOf() === 'bigint')
     return String(value.valueOf());
   return `unrenderable ${String(value)}`;
@@ -323,6 +329,71 @@ describe('Kubernetes CEL libraries oracle (k8s.io/apiserver base environment)', 
         );
       }),
       oracleRunSettings(200),
+    );
+  });
+
+  test('two-variable comprehensions, sortBy, optMap, optFlatMap and optional indexing', async () => {
+    const ints = fc.array(fc.integer({ min: -1, max: 4 }), { maxLength: 4 });
+    const keys = fc.uniqueArray(fc.constantFrom('a', 'b', 'c'), { maxLength: 1 });
+    await fc.assert(
+      fc.asyncProperty(ints, keys, fc.integer({ min: 0, max: 3 }), async (list, mapKeys, n) => {
+        const l = `[${list.join(', ')}]`;
+        const m = `{${mapKeys.map((k, i) => `${lit(k)}: ${list[i] ?? n}`).join(', ')}}`;
+        const predicates = ['v > 1', `i < ${n}`, '10 / v > 2', 'i == v'];
+        await assertSameAsGo(
+          [
+            ...predicates.flatMap((p) =>
+              ['all', 'exists', 'existsOne', 'exists_one'].map((q) => `${l}.${q}(i, v, ${p})`),
+            ),
+            `${m}.all(k, v, k != "b" && v < ${n})`,
+            `${m}.exists(k, v, k == "a" || 10 / v > 3)`,
+            `${l}.transformList(i, v, v * 2 + i)`,
+            `${l}.transformList(i, v, i % 2 == 0, 10 / (v + 1))`,
+            `${l}.transformMap(i, v, v + i)`,
+            `${l}.transformMap(i, v, v > 0, [v])`,
+            `${m}.transformMap(k, v, k + string(v))`,
+            `${m}.transformList(k, v, k)`,
+            `${l}.transformMapEntry(i, v, {string(v): i})`,
+            `${l}.transformMapEntry(i, v, v != 0, {string(i): 10 / v})`,
+            `${m}.transformMapEntry(k, v, {k + "x": v})`,
+            `${l}.sortBy(x, -x)`,
+            `${l}.sortBy(x, x % 3)`,
+            `${l}.sortBy(x, string(x))`,
+            `${l}.map(x, [x]).sortBy(x, x[0])`,
+            `${l}.sortBy(x, x > 1 ? 1 : "a")`,
+            `optional.of(${n}).optMap(x, x * 2)`,
+            `${l}.first().optMap(x, 10 / x)`,
+            `${l}.last().optFlatMap(x, x > 1 ? optional.of(x) : optional.none())`,
+            `optional.none().optMap(x, x)`,
+            `${l}[?${n}]`,
+            `${l}[?${n}].orValue(-5)`,
+            `${m}[?"a"]`,
+            `${m}.?b.orValue(7)`,
+          ],
+          severalFail(`10 / ${list.includes(0) ? 0 : 1}`, `10 / ${list.filter((x) => x === 0).length > 1 ? 0 : 1}`),
+        );
+      }),
+      oracleRunSettings(150),
+    );
+  });
+
+  test('comprehension macros that do not compile', async () => {
+    await assertSameAsGo(
+      [
+        '[1].all(i, i, true)',
+        '[1].all(i, v, v)',
+        '[1].exists(i, v, "a")',
+        '"ab".sortBy(x, x)',
+        '{"a": 1}.sortBy(x, x)',
+        '1.all(i, v, true)',
+        '[1].all(i.j, v, true)',
+        'optional.of(1).optFlatMap(x, x)',
+        '1.optMap(x, x)',
+        '[1].transformMapEntry(i, v, v)',
+        '[1].transformList(i, v, 1, v)',
+        '[1].sortBy(x)',
+      ],
+      false,
     );
   });
 });

@@ -415,3 +415,70 @@ describe('the Kubernetes format library', () => {
     });
   }
 });
+
+describe('two-variable comprehensions, sortBy and optMap in rules', () => {
+  const ints = (rule: string, message: string): JSONSchemaProps => ({
+    type: 'array',
+    maxItems: 5,
+    items: { type: 'integer' },
+    'x-kubernetes-validations': [{ rule, message }],
+  });
+  const invalid = (value: unknown, message: string) =>
+    `${P}: Invalid value: ${JSON.stringify(JSON.stringify(value))}: ${message}`;
+  const cases: { name: string; schema: JSONSchemaProps; value: unknown; errors: string[] }[] = [
+    {
+      name: 'all(i, v, …) binds the index and the element',
+      schema: ints('self.all(i, v, i == 0 || self[i - 1] <= v)', 'not sorted'),
+      value: [1, 3, 2],
+      errors: [invalid([1, 3, 2], 'not sorted')],
+    },
+    {
+      name: 'existsOne(i, v, …) counts the elements that hold',
+      schema: ints('self.existsOne(i, v, v == i)', 'one fixed point'),
+      value: [0, 1],
+      errors: [invalid([0, 1], 'one fixed point')],
+    },
+    {
+      name: 'transformList and transformMap with a filter',
+      schema: ints('self.transformList(i, v, i > 0, v).sum() < 5 && self.transformMap(i, v, v * 2)[0] < 5', 'too big'),
+      value: [9, 2, 3],
+      errors: [invalid([9, 2, 3], 'too big')],
+    },
+    {
+      name: 'transformMapEntry over a map, keyed by its values',
+      schema: {
+        type: 'object',
+        maxProperties: 3,
+        additionalProperties: { type: 'string', maxLength: 5 },
+        'x-kubernetes-validations': [
+          { rule: 'self.transformMapEntry(k, v, {v: k}).exists(k, v, k == "x" && v == "a")', message: 'no x' },
+        ],
+      },
+      value: { a: 'x' },
+      errors: [],
+    },
+    {
+      name: 'sortBy orders by the key expression',
+      schema: ints('self.sortBy(x, -x) == self', 'not descending'),
+      value: [1, 2],
+      errors: [invalid([1, 2], 'not descending')],
+    },
+    {
+      name: 'optMap maps a present optional, and none stays none',
+      schema: ints('self.first().optMap(x, x > 0).orValue(true)', 'first not positive'),
+      value: [0, 1],
+      errors: [invalid([0, 1], 'first not positive')],
+    },
+  ];
+  for (const c of cases) {
+    test(c.name, () => {
+      assert.deepEqual(check(c.schema, c.value), c.errors);
+    });
+  }
+
+  test('a comprehension naming the same variable twice does not compile', () => {
+    const got = checkClass(int('[1].all(i, i, true)'));
+    assert.equal(got.length, 1);
+    assert.match(got[0] ?? '', /\.rule: Invalid value: .*: compilation failed: duplicate variable name: i/);
+  });
+});
