@@ -16,6 +16,22 @@ const brokenRules = [
 
 type Kind = 'integer' | 'string' | 'object' | 'array' | 'map';
 
+/** Rules whose types do not check, or only just check, with `self` typed from the schema as upstream types it. */
+const typedRulesByKind: Record<Kind, readonly string[]> = {
+  integer: ['size(self) > 0', 'self > "a"', 'self.startsWith("a")', 'self + 1.5 > 0', 'self == 1.0', 'self'],
+  string: ['self > 1', 'self.all(x, true)', 'self + 1 == "a"', 'self in ["a", "b"]', '[self, "a"].size() == 2'],
+  // NOTE: objects with properties are not typed here (README "CEL rules"): `self.size()` is refused upstream only.
+  object: ['has(self.a) && self.a >= 0 || !has(self.a)'],
+  array: [
+    'self.exists(x, x == "a")',
+    'self[0].size() > 0',
+    'self.all(x, x > 0.5)',
+    '1 in self',
+    '[self, [1]].size() > 0',
+  ],
+  map: ['self.all(k, k > 1)', 'self.p > 1', '"p" in self && self.p.size() > 1 || true', 'self.exists(k, v, v == 1)'],
+};
+
 /** Well-typed rules per kind of schema (the rule's `self` has that kind). */
 const rulesByKind: Record<Kind, readonly string[]> = {
   integer: ['self > 2', 'self % 2 == 0', 'self >= oldSelf', 'self < 10 || self == 100', '10 / (self - 3) > 0'],
@@ -103,6 +119,7 @@ function rule(kind: Kind): fc.Arbitrary<ValidationRule> {
   const text = fc.oneof(
     { weight: 6, arbitrary: fc.constantFrom(...rulesByKind[kind]) },
     { weight: 1, arbitrary: fc.constantFrom(...brokenRules) },
+    { weight: 2, arbitrary: fc.constantFrom(...typedRulesByKind[kind]) },
   );
   return fc
     .record(

@@ -19,7 +19,7 @@ const goMessages: Readonly<Record<string, string>> = {
 /** A CEL error as a Go-style message: the first line of the library's message, without its source excerpt. */
 export function celErrorMessage(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
-  const first = (text.split('\n')[0] ?? '').trim();
+  const first = (text.split('\n')[0] ?? '').trim().replace(/\b(\w+)K8s\b/g, '$1');
   return goMessages[first] ?? first;
 }
 
@@ -198,8 +198,8 @@ function formatString(template: string, args: readonly unknown[]): string {
 }
 
 /**
- * A new CEL environment for x-kubernetes-validations rules (run expressions through withKubernetesFunctions first). `self` and `oldSelf` are dynamically typed, so type
- * mismatches show when a rule runs rather than when it is compiled. Functions: CEL's standard library, and from the Kubernetes libraries: strings (`charAt`, `format`, `replace`, `split`, `join`, `indexOf`, `lastIndexOf`, `lowerAscii`, `upperAscii`, `trim`, `substring`), lists
+ * A new CEL environment for x-kubernetes-validations rules (run expressions through withKubernetesFunctions first).
+ * `self` has the given type (dynamic by default) and `oldSelf` is dynamically typed. Functions: CEL's standard library, and from the Kubernetes libraries: strings (`charAt`, `format`, `replace`, `split`, `join`, `indexOf`, `lastIndexOf`, `lowerAscii`, `upperAscii`, `trim`, `substring`), lists
  * (`isSorted`, `sum`, `min`, `max`, `indexOf`, `lastIndexOf`) and regex (`find`, `findAll`); regexps use Go's RE2
  * syntax.
  *
@@ -207,7 +207,7 @@ function formatString(template: string, args: readonly unknown[]): string {
  * const env = newCelEnvironment();
  * env.evaluate('self.matches("^[a-z]+$")', { self: 'abc', oldSelf: null }); // true
  */
-export function newCelEnvironment(): Environment {
+export function newCelEnvironment(selfType = 'dyn'): Environment {
   const env = new Environment({ homogeneousAggregateLiterals: false, enableOptionalTypes: true });
   registerQuantityLibrary(env);
   registerSemverLibrary(env);
@@ -217,7 +217,7 @@ export function newCelEnvironment(): Environment {
   registerFormatLibrary(env);
   registerMacros(env);
   return env
-    .registerVariable('self', 'dyn')
+    .registerVariable('self', selfType)
     .registerVariable('oldSelf', 'dyn')
     .registerFunction('string.charAt(int): string', (s: string, i: bigint) => {
       const chars = codePoints(s);

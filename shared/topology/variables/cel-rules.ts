@@ -43,12 +43,16 @@ type Compiled =
       readonly detail?: string;
     };
 
-let environment: Environment | undefined;
+const environments = new Map<string, Environment>();
 const compiledCache = new Map<string, Compiled>();
 
-function celEnvironment(): Environment {
-  environment ??= newCelEnvironment();
-  return environment;
+function celEnvironment(selfType: string): Environment {
+  let env = environments.get(selfType);
+  if (!env) {
+    env = newCelEnvironment(selfType);
+    environments.set(selfType, env);
+  }
+  return env;
 }
 
 /** Whether an expression names `oldSelf` outside string literals. */
@@ -57,35 +61,73 @@ function mentionsOldSelf(expression: string): boolean {
   return /(^|[^\w.])oldSelf\b/.test(code);
 }
 
-/** Type-checks an expression once; the result is memoized (the environment never changes). */
-function compile(expression: string): Compiled {
-  const cached = compiledCache.get(expression);
+/**
+ * The CEL type apiextensions gives `self` for a schema (common.SchemaDeclType), where cel-js can type it as exactly:
+ * scalars, and lists and maps of them. Objects with properties, int-or-string, and strings that upstream reads as
+ * bytes, durations or timestamps stay dyn: a rule is then refused only where it fails whatever `self` is.
+ *
+ * @example
+ * selfCelType({ type: 'array', items: { type: 'integer' } }); // 'list<int>'
+ */
+export function selfCelType(schema: JSONSchemaProps | undefined): string {
+  if (!schema || schema['x-kubernetes-int-or-string']) return 'dyn';
+  switch (schema.type) {
+    case 'integer':
+      return 'int';
+    case 'number':
+      return 'double';
+    case 'boolean':
+      return 'bool';
+    case 'string':
+      return ['byte', 'duration', 'date', 'date-time'].includes(schema.format ?? '') ? 'dyn' : 'string';
+    case 'array':
+      return schema.items ? `list<${selfCelType(schema.items)}>` : 'dyn';
+    case 'object': {
+      const values = schema.additionalProperties;
+      return typeof values === 'object' ? `map<string, ${selfCelType(values)}>` : 'dyn';
+    }
+    default:
+      return 'dyn';
+  }
+}
+
+function compileIn(selfType: string, expression: string, usesOldSelf: boolean): Compiled {
+  const env = celEnvironment(selfType);
+  const parsed = env.parse(withKubernetesFunctions(expression));
+  const checked = parsed.check();
+  if (!checked.valid) return { ok: false, error: celErrorMessage(checked.error) };
+  const literalError = invalidLiterals(env, parsed.ast);
+  if (literalError) {
+    return {
+      ok: false,
+      error: literalError.message,
+      ...(literalError.phase === 'program' && { detail: `program instantiation failed: ${literalError.message}` }),
+    };
+  }
+  return { ok: true, usesOldSelf, type: String(checked.type), program: (context) => parsed(context) as unknown };
+}
+
+/**
+ * Type-checks an expression once per type of `self`; the result is memoized (environments never change). A rule is
+ * compiled with `self` dynamic first, then typed: it runs as compiled with `self` dynamic (values are typed by
+ * toCelValue), while errors and the result type come from the typed compilation.
+ */
+function compile(expression: string, selfType = 'dyn'): Compiled {
+  const key = `${selfType}\u0000${expression}`;
+  const cached = compiledCache.get(key);
   if (cached) return cached;
   let result: Compiled;
   try {
-    const parsed = celEnvironment().parse(withKubernetesFunctions(expression));
-    const checked = parsed.check();
-    const literalError = checked.valid ? invalidLiterals(celEnvironment(), parsed.ast) : undefined;
-    result = literalError
-      ? {
-          ok: false,
-          error: literalError.message,
-          ...(literalError.phase === 'program' && {
-            detail: `program instantiation failed: ${literalError.message}`,
-          }),
-        }
-      : checked.valid
-        ? {
-            ok: true,
-            usesOldSelf: mentionsOldSelf(expression),
-            type: String(checked.type),
-            program: (context) => parsed(context) as unknown,
-          }
-        : { ok: false, error: celErrorMessage(checked.error) };
+    const dynamic = selfType === 'dyn' ? undefined : compile(expression);
+    if (dynamic && !dynamic.ok) result = dynamic;
+    else {
+      const typed = compileIn(selfType, expression, mentionsOldSelf(expression));
+      result = dynamic && typed.ok ? { ...typed, program: dynamic.program } : typed;
+    }
   } catch (error) {
     result = { ok: false, error: celErrorMessage(error) };
   }
-  compiledCache.set(expression, result);
+  compiledCache.set(key, result);
   return result;
 }
 
@@ -112,9 +154,9 @@ function ruleBadValue(rule: ValidationRule): BadValue {
 }
 
 /** Why a rule's messageExpression does not compile, if it does not. */
-function messageExpressionError(rule: ValidationRule): string | undefined {
+function messageExpressionError(rule: ValidationRule, selfType: string): string | undefined {
   if (rule.messageExpression === undefined || rule.messageExpression === '') return undefined;
-  const message = compile(rule.messageExpression);
+  const message = compile(rule.messageExpression, selfType);
   if (!message.ok)
     return message.detail === undefined
       ? `messageExpression compilation failed: ${message.error}`
@@ -134,9 +176,10 @@ function messageExpressionError(rule: ValidationRule): string | undefined {
  */
 export function compileCelRules(schema: JSONSchemaProps, path: string, uncorrelatablePath?: string): FieldError[] {
   const errors: FieldError[] = [];
+  const selfType = selfCelType(schema);
   (schema['x-kubernetes-validations'] ?? []).forEach((rule, i) => {
     const rulePath = indexPath(childPath(path, 'x-kubernetes-validations'), i);
-    const compiled = compile(rule.rule);
+    const compiled = compile(rule.rule, selfType);
     if (!compiled.ok) {
       errors.push(
         fieldInvalid(
@@ -154,7 +197,7 @@ export function compileCelRules(schema: JSONSchemaProps, path: string, uncorrela
       return;
     }
     // NOTE: as apiextensions, the messageExpression is compiled only once the rule has.
-    const messageError = messageExpressionError(rule);
+    const messageError = messageExpressionError(rule, selfType);
     if (messageError !== undefined) {
       errors.push(fieldInvalid(childPath(rulePath, 'messageExpression'), ruleBadValue(rule), messageError));
     }
@@ -298,12 +341,13 @@ function validateRulesAt(
   }
   if (rules.length === 0) return [];
   const errors: FieldError[] = [];
+  const selfType = selfCelType(schema);
   const context: RuleContext = {
     self: toCelValue(value, schema),
     oldSelf: oldValue === undefined || oldValue === null ? null : toCelValue(oldValue, schema),
   };
   for (const rule of rules) {
-    const compiled = compile(rule.rule);
+    const compiled = compile(rule.rule, selfType);
     if (!compiled.ok || (compiled.type !== 'bool' && compiled.type !== 'dyn')) {
       const why = compiled.ok
         ? 'cel expression must evaluate to a bool'
@@ -327,7 +371,7 @@ function validateRulesAt(
     }
     if (result === true) continue;
     // NOTE: as apiextensions, a messageExpression that does not compile also drops the rule's fieldPath.
-    const messageCompiles = messageExpressionError(rule) === undefined;
+    const messageCompiles = messageExpressionError(rule, selfType) === undefined;
     const fieldPath = messageCompiles ? normalizedFieldPath(rule.fieldPath) : '';
     const rulePath = fieldPath ? childPath(path, fieldPath) : path;
     const message =

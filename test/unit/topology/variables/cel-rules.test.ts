@@ -205,7 +205,63 @@ describe('x-kubernetes-validations on Cluster variable values', () => {
 type ClassCase = { name: string; schema: JSONSchemaProps; errors: (string | RegExp)[] };
 
 const classCases: ClassCase[] = [
-  { name: 'accepts rules that compile', schema: int('self > 1 && self.lowerAscii() == "a" || true'), errors: [] },
+  { name: 'accepts rules that compile', schema: int('self > 1 && "A".lowerAscii() == "a" || true'), errors: [] },
+  {
+    name: "rejects a rule that does not type-check with self typed from the schema, as upstream's compiler does",
+    schema: {
+      type: 'integer',
+      'x-kubernetes-validations': [
+        { rule: 'self.lowerAscii() == "a"' },
+        { rule: 'size(self) > 0' },
+        { rule: 'self > "a"' },
+      ],
+    },
+    errors: [
+      /\[0\]\.rule: Invalid value: .*: compilation failed: found no matching overload for 'int\.lowerAscii\(\)'/,
+      /\[1\]\.rule: Invalid value: .*: compilation failed: /,
+      /\[2\]\.rule: Invalid value: .*: compilation failed: /,
+    ],
+  },
+  {
+    name: 'types list items and map values too, and a rule that is not a bool once typed',
+    schema: {
+      type: 'object',
+      properties: {
+        l: {
+          type: 'array',
+          maxItems: 2,
+          items: { type: 'string', maxLength: 3 },
+          'x-kubernetes-validations': [{ rule: 'self.all(x, x > 1)' }],
+        },
+        m: {
+          type: 'object',
+          maxProperties: 2,
+          additionalProperties: { type: 'boolean' },
+          'x-kubernetes-validations': [{ rule: 'self.p' }],
+        },
+        b: { type: 'boolean', 'x-kubernetes-validations': [{ rule: 'self' }] },
+        i: { type: 'integer', 'x-kubernetes-validations': [{ rule: 'self' }] },
+      },
+    },
+    errors: [
+      /properties\[i\]\.x-kubernetes-validations\[0\]\.rule: Invalid value: .*: cel expression must evaluate to a bool$/,
+      /properties\[l\]\.x-kubernetes-validations\[0\]\.rule: Invalid value: .*: compilation failed: /,
+    ],
+  },
+  {
+    name: 'keeps self dynamic where upstream does (int-or-string) or where it is an object',
+    schema: {
+      type: 'object',
+      properties: {
+        a: {
+          'x-kubernetes-int-or-string': true,
+          'x-kubernetes-validations': [{ rule: 'self == 1 || self.startsWith("a")' }],
+        },
+      },
+      'x-kubernetes-validations': [{ rule: 'has(self.a)' }],
+    },
+    errors: [],
+  },
   {
     name: 'rejects a rule with a syntax error, naming the variable and the rule',
     schema: int('self >'),
