@@ -4,10 +4,33 @@
 import fc from 'fast-check';
 import type { JSONSchemaProps, ValidationRule } from '#shared/api/jsonschema.ts';
 
-/** Rules that do not compile in any schema (syntax, undeclared names, unknown functions, not a bool). */
-const brokenRules = ['self >', 'other == 1', 'self.(', '"x"', 'self.frobnicate()', '1 +'];
+/**
+ * Rules that do not compile in any schema (syntax, undeclared names, unknown functions, not a bool, invalid or mixed
+ * literals), or whose program cannot be built (a regexp literal of `find`).
+ */
+const brokenRules = [
+  ...['self >', 'other == 1', 'self.(', '"x"', 'self.frobnicate()', '1 +', 'cel.bind(x, 1, x > 0)'],
+  ...['self.matches("(")', '"abc".find("[") == ""', 'duration("1x") > duration("0s")', '[1, "a"].size() > 0'],
+  ...['timestamp("2020-13-01T00:00:00Z") > timestamp("2000-01-01T00:00:00Z")', 'size({"a": 1, "b": 2.0}) > 0'],
+];
 
 type Kind = 'integer' | 'string' | 'object' | 'array' | 'map';
+
+/** Rules whose types do not check, or only just check, with `self` typed from the schema as upstream types it. */
+const typedRulesByKind: Record<Kind, readonly string[]> = {
+  integer: ['size(self) > 0', 'self > "a"', 'self.startsWith("a")', 'self + 1.5 > 0', 'self == 1.0', 'self'],
+  string: ['self > 1', 'self.all(x, true)', 'self + 1 == "a"', 'self in ["a", "b"]', '[self, "a"].size() == 2'],
+  // NOTE: objects with properties are not typed here (README "CEL rules"): `self.size()` is refused upstream only.
+  object: ['has(self.a) && self.a >= 0 || !has(self.a)'],
+  array: [
+    'self.exists(x, x == "a")',
+    'self[0].size() > 0',
+    'self.all(x, x > 0.5)',
+    '1 in self',
+    '[self, [1]].size() > 0',
+  ],
+  map: ['self.all(k, k > 1)', 'self.p > 1', '"p" in self && self.p.size() > 1 || true', 'self.exists(k, v, v == 1)'],
+};
 
 /** Well-typed rules per kind of schema (the rule's `self` has that kind). */
 const rulesByKind: Record<Kind, readonly string[]> = {
@@ -44,6 +67,7 @@ const rulesByKind: Record<Kind, readonly string[]> = {
     'isURL(self)',
     'url(self).getScheme() == "a"',
     'sets.contains(self.split(""), ["a"])',
+    '!format.dns1123Label().validate(self).hasValue()',
   ],
   object: [
     'has(self.a)',
@@ -67,15 +91,25 @@ const rulesByKind: Record<Kind, readonly string[]> = {
     'self.size() == 0 || self.max() < 10',
     'self.indexOf(1) != 0',
     'self.lastIndexOf(2) < 2',
+    'self.all(i, v, v >= i - 5)',
+    'self.transformList(i, v, v * 2).all(x, x < 20)',
+    'self.sortBy(x, -x) == self || self.size() > 1',
+    'self.first().optMap(x, x > 0).orValue(true)',
   ],
-  map: ['self.all(k, k != "q")', 'size(self) < 2', '!("p" in self) || self.p != "ab"'],
+  map: [
+    'self.all(k, k != "q")',
+    'self.exists(k, v, k == "p" && v.size() > 1) || size(self) == 0',
+    'self.transformMap(k, v, v.size()).all(k, k != "q")',
+    'size(self) < 2',
+    '!("p" in self) || self.p != "ab"',
+  ],
 };
 
 // NOTE: no string(...) of a number: upstream's static cost estimate rejects it in a messageExpression (its size is
 // unbounded), and that estimate is not re-implemented here (README "CEL rules").
 const messageExpressions: Record<Kind, readonly string[]> = {
   integer: ['self > 100 ? "far too big" : "too small"', '""', '10 / (self - self) > 1 ? "x" : "y"'],
-  string: ['"bad " + self', '"  "'],
+  string: ['"bad " + self', '"  "', 'format.qualifiedName().validate(self).orValue(["fine"])[0]'],
   object: ['has(self.b) ? "object with b " + self.b : "object without b"'],
   array: ['size(self) > 1 ? "long list" : "short list"'],
   map: ['size(self) > 1 ? "many keys" : "few keys"'],
@@ -85,6 +119,7 @@ function rule(kind: Kind): fc.Arbitrary<ValidationRule> {
   const text = fc.oneof(
     { weight: 6, arbitrary: fc.constantFrom(...rulesByKind[kind]) },
     { weight: 1, arbitrary: fc.constantFrom(...brokenRules) },
+    { weight: 2, arbitrary: fc.constantFrom(...typedRulesByKind[kind]) },
   );
   return fc
     .record(

@@ -126,3 +126,19 @@ export const urlString = fc.oneof(
   { weight: 8, arbitrary: urlParts.map((parts) => parts.join('')) },
   { weight: 1, arbitrary: fc.stringMatching(/^[a-z0-9:/?#[\]@%.=&+ ]{0,12}$/) },
 );
+
+/** Strings for the format library: names near each format's length limits, labels, label keys, URIs, UUIDs, … */
+export const formatInput = fc.oneof(
+  fc.string({ unit: fc.constantFrom('a', 'z', '0', '-', '.', '_', '/', 'A', 'é', ' ', ':'), maxLength: 12 }),
+  fc.constantFrom(
+    ...['', 'a', 'my-name', 'a.b', 'ab-', 'aé-', '-', 'a-', '1abc', 'example.com', 'a/b', '/b', 'a/', 'a/b/c'],
+    ...['Example.com/Name', 'a.b/-x', 'http://a b', 'http://x/y?q', '/path', '*', 'a b', 'mailto:x', '//x', 'x\t'],
+    ...['550e8400-e29b-41d4-a716-446655440000', '550E8400E29B41D4A716446655440000', '550e8400-e29b-41d4'],
+    ...['aGVsbG8=', 'aGVsbG8', 'aGV=bG8=', '2020-01-01', '2020-02-30', '2020-01-01T00:00:00Z'],
+    ...['2020-01-01T00:00:00.5+01:00', '2020-01-01 00:00:00', '2020-01-01T25:00:00Z'],
+  ),
+  fc
+    .tuple(fc.constantFrom('a', '-', '.', 'é', 'a.', 'ab/'), fc.integer({ min: 30, max: 130 }))
+    .map(([c, n]) => c.repeat(n)),
+  fc.constantFrom(62, 63, 64, 252, 253, 254).map((n) => `${'a'.repeat(n - 4)}.com`),
+);

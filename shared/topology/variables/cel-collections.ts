@@ -1,6 +1,7 @@
 // The cel-go extensions the Kubernetes base environment enables that cel-js lacks, as plain functions: sets
 // (ext.Sets), lists version 3 without its sortBy macro (ext.Lists: lists.range, distinct, flatten, reverse, slice,
-// sort, first, last), the optional helpers (optional.ofNonZeroValue, optional.unwrap, unwrapOpt) and strings.quote.
+// sort, first, last), the optional helpers (optional.ofNonZeroValue, optional.unwrap, unwrapOpt, ==) and
+// strings.quote.
 import { Optional } from '@marcbachmann/cel-js';
 import type { Environment } from '@marcbachmann/cel-js';
 import { CelFunctionError } from '#shared/topology/variables/cel-function-error.ts';
@@ -20,7 +21,7 @@ function entries(v: object): [unknown, unknown][] {
 }
 
 /** CEL's heterogeneous equality (numbers compare across int, uint and double). */
-function celEqual(a: unknown, b: unknown): boolean {
+export function celEqual(a: unknown, b: unknown): boolean {
   const x = numeric(a);
   const y = numeric(b);
   if (x !== undefined || y !== undefined) {
@@ -63,14 +64,18 @@ function sortKey(v: unknown): string {
   return '';
 }
 
-function sortList(list: readonly unknown[]): unknown[] {
+/** cel-go's @sortByAssociatedKeys: the list ordered by its keys, which must be comparable and of one type. */
+export function sortByKeys(list: readonly unknown[], keys: readonly unknown[]): unknown[] {
   if (list.length === 0) return [];
-  const type = sortKey(list[0]);
+  const type = sortKey(keys[0]);
   if (type === '') throw new CelFunctionError('list elements must be comparable');
-  if (list.some((v) => sortKey(v) !== type)) throw new CelFunctionError('list elements must have the same type');
-  const key = (v: unknown) => (type === 'uint' ? numeric(v) : v) as bigint | number | string | boolean;
-  return [...list].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+  if (keys.some((v) => sortKey(v) !== type)) throw new CelFunctionError('list elements must have the same type');
+  const key = (i: number) => (type === 'uint' ? numeric(keys[i]) : keys[i]) as bigint | number | string | boolean;
+  const order = list.map((_, i) => i).sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+  return order.map((i) => list[i]);
 }
+
+const sortList = (list: readonly unknown[]) => sortByKeys(list, list);
 
 function isZeroValue(v: unknown): boolean {
   if (v === null || v === false || v === '') return true;
@@ -110,51 +115,57 @@ export function registerCollectionLibraries(env: Environment): Environment {
   class SetsNamespace {}
   class ListsNamespace {}
   class StringsNamespace {}
-  return env
-    .registerType('SetsNamespace', SetsNamespace)
-    .registerConstant('sets', 'SetsNamespace', new SetsNamespace())
-    .registerFunction('SetsNamespace.contains(list, list): bool', (_: unknown, a: unknown[], b: unknown[]) =>
-      b.every((x) => includes(a, x)),
-    )
-    .registerFunction(
-      'SetsNamespace.equivalent(list, list): bool',
-      (_: unknown, a: unknown[], b: unknown[]) => b.every((x) => includes(a, x)) && a.every((x) => includes(b, x)),
-    )
-    .registerFunction('SetsNamespace.intersects(list, list): bool', (_: unknown, a: unknown[], b: unknown[]) =>
-      a.some((x) => includes(b, x)),
-    )
-    .registerType('ListsNamespace', ListsNamespace)
-    .registerConstant('lists', 'ListsNamespace', new ListsNamespace())
-    .registerFunction('ListsNamespace.range(int): list<int>', (_: unknown, n: bigint) => {
-      if (n < 0n) throw new CelFunctionError(`lists.range: size must be non-negative, got ${n}`);
-      return Array.from({ length: Number(n) }, (__, i) => BigInt(i));
-    })
-    .registerFunction('list<A>.distinct(): list<A>', (list: unknown[]) =>
-      list.filter((x, i) => !includes(list.slice(0, i), x)),
-    )
-    .registerFunction('list.flatten(): list', (list: unknown[]) => flatten(list, 1n))
-    .registerFunction('list.flatten(int): list', (list: unknown[], depth: bigint) => {
-      // NOTE: Kubernetes' cost tracker prices a negative depth beyond the runtime cost limit before it runs.
-      if (depth < 0n) throw new CelFunctionError('operation cancelled: actual cost limit exceeded');
-      return flatten(list, depth);
-    })
-    .registerFunction('list<A>.reverse(): list<A>', (list: unknown[]) => [...list].reverse())
-    .registerFunction('list<A>.slice(int, int): list<A>', sliceList)
-    .registerFunction('list<A>.sort(): list<A>', sortList)
-    .registerFunction('list<A>.first(): optional<A>', (list: unknown[]) =>
-      list.length === 0 ? Optional.none() : Optional.of(list[0]),
-    )
-    .registerFunction('list<A>.last(): optional<A>', (list: unknown[]) =>
-      list.length === 0 ? Optional.none() : Optional.of(list[list.length - 1]),
-    )
-    .registerFunction('OptionalNamespace.ofNonZeroValue(A): optional<A>', (_: unknown, v: unknown) =>
-      isZeroValue(v) ? Optional.none() : Optional.of(v),
-    )
-    .registerFunction('OptionalNamespace.unwrap(list<optional<A>>): list<A>', (_: unknown, list: Optional[]) =>
-      unwrap(list),
-    )
-    .registerFunction('list<optional<A>>.unwrapOpt(): list<A>', unwrap)
-    .registerType('StringsNamespace', StringsNamespace)
-    .registerConstant('strings', 'StringsNamespace', new StringsNamespace())
-    .registerFunction('StringsNamespace.quote(string): string', (_: unknown, s: string) => quote(s));
+  return (
+    env
+      .registerType('SetsNamespace', SetsNamespace)
+      .registerConstant('sets', 'SetsNamespace', new SetsNamespace())
+      .registerFunction('SetsNamespace.contains(list, list): bool', (_: unknown, a: unknown[], b: unknown[]) =>
+        b.every((x) => includes(a, x)),
+      )
+      .registerFunction(
+        'SetsNamespace.equivalent(list, list): bool',
+        (_: unknown, a: unknown[], b: unknown[]) => b.every((x) => includes(a, x)) && a.every((x) => includes(b, x)),
+      )
+      .registerFunction('SetsNamespace.intersects(list, list): bool', (_: unknown, a: unknown[], b: unknown[]) =>
+        a.some((x) => includes(b, x)),
+      )
+      .registerType('ListsNamespace', ListsNamespace)
+      .registerConstant('lists', 'ListsNamespace', new ListsNamespace())
+      .registerFunction('ListsNamespace.range(int): list<int>', (_: unknown, n: bigint) => {
+        if (n < 0n) throw new CelFunctionError(`lists.range: size must be non-negative, got ${n}`);
+        return Array.from({ length: Number(n) }, (__, i) => BigInt(i));
+      })
+      .registerFunction('list<A>.distinct(): list<A>', (list: unknown[]) =>
+        list.filter((x, i) => !includes(list.slice(0, i), x)),
+      )
+      .registerFunction('list.flatten(): list', (list: unknown[]) => flatten(list, 1n))
+      .registerFunction('list.flatten(int): list', (list: unknown[], depth: bigint) => {
+        // NOTE: Kubernetes' cost tracker prices a negative depth beyond the runtime cost limit before it runs.
+        if (depth < 0n) throw new CelFunctionError('operation cancelled: actual cost limit exceeded');
+        return flatten(list, depth);
+      })
+      .registerFunction('list<A>.reverse(): list<A>', (list: unknown[]) => [...list].reverse())
+      .registerFunction('list<A>.slice(int, int): list<A>', sliceList)
+      .registerFunction('list<A>.sort(): list<A>', sortList)
+      .registerFunction('list<A>.first(): optional<A>', (list: unknown[]) =>
+        list.length === 0 ? Optional.none() : Optional.of(list[0]),
+      )
+      .registerFunction('list<A>.last(): optional<A>', (list: unknown[]) =>
+        list.length === 0 ? Optional.none() : Optional.of(list[list.length - 1]),
+      )
+      .registerFunction('OptionalNamespace.ofNonZeroValue(A): optional<A>', (_: unknown, v: unknown) =>
+        isZeroValue(v) ? Optional.none() : Optional.of(v),
+      )
+      .registerFunction('OptionalNamespace.unwrap(list<optional<A>>): list<A>', (_: unknown, list: Optional[]) =>
+        unwrap(list),
+      )
+      .registerFunction('list<optional<A>>.unwrapOpt(): list<A>', unwrap)
+      // NOTE: cel-js has no equality of optionals; cel-go's compares their presence, then their values.
+      .registerOperator('optional<A> == optional<A>', (a: Optional, b: Optional) =>
+        a.hasValue() && b.hasValue() ? celEqual(a.value(), b.value()) : a.hasValue() === b.hasValue(),
+      )
+      .registerType('StringsNamespace', StringsNamespace)
+      .registerConstant('strings', 'StringsNamespace', new StringsNamespace())
+      .registerFunction('StringsNamespace.quote(string): string', (_: unknown, s: string) => quote(s))
+  );
 }

@@ -2,17 +2,25 @@
 // parts of the Kubernetes CEL libraries the API server enables that are implemented here (see README "CEL rules").
 import { Environment } from '@marcbachmann/cel-js';
 import { translateGoRegexp } from '#shared/topology/variables/go-regexp.ts';
-import { CelFunctionError } from '#shared/topology/variables/cel-function-error.ts';
+import { CelFunctionError, goQuote } from '#shared/topology/variables/cel-function-error.ts';
 import { registerCollectionLibraries } from '#shared/topology/variables/cel-collections.ts';
+import { registerFormatLibrary } from '#shared/topology/variables/cel-format.ts';
+import { registerMacros } from '#shared/topology/variables/cel-macros.ts';
 import { registerIpLibraries } from '#shared/topology/variables/cel-ip.ts';
 import { registerQuantityLibrary } from '#shared/topology/variables/cel-quantity.ts';
 import { registerSemverLibrary } from '#shared/topology/variables/cel-semver.ts';
 import { registerUrlLibrary } from '#shared/topology/variables/cel-url.ts';
 
+/** cel-js's runtime messages that cel-go words differently. */
+const goMessages: Readonly<Record<string, string>> = {
+  'Optional value is not present': 'optional.none() dereference',
+};
+
 /** A CEL error as a Go-style message: the first line of the library's message, without its source excerpt. */
 export function celErrorMessage(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
-  return (text.split('\n')[0] ?? '').trim();
+  const first = (text.split('\n')[0] ?? '').trim().replace(/\b(\w+)K8s\b/g, '$1');
+  return goMessages[first] ?? first;
 }
 
 /** A Go (RE2) pattern as a JavaScript RegExp; `global` to find every match. */
@@ -99,21 +107,44 @@ function replaceN(s: string, from: string, to: string, n: bigint): string {
   return out;
 }
 
-/** A value as the Kubernetes strings library's `%s` prints it. */
+/** A timestamp as Go prints it (RFC 3339 with the fraction's trailing zeros trimmed). */
+function formatTimestamp(date: Date): string {
+  return date.toISOString().replace(/\.(\d*?)0*Z$/, (_, fraction: string) => (fraction ? `.${fraction}Z` : 'Z'));
+}
+
+// NOTE: cel-js does not export its Duration class; its values are told by their constructor's name.
+const isDuration = (value: unknown) => typeof value === 'object' && value?.constructor.name === 'Duration';
+
+/** A value inside a list or map as cel-go's `%s` prints it: as a CEL literal (strings quoted, doubles `%.6f`). */
+function formatMember(value: unknown): string {
+  if (typeof value === 'string') return goQuote(value);
+  if (value instanceof Date) return `timestamp(${goQuote(formatTimestamp(value))})`;
+  if (isDuration(value)) return `duration(${goQuote(String(value))})`;
+  if (value instanceof Uint8Array) return `b${goQuote(new TextDecoder().decode(value))}`;
+  if (typeof value === 'number') return Number.isFinite(value) ? value.toFixed(6) : goQuote(formatValue(value));
+  return formatValue(value);
+}
+
+function formatEntries(entries: readonly (readonly [unknown, unknown])[]): string {
+  const pairs = entries.map(([k, v]) => [formatMember(k), formatMember(v)] as const);
+  pairs.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${pairs.map(([k, v]) => `${k}:${v}`).join(', ')}}`;
+}
+
+/** A value as the Kubernetes strings library's `%s` prints it (cel-go's FormatString). */
 function formatValue(value: unknown): string {
   if (typeof value === 'string') return value;
   if (typeof value === 'bigint' || typeof value === 'boolean') return String(value);
-  if (typeof value === 'number') return Number.isInteger(value) ? value.toFixed(1) : String(value);
+  if (typeof value === 'number') {
+    if (Number.isNaN(value)) return 'NaN';
+    if (!Number.isFinite(value)) return value > 0 ? '+Inf' : '-Inf';
+    return Number.isInteger(value) ? value.toFixed(1) : String(value);
+  }
   if (value === null || value === undefined) return 'null';
-  if (Array.isArray(value)) return `[${value.map(formatValue).join(', ')}]`;
-  if (value instanceof Map) {
-    const entries = [...value.entries()].map(([k, v]) => `${formatValue(k)}: ${formatValue(v)}`);
-    return `{${entries.sort().join(', ')}}`;
-  }
-  if (typeof value === 'object') {
-    const entries = Object.entries(value).map(([k, v]) => `${k}: ${formatValue(v)}`);
-    return `{${entries.sort().join(', ')}}`;
-  }
+  if (value instanceof Date) return formatTimestamp(value);
+  if (Array.isArray(value)) return `[${value.map(formatMember).join(', ')}]`;
+  if (value instanceof Map) return formatEntries([...value.entries()]);
+  if (typeof value === 'object' && value.constructor === Object) return formatEntries(Object.entries(value));
   return String(value);
 }
 
@@ -167,8 +198,8 @@ function formatString(template: string, args: readonly unknown[]): string {
 }
 
 /**
- * A new CEL environment for x-kubernetes-validations rules (run expressions through withKubernetesFunctions first). `self` and `oldSelf` are dynamically typed, so type
- * mismatches show when a rule runs rather than when it is compiled. Functions: CEL's standard library, and from the Kubernetes libraries: strings (`charAt`, `format`, `replace`, `split`, `join`, `indexOf`, `lastIndexOf`, `lowerAscii`, `upperAscii`, `trim`, `substring`), lists
+ * A new CEL environment for x-kubernetes-validations rules (run expressions through withKubernetesFunctions first).
+ * `self` has the given type (dynamic by default) and `oldSelf` is dynamically typed. Functions: CEL's standard library, and from the Kubernetes libraries: strings (`charAt`, `format`, `replace`, `split`, `join`, `indexOf`, `lastIndexOf`, `lowerAscii`, `upperAscii`, `trim`, `substring`), lists
  * (`isSorted`, `sum`, `min`, `max`, `indexOf`, `lastIndexOf`) and regex (`find`, `findAll`); regexps use Go's RE2
  * syntax.
  *
@@ -176,15 +207,17 @@ function formatString(template: string, args: readonly unknown[]): string {
  * const env = newCelEnvironment();
  * env.evaluate('self.matches("^[a-z]+$")', { self: 'abc', oldSelf: null }); // true
  */
-export function newCelEnvironment(): Environment {
+export function newCelEnvironment(selfType = 'dyn'): Environment {
   const env = new Environment({ homogeneousAggregateLiterals: false, enableOptionalTypes: true });
   registerQuantityLibrary(env);
   registerSemverLibrary(env);
   registerIpLibraries(env);
   registerUrlLibrary(env);
   registerCollectionLibraries(env);
+  registerFormatLibrary(env);
+  registerMacros(env);
   return env
-    .registerVariable('self', 'dyn')
+    .registerVariable('self', selfType)
     .registerVariable('oldSelf', 'dyn')
     .registerFunction('string.charAt(int): string', (s: string, i: bigint) => {
       const chars = codePoints(s);

@@ -18,6 +18,7 @@ import {
   newCelEnvironment,
   withKubernetesFunctions,
 } from '#shared/topology/variables/cel-environment.ts';
+import { invalidLiterals } from '#shared/topology/variables/cel-literals.ts';
 import { isJsonObject } from '#shared/topology/variables/json-value.ts';
 
 /** The longest message a messageExpression may produce (celconfig.MaxEvaluatedMessageExpressionSizeBytes). */
@@ -35,14 +36,23 @@ type Compiled =
       readonly type: string;
       readonly program: (context: RuleContext) => unknown;
     }
-  | { readonly ok: false; readonly error: string };
+  | {
+      readonly ok: false;
+      readonly error: string;
+      /** The whole detail when it is not `compilation failed: <error>` (a program that cannot be built). */
+      readonly detail?: string;
+    };
 
-let environment: Environment | undefined;
+const environments = new Map<string, Environment>();
 const compiledCache = new Map<string, Compiled>();
 
-function celEnvironment(): Environment {
-  environment ??= newCelEnvironment();
-  return environment;
+function celEnvironment(selfType: string): Environment {
+  let env = environments.get(selfType);
+  if (!env) {
+    env = newCelEnvironment(selfType);
+    environments.set(selfType, env);
+  }
+  return env;
 }
 
 /** Whether an expression names `oldSelf` outside string literals. */
@@ -51,26 +61,73 @@ function mentionsOldSelf(expression: string): boolean {
   return /(^|[^\w.])oldSelf\b/.test(code);
 }
 
-/** Type-checks an expression once; the result is memoized (the environment never changes). */
-function compile(expression: string): Compiled {
-  const cached = compiledCache.get(expression);
+/**
+ * The CEL type apiextensions gives `self` for a schema (common.SchemaDeclType), where cel-js can type it as exactly:
+ * scalars, and lists and maps of them. Objects with properties, int-or-string, and strings that upstream reads as
+ * bytes, durations or timestamps stay dyn: a rule is then refused only where it fails whatever `self` is.
+ *
+ * @example
+ * selfCelType({ type: 'array', items: { type: 'integer' } }); // 'list<int>'
+ */
+export function selfCelType(schema: JSONSchemaProps | undefined): string {
+  if (!schema || schema['x-kubernetes-int-or-string']) return 'dyn';
+  switch (schema.type) {
+    case 'integer':
+      return 'int';
+    case 'number':
+      return 'double';
+    case 'boolean':
+      return 'bool';
+    case 'string':
+      return ['byte', 'duration', 'date', 'date-time'].includes(schema.format ?? '') ? 'dyn' : 'string';
+    case 'array':
+      return schema.items ? `list<${selfCelType(schema.items)}>` : 'dyn';
+    case 'object': {
+      const values = schema.additionalProperties;
+      return typeof values === 'object' ? `map<string, ${selfCelType(values)}>` : 'dyn';
+    }
+    default:
+      return 'dyn';
+  }
+}
+
+function compileIn(selfType: string, expression: string, usesOldSelf: boolean): Compiled {
+  const env = celEnvironment(selfType);
+  const parsed = env.parse(withKubernetesFunctions(expression));
+  const checked = parsed.check();
+  if (!checked.valid) return { ok: false, error: celErrorMessage(checked.error) };
+  const literalError = invalidLiterals(env, parsed.ast);
+  if (literalError) {
+    return {
+      ok: false,
+      error: literalError.message,
+      ...(literalError.phase === 'program' && { detail: `program instantiation failed: ${literalError.message}` }),
+    };
+  }
+  return { ok: true, usesOldSelf, type: String(checked.type), program: (context) => parsed(context) as unknown };
+}
+
+/**
+ * Type-checks an expression once per type of `self`; the result is memoized (environments never change). A rule is
+ * compiled with `self` dynamic first, then typed: it runs as compiled with `self` dynamic (values are typed by
+ * toCelValue), while errors and the result type come from the typed compilation.
+ */
+function compile(expression: string, selfType = 'dyn'): Compiled {
+  const key = `${selfType}\u0000${expression}`;
+  const cached = compiledCache.get(key);
   if (cached) return cached;
   let result: Compiled;
   try {
-    const parsed = celEnvironment().parse(withKubernetesFunctions(expression));
-    const checked = parsed.check();
-    result = checked.valid
-      ? {
-          ok: true,
-          usesOldSelf: mentionsOldSelf(expression),
-          type: String(checked.type),
-          program: (context) => parsed(context) as unknown,
-        }
-      : { ok: false, error: celErrorMessage(checked.error) };
+    const dynamic = selfType === 'dyn' ? undefined : compile(expression);
+    if (dynamic && !dynamic.ok) result = dynamic;
+    else {
+      const typed = compileIn(selfType, expression, mentionsOldSelf(expression));
+      result = dynamic && typed.ok ? { ...typed, program: dynamic.program } : typed;
+    }
   } catch (error) {
     result = { ok: false, error: celErrorMessage(error) };
   }
-  compiledCache.set(expression, result);
+  compiledCache.set(key, result);
   return result;
 }
 
@@ -97,10 +154,13 @@ function ruleBadValue(rule: ValidationRule): BadValue {
 }
 
 /** Why a rule's messageExpression does not compile, if it does not. */
-function messageExpressionError(rule: ValidationRule): string | undefined {
+function messageExpressionError(rule: ValidationRule, selfType: string): string | undefined {
   if (rule.messageExpression === undefined || rule.messageExpression === '') return undefined;
-  const message = compile(rule.messageExpression);
-  if (!message.ok) return `messageExpression compilation failed: ${message.error}`;
+  const message = compile(rule.messageExpression, selfType);
+  if (!message.ok)
+    return message.detail === undefined
+      ? `messageExpression compilation failed: ${message.error}`
+      : `messageExpression instantiation failed: ${message.error}`;
   if (message.type !== 'string' && message.type !== 'dyn') return 'messageExpression must evaluate to a string';
   return undefined;
 }
@@ -116,12 +176,17 @@ function messageExpressionError(rule: ValidationRule): string | undefined {
  */
 export function compileCelRules(schema: JSONSchemaProps, path: string, uncorrelatablePath?: string): FieldError[] {
   const errors: FieldError[] = [];
+  const selfType = selfCelType(schema);
   (schema['x-kubernetes-validations'] ?? []).forEach((rule, i) => {
     const rulePath = indexPath(childPath(path, 'x-kubernetes-validations'), i);
-    const compiled = compile(rule.rule);
+    const compiled = compile(rule.rule, selfType);
     if (!compiled.ok) {
       errors.push(
-        fieldInvalid(childPath(rulePath, 'rule'), ruleBadValue(rule), `compilation failed: ${compiled.error}`),
+        fieldInvalid(
+          childPath(rulePath, 'rule'),
+          ruleBadValue(rule),
+          compiled.detail ?? `compilation failed: ${compiled.error}`,
+        ),
       );
       return;
     }
@@ -132,7 +197,7 @@ export function compileCelRules(schema: JSONSchemaProps, path: string, uncorrela
       return;
     }
     // NOTE: as apiextensions, the messageExpression is compiled only once the rule has.
-    const messageError = messageExpressionError(rule);
+    const messageError = messageExpressionError(rule, selfType);
     if (messageError !== undefined) {
       errors.push(fieldInvalid(childPath(rulePath, 'messageExpression'), ruleBadValue(rule), messageError));
     }
@@ -276,14 +341,17 @@ function validateRulesAt(
   }
   if (rules.length === 0) return [];
   const errors: FieldError[] = [];
+  const selfType = selfCelType(schema);
   const context: RuleContext = {
     self: toCelValue(value, schema),
     oldSelf: oldValue === undefined || oldValue === null ? null : toCelValue(oldValue, schema),
   };
   for (const rule of rules) {
-    const compiled = compile(rule.rule);
+    const compiled = compile(rule.rule, selfType);
     if (!compiled.ok || (compiled.type !== 'bool' && compiled.type !== 'dyn')) {
-      const why = compiled.ok ? 'cel expression must evaluate to a bool' : `compilation failed: ${compiled.error}`;
+      const why = compiled.ok
+        ? 'cel expression must evaluate to a bool'
+        : (compiled.detail ?? `compilation failed: ${compiled.error}`);
       errors.push(fieldInvalid(path, badValue, `rule compile error: ${why}`));
       continue;
     }
@@ -303,7 +371,7 @@ function validateRulesAt(
     }
     if (result === true) continue;
     // NOTE: as apiextensions, a messageExpression that does not compile also drops the rule's fieldPath.
-    const messageCompiles = messageExpressionError(rule) === undefined;
+    const messageCompiles = messageExpressionError(rule, selfType) === undefined;
     const fieldPath = messageCompiles ? normalizedFieldPath(rule.fieldPath) : '';
     const rulePath = fieldPath ? childPath(path, fieldPath) : path;
     const message =

@@ -270,6 +270,22 @@ function parseRequestURI(raw: string): URL {
   return wrapped(raw, () => parse(raw, true));
 }
 
+/**
+ * Why Go's url.ParseRequestURI refuses a string, if it does (the Kubernetes format library's `uri`).
+ *
+ * @example
+ * requestURIError('a b'); // 'parse "a b": invalid URI for request'
+ */
+export function requestURIError(s: string): string | undefined {
+  try {
+    parseRequestURI(toBytes(s));
+    return undefined;
+  } catch (error) {
+    if (error instanceof UrlError) return error.message;
+    throw error;
+  }
+}
+
 /** url.Parse: the fragment is cut off and only checked. */
 function parseURL(raw: string): URL {
   const hash = raw.indexOf('#');

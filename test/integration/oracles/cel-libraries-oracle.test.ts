@@ -11,11 +11,14 @@ import {
   newCelEnvironment,
   withKubernetesFunctions,
 } from '#shared/topology/variables/cel-environment.ts';
+import { namedFormats } from '#shared/topology/variables/cel-format.ts';
+import { invalidLiterals } from '#shared/topology/variables/cel-literals.ts';
 import { goQuote } from '#shared/topology/variables/cel-function-error.ts';
 import { oracleRunSettings, startGoOracle } from '#test/oracles/go-oracle.ts';
 import type { CelResult, GoOracle } from '#test/oracles/go-oracle.ts';
 import {
   cidrString,
+  formatInput,
   ipString,
   quantityString,
   semverString,
@@ -45,6 +48,12 @@ function render(value: unknown): string {
       .sort()
       .join(', ')}}`;
   }
+  if (value !== null && typeof value === 'object' && value.constructor === Object) {
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${render(k)}: ${render(v)}`)
+      .sort()
+      .join(', ')}}`;
+  }
   if (value !== null && typeof value === 'object' && 'valueOf' in value && typeof value.valueOf() === 'bigint')
     return String(value.valueOf());
   return `unrenderable ${String(value)}`;
@@ -54,7 +63,7 @@ function evaluate(expression: string): CelResult {
   let program;
   try {
     program = env.parse(withKubernetesFunctions(expression));
-    if (!program.check().valid) return { compileError: true };
+    if (!program.check().valid || invalidLiterals(env, program.ast) !== undefined) return { compileError: true };
   } catch {
     return { compileError: true };
   }
@@ -80,7 +89,8 @@ after(() => go.close());
  */
 async function assertSameAsGo(expressions: readonly string[], severalInvalid: boolean): Promise<void> {
   const want = await go.ask({ op: 'cel', expressions });
-  const results = want.results ?? [];
+  // NOTE: an error building the program (a literal regexp precompiled) refuses the rule at compile time too.
+  const results = (want.results ?? []).map((r) => (r.error?.startsWith('program: ') ? { compileError: true } : r));
   expressions.forEach((expression, i) => {
     const got = evaluate(expression);
     const expected = results[i] ?? {};
@@ -238,6 +248,152 @@ describe('Kubernetes CEL libraries oracle (k8s.io/apiserver base environment)', 
         );
       }),
       oracleRunSettings(150),
+    );
+  });
+
+  test('literal arguments cel-go validates at compile time: regexps of matches, durations, timestamps', async () => {
+    const pattern = fc.constantFrom('[', 'a(', '(?i)a', '\\d+', 'a{2,1}', '(?P<n>a)', 'a**', '^[a-z]+$', '');
+    const duration = fc.constantFrom('1s', '1x', '-1.5h', '1h30m', '', '1', '300ms', '2562047h');
+    const timestamp = fc.constantFrom('2020-01-01T00:00:00Z', '2020-13-01T00:00:00Z', 'x', '2020-01-01T00:00:00+01:00');
+    await fc.assert(
+      fc.asyncProperty(pattern, duration, timestamp, async (p, d, t) => {
+        await assertSameAsGo(
+          [
+            `"abc".matches(${lit(p)})`,
+            `"abc".find(${lit(p)})`,
+            `"abc".findAll(${lit(p)}, 1)`,
+            `matches(${lit(p)}, "a")`,
+            `matches("a", ${lit(p)})`,
+            `duration(${lit(d)}) > duration("0s")`,
+            `timestamp(${lit(t)}) > timestamp("2000-01-01T00:00:00Z")`,
+          ],
+          false,
+        );
+      }),
+      oracleRunSettings(60),
+    );
+  });
+
+  test('aggregate literals must be homogeneous, except inside format', async () => {
+    const element = fc.constantFrom(
+      ...['1', '-1', '2u', '1.5', '-1.5', '"a"', 'b"x"', 'true', 'null', '[1]', '[-2]', '["a"]', '[]', '[1, 2]'],
+      ...['{"a": 1}', '{"b": 2}', '{"a": "b"}', '{}', 'size("ab")', '"a" + "b"', 'duration("1s")', '1 == 2'],
+      ...['timestamp(0)', '[1].map(x, x * 2)', '"a,b".split(",")', 'quantity("1")', 'optional.of(1)', '"a"[0:1]'],
+      ...['[[1, "a"]]', '{"c": 1.5}', '[{"d": [2u]}]'],
+    );
+    const key = fc.uniqueArray(fc.constantFrom('1', '2u', '"a"', 'true', '-3', '"b"'), { minLength: 1, maxLength: 3 });
+    await fc.assert(
+      fc.asyncProperty(fc.array(element, { minLength: 1, maxLength: 3 }), key, async (items, keys) => {
+        const list = `[${items.join(', ')}]`;
+        const map = `{${keys.map((k, i) => `${k}: ${items[i % items.length] ?? '1'}`).join(', ')}}`;
+        // NOTE: cel-go's check of format verbs against literal arguments (an optional or a quantity has no `%s`) is not done, and
+        // cel-js keeps the keys of a map literal as strings.
+        const formatted = items.some((i) => /optional|quantity/.test(i))
+          ? []
+          : [list, ...(keys.every((k) => k.startsWith('"')) ? [map] : [])];
+        await assertSameAsGo(
+          [
+            `size(${list}) >= 0`,
+            `size(${map}) >= 0`,
+            `size([${list}, [1]]) >= 0`,
+            ...formatted.map((aggregate) => `"%s".format([${aggregate}])`),
+          ],
+          false,
+        );
+      }),
+      oracleRunSettings(100),
+    );
+  });
+
+  test('format: every named format validates as apimachinery does, format.named finds them', async () => {
+    const name = fc.constantFrom(...namedFormats, 'DNS1123Label', 'nope', '');
+    await fc.assert(
+      fc.asyncProperty(formatInput, name, async (s, n) => {
+        await assertSameAsGo(
+          [
+            ...namedFormats.map((f) => `format.${f}().validate(${lit(s)})`),
+            `format.named(${lit(n)}).hasValue()`,
+            `format.named(${lit(n)}).orValue(format.uuid()).validate(${lit(s)})`,
+            `format.named(${lit(n)}).value().validate(${lit(s)}).orValue([]).size()`,
+            `[format.dns1123Label(), format.labelValue()].all(f, !f.validate(${lit(s)}).hasValue())`,
+            `format.dns1123Label().validate(${lit(s)}) == optional.none()`,
+            `format.labelValue().validate(${lit(s)}) != format.named(${lit(n)}).orValue(format.byte()).validate(${lit(s)})`,
+            'optional.of(1) == optional.of(1.0)',
+            'optional.of(2) != optional.of(1u)',
+            'optional.of([1]) != optional.none()',
+            'optional.of("a") == optional.of(1)',
+            'optional.of(1) == 1',
+            '[1].first() == optional.of(1) && optional.none() == optional.none()',
+          ],
+          false,
+        );
+      }),
+      oracleRunSettings(200),
+    );
+  });
+
+  test('two-variable comprehensions, sortBy, optMap, optFlatMap and optional indexing', async () => {
+    const ints = fc.array(fc.integer({ min: -1, max: 4 }), { maxLength: 4 });
+    const keys = fc.uniqueArray(fc.constantFrom('a', 'b', 'c'), { maxLength: 1 });
+    await fc.assert(
+      fc.asyncProperty(ints, keys, fc.integer({ min: 0, max: 3 }), async (list, mapKeys, n) => {
+        const l = `[${list.join(', ')}]`;
+        const m = `{${mapKeys.map((k, i) => `${lit(k)}: ${list[i] ?? n}`).join(', ')}}`;
+        const predicates = ['v > 1', `i < ${n}`, '10 / v > 2', 'i == v'];
+        await assertSameAsGo(
+          [
+            ...predicates.flatMap((p) =>
+              ['all', 'exists', 'existsOne', 'exists_one'].map((q) => `${l}.${q}(i, v, ${p})`),
+            ),
+            `${m}.all(k, v, k != "b" && v < ${n})`,
+            `${m}.exists(k, v, k == "a" || 10 / v > 3)`,
+            `${l}.transformList(i, v, v * 2 + i)`,
+            `${l}.transformList(i, v, i % 2 == 0, 10 / (v + 1))`,
+            `${l}.transformMap(i, v, v + i)`,
+            `${l}.transformMap(i, v, v > 0, [v])`,
+            `${m}.transformMap(k, v, k + string(v))`,
+            `${m}.transformList(k, v, k)`,
+            `${l}.transformMapEntry(i, v, {string(v): i})`,
+            `${l}.transformMapEntry(i, v, v != 0, {string(i): 10 / v})`,
+            `${m}.transformMapEntry(k, v, {k + "x": v})`,
+            `${l}.sortBy(x, -x)`,
+            `${l}.sortBy(x, x % 3)`,
+            `${l}.sortBy(x, string(x))`,
+            `${l}.map(x, [x]).sortBy(x, x[0])`,
+            `${l}.sortBy(x, x > 1 ? 1 : "a")`,
+            `optional.of(${n}).optMap(x, x * 2)`,
+            `${l}.first().optMap(x, 10 / x)`,
+            `${l}.last().optFlatMap(x, x > 1 ? optional.of(x) : optional.none())`,
+            `optional.none().optMap(x, x)`,
+            `${l}[?${n}]`,
+            `${l}[?${n}].orValue(-5)`,
+            `${m}[?"a"]`,
+            `${m}.?b.orValue(7)`,
+          ],
+          severalFail(`10 / ${list.includes(0) ? 0 : 1}`, `10 / ${list.filter((x) => x === 0).length > 1 ? 0 : 1}`),
+        );
+      }),
+      oracleRunSettings(150),
+    );
+  });
+
+  test('comprehension macros that do not compile', async () => {
+    await assertSameAsGo(
+      [
+        '[1].all(i, i, true)',
+        '[1].all(i, v, v)',
+        '[1].exists(i, v, "a")',
+        '"ab".sortBy(x, x)',
+        '{"a": 1}.sortBy(x, x)',
+        '1.all(i, v, true)',
+        '[1].all(i.j, v, true)',
+        'optional.of(1).optFlatMap(x, x)',
+        '1.optMap(x, x)',
+        '[1].transformMapEntry(i, v, v)',
+        '[1].transformList(i, v, 1, v)',
+        '[1].sortBy(x)',
+      ],
+      false,
     );
   });
 });

@@ -20,10 +20,19 @@ import { celSchemaValueAndOld, celSchemaWithSamples } from '#test/oracles/cel-ar
 
 /**
  * Messages as a sorted set. NOTE: the text after `compilation failed:` is the CEL compiler's own wording (cel-go's
- * or cel-js's), which is not ours to copy (README "CEL rules"); whether a rule compiles, and where, is checked.
+ * or cel-js's), which is not ours to copy (README "CEL rules"), and so is the text after `error parsing regexp:`;
+ * whether a rule compiles, and where, is checked.
  */
 function messages(errors: readonly string[]): string[] {
-  return [...new Set(errors.map((m) => m.replace(/compilation failed: [\s\S]*$/, 'compilation failed: …')))].sort();
+  return [
+    ...new Set(
+      errors.map((m) =>
+        m
+          .replace(/compilation failed: [\s\S]*$/, 'compilation failed: …')
+          .replace(/error parsing regexp: [\s\S]*$/, 'error parsing regexp: …'),
+      ),
+    ),
+  ].sort();
 }
 const goMessages = (errors: readonly GoFieldError[] | undefined) => messages((errors ?? []).map((e) => e.message));
 const tsMessages = (errors: readonly FieldError[]) => messages(errors.map(formatFieldError));
@@ -79,5 +88,48 @@ describe('CEL rules oracle (upstream internal/topology/variables)', () => {
       }),
       oracleRunSettings(300),
     );
+  });
+
+  test('rules typed against scalar, list and map schemas: the same compile errors as upstream', async () => {
+    const schemas: JSONSchemaProps[] = [
+      { type: 'number' },
+      { type: 'boolean' },
+      { type: 'integer' },
+      { type: 'string', maxLength: 5 },
+      { type: 'string', maxLength: 40, format: 'uuid' },
+      { type: 'array', maxItems: 3, items: { type: 'number' } },
+      { type: 'object', maxProperties: 3, additionalProperties: { type: 'boolean' } },
+      { type: 'array', maxItems: 2, items: { type: 'array', maxItems: 2, items: { type: 'integer' } } },
+    ];
+    const rules = [
+      ...['self > 2', 'self == 2', 'self == 2.0', 'self + 1 > 0', 'self + 1.0 > 0', 'self < 1u', 'int(self) > 1'],
+      ...['self', '!self', 'self == true', 'self || false', 'self.all(x, x > 1)', 'self.all(x, x)', 'self.sum() > 1.0'],
+      ...['self.sum() > 1', 'self.exists(k, self[k])', 'self.max() < 3.5', 'self.isSorted()', 'self.size() > 0'],
+      ...['string(self) == "a"', 'self == "a"', 'self.matches("^a")', 'type(self) == double', 'type(self) == int'],
+      ...['self == oldSelf', 'self != null', 'self in [1.0, 2.0]', 'self in [1, 2]', 'self.all(x, x.all(y, y > 0))'],
+      ...['self[0][0] > 0', 'self.map(x, x.size()).sum() > 0', 'dyn(self) == "a"', 'self % 2 == 0', 'self / 2 > 1'],
+      ...[
+        'self.lowerAscii() == self',
+        'self.transformList(i, v, v).size() > 0',
+        'self.all(k, v, v)',
+        '[self, 1] != []',
+      ],
+      ...[
+        'self.sortBy(x, x)[0] > 0',
+        'self.exists(x, x == "a")',
+        '{"a": self}.size() == 1',
+        'self.first() == self.last()',
+      ],
+    ];
+    for (const schema of schemas) {
+      for (const rule of rules) {
+        const vars = [classVariable({ ...schema, 'x-kubernetes-validations': [{ rule }] })];
+        const want = await go.ask({ op: 'validateClusterClassVariables', classVariables: vars });
+        assert.deepEqual(
+          { rule, schema, errors: tsMessages(validateClusterClassVariables(vars)) },
+          { rule, schema, errors: goMessages(want.fieldErrors) },
+        );
+      }
+    }
   });
 });

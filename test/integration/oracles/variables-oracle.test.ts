@@ -77,6 +77,30 @@ describe('ClusterClass variables oracle (upstream internal/topology/variables)',
     );
   });
 
+  test('x-metadata labels and annotations: the same messages as apimachinery', async () => {
+    const text = fc.oneof(
+      fc.string({ unit: fc.constantFrom('a', 'B', '0', '-', '.', '_', '/', 'é', ' '), maxLength: 8 }),
+      fc
+        .tuple(fc.constantFrom('a', 'é', 'a.', '-', 'example.com/a'), fc.integer({ min: 20, max: 140 }))
+        .map(([c, n]) => c.repeat(n)),
+    );
+    const metadata = fc.dictionary(text, text, { maxKeys: 3 });
+    await fc.assert(
+      fc.asyncProperty(metadata, metadata, async (labels, annotations) => {
+        const vars = [
+          {
+            name: 'v',
+            required: false,
+            schema: { openAPIV3Schema: { type: 'string' as const, 'x-metadata': { labels, annotations } } },
+          },
+        ];
+        const want = await go.ask({ op: 'validateClusterClassVariables', classVariables: vars });
+        assert.deepEqual(tsMessages(validateClusterClassVariables(vars)), goMessages(want.fieldErrors));
+      }),
+      oracleRunSettings(150),
+    );
+  });
+
   test('Cluster variable values: the same field errors as upstream', async () => {
     await fc.assert(
       fc.asyncProperty(classAndValues, fc.boolean(), async ([vars, vals], overrides) => {

@@ -36,6 +36,12 @@ const int = (rule: string, extra: object = {}): JSONSchemaProps => ({
   'x-kubernetes-validations': [{ rule, ...extra }],
 });
 
+const str = (rule: string): JSONSchemaProps => ({
+  type: 'string',
+  maxLength: 10,
+  'x-kubernetes-validations': [{ rule }],
+});
+
 const cases: Case[] = [
   { name: 'accepts a value its rule holds for', schema: int('self > 5'), value: 6, errors: [] },
   {
@@ -199,7 +205,63 @@ describe('x-kubernetes-validations on Cluster variable values', () => {
 type ClassCase = { name: string; schema: JSONSchemaProps; errors: (string | RegExp)[] };
 
 const classCases: ClassCase[] = [
-  { name: 'accepts rules that compile', schema: int('self > 1 && self.lowerAscii() == "a" || true'), errors: [] },
+  { name: 'accepts rules that compile', schema: int('self > 1 && "A".lowerAscii() == "a" || true'), errors: [] },
+  {
+    name: "rejects a rule that does not type-check with self typed from the schema, as upstream's compiler does",
+    schema: {
+      type: 'integer',
+      'x-kubernetes-validations': [
+        { rule: 'self.lowerAscii() == "a"' },
+        { rule: 'size(self) > 0' },
+        { rule: 'self > "a"' },
+      ],
+    },
+    errors: [
+      /\[0\]\.rule: Invalid value: .*: compilation failed: found no matching overload for 'int\.lowerAscii\(\)'/,
+      /\[1\]\.rule: Invalid value: .*: compilation failed: /,
+      /\[2\]\.rule: Invalid value: .*: compilation failed: /,
+    ],
+  },
+  {
+    name: 'types list items and map values too, and a rule that is not a bool once typed',
+    schema: {
+      type: 'object',
+      properties: {
+        l: {
+          type: 'array',
+          maxItems: 2,
+          items: { type: 'string', maxLength: 3 },
+          'x-kubernetes-validations': [{ rule: 'self.all(x, x > 1)' }],
+        },
+        m: {
+          type: 'object',
+          maxProperties: 2,
+          additionalProperties: { type: 'boolean' },
+          'x-kubernetes-validations': [{ rule: 'self.p' }],
+        },
+        b: { type: 'boolean', 'x-kubernetes-validations': [{ rule: 'self' }] },
+        i: { type: 'integer', 'x-kubernetes-validations': [{ rule: 'self' }] },
+      },
+    },
+    errors: [
+      /properties\[i\]\.x-kubernetes-validations\[0\]\.rule: Invalid value: .*: cel expression must evaluate to a bool$/,
+      /properties\[l\]\.x-kubernetes-validations\[0\]\.rule: Invalid value: .*: compilation failed: /,
+    ],
+  },
+  {
+    name: 'keeps self dynamic where upstream does (int-or-string) or where it is an object',
+    schema: {
+      type: 'object',
+      properties: {
+        a: {
+          'x-kubernetes-int-or-string': true,
+          'x-kubernetes-validations': [{ rule: 'self == 1 || self.startsWith("a")' }],
+        },
+      },
+      'x-kubernetes-validations': [{ rule: 'has(self.a)' }],
+    },
+    errors: [],
+  },
   {
     name: 'rejects a rule with a syntax error, naming the variable and the rule',
     schema: int('self >'),
@@ -230,6 +292,56 @@ const classCases: ClassCase[] = [
     errors: [
       /x-kubernetes-validations\[0\]\.messageExpression: Invalid value: .*: messageExpression compilation failed: /,
     ],
+  },
+  {
+    name: 'rejects an invalid regexp literal given to matches, as cel-go validates it when compiling',
+    schema: str('self.matches("[")'),
+    errors: [/x-kubernetes-validations\[0\]\.rule: Invalid value: .*: compilation failed: invalid matches argument$/],
+  },
+  {
+    name: "rejects an invalid regexp literal given to find, as upstream's program instantiation does",
+    schema: str('self.find("a(") == ""'),
+    errors: [/\.rule: Invalid value: .*: program instantiation failed: error parsing regexp: /],
+  },
+  {
+    name: 'rejects a messageExpression whose findAll regexp literal is invalid',
+    schema: int('self > 1', { messageExpression: '"a".findAll("[").join("")' }),
+    errors: [/\.messageExpression: Invalid value: .*: messageExpression instantiation failed: error parsing regexp: /],
+  },
+  {
+    name: 'rejects invalid duration and timestamp literals',
+    schema: {
+      type: 'integer',
+      'x-kubernetes-validations': [
+        { rule: 'duration("1x") > duration("0s")' },
+        { rule: 'timestamp("2020-13-01T00:00:00Z") < timestamp("2021-01-01T00:00:00Z")' },
+      ],
+    },
+    errors: [
+      /x-kubernetes-validations\[0\]\.rule: Invalid value: .*: compilation failed: invalid duration argument$/,
+      /x-kubernetes-validations\[1\]\.rule: Invalid value: .*: compilation failed: invalid timestamp argument$/,
+    ],
+  },
+  {
+    name: 'rejects list and map literals that mix types, nested too',
+    schema: {
+      type: 'integer',
+      'x-kubernetes-validations': [
+        { rule: '[1, "a"].size() > 0' },
+        { rule: 'size({"a": 1, "b": 2.5}) > 0' },
+        { rule: '[[1], ["a"]].size() > 0' },
+      ],
+    },
+    errors: [
+      /\[0\]\.rule: Invalid value: .*: compilation failed: expected type 'int' but found 'string'$/,
+      /\[1\]\.rule: Invalid value: .*: compilation failed: expected type 'int' but found 'double'$/,
+      /\[2\]\.rule: Invalid value: .*: compilation failed: expected type 'list\(int\)' but found 'list\(string\)'$/,
+    ],
+  },
+  {
+    name: 'accepts mixed literals inside format, and literals whose other elements depend on self',
+    schema: int('[self, 1].size() == 2 && [[], [1]].size() == 2', { messageExpression: '"%s".format([[1, "a"]])' }),
+    errors: [],
   },
   {
     name: 'rejects oldSelf under array items',
@@ -293,5 +405,136 @@ describe("the Kubernetes strings library's format, as upstream's own e2e Cluster
     assert.deepEqual(check({ type: 'integer', 'x-kubernetes-validations': [rule] }, 7), [
       `${P}: Invalid value: "7": v: 7 is 12.50% of ff`,
     ]);
+  });
+
+  test('%s prints the members of lists and maps as CEL literals, as cel-go does', () => {
+    const rule = { rule: 'self < 0', messageExpression: '"%s".format([["a", 1.5, {"k": "v"}, duration("1s")]])' };
+    assert.deepEqual(check({ type: 'integer', 'x-kubernetes-validations': [rule] }, 7), [
+      `${P}: Invalid value: "7": ["a", 1.500000, {"k":"v"}, duration("1s")]`,
+    ]);
+  });
+});
+
+describe('the Kubernetes format library', () => {
+  const named = (
+    messageExpression: string,
+    rule = '!format.dns1123Label().validate(self).hasValue()',
+  ): JSONSchemaProps => ({
+    type: 'string',
+    maxLength: 300,
+    'x-kubernetes-validations': [{ rule, messageExpression }],
+  });
+  const invalid = (value: string) => `${P}: Invalid value: ${JSON.stringify(JSON.stringify(value))}`;
+  const cases: { name: string; schema: JSONSchemaProps; value: string; errors: string[] }[] = [
+    {
+      name: 'accepts a value a named format validates',
+      schema: named('"bad"'),
+      value: 'my-name',
+      errors: [],
+    },
+    {
+      name: "reports apimachinery's message for a label with dots",
+      schema: named('format.dns1123Label().validate(self).value().join("; ")'),
+      value: 'a.b',
+      errors: [`${invalid('a.b')}: must not contain dots`],
+    },
+    {
+      name: 'counts bytes and reports each failure of a qualified name',
+      schema: named(
+        'format.qualifiedName().validate(self).value().join("; ")',
+        '!format.qualifiedName().validate(self).hasValue()',
+      ),
+      value: `/${'é'.repeat(32)}`,
+      errors: [
+        `${invalid(`/${'é'.repeat(32)}`)}: prefix part must be non-empty; name part must be no more than 63 bytes; name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
+      ],
+    },
+    {
+      name: 'finds formats by name, and none for an unknown name',
+      schema: named(
+        '"unknown"',
+        'format.named("uri").value().validate(self) == optional.none() && !format.named("URI").hasValue()',
+      ),
+      value: 'a b',
+      errors: [`${invalid('a b')}: unknown`],
+    },
+    {
+      name: 'accepts a prefix ending with a dash, as a generated name',
+      schema: named('"bad"', '!format.dns1123LabelPrefix().validate(self).hasValue()'),
+      value: 'my-name-',
+      errors: [],
+    },
+  ];
+  for (const c of cases) {
+    test(c.name, () => {
+      assert.deepEqual(check(c.schema, c.value), c.errors);
+    });
+  }
+});
+
+describe('two-variable comprehensions, sortBy and optMap in rules', () => {
+  const ints = (rule: string, message: string): JSONSchemaProps => ({
+    type: 'array',
+    maxItems: 5,
+    items: { type: 'integer' },
+    'x-kubernetes-validations': [{ rule, message }],
+  });
+  const invalid = (value: unknown, message: string) =>
+    `${P}: Invalid value: ${JSON.stringify(JSON.stringify(value))}: ${message}`;
+  const cases: { name: string; schema: JSONSchemaProps; value: unknown; errors: string[] }[] = [
+    {
+      name: 'all(i, v, …) binds the index and the element',
+      schema: ints('self.all(i, v, i == 0 || self[i - 1] <= v)', 'not sorted'),
+      value: [1, 3, 2],
+      errors: [invalid([1, 3, 2], 'not sorted')],
+    },
+    {
+      name: 'existsOne(i, v, …) counts the elements that hold',
+      schema: ints('self.existsOne(i, v, v == i)', 'one fixed point'),
+      value: [0, 1],
+      errors: [invalid([0, 1], 'one fixed point')],
+    },
+    {
+      name: 'transformList and transformMap with a filter',
+      schema: ints('self.transformList(i, v, i > 0, v).sum() < 5 && self.transformMap(i, v, v * 2)[0] < 5', 'too big'),
+      value: [9, 2, 3],
+      errors: [invalid([9, 2, 3], 'too big')],
+    },
+    {
+      name: 'transformMapEntry over a map, keyed by its values',
+      schema: {
+        type: 'object',
+        maxProperties: 3,
+        additionalProperties: { type: 'string', maxLength: 5 },
+        'x-kubernetes-validations': [
+          { rule: 'self.transformMapEntry(k, v, {v: k}).exists(k, v, k == "x" && v == "a")', message: 'no x' },
+        ],
+      },
+      value: { a: 'x' },
+      errors: [],
+    },
+    {
+      name: 'sortBy orders by the key expression',
+      schema: ints('self.sortBy(x, -x) == self', 'not descending'),
+      value: [1, 2],
+      errors: [invalid([1, 2], 'not descending')],
+    },
+    {
+      name: 'optMap maps a present optional, and none stays none',
+      schema: ints('self.first().optMap(x, x > 0).orValue(true)', 'first not positive'),
+      value: [0, 1],
+      errors: [invalid([0, 1], 'first not positive')],
+    },
+  ];
+  for (const c of cases) {
+    test(c.name, () => {
+      assert.deepEqual(check(c.schema, c.value), c.errors);
+    });
+  }
+
+  test('a comprehension naming the same variable twice does not compile', () => {
+    const got = checkClass(int('[1].all(i, i, true)'));
+    assert.equal(got.length, 1);
+    assert.match(got[0] ?? '', /\.rule: Invalid value: .*: compilation failed: duplicate variable name: i/);
   });
 });

@@ -75,7 +75,7 @@ const cases: Case[] = [
     name: 'rejects an invalid label key in deprecatedV1Beta1Metadata',
     variables: [variable('v', { type: 'string' }, { deprecatedV1Beta1Metadata: { labels: { 'bad key': 'x' } } })],
     errors: [
-      `spec.variables[v].deprecatedV1Beta1Metadata.labels: Invalid value: "bad key": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName', or 'my.name', or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
+      `spec.variables[v].deprecatedV1Beta1Metadata.labels: Invalid value: "bad key": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
     ],
   },
   {
@@ -84,7 +84,7 @@ const cases: Case[] = [
       variable('v', { type: 'object', properties: { a: { type: 'string', 'x-metadata': { labels: { k: '-x-' } } } } }),
     ],
     errors: [
-      `${S}.properties[a].x-metadata.labels: Invalid value: "-x-": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue', or 'my_value', or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')`,
+      `${S}.properties[a].x-metadata.labels: Invalid value: "-x-": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')`,
     ],
   },
   {
