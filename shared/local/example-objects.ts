@@ -6,6 +6,7 @@ import { AddonsApiVersion } from '#shared/api/addons.ts';
 import { operatorApiVersion } from '#shared/api/operator.ts';
 import type { KubeObject } from '#shared/kube/index.ts';
 import { genericCrd } from '#test/harness/clusters.ts';
+import { computeInMemoryObjects } from '#test/e2e/in-memory-class.ts';
 
 const root = new URL('../../', import.meta.url);
 const capi = 'cluster.x-k8s.io/v1beta2';
@@ -107,4 +108,38 @@ export function providersExample(): KubeObject[] {
       spec: { version: 'v1.0.0', fetchConfig: { selector: { matchLabels: labels } } },
     },
   ];
+}
+
+/** The Cluster of the full plane's example: upstream's own in-memory topology Cluster. */
+export const upstreamExampleCluster = {
+  apiVersion: capi,
+  kind: 'Cluster',
+  namespace: 'default',
+  name: 'in-memory-1',
+} as const;
+
+/**
+ * With upstream's managers running: upstream's own in-memory ClusterClass (its e2e data, inline-patch copy, see
+ * test/e2e/in-memory-class.ts) with its templates, then its topology Cluster, labelled for the add-ons example.
+ */
+export function upstreamTopologyExample(): KubeObject[] {
+  const { clusterClass, cluster } = computeInMemoryObjects({
+    namespace: upstreamExampleCluster.namespace,
+    clusterName: upstreamExampleCluster.name,
+    kubernetesVersion: 'v1.36.4',
+  });
+  return [
+    ...clusterClass,
+    { ...cluster, metadata: { ...cluster.metadata, labels: { ...cluster.metadata.labels, ...exampleAddonLabel } } },
+  ];
+}
+
+/**
+ * The add-ons example for the in-memory workload cluster: strategy ApplyOnce, because the Docker provider's in-memory
+ * workload API server has no server-side apply (which strategy Reconcile uses); it serves creation.
+ */
+export function upstreamAddonsExample(): KubeObject[] {
+  return addonsExample().map((o) =>
+    o.kind === 'ClusterResourceSet' ? { ...o, spec: { ...(o['spec'] as object), strategy: 'ApplyOnce' } } : o,
+  );
 }

@@ -16,6 +16,11 @@ export const LocalEnv = z.object({
   CAPI_SERVERLESS_TICK_MS: ms(15_000),
   /** Apply the bundled examples (default on). */
   CAPI_SERVERLESS_EXAMPLES: flag.default(true),
+  /**
+   * Run upstream Cluster API's managers beside capi-serverless (default on; ignored with KUBECONFIG, whose cluster
+   * runs its own). Off: the fast mode, with no upstream manager and generic CRDs for the example's provider kinds.
+   */
+  CAPI_SERVERLESS_UPSTREAM: flag.default(true),
   /** The functions' own JSON logs (Powertools); the local mode prints its own progress lines. */
   POWERTOOLS_LOG_LEVEL: z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT', 'CRITICAL']).default('SILENT'),
 });
@@ -26,6 +31,8 @@ export type LocalConfig = {
   readonly readyTimeoutMs: number;
   readonly tickMs: number;
   readonly examples: boolean;
+  /** Upstream's managers run in the local management cluster (never with an existing cluster). */
+  readonly upstream: boolean;
   readonly logLevel: z.infer<typeof LocalEnv>['POWERTOOLS_LOG_LEVEL'];
 };
 
@@ -62,6 +69,7 @@ export function computeLocalConfig(env: Readonly<Record<string, string | undefin
     readyTimeoutMs: e.CAPI_SERVERLESS_READY_TIMEOUT_MS,
     tickMs: e.CAPI_SERVERLESS_TICK_MS,
     examples: e.CAPI_SERVERLESS_EXAMPLES,
+    upstream: e.CAPI_SERVERLESS_UPSTREAM && e.KUBECONFIG === undefined,
     logLevel: e.POWERTOOLS_LOG_LEVEL,
   };
 }

@@ -14,7 +14,9 @@ import {
   applyObject,
   applyStatus,
   createKubeClient,
+  createObject,
   findObject,
+  getWorkloadClusterClient,
   installCrds,
   listObjects,
   type KubeClient,
@@ -34,6 +36,12 @@ import {
 } from '#test/harness/clusters.ts';
 import type { TestCluster } from '#test/harness/clusters.ts';
 import { startDynamoDB } from '#test/harness/dynamodb.ts';
+import { computeUpstreamCrds } from '#test/harness/upstream-crds.ts';
+import {
+  computeGatesForAllManagers,
+  startUpstreamManagementCluster,
+  type UpstreamCapi,
+} from '#test/harness/upstream-capi.ts';
 import { startWebhookServer } from '#test/harness/webhook-server.ts';
 import { computeWebhooksHandlerOptions } from '#shared/webhooks/create-webhook-deps.ts';
 import { createWebhooksHandler } from '#shared/webhooks/create-webhooks-handler.ts';
@@ -46,6 +54,9 @@ import {
   exampleCrds,
   providersExample,
   topologyExample,
+  upstreamAddonsExample,
+  upstreamExampleCluster,
+  upstreamTopologyExample,
 } from '#shared/local/example-objects.ts';
 import { computeProgressLines } from '#shared/local/print-progress.ts';
 
@@ -109,6 +120,67 @@ async function waitUntilReconciled(kube: KubeClient, workload: TestCluster | und
   }
 }
 
+type MachineStatus = { phase?: string };
+
+/**
+ * With upstream's managers: polls until the example Cluster runs a control-plane and a worker Machine (upstream's
+ * Docker provider, in-memory backend) and the add-on arrived in its workload cluster.
+ */
+async function waitUntilMachinesRun(kube: KubeClient, signal: AbortSignal, print: Print): Promise<string> {
+  const { namespace, name } = upstreamExampleCluster;
+  let serviceCreated = false;
+  for (;;) {
+    signal.throwIfAborted();
+    try {
+      const machines = await listObjects(kube, {
+        apiVersion: 'cluster.x-k8s.io/v1beta2',
+        kind: 'Machine',
+        namespace,
+        labelSelector: `cluster.x-k8s.io/cluster-name=${name}`,
+      });
+      const isControlPlane = (m: KubeObject) => 'cluster.x-k8s.io/control-plane' in (m.metadata.labels ?? {});
+      const running = machines.items.filter((m) => (m['status'] as MachineStatus | undefined)?.phase === 'Running');
+      if (running.some(isControlPlane) && running.some((m) => !isControlPlane(m))) {
+        const workload = await getWorkloadClusterClient(kube, { namespace, name });
+        try {
+          if (!serviceCreated) {
+            // NOTE: the in-memory workload API server serves only what the backend creates: it lacks the Service
+            // default/kubernetes a real kube-apiserver creates itself, which the add-on pass reads first to know the
+            // cluster answers (as upstream's ensureKubernetesServiceCreated does). Create it as the API server would.
+            const service = { apiVersion: 'v1', kind: 'Service', namespace: 'default', name: 'kubernetes' } as const;
+            if (!(await findObject(workload, service))) {
+              await createObject(
+                workload,
+                {
+                  apiVersion: 'v1',
+                  kind: 'Service',
+                  metadata: { namespace: 'default', name: 'kubernetes' },
+                  spec: { ports: [{ name: 'https', port: 443, protocol: 'TCP' }] },
+                },
+                { fieldManager: 'kube-apiserver' },
+              );
+              print(`  created Service default/kubernetes in the in-memory workload cluster (its API server lacks it)`);
+            }
+            serviceCreated = true;
+          }
+          if (await findObject(workload, exampleAddonObject)) {
+            const names = running.map((m) => `${m.metadata.name} (${isControlPlane(m) ? 'control plane' : 'worker'})`);
+            return (
+              `Cluster ${namespace}/${name} runs Machines ${names.join(', ')} on upstream's managers; ` +
+              `the workload cluster has ConfigMap ${exampleAddonObject.namespace}/${exampleAddonObject.name}`
+            );
+          }
+        } finally {
+          workload.close();
+        }
+      }
+    } catch {
+      // NOTE: a read during start-up may fail (kinds not served yet, the workload cluster not up); look again.
+    }
+    await new Promise((r) => setTimeout(r, 1_000));
+  }
+}
+
 /** Waits for the passes in flight, but not forever: a pass stuck on a dead server must not block Ctrl-C. */
 async function drainWithin(bus: LocalBus, ms: number, print: Print): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -148,20 +220,33 @@ async function start(
   stopAll: () => Promise<void>,
 ): Promise<LocalMode> {
   const started = Date.now();
-  const extraCrds = config.examples ? exampleCrds() : [];
+  const extraCrds = config.examples && !config.upstream ? exampleCrds() : [];
   print(
     config.kubeconfigPath
       ? `management cluster:  KUBECONFIG=${config.kubeconfigPath} (existing cluster)`
-      : 'starting a management cluster (kube-apiserver, etcd, kube-controller-manager on loopback) and DynamoDB Local…',
+      : config.upstream
+        ? "starting a management cluster (kube-apiserver, etcd, kube-controller-manager on loopback) with upstream Cluster API's managers, and DynamoDB Local…"
+        : 'starting a management cluster (kube-apiserver, etcd, kube-controller-manager on loopback) and DynamoDB Local…',
   );
-  const [mgmt, ddb] = await Promise.all([
-    config.kubeconfigPath
-      ? Promise.resolve(undefined)
-      : // NOTE: upstream's own CRDs for upstream's kinds (core, add-ons) and the Cluster API Operator's own for the
-        // provider kinds (computeUpstreamCoreCrds; they have no spec.paused: pause with cluster.x-k8s.io/paused).
-        startManagementCluster({ name: 'mgmt', crds: 'upstream-core', extraCrds, controllerManager: true }),
-    startDynamoDB(),
-  ]);
+  const startManagement = (): Promise<TestCluster | undefined> => {
+    if (config.kubeconfigPath) return Promise.resolve(undefined);
+    // NOTE: upstream's managers install upstream's CRDs (core, add-ons, providers; conversion webhooks at the core
+    // manager) and run in the handoff configuration (README "Run beside an existing Cluster API"); the provider kinds
+    // get the Cluster API Operator's own CRDs. The first run builds the managers from the Go modules (progress on
+    // stderr).
+    if (config.upstream)
+      return startUpstreamManagementCluster({
+        name: 'mgmt',
+        extraCrds: computeUpstreamCrds({ components: ['operator'] }),
+        // NOTE: upstream's in-memory ClusterClass sets Machine taints, which upstream's webhooks refuse unless the
+        // MachineTaintPropagation gate is on (as upstream's own e2e runs it).
+        upstream: { featureGates: computeGatesForAllManagers({ MachineTaintPropagation: true }) },
+      });
+    // NOTE: upstream's own CRDs for upstream's kinds (core, add-ons) and the Cluster API Operator's own for the
+    // provider kinds (computeUpstreamCoreCrds; they have no spec.paused: pause with cluster.x-k8s.io/paused).
+    return startManagementCluster({ name: 'mgmt', crds: 'upstream-core', extraCrds, controllerManager: true });
+  };
+  const [mgmt, ddb] = await Promise.all([startManagement(), startDynamoDB()]);
   if (mgmt) stops.push(() => mgmt.stop());
   stops.push(() => ddb.stop());
   const kubeconfigPath = mgmt?.controlPlane.kubeconfigPath ?? config.kubeconfigPath ?? '';
@@ -172,6 +257,10 @@ async function start(
     print(`  installed ${added} missing CRDs`);
   }
   print(`management cluster:  ${mgmt ? mgmt.controlPlane.server : 'from KUBECONFIG'} (${Date.now() - started} ms)`);
+  if (mgmt && 'upstream' in mgmt) {
+    const { managers } = (mgmt as TestCluster & { upstream: UpstreamCapi }).upstream;
+    print(`upstream managers:   ${Object.keys(managers).join(', ')} (Cluster API v1.14.2, handoff configuration)`);
+  }
   print(`DynamoDB Local:      ${ddb.endpoint}`);
 
   // NOTE: the functions read these like a deployed function reads its environment; the credentials are DynamoDB
@@ -234,7 +323,7 @@ async function start(
   }
 
   let workload: TestCluster | undefined;
-  if (config.examples && mgmt) {
+  if (config.examples && mgmt && !config.upstream) {
     workload = await startWorkloadCluster(mgmt, exampleCluster);
     stops.push(() => workload?.stop() ?? Promise.resolve());
     print(`workload cluster:    ${workload.controlPlane.server} (kubeconfig in Secret default/docker-1-kubeconfig)`);
@@ -257,7 +346,13 @@ async function start(
   const aborter = new AbortController();
   stops.push(() => Promise.resolve(aborter.abort()));
   let ready: Promise<string> = new Promise<string>(() => undefined);
-  if (config.examples) {
+  if (config.examples && config.upstream) {
+    print('applying the examples:');
+    await applyAll(kube, upstreamTopologyExample(), print);
+    await applyAll(kube, upstreamAddonsExample(), print);
+    await applyAll(kube, providersExample(), print);
+    ready = waitUntilMachinesRun(kube, aborter.signal, print);
+  } else if (config.examples) {
     print('applying the examples:');
     await applyAll(kube, topologyExample(), print);
     if (workload) {

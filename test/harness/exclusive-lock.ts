@@ -1,10 +1,9 @@
-// A cross-process exclusive lock on a file under os.tmpdir(), for harness resources that cannot be shared: upstream's
+// A cross-process exclusive lock on a file, for harness resources that cannot be shared: upstream's
 // Docker provider in-memory backend always binds port 19000 (not configurable in v1.14), so two test files starting
 // it at once collide. The holder's pid is in the file (created with O_EXCL); a lock whose holder has died is stale and
 // taken over. Waiters poll and print a progress line, so concurrent users queue instead of failing.
 import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export type ExclusiveLock = {
@@ -27,8 +26,12 @@ export type AcquireLockOptions = {
   readonly holder?: string;
 };
 
-/** The lock file of the Docker in-memory manager's fixed port. */
-export const dockerInMemoryPortLock = join(tmpdir(), 'capi-serverless-docker-in-memory-19000.lock');
+/**
+ * The lock file of the Docker in-memory manager's fixed port. NOTE: a port is machine-wide, so the lock is too: the
+ * system's /tmp, not os.tmpdir() (a test may run `npm start` with a private TMPDIR, which then started the manager
+ * while another process held the lock elsewhere).
+ */
+export const dockerInMemoryPortLock = join('/tmp', 'capi-serverless-docker-in-memory-19000.lock');
 
 function isAlive(pid: number): boolean {
   try {

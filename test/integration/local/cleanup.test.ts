@@ -60,6 +60,7 @@ describe('npm start cleanup', () => {
       ...process.env,
       TMPDIR: tmp,
       CAPI_SERVERLESS_EXAMPLES: '0',
+      CAPI_SERVERLESS_UPSTREAM: '0',
       CAPI_SERVERLESS_TICK_MS: '1000',
     };
     delete env['KUBECONFIG'];
