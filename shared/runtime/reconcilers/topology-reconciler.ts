@@ -127,9 +127,17 @@ const factsOf = (obj: KubeObject, inputs: unknown, objects?: readonly KubeObject
   ...(objects ? { objects } : {}),
 });
 
+/** The Cluster's ControlPlaneInitialized condition is True (upstream's isControlPlaneInitialized). */
+function isControlPlaneInitialized(cluster: Raw): boolean {
+  const conditions = (cluster.status?.['conditions'] ?? []) as { type?: string; status?: string }[];
+  return conditions.some((c) => c.type === 'ControlPlaneInitialized' && c.status === 'True');
+}
+
 /**
- * The facts of a Cluster: besides its spec (the generation), its labels and annotations, and whether its
- * ClusterClass is reconciled at which generation. Status and the labels the pass writes stay out. Reads: the Cluster
+ * The facts of a Cluster: besides its spec (the generation), its labels and annotations, whether its ClusterClass is
+ * reconciled at which generation, and whether its control plane is initialized (the pass that calls
+ * AfterControlPlaneInitialized and clears its pending mark waits for that; it changes once in a Cluster's life).
+ * The rest of status and the labels the pass writes stay out. Reads: the Cluster
  * and its ClusterClass (the skip path's budget), which the pass then reuses. Template edits are not in the facts:
  * their events are mapped to forced passes (mapTemplateChange), and the drift-correction pass reads them anyway.
  */
@@ -149,6 +157,7 @@ async function getClusterFacts(deps: RuntimeDeps, key: PassKey): Promise<ObjectF
       labels: without(cluster.metadata.labels, ownLabels),
       annotations: without(cluster.metadata.annotations, ignoredAnnotations),
       deleting: cluster.metadata.deletionTimestamp !== undefined,
+      controlPlaneInitialized: isControlPlaneInitialized(cluster),
       class:
         cc === undefined
           ? className === undefined
