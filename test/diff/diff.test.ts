@@ -47,6 +47,8 @@ async function runSide(name: SideName, scenarios: ReturnType<typeof computeScena
     if (failed) process.stderr.write(`${side.diagnostics()}\n`);
     mkdirSync(rawDir, { recursive: true });
     writeFileSync(rawPath, JSON.stringify(result, null, 1));
+    const passes = side.passLog();
+    if (passes) writeFileSync(join(rawDir, `${name}-passes.log`), passes);
     return result;
   } finally {
     await side.stop();

@@ -55,6 +55,8 @@ export type RunningSide = {
   /** The audit events so far, slimmed (request bodies keep their metadata only); read incrementally. */
   auditEvents(): readonly AuditEvent[];
   diagnostics(): string;
+  /** Every capi-serverless pass line so far (empty on the upstream side). */
+  passLog(): string;
   stop(): Promise<void>;
 };
 
@@ -129,6 +131,7 @@ export async function startSide(name: SideName): Promise<RunningSide> {
         .split('\n')
         .slice(-80)
         .join('\n')}`,
+    passLog: () => (product ? `${product.passLines.join('\n')}\n` : ''),
     async stop() {
       await product?.stop();
       await mgmt.stop();
