@@ -34,6 +34,7 @@ import type {
   RuntimeDeps,
 } from '#shared/runtime/types.ts';
 import { OkToDeleteAnnotation, PendingHooksAnnotation } from '#shared/topology/desired/lifecycle-hooks.ts';
+import { ClusterTopologyUpgradeStepAnnotation } from '#shared/topology/labels.ts';
 
 const capiApiVersion = 'cluster.x-k8s.io/v1beta2';
 const clusterKind = { apiVersion: capiApiVersion, kind: 'Cluster' } as const satisfies KindRef;
@@ -48,14 +49,15 @@ const pausedAnnotation = 'cluster.x-k8s.io/paused';
 /** Labels the topology pass itself puts on the Cluster: not inputs. */
 const ownLabels = new Set(['cluster.x-k8s.io/cluster-name', 'topology.cluster.x-k8s.io/owned']);
 /**
- * Annotations that are not inputs: the last-applied copy, and the lifecycle-hook annotations the topology pass writes
- * itself. NOTE: were its own marks inputs, each mark would bring another pass at once and ask a blocking hook again
+ * Annotations that are not inputs: the last-applied copy, and the lifecycle-hook and upgrade-step annotations the
+ * topology pass writes itself. NOTE: were its own marks inputs, each mark would bring another pass at once and ask a blocking hook again
  * before its retryAfterSeconds.
  */
 const ignoredAnnotations = new Set([
   'kubectl.kubernetes.io/last-applied-configuration',
   PendingHooksAnnotation,
   OkToDeleteAnnotation,
+  ClusterTopologyUpgradeStepAnnotation,
 ]);
 /** Upstream's alphabet for generated name suffixes (no vowels, no confusable digits). */
 const suffixAlphabet = 'bcdfghjklmnpqrstvwxz2456789';
