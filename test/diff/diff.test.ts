@@ -6,8 +6,9 @@
 // snapshotted once quiet and compared; the report goes to test/diff/results/ (report.md, report.json).
 //
 // Environment: DIFF_SCENARIOS=<regexp> runs the matching scenarios only; DIFF_LIMIT=<n> the first n;
-// DIFF_CONCURRENCY=<n> scenarios at a time per side (default 6); DIFF_REUSE=1 compares the sides' saved raw results
-// (test/diff/results/raw/) without starting servers (to iterate on normalisation).
+// DIFF_CONCURRENCY=<n> scenarios at a time per side (default 4); DIFF_REUSE=1 compares the sides' saved raw results
+// (test/diff/results/raw/) and runs only the scenarios a side has not saved (to iterate on normalisation without
+// servers); DIFF_RERUN=<side> with it runs that side again.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -30,26 +31,34 @@ function selectScenarios() {
   return scenarios;
 }
 
+/**
+ * One side's results for `scenarios`: with DIFF_REUSE=1 the saved ones (test/diff/results/raw/<side>.json) are kept
+ * and only the scenarios they lack run (DIFF_RERUN=<side> drops that side's saved results first); the file keeps every
+ * scenario ever saved, so a subset re-run of one side compares against the other side's earlier run.
+ */
 async function runSide(name: SideName, scenarios: ReturnType<typeof computeScenarios>): Promise<SideResult> {
   const rawPath = join(rawDir, `${name}.json`);
-  if (process.env['DIFF_REUSE'] === '1' && existsSync(rawPath))
-    return JSON.parse(readFileSync(rawPath, 'utf8')) as SideResult;
+  const reuse = process.env['DIFF_REUSE'] === '1' && process.env['DIFF_RERUN'] !== name && existsSync(rawPath);
+  const saved = reuse ? (JSON.parse(readFileSync(rawPath, 'utf8')) as SideResult) : undefined;
+  const missing = scenarios.filter((s) => saved?.scenarios[s.name] === undefined);
+  if (saved && missing.length === 0) return saved;
   const started = Date.now();
   const side = await startSide(name);
   const startMs = Date.now() - started;
   process.stderr.write(`[${name}] started in ${(startMs / 1000).toFixed(0)} s\n`);
   try {
-    const result = await runScenarios(side, scenarios, {
-      concurrency: Number(process.env['DIFF_CONCURRENCY'] ?? 6),
+    const result = await runScenarios(side, missing, {
+      concurrency: Number(process.env['DIFF_CONCURRENCY'] ?? 4),
       startMs,
     });
     const failed = Object.values(result.scenarios).some((r) => r.error);
     if (failed) process.stderr.write(`${side.diagnostics()}\n`);
+    const merged: SideResult = saved ? { ...result, scenarios: { ...saved.scenarios, ...result.scenarios } } : result;
     mkdirSync(rawDir, { recursive: true });
-    writeFileSync(rawPath, JSON.stringify(result, null, 1));
+    writeFileSync(rawPath, JSON.stringify(merged, null, 1));
     const passes = side.passLog();
     if (passes) writeFileSync(join(rawDir, `${name}-passes.log`), passes);
-    return result;
+    return merged;
   } finally {
     await side.stop();
   }

@@ -100,8 +100,13 @@ export async function startSide(name: SideName): Promise<RunningSide> {
     extraApiServerArgs: audit.apiServerArgs,
     upstream: {
       mode: name === 'upstream' ? 'upstream-only' : 'beside-capi-serverless',
-      // NOTE: as upstream's e2e (test/e2e/config/docker.yaml): its in-memory topology Cluster sets taints.
-      featureGates: computeGatesForAllManagers({ MachineTaintPropagation: true }),
+      // NOTE: as upstream's e2e (test/e2e/config/docker.yaml): its in-memory topology Cluster sets taints. Upstream's
+      // own topology controller runs with RuntimeSDK on, as capi-serverless always runs the lifecycle hooks (pending
+      // marks, the upgrade step); beside capi-serverless the gate stays off (README, the handoff).
+      featureGates: computeGatesForAllManagers({
+        MachineTaintPropagation: true,
+        ...(name === 'upstream' ? { RuntimeSDK: true } : {}),
+      }),
     },
   });
   let product: RunningProduct | undefined;
@@ -209,13 +214,17 @@ async function waitUntilSettled(
         .filter((o): o is KubeObject => o !== undefined)
         .map((o) => `${o.kind}/${o.metadata.name ?? ''}`),
     );
+    const beingDeleted = [...Object.values(raw.objects), ...raw.leftovers].some(
+      (o) => o.metadata.deletionTimestamp !== undefined,
+    );
     const done = deleting
       ? raw.cluster === undefined && names.size === 0 && quiet >= 1_000
       : quiet >= opts.quietMs &&
-        // NOTE: a rotated or removed MachineDeployment's templates go once its old MachineSets are gone: wait for it.
-        // The condition's observedGeneration may lag behind a generation nothing reconciles again (a write of the
-        // Cluster's references): after `notTrueQuietMs` of quiet the state counts as settled whatever it says.
-        ((progress.status === 'True' && progress.upToDate && raw.leftovers.length === 0) ||
+        // NOTE: a rotated or removed MachineDeployment's templates go once its old MachineSets are gone, a removed
+        // MachineDeployment once its Machines are: wait for both. The condition's observedGeneration may lag behind a
+        // generation nothing reconciles again (a write of the Cluster's references): after `notTrueQuietMs` of quiet
+        // the state counts as settled whatever it says.
+        ((progress.status === 'True' && progress.upToDate && raw.leftovers.length === 0 && !beingDeleted) ||
           quiet >= opts.notTrueQuietMs);
     if (done) return { snapshot, settled: true, quietSince, topologyReconciled, names };
     if (now - started > opts.stepTimeoutMs) return { snapshot, settled: false, quietSince, topologyReconciled, names };
