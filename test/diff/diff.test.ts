@@ -5,7 +5,8 @@
 // manager always binds port 19000 (the harness lock queues them). After each step both sides' topology objects are
 // snapshotted once quiet and compared; the report goes to test/diff/results/ (report.md, report.json).
 //
-// Environment: DIFF_SCENARIOS=<regexp> runs the matching scenarios only; DIFF_LIMIT=<n> the first n;
+// Environment: without DIFF_ALL=1 or DIFF_SCENARIOS the CI subset runs (ciScenarioNames, 6 scenarios); DIFF_ALL=1 runs
+// the whole corpus; DIFF_SCENARIOS=<regexp> runs the matching scenarios of the corpus only; DIFF_LIMIT=<n> the first n;
 // DIFF_CONCURRENCY=<n> scenarios at a time per side (default 4); DIFF_REUSE=1 compares the sides' saved raw results
 // (test/diff/results/raw/) and runs only the scenarios a side has not saved (to iterate on normalisation without
 // servers); DIFF_RERUN=<side> with it runs that side again.
@@ -17,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { knownDifferences } from './known-differences.ts';
 import { computeDiffReport, renderDiffMarkdown, renderDiffText } from './report.ts';
 import { runScenarios, sides, startSide, type SideName, type SideResult } from './run-side.ts';
-import { computeScenarios } from './scenarios.ts';
+import { ciScenarioNames, computeScenarios } from './scenarios.ts';
 
 const resultsDir = join(dirname(fileURLToPath(import.meta.url)), 'results');
 const rawDir = join(resultsDir, 'raw');
@@ -26,6 +27,7 @@ function selectScenarios() {
   let scenarios = computeScenarios();
   const pattern = process.env['DIFF_SCENARIOS'];
   if (pattern) scenarios = scenarios.filter((s) => new RegExp(pattern).test(s.name));
+  else if (process.env['DIFF_ALL'] !== '1') scenarios = scenarios.filter((s) => ciScenarioNames.includes(s.name));
   const limit = Number(process.env['DIFF_LIMIT'] ?? 0);
   if (limit > 0) scenarios = scenarios.slice(0, limit);
   return scenarios;

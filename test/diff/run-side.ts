@@ -157,7 +157,9 @@ export type SettleOptions = {
   readonly notTrueQuietMs: number;
 };
 
-export const defaultSettle: SettleOptions = { quietMs: 7_000, stepTimeoutMs: 180_000, notTrueQuietMs: 30_000 };
+// NOTE: notTrueQuietMs outlasts capi-serverless's 30 s requeue while it waits (an upgrade phase, a template a
+// MachineSet holds): it learns of those ends by polling, where upstream's controllers watch the objects.
+export const defaultSettle: SettleOptions = { quietMs: 7_000, stepTimeoutMs: 180_000, notTrueQuietMs: 45_000 };
 
 /** Applies as the user; a request the loaded machine did not answer in time is retried (an apply is idempotent). */
 async function applyAsUser(kube: KubeClient, obj: KubeObject): Promise<void> {
@@ -217,6 +219,8 @@ async function waitUntilSettled(
     const beingDeleted = [...Object.values(raw.objects), ...raw.leftovers].some(
       (o) => o.metadata.deletionTimestamp !== undefined,
     );
+    // NOTE: a pending AfterControlPlaneInitialized waits for the control plane, whose status is not compared.
+    const pendingHooks = Boolean(raw.cluster?.metadata.annotations?.['runtime.cluster.x-k8s.io/pending-hooks']);
     const done = deleting
       ? raw.cluster === undefined && names.size === 0 && quiet >= 1_000
       : quiet >= opts.quietMs &&
@@ -224,7 +228,11 @@ async function waitUntilSettled(
         // MachineDeployment once its Machines are: wait for both. The condition's observedGeneration may lag behind a
         // generation nothing reconciles again (a write of the Cluster's references): after `notTrueQuietMs` of quiet
         // the state counts as settled whatever it says.
-        ((progress.status === 'True' && progress.upToDate && raw.leftovers.length === 0 && !beingDeleted) ||
+        ((progress.status === 'True' &&
+          progress.upToDate &&
+          raw.leftovers.length === 0 &&
+          !beingDeleted &&
+          !pendingHooks) ||
           quiet >= opts.notTrueQuietMs);
     if (done) return { snapshot, settled: true, quietSince, topologyReconciled, names };
     if (now - started > opts.stepTimeoutMs) return { snapshot, settled: false, quietSince, topologyReconciled, names };
