@@ -11,6 +11,7 @@ export type KubeStatus = {
   readonly code?: number;
   readonly details?: {
     readonly name?: string;
+    readonly group?: string;
     readonly kind?: string;
     readonly causes?: readonly KubeCause[];
   };
@@ -18,10 +19,14 @@ export type KubeStatus = {
 
 export type KubeCause = { readonly reason?: string; readonly message?: string; readonly field?: string };
 
+/** The group and kind the server's Status names (`details.group`, `details.kind`), as the webhook or server set them. */
+export type KubeStatusGroupKind = { readonly group: string; readonly kind: string };
+
 export class KubeError extends CapiError {
   readonly statusCode: number;
   readonly serverMessage: string;
   readonly causes: readonly KubeCause[];
+  readonly statusGroupKind: KubeStatusGroupKind | undefined;
 
   constructor(
     message: string,
@@ -30,11 +35,13 @@ export class KubeError extends CapiError {
     fields: ErrorFields,
     causes: readonly KubeCause[] = [],
     cause?: unknown,
+    statusGroupKind?: KubeStatusGroupKind,
   ) {
     super(message, fields, cause === undefined ? undefined : { cause });
     this.statusCode = statusCode;
     this.serverMessage = serverMessage;
     this.causes = causes;
+    this.statusGroupKind = statusGroupKind;
   }
 }
 export class KubeNotFoundError extends KubeError {}
@@ -71,19 +78,20 @@ export function mapKubeError(statusCode: number, body: unknown, target: RequestT
     reason,
   };
   const causes = status.details?.causes ?? [];
-  if (statusCode === 404) return new KubeNotFoundError(message, statusCode, serverMessage, fields, causes);
-  if (statusCode === 409) return new KubeConflictError(message, statusCode, serverMessage, fields, causes);
+  const d = status.details;
+  const gk = d?.kind !== undefined ? { group: d.group ?? '', kind: d.kind } : undefined;
+  const args = [message, statusCode, serverMessage, fields, causes] as const;
+  if (statusCode === 404) return new KubeNotFoundError(...args, undefined, gk);
+  if (statusCode === 409) return new KubeConflictError(...args, undefined, gk);
   // NOTE: the API server answers 500 when a server-side apply body does not fit the schema; retrying cannot help,
   // so it is an invalid object like any other validation failure.
   const invalidApply = statusCode === 500 && /failed to create typed (patch|live) object/.test(serverMessage);
-  if (statusCode === 422 || statusCode === 400 || invalidApply)
-    return new KubeInvalidError(message, statusCode, serverMessage, fields, causes);
-  if (statusCode === 401 || statusCode === 403)
-    return new KubeForbiddenError(message, statusCode, serverMessage, fields, causes);
+  if (statusCode === 422 || statusCode === 400 || invalidApply) return new KubeInvalidError(...args, undefined, gk);
+  if (statusCode === 401 || statusCode === 403) return new KubeForbiddenError(...args, undefined, gk);
   if (statusCode === 0 || statusCode >= 500 || statusCode === 429) {
-    return new KubeUnavailableError(message, statusCode, serverMessage, fields, causes, cause);
+    return new KubeUnavailableError(...args, cause, gk);
   }
-  return new KubeError(message, statusCode, serverMessage, fields, causes);
+  return new KubeError(...args, undefined, gk);
 }
 
 export function isNotFound(err: unknown): err is KubeNotFoundError {

@@ -9,6 +9,8 @@ export const TemplateClonedFromGroupKindAnnotation = 'cluster.x-k8s.io/cloned-fr
 export const ClusterTopologyDeferUpgradeAnnotation = 'topology.cluster.x-k8s.io/defer-upgrade';
 export const ClusterTopologyHoldUpgradeSequenceAnnotation = 'topology.cluster.x-k8s.io/hold-upgrade-sequence';
 export const ClusterTopologyUpgradeConcurrencyAnnotation = 'topology.cluster.x-k8s.io/upgrade-concurrency';
+/** The version of the upgrade step in progress, on the Cluster (KubeadmControlPlane and MachineSet preflights read it). */
+export const ClusterTopologyUpgradeStepAnnotation = 'topology.internal.cluster.x-k8s.io/upgrade-step';
 export const LastAppliedConfigAnnotation = 'kubectl.kubernetes.io/last-applied-configuration';
 /** The field manager every topology write uses (upstream: `capi-topology`). */
 export const TopologyManagerName = 'capi-topology';

@@ -14,6 +14,10 @@ export type Difference = {
 export type KnownDifference = {
   readonly object: RegExp;
   readonly path: RegExp;
+  /** Only in the scenarios whose name matches (a difference that follows from what those scenarios do). */
+  readonly scenario?: RegExp;
+  /** Only when upstream's value, as JSON, matches. */
+  readonly upstream?: RegExp;
   readonly reason: string;
 };
 
@@ -74,7 +78,17 @@ export function compareSnapshots(upstream: NormalizedSnapshot, capiServerless: N
   return out;
 }
 
-/** The known difference a difference matches, if any. */
-export function findKnownDifference(d: Difference, known: readonly KnownDifference[]): KnownDifference | undefined {
-  return known.find((k) => k.object.test(d.object) && k.path.test(d.path));
+/** The known difference a difference of scenario `scenario` matches, if any. */
+export function findKnownDifference(
+  d: Difference,
+  known: readonly KnownDifference[],
+  scenario: string,
+): KnownDifference | undefined {
+  return known.find(
+    (k) =>
+      k.object.test(d.object) &&
+      k.path.test(d.path) &&
+      (k.scenario === undefined || k.scenario.test(scenario)) &&
+      (k.upstream === undefined || k.upstream.test(JSON.stringify(d.upstream))),
+  );
 }

@@ -5,9 +5,11 @@
 // manager always binds port 19000 (the harness lock queues them). After each step both sides' topology objects are
 // snapshotted once quiet and compared; the report goes to test/diff/results/ (report.md, report.json).
 //
-// Environment: DIFF_SCENARIOS=<regexp> runs the matching scenarios only; DIFF_LIMIT=<n> the first n;
-// DIFF_CONCURRENCY=<n> scenarios at a time per side (default 6); DIFF_REUSE=1 compares the sides' saved raw results
-// (test/diff/results/raw/) without starting servers (to iterate on normalisation).
+// Environment: without DIFF_ALL=1 or DIFF_SCENARIOS the CI subset runs (ciScenarioNames, 6 scenarios); DIFF_ALL=1 runs
+// the whole corpus; DIFF_SCENARIOS=<regexp> runs the matching scenarios of the corpus only; DIFF_LIMIT=<n> the first n;
+// DIFF_CONCURRENCY=<n> scenarios at a time per side (default 4); DIFF_REUSE=1 compares the sides' saved raw results
+// (test/diff/results/raw/) and runs only the scenarios a side has not saved (to iterate on normalisation without
+// servers); DIFF_RERUN=<side> with it runs that side again.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -16,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { knownDifferences } from './known-differences.ts';
 import { computeDiffReport, renderDiffMarkdown, renderDiffText } from './report.ts';
 import { runScenarios, sides, startSide, type SideName, type SideResult } from './run-side.ts';
-import { computeScenarios } from './scenarios.ts';
+import { ciScenarioNames, computeScenarios } from './scenarios.ts';
 
 const resultsDir = join(dirname(fileURLToPath(import.meta.url)), 'results');
 const rawDir = join(resultsDir, 'raw');
@@ -25,29 +27,40 @@ function selectScenarios() {
   let scenarios = computeScenarios();
   const pattern = process.env['DIFF_SCENARIOS'];
   if (pattern) scenarios = scenarios.filter((s) => new RegExp(pattern).test(s.name));
+  else if (process.env['DIFF_ALL'] !== '1') scenarios = scenarios.filter((s) => ciScenarioNames.includes(s.name));
   const limit = Number(process.env['DIFF_LIMIT'] ?? 0);
   if (limit > 0) scenarios = scenarios.slice(0, limit);
   return scenarios;
 }
 
+/**
+ * One side's results for `scenarios`: with DIFF_REUSE=1 the saved ones (test/diff/results/raw/<side>.json) are kept
+ * and only the scenarios they lack run (DIFF_RERUN=<side> drops that side's saved results first); the file keeps every
+ * scenario ever saved, so a subset re-run of one side compares against the other side's earlier run.
+ */
 async function runSide(name: SideName, scenarios: ReturnType<typeof computeScenarios>): Promise<SideResult> {
   const rawPath = join(rawDir, `${name}.json`);
-  if (process.env['DIFF_REUSE'] === '1' && existsSync(rawPath))
-    return JSON.parse(readFileSync(rawPath, 'utf8')) as SideResult;
+  const reuse = process.env['DIFF_REUSE'] === '1' && process.env['DIFF_RERUN'] !== name && existsSync(rawPath);
+  const saved = reuse ? (JSON.parse(readFileSync(rawPath, 'utf8')) as SideResult) : undefined;
+  const missing = scenarios.filter((s) => saved?.scenarios[s.name] === undefined);
+  if (saved && missing.length === 0) return saved;
   const started = Date.now();
   const side = await startSide(name);
   const startMs = Date.now() - started;
   process.stderr.write(`[${name}] started in ${(startMs / 1000).toFixed(0)} s\n`);
   try {
-    const result = await runScenarios(side, scenarios, {
-      concurrency: Number(process.env['DIFF_CONCURRENCY'] ?? 6),
+    const result = await runScenarios(side, missing, {
+      concurrency: Number(process.env['DIFF_CONCURRENCY'] ?? 4),
       startMs,
     });
     const failed = Object.values(result.scenarios).some((r) => r.error);
     if (failed) process.stderr.write(`${side.diagnostics()}\n`);
+    const merged: SideResult = saved ? { ...result, scenarios: { ...saved.scenarios, ...result.scenarios } } : result;
     mkdirSync(rawDir, { recursive: true });
-    writeFileSync(rawPath, JSON.stringify(result, null, 1));
-    return result;
+    writeFileSync(rawPath, JSON.stringify(merged, null, 1));
+    const passes = side.passLog();
+    if (passes) writeFileSync(join(rawDir, `${name}-passes.log`), passes);
+    return merged;
   } finally {
     await side.stop();
   }

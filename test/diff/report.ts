@@ -63,7 +63,7 @@ export function computeDiffReport(
       const sb: StepResult | undefined = b?.steps.find((s) => s.step === step.name);
       if (!sa || !sb) continue;
       const differences = compareSnapshots(sa.snapshot, sb.snapshot).map((d) => {
-        const k = findKnownDifference(d, known);
+        const k = findKnownDifference(d, known, scenario.name);
         return k ? { ...d, known: k.reason } : d;
       });
       stepReports.push({

@@ -55,6 +55,8 @@ export type RunningSide = {
   /** The audit events so far, slimmed (request bodies keep their metadata only); read incrementally. */
   auditEvents(): readonly AuditEvent[];
   diagnostics(): string;
+  /** Every capi-serverless pass line so far (empty on the upstream side). */
+  passLog(): string;
   stop(): Promise<void>;
 };
 
@@ -98,8 +100,13 @@ export async function startSide(name: SideName): Promise<RunningSide> {
     extraApiServerArgs: audit.apiServerArgs,
     upstream: {
       mode: name === 'upstream' ? 'upstream-only' : 'beside-capi-serverless',
-      // NOTE: as upstream's e2e (test/e2e/config/docker.yaml): its in-memory topology Cluster sets taints.
-      featureGates: computeGatesForAllManagers({ MachineTaintPropagation: true }),
+      // NOTE: as upstream's e2e (test/e2e/config/docker.yaml): its in-memory topology Cluster sets taints. Upstream's
+      // own topology controller runs with RuntimeSDK on, as capi-serverless always runs the lifecycle hooks (pending
+      // marks, the upgrade step); beside capi-serverless the gate stays off (README, the handoff).
+      featureGates: computeGatesForAllManagers({
+        MachineTaintPropagation: true,
+        ...(name === 'upstream' ? { RuntimeSDK: true } : {}),
+      }),
     },
   });
   let product: RunningProduct | undefined;
@@ -129,6 +136,7 @@ export async function startSide(name: SideName): Promise<RunningSide> {
         .split('\n')
         .slice(-80)
         .join('\n')}`,
+    passLog: () => (product ? `${product.passLines.join('\n')}\n` : ''),
     async stop() {
       await product?.stop();
       await mgmt.stop();
@@ -149,7 +157,9 @@ export type SettleOptions = {
   readonly notTrueQuietMs: number;
 };
 
-export const defaultSettle: SettleOptions = { quietMs: 7_000, stepTimeoutMs: 180_000, notTrueQuietMs: 30_000 };
+// NOTE: notTrueQuietMs outlasts capi-serverless's 30 s requeue while it waits (an upgrade phase, a template a
+// MachineSet holds): it learns of those ends by polling, where upstream's controllers watch the objects.
+export const defaultSettle: SettleOptions = { quietMs: 7_000, stepTimeoutMs: 180_000, notTrueQuietMs: 45_000 };
 
 /** Applies as the user; a request the loaded machine did not answer in time is retried (an apply is idempotent). */
 async function applyAsUser(kube: KubeClient, obj: KubeObject): Promise<void> {
@@ -206,13 +216,23 @@ async function waitUntilSettled(
         .filter((o): o is KubeObject => o !== undefined)
         .map((o) => `${o.kind}/${o.metadata.name ?? ''}`),
     );
+    const beingDeleted = [...Object.values(raw.objects), ...raw.leftovers].some(
+      (o) => o.metadata.deletionTimestamp !== undefined,
+    );
+    // NOTE: a pending AfterControlPlaneInitialized waits for the control plane, whose status is not compared.
+    const pendingHooks = Boolean(raw.cluster?.metadata.annotations?.['runtime.cluster.x-k8s.io/pending-hooks']);
     const done = deleting
       ? raw.cluster === undefined && names.size === 0 && quiet >= 1_000
       : quiet >= opts.quietMs &&
-        // NOTE: a rotated or removed MachineDeployment's templates go once its old MachineSets are gone: wait for it.
-        // The condition's observedGeneration may lag behind a generation nothing reconciles again (a write of the
-        // Cluster's references): after `notTrueQuietMs` of quiet the state counts as settled whatever it says.
-        ((progress.status === 'True' && progress.upToDate && raw.leftovers.length === 0) ||
+        // NOTE: a rotated or removed MachineDeployment's templates go once its old MachineSets are gone, a removed
+        // MachineDeployment once its Machines are: wait for both. The condition's observedGeneration may lag behind a
+        // generation nothing reconciles again (a write of the Cluster's references): after `notTrueQuietMs` of quiet
+        // the state counts as settled whatever it says.
+        ((progress.status === 'True' &&
+          progress.upToDate &&
+          raw.leftovers.length === 0 &&
+          !beingDeleted &&
+          !pendingHooks) ||
           quiet >= opts.notTrueQuietMs);
     if (done) return { snapshot, settled: true, quietSince, topologyReconciled, names };
     if (now - started > opts.stepTimeoutMs) return { snapshot, settled: false, quietSince, topologyReconciled, names };

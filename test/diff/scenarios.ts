@@ -458,6 +458,20 @@ function computeScenario(name: string, description: string, base: ScenarioState,
 }
 
 /**
+ * The CI subset (`npm run test:diff` without DIFF_ALL or DIFF_SCENARIOS): one scenario per step sequence (variables and
+ * metadata, scale, upgrade, MachineDeployments added and removed, template rotation, class metadata and a new bootstrap
+ * template), over three class variants.
+ */
+export const ciScenarioNames: readonly string[] = [
+  'd01-base-variables',
+  'd04-base-workers',
+  'd15-nosurge-upgrade',
+  'd18-nosurge-class',
+  'd26-enabledif-scale',
+  'd29-enabledif-rotate',
+];
+
+/**
  * The corpus: every class variant × every step sequence, plus upstream's class verbatim (10 s provisioning).
  *
  * @example

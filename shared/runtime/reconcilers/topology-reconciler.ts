@@ -34,6 +34,7 @@ import type {
   RuntimeDeps,
 } from '#shared/runtime/types.ts';
 import { OkToDeleteAnnotation, PendingHooksAnnotation } from '#shared/topology/desired/lifecycle-hooks.ts';
+import { ClusterTopologyUpgradeStepAnnotation } from '#shared/topology/labels.ts';
 
 const capiApiVersion = 'cluster.x-k8s.io/v1beta2';
 const clusterKind = { apiVersion: capiApiVersion, kind: 'Cluster' } as const satisfies KindRef;
@@ -48,14 +49,15 @@ const pausedAnnotation = 'cluster.x-k8s.io/paused';
 /** Labels the topology pass itself puts on the Cluster: not inputs. */
 const ownLabels = new Set(['cluster.x-k8s.io/cluster-name', 'topology.cluster.x-k8s.io/owned']);
 /**
- * Annotations that are not inputs: the last-applied copy, and the lifecycle-hook annotations the topology pass writes
- * itself. NOTE: were its own marks inputs, each mark would bring another pass at once and ask a blocking hook again
+ * Annotations that are not inputs: the last-applied copy, and the lifecycle-hook and upgrade-step annotations the
+ * topology pass writes itself. NOTE: were its own marks inputs, each mark would bring another pass at once and ask a blocking hook again
  * before its retryAfterSeconds.
  */
 const ignoredAnnotations = new Set([
   'kubectl.kubernetes.io/last-applied-configuration',
   PendingHooksAnnotation,
   OkToDeleteAnnotation,
+  ClusterTopologyUpgradeStepAnnotation,
 ]);
 /** Upstream's alphabet for generated name suffixes (no vowels, no confusable digits). */
 const suffixAlphabet = 'bcdfghjklmnpqrstvwxz2456789';
@@ -127,9 +129,17 @@ const factsOf = (obj: KubeObject, inputs: unknown, objects?: readonly KubeObject
   ...(objects ? { objects } : {}),
 });
 
+/** The Cluster's ControlPlaneInitialized condition is True (upstream's isControlPlaneInitialized). */
+function isControlPlaneInitialized(cluster: Raw): boolean {
+  const conditions = (cluster.status?.['conditions'] ?? []) as { type?: string; status?: string }[];
+  return conditions.some((c) => c.type === 'ControlPlaneInitialized' && c.status === 'True');
+}
+
 /**
- * The facts of a Cluster: besides its spec (the generation), its labels and annotations, and whether its
- * ClusterClass is reconciled at which generation. Status and the labels the pass writes stay out. Reads: the Cluster
+ * The facts of a Cluster: besides its spec (the generation), its labels and annotations, whether its ClusterClass is
+ * reconciled at which generation, and whether its control plane is initialized (the pass that calls
+ * AfterControlPlaneInitialized and clears its pending mark waits for that; it changes once in a Cluster's life).
+ * The rest of status and the labels the pass writes stay out. Reads: the Cluster
  * and its ClusterClass (the skip path's budget), which the pass then reuses. Template edits are not in the facts:
  * their events are mapped to forced passes (mapTemplateChange), and the drift-correction pass reads them anyway.
  */
@@ -149,6 +159,7 @@ async function getClusterFacts(deps: RuntimeDeps, key: PassKey): Promise<ObjectF
       labels: without(cluster.metadata.labels, ownLabels),
       annotations: without(cluster.metadata.annotations, ignoredAnnotations),
       deleting: cluster.metadata.deletionTimestamp !== undefined,
+      controlPlaneInitialized: isControlPlaneInitialized(cluster),
       class:
         cc === undefined
           ? className === undefined

@@ -1,6 +1,10 @@
 // What a topology write sends: the desired object cut down to the fields the topology controller owns (upstream
 // structuredmerge allowed paths), so other controllers and users keep theirs under server-side apply.
-import { ClusterNameLabel, ClusterTopologyOwnedLabel } from '#shared/topology/labels.ts';
+import {
+  ClusterNameLabel,
+  ClusterTopologyOwnedLabel,
+  ClusterTopologyUpgradeStepAnnotation,
+} from '#shared/topology/labels.ts';
 import type { Unstructured } from '#shared/topology/types.ts';
 
 export type FieldPath = readonly string[];
@@ -18,7 +22,7 @@ export const defaultAllowedPaths: readonly FieldPath[] = [
   ['spec'],
 ];
 
-/** The Cluster is created by the user: the topology owns two labels and the two references only. */
+/** The Cluster is created by the user: the topology owns two labels, the upgrade step and the two references only. */
 export const clusterAllowedPaths: readonly FieldPath[] = [
   ['apiVersion'],
   ['kind'],
@@ -27,6 +31,7 @@ export const clusterAllowedPaths: readonly FieldPath[] = [
   ['metadata', 'uid'],
   ['metadata', 'labels', ClusterNameLabel],
   ['metadata', 'labels', ClusterTopologyOwnedLabel],
+  ['metadata', 'annotations', ClusterTopologyUpgradeStepAnnotation],
   ['spec', 'infrastructureRef'],
   ['spec', 'controlPlaneRef'],
 ];

@@ -20,14 +20,17 @@ function withoutName(text: string, obj: Unstructured): string {
 
 /**
  * The error of a failed create (upstream createErrorWithoutObjectName): `failed to create Kind.group: <causes>` when
- * the server listed causes, else the server's message with the generated name removed.
+ * the server listed causes, else the server's message with the generated name removed. Kind and group are those the
+ * server's Status names when it names them (a webhook may name another group than the object's: upstream's
+ * KubeadmControlPlane webhook says `KubeadmControlPlane.cluster.x-k8s.io`).
  *
  * @example
  * throw computeCreateError(err, desiredTemplate);
  * // failed to create DockerMachineTemplate.infrastructure.cluster.x-k8s.io: FieldValueInvalid: spec.x: Invalid value…
  */
 export function computeCreateError(err: unknown, obj: Unstructured): TopologyApplyError {
-  const what = groupKindOf(obj.apiVersion, obj.kind);
+  const named = err instanceof KubeError ? err.statusGroupKind : undefined;
+  const what = named ? `${named.kind}.${named.group}` : groupKindOf(obj.apiVersion, obj.kind);
   let detail: string;
   if (err instanceof KubeError) {
     const causes = err.causes

@@ -1,6 +1,10 @@
-// Change detection with a server-side apply dry run (upstream structuredmerge dryRunSSAPatch): what the server would
-// keep after applying the intent, compared on the owned fields and on the topology's own managed fields, so a write
-// happens only when it changes something — and removing a field the topology alone owned counts as a change.
+// Change detection with server-side apply dry runs (upstream structuredmerge dryRunSSAPatch): the current object and the
+// intent are both dry-run applied, and the two results are compared on the owned fields and on the topology's own
+// managed fields, so a write happens only when it changes something — and removing a field the topology alone owned
+// counts as a change. Dry-running the current object too gives both sides the same admission defaulting: providers'
+// webhooks apply older defaults to the topology's dry runs only (upstream's kubeadm webhooks set `format`,
+// `imagePullPolicy`, ... when the dry-run annotation is present), which a comparison with the stored object would take
+// for a spec change and answer with a template rotation.
 import { isDeepStrictEqual } from 'node:util';
 import { applyObject, type KubeClient } from '#shared/kube/index.ts';
 import {
@@ -47,6 +51,14 @@ function ownManagedFields(obj: Unstructured, fieldManager: string): ManagedField
     });
 }
 
+/** The dry-run annotation added to an object's owned fields (a new object). */
+function withDryRunAnnotation(obj: Unstructured): Unstructured {
+  return {
+    ...obj,
+    metadata: { ...obj.metadata, annotations: { ...(obj.metadata.annotations ?? {}), [TopologyDryRunAnnotation]: '' } },
+  };
+}
+
 function comparable(obj: Unstructured, opts: IntentOptions, fieldManager: string): Record<string, unknown> {
   const filtered = computeFilteredObject(obj, opts);
   const metadata = { ...((filtered['metadata'] as Record<string, unknown> | undefined) ?? {}) };
@@ -71,8 +83,9 @@ function diffPaths(a: unknown, b: unknown, prefix: string, out: string[]): void 
 }
 
 /**
- * Dry-runs the apply of `intent` and compares the result with `current` on the owned paths and the topology's own
- * managed fields (other managers' entries and timestamps ignored).
+ * Dry-runs the apply of `intent` and of `current` itself (its owned fields), and compares the two results on the owned
+ * paths and the topology's own managed fields (other managers' entries and timestamps ignored; `current`'s managed
+ * fields stand for its side, as the original's dry run would make the topology own everything it sent).
  *
  * @example
  * const changes = await getApplyChanges(kube, current, intent, { allowedPaths: defaultAllowedPaths }, 'capi-topology');
@@ -85,16 +98,16 @@ export async function getApplyChanges(
   opts: IntentOptions,
   fieldManager: string,
 ): Promise<ApplyChanges> {
-  const annotated: Unstructured = {
-    ...intent,
-    metadata: {
-      ...intent.metadata,
-      annotations: { ...(intent.metadata.annotations ?? {}), [TopologyDryRunAnnotation]: '' },
-    },
-  };
-  const result = (await applyObject(kube, annotated, { fieldManager, dryRun: true, force: true })) as Unstructured;
-  const before = comparable(current, opts, fieldManager);
-  const after = comparable(result, opts, fieldManager);
+  const write = { fieldManager, dryRun: true, force: true };
+  const modified = (await applyObject(kube, withDryRunAnnotation(intent), write)) as Unstructured;
+  const original = withDryRunAnnotation(computeFilteredObject(current, opts) as Unstructured);
+  const originalResult = (await applyObject(kube, original, write)) as Unstructured;
+  const before = comparable(
+    { ...originalResult, metadata: { ...originalResult.metadata, managedFields: current.metadata['managedFields'] } },
+    opts,
+    fieldManager,
+  );
+  const after = comparable(modified, opts, fieldManager);
   const paths: string[] = [];
   diffPaths(before, after, '', paths);
   return {

@@ -130,7 +130,6 @@ export function computeUnpatchedDesiredState(input: DesiredStateInput, deps: Pur
         cpCheck,
       )
     : undefined;
-  const desiredCluster = computeCluster(cluster, infrastructureCluster, controlPlane);
 
   const machineDeployments: Record<string, DesiredMachineDeployment> = {};
   for (const md of topology.workers?.machineDeployments ?? []) {
@@ -154,6 +153,12 @@ export function computeUnpatchedDesiredState(input: DesiredStateInput, deps: Pur
     },
   };
   if (tracker.hooks) computeAfterHooks(tracker.hooks, cluster, upgrade);
+  // NOTE: upstream decides the upgrade step before it calls AfterClusterUpgrade and drops it in the next pass, which its
+  // own MarkAsDone patch of the Cluster brings at once; the pass's own marks bring no pass here, so it is decided after.
+  const upgrading = tracker.hooks
+    ? tracker.hooks.pending.has(LifecycleHook.AfterClusterUpgrade)
+    : plans.controlPlane.length > 0 || plans.machineDeployments.length > 0 || plans.machinePools.length > 0;
+  const desiredCluster = computeCluster(cluster, infrastructureCluster, controlPlane, { upgrading });
   return {
     cluster: desiredCluster,
     infrastructureCluster,

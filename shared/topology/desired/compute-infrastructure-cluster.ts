@@ -8,7 +8,11 @@ import {
   computeObjectFromTemplate,
   groupOf,
 } from '#shared/topology/desired/template-to-object.ts';
-import { ClusterNameLabel, ClusterTopologyOwnedLabel } from '#shared/topology/labels.ts';
+import {
+  ClusterNameLabel,
+  ClusterTopologyOwnedLabel,
+  ClusterTopologyUpgradeStepAnnotation,
+} from '#shared/topology/labels.ts';
 import type { Blueprint, PureDeps, Unstructured } from '#shared/topology/types.ts';
 
 /**
@@ -45,20 +49,37 @@ export function computeContractVersionedRef(obj: Unstructured): ContractVersione
   return { apiGroup: groupOf(obj.apiVersion), kind: obj.kind, name: obj.metadata.name ?? '' };
 }
 
-/** The Cluster with the topology labels and references to the desired InfrastructureCluster and ControlPlane. */
+/**
+ * The Cluster with the topology labels, references to the desired InfrastructureCluster and ControlPlane, and the
+ * upgrade step annotation: the desired control-plane version while an upgrade is in progress, none otherwise
+ * (upstream computeCluster). `upgrading` is upstream's test: AfterClusterUpgrade pending when lifecycle hooks are on,
+ * a non-empty upgrade plan when they are off.
+ *
+ * @example
+ * computeCluster(cluster, infrastructureCluster, controlPlane, { upgrading: true }).metadata.annotations;
+ * // { 'topology.internal.cluster.x-k8s.io/upgrade-step': 'v1.31.0', ... }
+ */
 export function computeCluster(
   cluster: Cluster,
   infrastructureCluster: Unstructured,
   controlPlane: Unstructured,
+  opts: { readonly upgrading: boolean },
 ): Cluster {
   const labels = {
     ...(cluster.metadata.labels ?? {}),
     [ClusterNameLabel]: cluster.metadata.name ?? '',
     [ClusterTopologyOwnedLabel]: '',
   };
+  const { [ClusterTopologyUpgradeStepAnnotation]: _previous, ...annotations } = cluster.metadata.annotations ?? {};
+  const version = (controlPlane['spec'] as { version?: unknown } | undefined)?.version;
+  if (opts.upgrading && typeof version === 'string') annotations[ClusterTopologyUpgradeStepAnnotation] = version;
   return {
     ...cluster,
-    metadata: { ...cluster.metadata, labels },
+    metadata: {
+      ...cluster.metadata,
+      labels,
+      ...(Object.keys(annotations).length > 0 || cluster.metadata.annotations ? { annotations } : {}),
+    },
     spec: {
       ...(cluster.spec ?? {}),
       infrastructureRef: computeContractVersionedRef(infrastructureCluster),

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { before, describe, test } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { getCheckpoint } from '#shared/checkpoint/index.ts';
-import { applyObject, listObjects, patchObject, type KubeObject } from '#shared/kube/index.ts';
+import { applyObject, applyStatus, listObjects, patchObject, type KubeObject } from '#shared/kube/index.ts';
 import { genericCrd } from '#test/harness/clusters.ts';
 import { changeEvent, ddbWrites, invoke, resetCounters, useWiredFunction } from './wired-setup.ts';
 
@@ -189,6 +189,44 @@ describe('the wired topology function', () => {
       cluster,
       { metadata: { annotations: { 'runtime.cluster.x-k8s.io/pending-hooks': null } } },
       { fieldManager: 'capi-topology' },
+    );
+  });
+
+  test('the control plane becoming initialized is an input: the pass that calls AfterControlPlaneInitialized runs', async () => {
+    // NOTE: found by the differential: a pending AfterControlPlaneInitialized mark stayed, no pass saw the condition.
+    const settled = await invoke(ctx.countedHandler, changeEvent(cluster));
+    assert.ok(settled.every((p) => p.status === 'Skipped'));
+    await applyStatus(
+      ctx.mgmt.kube,
+      {
+        apiVersion: capi,
+        kind: 'Cluster',
+        metadata: { namespace: ns, name: cluster.name },
+        status: {
+          conditions: [
+            {
+              type: 'ControlPlaneInitialized',
+              status: 'True',
+              reason: 'Initialized',
+              message: '',
+              lastTransitionTime: '2024-05-01T10:00:00Z',
+            },
+          ],
+        },
+      } as KubeObject,
+      { fieldManager: 'cluster-controller', force: true },
+    );
+    const passes = await invoke(ctx.countedHandler, changeEvent(cluster));
+    assert.deepEqual(
+      passes.map((p) => p.status === 'Skipped'),
+      [false],
+      'the pass runs',
+    );
+    const again = await invoke(ctx.countedHandler, changeEvent(cluster));
+    assert.deepEqual(
+      again.map((p) => [p.status, p.reason]),
+      [['Skipped', 'UpToDate']],
+      'once',
     );
   });
 });

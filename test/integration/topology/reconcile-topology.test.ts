@@ -287,8 +287,8 @@ describe('topology passes on a real management cluster', () => {
     assert.equal(corrected.result, 'Success');
     assert.deepEqual(
       ctx.pass.log.records.filter((r) => r.dryRun).map((r) => r.path.split('/').slice(-2).join('/')),
-      [`dockerclusters/${dockerCluster.metadata.name}`],
-      'only the drifted object is dry-run',
+      [`dockerclusters/${dockerCluster.metadata.name}`, `dockerclusters/${dockerCluster.metadata.name}`],
+      'only the drifted object is dry-run (its intent and itself, as upstream)',
     );
     assert.equal(ctx.pass.log.mutating().length, 1, 'and written back');
     const fixed = await mustGet(ctx, infra, 'DockerCluster', {

@@ -348,6 +348,70 @@ describe('lifecycle hooks in the desired state', () => {
   });
 });
 
+describe('the upgrade-step annotation on the desired Cluster (upstream computeCluster)', () => {
+  const step = 'topology.internal.cluster.x-k8s.io/upgrade-step';
+  const stepOf = (c: Cluster) => c.metadata.annotations?.[step];
+  const upgrading = currentWith('v1.30.0', stable('v1.30.0'), 'v1.30.0');
+  const cases: {
+    name: string;
+    cluster: Cluster;
+    current: CurrentState;
+    pending?: string[];
+    want: string | undefined;
+  }[] = [
+    {
+      name: 'is the control-plane version once the upgrade starts (AfterClusterUpgrade marked)',
+      cluster: clusterAt('v1.31.0'),
+      current: upgrading,
+      pending: [],
+      want: 'v1.31.0',
+    },
+    {
+      name: 'is absent while BeforeClusterUpgrade has not let the upgrade start',
+      cluster: clusterAt('v1.31.0'),
+      current: upgrading,
+      want: undefined,
+    },
+    {
+      name: 'is dropped once AfterClusterUpgrade is called',
+      cluster: clusterAt('v1.31.0', (c) => {
+        c.metadata.annotations = { [step]: 'v1.31.0', 'user.example.com/keep': 'yes' };
+      }),
+      current: currentWith('v1.31.0', stable('v1.31.0'), 'v1.31.0'),
+      pending: ['AfterClusterUpgrade'],
+      want: undefined,
+    },
+    {
+      name: 'is absent on a Cluster that is not upgrading',
+      cluster: clusterAt('v1.30.0'),
+      current: currentWith('v1.30.0', stable('v1.30.0'), 'v1.30.0'),
+      pending: [],
+      want: undefined,
+    },
+  ];
+  for (const c of cases) {
+    test(c.name, () => {
+      const answers = c.pending
+        ? { BeforeClusterUpgrade: go, BeforeControlPlaneUpgrade: go, AfterClusterUpgrade: go }
+        : { BeforeClusterUpgrade: wait };
+      const desired = decide(c.cluster, cc, c.current, c.pending ?? [], answers);
+      assert.equal(stepOf(desired.cluster), c.want);
+      if (c.cluster.metadata.annotations?.['user.example.com/keep'])
+        assert.equal(desired.cluster.metadata.annotations?.['user.example.com/keep'], 'yes');
+    });
+  }
+
+  test('without hooks (lifecycle hooks off, as upstream without RuntimeSDK) follows the upgrade plans', () => {
+    const compute = (cluster: Cluster, current: CurrentState) =>
+      computeDesiredState({ cluster, blueprint: blueprintFor(cc), current }, { randomSuffix: sequentialSuffix() });
+    assert.equal(stepOf(compute(clusterAt('v1.31.0'), upgrading).cluster), 'v1.31.0');
+    assert.equal(
+      stepOf(compute(clusterAt('v1.31.0'), currentWith('v1.31.0', stable('v1.31.0'), 'v1.31.0')).cluster),
+      undefined,
+    );
+  });
+});
+
 describe('the pending-hooks annotation', () => {
   test('reads a comma-separated list, ignoring empty names and duplicates', () => {
     assert.deepEqual(computePendingHooks('B,,A,B'), ['A', 'B']);
