@@ -19,7 +19,7 @@ export type CostArgs = {
   changesPerClusterMonth: number;
   network: NetworkPath;
   pricesFile?: string;
-  output: 'table' | 'json';
+  output: 'table' | 'json' | 'markdown';
 };
 
 const positive = (flag: string, v: string | undefined) => {
@@ -47,7 +47,8 @@ export function parseCostArgs(argv: readonly string[]): CostArgs {
       args.pricesFile = v;
     } else if (a === '-o' || a === '--output') {
       const v = argv[++i];
-      if (v !== 'table' && v !== 'json') throw new CapiError(`-o must be table or json, got ${JSON.stringify(v)}`);
+      if (v !== 'table' && v !== 'json' && v !== 'markdown')
+        throw new CapiError(`-o must be table, json or markdown, got ${JSON.stringify(v)}`);
       args.output = v;
     } else throw new CapiError(`unknown argument ${JSON.stringify(a)}`);
   }
@@ -97,6 +98,23 @@ export function formatCost(clusters: number, cost: MarginalCost): string {
   ].join('\n');
 }
 
+/** One row per line item, one column per fleet size (the README's table). */
+export function formatCostMarkdown(clusters: readonly number[], results: readonly MarginalCost[]): string {
+  const first = results[0];
+  if (!first) return '';
+  const head = `| side | item | ${clusters.map((n) => `${n.toLocaleString('en-US')} Clusters`).join(' | ')} | basis | note |`;
+  const rule = `| --- | --- | ${clusters.map(() => '---:').join(' | ')} | --- | --- |`;
+  const rows = first.lines.map(
+    (l, i) =>
+      `| ${l.side} | ${l.item} | ${results.map((r) => usd(r.lines[i]?.usd ?? 0)).join(' | ')} | ${l.basis} | ${l.note.replaceAll('|', '\\|')} |`,
+  );
+  const totals = (['B', 'A'] as const).map(
+    (side) =>
+      `| ${side} | **total** | ${results.map((r) => `**${usd(side === 'B' ? r.totalB : r.totalA)}**`).join(' | ')} | | |`,
+  );
+  return [head, rule, ...rows, ...totals].join('\n');
+}
+
 export function runCost(argv: readonly string[], io: Streams): number {
   let args: CostArgs;
   let prices: AwsPrices;
@@ -115,6 +133,10 @@ export function runCost(argv: readonly string[], io: Streams): number {
       prices,
     ),
   }));
+  if (args.output === 'markdown') {
+    io.stdout.write(`${formatCostMarkdown(args.clusters, results)}\n`);
+    return 0;
+  }
   if (args.output === 'json') {
     io.stdout.write(
       `${JSON.stringify({ network: args.network, changesPerClusterMonth: args.changesPerClusterMonth, profile: measuredProfile.basis, results }, null, 2)}\n`,
