@@ -15,6 +15,7 @@ import { errorMessage } from '#shared/errors/index.ts';
 import type { KubeClient } from '#shared/kube/index.ts';
 import { createAuditLog, type AuditLog } from '#test/harness/audit-log.ts';
 import { issueCertificate, renderKubeconfig } from '#test/harness/certs.ts';
+import { acquireExclusiveLock, dockerInMemoryPortLock, type ExclusiveLock } from '#test/harness/exclusive-lock.ts';
 import { startHarnessProcess, type HarnessProcess } from '#test/harness/processes.ts';
 import {
   computeGatesForAllManagers,
@@ -135,7 +136,7 @@ type Running = {
   stop(): Promise<void>;
 };
 
-async function startSide(side: SideName): Promise<Running> {
+async function startSide(side: SideName, heldPortLock: ExclusiveLock): Promise<Running> {
   const audit = createAuditLog(everyRequestAuditPolicy);
   const mgmt = await startUpstreamManagementCluster({
     name: side === 'A' ? 'side-a-upstream' : 'side-b-capi-serverless',
@@ -143,7 +144,7 @@ async function startSide(side: SideName): Promise<Running> {
     upstream: {
       mode: side === 'A' ? 'upstream-only' : 'beside-capi-serverless',
       featureGates: computeGatesForAllManagers({ MachineTaintPropagation: true }),
-      portLockTimeoutMs: 60 * 60_000,
+      heldPortLock,
     },
   });
   const dir = mkdtempSync(join(tmpdir(), 'capi-serverless-side-'));
@@ -242,10 +243,10 @@ async function runPhase(
   draft.to = Date.now();
 }
 
-async function runSide(side: SideName): Promise<SideReport> {
+async function runSide(side: SideName, heldPortLock: ExclusiveLock): Promise<SideReport> {
   const started = Date.now();
   log(`side ${side}: starting`);
-  const running = await startSide(side);
+  const running = await startSide(side, heldPortLock);
   const { kube } = running;
   const names = clusterNames(config.clusters);
   const changedNames = names.slice(0, Math.min(config.changed, names.length));
@@ -369,18 +370,35 @@ async function runSide(side: SideName): Promise<SideReport> {
 
 const started = Date.now();
 const sides: Partial<Record<SideName, SideReport>> = {};
-for (const side of config.sides) sides[side] = await runSide(side);
-const result: SideBenchResult = {
-  date: new Date(started).toISOString(),
-  machine: machineDescription(),
-  config,
-  durationMs: Date.now() - started,
-  sides,
-};
 const suffix = process.env['BENCH_SIDE_OUT'] ?? 'side-by-side';
 const resultsDir = new URL('../results/', import.meta.url);
-await writeFormatted(new URL(`${suffix}.json`, resultsDir), JSON.stringify(result, null, 2));
-const markdown = computeSideMarkdown(result);
-await writeFormatted(new URL(`${suffix}.md`, resultsDir), markdown);
-process.stdout.write(`${markdown}\n`);
+const write = async () => {
+  const result: SideBenchResult = {
+    date: new Date(started).toISOString(),
+    machine: machineDescription(),
+    config,
+    durationMs: Date.now() - started,
+    sides,
+  };
+  await writeFormatted(new URL(`${suffix}.json`, resultsDir), JSON.stringify(result, null, 2));
+  const markdown = computeSideMarkdown(result);
+  await writeFormatted(new URL(`${suffix}.md`, resultsDir), markdown);
+  return markdown;
+};
+// NOTE: both sides need upstream's Docker in-memory manager and its fixed port: the run holds the port's lock from
+// the first side to the last, so another user cannot take it in between and leave the run half done.
+const portLock = await acquireExclusiveLock(dockerInMemoryPortLock, {
+  purpose: "upstream Docker in-memory manager's port 19000 (bench:side, both sides)",
+  timeoutMs: 90 * 60_000,
+});
+try {
+  for (const side of config.sides) {
+    sides[side] = await runSide(side, portLock);
+    // NOTE: written after each side, so a run stopped during the second keeps the first.
+    await write();
+  }
+} finally {
+  portLock.release();
+}
+process.stdout.write(`${await write()}\n`);
 process.exit(0);
