@@ -300,7 +300,12 @@ async function runSide(side: SideName, heldPortLock: ExclusiveLock): Promise<Sid
         }
         await sleep(config.tailMs);
       });
-    await sequential('variable change', (i) => ({ ...i, maxSurge: '0' }), predicates.maxSurge(0), 5 * 60_000);
+    await sequential(
+      'variable change',
+      (i) => ({ ...i, imageRepository: 'bench-registry' }),
+      predicates.variableObserved('bench-registry'),
+      5 * 60_000,
+    );
     await sequential('scale-up', (i) => ({ ...i, replicas: 2 }), predicates.replicas(2), 5 * 60_000);
     await sequential(
       'version upgrade',

@@ -17,7 +17,7 @@ export type ClusterIntent = {
   readonly name: string;
   readonly version: string;
   readonly replicas: number;
-  readonly maxSurge?: string;
+  readonly imageRepository?: string;
 };
 
 export const clusterNames = (n: number) => Array.from({ length: n }, (_, i) => `c-${String(i).padStart(4, '0')}`);
@@ -56,10 +56,9 @@ export function computeFleetCluster(intent: ClusterIntent): KubeObject {
   for (const md of mds) md.replicas = intent.replicas;
   // NOTE: imageRepository is required and has no default; upstream's webhook only checks it once the class's
   // variables are reconciled, so a Cluster created with the class would pass without it and fail its first update.
-  topology['variables'] = [
-    { name: 'imageRepository', value: 'kindest' },
-    ...(intent.maxSurge === undefined ? [] : [{ name: 'kubeadmControlPlaneMaxSurge', value: intent.maxSurge }]),
-  ];
+  // (kubeadmControlPlaneMaxSurge, the class's other patched variable, only accepts 1 — its default — with one
+  // control-plane replica: 0 needs 3 replicas.)
+  topology['variables'] = [{ name: 'imageRepository', value: intent.imageRepository ?? 'kindest' }];
   return desired;
 }
 
@@ -129,10 +128,15 @@ export const predicates = {
     const c = view.clusters.get(name);
     return isTopologyReconciled(c) && conditionOf(c, 'ControlPlaneAvailable')?.status === 'True';
   },
-  maxSurge: (value: number) => (view: FleetView, name: string) => {
-    const kcp = view.byCluster('KubeadmControlPlane', name)[0];
-    const rollout = spec(kcp)['rollout'] as { strategy?: { rollingUpdate?: { maxSurge?: unknown } } } | undefined;
-    return isTopologyReconciled(view.clusters.get(name)) && rollout?.strategy?.rollingUpdate?.maxSurge === value;
+  /** A variable no inline patch reads (the Docker backend's image repository): the pass changes no object. */
+  variableObserved: (value: string) => (view: FleetView, name: string) => {
+    const cluster = view.clusters.get(name);
+    const variables = (spec(cluster)['topology'] as { variables?: { name: string; value: unknown }[] } | undefined)
+      ?.variables;
+    return (
+      isTopologyReconciled(cluster) &&
+      variables?.some((v) => v.name === 'imageRepository' && v.value === value) === true
+    );
   },
   replicas: (value: number) => (view: FleetView, name: string) => {
     const mds = view.byCluster('MachineDeployment', name);
