@@ -1,7 +1,14 @@
 // What a tick needs from the table without touching every row: the objects due by now (the sparse due index), the
 // checkpoints of a batch of objects (BatchGetItem, 100 keys a request) and the claim of a controller's sweep.
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { Checkpoint } from './checkpoint.ts';
 import type { CheckpointStore } from './checkpoint-store.ts';
 import { CheckpointStoreError, storeOperations } from './errors.ts';
@@ -120,40 +127,87 @@ export async function getCheckpoints(
   return found;
 }
 
+/** A claimed sweep, with the LIST fingerprints earlier sweeps left nothing undone after (kind → fingerprint). */
+export type SweepClaim = { readonly sweptLists: Readonly<Record<string, string>> };
+
 /**
  * Claims the controller's sweep when the last one started `intervalMs` or more before `now` (or never ran). A read
  * first (eventually consistent, half a read unit), so a tick with no sweep due writes nothing; then a conditional
- * Put, so of several ticks at once exactly one sweeps. Returns whether this caller claimed it.
+ * Put, so of several ticks at once exactly one sweeps. Returns the claim (with the recorded LIST fingerprints, see
+ * {@link recordSweptLists}) when this caller claimed it, `undefined` otherwise.
  *
  * @example
- * if (await claimSweep(store, 'topology', Date.now(), 3_600_000)) await sweep();
+ * const claim = await claimSweep(store, 'topology', Date.now(), 3_600_000);
+ * if (claim) await sweep(claim.sweptLists);
  */
 export async function claimSweep(
   store: CheckpointStore,
   controller: Controller,
   now: number,
   intervalMs: number,
-): Promise<boolean> {
+): Promise<SweepClaim | undefined> {
   const key = sweepKeyOf(controller);
   try {
     const current = await store.documents.send(
       new GetCommand({ TableName: store.tableName, Key: primaryKeyOf(key, recordKinds.sweep) }),
     );
     const last = current.Item?.[tableAttributes.lastSweepAtMs];
-    if (typeof last === 'number' && last > now - intervalMs) return false;
+    if (typeof last === 'number' && last > now - intervalMs) return undefined;
+    const sweptLists = parseSweptLists(current.Item?.[tableAttributes.sweptLists]);
+    // NOTE: the claim replaces the row and carries the fingerprints over: a fingerprint stays valid once recorded
+    // (see recordSweptLists), so one read from an eventually consistent GetItem is safe to keep.
     await store.documents.send(
       new PutCommand({
         TableName: store.tableName,
-        Item: { ...primaryKeyOf(key, recordKinds.sweep), [tableAttributes.lastSweepAtMs]: now },
+        Item: {
+          ...primaryKeyOf(key, recordKinds.sweep),
+          [tableAttributes.lastSweepAtMs]: now,
+          ...(Object.keys(sweptLists).length > 0 ? { [tableAttributes.sweptLists]: sweptLists } : {}),
+        },
         ConditionExpression: 'attribute_not_exists(#last) OR #last <= :before',
         ExpressionAttributeNames: { '#last': tableAttributes.lastSweepAtMs },
         ExpressionAttributeValues: { ':before': now - intervalMs },
       }),
     );
-    return true;
+    return { sweptLists };
   } catch (err) {
-    if (err instanceof ConditionalCheckFailedException) return false;
+    if (err instanceof ConditionalCheckFailedException) return undefined;
     throw new CheckpointStoreError(storeOperations.claimSweep, key, err);
+  }
+}
+
+function parseSweptLists(value: unknown): Record<string, string> {
+  if (typeof value !== 'object' || value === null) return {};
+  return Object.fromEntries(Object.entries(value).filter((e): e is [string, string] => typeof e[1] === 'string'));
+}
+
+/**
+ * Records, per kind, the fingerprint of the LIST a sweep just finished with nothing left undone (every listed object
+ * up to date at its generation, or in the due index: a failed or requeued pass, a lease). A later sweep whose LIST
+ * has the same fingerprint (the same objects at the same generations) has nothing to find in their checkpoints and
+ * skips reading them: an idle fleet's sweep costs O(kinds), not one checkpoint read per object. One UpdateItem.
+ *
+ * @example
+ * await recordSweptLists(store, 'topology', { Cluster: 'sha256:…' });
+ */
+export async function recordSweptLists(
+  store: CheckpointStore,
+  controller: Controller,
+  sweptLists: Readonly<Record<string, string>>,
+): Promise<void> {
+  const key = sweepKeyOf(controller);
+  try {
+    await store.documents.send(
+      new UpdateCommand({
+        TableName: store.tableName,
+        Key: primaryKeyOf(key, recordKinds.sweep),
+        UpdateExpression: 'SET #lists = :lists',
+        ExpressionAttributeNames: { '#lists': tableAttributes.sweptLists },
+        ExpressionAttributeValues: { ':lists': sweptLists },
+      }),
+    );
+  } catch (err) {
+    throw new CheckpointStoreError(storeOperations.recordSweptLists, key, err);
   }
 }
 

@@ -14,6 +14,7 @@ export const storeOperations = {
   listDue: 'list due objects',
   getCheckpoints: 'get checkpoints',
   claimSweep: 'claim sweep',
+  recordSweptLists: 'record swept lists',
   forgetObject: 'forget object',
 } as const;
 export type StoreOperation = (typeof storeOperations)[keyof typeof storeOperations];

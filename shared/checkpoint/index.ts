@@ -32,5 +32,6 @@ export { computeBackoff } from './compute-backoff.ts';
 export type { BackoffOptions } from './compute-backoff.ts';
 export { computeDueReason, dueReasons, isDue } from './is-due.ts';
 export type { DueFacts, DueReason } from './is-due.ts';
-export { claimSweep, forgetObject, getCheckpoints, listDueObjects } from './due.ts';
+export { claimSweep, forgetObject, getCheckpoints, listDueObjects, recordSweptLists } from './due.ts';
+export type { SweepClaim } from './due.ts';
 export type { DueObject } from './due.ts';

@@ -45,6 +45,11 @@ export const tableAttributes = {
   dueAtMs: 'dueAtMs',
   /** Sweep row (N, epoch milliseconds): when the last sweep of the controller's kinds started. */
   lastSweepAtMs: 'lastSweepAtMs',
+  /**
+   * Sweep row (M, kind → S): per kind, the fingerprint of a LIST (every object's uid and generation) after which a
+   * sweep left nothing undone: every listed object up to date, or in the due index.
+   */
+  sweptLists: 'sweptLists',
 } as const;
 
 /**

@@ -20,6 +20,9 @@ export const priceSource = {
     'https://aws.amazon.com/ec2/pricing/on-demand/',
     'https://aws.amazon.com/ebs/pricing/',
     'https://aws.amazon.com/fargate/pricing/',
+    'https://aws.amazon.com/vpc/pricing/',
+    'https://aws.amazon.com/privatelink/pricing/',
+    'https://aws.amazon.com/xray/pricing/',
   ],
 } as const;
 
@@ -48,6 +51,16 @@ export const awsPrices = {
   /** Fargate (Linux/x86), per vCPU-hour and per GB-hour. */
   fargatePerVcpuHour: 0.04048,
   fargatePerGbHour: 0.004445,
+  /** CloudWatch Logs ingestion (standard class), per GB. */
+  cloudWatchLogsPerGbIngested: 0.5,
+  /** X-Ray, per million traces recorded (after 100,000 free a month). */
+  xrayPerMillionTraces: 5.0,
+  /** NAT gateway, per hour and per GB processed. */
+  natGatewayPerHour: 0.045,
+  natGatewayPerGb: 0.045,
+  /** Interface VPC endpoint (PrivateLink), per endpoint per availability zone per hour, and per GB processed. */
+  interfaceEndpointPerAzHour: 0.01,
+  interfaceEndpointPerGb: 0.01,
   /** AWS's month for pricing. */
   hoursPerMonth: 730,
 } as const;

@@ -10,3 +10,12 @@ export type {
   HourlyUsage,
   MonthlyCost,
 } from '#shared/pricing/compute-monthly-cost.ts';
+export { computeMarginalCost, costAssumptions, networkPaths } from '#shared/pricing/compute-marginal-cost.ts';
+export type {
+  FleetInputs,
+  MarginalCost,
+  MarginalLine,
+  MeasuredProfile,
+  NetworkPath,
+} from '#shared/pricing/compute-marginal-cost.ts';
+export { measuredProfile } from '#shared/pricing/measured-profile.ts';

@@ -1,8 +1,16 @@
 // The tick: what the due index says is due (retries, requeues, passes that died), plus, once per sweep interval, a
 // sweep that lists each kind and passes over what no pass has seen (missed events). An idle tick between sweeps
-// sends nothing to the API server and one DynamoDB request per kind, whatever the fleet's size.
-import { claimSweep, getCheckpoints, listDueObjects, partitionKeyOf } from '#shared/checkpoint/index.ts';
+// sends nothing to the API server and one DynamoDB request per kind, whatever the fleet's size; a sweep whose LIST
+// is unchanged since a sweep that left nothing undone reads no checkpoint (one LIST per kind, O(1) DynamoDB).
+import {
+  claimSweep,
+  getCheckpoints,
+  listDueObjects,
+  partitionKeyOf,
+  recordSweptLists,
+} from '#shared/checkpoint/index.ts';
 import { listObjects, UnknownKindError } from '#shared/kube/index.ts';
+import { computeListFingerprint } from '#shared/runtime/compute-list-fingerprint.ts';
 import { computeTickDecision, tickReasons, type TickReason } from '#shared/runtime/compute-tick-decision.ts';
 import type { PassRunner } from '#shared/runtime/create-pass-runner.ts';
 import type { LambdaContextLike } from '#shared/runtime/lambda-context.ts';
@@ -14,6 +22,8 @@ export type TickReport = {
   readonly listed: number;
   /** Whether this tick swept (listed the kinds); at most one tick per sweep interval does. */
   readonly swept: boolean;
+  /** Kinds whose LIST was unchanged since a sweep that left nothing undone: their checkpoints were not read. */
+  readonly unchangedKinds: readonly string[];
   /** How many objects were found in each state (due index entries and, when sweeping, listed objects). */
   readonly reasons: Readonly<Partial<Record<TickReason, number>>>;
   readonly passes: readonly PassReport[];
@@ -55,8 +65,11 @@ export async function runTick(
   }
 
   let listed = 0;
-  const swept = await claimSweep(deps.store, reconciler.controller, now, deps.config.sweepIntervalMs);
-  if (swept) {
+  const claim = await claimSweep(deps.store, reconciler.controller, now, deps.config.sweepIntervalMs);
+  const swept = claim !== undefined;
+  const sweptLists: Record<string, string> = { ...claim?.sweptLists };
+  const unchangedKinds: string[] = [];
+  if (claim) {
     for (const kind of reconciler.kinds) {
       let listedItems;
       try {
@@ -69,8 +82,20 @@ export async function runTick(
       const items = listedItems.map((item) => ({
         key: { ...kind, namespace: item.metadata.namespace ?? '', name: item.metadata.name ?? '' },
         generation: item.metadata.generation ?? 0,
+        uid: item.metadata.uid ?? '',
       }));
       listed += items.length;
+      const fingerprint = computeListFingerprint(
+        items.map(({ key, generation, uid }) => ({ namespace: key.namespace, name: key.name, uid, generation })),
+      );
+      // NOTE: the same objects at the same generations as after a sweep that left nothing undone: each is up to date
+      // or in the due index (read above), so its checkpoint has nothing to add. The optional resync reads them all.
+      if (deps.config.resyncAfterMs === undefined && claim.sweptLists[kind.kind] === fingerprint) {
+        unchangedKinds.push(kind.kind);
+        if (items.length > 0) reasons[tickReasons.upToDate] = (reasons[tickReasons.upToDate] ?? 0) + items.length;
+        continue;
+      }
+      sweptLists[kind.kind] = fingerprint;
       const checkpoints = await getCheckpoints(
         deps.store,
         items.map(({ key }) => ({ controller: reconciler.controller, ...key })),
@@ -103,6 +128,17 @@ export async function runTick(
     );
   });
   const passes = reports.filter((r): r is PassReport => r !== undefined);
-  deps.logger.info('tick finished', { controller: reconciler.controller, swept, listed, reasons, deferred });
-  return { listed, swept, reasons, passes, deferred };
+  // NOTE: every pass started above recorded an outcome (up to date, or in the due index with its retry or lease); a
+  // deferred one did not, so its LIST must not count as done.
+  const changedLists = Object.keys(sweptLists).some((kind) => sweptLists[kind] !== claim?.sweptLists[kind]);
+  if (claim && deferred === 0 && changedLists) await recordSweptLists(deps.store, reconciler.controller, sweptLists);
+  deps.logger.info('tick finished', {
+    controller: reconciler.controller,
+    swept,
+    listed,
+    unchangedKinds,
+    reasons,
+    deferred,
+  });
+  return { listed, swept, unchangedKinds, reasons, passes, deferred };
 }

@@ -125,6 +125,11 @@ export type StartUpstreamCapiOptions = {
   readonly startTimeoutMs?: number;
   /** How long to wait for another user of the Docker in-memory manager's fixed port 19000 (default: 30 minutes). */
   readonly portLockTimeoutMs?: number;
+  /**
+   * The port-19000 lock, already held by the caller (e.g. a bench that runs two fleets one after the other and must
+   * not lose the port in between): not acquired here, and not released on stop.
+   */
+  readonly heldPortLock?: ExclusiveLock;
 };
 
 export type RunningUpstreamManager = {
@@ -318,7 +323,7 @@ async function startUpstreamCapiOnce(mgmt: TestCluster, opts: StartUpstreamCapiO
   try {
     // NOTE: the Docker provider's in-memory backend always listens on port 19000 (not configurable in v1.14): test
     // files starting it queue on a cross-process lock, released when the manager has stopped.
-    if (managers.includes('infrastructure-docker'))
+    if (managers.includes('infrastructure-docker') && !opts.heldPortLock)
       portLock = await acquireExclusiveLock(dockerInMemoryPortLock, {
         purpose: `upstream Docker in-memory manager's port 19000 (management cluster ${mgmt.controlPlane.name})`,
         ...(opts.portLockTimeoutMs === undefined ? {} : { timeoutMs: opts.portLockTimeoutMs }),

@@ -1,0 +1,159 @@
+// Side B's functions as a process of their own, so the bench measures their CPU and memory apart from the driver:
+// DynamoDB Local, the functions' handlers (createFunctionHandler over the same reconcilers as Lambda) behind the local
+// bus with ticks at BENCH_TICK_MS, the webhooks Lambda's handler on loopback (registered as deployed), and an HTTP
+// endpoint the forwarder process puts events on (`POST /events`, what PutEvents is to EventBridge). `GET /stats`
+// answers what a Lambda bill counts: invocations and their summed duration per controller, passes run and skipped.
+// Prints `READY <json>` on stdout once serving; stops on SIGTERM.
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createCheckpointStore, createDynamoDBClient, ensureTable, type Controller } from '#shared/checkpoint/index.ts';
+import { errorMessage } from '#shared/errors/index.ts';
+import { applyObject, createKubeClient } from '#shared/kube/index.ts';
+import type { ControllerHandler } from '#shared/runtime/create-controller-handler.ts';
+import { createFunctionHandler } from '#shared/runtime/create-function-handler.ts';
+import type { ObjectChange } from '#shared/runtime/events.ts';
+import { createLocalBus } from '#shared/runtime/local-bus.ts';
+import { reconcilers } from '#shared/runtime/reconcilers.ts';
+import { computeWebhooksHandlerOptions } from '#shared/webhooks/create-webhook-deps.ts';
+import { createWebhooksHandler } from '#shared/webhooks/create-webhooks-handler.ts';
+import { startDynamoDB } from '#test/harness/dynamodb.ts';
+import { startWebhookServer } from '#test/harness/webhook-server.ts';
+import { loadWebhookConfigurations } from '../../../infra/webhooks/webhook-manifests.ts';
+
+export type FunctionsStats = {
+  invocations: Record<string, { events: number; ticks: number; durationMs: number; failed: number }>;
+  passes: { ran: number; skipped: number; errors: number };
+  webhookCalls: number;
+  eventsReceived: number;
+};
+
+const controllers: Controller[] = ['topology', 'addons'];
+const kubeconfigPath = process.env['BENCH_KUBECONFIG'];
+if (!kubeconfigPath) throw new Error('BENCH_KUBECONFIG is not set');
+const tickMs = Number(process.env['BENCH_TICK_MS'] ?? 300_000);
+
+const ddb = await startDynamoDB();
+const tableName = `bench-side-${process.pid}`;
+const env = {
+  ...process.env,
+  KUBECONFIG: kubeconfigPath,
+  DYNAMODB_ENDPOINT: ddb.endpoint,
+  AWS_REGION: ddb.region,
+  AWS_ACCESS_KEY_ID: ddb.credentials.accessKeyId,
+  AWS_SECRET_ACCESS_KEY: ddb.credentials.secretAccessKey,
+  TABLE_NAME: tableName,
+  POWERTOOLS_LOG_LEVEL: 'SILENT',
+  POWERTOOLS_METRICS_DISABLED: 'true',
+  POWERTOOLS_TRACE_ENABLED: 'false',
+};
+Object.assign(process.env, {
+  AWS_ACCESS_KEY_ID: ddb.credentials.accessKeyId,
+  AWS_SECRET_ACCESS_KEY: ddb.credentials.secretAccessKey,
+  POWERTOOLS_METRICS_DISABLED: 'true',
+});
+const ddbClient = createDynamoDBClient(ddb);
+await ensureTable(createCheckpointStore({ client: ddbClient, tableName }));
+
+const stats: FunctionsStats = {
+  invocations: {},
+  passes: { ran: 0, skipped: 0, errors: 0 },
+  webhookCalls: 0,
+  eventsReceived: 0,
+};
+
+/** The handler, with what Lambda would bill (one invocation, its duration) counted. */
+function counted(controller: Controller, handler: ControllerHandler): ControllerHandler {
+  return async (event, context) => {
+    const row = (stats.invocations[controller] ??= { events: 0, ticks: 0, durationMs: 0, failed: 0 });
+    const isTick = (event as { 'detail-type'?: string })['detail-type'] === 'Tick';
+    if (isTick) row.ticks++;
+    else row.events++;
+    const started = performance.now();
+    try {
+      const result = await handler(event, context);
+      if (result.status === 'Handled')
+        for (const p of result.passes) {
+          if (p.status === 'Ran') stats.passes.ran++;
+          else stats.passes.skipped++;
+          if (p.result === 'Error') stats.passes.errors++;
+        }
+      return result;
+    } catch (err) {
+      row.failed++;
+      throw err;
+    } finally {
+      row.durationMs += performance.now() - started;
+    }
+  };
+}
+
+const handlers: Partial<Record<Controller, ControllerHandler>> = {};
+for (const controller of controllers) {
+  const reconciler = reconcilers[controller];
+  if (!reconciler) throw new Error(`no ${controller} reconciler is wired`);
+  handlers[controller] = counted(controller, createFunctionHandler(reconciler, env));
+}
+const bus = createLocalBus({
+  handlers,
+  retryDelayMs: 500,
+  onError: (controller, _event, err) => process.stderr.write(`${controller} failed: ${errorMessage(err)}\n`),
+});
+
+const kube = await createKubeClient({ kubeconfigPath });
+const pathToken = randomBytes(24).toString('hex');
+const webhooksHandler = createWebhooksHandler(computeWebhooksHandlerOptions({ ...env, WEBHOOK_PATH_TOKEN: pathToken }));
+const webhooks = await startWebhookServer((request) => {
+  stats.webhookCalls++;
+  return webhooksHandler(request);
+});
+for (const object of loadWebhookConfigurations({
+  baseUrl: `${webhooks.url}/${pathToken}`,
+  caBundle: webhooks.caBundle,
+}))
+  await applyObject(kube, object, { fieldManager: 'capi-serverless-install', force: true });
+
+const server = createServer((req, res) => {
+  if (req.method === 'GET' && req.url === '/stats') {
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify(stats));
+    return;
+  }
+  if (req.method !== 'POST' || req.url !== '/events') {
+    res.statusCode = 404;
+    res.end();
+    return;
+  }
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    const changes = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ObjectChange[];
+    stats.eventsReceived += changes.length;
+    void bus.putEvents(changes).then((refused) => {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify(refused));
+    });
+  });
+});
+await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+bus.startTicks(tickMs);
+
+let stopping = false;
+process.on('SIGTERM', () => {
+  if (stopping) return;
+  stopping = true;
+  void (async () => {
+    server.close();
+    await bus.stop();
+    await webhooks.stop();
+    kube.close();
+    ddbClient.destroy();
+    await ddb.stop();
+    process.exit(0);
+  })();
+});
+
+const { port } = server.address() as AddressInfo;
+process.stdout.write(
+  `READY ${JSON.stringify({ eventsUrl: `http://127.0.0.1:${port}/events`, statsUrl: `http://127.0.0.1:${port}/stats` })}\n`,
+);

@@ -1,0 +1,188 @@
+// The side-by-side bench's result and its README table: per phase, requests per component at the API server, CPU and
+// memory per process, write → converged latencies; and the ratios B/A the issue asks for, each labelled measured.
+import type { RequestCounts } from './count-requests.ts';
+
+export type SideName = 'A' | 'B';
+
+export type PhaseReport = {
+  readonly name: string;
+  readonly durationMs: number;
+  /** Converged changes the phase made (Clusters created, changed, or reached by a fleet-wide change). */
+  readonly changes: number;
+  readonly latencyMs?: { p50: number; p99: number; max: number; samples: number };
+  /** Per component (user of the requests): upstream managers, capi-serverless, the bench driver, the API server. */
+  readonly requests: Readonly<Record<string, RequestCounts>>;
+  readonly cpuSeconds: Readonly<Record<string, number>>;
+  readonly memory: Readonly<Record<string, { meanMiB: number; peakMiB: number }>>;
+  readonly error?: string;
+};
+
+export type SideReport = {
+  readonly side: SideName;
+  readonly durationMs: number;
+  readonly phases: readonly PhaseReport[];
+  /** Side B: invocations and their summed duration per controller, passes (functions process counters). */
+  readonly functions?: { beforeIdle: unknown; afterIdle: unknown; end: unknown };
+};
+
+export type SideBenchResult = {
+  readonly date: string;
+  readonly machine: string;
+  readonly config: Readonly<Record<string, unknown>>;
+  readonly durationMs: number;
+  readonly sides: Partial<Record<SideName, SideReport>>;
+};
+
+/** The components that manage the fleet: upstream's managers and capi-serverless (not the driver, not the server). */
+export const isController = (component: string) =>
+  component.startsWith('upstream ') || component.startsWith('capi-serverless ');
+
+const sum = (values: Iterable<number>) => [...values].reduce((a, b) => a + b, 0);
+
+export function controllerRequests(phase: PhaseReport | undefined): number {
+  if (!phase) return Number.NaN;
+  return sum(
+    Object.entries(phase.requests)
+      .filter(([c]) => isController(c))
+      .map(([, r]) => r.total),
+  );
+}
+
+export function controllerCpu(phase: PhaseReport | undefined): number {
+  if (!phase) return Number.NaN;
+  return sum(
+    Object.entries(phase.cpuSeconds)
+      .filter(([c]) => isController(c))
+      .map(([, s]) => s),
+  );
+}
+
+const fmt = (n: number, digits = 0) =>
+  Number.isFinite(n)
+    ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
+    : '—';
+const ratio = (b: number, a: number) =>
+  Number.isFinite(a) && Number.isFinite(b) && a > 0 ? `${(b / a).toFixed(2)}` : '—';
+
+type Row = { figure: string; a: number; b: number; digits?: number; unit?: string };
+
+/**
+ * The rows of the B/A table for a result.
+ *
+ * @example
+ * computeRatioRows(result).map((r) => r.figure);
+ */
+export function computeRatioRows(result: SideBenchResult): Row[] {
+  const phase = (side: SideName, name: string) => result.sides[side]?.phases.find((p) => p.name === name);
+  const rows: Row[] = [];
+  const perHour = (p: PhaseReport | undefined) => (p ? (controllerRequests(p) * 3_600_000) / p.durationMs : Number.NaN);
+  rows.push({
+    figure: 'management requests per idle hour (all managers + capi-serverless)',
+    a: perHour(phase('A', 'idle')),
+    b: perHour(phase('B', 'idle')),
+  });
+  const idleA = phase('A', 'idle');
+  const idleB = phase('B', 'idle');
+  const rss = (p: PhaseReport | undefined, name: string) => p?.memory[name]?.meanMiB ?? Number.NaN;
+  rows.push({
+    figure: 'steady memory of the always-on parts, MiB (A: core manager; B: core manager + forwarder)',
+    a: rss(idleA, 'upstream core'),
+    b: rss(idleB, 'upstream core') + rss(idleB, 'capi-serverless forwarder'),
+  });
+  rows.push({
+    figure: 'CPU-seconds per idle hour (managers + capi-serverless)',
+    a: idleA ? (controllerCpu(idleA) * 3_600_000) / idleA.durationMs : Number.NaN,
+    b: idleB ? (controllerCpu(idleB) * 3_600_000) / idleB.durationMs : Number.NaN,
+    digits: 1,
+  });
+  for (const name of [
+    'variable change',
+    'scale-up',
+    'version upgrade',
+    'ClusterResourceSet change (fleet)',
+    'ClusterClass change (fleet)',
+  ]) {
+    const [pa, pb] = [phase('A', name), phase('B', name)];
+    if (!pa && !pb) continue;
+    const per = (p: PhaseReport | undefined, f: (p: PhaseReport) => number) =>
+      p && p.changes > 0 ? f(p) / p.changes : Number.NaN;
+    rows.push({
+      figure: `${name}: requests per converged Cluster`,
+      a: per(pa, controllerRequests),
+      b: per(pb, controllerRequests),
+      digits: 1,
+    });
+    rows.push({
+      figure: `${name}: CPU-seconds per converged Cluster`,
+      a: per(pa, controllerCpu),
+      b: per(pb, controllerCpu),
+      digits: 2,
+    });
+    rows.push({
+      figure: `${name}: write → converged p50, s`,
+      a: (pa?.latencyMs?.p50 ?? Number.NaN) / 1000,
+      b: (pb?.latencyMs?.p50 ?? Number.NaN) / 1000,
+      digits: 1,
+    });
+    rows.push({
+      figure: `${name}: write → converged p99, s`,
+      a: (pa?.latencyMs?.p99 ?? Number.NaN) / 1000,
+      b: (pb?.latencyMs?.p99 ?? Number.NaN) / 1000,
+      digits: 1,
+    });
+  }
+  return rows;
+}
+
+/** The README fragment. */
+export function computeSideMarkdown(result: SideBenchResult): string {
+  const rows = computeRatioRows(result);
+  const lines = [
+    `Measured by \`npm run bench:side\` on ${result.date.slice(0, 10)}: ${String(result.config['clusters'])} Clusters per side, idle window ${Number(result.config['idleMs']) / 60_000} min of wall time, capi-serverless ticks every ${Number(result.config['tickMs']) / 60_000} min, on ${result.machine}; both sides ran one after the other on the same machine (run: ${Math.round(result.durationMs / 60_000)} min). Every figure is measured; "per hour" figures are the idle window's counts scaled to one hour.`,
+    '',
+    '| figure | A: upstream | B: capi-serverless | B/A |',
+    '| --- | ---: | ---: | ---: |',
+    ...rows.map(
+      (r) => `| ${r.figure} | ${fmt(r.a, r.digits ?? 0)} | ${fmt(r.b, r.digits ?? 0)} | ${ratio(r.b, r.a)} |`,
+    ),
+    '',
+    'Requests at the API server per component and phase (audit log, one count per request; a watch counts when it starts):',
+    '',
+  ];
+  const components = new Set<string>();
+  const phaseNames: string[] = [];
+  for (const side of Object.values(result.sides))
+    for (const p of side?.phases ?? []) {
+      if (!phaseNames.includes(p.name)) phaseNames.push(p.name);
+      for (const c of Object.keys(p.requests)) components.add(c);
+    }
+  const sorted = [...components].sort();
+  lines.push(`| phase | side | ${sorted.join(' | ')} |`, `| --- | --- | ${sorted.map(() => '---:').join(' | ')} |`);
+  for (const name of phaseNames)
+    for (const side of ['A', 'B'] as const) {
+      const p = result.sides[side]?.phases.find((x) => x.name === name);
+      if (!p) continue;
+      lines.push(
+        `| ${name}${p.error ? ' (FAILED)' : ''} | ${side} | ${sorted.map((c) => fmt(p.requests[c]?.total ?? 0)).join(' | ')} |`,
+      );
+    }
+  lines.push('', 'CPU-seconds per process and phase:', '');
+  const procs = new Set<string>();
+  for (const side of Object.values(result.sides))
+    for (const p of side?.phases ?? []) for (const c of Object.keys(p.cpuSeconds)) procs.add(c);
+  const procList = [...procs].sort();
+  lines.push(`| phase | side | ${procList.join(' | ')} |`, `| --- | --- | ${procList.map(() => '---:').join(' | ')} |`);
+  for (const name of phaseNames)
+    for (const side of ['A', 'B'] as const) {
+      const p = result.sides[side]?.phases.find((x) => x.name === name);
+      if (!p) continue;
+      lines.push(
+        `| ${name} | ${side} | ${procList.map((c) => (p.cpuSeconds[c] === undefined ? '—' : fmt(p.cpuSeconds[c], 1))).join(' | ')} |`,
+      );
+    }
+  const errors = Object.values(result.sides).flatMap((s) =>
+    (s?.phases ?? []).filter((p) => p.error).map((p) => `- side ${s?.side}, ${p.name}: ${p.error}`),
+  );
+  if (errors.length > 0) lines.push('', 'Phases that failed:', '', ...errors);
+  return lines.join('\n');
+}
