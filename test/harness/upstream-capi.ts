@@ -26,6 +26,11 @@ import { dirname, join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { applyObject, type KubeObject } from '#shared/kube/index.ts';
+import {
+  computeClusterResourceSetHandoffPolicy,
+  computeHandoffWebhooks,
+  handoffPolicyBaseName,
+} from '#shared/providers/desired/compute-handoff.ts';
 import { issueCertificate, renderKubeconfig } from '#test/harness/certs.ts';
 import { acquireExclusiveLock, dockerInMemoryPortLock, type ExclusiveLock } from '#test/harness/exclusive-lock.ts';
 import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
@@ -146,69 +151,21 @@ export type UpstreamCapi = {
   stop(): Promise<void>;
 };
 
-/** The handoff policy of 'beside-capi-serverless' mode: the core manager may not write ClusterResourceSet kinds. */
-export function computeClusterResourceSetHandoffPolicy(coreUser: string): KubeObject[] {
-  const name = 'capi-serverless-clusterresourceset-handoff';
-  return [
-    {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingAdmissionPolicy',
-      metadata: { name },
-      spec: {
-        failurePolicy: 'Fail',
-        matchConstraints: {
-          resourceRules: [
-            {
-              apiGroups: ['addons.cluster.x-k8s.io'],
-              apiVersions: ['*'],
-              operations: ['CREATE', 'UPDATE', 'DELETE'],
-              resources: ['clusterresourcesets', 'clusterresourcesets/status', 'clusterresourcesetbindings'],
-            },
-          ],
-        },
-        matchConditions: [{ name: 'core-manager', expression: `request.userInfo.username == '${coreUser}'` }],
-        validations: [
-          {
-            expression: 'false',
-            message:
-              'ClusterResourceSets are reconciled by capi-serverless: upstream Cluster API core manager may not write them',
-            reason: 'Forbidden',
-          },
-        ],
-      },
-    },
-    {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingAdmissionPolicyBinding',
-      metadata: { name },
-      spec: { policyName: name, validationActions: ['Deny'] },
-    },
-  ];
+/**
+ * The handoff policy of 'beside-capi-serverless' mode: the core manager may not write ClusterResourceSet kinds. The
+ * providers pass installs the same policy (named after the core provider's namespace, for its ServiceAccount).
+ */
+export function computeHarnessHandoffPolicy(coreUser: string): KubeObject[] {
+  return computeClusterResourceSetHandoffPolicy({ name: handoffPolicyBaseName, user: coreUser }) as KubeObject[];
 }
 
 /**
  * The core manager's webhook configurations for 'beside-capi-serverless' mode: the Cluster validator skips Clusters
- * with `spec.topology`, the ClusterClass validator only checks DELETE (class in use).
+ * with `spec.topology`, the ClusterClass validator only checks DELETE (class in use). The providers pass applies the
+ * same matchConditions.
  */
 export function computeBesideCapiServerlessWebhooks(configs: readonly KubeObject[]): KubeObject[] {
-  const conditions: Record<string, { name: string; expression: string }[]> = {
-    'validation.cluster.cluster.x-k8s.io': [
-      {
-        name: 'capi-serverless-owns-topology',
-        expression: "request.operation == 'DELETE' || !has(object.spec.topology)",
-      },
-    ],
-    'validation.clusterclass.cluster.x-k8s.io': [
-      { name: 'capi-serverless-owns-clusterclass', expression: "request.operation == 'DELETE'" },
-    ],
-  };
-  return configs.map((config) => {
-    if (config.kind !== 'ValidatingWebhookConfiguration') return config;
-    const webhooks = (config['webhooks'] as { name: string }[]).map((w) =>
-      conditions[w.name] ? { ...w, matchConditions: conditions[w.name] } : w,
-    );
-    return { ...config, webhooks };
-  });
+  return configs.map((config) => computeHandoffWebhooks(config));
 }
 
 type PreparedManager = Omit<RunningUpstreamManager, 'process'> & { start(): HarnessProcess };
@@ -355,8 +312,7 @@ async function startUpstreamCapiOnce(mgmt: TestCluster, opts: StartUpstreamCapiO
         configs = computeBesideCapiServerlessWebhooks(configs);
       installed.push(...configs);
     }
-    if (mode === 'beside-capi-serverless')
-      installed.push(...computeClusterResourceSetHandoffPolicy(upstreamManagerUsers.core));
+    if (mode === 'beside-capi-serverless') installed.push(...computeHarnessHandoffPolicy(upstreamManagerUsers.core));
     for (const obj of installed) await applyObject(mgmt.kube, obj, { fieldManager: upstreamFieldManager, force: true });
     return { mode, managers: running, installed, logs, stop };
   } catch (err) {
