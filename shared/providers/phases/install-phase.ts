@@ -125,6 +125,11 @@ async function repairDrift(pass: ProviderPass, objects: readonly ComponentObject
   }
 }
 
+/** The components as installed: with the handoff as the last step, unless the provider opts out. */
+function withHandoff(pass: ProviderPass, objects: readonly ComponentObject[]): readonly ComponentObject[] {
+  return isHandoffEnabled(pass.provider) ? computeHandoffComponents(pass.provider.kind, objects) : objects;
+}
+
 /** A components size that keeps the cache Secret's compression as it is (upstream decides it by the file's size). */
 function cachedComponentsSize(pass: ProviderPass): number {
   const compressed = pass.componentsCache?.secret?.metadata.annotations?.[compressedAnnotation] === 'true';
@@ -141,7 +146,7 @@ export const installPhase: Phase = {
       pass.installedVersion === version && isConditionTrue(pass.conditions, ProviderCondition.ProviderInstalled);
     if (pass.cached) {
       const cached = pass.cached.objects;
-      const objects = isHandoffEnabled(pass.provider) ? computeHandoffComponents(pass.provider.kind, cached) : cached;
+      const objects = withHandoff(pass, cached);
       const handoff = listChangedObjects(cached, objects);
       if (installed) {
         if (handoff.length > 0) {
@@ -182,9 +187,7 @@ export const installPhase: Phase = {
         );
       }
     }
-    const objects = isHandoffEnabled(pass.provider)
-      ? computeHandoffComponents(pass.provider.kind, components.objects)
-      : components.objects;
+    const objects = withHandoff(pass, components.objects);
     await applyPaused(pass, objects, release.version);
     await recordCache(pass, objects, Buffer.byteLength(release.componentsYaml, 'utf8'));
     recordInstalled(pass, release.version);
