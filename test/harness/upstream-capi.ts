@@ -130,6 +130,8 @@ export type StartUpstreamCapiOptions = {
   readonly startTimeoutMs?: number;
   /** How long to wait for another user of the Docker in-memory manager's fixed port 19000 (default: 30 minutes). */
   readonly portLockTimeoutMs?: number;
+  /** The port lock a previous run handed over (`stopKeepingPortLock`): a restart does not queue again. */
+  readonly portLock?: ExclusiveLock;
 };
 
 export type RunningUpstreamManager = {
@@ -149,6 +151,11 @@ export type UpstreamCapi = {
   /** The managers' output so far, each under a header line (print it when a test fails). */
   logs(): string;
   stop(): Promise<void>;
+  /**
+   * Stops the managers but keeps the Docker in-memory port lock, for a restart (e.g. in another mode) that must not
+   * lose its turn to another test file: pass the lock as `portLock`.
+   */
+  stopKeepingPortLock(): Promise<ExclusiveLock | undefined>;
 };
 
 /**
@@ -243,7 +250,9 @@ export async function startUpstreamCapi(mgmt: TestCluster, opts: StartUpstreamCa
   // binds it; the manager then exits with "address already in use": start again on new ports.
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startUpstreamCapiOnce(mgmt, opts);
+      // NOTE: a failed attempt released the port lock, a handed-over one too: later attempts queue for it again.
+      const { portLock: _released, ...rest } = opts;
+      return await startUpstreamCapiOnce(mgmt, attempt === 1 ? opts : rest);
     } catch (err) {
       if (attempt >= 3 || !String(err instanceof Error ? err.message : err).includes('address already in use'))
         throw err;
@@ -263,19 +272,28 @@ async function startUpstreamCapiOnce(mgmt: TestCluster, opts: StartUpstreamCapiO
     Object.values(running)
       .map((m) => `===== ${m.process.name}\n${m.process.logs()}`)
       .join('\n');
-  let portLock: ExclusiveLock | undefined;
+  let portLock: ExclusiveLock | undefined = opts.portLock;
+  const stopManagers = async () => {
+    await Promise.all(Object.values(running).map((m) => m.process.stop()));
+    rmSync(dir, { recursive: true, force: true });
+  };
   const stop = async () => {
     try {
-      await Promise.all(Object.values(running).map((m) => m.process.stop()));
-      rmSync(dir, { recursive: true, force: true });
+      await stopManagers();
     } finally {
       portLock?.release();
     }
   };
+  const stopKeepingPortLock = async () => {
+    await stopManagers();
+    const lock = portLock;
+    portLock = undefined;
+    return lock;
+  };
   try {
     // NOTE: the Docker provider's in-memory backend always listens on port 19000 (not configurable in v1.14): test
     // files starting it queue on a cross-process lock, released when the manager has stopped.
-    if (managers.includes('infrastructure-docker'))
+    if (managers.includes('infrastructure-docker') && !portLock)
       portLock = await acquireExclusiveLock(dockerInMemoryPortLock, {
         purpose: `upstream Docker in-memory manager's port 19000 (management cluster ${mgmt.controlPlane.name})`,
         ...(opts.portLockTimeoutMs === undefined ? {} : { timeoutMs: opts.portLockTimeoutMs }),
@@ -314,7 +332,7 @@ async function startUpstreamCapiOnce(mgmt: TestCluster, opts: StartUpstreamCapiO
     }
     if (mode === 'beside-capi-serverless') installed.push(...computeHarnessHandoffPolicy(upstreamManagerUsers.core));
     for (const obj of installed) await applyObject(mgmt.kube, obj, { fieldManager: upstreamFieldManager, force: true });
-    return { mode, managers: running, installed, logs, stop };
+    return { mode, managers: running, installed, logs, stop, stopKeepingPortLock };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     const output = logs();
