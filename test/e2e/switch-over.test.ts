@@ -228,7 +228,12 @@ describe("switching a fleet from upstream's topology controller to capi-serverle
       await new Promise((r) => setTimeout(r, 20_000));
     });
     const after_ = await takeSnapshot();
-    assert.deepEqual(after_.machineDeployments, before_.machineDeployments, 'MachineDeployments rolled out');
+    // NOTE: the pass lines name a rotation's changed spec paths.
+    assert.deepEqual(
+      after_.machineDeployments,
+      before_.machineDeployments,
+      `MachineDeployments rolled out${diagnostics()}`,
+    );
     assert.deepEqual(after_.controlPlane, before_.controlPlane, 'the control plane rolled out');
     assert.deepEqual(after_.uids, before_.uids, 'objects recreated, added or removed');
     const c = await getObject(mgmt.kube, clusterRef);
