@@ -2,6 +2,7 @@
 // BootstrapProvider, … objects, processing their components exactly as clusterctl and the upstream operator do.
 export * from '#shared/providers/desired/compute-compatible-contracts.ts';
 export * from '#shared/providers/desired/compute-components-cache.ts';
+export * from '#shared/providers/desired/compute-handoff.ts';
 export * from '#shared/providers/desired/compute-image-overrides.ts';
 export * from '#shared/providers/desired/compute-inputs-hash.ts';
 export * from '#shared/providers/desired/compute-manifest-patches.ts';

@@ -26,6 +26,11 @@ import { dirname, join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { applyObject, type KubeObject } from '#shared/kube/index.ts';
+import {
+  computeClusterResourceSetHandoffPolicy,
+  computeHandoffWebhooks,
+  handoffPolicyBaseName,
+} from '#shared/providers/desired/compute-handoff.ts';
 import { issueCertificate, renderKubeconfig } from '#test/harness/certs.ts';
 import { acquireExclusiveLock, dockerInMemoryPortLock, type ExclusiveLock } from '#test/harness/exclusive-lock.ts';
 import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
@@ -130,6 +135,8 @@ export type StartUpstreamCapiOptions = {
    * not lose the port in between): not acquired here, and not released on stop.
    */
   readonly heldPortLock?: ExclusiveLock;
+  /** The port lock a previous run handed over (`stopKeepingPortLock`): a restart does not queue again. */
+  readonly portLock?: ExclusiveLock;
 };
 
 export type RunningUpstreamManager = {
@@ -149,71 +156,28 @@ export type UpstreamCapi = {
   /** The managers' output so far, each under a header line (print it when a test fails). */
   logs(): string;
   stop(): Promise<void>;
+  /**
+   * Stops the managers but keeps the Docker in-memory port lock, for a restart (e.g. in another mode) that must not
+   * lose its turn to another test file: pass the lock as `portLock`.
+   */
+  stopKeepingPortLock(): Promise<ExclusiveLock | undefined>;
 };
 
-/** The handoff policy of 'beside-capi-serverless' mode: the core manager may not write ClusterResourceSet kinds. */
-export function computeClusterResourceSetHandoffPolicy(coreUser: string): KubeObject[] {
-  const name = 'capi-serverless-clusterresourceset-handoff';
-  return [
-    {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingAdmissionPolicy',
-      metadata: { name },
-      spec: {
-        failurePolicy: 'Fail',
-        matchConstraints: {
-          resourceRules: [
-            {
-              apiGroups: ['addons.cluster.x-k8s.io'],
-              apiVersions: ['*'],
-              operations: ['CREATE', 'UPDATE', 'DELETE'],
-              resources: ['clusterresourcesets', 'clusterresourcesets/status', 'clusterresourcesetbindings'],
-            },
-          ],
-        },
-        matchConditions: [{ name: 'core-manager', expression: `request.userInfo.username == '${coreUser}'` }],
-        validations: [
-          {
-            expression: 'false',
-            message:
-              'ClusterResourceSets are reconciled by capi-serverless: upstream Cluster API core manager may not write them',
-            reason: 'Forbidden',
-          },
-        ],
-      },
-    },
-    {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingAdmissionPolicyBinding',
-      metadata: { name },
-      spec: { policyName: name, validationActions: ['Deny'] },
-    },
-  ];
+/**
+ * The handoff policy of 'beside-capi-serverless' mode: the core manager may not write ClusterResourceSet kinds. The
+ * providers pass installs the same policy (named after the core provider's namespace, for its ServiceAccount).
+ */
+export function computeHarnessHandoffPolicy(coreUser: string): KubeObject[] {
+  return computeClusterResourceSetHandoffPolicy({ name: handoffPolicyBaseName, user: coreUser }) as KubeObject[];
 }
 
 /**
  * The core manager's webhook configurations for 'beside-capi-serverless' mode: the Cluster validator skips Clusters
- * with `spec.topology`, the ClusterClass validator only checks DELETE (class in use).
+ * with `spec.topology`, the ClusterClass validator only checks DELETE (class in use). The providers pass applies the
+ * same matchConditions.
  */
 export function computeBesideCapiServerlessWebhooks(configs: readonly KubeObject[]): KubeObject[] {
-  const conditions: Record<string, { name: string; expression: string }[]> = {
-    'validation.cluster.cluster.x-k8s.io': [
-      {
-        name: 'capi-serverless-owns-topology',
-        expression: "request.operation == 'DELETE' || !has(object.spec.topology)",
-      },
-    ],
-    'validation.clusterclass.cluster.x-k8s.io': [
-      { name: 'capi-serverless-owns-clusterclass', expression: "request.operation == 'DELETE'" },
-    ],
-  };
-  return configs.map((config) => {
-    if (config.kind !== 'ValidatingWebhookConfiguration') return config;
-    const webhooks = (config['webhooks'] as { name: string }[]).map((w) =>
-      conditions[w.name] ? { ...w, matchConditions: conditions[w.name] } : w,
-    );
-    return { ...config, webhooks };
-  });
+  return configs.map((config) => computeHandoffWebhooks(config));
 }
 
 type PreparedManager = Omit<RunningUpstreamManager, 'process'> & { start(): HarnessProcess };
@@ -291,7 +255,9 @@ export async function startUpstreamCapi(mgmt: TestCluster, opts: StartUpstreamCa
   // binds it; the manager then exits with "address already in use": start again on new ports.
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startUpstreamCapiOnce(mgmt, opts);
+      // NOTE: a failed attempt released the port lock, a handed-over one too: later attempts queue for it again.
+      const { portLock: _released, ...rest } = opts;
+      return await startUpstreamCapiOnce(mgmt, attempt === 1 ? opts : rest);
     } catch (err) {
       if (attempt >= 3 || !String(err instanceof Error ? err.message : err).includes('address already in use'))
         throw err;
@@ -311,19 +277,28 @@ async function startUpstreamCapiOnce(mgmt: TestCluster, opts: StartUpstreamCapiO
     Object.values(running)
       .map((m) => `===== ${m.process.name}\n${m.process.logs()}`)
       .join('\n');
-  let portLock: ExclusiveLock | undefined;
+  let portLock: ExclusiveLock | undefined = opts.portLock;
+  const stopManagers = async () => {
+    await Promise.all(Object.values(running).map((m) => m.process.stop()));
+    rmSync(dir, { recursive: true, force: true });
+  };
   const stop = async () => {
     try {
-      await Promise.all(Object.values(running).map((m) => m.process.stop()));
-      rmSync(dir, { recursive: true, force: true });
+      await stopManagers();
     } finally {
       portLock?.release();
     }
   };
+  const stopKeepingPortLock = async () => {
+    await stopManagers();
+    const lock = portLock;
+    portLock = undefined;
+    return lock;
+  };
   try {
     // NOTE: the Docker provider's in-memory backend always listens on port 19000 (not configurable in v1.14): test
     // files starting it queue on a cross-process lock, released when the manager has stopped.
-    if (managers.includes('infrastructure-docker') && !opts.heldPortLock)
+    if (managers.includes('infrastructure-docker') && !opts.heldPortLock && !portLock)
       portLock = await acquireExclusiveLock(dockerInMemoryPortLock, {
         purpose: `upstream Docker in-memory manager's port 19000 (management cluster ${mgmt.controlPlane.name})`,
         ...(opts.portLockTimeoutMs === undefined ? {} : { timeoutMs: opts.portLockTimeoutMs }),
@@ -360,10 +335,9 @@ async function startUpstreamCapiOnce(mgmt: TestCluster, opts: StartUpstreamCapiO
         configs = computeBesideCapiServerlessWebhooks(configs);
       installed.push(...configs);
     }
-    if (mode === 'beside-capi-serverless')
-      installed.push(...computeClusterResourceSetHandoffPolicy(upstreamManagerUsers.core));
+    if (mode === 'beside-capi-serverless') installed.push(...computeHarnessHandoffPolicy(upstreamManagerUsers.core));
     for (const obj of installed) await applyObject(mgmt.kube, obj, { fieldManager: upstreamFieldManager, force: true });
-    return { mode, managers: running, installed, logs, stop };
+    return { mode, managers: running, installed, logs, stop, stopKeepingPortLock };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     const output = logs();

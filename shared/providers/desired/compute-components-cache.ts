@@ -11,6 +11,7 @@ import { operatorApiVersion } from '#shared/api/operator.ts';
 import type { Provider } from '#shared/api/operator.ts';
 import { describeObject } from '#shared/errors/index.ts';
 import { computeSha256 } from '#shared/hash/sha256.ts';
+import { handoffAnnotation, handoffAppliedValue } from '#shared/providers/desired/compute-handoff.ts';
 import type { ComponentObject } from '#shared/providers/desired/parse-components-yaml.ts';
 import { ProviderComponentsError, ProviderReason } from '#shared/providers/desired/provider-components-error.ts';
 import {
@@ -66,6 +67,8 @@ export type ComponentsCacheInput = {
   /** Size of the raw components file, which decides compression as upstream. */
   readonly componentsSize: number;
   readonly contract?: string | undefined;
+  /** Marks the cache as holding components with the handoff applied (`handoffAppliedValue`). */
+  readonly handoffApplied?: boolean;
 };
 
 /**
@@ -88,6 +91,7 @@ export function computeComponentsCacheSecret(input: ComponentsCacheInput): Secre
   const annotations: Record<string, string> = {};
   if (compress) annotations[compressedAnnotation] = 'true';
   if (input.contract) annotations[cacheContractAnnotation] = input.contract;
+  if (input.handoffApplied) annotations[handoffAnnotation] = handoffAppliedValue;
   const { uid, name } = provider.metadata;
   return {
     apiVersion: 'v1',

@@ -4,6 +4,9 @@
 // changed (CRDs, namespace and user objects kept), the new ones applied with server-side apply, then the cache
 // Secret written and the operator's applied-spec hash set on it and on the provider.
 // Unchanged: only component Deployments that drifted (deleted by hand or changed) are put back.
+// The handoff (compute-handoff.ts) is the last processing step unless the provider opts out; a cache without it (the
+// operator's, or ours from before an opt-out was removed) gets it on top: the objects it changes are applied, then
+// the cache Secret and the applied-spec hash are written again over what is now installed.
 import { describeObject, errorMessage } from '#shared/errors/index.ts';
 import { applyObject } from '#shared/kube/index.ts';
 import type { KubeObject } from '#shared/kube/index.ts';
@@ -17,9 +20,16 @@ import {
 import { listProviderDeployments } from '#shared/providers/current/list-provider-objects.ts';
 import { patchProvider } from '#shared/providers/apply/write-provider.ts';
 import {
+  compressedAnnotation,
   computeComponentsCacheSecret,
   computeOperatorHash,
+  maxUncompressedComponents,
 } from '#shared/providers/desired/compute-components-cache.ts';
+import {
+  computeHandoffComponents,
+  isHandoffEnabled,
+  listChangedObjects,
+} from '#shared/providers/desired/compute-handoff.ts';
 import { computeProviderComponents } from '#shared/providers/desired/compute-provider-components.ts';
 import type { ComponentObject } from '#shared/providers/desired/parse-components-yaml.ts';
 import { providerTypeWords } from '#shared/providers/fetch/config-map-releases.ts';
@@ -82,6 +92,7 @@ async function recordCache(pass: ProviderPass, objects: readonly ComponentObject
     objects,
     componentsSize,
     contract: pass.newContract,
+    handoffApplied: isHandoffEnabled(pass.provider),
   });
   // Read again: the fetch phase may have written spec.version, which selects the ConfigMap the hash covers.
   const { hashInput } = await getComponentsCache(kube, pass.provider);
@@ -114,6 +125,17 @@ async function repairDrift(pass: ProviderPass, objects: readonly ComponentObject
   }
 }
 
+/** The components as installed: with the handoff as the last step, unless the provider opts out. */
+function withHandoff(pass: ProviderPass, objects: readonly ComponentObject[]): readonly ComponentObject[] {
+  return isHandoffEnabled(pass.provider) ? computeHandoffComponents(pass.provider.kind, objects) : objects;
+}
+
+/** A components size that keeps the cache Secret's compression as it is (upstream decides it by the file's size). */
+function cachedComponentsSize(pass: ProviderPass): number {
+  const compressed = pass.componentsCache?.secret?.metadata.annotations?.[compressedAnnotation] === 'true';
+  return compressed ? maxUncompressedComponents + 1 : 0;
+}
+
 export const installPhase: Phase = {
   name: 'install',
   condition: ProviderCondition.ProviderInstalled,
@@ -123,12 +145,20 @@ export const installPhase: Phase = {
     const installed =
       pass.installedVersion === version && isConditionTrue(pass.conditions, ProviderCondition.ProviderInstalled);
     if (pass.cached) {
+      const cached = pass.cached.objects;
+      const objects = withHandoff(pass, cached);
+      const handoff = listChangedObjects(cached, objects);
       if (installed) {
-        await repairDrift(pass, pass.cached.objects);
-        return undefined;
+        if (handoff.length > 0) {
+          await applyPaused(pass, handoff, version);
+          pass.deployments = undefined;
+        }
+        await repairDrift(pass, objects);
+      } else {
+        await applyPaused(pass, objects, version);
+        recordInstalled(pass, version);
       }
-      await applyPaused(pass, pass.cached.objects, version);
-      recordInstalled(pass, version);
+      if (handoff.length > 0) await recordCache(pass, objects, cachedComponentsSize(pass));
       return undefined;
     }
 
@@ -157,8 +187,9 @@ export const installPhase: Phase = {
         );
       }
     }
-    await applyPaused(pass, components.objects, release.version);
-    await recordCache(pass, components.objects, Buffer.byteLength(release.componentsYaml, 'utf8'));
+    const objects = withHandoff(pass, components.objects);
+    await applyPaused(pass, objects, release.version);
+    await recordCache(pass, objects, Buffer.byteLength(release.componentsYaml, 'utf8'));
     recordInstalled(pass, release.version);
     return undefined;
   },

@@ -19,6 +19,7 @@ import {
   updateStatus,
 } from '#shared/kube/index.ts';
 import type { KubeClient, KubeObject } from '#shared/kube/index.ts';
+import { handoffAnnotation } from '#shared/providers/desired/compute-handoff.ts';
 import { computeProviderComponents } from '#shared/providers/desired/compute-provider-components.ts';
 import { defaultFetchPolicy } from '#shared/providers/fetch/fetch-policy.ts';
 import type { FetchFn } from '#shared/providers/phases/provider-pass.ts';
@@ -86,7 +87,14 @@ async function installAsOperator(kube: KubeClient): Promise<void> {
     {
       apiVersion: operatorApiVersion,
       kind: 'CoreProvider',
-      metadata: { namespace: 'capi-system', name: 'cluster-api', finalizers: ['provider.cluster.x-k8s.io'] },
+      // NOTE: opted out of the handoff: this operator install does not carry it, so taking it over would be a real
+      // change (handoff-upstream-components.test.ts); operator-upstream-components.test.ts adopts one that does.
+      metadata: {
+        namespace: 'capi-system',
+        name: 'cluster-api',
+        finalizers: ['provider.cluster.x-k8s.io'],
+        annotations: { [handoffAnnotation]: 'disabled' },
+      },
       spec: { version: 'v1.0.0', fetchConfig: { selector } },
     },
     { fieldManager: 'gitops' },

@@ -9,6 +9,7 @@ import { operatorApiVersion } from '#shared/api/operator.ts';
 import type { Provider } from '#shared/api/operator.ts';
 import { deleteObject, findObject, KubeConflictError, listObjects } from '#shared/kube/index.ts';
 import type { KubeClient, KubeObject } from '#shared/kube/index.ts';
+import { handoffAnnotation } from '#shared/providers/desired/compute-handoff.ts';
 import { startCapiOperator, type CapiOperator } from '#test/harness/capi-operator.ts';
 import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
 import {
@@ -26,6 +27,9 @@ import {
 const selector = { matchLabels: { 'provider-components': 'operator-core' } };
 const spec = (version: string) => ({ version, fetchConfig: { selector } });
 const deployment = { namespace: 'capi-system', name: 'capi-controller-manager' };
+// NOTE: the providers opt out of the handoff, which the operator knows nothing of: this test compares the processing
+// itself (operator-upstream-components.test.ts compares with the handoff in place on both sides).
+const optOut = { [handoffAnnotation]: 'disabled' };
 const componentNamespaces = ['capi-system', 'capf-system'];
 
 /** Everything the fake core provider's components consist of, by kind (test/fixtures/providers-release/core). */
@@ -219,14 +223,14 @@ describe('beside the Cluster API Operator itself', { timeout: 600_000 }, () => {
     await Promise.all([seed(a.kube), seed(b.kube)]);
     [operatorA, operatorB] = await Promise.all([startCapiOperator(a), startCapiOperator(b)]);
     await Promise.all(
-      [a, b].map((m) => applyProvider(m.kube, 'CoreProvider', 'capi-system', 'cluster-api', spec('v2.0.0'))),
+      [a, b].map((m) => applyProvider(m.kube, 'CoreProvider', 'capi-system', 'cluster-api', spec('v2.0.0'), optOut)),
     );
     await Promise.all([
       waitForOperatorInstall(a.kube, 'v2.0.0', operatorA),
       waitForOperatorInstall(b.kube, 'v2.0.0', operatorB),
     ]);
     await Promise.all(
-      [a, b].map((m) => applyProvider(m.kube, 'InfrastructureProvider', 'capf-system', 'fake', infraSpec)),
+      [a, b].map((m) => applyProvider(m.kube, 'InfrastructureProvider', 'capf-system', 'fake', infraSpec, optOut)),
     );
     await Promise.all([
       waitForOperatorInstall(a.kube, 'v2.0.0', operatorA, infraProvider),
@@ -262,7 +266,7 @@ describe('beside the Cluster API Operator itself', { timeout: 600_000 }, () => {
   test("a patch upgrade by the providers pass leaves what the operator's own upgrade leaves", async () => {
     for (const m of [a, b]) {
       await replaceRelease(m.kube, 'v2.0.0', 'v2.0.1');
-      await applyProvider(m.kube, 'CoreProvider', 'capi-system', 'cluster-api', spec('v2.0.1'));
+      await applyProvider(m.kube, 'CoreProvider', 'capi-system', 'cluster-api', spec('v2.0.1'), optOut);
     }
     // A: the providers pass (upgrade, then the Deployment comes up, then Ready).
     const first = await pass(a.kube, 'CoreProvider', 'capi-system', 'cluster-api');

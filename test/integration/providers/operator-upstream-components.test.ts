@@ -1,99 +1,116 @@
 // Upstream Cluster API's own providers through the Cluster API Operator itself: the core, kubeadm bootstrap, kubeadm
 // control-plane and Docker providers' components as a release publishes them (built by kustomize from the pinned
 // upstream Go modules, test/harness/upstream-provider-components.ts), mirrored into gzip ConfigMaps (the air-gapped
-// path). On twin management clusters the operator installs all four; on A it is then stopped and the providers pass
-// takes over without a single write to the components; then the core provider is upgraded by a patch release on both
-// sides (A: the providers pass, B: the operator) and the results are compared object by object. No kubelet runs and
-// no cert-manager: what each writes is compared, not whether pods start.
+// path). The handoff configuration (README "Run beside an existing Cluster API") is in place from the start, expressed
+// in the providers' specs as an operator user would: a config Secret variable `CLUSTER_TOPOLOGY: "true"` for the kubeadm
+// control plane and Docker providers, an additional manifest (the ClusterResourceSet policy and binding) and a
+// manifest patch (the webhooks' matchConditions) for the core provider. On twin management clusters the operator
+// installs all four; on A it is then stopped and the providers pass, which applies the handoff by default, takes over
+// without a single write to the components; then the core provider is upgraded by a patch release on both sides (A: the
+// providers pass, B: the operator) and the results are compared object by object. No kubelet runs and no cert-manager:
+// what each writes is compared, not whether pods start.
 import assert from 'node:assert/strict';
-import { gzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
-import { parseAllDocuments } from 'yaml';
+import { stringify } from 'yaml';
 import { operatorApiVersion } from '#shared/api/operator.ts';
-import type { Provider, ProviderKind } from '#shared/api/operator.ts';
-import { applyObject, deleteObject, findObject, KubeConflictError, listObjects } from '#shared/kube/index.ts';
-import type { KubeClient, KubeObject } from '#shared/kube/index.ts';
+import type { Provider, ProviderSpec } from '#shared/api/operator.ts';
+import { applyObject, deleteObject, findObject, KubeConflictError } from '#shared/kube/index.ts';
+import type { KubeClient } from '#shared/kube/index.ts';
+import {
+  computeClusterResourceSetHandoffPolicy,
+  computeHandoffPolicyName,
+  computeHandoffWebhooks,
+  computeServiceAccountUser,
+} from '#shared/providers/desired/compute-handoff.ts';
+import { computeProviderComponents } from '#shared/providers/desired/compute-provider-components.ts';
 import { startCapiOperator, type CapiOperator } from '#test/harness/capi-operator.ts';
 import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
 import {
   certManagerCrds,
   resolveUpstreamRelease,
-  type UpstreamProvider,
   type UpstreamRelease,
 } from '#test/harness/upstream-provider-components.ts';
 import {
   applyProvider,
+  createSecret,
   ensureNamespace,
   markAvailable,
   pass,
   readProvider,
+  userManager,
   waitForProviderKinds,
 } from '#test/integration/providers/provider-fixtures.ts';
+import {
+  all,
+  assertSameComponents,
+  componentKinds,
+  core,
+  listComponents,
+  others,
+  releaseName,
+  seedRelease,
+  specOf,
+  type Installed,
+  assertHandoffInstalled,
+} from '#test/integration/providers/upstream-provider-fixtures.ts';
 
 const from = 'v1.14.1';
 const to = 'v1.14.2';
+const handoffName = 'capi-serverless-handoff';
 
-type Installed = {
-  readonly kind: ProviderKind;
-  readonly namespace: string;
-  readonly name: string;
-  readonly provider: UpstreamProvider;
-  readonly deployment: string;
-};
-const core: Installed = {
-  kind: 'CoreProvider',
-  namespace: 'capi-system',
-  name: 'cluster-api',
-  provider: 'core',
-  deployment: 'capi-controller-manager',
-};
-const others: readonly Installed[] = [
-  {
-    kind: 'BootstrapProvider',
-    namespace: 'capi-kubeadm-bootstrap-system',
-    name: 'kubeadm',
-    provider: 'bootstrap-kubeadm',
-    deployment: 'capi-kubeadm-bootstrap-controller-manager',
-  },
-  {
-    kind: 'ControlPlaneProvider',
-    namespace: 'capi-kubeadm-control-plane-system',
-    name: 'kubeadm',
-    provider: 'control-plane-kubeadm',
-    deployment: 'capi-kubeadm-control-plane-controller-manager',
-  },
-  {
-    kind: 'InfrastructureProvider',
-    namespace: 'capd-system',
-    name: 'docker',
-    provider: 'infrastructure-docker',
-    deployment: 'capd-controller-manager',
-  },
-];
-const all = [core, ...others];
-
-const selectorOf = (p: Installed) => ({ matchLabels: { 'provider-components': `upstream-${p.provider}` } });
-const specOf = (p: Installed, version: string) => ({ version, fetchConfig: { selector: selectorOf(p) } });
-const releaseName = (p: Installed, version: string) => `${p.provider}-${version.replaceAll('.', '-')}`;
-
-/** A release mirrored as the operator's air-gapped path takes it: gzip components, the version in a label. */
-async function seedRelease(kube: KubeClient, p: Installed, release: UpstreamRelease): Promise<void> {
+/**
+ * The handoff as the operator's own inputs express it: the core provider's additional manifests (policy and binding)
+ * and the webhook configuration with its matchConditions as a manifest patch; `CLUSTER_TOPOLOGY` for the others.
+ */
+async function seedHandoff(kube: KubeClient, release: UpstreamRelease): Promise<void> {
+  const namespace = core.namespace;
+  const policy = computeClusterResourceSetHandoffPolicy({
+    name: computeHandoffPolicyName(namespace),
+    user: computeServiceAccountUser(namespace, 'capi-manager'),
+  });
   await applyObject(
     kube,
     {
       apiVersion: 'v1',
       kind: 'ConfigMap',
-      metadata: {
-        namespace: p.namespace,
-        name: releaseName(p, release.version),
-        labels: { ...selectorOf(p).matchLabels, 'provider.cluster.x-k8s.io/version': release.version },
-        annotations: { 'provider.cluster.x-k8s.io/compressed': 'true' },
-      },
-      data: { metadata: release.metadata },
-      binaryData: { components: gzipSync(release.components(p.provider)).toString('base64') },
+      metadata: { namespace, name: handoffName },
+      data: { manifests: policy.map((o) => stringify(o)).join('---\n') },
     },
-    { fieldManager: 'platform-team' },
+    { fieldManager: userManager },
   );
+  for (const p of others) await createSecret(kube, p.namespace, handoffName, { CLUSTER_TOPOLOGY: 'true' });
+  webhookPatch ??= computeWebhookPatch(release);
+}
+
+let webhookPatch: string | undefined;
+
+/** A merge patch giving the core validating webhooks their matchConditions (the whole list: merge patches replace lists). */
+function computeWebhookPatch(release: UpstreamRelease): string {
+  const { objects } = computeProviderComponents({
+    provider: {
+      apiVersion: operatorApiVersion,
+      kind: core.kind,
+      metadata: { namespace: core.namespace, name: core.name },
+    },
+    version: release.version,
+    componentsYaml: release.components(core.provider),
+    configVariables: {},
+  });
+  const config = objects.find((o) => o.kind === 'ValidatingWebhookConfiguration');
+  if (!config) throw new Error('the core components have no ValidatingWebhookConfiguration');
+  const { apiVersion, kind, webhooks } = computeHandoffWebhooks(config);
+  return JSON.stringify({ apiVersion, kind, metadata: { name: config.metadata.name }, webhooks });
+}
+
+function handoffSpecOf(p: Installed, version: string): ProviderSpec {
+  // NOTE: the operator v0.29.0 needs the namespace of a referenced ConfigMap ("failed to get ConfigMap /name").
+  if (p.kind !== core.kind)
+    return { ...specOf(p, version), configSecret: { namespace: p.namespace, name: handoffName } };
+  return {
+    ...specOf(p, version),
+    additionalManifests: { namespace: p.namespace, name: handoffName },
+    manifestPatches: [webhookPatch ?? ''],
+  };
 }
 
 async function poll<T>(what: string, get: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> {
@@ -137,61 +154,6 @@ async function waitForOperatorInstall(
   }
 }
 
-/** The kinds upstream's components consist of, read from the release itself. */
-function componentKinds(release: UpstreamRelease): { apiVersion: string; kind: string }[] {
-  const kinds = new Map<string, { apiVersion: string; kind: string }>();
-  for (const p of all) {
-    for (const doc of parseAllDocuments(release.components(p.provider))) {
-      const o = doc.toJS() as { apiVersion?: string; kind?: string } | null;
-      if (o?.apiVersion && o.kind) kinds.set(`${o.apiVersion} ${o.kind}`, { apiVersion: o.apiVersion, kind: o.kind });
-    }
-  }
-  return [...kinds.values()];
-}
-
-/**
- * A component without what is legitimately per-cluster (uids, versions, timestamps, managedFields, status, a Service's
- * cluster IPs).
- */
-function normalise(o: KubeObject): unknown {
-  const {
-    uid: _u,
-    resourceVersion: _r,
-    creationTimestamp: _c,
-    managedFields: _m,
-    generation: _g,
-    ownerReferences,
-    ...meta
-  } = o.metadata;
-  const owners = ownerReferences?.map(({ uid: _uid, ...ref }) => ref);
-  const { status: _s, ...rest } = o as KubeObject & { status?: unknown };
-  const out = { ...rest, metadata: { ...meta, ...(owners ? { ownerReferences: owners } : {}) } };
-  if (o.kind !== 'Service') return out;
-  // NOTE: the API server allocates a Service's cluster IP at random.
-  const { clusterIP: _ip, clusterIPs: _ips, ...spec } = o['spec'] as Record<string, unknown>;
-  return { ...out, spec };
-}
-
-/** Every object clusterctl's labels mark as a provider component, normalised, by kind and name. */
-async function listComponents(
-  kube: KubeClient,
-  kinds: readonly { apiVersion: string; kind: string }[],
-): Promise<Map<string, unknown>> {
-  const out = new Map<string, unknown>();
-  for (const k of kinds) {
-    for (const o of (await listObjects(kube, k)).items) {
-      if (o.metadata.labels?.['clusterctl.cluster.x-k8s.io'] === undefined) continue;
-      out.set(`${o.kind} ${o.metadata.namespace ?? ''}/${o.metadata.name}`, normalise(o));
-    }
-  }
-  return out;
-}
-
-function assertSameComponents(actual: Map<string, unknown>, expected: Map<string, unknown>): void {
-  assert.deepEqual([...actual.keys()].sort(), [...expected.keys()].sort());
-  for (const [key, want] of expected) assert.deepEqual(actual.get(key), want, key);
-}
-
 describe("upstream's own providers, installed by the Cluster API Operator and taken over", { timeout: 900_000 }, () => {
   let a: TestCluster;
   let b: TestCluster;
@@ -214,17 +176,18 @@ describe("upstream's own providers, installed by the Cluster API Operator and ta
       // release at a time (replaced for the upgrade below).
       await seedRelease(m.kube, core, releases.from);
       for (const p of others) await seedRelease(m.kube, p, releases.to);
+      await seedHandoff(m.kube, releases.from);
     }
     [operatorA, operatorB] = await Promise.all([startCapiOperator(a), startCapiOperator(b)]);
     await Promise.all(
-      [a, b].map((m) => applyProvider(m.kube, core.kind, core.namespace, core.name, specOf(core, from))),
+      [a, b].map((m) => applyProvider(m.kube, core.kind, core.namespace, core.name, handoffSpecOf(core, from))),
     );
     await Promise.all([
       waitForOperatorInstall(a.kube, core, from, operatorA),
       waitForOperatorInstall(b.kube, core, from, operatorB),
     ]);
     for (const m of [a, b])
-      for (const p of others) await applyProvider(m.kube, p.kind, p.namespace, p.name, specOf(p, to));
+      for (const p of others) await applyProvider(m.kube, p.kind, p.namespace, p.name, handoffSpecOf(p, to));
     await Promise.all(
       others.flatMap((p) => [
         waitForOperatorInstall(a.kube, p, to, operatorA),
@@ -250,7 +213,11 @@ describe("upstream's own providers, installed by the Cluster API Operator and ta
     );
   });
 
-  test("the providers pass adopts the operator's install of all four without a mutating request to the components", async () => {
+  test('the handoff the operator installed is the one the providers pass applies', async () => {
+    await assertHandoffInstalled(a.kube);
+  });
+
+  test("the providers pass adopts the operator's install of all four (handoff in place) without a mutating request to the components", async () => {
     await operatorA?.stop();
     operatorA = undefined;
     const { kube, log } = await a.newClient();
@@ -276,7 +243,7 @@ describe("upstream's own providers, installed by the Cluster API Operator and ta
         name: releaseName(core, from),
       });
       await seedRelease(m.kube, core, releases.to);
-      await applyProvider(m.kube, core.kind, core.namespace, core.name, specOf(core, to));
+      await applyProvider(m.kube, core.kind, core.namespace, core.name, handoffSpecOf(core, to));
     }
     // A: the providers pass (upgrade, then the Deployment comes up, then Ready).
     const first = await pass(a.kube, core.kind, core.namespace, core.name);
