@@ -21,6 +21,8 @@ export const exampleAddonObject = {
   namespace: 'kube-system',
   name: 'demo-cni-settings',
 } as const;
+/** The data of the object the example ClusterResourceSet applies (`data.mode`). */
+export const exampleAddonMode = 'vxlan';
 export const exampleProvider = {
   apiVersion: operatorApiVersion,
   kind: 'CoreProvider',
@@ -62,7 +64,7 @@ export function addonsExample(): KubeObject[] {
     `  name: ${exampleAddonObject.name}`,
     `  namespace: ${exampleAddonObject.namespace}`,
     'data:',
-    '  mode: vxlan',
+    `  mode: ${exampleAddonMode}`,
     '',
   ].join('\n');
   return [

@@ -49,6 +49,7 @@ import { loadWebhookConfigurations } from '../../infra/webhooks/webhook-manifest
 import type { LocalConfig } from '#shared/local/local-config.ts';
 import {
   addonsExample,
+  exampleAddonMode,
   exampleAddonObject,
   exampleCluster,
   exampleCrds,
@@ -163,7 +164,9 @@ async function waitUntilMachinesRun(kube: KubeClient, signal: AbortSignal, print
             }
             serviceCreated = true;
           }
-          if (await findObject(workload, exampleAddonObject)) {
+          // NOTE: by content: the in-memory workload API server may answer a read of an object it does not hold.
+          const addon = await findObject(workload, exampleAddonObject);
+          if ((addon?.['data'] as Record<string, string> | undefined)?.['mode'] === exampleAddonMode) {
             const names = running.map((m) => `${m.metadata.name} (${isControlPlane(m) ? 'control plane' : 'worker'})`);
             return (
               `Cluster ${namespace}/${name} runs Machines ${names.join(', ')} on upstream's managers; ` +
