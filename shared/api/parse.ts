@@ -27,6 +27,23 @@ export function rawIdentity(raw: unknown): {
 }
 
 /**
+ * `raw` with the metadata members that are JSON null removed, as Go's decoding reads null into an empty value: an
+ * admission request can carry `metadata.annotations: null` (server-side apply removing the last annotation a manager
+ * owned) and upstream's Go webhooks accept it.
+ *
+ * @example
+ * computeWithoutNullMetadata({ metadata: { name: 'c1', annotations: null } }); // { metadata: { name: 'c1' } }
+ */
+export function computeWithoutNullMetadata(raw: unknown): unknown {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return raw;
+  const metadata = (raw as { metadata?: unknown }).metadata;
+  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) return raw;
+  const entries = Object.entries(metadata);
+  if (!entries.some(([, v]) => v === null)) return raw;
+  return { ...raw, metadata: Object.fromEntries(entries.filter(([, v]) => v !== null)) };
+}
+
+/**
  * Parses `raw` with `schema`; on failure throws a ValidationError naming the kind, namespace/name and every
  * offending field path.
  *
@@ -34,7 +51,7 @@ export function rawIdentity(raw: unknown): {
  * const cluster = parseObject(Cluster, 'Cluster', raw); // throws 'invalid Cluster default/c1: spec.topology.version: ...'
  */
 export function parseObject<S extends z.ZodType>(schema: S, expectedKind: string, raw: unknown): z.output<S> {
-  const result = schema.safeParse(raw);
+  const result = schema.safeParse(computeWithoutNullMetadata(raw));
   if (result.success) return result.data;
   const id = rawIdentity(raw);
   const kind = id.kind ?? expectedKind;

@@ -1,7 +1,7 @@
 // Parsing the object in an AdmissionReview with its zod schema, problems reported as field errors (so a refusal
 // names every offending field), the typed object otherwise.
 import type { z } from 'zod';
-import { formatFieldPath } from '#shared/api/parse.ts';
+import { computeWithoutNullMetadata, formatFieldPath } from '#shared/api/parse.ts';
 import type { FieldError } from '#shared/topology/variables/index.ts';
 
 export type ParsedObject<T> =
@@ -15,7 +15,7 @@ export type ParsedObject<T> =
  * if (!parsed.ok) return computeFieldOutcome(object, parsed.errors);
  */
 export function parseAdmittedObject<S extends z.ZodType>(schema: S, raw: unknown): ParsedObject<z.output<S>> {
-  const result = schema.safeParse(raw);
+  const result = schema.safeParse(computeWithoutNullMetadata(raw));
   if (result.success) return { ok: true, value: result.data };
   const errors = result.error.issues.map((issue): FieldError => {
     const field = formatFieldPath(issue.path) || '<root>';
