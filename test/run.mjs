@@ -34,16 +34,35 @@ if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);
 }
-const result = spawnSync(
-  process.execPath,
-  [
-    '--import',
-    'tsx',
-    '--test',
-    '--test-reporter=spec',
-    `--test-concurrency=${process.env.TEST_CONCURRENCY ?? '2'}`,
-    ...files,
-  ],
-  { stdio: 'inherit' },
-);
+
+// Every server the suites start listens on loopback, so each run gets a private network namespace with its own
+// loopback (`unshare -n`, or `unshare -rn` without root): upstream's Docker in-memory manager always binds port 19000,
+// and two runs on one machine (two engineers, or CI beside a developer) would otherwise queue on that port's lock
+// for the length of a suite. Inside one run, the suites that start it still take the lock (now per namespace).
+// CAPI_SERVERLESS_NETNS=0 runs in the host's namespace. NOTE: nothing can reach the internet from inside, so the Go
+// builds happen before (.ci/run, npm run build:upstream), never lazily from a test.
+function inPrivateNetworkNamespace(command, args) {
+  if (process.env.CAPI_SERVERLESS_NETNS === '0' || process.platform !== 'linux') return [command, args];
+  const up = ['sh', '-c', 'ip link set lo up && exec "$@"', 'sh'];
+  for (const flags of process.getuid?.() === 0 ? ['-n'] : ['-rn']) {
+    const probe = spawnSync('unshare', [flags, ...up, 'true'], { stdio: 'ignore' });
+    if (probe.status === 0) {
+      // The namespace the run left, so a test can tell it is in another one.
+      process.env.CAPI_SERVERLESS_HOST_NETNS = String(statSync('/proc/self/ns/net').ino);
+      return ['unshare', [flags, ...up, command, ...args]];
+    }
+  }
+  console.error('test/run.mjs: no private network namespace (unshare -n failed); suites share the host loopback');
+  return [command, args];
+}
+
+const [command, commandArgs] = inPrivateNetworkNamespace(process.execPath, [
+  '--import',
+  'tsx',
+  '--test',
+  '--test-reporter=spec',
+  `--test-concurrency=${process.env.TEST_CONCURRENCY ?? '2'}`,
+  ...files,
+]);
+const result = spawnSync(command, commandArgs, { stdio: 'inherit' });
 process.exit(result.status ?? 1);

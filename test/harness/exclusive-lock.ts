@@ -27,11 +27,28 @@ export type AcquireLockOptions = {
 };
 
 /**
- * The lock file of the Docker in-memory manager's fixed port. NOTE: a port is machine-wide, so the lock is too: the
- * system's /tmp, not os.tmpdir() (a test may run `npm start` with a private TMPDIR, which then started the manager
- * while another process held the lock elsewhere).
+ * This process's network namespace (the inode of /proc/self/ns/net), or undefined off Linux. A port belongs to a
+ * network namespace, so `test/run.mjs` runs each suite in a private one (`unshare -n`) and suites stop contending for
+ * port 19000.
  */
-export const dockerInMemoryPortLock = join('/tmp', 'capi-serverless-docker-in-memory-19000.lock');
+export function networkNamespaceId(): string | undefined {
+  try {
+    return String(statSync('/proc/self/ns/net').ino);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The lock file of the Docker in-memory manager's fixed port. NOTE: a port is per network namespace, so the lock is
+ * too: keyed by the namespace, in the system's /tmp, not os.tmpdir() (a test may run `npm start` with a private
+ * TMPDIR, which then started the manager while another process of the same namespace held the lock elsewhere).
+ */
+export function dockerInMemoryPortLockPath(netns: string | undefined = networkNamespaceId()): string {
+  return join('/tmp', `capi-serverless-docker-in-memory-19000${netns === undefined ? '' : `-net${netns}`}.lock`);
+}
+
+export const dockerInMemoryPortLock = dockerInMemoryPortLockPath();
 
 function isAlive(pid: number): boolean {
   try {

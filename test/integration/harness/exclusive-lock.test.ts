@@ -6,7 +6,12 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { acquireExclusiveLock, readLockHolder } from '#test/harness/exclusive-lock.ts';
+import {
+  acquireExclusiveLock,
+  dockerInMemoryPortLockPath,
+  networkNamespaceId,
+  readLockHolder,
+} from '#test/harness/exclusive-lock.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'capi-serverless-lock-test-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -103,4 +108,30 @@ test('a waiter gives up after its timeout with an error naming the holder', asyn
     /lock .*timeout\.lock \(the test resource\): still held by pid \d+ \(child\) after \d+ s/,
   );
   await child.exited;
+});
+
+test('the port-19000 lock is per network namespace: a process in another namespace gets another lock file, and test/run.mjs gives each run its own', async (t) => {
+  if (process.env.CAPI_SERVERLESS_NETNS === '0') t.skip('CAPI_SERVERLESS_NETNS=0: this run shares the host namespace');
+  const script = `const m = await import(${JSON.stringify(lockModule)}); process.stdout.write(m.dockerInMemoryPortLockPath());`;
+  const pathIn = (flags: string[]): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const child = spawn(
+        'unshare',
+        [...flags, process.execPath, '--import', 'tsx', '--input-type=module', '-e', script],
+        {
+          stdio: ['ignore', 'pipe', 'inherit'],
+        },
+      );
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`unshare exited ${code}`))));
+    });
+  const flags = process.getuid?.() === 0 ? ['-n'] : ['-rn'];
+  const [a, b] = await Promise.all([pathIn(flags), pathIn(flags)]);
+  assert.match(a, /capi-serverless-docker-in-memory-19000-net\d+\.lock$/);
+  assert.notEqual(a, b, 'two private namespaces, two locks');
+  assert.notEqual(dockerInMemoryPortLockPath(), a);
+  // NOTE: this file itself runs under test/run.mjs, in a namespace of its own, not the one run.mjs started in.
+  assert.ok(process.env.CAPI_SERVERLESS_HOST_NETNS, 'test/run.mjs found a private network namespace');
+  assert.notEqual(networkNamespaceId(), process.env.CAPI_SERVERLESS_HOST_NETNS);
 });
