@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { parseAllDocuments, stringify } from 'yaml';
-import { runPlan } from '#shared/cli/plan.ts';
+import { readManifests, runPlan } from '#shared/cli/plan.ts';
 import {
   applyObject,
   applyStatus,
@@ -140,13 +140,17 @@ async function put(obj: KubeObject): Promise<KubeObject> {
 }
 
 /** Applies the inputs to the cluster and runs the ClusterClass pass and one topology pass over them. */
-async function runPass(namespace: string, objects: readonly KubeObject[]): Promise<void> {
+async function runPass(
+  namespace: string,
+  objects: readonly KubeObject[],
+  names = { clusterClass: 'dev', cluster: 'c1' },
+): Promise<void> {
   await put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
   for (const o of objects) await put(o);
   const deps = { kube: pass.kube, randomSuffix: sequentialSuffix(), now: () => new Date('2026-01-01T00:00:00Z') };
-  const cc = await reconcileClusterClass(deps, { namespace, name: 'dev' });
+  const cc = await reconcileClusterClass(deps, { namespace, name: names.clusterClass });
   assert.equal(cc.result, 'Success', cc.error);
-  const outcome = await reconcileTopology(deps, { namespace, name: 'c1' });
+  const outcome = await reconcileTopology(deps, { namespace, name: names.cluster });
   assert.equal(outcome.result, 'Success', `${outcome.error ?? ''}\n${ext.logs().slice(-3000)}`);
 }
 
@@ -181,9 +185,13 @@ function computeMissing(want: unknown, got: unknown, path = ''): string[] {
     : [`${path}: plan ${JSON.stringify(want)}, applied ${JSON.stringify(got)}`];
 }
 
-/** The objects the pass created for Cluster c1 in `namespace`, by role. */
-async function getApplied(namespace: string, planned: readonly KubeObject[]): Promise<Map<string, KubeObject>> {
-  const c1 = await getObject(mgmt.kube, { apiVersion: capi, kind: 'Cluster', namespace, name: 'c1' });
+/** The objects the pass created for the Cluster `clusterName` in `namespace`, by role. */
+async function getApplied(
+  namespace: string,
+  clusterName: string,
+  planned: readonly KubeObject[],
+): Promise<Map<string, KubeObject>> {
+  const c1 = await getObject(mgmt.kube, { apiVersion: capi, kind: 'Cluster', namespace, name: clusterName });
   const found = new Map<string, KubeObject>();
   const visit = async (apiVersion: string, kind: string, name: string) => {
     const obj = await getObject(mgmt.kube, { apiVersion, kind, namespace, name });
@@ -217,8 +225,12 @@ async function getApplied(namespace: string, planned: readonly KubeObject[]): Pr
 }
 
 /** Asserts that every object plan prints (but the Cluster) is what the pass applied: same spec, labels, annotations. */
-async function assertPlanEqualsPass(namespace: string, planned: readonly KubeObject[]): Promise<void> {
-  const applied = await getApplied(namespace, planned);
+async function assertPlanEqualsPass(
+  namespace: string,
+  planned: readonly KubeObject[],
+  clusterName = 'c1',
+): Promise<void> {
+  const applied = await getApplied(namespace, clusterName, planned);
   const plannedObjects = planned.filter((o) => o.kind !== 'Cluster');
   assert.deepEqual(
     plannedObjects.map(roleOf).sort(),
@@ -285,11 +297,11 @@ after(async () => {
 });
 
 /** The ExtensionConfig as a user writes it into an input file. */
-const extensionConfigFile = (url: string): KubeObject => ({
+const extensionConfigFile = (url: string, name = 'test-ext'): KubeObject => ({
   apiVersion: runtimeApi,
   kind: 'ExtensionConfig',
-  metadata: { name: 'test-ext' },
-  spec: { clientConfig: { url, caBundle: ext.caBundle }, settings: { extensionConfigName: 'test-ext' } },
+  metadata: { name },
+  spec: { clientConfig: { url, caBundle: ext.caBundle }, settings: { extensionConfigName: name } },
 });
 
 describe("plan with external patches against upstream's test extension", () => {
@@ -422,5 +434,47 @@ describe("plan with external patches against upstream's test extension", () => {
       { clusterConfiguration: { apiServer: {} } },
       'the template as the class gives it: no extension patch',
     );
+  });
+
+  test('examples/runtime-sdk: plan prints what the pass applies with the extension registered as test-extension', async () => {
+    const example = 'examples/runtime-sdk';
+    const offline = await plan(['-f', example]);
+    assert.equal(offline.code, 1, 'its ExtensionConfig (a Service) needs the cluster');
+    assert.match(
+      offline.stderr,
+      /"discover-variables\.test-extension" \(DiscoverVariables\).*ExtensionConfig test-extension could not be discovered: .*give plan --kubeconfig/,
+    );
+    // The same extension served on loopback: the ExtensionConfig as a user writes it for a URL.
+    const extensionConfig = extensionConfigFile(ext.url, 'test-extension');
+    await put(extensionConfig);
+    const discovered = await reconcileExtensionConfig(
+      { kube: mgmt.kube, fieldManager: 'capi-serverless', now: () => Date.now() },
+      'test-extension',
+    );
+    assert.equal(discovered.discovered, true, discovered.error);
+    const inputs = readManifests([`${example}/clusterclass.yaml`, `${example}/cluster.yaml`]).map((i) => i.object);
+    await runPass('default', inputs as KubeObject[], { clusterClass: 'runtime-sdk', cluster: 'runtime-sdk-1' });
+    const out = await plan([
+      '-f',
+      `${example}/clusterclass.yaml`,
+      '-f',
+      `${example}/cluster.yaml`,
+      '-f',
+      writeInputs('example', [extensionConfig]),
+    ]);
+    assert.equal(out.code, 0, out.stderr);
+    assert.deepEqual(
+      out.stderr.split('\n').filter((l) => l !== ''),
+      [
+        'updated   Cluster default/runtime-sdk-1',
+        'created   DevCluster default/runtime-sdk-1-bbbbb',
+        'created   DevMachineTemplate default/runtime-sdk-1-bbbbc',
+        'created   KubeadmControlPlane default/runtime-sdk-1-bbbbd',
+        'created   KubeadmConfigTemplate default/runtime-sdk-1-md-0-bbbbf',
+        'created   DevMachineTemplate default/runtime-sdk-1-md-0-bbbbg',
+        'created   MachineDeployment default/runtime-sdk-1-md-0-bbbbh',
+      ],
+    );
+    await assertPlanEqualsPass('default', out.objects, 'runtime-sdk-1');
   });
 });
