@@ -119,7 +119,6 @@ function fail(
 export async function computePlan(inputs: readonly SourcedObject[], deps: PlanDeps): Promise<PlanResult> {
   const sourceOf = new Map(inputs.map((i) => [key(i.object), i.source]));
   const warnings: string[] = [];
-
   // Reconcile the ClusterClasses in memory: validate, then fill status.variables as the ClusterClass controller does.
   const objects: Unstructured[] = inputs.map((i) => i.object);
   for (const [index, input] of inputs.entries()) {
