@@ -5,9 +5,10 @@ import { runPlan } from '#shared/cli/plan.ts';
 const usage = `usage: capi-serverless <command>
 
 commands:
-  plan -f <file-or-dir> [-f …] [-o yaml|json] [--diff]
+  plan -f <file-or-dir> [-f …] [-o yaml|json] [--diff] [--kubeconfig <file>]
       Reads ClusterClasses, templates, Clusters (and optionally the objects that exist now) and prints what one
-      topology pass would produce: every object the topology manages, created, updated or unchanged.
+      topology pass would produce: every object the topology manages, created, updated or unchanged. Calls the
+      Runtime Extensions of external patches (ExtensionConfigs from -f, or from the cluster with --kubeconfig).
   cost [--clusters 100,1000,10000] [--changes-per-cluster 10] [--network public|vpc-private|vpc-nat|vpc-endpoints]
        [--prices prices.json] [-o table|json]
       Prints the marginal monthly cost of capi-serverless against upstream's controllers it replaces, scaled from

@@ -10,6 +10,7 @@ import {
   OutputVersions,
   type OutputVersion,
 } from '#shared/cli/plan-versions.ts';
+import { getPlanRuntime, isExtensionConfig } from '#shared/cli/plan-extensions.ts';
 import { CapiError } from '#shared/errors/index.ts';
 import { computePlan, type PlannedObject, type SourcedObject } from '#shared/topology/plan/compute-plan.ts';
 import type { Unstructured } from '#shared/topology/types.ts';
@@ -22,6 +23,8 @@ export type PlanArgs = {
   diff: boolean;
   /** Version to print Cluster API objects in; by default the version of the input's. */
   outputVersion?: OutputVersion;
+  /** A cluster whose ExtensionConfigs (as discovered there) plan may call. */
+  kubeconfig?: string;
 };
 
 export function parsePlanArgs(argv: readonly string[]): PlanArgs {
@@ -42,6 +45,10 @@ export function parsePlanArgs(argv: readonly string[]): PlanArgs {
         throw new CapiError(`--output-version must be ${OutputVersions.join(' or ')}, got ${JSON.stringify(v)}`);
       }
       args.outputVersion = v as OutputVersion;
+    } else if (a === '--kubeconfig') {
+      const v = argv[++i];
+      if (!v) throw new CapiError(`${a} needs a kubeconfig file`);
+      args.kubeconfig = v;
     } else if (a === '--diff') args.diff = true;
     else throw new CapiError(`unknown argument ${JSON.stringify(a)}`);
   }
@@ -137,15 +144,23 @@ function deterministicSuffix(): () => string {
   };
 }
 
-export const planUsage = `usage: capi-serverless plan -f <file-or-dir> [-f …] [-o yaml|json] [--diff]
+export const planUsage = `usage: capi-serverless plan -f <file-or-dir> [-f …] [-o yaml|json] [--diff] [--kubeconfig <file>]
 
 Reads ClusterClasses, templates, Clusters (and optionally the objects that exist now) and prints what one topology
-pass would produce: every object the topology manages, created, updated or unchanged. Reads no cluster.
+pass would produce: every object the topology manages, created, updated or unchanged. Reads no cluster unless
+--kubeconfig is given.
+
+Runtime Extensions (external patches, ValidateTopology, DiscoverVariables) are called as a pass calls them: an
+ExtensionConfig in the input files is discovered by calling its extension; with --kubeconfig, the cluster's
+ExtensionConfigs are used as discovered there (an input ExtensionConfig of the same name wins). An extension that
+cannot be reached fails the plan, naming the patch, the extension handler and the hook; with failurePolicy Ignore
+it is a warning and the plan goes on without its answer, as the pass would.
 
 options:
   -f, --file <file-or-dir>  a manifest (YAML or JSON, several documents allowed) or a directory of them; repeatable
   -o, --output yaml|json    the objects as YAML documents (default) or one JSON List
   --diff                    a line diff against the objects given as existing, instead of the objects
+  --kubeconfig <file>       read the ExtensionConfigs (and Namespaces) of this cluster; nothing is written to it
   -h, --help                this text
 `;
 
@@ -155,14 +170,19 @@ export async function runPlan(argv: readonly string[], io: Streams): Promise<num
     io.stdout.write(planUsage);
     return 0;
   }
+  let close: () => void = () => undefined;
   try {
     const args = parsePlanArgs(argv);
-    const given = readManifests(args.files);
+    const manifests = readManifests(args.files);
+    const given = manifests.filter((input) => !isExtensionConfig(input));
     const outputVersion = args.outputVersion ?? computeInputVersion(given);
     const inputs = convertInputsToHub(given);
-    const computed = await computePlan(inputs, { randomSuffix: deterministicSuffix() });
+    const warnings = new Set<string>();
+    const extensions = await getPlanRuntime(manifests, { kubeconfig: args.kubeconfig }, (w) => warnings.add(w));
+    close = extensions.close;
+    const computed = await computePlan(inputs, { randomSuffix: deterministicSuffix(), runtime: extensions.runtime });
     const plan = { ...computed, objects: convertPlan(computed.objects, outputVersion, computeInputApiVersions(given)) };
-    for (const warning of plan.warnings) io.stderr.write(`warning: ${warning}\n`);
+    for (const warning of [...warnings, ...plan.warnings]) io.stderr.write(`warning: ${warning}\n`);
     if (args.diff) {
       for (const p of plan.objects) {
         io.stdout.write(`# ${describe(p)}: ${p.operation}\n`);
@@ -187,5 +207,7 @@ export async function runPlan(argv: readonly string[], io: Streams): Promise<num
   } catch (err) {
     io.stderr.write(`error: ${(err as Error).message}\n`);
     return 1;
+  } finally {
+    close();
   }
 }

@@ -24,6 +24,11 @@ const maxResponseBytes = 10 * 1024 * 1024;
 export type ExtensionCallDeps = {
   /** Reaches `service` client configs through the API server's service proxy. */
   readonly kube: KubeClient;
+  /**
+   * Told of every failed call that `failurePolicy: Ignore` forgave (the caller goes on as if it answered Success):
+   * `plan` names them, so a desired state without that extension's answer is never printed silently.
+   */
+  readonly onIgnoredFailure?: (error: RuntimeExtensionError) => void;
 };
 
 export type ExtensionCallOptions = {
@@ -80,14 +85,17 @@ export async function callExtensionHandler<H extends Exclude<Hook, 'Discovery'>>
     }
     return answer as HookResponse<H>;
   } catch (err) {
-    const failure = err instanceof RuntimeExtensionError ? err.failure : extensionFailures.call;
-    if (failure === extensionFailures.call && handler.failurePolicy === 'Ignore') {
+    const error =
+      err instanceof RuntimeExtensionError
+        ? err
+        : new RuntimeExtensionError(what, extensionFailures.call, `http call failed: ${errorMessage(err)}`, {
+            cause: err,
+          });
+    if (error.failure === extensionFailures.call && handler.failurePolicy === 'Ignore') {
+      deps.onIgnoredFailure?.(error);
       return hooks[hook].response.parse({ status: 'Success', message: '' }) as HookResponse<H>;
     }
-    if (err instanceof RuntimeExtensionError) throw err;
-    throw new RuntimeExtensionError(what, extensionFailures.call, `http call failed: ${errorMessage(err)}`, {
-      cause: err,
-    });
+    throw error;
   }
 }
 

@@ -1,9 +1,9 @@
 // Calls one extension handler by its registered name (`<handler>.<ExtensionConfig>`), as a ClusterClass names it
 // (upstream's runtimeClient.CallExtension): the ExtensionConfig must be discovered and have that handler for the
-// hook, and its namespaceSelector must match the namespace of the object the call is for.
+// hook, and its namespaceSelector must match the namespace of the object the call is for. The ExtensionConfigs come
+// from the management cluster unless the caller hands in a registry (plan).
 import { matchesLabelSelector } from '#shared/api/label-selector.ts';
 import { errorMessage } from '#shared/errors/index.ts';
-import { findObject, KubeNotFoundError } from '#shared/kube/index.ts';
 import type { Hook, HookResponse } from '#shared/runtime-sdk/catalog.ts';
 import {
   callExtensionHandler,
@@ -12,7 +12,7 @@ import {
 } from '#shared/runtime-sdk/call-extension.ts';
 import { findHandler } from '#shared/runtime-sdk/compute-hook-registrations.ts';
 import { extensionFailures, RuntimeExtensionError } from '#shared/runtime-sdk/errors.ts';
-import { getExtensionConfig } from '#shared/runtime-sdk/reconcile-extension-config.ts';
+import { createKubeExtensionRegistry, type ExtensionRegistry } from '#shared/runtime-sdk/extension-registry.ts';
 
 /**
  * The ExtensionConfig a registered handler name belongs to: everything after the first dot (handler names are DNS
@@ -32,7 +32,7 @@ function extensionConfigNameOf(name: string): string {
  * const answer = await callNamedExtension(deps, 'GeneratePatches', 'generate-patches.test-extension', 'default', request);
  */
 export async function callNamedExtension<H extends Exclude<Hook, 'Discovery'>>(
-  deps: ExtensionCallDeps,
+  deps: ExtensionCallDeps & { readonly registry?: ExtensionRegistry },
   hook: H,
   name: string,
   namespace: string,
@@ -44,13 +44,13 @@ export async function callNamedExtension<H extends Exclude<Hook, 'Discovery'>>(
   const fail = (detail: string, cause?: unknown): never => {
     throw new RuntimeExtensionError(what, extensionFailures.call, detail, cause === undefined ? undefined : { cause });
   };
+  const registry = deps.registry ?? createKubeExtensionRegistry(deps.kube);
   let registration;
   try {
-    const extensionConfig = configName === '' ? undefined : await getExtensionConfig(deps.kube, configName);
+    const extensionConfig = configName === '' ? undefined : await registry.getExtensionConfig(configName);
     registration = extensionConfig === undefined ? undefined : findHandler([extensionConfig], name);
   } catch (err) {
-    if (!(err instanceof KubeNotFoundError))
-      fail(`failed to read ExtensionConfig ${configName}: ${errorMessage(err)}`, err);
+    fail(`failed to read ExtensionConfig ${configName}: ${errorMessage(err)}`, err);
   }
   if (registration === undefined) return fail(`handler with name "${name}" has not been registered`);
   if (registration.handler.requestHook.hook !== hook) {
@@ -58,8 +58,7 @@ export async function callNamedExtension<H extends Exclude<Hook, 'Discovery'>>(
   }
   const selector = registration.extensionConfig.spec.namespaceSelector;
   if (selector !== undefined) {
-    const ns = await findObject(deps.kube, { apiVersion: 'v1', kind: 'Namespace', name: namespace });
-    const labels = (ns?.metadata?.labels ?? {}) as Record<string, string>;
+    const labels = await registry.getNamespaceLabels(namespace);
     if (!matchesLabelSelector(selector, labels)) {
       return fail(`namespaceSelector did not match namespace ${namespace}`);
     }

@@ -20,3 +20,5 @@ export { computeHookRegistrations, findHandler } from '#shared/runtime-sdk/compu
 export type { HookRegistration } from '#shared/runtime-sdk/compute-hook-registrations.ts';
 export { callAllExtensions, computeAggregatedResponse } from '#shared/runtime-sdk/call-all-extensions.ts';
 export type { AggregatedHookResponse, BlockingHook } from '#shared/runtime-sdk/call-all-extensions.ts';
+export { createKubeExtensionRegistry } from '#shared/runtime-sdk/extension-registry.ts';
+export type { ExtensionRegistry } from '#shared/runtime-sdk/extension-registry.ts';

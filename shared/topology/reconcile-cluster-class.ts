@@ -1,14 +1,11 @@
 // One ClusterClass pass (upstream ClusterClass controller): the ClusterClass becomes an owner of every template it
 // references, its variable definitions are published in `status.variables`, and `status.observedGeneration` tells
 // Cluster passes the class they read is the reconciled one.
-import * as z from 'zod';
 import { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
 import type { ObjectKey, OwnerReference } from '#shared/api/object-meta.ts';
 import type { ClusterClassTemplateReference } from '#shared/api/v1beta2/common.ts';
 import { ClusterClassRefVersionsUpToDate, ClusterClassVariablesReady } from '#shared/api/v1beta2/conditions.ts';
 import { parseObject } from '#shared/api/parse.ts';
-import { ClusterClassVariable } from '#shared/api/v1beta2/variables.ts';
-import { callNamedExtension } from '#shared/runtime-sdk/index.ts';
 import { describeObject, errorMessage } from '#shared/errors/index.ts';
 import { applyObject, findHubObject } from '#shared/kube/index.ts';
 import { reconcileConditions } from '#shared/topology/apply/reconcile-condition.ts';
@@ -23,10 +20,8 @@ import { TopologyManagerName } from '#shared/topology/labels.ts';
 import type { ConditionPair, TopologyOutcome } from '#shared/topology/outcome.ts';
 import type { TopologyDeps } from '#shared/topology/reconcile-topology.ts';
 import type { Unstructured } from '#shared/topology/types.ts';
-import {
-  computeClusterClassStatusVariables,
-  type DiscoveredVariables,
-} from '#shared/topology/validation/validate-cluster-class.ts';
+import { getDiscoveredVariables } from '#shared/topology/get-discovered-variables.ts';
+import { computeClusterClassStatusVariables } from '#shared/topology/validation/validate-cluster-class.ts';
 import { formatFieldErrors, validateClusterClassVariables } from '#shared/topology/variables/index.ts';
 
 export const ClusterClassVariablesReadyCondition = ClusterClassVariablesReady.type;
@@ -139,53 +134,6 @@ async function reconcileTemplateOwner(
     { fieldManager: computeOwnerFieldManager(fieldManager, cc), force: true },
   );
   return `set ClusterClass owner on ${describeObject(id.kind, namespace, id.name)}`;
-}
-
-/**
- * The variables each external patch's DiscoverVariables extension defines (upstream reconcileVariables): the patch's
- * settings in the request, the answer's variables validated like inline ones (under `<patch>.variables`). Failures
- * are collected per patch, as upstream does.
- */
-async function getDiscoveredVariables(
-  deps: TopologyDeps,
-  cc: ClusterClass,
-): Promise<{ discovered: DiscoveredVariables[]; errors: string[] }> {
-  const discovered: DiscoveredVariables[] = [];
-  const errors: string[] = [];
-  for (const patch of cc.spec.patches ?? []) {
-    const name = patch.external?.discoverVariablesExtension;
-    if (!name) continue;
-    const settings = patch.external?.settings;
-    let answer;
-    try {
-      answer = await callNamedExtension(
-        deps,
-        'DiscoverVariables',
-        name,
-        cc.metadata.namespace ?? '',
-        settings ? { settings } : {},
-      );
-    } catch (err) {
-      errors.push(`failed to call DiscoverVariables for patch ${patch.name}: ${errorMessage(err)}`);
-      continue;
-    }
-    const parsed = z
-      .array(ClusterClassVariable)
-      .safeParse((answer.variables ?? []).map((v) => ({ required: false, ...v })));
-    if (!parsed.success) {
-      errors.push(
-        `${patch.name}.variables: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join(', ')}`,
-      );
-      continue;
-    }
-    const invalid = formatFieldErrors(validateClusterClassVariables(parsed.data, `${patch.name}.variables`));
-    if (invalid.length > 0) {
-      errors.push(...invalid);
-      continue;
-    }
-    discovered.push({ patchName: patch.name, variables: parsed.data });
-  }
-  return { discovered, errors };
 }
 
 /**

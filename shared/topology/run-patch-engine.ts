@@ -7,8 +7,7 @@ import type { ClusterClassPatch } from '#shared/api/v1beta2/cluster-class.ts';
 import { VariableDefinitionFrom } from '#shared/api/v1beta2/variables.ts';
 import type { CommonResponse, GeneratePatchesResponse } from '#shared/api/runtime-extension.ts';
 import { CapiError, errorMessage } from '#shared/errors/index.ts';
-import type { KubeClient } from '#shared/kube/index.ts';
-import { callNamedExtension } from '#shared/runtime-sdk/index.ts';
+import { callNamedExtension, type ExtensionCallDeps, type ExtensionRegistry } from '#shared/runtime-sdk/index.ts';
 import { computePatchEngineInput } from '#shared/topology/desired/apply-patches.ts';
 import {
   computeExternallyPatchedTargets,
@@ -48,7 +47,10 @@ export class PatchEngineError extends CapiError {}
  * @example
  * const extensions = createPatchExtensions({ kube }, cluster.metadata.namespace);
  */
-export function createPatchExtensions(deps: { readonly kube: KubeClient }, namespace: string): PatchExtensions {
+export function createPatchExtensions(
+  deps: ExtensionCallDeps & { readonly registry?: ExtensionRegistry },
+  namespace: string,
+): PatchExtensions {
   return {
     generatePatches: (name, request) => callNamedExtension(deps, 'GeneratePatches', name, namespace, request),
     validateTopology: (name, request) => callNamedExtension(deps, 'ValidateTopology', name, namespace, request),

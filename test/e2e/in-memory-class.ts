@@ -1,7 +1,9 @@
 // Upstream Cluster API's own in-memory e2e ClusterClass and topology Cluster (test/e2e/data/infrastructure-docker/main
 // of the published test module, read from the harness cache at run time; nothing upstream is copied here), with
-// clusterctl's variable substitution and, for the ClusterClass, one transformation: its external patches become
-// inline patches, because the Runtime SDK (external patches and upgrade plans) is not on this branch yet.
+// clusterctl's variable substitution. Given an `extensionConfigName`, the ClusterClass is upstream's unchanged: its
+// external patches call upstream's test Runtime Extension registered under that name (the e2e). Without one, one
+// transformation: its external patches become inline patches, for the suites that run no extension (the
+// differential, the side-by-side bench, the local mode's example, the switch-over).
 //
 // Every change to upstream's ClusterClass `in-memory` (computeInlinePatchClass):
 //  1. `spec.patches[test-patch].external` (upstream's test extension, GeneratePatches + DiscoverVariables, in
@@ -247,8 +249,9 @@ export function computeTemplateWithSpec(template: KubeObject): KubeObject {
 export type InMemoryObjects = { readonly clusterClass: readonly KubeObject[]; readonly cluster: KubeObject };
 
 /**
- * Upstream's `clusterclass-in-memory.yaml` (ClusterClass with inline patches) and
- * `cluster-template-in-memory-topology.yaml` substituted for one Cluster.
+ * Upstream's `clusterclass-in-memory.yaml` and `cluster-template-in-memory-topology.yaml` substituted for one
+ * Cluster: the ClusterClass as upstream wrote it when `extensionConfigName` names the ExtensionConfig of upstream's
+ * test extension, with inline patches otherwise.
  *
  * @example
  * const { clusterClass, cluster } = computeInMemoryObjects({ namespace: 'e2e', clusterName: 'in-memory-1', kubernetesVersion: 'v1.34.0' });
@@ -259,6 +262,8 @@ export function computeInMemoryObjects(opts: {
   kubernetesVersion: string;
   controlPlaneMachineCount?: number;
   workerMachineCount?: number;
+  /** The test extension's ExtensionConfig: keeps upstream's external patches (`generate-patches.<name>`, …). */
+  extensionConfigName?: string;
 }): InMemoryObjects {
   const { e2e } = resolveUpstreamManifests();
   const vars: Record<string, string> = {
@@ -270,10 +275,12 @@ export function computeInMemoryObjects(opts: {
     DOCKER_POD_CIDRS: '192.168.0.0/16',
     DOCKER_SERVICE_CIDRS: '10.128.0.0/12',
     DOCKER_SERVICE_DOMAIN: 'cluster.local',
+    ...(opts.extensionConfigName ? { EXTENSION_CONFIG_NAME: opts.extensionConfigName } : {}),
   };
-  const clusterClass = readDocuments(e2e.clusterClassInMemory, vars, opts.namespace).map((o) =>
-    o.kind === 'ClusterClass' ? computeInlinePatchClass(o) : computeTemplateWithSpec(o),
-  );
+  const upstream = readDocuments(e2e.clusterClassInMemory, vars, opts.namespace);
+  const clusterClass = opts.extensionConfigName
+    ? upstream
+    : upstream.map((o) => (o.kind === 'ClusterClass' ? computeInlinePatchClass(o) : computeTemplateWithSpec(o)));
   const [cluster, ...others] = readDocuments(e2e.clusterTemplateInMemoryTopology, vars, opts.namespace);
   if (!cluster || cluster.kind !== 'Cluster' || others.length > 0)
     throw new Error(`${e2e.clusterTemplateInMemoryTopology}: expected exactly one Cluster`);

@@ -1,8 +1,9 @@
 // The lifecycle end to end, beside upstream Cluster API: upstream's managers (core, kubeadm bootstrap, kubeadm control
 // plane, Docker provider with its in-memory backend) run on a harness management cluster in the handoff
 // configuration, and capi-serverless runs as deployed — the functions' handlers behind the local bus, fed by the
-// forwarder's watches and ticks, its webhooks registered. Upstream's own in-memory ClusterClass and topology Cluster
-// (test/e2e/in-memory-class.ts lists every change: inline instead of external patches) go through creation, a
+// forwarder's watches and ticks, its webhooks registered. Upstream's own in-memory ClusterClass, unchanged (its
+// external patches and variables come from upstream's test Runtime Extension, served on loopback and registered with
+// an ExtensionConfig that capi-serverless discovers), and topology Cluster go through creation, a
 // version upgrade, scaling, adding and removing a MachineDeployment topology, a ClusterResourceSet applied into the
 // in-memory workload cluster, and deletion. Every wait is bounded; a failure prints the passes' outcomes and
 // upstream's managers' logs.
@@ -26,6 +27,7 @@ import {
 } from '#test/harness/upstream-capi.ts';
 import { createAuditLog, type AuditLog } from '#test/harness/audit-log.ts';
 import type { TestCluster } from '#test/harness/clusters.ts';
+import { startTestExtension, type TestExtension } from '#test/harness/test-extension.ts';
 import { computeInMemoryObjects } from './in-memory-class.ts';
 import { startProduct, type RunningProduct } from './product.ts';
 
@@ -38,6 +40,9 @@ const capi = 'cluster.x-k8s.io/v1beta2';
 const clusterRef = { apiVersion: capi, kind: 'Cluster', namespace: ns, name: clusterName };
 const byCluster = `cluster.x-k8s.io/cluster-name=${clusterName}`;
 const topologyOwned = 'topology.cluster.x-k8s.io/owned';
+/** The ExtensionConfig of upstream's test extension; upstream's ClusterClass names its handlers `<hook>.<this>`. */
+const extensionConfigName = 'in-memory';
+const inMemory = { namespace: ns, clusterName, kubernetesVersion: fromVersion, extensionConfigName };
 
 type Condition = { type: string; status: string; reason?: string; message?: string };
 type Status = {
@@ -57,6 +62,7 @@ const auditEvents = () => audit?.events() ?? [];
 let mgmt: TestCluster;
 let upstream: UpstreamCapi;
 let product: RunningProduct;
+let extension: TestExtension | undefined;
 
 function condition(obj: KubeObject | undefined, type: string): Condition | undefined {
   return ((obj?.['status'] as Status | undefined)?.conditions ?? []).find((c) => c.type === type);
@@ -65,6 +71,7 @@ function condition(obj: KubeObject | undefined, type: string): Condition | undef
 function diagnostics(): string {
   return (
     `\n----- capi-serverless passes (last 120)\n${product?.recentPasses(120) ?? ''}` +
+    `\n----- test extension (last 60 lines)\n${extension?.logs().split('\n').slice(-60).join('\n') ?? ''}` +
     `\n----- upstream managers (last 300 lines)\n${upstream?.logs().split('\n').slice(-300).join('\n') ?? ''}`
   );
 }
@@ -147,7 +154,7 @@ async function getCluster(): Promise<KubeObject> {
 }
 
 async function applyCluster(mutate: (topology: Record<string, unknown>) => void): Promise<void> {
-  const { cluster } = computeInMemoryObjects({ namespace: ns, clusterName, kubernetesVersion: fromVersion });
+  const { cluster } = computeInMemoryObjects(inMemory);
   const desired = structuredClone(cluster);
   const topology = (desired['spec'] as { topology: Record<string, unknown> }).topology;
   topology['version'] = currentVersion;
@@ -183,6 +190,67 @@ async function topologyObjects(): Promise<KubeObject[]> {
   return out;
 }
 
+/**
+ * Upstream's test extension on loopback and its ExtensionConfig (the name upstream's ClusterClass expects, the
+ * `extensionConfigName` setting its lifecycle handlers need); waits until capi-serverless's topology function has
+ * discovered it (upstream's RuntimeSDK gate is off in the handoff: nothing else discovers it).
+ */
+async function registerTestExtension(): Promise<void> {
+  const started = Date.now();
+  extension = await startTestExtension(mgmt.controlPlane.kubeconfigPath);
+  const apiVersion = 'runtime.cluster.x-k8s.io/v1beta2';
+  const ref = { apiVersion, kind: 'ExtensionConfig', name: extensionConfigName };
+  await applyObject(
+    mgmt.kube,
+    {
+      apiVersion,
+      kind: 'ExtensionConfig',
+      metadata: { name: extensionConfigName },
+      spec: {
+        clientConfig: { url: extension.url, caBundle: extension.caBundle },
+        settings: { extensionConfigName },
+      },
+    },
+    user,
+  );
+  await eventually(
+    'the ExtensionConfig discovered (its handlers in status)',
+    async () => {
+      const ec = await getObject(mgmt.kube, ref);
+      const handlers = ((ec['status'] as { handlers?: { name: string }[] } | undefined)?.handlers ?? []).map(
+        (h) => h.name,
+      );
+      const ok = handlers.includes(`generate-patches.${extensionConfigName}`);
+      return { ...(ok ? { value: true } : {}), observed: JSON.stringify(ec['status'] ?? {}) };
+    },
+    60_000,
+  );
+  timings.push(['start the test extension, discovered by capi-serverless', Date.now() - started]);
+}
+
+/**
+ * Waits for the ClusterClass pass to publish the variables the extension's DiscoverVariables defines: the Cluster
+ * webhooks validate the Cluster's variables against them (upstream's e2e framework retries its apply instead).
+ */
+async function waitForClusterClassVariables(): Promise<void> {
+  await eventually(
+    'ClusterClass in-memory reconciled with VariablesReady True',
+    async () => {
+      const cc = await getObject(mgmt.kube, {
+        apiVersion: capi,
+        kind: 'ClusterClass',
+        namespace: ns,
+        name: 'in-memory',
+      });
+      const generation = cc.metadata.generation;
+      const status = cc['status'] as { observedGeneration?: number } | undefined;
+      const ok = status?.observedGeneration === generation && condition(cc, 'VariablesReady')?.status === 'True';
+      return { ...(ok ? { value: true } : {}), observed: JSON.stringify(cc['status'] ?? {}) };
+    },
+    60_000,
+  );
+}
+
 describe('lifecycle beside upstream Cluster API (in-memory backend)', { timeout: 30 * 60_000 }, () => {
   before(async () => {
     const started = Date.now();
@@ -196,9 +264,11 @@ describe('lifecycle beside upstream Cluster API (in-memory backend)', { timeout:
     upstream = cluster.upstream;
     product = await startProduct(mgmt, ['topology', 'addons']);
     timings.push(['start upstream managers and capi-serverless', Date.now() - started]);
+    await registerTestExtension();
   });
   after(async () => {
     await product?.stop();
+    await extension?.stop();
     await mgmt?.stop();
     audit?.remove();
     console.log(
@@ -209,12 +279,9 @@ describe('lifecycle beside upstream Cluster API (in-memory backend)', { timeout:
   test("1. upstream's in-memory ClusterClass and Cluster: control plane available, Machines Running", async () => {
     await timed('create: control plane available, Machines Running', async () => {
       await applyObject(mgmt.kube, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }, user);
-      const { clusterClass, cluster } = computeInMemoryObjects({
-        namespace: ns,
-        clusterName,
-        kubernetesVersion: fromVersion,
-      });
+      const { clusterClass, cluster } = computeInMemoryObjects(inMemory);
       for (const obj of clusterClass) await applyObject(mgmt.kube, obj, user);
+      await waitForClusterClassVariables();
       await applyObject(mgmt.kube, cluster, user);
       const ready = await eventually(
         'Cluster infrastructure provisioned, control plane initialized and available',
@@ -235,7 +302,7 @@ describe('lifecycle beside upstream Cluster API (in-memory backend)', { timeout:
       const all = await waitForMachines(1, 1, fromVersion);
       assert.equal(all.length, 2);
     });
-    // The inline patches reached the stamped control plane (what upstream's extension would have written).
+    // The extension's patches reached the stamped control plane.
     const [kcp] = (
       await listObjects(mgmt.kube, {
         apiVersion: 'controlplane.cluster.x-k8s.io/v1beta2',
@@ -253,6 +320,19 @@ describe('lifecycle beside upstream Cluster API (in-memory backend)', { timeout:
     assert.equal(kcpSpec.version, fromVersion);
     assert.deepEqual(kcpSpec.kubeadmConfigSpec.clusterConfiguration.apiServer.extraArgs, [{ name: 'v', value: '2' }]);
     assert.equal(kcpSpec.rollout?.strategy?.rollingUpdate?.maxSurge, 1);
+    // The ClusterClass pass published the variables the extension's DiscoverVariables defines.
+    const cc = await getObject(mgmt.kube, { apiVersion: capi, kind: 'ClusterClass', namespace: ns, name: 'in-memory' });
+    const variables = (cc['status'] as { variables?: { name: string; definitions: { from: string }[] }[] }).variables;
+    assert.deepEqual(
+      (variables ?? []).filter((v) => v.definitions.some((d) => d.from === 'test-patch')).map((v) => v.name),
+      [
+        'files',
+        'imageRepository',
+        'kubeadmConfigTemplateAnnotations',
+        'kubeadmControlPlaneMaxSurge',
+        'preKubeadmCommands',
+      ],
+    );
   });
 
   test('handoff: every topology write comes from capi-serverless, none from upstream topology controller', async () => {

@@ -14,7 +14,9 @@
 //   * the core ValidatingWebhookConfiguration gets matchConditions so the Cluster validator skips Clusters with
 //     `spec.topology` and the ClusterClass validator only sees DELETE (still refusing to delete a class in use):
 //     with the gate off they reject every topology Cluster and ClusterClass ("can be set only if the
-//     ClusterTopology feature flag is enabled"); capi-serverless's own webhooks validate those;
+//     ClusterTopology feature flag is enabled"); capi-serverless's own webhooks validate those; the ExtensionConfig
+//     validator, too, only sees DELETE (with the RuntimeSDK gate off it rejects every ExtensionConfig; capi-serverless
+//     runs the Runtime SDK);
 //   * a ValidatingAdmissionPolicy denies the core manager's identity any write to ClusterResourceSets and
 //     ClusterResourceSetBindings: upstream's ClusterResourceSet controllers are always registered (no gate, no flag),
 //     their first write is adding the ClusterResourceSet finalizer, so they stop there (an error per retry in the

@@ -1,7 +1,7 @@
 // The handoff configuration (README "Run beside an existing Cluster API"), which the providers pass applies by default
 // on top of the processed components so that upstream's managers leave topology and ClusterResourceSets to
 // capi-serverless: the core manager's ClusterTopology gate off, the gate on for providers whose template webhooks check
-// it (kubeadm control plane, Docker), matchConditions on two core validating webhooks, and a ValidatingAdmissionPolicy
+// it (kubeadm control plane, Docker), matchConditions on three core validating webhooks, and a ValidatingAdmissionPolicy
 // refusing the core manager's writes to ClusterResourceSets. The same functions build the harness's proven handoff.
 import { isDeepStrictEqual } from 'node:util';
 import type { Provider, ProviderKind } from '#shared/api/operator.ts';
@@ -21,7 +21,9 @@ type MatchCondition = { readonly name: string; readonly expression: string };
 
 /**
  * matchConditions per core validating webhook: the Cluster validator skips Clusters with `spec.topology` (with the gate
- * off it refuses them all), the ClusterClass validator only sees DELETE (it still refuses deleting a class in use).
+ * off it refuses them all), the ClusterClass validator only sees DELETE (it still refuses deleting a class in use),
+ * and the ExtensionConfig validator only sees DELETE (it allows every delete): capi-serverless runs the Runtime SDK
+ * with upstream's RuntimeSDK gate off, and with the gate off that validator refuses every ExtensionConfig.
  */
 export const handoffWebhookConditions: Readonly<Record<string, readonly MatchCondition[]>> = {
   'validation.cluster.cluster.x-k8s.io': [
@@ -32,6 +34,9 @@ export const handoffWebhookConditions: Readonly<Record<string, readonly MatchCon
   ],
   'validation.clusterclass.cluster.x-k8s.io': [
     { name: 'capi-serverless-owns-clusterclass', expression: "request.operation == 'DELETE'" },
+  ],
+  'validation.extensionconfig.runtime.cluster.x-k8s.io': [
+    { name: 'capi-serverless-owns-extensionconfig', expression: "request.operation == 'DELETE'" },
   ],
 };
 

@@ -1,16 +1,22 @@
 // "What would one topology pass do?" for manifests given on the command line (upstream's former
 // `clusterctl alpha topology plan`): default and validate the ClusterClasses and Clusters as the webhooks would,
-// reconcile the ClusterClasses in memory, run one pass per Cluster and return every object the topology manages.
+// reconcile the ClusterClasses in memory (variables of DiscoverVariables extensions included), run one pass per
+// Cluster (external patches and ValidateTopology through the Runtime Extensions) and return every object the
+// topology manages.
 import { Cluster } from '#shared/api/v1beta2/cluster.ts';
 import { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
 import { computeDroppedFields, parseObject } from '#shared/api/parse.ts';
-import { CapiError, ValidationError } from '#shared/errors/index.ts';
+import { CapiError, describeObject, ValidationError } from '#shared/errors/index.ts';
+import type { ExtensionCallDeps, ExtensionRegistry } from '#shared/runtime-sdk/index.ts';
 import { getBlueprint } from '#shared/topology/current/get-blueprint.ts';
 import { createContractResolver } from '#shared/topology/current/get-contracts.ts';
 import { computeUnreferencedKinds, getCurrentState } from '#shared/topology/current/get-current-state.ts';
 import { createMemoryReader } from '#shared/topology/current/reader.ts';
-import { computeDesiredState } from '#shared/topology/desired/compute-desired-state.ts';
+import { applyPatchesToDesiredState } from '#shared/topology/desired/apply-patches.ts';
+import { computeUnpatchedDesiredState } from '#shared/topology/desired/compute-desired-state.ts';
 import { sortKeysDeep } from '#shared/topology/desired/paths.ts';
+import { getDiscoveredVariables } from '#shared/topology/get-discovered-variables.ts';
+import { createPatchExtensions, hasExternalPatches, runPatchEngine } from '#shared/topology/run-patch-engine.ts';
 import type { DesiredState, PureDeps, Unstructured } from '#shared/topology/types.ts';
 import {
   computeClusterClassStatusVariables,
@@ -35,6 +41,14 @@ export type PlanResult = {
 };
 
 export class PlanError extends CapiError {}
+
+/**
+ * How the plan reaches Runtime Extensions: the ExtensionConfigs (discovered) it may call, and the client for
+ * `service` client configs. Without it, a ClusterClass that needs an extension cannot be planned.
+ */
+export type PlanRuntime = ExtensionCallDeps & { readonly registry: ExtensionRegistry };
+
+export type PlanDeps = PureDeps & { readonly runtime?: PlanRuntime };
 
 const key = (o: {
   apiVersion: string;
@@ -96,35 +110,20 @@ function fail(
 
 /**
  * Computes the plan. Throws PlanError / ValidationError naming file, object and field; computes nothing partial.
+ * Extensions are called through `deps.runtime`: a failing one fails the plan naming the patch, the extension
+ * handler and the hook, as it fails the pass.
  *
  * @example
  * const { objects } = await computePlan(sourced, { randomSuffix: () => 'abcde' });
  */
-export async function computePlan(inputs: readonly SourcedObject[], deps: PureDeps): Promise<PlanResult> {
+export async function computePlan(inputs: readonly SourcedObject[], deps: PlanDeps): Promise<PlanResult> {
   const sourceOf = new Map(inputs.map((i) => [key(i.object), i.source]));
   const warnings: string[] = [];
-  const withSource = <T>(source: string, fn: () => T): T => {
-    try {
-      return fn();
-    } catch (err) {
-      if (err instanceof ValidationError)
-        throw new PlanError(
-          `${source}: ${err.message}`,
-          {
-            ...(err.kind ? { kind: err.kind } : {}),
-            ...(err.fieldPath ? { fieldPath: err.fieldPath } : {}),
-            reason: 'Invalid',
-          },
-          { cause: err },
-        );
-      throw err;
-    }
-  };
   // Reconcile the ClusterClasses in memory: validate, then fill status.variables as the ClusterClass controller does.
   const objects: Unstructured[] = inputs.map((i) => i.object);
   for (const [index, input] of inputs.entries()) {
     if (input.object.kind !== 'ClusterClass') continue;
-    const cc = withSource(input.source, () => parseObject(ClusterClass, 'ClusterClass', input.object));
+    const cc = withSourceOf(input.source, () => parseObject(ClusterClass, 'ClusterClass', input.object));
     warnings.push(...computeDroppedFieldWarnings(input.source, input.object, cc));
     const errors = validateClusterClass(cc);
     if (errors.length > 0)
@@ -136,11 +135,12 @@ export async function computePlan(inputs: readonly SourcedObject[], deps: PureDe
         formatFieldErrors(errors),
         errors[0]?.field,
       );
+    const variables = computeClusterClassStatusVariables(cc, await getPlanDiscoveredVariables(deps, input.source, cc));
     objects[index] = {
       ...(cc as unknown as Unstructured),
       status: {
         ...(cc.status ?? {}),
-        variables: computeClusterClassStatusVariables(cc),
+        variables,
         observedGeneration: cc.metadata.generation ?? 1,
       },
     };
@@ -152,7 +152,7 @@ export async function computePlan(inputs: readonly SourcedObject[], deps: PureDe
   const clusters = inputs.filter((i) => i.object.kind === 'Cluster');
   if (clusters.length === 0) throw new PlanError('no Cluster with spec.topology in the input', { reason: 'NoCluster' });
   for (const input of clusters) {
-    const parsed = withSource(input.source, () => parseObject(Cluster, 'Cluster', input.object));
+    const parsed = withSourceOf(input.source, () => parseObject(Cluster, 'Cluster', input.object));
     warnings.push(...computeDroppedFieldWarnings(input.source, input.object, parsed));
     if (!parsed.spec?.topology) continue;
     const namespace = parsed.metadata.namespace ?? 'default';
@@ -199,9 +199,9 @@ export async function computePlan(inputs: readonly SourcedObject[], deps: PureDe
         formatFieldErrors(errors),
         errors[0]?.field,
       );
-    const blueprint = await withSource(input.source, () => getBlueprint(reader, contracts, cc));
+    const blueprint = await withSourceOf(input.source, () => getBlueprint(reader, contracts, cc));
     const current = await getCurrentState(reader, contracts, cluster, undefined, computeUnreferencedKinds(blueprint));
-    const desired = withSource(input.source, () => computeDesiredState({ cluster, blueprint, current }, deps));
+    const desired = await computePlannedDesiredState(deps, input.source, { cluster, blueprint, current });
     for (const object of listDesiredObjects(desired)) {
       const existing =
         object.kind === 'Cluster'
@@ -224,6 +224,89 @@ export async function computePlan(inputs: readonly SourcedObject[], deps: PureDe
   return { objects: planned, warnings: [...new Set(warnings)] };
 }
 
+/** The variables the class's DiscoverVariables extensions define; a failure or conflict fails the plan. */
+async function getPlanDiscoveredVariables(deps: PlanDeps, source: string, cc: ClusterClass) {
+  const id = describeObject('ClusterClass', cc.metadata.namespace, cc.metadata.name);
+  const wanted = (cc.spec.patches ?? []).some((p) => p.external?.discoverVariablesExtension);
+  if (!wanted) return [];
+  if (!deps.runtime) throw noRuntimeError(source, id);
+  const { discovered, errors } = await getDiscoveredVariables(deps.runtime, cc);
+  const conflicts = computeClusterClassStatusVariables(cc, discovered)
+    .filter((v) => v.definitionsConflict)
+    .map((v) => v.name);
+  if (errors.length === 0 && conflicts.length > 0)
+    errors.push(`the following variables have conflicting schemas: ${conflicts.join(',')}`);
+  if (errors.length > 0)
+    throw new PlanError(`${source}: ${id}: VariableDiscovery failed: ${errors.join('; ')}`, {
+      kind: 'ClusterClass',
+      namespace: cc.metadata.namespace ?? '',
+      name: cc.metadata.name ?? '',
+      fieldPath: 'spec.patches',
+      reason: 'VariableDiscoveryFailed',
+    });
+  return discovered;
+}
+
+function noRuntimeError(source: string, id: string): PlanError {
+  return new PlanError(
+    `${source}: ${id} has external patches: no Runtime Extension can be called (give its ExtensionConfig with -f, or read the ExtensionConfigs of a cluster with --kubeconfig)`,
+    { reason: 'NoRuntimeExtensions' },
+  );
+}
+
+/** One pass's desired state: inline patches in memory, external ones through the extensions (as the pass does). */
+async function computePlannedDesiredState(
+  deps: PlanDeps,
+  source: string,
+  input: Parameters<typeof computeUnpatchedDesiredState>[0],
+): Promise<DesiredState> {
+  const { cluster, blueprint } = input;
+  const id = describeObject('Cluster', cluster.metadata.namespace, cluster.metadata.name);
+  const unpatched = withSourceOf(source, () => computeUnpatchedDesiredState(input, deps));
+  if (!hasExternalPatches(blueprint))
+    return withSourceOf(source, () => applyPatchesToDesiredState(cluster, blueprint, unpatched));
+  const classId = describeObject(
+    'ClusterClass',
+    blueprint.clusterClass.metadata.namespace,
+    blueprint.clusterClass.metadata.name,
+  );
+  if (!deps.runtime) throw noRuntimeError(source, classId);
+  const extensions = createPatchExtensions(deps.runtime, cluster.metadata.namespace ?? '');
+  try {
+    return await runPatchEngine(extensions, { cluster, blueprint, desired: unpatched });
+  } catch (err) {
+    const e = err instanceof CapiError ? err : undefined;
+    throw new PlanError(
+      `${source}: ${id}: ${(err as Error).message}`,
+      {
+        kind: 'ClusterClass',
+        ...(e?.fieldPath ? { fieldPath: e.fieldPath } : {}),
+        reason: e?.reason ?? 'PatchFailed',
+      },
+      { cause: err },
+    );
+  }
+}
+
+/** Names the input file in a validation error. */
+function withSourceOf<T>(source: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof ValidationError)
+      throw new PlanError(
+        `${source}: ${err.message}`,
+        {
+          ...(err.kind ? { kind: err.kind } : {}),
+          ...(err.fieldPath ? { fieldPath: err.fieldPath } : {}),
+          reason: 'Invalid',
+        },
+        { cause: err },
+      );
+    throw err;
+  }
+}
+
 /** Input fields the schema does not know (typos, or fields of a newer API): named, never dropped silently. */
 function computeDroppedFieldWarnings(source: string, raw: Unstructured, parsed: { spec?: unknown }): string[] {
   const id = `${raw.kind} ${raw.metadata.namespace ?? ''}/${raw.metadata.name ?? ''}`;
@@ -244,9 +327,8 @@ function computeUnhonouredFieldWarnings(source: string, cc: ClusterClass): strin
       `${source}: ${id}: spec.kubernetesVersions is kept but not used: multi-step upgrade plans are not computed (upgrades go straight to spec.topology.version)`,
     );
   if (cc.spec.upgrade?.external)
-    out.push(`${source}: ${id}: spec.upgrade.external is kept but not used: runtime extensions are not called`);
-  for (const [i, patch] of (cc.spec.patches ?? []).entries())
-    if (patch.external)
-      out.push(`${source}: ${id}: spec.patches[${i}].external is kept but not used: runtime extensions are not called`);
+    out.push(
+      `${source}: ${id}: spec.upgrade.external is kept but not used: GenerateUpgradePlan is not called (upgrades go straight to spec.topology.version)`,
+    );
   return out;
 }

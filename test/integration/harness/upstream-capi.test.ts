@@ -6,7 +6,15 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
 import { after, before, describe, test } from 'node:test';
-import { applyObject, findObject, getObject, listObjects, type KubeObject } from '#shared/kube/index.ts';
+import {
+  applyObject,
+  createObject,
+  findObject,
+  getObject,
+  listObjects,
+  patchObject,
+  type KubeObject,
+} from '#shared/kube/index.ts';
 import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
 import { startUpstreamCapi, startUpstreamManagementCluster, type UpstreamCapi } from '#test/harness/upstream-capi.ts';
 import { resolveUpstreamManifests } from '#test/harness/upstream-crds.ts';
@@ -230,6 +238,41 @@ describe('upstream Cluster API managers in the harness', () => {
       name: 'in-memory',
     });
     assert.deepEqual(managers(clusterClass), [fieldManager], 'nobody but the test wrote the ClusterClass');
+  });
+
+  test("upstream's ExtensionConfig validator (RuntimeSDK gate off) refuses ExtensionConfigs unless the handoff's matchCondition keeps it out", async () => {
+    const extensionConfig = (name: string): KubeObject => ({
+      apiVersion: 'runtime.cluster.x-k8s.io/v1beta2',
+      kind: 'ExtensionConfig',
+      metadata: { name },
+      spec: { clientConfig: { url: 'https://127.0.0.1:9443' } },
+    });
+    await applyObject(mgmt.kube, extensionConfig('handoff'), { fieldManager });
+    const ref = {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingWebhookConfiguration',
+      name: 'capi-validating-webhook-configuration',
+    };
+    const config = await getObject(mgmt.kube, ref);
+    const webhooks = config['webhooks'] as { name: string; matchConditions?: unknown }[];
+    const name = 'validation.extensionconfig.runtime.cluster.x-k8s.io';
+    assert.deepEqual(webhooks.find((w) => w.name === name)?.matchConditions, [
+      { name: 'capi-serverless-owns-extensionconfig', expression: "request.operation == 'DELETE'" },
+    ]);
+    const without = webhooks.map((w) => {
+      if (w.name !== name) return w;
+      const { matchConditions: _dropped, ...rest } = w;
+      return rest;
+    });
+    await patchObject(mgmt.kube, ref, { webhooks: without }, { fieldManager });
+    try {
+      await assert.rejects(
+        createObject(mgmt.kube, extensionConfig('no-handoff'), { fieldManager, dryRun: true }),
+        /can be set only if the RuntimeSDK feature flag is enabled/,
+      );
+    } finally {
+      await patchObject(mgmt.kube, ref, { webhooks }, { fieldManager });
+    }
   });
 
   test("upstream's own in-memory e2e ClusterClass and topology Cluster are accepted by its webhooks", async () => {

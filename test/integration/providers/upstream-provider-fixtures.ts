@@ -160,7 +160,7 @@ const findPolicy = (kube: KubeClient, kind: string) =>
 
 /**
  * Asserts the handoff the harness proved on upstream's binaries (test/harness/upstream-capi.ts) is installed: the
- * matchConditions on the two core webhooks, the ClusterResourceSet policy and binding for the core manager's
+ * matchConditions on the three core webhooks, the ClusterResourceSet policy and binding for the core manager's
  * ServiceAccount in capi-system (the harness's policy spec, with the name the providers pass gives it), the core
  * manager's ClusterTopology gate off, the kubeadm control plane's and Docker's on, the bootstrap manager's arguments
  * without the gate (it has none).
@@ -175,6 +175,9 @@ export async function assertHandoffInstalled(kube: KubeClient): Promise<void> {
     ],
     'validation.clusterclass.cluster.x-k8s.io': [
       { name: 'capi-serverless-owns-clusterclass', expression: "request.operation == 'DELETE'" },
+    ],
+    'validation.extensionconfig.runtime.cluster.x-k8s.io': [
+      { name: 'capi-serverless-owns-extensionconfig', expression: "request.operation == 'DELETE'" },
     ],
   });
   const [harnessPolicy, harnessBinding] = computeHarnessHandoffPolicy('system:serviceaccount:capi-system:capi-manager');
