@@ -1,6 +1,7 @@
-// What of a topology-owned object's state the topology pass waits on (upstream's watch predicates on the control
-// plane and the workers): its generation, deletion and the status fields that say whether it is upgrading, scaling
-// or rolling out. A change of anything else (a condition's message, a heartbeat, managedFields) sends no event.
+// What of an object's state the functions act on, so that the forwarder sends no event for the rest (a condition's
+// message, a heartbeat, managedFields): for a topology-owned control plane or worker set, its generation, deletion
+// and the status fields that say whether it is upgrading, scaling or rolling out (upstream's watch predicates); for a
+// Cluster, what the topology and add-on passes read of it (spec, labels, annotations, deletion, initialization).
 import type { KubeObject } from '#shared/kube/objects.ts';
 
 /** Status fields (paths under `status`) that the upgrade sequencing and the creation of workers read. */
@@ -46,4 +47,37 @@ export function computeStatusFingerprint(obj: KubeObject & { status?: unknown })
     obj.metadata.deletionTimestamp === undefined ? '-' : 'deleting',
     ...statusPaths.map((path) => encode(valueAt(obj.status, path))),
   ].join('|');
+}
+
+/** Cluster conditions a pass reads (the topology's skip decision, the add-on pass's wait for the infrastructure). */
+const clusterConditionTypes = new Set(['ControlPlaneInitialized', 'InfrastructureReady']);
+const sortedEntries = (map: Record<string, string> | undefined, skip?: string) =>
+  Object.entries(map ?? {})
+    .filter(([k]) => k !== skip)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+
+/**
+ * What the passes read of a Cluster: its generation (spec), labels, annotations (not kubectl's last-applied copy),
+ * deletion, `status.initialization`, `status.phase` and the ControlPlaneInitialized and InfrastructureReady
+ * conditions' status. The rest of status (the core manager's conditions, replica counters) changes often during a
+ * rollout and is read by no pass.
+ *
+ * @example
+ * computeClusterFingerprint(cluster) === computeClusterFingerprint(sameClusterWithNewConditionMessage); // true
+ */
+export function computeClusterFingerprint(obj: KubeObject & { status?: unknown }): string {
+  const status = (obj.status ?? {}) as { conditions?: { type?: string; status?: string }[] };
+  const conditions = (status.conditions ?? [])
+    .filter((c) => clusterConditionTypes.has(c.type ?? ''))
+    .map((c) => `${c.type ?? ''}=${c.status ?? ''}`)
+    .sort();
+  return JSON.stringify([
+    obj.metadata.generation ?? null,
+    obj.metadata.deletionTimestamp ?? null,
+    sortedEntries(obj.metadata.labels),
+    sortedEntries(obj.metadata.annotations, 'kubectl.kubernetes.io/last-applied-configuration'),
+    valueAt(status, ['initialization']) ?? null,
+    valueAt(status, ['phase']) ?? null,
+    conditions,
+  ]);
 }

@@ -22,7 +22,9 @@ const operatorProviderKinds = Object.keys({
 /** The kinds every deployment watches (kinds the cluster does not serve are logged and skipped). */
 export function defaultTargets(secretLabelSelector?: string): WatchTarget[] {
   return [
-    { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Cluster' },
+    // NOTE: in full, for the few status fields the passes read; the core manager's other status writes (conditions,
+    // replica counters: dozens per rollout) send nothing.
+    { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Cluster', changesOf: 'cluster' },
     { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'ClusterClass' },
     // NOTE: the workers a topology owns, for the status changes its upgrade and creation wait on (as upstream's
     // topology controller watches them); the control-plane kinds are found among the CRDs.
@@ -30,7 +32,7 @@ export function defaultTargets(secretLabelSelector?: string): WatchTarget[] {
       apiVersion: 'cluster.x-k8s.io/v1beta2',
       kind,
       labelSelector: topologyOwnedLabel,
-      topologyOwned: true,
+      changesOf: 'topologyOwned' as const,
     })),
     { apiVersion: 'runtime.cluster.x-k8s.io/v1beta2', kind: 'ExtensionConfig' },
     // NOTE: upstream up to v1.10 serves the add-on kinds in v1beta1 only; the add-on pass converts at the edge.
@@ -73,7 +75,7 @@ export async function discoverProviderTargets(kube: KubeClient): Promise<WatchTa
           const apiVersion = `${spec.group}/${version}`;
           if (kind.endsWith('Template')) targets.push({ apiVersion, kind });
           else if (spec.group.startsWith('controlplane.'))
-            targets.push({ apiVersion, kind, labelSelector: topologyOwnedLabel, topologyOwned: true });
+            targets.push({ apiVersion, kind, labelSelector: topologyOwnedLabel, changesOf: 'topologyOwned' });
         }
       },
       onRestart: () => void targets.splice(0),

@@ -10,7 +10,10 @@ import type { ObjectChange } from '#shared/runtime/events.ts';
 import type { KindRef } from '#shared/runtime/types.ts';
 import { getCollectionPath } from '#functions/forwarder/get-collection-path.ts';
 import { listPages } from '#functions/forwarder/list-pages.ts';
-import { computeStatusFingerprint } from '#functions/forwarder/compute-status-fingerprint.ts';
+import {
+  computeClusterFingerprint,
+  computeStatusFingerprint,
+} from '#functions/forwarder/compute-status-fingerprint.ts';
 
 export type WatchTarget = KindRef & {
   readonly namespace?: string;
@@ -21,10 +24,12 @@ export type WatchTarget = KindRef & {
    */
   readonly fallbackApiVersions?: readonly string[];
   /**
-   * Objects a topology owns (select them with the `topology.cluster.x-k8s.io/owned` label): watched in full, not as
-   * metadata, and a change is sent only when {@link computeStatusFingerprint} changed, naming the owning Cluster.
+   * Watch in full (not as metadata) and send a change only when what the passes read changed:
+   * `topologyOwned` — control planes and worker sets a topology owns (select them with the
+   * `topology.cluster.x-k8s.io/owned` label), {@link computeStatusFingerprint}, the change naming the owning Cluster;
+   * `cluster` — Clusters, {@link computeClusterFingerprint}. Default: metadata only, every new resourceVersion.
    */
-  readonly topologyOwned?: boolean;
+  readonly changesOf?: 'topologyOwned' | 'cluster';
 };
 
 export type KindWatcherOptions = {
@@ -52,7 +57,7 @@ export type KindWatcherStats = {
   /** Watches that ended with 410 Gone (their resourceVersion was compacted). */
   gone: number;
   events: number;
-  /** Watch events of a `topologyOwned` kind not sent: nothing the topology waits on changed. */
+  /** Watch events of a kind watched in full (`changesOf`) not sent: nothing the passes read changed. */
   filtered: number;
 };
 
@@ -71,7 +76,7 @@ const clusterNameLabel = 'cluster.x-k8s.io/cluster-name';
 
 function changeOf(target: WatchTarget, obj: KubeObject, type: ObjectChange['type']): ObjectChange {
   const m = obj.metadata;
-  const cluster = target.topologyOwned === true ? m.labels?.[clusterNameLabel] : undefined;
+  const cluster = target.changesOf === 'topologyOwned' ? m.labels?.[clusterNameLabel] : undefined;
   return {
     apiVersion: target.apiVersion,
     kind: target.kind,
@@ -91,9 +96,12 @@ const keyOf = (obj: KubeObject): string => `${obj.metadata.namespace ?? ''}/${ob
 // string per object is about a third of a { uid, resourceVersion, generation } record at 10,000 objects, and holds
 // no reference into the parsed LIST page (V8 copies JSON string values), so pages are freed as soon as read.
 const metadataFactOf = (obj: KubeObject): string => `${obj.metadata.uid ?? ''} ${obj.metadata.resourceVersion ?? ''}`;
-// NOTE: a topology-owned object is remembered by what the topology waits on, so neither a watch event nor a relist
-// sends a change that leaves it the same.
-const statusFactOf = (obj: KubeObject): string => `${obj.metadata.uid ?? ''} ${computeStatusFingerprint(obj)}`;
+// NOTE: an object watched in full is remembered by what the passes read of it, so neither a watch event nor a relist
+// sends a change that leaves that the same.
+const fullFactOf: Record<NonNullable<WatchTarget['changesOf']>, (obj: KubeObject) => string> = {
+  topologyOwned: (obj) => `${obj.metadata.uid ?? ''} ${computeStatusFingerprint(obj)}`,
+  cluster: (obj) => `${obj.metadata.uid ?? ''} ${computeClusterFingerprint(obj)}`,
+};
 const uidOfFact = (fact: string): string => fact.slice(0, fact.indexOf(' '));
 
 /**
@@ -107,8 +115,8 @@ export function startKindWatcher(options: KindWatcherOptions): KindWatcher {
   const log = options.log ?? (() => undefined);
   const known = new Map<string, string>();
   const stats: KindWatcherStats = { lists: 0, pages: 0, listRestarts: 0, watches: 0, gone: 0, events: 0, filtered: 0 };
-  const owned = target.topologyOwned === true;
-  const factOf = owned ? statusFactOf : metadataFactOf;
+  const owned = target.changesOf !== undefined;
+  const factOf = target.changesOf === undefined ? metadataFactOf : fullFactOf[target.changesOf];
   const listAccept = owned ? {} : { accept: partialObjectMetadataListAccept };
   const watchAccept = owned ? {} : { accept: partialObjectMetadataAccept };
   let rv = options.resumeFrom;

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { KubeObject } from '#shared/kube/index.ts';
-import { computeStatusFingerprint } from '#functions/forwarder/compute-status-fingerprint.ts';
+import {
+  computeClusterFingerprint,
+  computeStatusFingerprint,
+} from '#functions/forwarder/compute-status-fingerprint.ts';
 
 const kcp = (metadata: Record<string, unknown>, status: Record<string, unknown>): KubeObject =>
   Object.freeze({
@@ -36,4 +39,70 @@ describe('computeStatusFingerprint', () => {
   test('an object without status has a fingerprint', () => {
     assert.equal(typeof computeStatusFingerprint({ apiVersion: 'v1', kind: 'X', metadata: {} }), 'string');
   });
+});
+
+const cluster = (metadata: Record<string, unknown>, status: Record<string, unknown>): KubeObject =>
+  Object.freeze({
+    apiVersion: 'cluster.x-k8s.io/v1beta2',
+    kind: 'Cluster',
+    metadata: { name: 'c1', generation: 2, resourceVersion: '10', labels: { a: '1', b: '2' }, ...metadata },
+    status: {
+      initialization: { infrastructureProvisioned: true, controlPlaneInitialized: false },
+      conditions: [
+        { type: 'ControlPlaneInitialized', status: 'False', message: 'waiting' },
+        { type: 'Available', status: 'False' },
+      ],
+      ...status,
+    },
+  });
+
+describe('computeClusterFingerprint', () => {
+  const base = computeClusterFingerprint(cluster({}, {}));
+  const changes: [string, KubeObject][] = [
+    ['changes with the generation (spec)', cluster({ generation: 3 }, {})],
+    ['changes with a label', cluster({ labels: { a: '1', b: '3' } }, {})],
+    ['changes with an annotation', cluster({ annotations: { 'cluster.x-k8s.io/paused': '' } }, {})],
+    ['changes with the deletion', cluster({ deletionTimestamp: '2026-11-25T00:00:00Z' }, {})],
+    [
+      'changes with the initialization',
+      cluster({}, { initialization: { infrastructureProvisioned: true, controlPlaneInitialized: true } }),
+    ],
+    ['changes with the phase', cluster({}, { phase: 'Provisioned' })],
+    [
+      'changes with the ControlPlaneInitialized status',
+      cluster(
+        {},
+        {
+          conditions: [
+            { type: 'ControlPlaneInitialized', status: 'True' },
+            { type: 'Available', status: 'False' },
+          ],
+        },
+      ),
+    ],
+  ];
+  for (const [name, obj] of changes) test(name, () => assert.notEqual(computeClusterFingerprint(obj), base));
+
+  const same: [string, KubeObject][] = [
+    ['ignores the resourceVersion', cluster({ resourceVersion: '11' }, {})],
+    ['ignores the label order', cluster({ labels: { b: '2', a: '1' } }, {})],
+    [
+      'ignores kubectl’s last-applied copy',
+      cluster({ annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{}' } }, {}),
+    ],
+    [
+      'ignores other conditions and condition messages',
+      cluster(
+        {},
+        {
+          conditions: [
+            { type: 'ControlPlaneInitialized', status: 'False', message: 'still waiting' },
+            { type: 'Available', status: 'True' },
+          ],
+        },
+      ),
+    ],
+    ['ignores replica counters', cluster({}, { workers: { desiredReplicas: 3, readyReplicas: 1 } })],
+  ];
+  for (const [name, obj] of same) test(name, () => assert.equal(computeClusterFingerprint(obj), base));
 });
