@@ -27,7 +27,15 @@ export type RunningProduct = {
   /** The last `n` pass lines (print them when a step fails). */
   recentPasses(n?: number): string;
   /** Invocations so far, by controller and by what invoked them (a tick or an object change of a kind). */
-  readonly invocations: { controller: Controller; trigger: 'Tick' | string; at: number }[];
+  readonly invocations: {
+    controller: Controller;
+    trigger: 'Tick' | string;
+    at: number;
+    /** Handler time, ms. */
+    ms: number;
+    /** Passes skipped because another pass held the lease (after a woken pass's retries). */
+    leaseHeld: number;
+  }[];
   stop(): Promise<void>;
 };
 
@@ -77,10 +85,19 @@ export async function startProduct(
     await ensureTable(createCheckpointStore({ client: ddbClient, tableName }));
 
     const handlers: Partial<Record<Controller, ControllerHandler>> = {};
+    const durations = new WeakMap<object, number>();
     for (const controller of controllers) {
       const reconciler = reconcilers[controller];
       if (!reconciler) throw new Error(`no ${controller} reconciler is wired`);
-      handlers[controller] = createFunctionHandler(reconciler, env);
+      const handler = createFunctionHandler(reconciler, env);
+      handlers[controller] = async (event, context) => {
+        const started = performance.now();
+        try {
+          return await handler(event, context);
+        } finally {
+          durations.set(event as object, performance.now() - started);
+        }
+      };
     }
     const passLines: string[] = [];
     const invocations: RunningProduct['invocations'] = [];
@@ -92,6 +109,9 @@ export async function startProduct(
           controller,
           trigger: event['detail-type'] === 'Tick' ? 'Tick' : event.detail.kind,
           at: Date.now(),
+          ms: durations.get(event) ?? 0,
+          leaseHeld:
+            result.status === 'Handled' ? result.passes.filter((p) => p.reason.startsWith('LeaseHeld')).length : 0,
         });
         passLines.push(...computeProgressLines(controller, event, result, new Date()));
       },

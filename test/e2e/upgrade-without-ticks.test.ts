@@ -119,7 +119,14 @@ describe('an upgrade proceeds from the control plane to the workers without any 
     const seconds = (Date.now() - upgradeStarted) / 1000;
     await product.bus.drain();
     const byTrigger = invocationsSince(upgradeStarted);
-    console.log(`upgrade converged in ${seconds.toFixed(1)} s; topology invocations: ${JSON.stringify(byTrigger)}`);
+    const upgrade = product.invocations.filter((i) => i.controller === 'topology' && i.at >= upgradeStarted);
+    const totalMs = upgrade.reduce((sum, i) => sum + i.ms, 0);
+    console.log(
+      `upgrade converged in ${seconds.toFixed(1)} s; topology invocations: ${JSON.stringify(byTrigger)}; ` +
+        `handler time ${(totalMs / 1000).toFixed(1)} s (mean ${(totalMs / Math.max(1, upgrade.length)).toFixed(0)} ms, ` +
+        `max ${Math.max(0, ...upgrade.map((i) => i.ms)).toFixed(0)} ms); passes skipped on a held lease: ` +
+        `${upgrade.reduce((sum, i) => sum + i.leaseHeld, 0)}`,
+    );
 
     assert.equal(workersEarly, '', `workers started upgrading before the control plane finished: ${workersEarly}`);
     assert.equal(
