@@ -27,10 +27,21 @@ export type EventBatcher = {
   readonly stats: { sent: number; coalesced: number; failed: number; dropped: number; requests: number };
 };
 
-/** The identity of an object across changes. */
-export function changeKey(change: Pick<ObjectChange, 'apiVersion' | 'kind' | 'namespace' | 'name'>): string {
+/**
+ * The identity of an object across changes. Changes of the objects one topology owns (they name their `cluster`)
+ * share one identity, that of their Cluster: they all wake the same pass, so a burst (the control plane and every
+ * MachineDeployment moving at once) is one entry.
+ */
+export function changeKey(
+  change: Pick<ObjectChange, 'apiVersion' | 'kind' | 'namespace' | 'name'> & { readonly cluster?: string | undefined },
+): string {
+  if (change.cluster !== undefined) return `topology-owned/${change.namespace}/${change.cluster}`;
   return `${change.apiVersion}/${change.kind}/${change.namespace}/${change.name}`;
 }
+
+/** A deletion of an owned object forces its Cluster's pass; a later status change of a sibling must not hide it. */
+const supersedes = (next: ObjectChange, pending: ObjectChange): boolean =>
+  next.cluster === undefined || pending.type !== 'DELETED' || next.type === 'DELETED';
 
 /**
  * Creates the outbox.
@@ -103,7 +114,8 @@ export function createEventBatcher(options: EventBatcherOptions): EventBatcher {
       const key = changeKey(change);
       const existing = pending.get(key);
       if (existing) stats.coalesced++;
-      pending.set(key, { change, attempts: existing?.attempts ?? 0 });
+      const kept = existing === undefined || supersedes(change, existing.change) ? change : existing.change;
+      pending.set(key, { change: kept, attempts: existing?.attempts ?? 0 });
       schedule(coalesceMs);
     },
     async flush() {

@@ -3,7 +3,7 @@
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import * as z from 'zod';
 import { createKubeClient } from '#shared/kube/client.ts';
-import { defaultTargets, discoverTemplateTargets } from '#functions/forwarder/default-targets.ts';
+import { defaultTargets, discoverProviderTargets } from '#functions/forwarder/default-targets.ts';
 import { createEventBridgeSink } from '#functions/forwarder/eventbridge-sink.ts';
 import { startForwarder } from '#functions/forwarder/start-forwarder.ts';
 
@@ -22,7 +22,7 @@ async function main(): Promise<void> {
     console.log(JSON.stringify({ level: 'INFO', service: 'capi-serverless-forwarder', message, ...fields }));
   const source = { fromDefault: true } as const;
   const kube = await createKubeClient(source, { userAgent: 'capi-serverless/forwarder' });
-  const targets = [...defaultTargets(env.SECRET_LABEL_SELECTOR), ...(await discoverTemplateTargets(kube))];
+  const targets = [...defaultTargets(env.SECRET_LABEL_SELECTOR), ...(await discoverProviderTargets(kube))];
   const sink = createEventBridgeSink({
     client: new EventBridgeClient({ region: env.AWS_REGION }),
     eventBusName: env.EVENT_BUS_NAME,

@@ -10,6 +10,10 @@ import type { ObjectChange } from '#shared/runtime/events.ts';
 import type { KindRef } from '#shared/runtime/types.ts';
 import { getCollectionPath } from '#functions/forwarder/get-collection-path.ts';
 import { listPages } from '#functions/forwarder/list-pages.ts';
+import {
+  computeClusterFingerprint,
+  computeStatusFingerprint,
+} from '#functions/forwarder/compute-status-fingerprint.ts';
 
 export type WatchTarget = KindRef & {
   readonly namespace?: string;
@@ -19,6 +23,13 @@ export type WatchTarget = KindRef & {
    * still name `apiVersion`, the version the controllers read in (they convert at the edge).
    */
   readonly fallbackApiVersions?: readonly string[];
+  /**
+   * Watch in full (not as metadata) and send a change only when what the passes read changed:
+   * `topologyOwned` — control planes and worker sets a topology owns (select them with the
+   * `topology.cluster.x-k8s.io/owned` label), {@link computeStatusFingerprint}, the change naming the owning Cluster;
+   * `cluster` — Clusters, {@link computeClusterFingerprint}. Default: metadata only, every new resourceVersion.
+   */
+  readonly changesOf?: 'topologyOwned' | 'cluster';
 };
 
 export type KindWatcherOptions = {
@@ -46,6 +57,8 @@ export type KindWatcherStats = {
   /** Watches that ended with 410 Gone (their resourceVersion was compacted). */
   gone: number;
   events: number;
+  /** Watch events of a kind watched in full (`changesOf`) not sent: nothing the passes read changed. */
+  filtered: number;
 };
 
 export type KindWatcher = {
@@ -59,8 +72,11 @@ export type KindWatcher = {
   knownObjects(): number;
 };
 
-function changeOf(target: KindRef, obj: KubeObject, type: ObjectChange['type']): ObjectChange {
+const clusterNameLabel = 'cluster.x-k8s.io/cluster-name';
+
+function changeOf(target: WatchTarget, obj: KubeObject, type: ObjectChange['type']): ObjectChange {
   const m = obj.metadata;
+  const cluster = target.changesOf === 'topologyOwned' ? m.labels?.[clusterNameLabel] : undefined;
   return {
     apiVersion: target.apiVersion,
     kind: target.kind,
@@ -70,6 +86,7 @@ function changeOf(target: KindRef, obj: KubeObject, type: ObjectChange['type']):
     ...(m.generation === undefined ? {} : { generation: m.generation }),
     ...(m.resourceVersion === undefined ? {} : { resourceVersion: m.resourceVersion }),
     type,
+    ...(cluster ? { cluster } : {}),
   };
 }
 
@@ -78,7 +95,13 @@ const keyOf = (obj: KubeObject): string => `${obj.metadata.namespace ?? ''}/${ob
 // NOTE: what a relist diff needs of an object is its uid (for DELETED) and whether it changed; one "<uid> <rv>"
 // string per object is about a third of a { uid, resourceVersion, generation } record at 10,000 objects, and holds
 // no reference into the parsed LIST page (V8 copies JSON string values), so pages are freed as soon as read.
-const factOf = (obj: KubeObject): string => `${obj.metadata.uid ?? ''} ${obj.metadata.resourceVersion ?? ''}`;
+const metadataFactOf = (obj: KubeObject): string => `${obj.metadata.uid ?? ''} ${obj.metadata.resourceVersion ?? ''}`;
+// NOTE: an object watched in full is remembered by what the passes read of it, so neither a watch event nor a relist
+// sends a change that leaves that the same.
+const fullFactOf: Record<NonNullable<WatchTarget['changesOf']>, (obj: KubeObject) => string> = {
+  topologyOwned: (obj) => `${obj.metadata.uid ?? ''} ${computeStatusFingerprint(obj)}`,
+  cluster: (obj) => `${obj.metadata.uid ?? ''} ${computeClusterFingerprint(obj)}`,
+};
 const uidOfFact = (fact: string): string => fact.slice(0, fact.indexOf(' '));
 
 /**
@@ -91,7 +114,11 @@ export function startKindWatcher(options: KindWatcherOptions): KindWatcher {
   const { kube, source, target, emit } = options;
   const log = options.log ?? (() => undefined);
   const known = new Map<string, string>();
-  const stats: KindWatcherStats = { lists: 0, pages: 0, listRestarts: 0, watches: 0, gone: 0, events: 0 };
+  const stats: KindWatcherStats = { lists: 0, pages: 0, listRestarts: 0, watches: 0, gone: 0, events: 0, filtered: 0 };
+  const owned = target.changesOf !== undefined;
+  const factOf = target.changesOf === undefined ? metadataFactOf : fullFactOf[target.changesOf];
+  const listAccept = owned ? {} : { accept: partialObjectMetadataListAccept };
+  const watchAccept = owned ? {} : { accept: partialObjectMetadataAccept };
   let rv = options.resumeFrom;
   let stopped = false;
   let current: WatchHandle | undefined;
@@ -113,7 +140,7 @@ export function startKindWatcher(options: KindWatcherOptions): KindWatcher {
       {
         path,
         kind: target.kind,
-        accept: partialObjectMetadataListAccept,
+        ...listAccept,
         ...(target.namespace === undefined ? {} : { namespace: target.namespace }),
         ...(target.labelSelector === undefined ? {} : { labelSelector: target.labelSelector }),
         ...(options.pageSize === undefined ? {} : { limit: options.pageSize }),
@@ -169,7 +196,7 @@ export function startKindWatcher(options: KindWatcherOptions): KindWatcher {
           source,
           {
             path,
-            accept: partialObjectMetadataAccept,
+            ...watchAccept,
             ...(rv === undefined ? {} : { resourceVersion: rv }),
             ...(target.labelSelector ? { labelSelector: target.labelSelector } : {}),
           },
@@ -185,7 +212,14 @@ export function startKindWatcher(options: KindWatcherOptions): KindWatcher {
             stats.events++;
             const key = keyOf(event.object);
             if (event.type === 'DELETED') known.delete(key);
-            else known.set(key, factOf(event.object));
+            else {
+              const fact = factOf(event.object);
+              if (owned && event.type === 'MODIFIED' && known.get(key) === fact) {
+                stats.filtered++;
+                return;
+              }
+              known.set(key, fact);
+            }
             emit(changeOf(target, event.object, event.type));
           },
         );

@@ -52,6 +52,12 @@ export const Checkpoint = z.object({
   lastPassId: z.string(),
   updatedAt: epochMs,
   noChange: NoChange.optional(),
+  /**
+   * A `Requeue` that waits for the objects the pass owns (an upgrade or a creation in progress): a change of one of
+   * them (`wake` in the pass request) runs the pass before `nextAttemptAt`. Other requeues (a lifecycle hook's
+   * retryAfterSeconds) keep their due time.
+   */
+  wakeOnOwnedChange: z.literal(true).optional(),
 });
 export type Checkpoint = z.infer<typeof Checkpoint>;
 

@@ -26,7 +26,7 @@ import { createFunctionHandler } from '#shared/runtime/create-function-handler.t
 import type { ControllerHandler } from '#shared/runtime/create-controller-handler.ts';
 import { createLocalBus, type LocalBus } from '#shared/runtime/local-bus.ts';
 import { reconcilers } from '#shared/runtime/reconcilers.ts';
-import { defaultTargets, discoverTemplateTargets } from '#functions/forwarder/default-targets.ts';
+import { defaultTargets, discoverProviderTargets } from '#functions/forwarder/default-targets.ts';
 import { startForwarder, type Forwarder } from '#functions/forwarder/start-forwarder.ts';
 import {
   computeUpstreamCoreCrds,
@@ -334,7 +334,7 @@ async function start(
 
   // NOTE: stopped after the forwarder (which flushes into it) and before the workload cluster its passes talk to.
   stops.push(() => drainWithin(bus, 20_000, print));
-  const targets = [...defaultTargets(), ...(await discoverTemplateTargets(kube))];
+  const targets = [...defaultTargets(), ...(await discoverProviderTargets(kube))];
   const forwarder: Forwarder = startForwarder({
     kube,
     source: { kubeconfigPath },

@@ -43,6 +43,7 @@ export function computeCheckpoint(input: CheckpointInput): Checkpoint {
         attempts: 0,
         nextAttemptAt: now + Math.max(0, Math.floor(after)),
         ...(outcome.noChange ? { noChange: outcome.noChange } : {}),
+        ...(outcome.wakeOnOwnedChange === true ? { wakeOnOwnedChange: true as const } : {}),
       };
     }
     case 'Error': {

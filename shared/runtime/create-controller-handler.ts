@@ -121,6 +121,36 @@ function failOnUnrecordedPasses(): MiddlewareObj<unknown, HandlerResult> {
   };
 }
 
+/** How often, and how long apart, a `wake` pass that found the lease held looks again. */
+const wakeRetryDelaysMs = [1_000, 2_000, 4_000] as const;
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * One pass for a mapped key. A `wake` pass (an owned object's status changed) that finds the lease held looks again
+ * once the holder is likely done: the holder may have read the object before the change and is about to record a
+ * requeue that only a tick would find (upstream's work queue re-queues a key that changed mid-reconcile).
+ */
+async function runMappedPass(
+  runPass: ReturnType<typeof createPassRunner>,
+  key: MappedKey,
+  trigger: string,
+  context: LambdaContextLike,
+): Promise<PassReport> {
+  const request = {
+    key: { apiVersion: key.apiVersion, kind: key.kind, namespace: key.namespace, name: key.name },
+    ...(key.force ? { force: true } : {}),
+    ...(key.wake ? { wake: true } : {}),
+    trigger,
+  };
+  let report = await runPass(request, context);
+  for (const delayMs of key.wake ? wakeRetryDelaysMs : []) {
+    if (report.status !== 'Skipped' || !report.reason.startsWith('LeaseHeld')) break;
+    await sleep(delayMs);
+    report = await runPass(request, context);
+  }
+  return report;
+}
+
 /**
  * Builds the handler of one controller; `functions/<controller>.ts` exports it.
  *
@@ -143,14 +173,7 @@ export function createControllerHandler(options: ControllerHandlerOptions): Cont
       : ((await reconciler.mapChange?.(deps, change)) ?? []);
     if (keys.length === 0) logger.debug('change maps to no object of this controller', { change });
     const passes = await mapLimit(keys, deps.config.tickConcurrency, (key) =>
-      runPass(
-        {
-          key: { apiVersion: key.apiVersion, kind: key.kind, namespace: key.namespace, name: key.name },
-          ...(key.force ? { force: true } : {}),
-          trigger: `event ${event.id}`,
-        },
-        context,
-      ),
+      runMappedPass(runPass, key, `event ${event.id}`, context),
     );
     return { status: 'Handled', eventId: event.id, passes };
   };

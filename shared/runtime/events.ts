@@ -24,6 +24,12 @@ export const ObjectChange = z.object({
   resourceVersion: z.string().optional(),
   /** Watch event type; SYNC for objects found (changed or gone) by a relist. */
   type: z.enum(['ADDED', 'MODIFIED', 'DELETED', 'SYNC']),
+  /**
+   * For an object a topology owns (control plane, MachineDeployment, MachinePool): its Cluster's name, from the
+   * `cluster.x-k8s.io/cluster-name` label. The forwarder sends these only when a status field the topology waits
+   * on changed, one entry per Cluster per coalescing window.
+   */
+  cluster: dnsName.optional(),
 });
 export type ObjectChange = z.infer<typeof ObjectChange>;
 

@@ -8,6 +8,8 @@ export type PassRequest = {
   readonly key: PassKey;
   /** Skip the "nothing changed" check (drift correction by the tick). */
   readonly force?: boolean;
+  /** Run before the due time when the last pass requeued waiting for its own objects (see `MappedKey.wake`). */
+  readonly wake?: boolean;
   /** The tick found the object's lease lapsed: a pass died without recording its checkpoint. */
   readonly lapsedLease?: boolean;
   /** What asked for the pass, for logs: an event id or `tick`. */

@@ -23,7 +23,13 @@ export const providerKinds = [
 ] as const;
 
 export const routes: readonly Route[] = [
-  { controller: 'topology', kinds: ['Cluster', 'ClusterClass', 'ExtensionConfig'], kindSuffixes: ['Template'] },
+  {
+    controller: 'topology',
+    // NOTE: MachineDeployment, MachinePool and every `*ControlPlane` arrive only when a topology owns them and a
+    // status field the pass waits on changed (the forwarder filters); they wake the owning Cluster's requeue.
+    kinds: ['Cluster', 'ClusterClass', 'ExtensionConfig', 'MachineDeployment', 'MachinePool'],
+    kindSuffixes: ['Template', 'ControlPlane'],
+  },
   {
     controller: 'addons',
     kinds: ['Cluster', 'ClusterResourceSet', 'ClusterResourceSetBinding', 'ConfigMap', 'Secret'],
@@ -43,7 +49,7 @@ export function routeKind(kind: string): Controller[] {
  * The EventBridge event pattern of a route: object changes from the forwarder whose `detail.kind` matches.
  *
  * @example
- * eventPatternOf(routes[0]); // { source: ['capi-serverless.forwarder'], 'detail-type': ['Object Changed'], detail: { kind: ['Cluster', 'ClusterClass', { suffix: 'Template' }] } }
+ * eventPatternOf(routes[0]); // { source: ['capi-serverless.forwarder'], 'detail-type': ['Object Changed'], detail: { kind: ['Cluster', ..., { suffix: 'Template' }, { suffix: 'ControlPlane' }] } }
  */
 export function eventPatternOf(route: Route): {
   source: string[];

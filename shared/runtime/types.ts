@@ -17,7 +17,14 @@ export type PassKey = KindRef & { readonly namespace: string; readonly name: str
  * look unchanged: the change is in an input the facts leave out (e.g. a template's spec, which would cost a GET per
  * template on every skip decision).
  */
-export type MappedKey = PassKey & { readonly force?: boolean };
+export type MappedKey = PassKey & {
+  readonly force?: boolean;
+  /**
+   * Run the pass before its due time when the last one requeued waiting for its own objects
+   * (`wakeOnOwnedChange`): the change is in one of them (a control plane's or a MachineDeployment's status).
+   */
+  readonly wake?: boolean;
+};
 
 /** What an event says about the object that changed (see `ObjectChange` in events.ts). */
 export type ChangedObject = KindRef & {
@@ -27,6 +34,8 @@ export type ChangedObject = KindRef & {
   readonly generation?: number | undefined;
   readonly resourceVersion?: string | undefined;
   readonly type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'SYNC';
+  /** For an object a topology owns: its Cluster's name (the `cluster.x-k8s.io/cluster-name` label). */
+  readonly cluster?: string | undefined;
 };
 
 /** Everything a pass may use; built once per cold start (kube client per invocation is the caller's choice). */
@@ -80,6 +89,8 @@ export type PassOutcome = {
   readonly resourceVersion?: string;
   /** Proof that the applied state matched the desired state, to skip the next dry run. */
   readonly noChange?: NoChange;
+  /** For `Requeue`: it waits for a change of the objects the pass owns; an event about one runs the pass at once. */
+  readonly wakeOnOwnedChange?: boolean;
 };
 
 /**

@@ -76,6 +76,8 @@ export type TopologyOutcome = {
   readonly error?: string;
   /** What this pass applied, for the next pass to skip dry runs of objects still unchanged. */
   readonly noChange?: NoChangeRecord;
+  /** A `Requeue` waiting for the control plane or the workers: their status changes run the next pass. */
+  readonly wakeOnOwnedChange?: boolean;
 };
 
 const classNotReconciledMessage =
@@ -378,8 +380,9 @@ export function computeOutcome(state: PassState, changed: readonly string[]): To
       if (retryAfter > 0) return { result: 'Requeue', requeueAfterMs: retryAfter * 1000, changed };
       const { machineDeployments: md, machinePools: mp, controlPlane: cp } = state.upgrade;
       // NOTE: an upgrade in progress is waiting too: TopologyReconciled says ClusterUpgrading until a later pass sees
-      // it finished, and nothing else brings that pass (the forwarder does not watch the control plane or the
-      // MachineDeployments, whose changes upstream's controller watches). Likewise templates a MachineSet still holds:
+      // it finished. The forwarder routes status changes of the control plane, MachineDeployments and MachinePools
+      // (as upstream's controller watches them), which wake this requeue; the requeue itself is the safety net for a
+      // lost event. Likewise templates a MachineSet still holds:
       // upstream's MachineDeployment/MachineSet topology controllers delete them once unused, but they run only with
       // the ClusterTopology gate, which is off beside capi-serverless.
       const waiting =
@@ -393,7 +396,7 @@ export function computeOutcome(state: PassState, changed: readonly string[]): To
         md.pendingCreate.length > 0 ||
         mp.pendingCreate.length > 0;
       return waiting
-        ? { result: 'Requeue', requeueAfterMs: upgradeRequeueMs, changed }
+        ? { result: 'Requeue', requeueAfterMs: upgradeRequeueMs, changed, wakeOnOwnedChange: true }
         : { result: 'Success', changed };
     }
   }

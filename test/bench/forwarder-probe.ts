@@ -3,7 +3,7 @@
 // Talks to the parent over IPC: reports `ready` (objects synced, RSS), answers `count` for one object, then exits.
 import { createKubeClient } from '#shared/kube/client.ts';
 import type { ObjectChange } from '#shared/runtime/events.ts';
-import { defaultTargets, discoverTemplateTargets } from '#functions/forwarder/default-targets.ts';
+import { defaultTargets, discoverProviderTargets } from '#functions/forwarder/default-targets.ts';
 import { startForwarder } from '#functions/forwarder/start-forwarder.ts';
 
 type Request =
@@ -15,7 +15,7 @@ const send = (message: unknown) => process.send?.(message);
 const kubeconfigPath = process.env['KUBECONFIG'] ?? '';
 const source = { kubeconfigPath } as const;
 const kube = await createKubeClient(source, { userAgent: 'capi-serverless/forwarder-bench' });
-const targets = [...defaultTargets(), ...(await discoverTemplateTargets(kube))];
+const targets = [...defaultTargets(), ...(await discoverProviderTargets(kube))];
 const perObject = new Map<string, number>();
 let events = 0;
 let lastEventAt = Date.now();

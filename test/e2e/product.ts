@@ -13,7 +13,7 @@ import { createLocalBus, type LocalBus } from '#shared/runtime/local-bus.ts';
 import { reconcilers } from '#shared/runtime/reconcilers.ts';
 import { computeWebhooksHandlerOptions } from '#shared/webhooks/create-webhook-deps.ts';
 import { createWebhooksHandler } from '#shared/webhooks/create-webhooks-handler.ts';
-import { defaultTargets, discoverTemplateTargets } from '#functions/forwarder/default-targets.ts';
+import { defaultTargets, discoverProviderTargets } from '#functions/forwarder/default-targets.ts';
 import { startForwarder, type Forwarder } from '#functions/forwarder/start-forwarder.ts';
 import type { TestCluster } from '#test/harness/clusters.ts';
 import { startDynamoDB } from '#test/harness/dynamodb.ts';
@@ -26,6 +26,16 @@ export type RunningProduct = {
   readonly passLines: string[];
   /** The last `n` pass lines (print them when a step fails). */
   recentPasses(n?: number): string;
+  /** Invocations so far, by controller and by what invoked them (a tick or an object change of a kind). */
+  readonly invocations: {
+    controller: Controller;
+    trigger: 'Tick' | string;
+    at: number;
+    /** Handler time, ms. */
+    ms: number;
+    /** Passes skipped because another pass held the lease (after a woken pass's retries). */
+    leaseHeld: number;
+  }[];
   stop(): Promise<void>;
 };
 
@@ -75,17 +85,36 @@ export async function startProduct(
     await ensureTable(createCheckpointStore({ client: ddbClient, tableName }));
 
     const handlers: Partial<Record<Controller, ControllerHandler>> = {};
+    const durations = new WeakMap<object, number>();
     for (const controller of controllers) {
       const reconciler = reconcilers[controller];
       if (!reconciler) throw new Error(`no ${controller} reconciler is wired`);
-      handlers[controller] = createFunctionHandler(reconciler, env);
+      const handler = createFunctionHandler(reconciler, env);
+      handlers[controller] = async (event, context) => {
+        const started = performance.now();
+        try {
+          return await handler(event, context);
+        } finally {
+          durations.set(event as object, performance.now() - started);
+        }
+      };
     }
     const passLines: string[] = [];
+    const invocations: RunningProduct['invocations'] = [];
     const bus = createLocalBus({
       handlers,
       retryDelayMs: 500,
-      onResult: (controller, event, result) =>
-        passLines.push(...computeProgressLines(controller, event, result, new Date())),
+      onResult: (controller, event, result) => {
+        invocations.push({
+          controller,
+          trigger: event['detail-type'] === 'Tick' ? 'Tick' : event.detail.kind,
+          at: Date.now(),
+          ms: durations.get(event) ?? 0,
+          leaseHeld:
+            result.status === 'Handled' ? result.passes.filter((p) => p.reason.startsWith('LeaseHeld')).length : 0,
+        });
+        passLines.push(...computeProgressLines(controller, event, result, new Date()));
+      },
       onError: (controller, event, err) =>
         passLines.push(`${new Date().toISOString().slice(11, 19)} ${controller} failed: ${errorMessage(err)}`),
     });
@@ -104,7 +133,7 @@ export async function startProduct(
       await applyObject(mgmt.kube, object, { fieldManager: 'capi-serverless-install', force: true });
 
     stops.push(() => bus.stop());
-    const targets = [...defaultTargets(), ...(await discoverTemplateTargets(mgmt.kube))];
+    const targets = [...defaultTargets(), ...(await discoverProviderTargets(mgmt.kube))];
     const forwarder: Forwarder = startForwarder({
       kube: mgmt.kube,
       source: { kubeconfigPath },
@@ -113,10 +142,12 @@ export async function startProduct(
       coalesceMs: 300,
     });
     stops.push(() => forwarder.stop());
-    bus.startTicks(opts.tickMs ?? 5_000);
+    // NOTE: tickMs 0: no ticks at all (what reacts must be the events).
+    if (opts.tickMs !== 0) bus.startTicks(opts.tickMs ?? 5_000);
     return {
       bus,
       passLines,
+      invocations,
       recentPasses: (n = 80) => passLines.slice(-n).join('\n'),
       stop,
     };

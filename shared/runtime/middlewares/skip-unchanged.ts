@@ -7,7 +7,8 @@ import type { PassReport, Reconciler, RuntimeDeps } from '#shared/runtime/types.
 
 /**
  * Skips the pass (early response `Skipped`) when the object is gone (forgetting its due rows), or when its generation and input hash match
- * the checkpoint and no retry or requeue is due. A `force` request skips only when the object is gone.
+ * the checkpoint and no retry or requeue is due. A `force` request skips only when the object is gone; a `wake`
+ * request runs a requeued pass early when that requeue waits for the pass's own objects (`wakeOnOwnedChange`).
  *
  * @example
  * middy(runReconcile).use(createPassState(...)).use(skipUnchanged(reconciler, deps));
@@ -42,6 +43,10 @@ export function skipUnchanged(
         inputHash: facts.inputHash,
       });
       if (force) return undefined;
+      if (due === 'BackingOff' && request.event.wake === true && state.previous?.wakeOnOwnedChange === true) {
+        state.logger.debug('pass is due', { reason: 'OwnedObjectChanged' });
+        return undefined;
+      }
       if (due === 'UpToDate' || due === 'BackingOff') return skip(due);
       state.logger.debug('pass is due', { reason: due });
       return undefined;

@@ -242,6 +242,17 @@ async function mapTemplateChange(kube: KubeClient, change: ChangedObject): Promi
   return keys;
 }
 
+/**
+ * A status change of an object a topology owns (its control plane, a MachineDeployment or MachinePool) wakes the
+ * owning Cluster's pass when that pass requeued waiting for them (an upgrade or creation in progress), as upstream's
+ * watches on these kinds do; no read. A deleted one forces the pass, which puts it back.
+ */
+function mapOwnedChange(change: ChangedObject): MappedKey[] {
+  if (change.cluster === undefined) return [];
+  const key = { ...clusterKind, namespace: change.namespace, name: change.cluster };
+  return [change.type === 'DELETED' ? { ...key, force: true } : { ...key, wake: true }];
+}
+
 /** The worse of two outcomes (Error over Requeue over Success), with both lists of changes. */
 function mergeOutcomes(first: TopologyOutcome, second: TopologyOutcome): PassOutcome {
   const changed = [...first.changed, ...second.changed];
@@ -250,7 +261,14 @@ function mergeOutcomes(first: TopologyOutcome, second: TopologyOutcome): PassOut
   const requeues = [first, second].filter((o) => o.result === 'Requeue').map((o) => o.requeueAfterMs);
   if (requeues.length > 0) {
     const after = requeues.filter((ms): ms is number => ms !== undefined);
-    return { result: 'Requeue', changed, ...(after.length > 0 ? { requeueAfterMs: Math.min(...after) } : {}) };
+    // NOTE: wake early only when every requeue waits for owned objects (a hook's retryAfterSeconds is never cut short).
+    const wake = [first, second].every((o) => o.result !== 'Requeue' || o.wakeOnOwnedChange === true);
+    return {
+      result: 'Requeue',
+      changed,
+      ...(after.length > 0 ? { requeueAfterMs: Math.min(...after) } : {}),
+      ...(wake ? { wakeOnOwnedChange: true } : {}),
+    };
   }
   return { result: 'Success', changed };
 }
@@ -292,7 +310,7 @@ export function createTopologyReconciler(randomSuffix: () => string = randomName
     async mapChange(deps, change) {
       if (change.kind === 'ClusterClass') return mapClassChange(deps.kube, change.namespace, change.name);
       if (change.kind.endsWith('Template')) return mapTemplateChange(deps.kube, change);
-      return [];
+      return mapOwnedChange(change);
     },
     getFacts(deps, key) {
       if (key.kind === 'ExtensionConfig') return getExtensionConfigFacts(deps, key);

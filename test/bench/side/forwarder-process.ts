@@ -3,7 +3,7 @@
 // `POST /events` (what PutEvents is to EventBridge). Prints `READY` once the watches started; stops on SIGTERM.
 import { createKubeClient } from '#shared/kube/index.ts';
 import type { ObjectChange } from '#shared/runtime/events.ts';
-import { defaultTargets, discoverTemplateTargets } from '#functions/forwarder/default-targets.ts';
+import { defaultTargets, discoverProviderTargets } from '#functions/forwarder/default-targets.ts';
 import { startForwarder } from '#functions/forwarder/start-forwarder.ts';
 
 const kubeconfigPath = process.env['BENCH_KUBECONFIG'];
@@ -11,7 +11,7 @@ const eventsUrl = process.env['BENCH_EVENTS_URL'];
 if (!kubeconfigPath || !eventsUrl) throw new Error('BENCH_KUBECONFIG and BENCH_EVENTS_URL must be set');
 
 const kube = await createKubeClient({ kubeconfigPath });
-const targets = [...defaultTargets(), ...(await discoverTemplateTargets(kube))];
+const targets = [...defaultTargets(), ...(await discoverProviderTargets(kube))];
 const forwarder = startForwarder({
   kube,
   source: { kubeconfigPath },

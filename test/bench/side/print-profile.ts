@@ -60,7 +60,8 @@ export function computeMeasuredProfile(result: SideBenchResult, file: string): M
     forwarderRssMiBPerObject: Math.max(0, forwarderAt10k.rssMiB - forwarderRss) / forwarderAt10k.objects,
     forwarderCpuSecondsPerHour: (idleB.cpuSeconds['capi-serverless forwarder'] ?? 0) / idleHours,
     replacedRssMiB: rss(idleA, 'upstream core') - rss(idleB, 'upstream core'),
-    replacedCpuSecondsPerHour: (coreCpu(idleA) - coreCpu(idleB)) / idleHours,
+    // NOTE: at 0 when B's core manager used more CPU while idle than A's (noise of a shared machine), as for memory.
+    replacedCpuSecondsPerHour: Math.max(0, (coreCpu(idleA) - coreCpu(idleB)) / idleHours),
     replacedCpuSecondsPerChange: Math.max(0, sumOver(changes(a), coreCpu) - sumOver(changes(b), coreCpu)) / changeCount,
   };
 }

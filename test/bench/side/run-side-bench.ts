@@ -42,7 +42,9 @@ import {
   type Predicate,
 } from './side-fleet.ts';
 import {
+  computeFunctionCounts,
   computeSideMarkdown,
+  type FunctionCounts,
   type SideBenchResult,
   type SideName,
   type SideReport,
@@ -223,23 +225,40 @@ async function startSide(side: SideName, heldPortLock: ExclusiveLock): Promise<R
   }
 }
 
-type PhaseDraft = { name: string; from: number; to: number; changes: number; latenciesMs: number[]; error?: string };
+type PhaseDraft = {
+  name: string;
+  from: number;
+  to: number;
+  changes: number;
+  latenciesMs: number[];
+  error?: string;
+  functions?: FunctionCounts;
+};
+
+/** The functions process's counters (side B), undefined on side A. */
+async function fetchStats(statsUrl: string | undefined): Promise<unknown> {
+  return statsUrl ? await (await fetch(statsUrl)).json() : undefined;
+}
 
 async function runPhase(
   phases: PhaseDraft[],
   name: string,
   changes: number,
   body: (latencies: number[]) => Promise<void>,
+  statsUrl?: string,
 ): Promise<void> {
   const draft: PhaseDraft = { name, from: Date.now(), to: 0, changes, latenciesMs: [] };
   phases.push(draft);
   log(`  phase ${name}`);
+  const statsFrom = await fetchStats(statsUrl);
   try {
     await body(draft.latenciesMs);
   } catch (err) {
     draft.error = errorMessage(err).slice(0, 2_000);
     log(`  phase ${name} FAILED: ${draft.error}`);
   }
+  const functions = computeFunctionCounts(statsFrom, await fetchStats(statsUrl));
+  if (functions) draft.functions = functions;
   draft.to = Date.now();
 }
 
@@ -252,9 +271,11 @@ async function runSide(side: SideName, heldPortLock: ExclusiveLock): Promise<Sid
   const changedNames = names.slice(0, Math.min(config.changed, names.length));
   const intents = new Map<string, ClusterIntent>(names.map((n) => [n, { name: n, version: fromVersion, replicas: 1 }]));
   const phases: PhaseDraft[] = [];
+  const phase = (name: string, changes: number, body: (latencies: number[]) => Promise<void>) =>
+    runPhase(phases, name, changes, body, running.statsUrl);
   let statsBefore: unknown;
   try {
-    await runPhase(phases, 'create', config.clusters, async (latencies) => {
+    await phase('create', config.clusters, async (latencies) => {
       const since = Date.now();
       await applyAsUser(kube, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: fleetNamespace } });
       for (const obj of computeFleetClass()) await applyAsUser(kube, obj);
@@ -266,7 +287,7 @@ async function runSide(side: SideName, heldPortLock: ExclusiveLock): Promise<Sid
       });
       latencies.push(...done.values());
     });
-    await runPhase(phases, 'addons-setup', config.clusters, async (latencies) => {
+    await phase('addons-setup', config.clusters, async (latencies) => {
       const since = Date.now();
       const clients = await prepareWorkloadClusters(kube, names);
       try {
@@ -278,7 +299,7 @@ async function runSide(side: SideName, heldPortLock: ExclusiveLock): Promise<Sid
     });
     await sleep(30_000);
     statsBefore = running.statsUrl ? await (await fetch(running.statsUrl)).json() : undefined;
-    await runPhase(phases, 'idle', 0, async () => {
+    await phase('idle', 0, async () => {
       await sleep(config.idleMs);
     });
     const statsIdle = running.statsUrl ? await (await fetch(running.statsUrl)).json() : undefined;
@@ -289,7 +310,7 @@ async function runSide(side: SideName, heldPortLock: ExclusiveLock): Promise<Sid
       predicate: Predicate,
       timeoutMs: number,
     ) =>
-      runPhase(phases, name, changedNames.length, async (latencies) => {
+      phase(name, changedNames.length, async (latencies) => {
         for (const cluster of changedNames) {
           const next = change(intents.get(cluster)!);
           intents.set(cluster, next);
@@ -314,7 +335,7 @@ async function runSide(side: SideName, heldPortLock: ExclusiveLock): Promise<Sid
       10 * 60_000,
     );
 
-    await runPhase(phases, 'ClusterResourceSet change (fleet)', config.clusters, async (latencies) => {
+    await phase('ClusterResourceSet change (fleet)', config.clusters, async (latencies) => {
       const clients = await prepareWorkloadClusters(kube, names);
       try {
         const since = Date.now();
@@ -325,7 +346,7 @@ async function runSide(side: SideName, heldPortLock: ExclusiveLock): Promise<Sid
       }
       await sleep(config.tailMs);
     });
-    await runPhase(phases, 'ClusterClass change (fleet)', config.clusters, async (latencies) => {
+    await phase('ClusterClass change (fleet)', config.clusters, async (latencies) => {
       const since = Date.now();
       for (const obj of computeFleetClass('fleet-wide')) await applyAsUser(kube, obj);
       const done = await waitForFleet(kube, names, predicates.patchLabel('fleet-wide'), {
@@ -359,6 +380,7 @@ async function runSide(side: SideName, heldPortLock: ExclusiveLock): Promise<Sid
         cpuSeconds: running.meter.cpuSeconds(p.from, p.to),
         memory: running.meter.memory(p.from, p.to),
         ...(p.error ? { error: p.error } : {}),
+        ...(p.functions ? { functions: p.functions } : {}),
       };
     });
     return {

@@ -15,7 +15,35 @@ export type PhaseReport = {
   readonly cpuSeconds: Readonly<Record<string, number>>;
   readonly memory: Readonly<Record<string, { meanMiB: number; peakMiB: number }>>;
   readonly error?: string;
+  /** Side B: what the functions process counted during the phase (invocations per controller, passes). */
+  readonly functions?: FunctionCounts;
 };
+
+/** Invocations (by event or tick) per controller and passes, as the functions process counts them. */
+export type FunctionCounts = {
+  readonly invocations: Readonly<Record<string, { events: number; ticks: number }>>;
+  readonly passes: { ran: number; skipped: number; errors: number };
+};
+
+/** The counts between two snapshots of the functions process's counters. */
+export function computeFunctionCounts(from: unknown, to: unknown): FunctionCounts | undefined {
+  type Stats = {
+    invocations?: Record<string, { events?: number; ticks?: number }>;
+    passes?: { ran?: number; skipped?: number; errors?: number };
+  };
+  const [a, b] = [from as Stats | undefined, to as Stats | undefined];
+  if (!a?.invocations || !b?.invocations) return undefined;
+  const invocations: Record<string, { events: number; ticks: number }> = {};
+  for (const [controller, counts] of Object.entries(b.invocations)) {
+    const before = a.invocations[controller];
+    invocations[controller] = {
+      events: (counts.events ?? 0) - (before?.events ?? 0),
+      ticks: (counts.ticks ?? 0) - (before?.ticks ?? 0),
+    };
+  }
+  const delta = (k: 'ran' | 'skipped' | 'errors') => (b.passes?.[k] ?? 0) - (a.passes?.[k] ?? 0);
+  return { invocations, passes: { ran: delta('ran'), skipped: delta('skipped'), errors: delta('errors') } };
+}
 
 export type SideReport = {
   readonly side: SideName;
@@ -138,7 +166,7 @@ export function computeRatioRows(result: SideBenchResult): Row[] {
 export function computeSideMarkdown(result: SideBenchResult): string {
   const rows = computeRatioRows(result);
   const lines = [
-    `Measured by \`npm run bench:side\` on ${result.date.slice(0, 10)}: ${String(result.config['clusters'])} Clusters per side, idle window ${Number(result.config['idleMs']) / 60_000} min of wall time, capi-serverless ticks every ${Number(result.config['tickMs']) / 60_000} min, on ${result.machine}; both sides ran one after the other on the same machine (run: ${Math.round(result.durationMs / 60_000)} min). Every figure is measured; "per hour" figures are the idle window's counts scaled to one hour.`,
+    `Measured by \`npm run bench:side\` on ${result.date.slice(0, 10)}: ${String(result.config['clusters'])} Clusters per side, idle window ${Number(result.config['idleMs']) / 60_000} min of wall time, capi-serverless ticks every ${Number(result.config['tickMs']) / 60_000} min, on ${result.machine}; ${result.config['concurrent'] === true ? 'both sides ran at the same time on the same machine, each in a network namespace of its own (so they competed for the same cores)' : 'both sides ran one after the other on the same machine'} (run: ${Math.round(result.durationMs / 60_000)} min). Every figure is measured; "per hour" figures are the idle window's counts scaled to one hour.`,
     '',
     '| figure | A: upstream | B: capi-serverless | B/A |',
     '| --- | ---: | ---: | ---: |',
@@ -180,6 +208,24 @@ export function computeSideMarkdown(result: SideBenchResult): string {
         `| ${name} | ${side} | ${procList.map((c) => (p.cpuSeconds[c] === undefined ? '—' : fmt(p.cpuSeconds[c], 1))).join(' | ')} |`,
       );
     }
+  const counted = result.sides.B?.phases.filter((p) => p.functions) ?? [];
+  if (counted.length > 0) {
+    lines.push(
+      '',
+      'capi-serverless invocations per phase (B; the functions process counts them; per converged Cluster in brackets):',
+      '',
+      '| phase | topology events | topology ticks | addons events | addons ticks | passes run | passes skipped |',
+      '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    );
+    for (const p of counted) {
+      const f = p.functions as FunctionCounts;
+      const cell = (n: number) => (p.changes > 0 ? `${fmt(n)} (${fmt(n / p.changes, 1)})` : fmt(n));
+      const inv = (c: string, k: 'events' | 'ticks') => cell(f.invocations[c]?.[k] ?? 0);
+      lines.push(
+        `| ${p.name} | ${inv('topology', 'events')} | ${inv('topology', 'ticks')} | ${inv('addons', 'events')} | ${inv('addons', 'ticks')} | ${cell(f.passes.ran)} | ${cell(f.passes.skipped)} |`,
+      );
+    }
+  }
   const errors = Object.values(result.sides).flatMap((s) =>
     (s?.phases ?? []).filter((p) => p.error).map((p) => `- side ${s?.side}, ${p.name}: ${p.error}`),
   );

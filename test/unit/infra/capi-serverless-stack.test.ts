@@ -215,8 +215,16 @@ describe('CapiServerlessStack', () => {
 
   const patterns = [
     {
-      name: 'routes Clusters, ClusterClasses and every *Template kind to topology',
-      kinds: ['Cluster', 'ClusterClass', 'ExtensionConfig', { suffix: 'Template' }],
+      name: 'routes Clusters, ClusterClasses, every *Template kind and the owned control planes and workers to topology',
+      kinds: [
+        'Cluster',
+        'ClusterClass',
+        'ExtensionConfig',
+        'MachineDeployment',
+        'MachinePool',
+        { suffix: 'Template' },
+        { suffix: 'ControlPlane' },
+      ],
     },
     {
       name: 'routes ClusterResourceSets and their ConfigMaps and Secrets to addons',

@@ -64,6 +64,21 @@ describe('computeCheckpoint', () => {
       input: base({ outcome: { result: 'Requeue', changed: [] } }),
       expect: { nextAttemptAt: now + 30_000 },
     },
+    {
+      name: 'a requeue waiting for the owned objects says so, for their changes to wake it',
+      input: base({ outcome: { result: 'Requeue', changed: [], wakeOnOwnedChange: true } }),
+      expect: { result: 'Requeue', wakeOnOwnedChange: true },
+    },
+    {
+      name: 'a requeue for another reason (a hook retry) is not woken early',
+      input: base({ outcome: { result: 'Requeue', changed: [], requeueAfterMs: 20_000 } }),
+      expect: { wakeOnOwnedChange: undefined },
+    },
+    {
+      name: 'a success never carries the wake mark',
+      input: base({ outcome: { result: 'Success', changed: [], wakeOnOwnedChange: true } }),
+      expect: { result: 'Success', wakeOnOwnedChange: undefined },
+    },
   ];
   for (const c of cases) {
     test(c.name, () => {

@@ -30,6 +30,36 @@ describe('createEventBatcher', () => {
     assert.equal(outbox.stats.coalesced, 4);
   });
 
+  test('coalesces status changes of the objects one topology owns into one entry per Cluster', async () => {
+    const sent: ObjectChange[] = [];
+    const outbox = createEventBatcher({ sink: (b) => (sent.push(...b), Promise.resolve([])), coalesceMs: 1_000 });
+    const owned = (kind: string, name: string, cluster: string, type: ObjectChange['type'] = 'MODIFIED') =>
+      Object.freeze({ apiVersion: 'x/v1', kind, namespace: 'ns', name, cluster, type });
+    outbox.add(owned('KubeadmControlPlane', 'c1-cp', 'c1'));
+    outbox.add(owned('MachineDeployment', 'c1-md-0', 'c1'));
+    outbox.add(owned('MachineDeployment', 'c1-md-1', 'c1'));
+    outbox.add(owned('MachineDeployment', 'c2-md-0', 'c2'));
+    await outbox.stop();
+    assert.deepEqual(
+      sent.map((c) => `${c.cluster} ${c.name}`),
+      ['c1 c1-md-1', 'c2 c2-md-0'],
+    );
+  });
+
+  test('a deleted owned object is not hidden by a later status change of a sibling', async () => {
+    const sent: ObjectChange[] = [];
+    const outbox = createEventBatcher({ sink: (b) => (sent.push(...b), Promise.resolve([])), coalesceMs: 1_000 });
+    const owned = (name: string, type: ObjectChange['type']) =>
+      Object.freeze({ apiVersion: 'x/v1', kind: 'MachineDeployment', namespace: 'ns', name, cluster: 'c1', type });
+    outbox.add(owned('md-0', 'DELETED'));
+    outbox.add(owned('md-1', 'MODIFIED'));
+    await outbox.stop();
+    assert.deepEqual(
+      sent.map((c) => `${c.name} ${c.type}`),
+      ['md-0 DELETED'],
+    );
+  });
+
   test('retries refused entries and drops them after maxAttempts', async () => {
     let calls = 0;
     const dropped: string[] = [];

@@ -38,6 +38,9 @@ describe('routeKind', () => {
     { name: 'sends provider templates to topology', kind: 'DockerMachineTemplate', expect: ['topology'] },
     { name: 'sends ConfigMaps to addons and providers', kind: 'ConfigMap', expect: ['addons', 'providers'] },
     { name: 'sends InfrastructureProviders to providers', kind: 'InfrastructureProvider', expect: ['providers'] },
+    { name: 'sends control planes to topology', kind: 'KubeadmControlPlane', expect: ['topology'] },
+    { name: 'sends MachineDeployments to topology', kind: 'MachineDeployment', expect: ['topology'] },
+    { name: 'sends control-plane providers to providers only', kind: 'ControlPlaneProvider', expect: ['providers'] },
     { name: 'sends unknown kinds nowhere', kind: 'Pod', expect: [] },
   ];
   for (const c of cases) test(c.name, () => assert.deepEqual(routeKind(c.kind), c.expect));

@@ -58,7 +58,12 @@ describe('computeOutcome', () => {
   ];
   test('requeues while a MachineSet still holds an unused template of the topology (a later pass deletes it)', () => {
     const outcome = computeOutcome(reconciled(idle, 2), []);
-    assert.deepEqual(outcome, { result: 'Requeue', requeueAfterMs: upgradeRequeueMs, changed: [] });
+    assert.deepEqual(outcome, {
+      result: 'Requeue',
+      requeueAfterMs: upgradeRequeueMs,
+      changed: [],
+      wakeOnOwnedChange: true,
+    });
     assert.equal(computeOutcome(reconciled(idle, 0), []).result, 'Success');
   });
   for (const [name, upgrade, result] of cases) {
@@ -67,6 +72,8 @@ describe('computeOutcome', () => {
       assert.equal(outcome.result, result);
       assert.deepEqual(outcome.changed, ['x']);
       if (result === 'Requeue') assert.equal(outcome.requeueAfterMs, upgradeRequeueMs);
+      // A wait for the control plane or the workers is woken by their status changes; nothing else is.
+      assert.equal(outcome.wakeOnOwnedChange, result === 'Requeue' ? true : undefined);
     });
   }
 });

@@ -1,0 +1,83 @@
+// What of an object's state the functions act on, so that the forwarder sends no event for the rest (a condition's
+// message, a heartbeat, managedFields): for a topology-owned control plane or worker set, its generation, deletion
+// and the status fields that say whether it is upgrading, scaling or rolling out (upstream's watch predicates); for a
+// Cluster, what the topology and add-on passes read of it (spec, labels, annotations, deletion, initialization).
+import type { KubeObject } from '#shared/kube/objects.ts';
+
+/** Status fields (paths under `status`) that the upgrade sequencing and the creation of workers read. */
+const statusPaths = [
+  ['observedGeneration'],
+  ['version'],
+  ['replicas'],
+  ['readyReplicas'],
+  ['availableReplicas'],
+  ['upToDateReplicas'],
+  ['updatedReplicas'],
+  ['unavailableReplicas'],
+  ['initialized'],
+  ['initialization'],
+  ['phase'],
+  ['deprecated', 'v1beta1', 'readyReplicas'],
+  ['deprecated', 'v1beta1', 'updatedReplicas'],
+  ['deprecated', 'v1beta1', 'unavailableReplicas'],
+  ['deprecated', 'v1beta1', 'availableReplicas'],
+] as const;
+
+function valueAt(root: unknown, path: readonly string[]): unknown {
+  let at = root;
+  for (const segment of path) {
+    if (typeof at !== 'object' || at === null) return undefined;
+    at = (at as Record<string, unknown>)[segment];
+  }
+  return at;
+}
+
+/**
+ * A short string that changes exactly when one of the watched fields changes (stable key order, so equal states give
+ * equal strings).
+ *
+ * @example
+ * computeStatusFingerprint({ metadata: { generation: 2 }, status: { observedGeneration: 1, version: 'v1.33.0' } });
+ * // '2|-|1|"v1.33.0"|-|...'
+ */
+export function computeStatusFingerprint(obj: KubeObject & { status?: unknown }): string {
+  const encode = (v: unknown) => (v === undefined ? '-' : JSON.stringify(v));
+  return [
+    encode(obj.metadata.generation),
+    obj.metadata.deletionTimestamp === undefined ? '-' : 'deleting',
+    ...statusPaths.map((path) => encode(valueAt(obj.status, path))),
+  ].join('|');
+}
+
+/** Cluster conditions a pass reads (the topology's skip decision, the add-on pass's wait for the infrastructure). */
+const clusterConditionTypes = new Set(['ControlPlaneInitialized', 'InfrastructureReady']);
+const sortedEntries = (map: Record<string, string> | undefined, skip?: string) =>
+  Object.entries(map ?? {})
+    .filter(([k]) => k !== skip)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+
+/**
+ * What the passes read of a Cluster: its generation (spec), labels, annotations (not kubectl's last-applied copy),
+ * deletion, `status.initialization`, `status.phase` and the ControlPlaneInitialized and InfrastructureReady
+ * conditions' status. The rest of status (the core manager's conditions, replica counters) changes often during a
+ * rollout and is read by no pass.
+ *
+ * @example
+ * computeClusterFingerprint(cluster) === computeClusterFingerprint(sameClusterWithNewConditionMessage); // true
+ */
+export function computeClusterFingerprint(obj: KubeObject & { status?: unknown }): string {
+  const status = (obj.status ?? {}) as { conditions?: { type?: string; status?: string }[] };
+  const conditions = (status.conditions ?? [])
+    .filter((c) => clusterConditionTypes.has(c.type ?? ''))
+    .map((c) => `${c.type ?? ''}=${c.status ?? ''}`)
+    .sort();
+  return JSON.stringify([
+    obj.metadata.generation ?? null,
+    obj.metadata.deletionTimestamp ?? null,
+    sortedEntries(obj.metadata.labels),
+    sortedEntries(obj.metadata.annotations, 'kubectl.kubernetes.io/last-applied-configuration'),
+    valueAt(status, ['initialization']) ?? null,
+    valueAt(status, ['phase']) ?? null,
+    conditions,
+  ]);
+}

@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { KubeObject } from '#shared/kube/index.ts';
+import {
+  computeClusterFingerprint,
+  computeStatusFingerprint,
+} from '#functions/forwarder/compute-status-fingerprint.ts';
+
+const kcp = (metadata: Record<string, unknown>, status: Record<string, unknown>): KubeObject =>
+  Object.freeze({
+    apiVersion: 'controlplane.cluster.x-k8s.io/v1beta2',
+    kind: 'KubeadmControlPlane',
+    metadata: { name: 'cp', generation: 2, resourceVersion: '10', ...metadata },
+    status: { observedGeneration: 2, version: 'v1.36.4', replicas: 1, readyReplicas: 1, ...status },
+  });
+
+describe('computeStatusFingerprint', () => {
+  const base = computeStatusFingerprint(kcp({}, {}));
+  const changes: [string, KubeObject][] = [
+    ['changes with the generation', kcp({ generation: 3 }, {})],
+    ['changes with the observed generation', kcp({}, { observedGeneration: 1 })],
+    ['changes with the status version', kcp({}, { version: 'v1.37.0' })],
+    ['changes with the replicas', kcp({}, { replicas: 2 })],
+    ['changes with the ready replicas', kcp({}, { readyReplicas: 0 })],
+    ['changes with the up-to-date replicas', kcp({}, { upToDateReplicas: 0 })],
+    ['changes with the initialization', kcp({}, { initialization: { controlPlaneInitialized: true } })],
+    ['changes with v1beta1 updated replicas', kcp({}, { deprecated: { v1beta1: { updatedReplicas: 1 } } })],
+    ['changes with the deletion', kcp({ deletionTimestamp: '2026-11-25T00:00:00Z' }, {})],
+  ];
+  for (const [name, obj] of changes) test(name, () => assert.notEqual(computeStatusFingerprint(obj), base));
+
+  const same: [string, KubeObject][] = [
+    ['ignores the resourceVersion', kcp({ resourceVersion: '11' }, {})],
+    ['ignores conditions', kcp({}, { conditions: [{ type: 'Available', status: 'True' }] })],
+    ['ignores labels and annotations', kcp({ labels: { a: 'b' }, annotations: { c: 'd' } }, {})],
+  ];
+  for (const [name, obj] of same) test(name, () => assert.equal(computeStatusFingerprint(obj), base));
+
+  test('an object without status has a fingerprint', () => {
+    assert.equal(typeof computeStatusFingerprint({ apiVersion: 'v1', kind: 'X', metadata: {} }), 'string');
+  });
+});
+
+const cluster = (metadata: Record<string, unknown>, status: Record<string, unknown>): KubeObject =>
+  Object.freeze({
+    apiVersion: 'cluster.x-k8s.io/v1beta2',
+    kind: 'Cluster',
+    metadata: { name: 'c1', generation: 2, resourceVersion: '10', labels: { a: '1', b: '2' }, ...metadata },
+    status: {
+      initialization: { infrastructureProvisioned: true, controlPlaneInitialized: false },
+      conditions: [
+        { type: 'ControlPlaneInitialized', status: 'False', message: 'waiting' },
+        { type: 'Available', status: 'False' },
+      ],
+      ...status,
+    },
+  });
+
+describe('computeClusterFingerprint', () => {
+  const base = computeClusterFingerprint(cluster({}, {}));
+  const changes: [string, KubeObject][] = [
+    ['changes with the generation (spec)', cluster({ generation: 3 }, {})],
+    ['changes with a label', cluster({ labels: { a: '1', b: '3' } }, {})],
+    ['changes with an annotation', cluster({ annotations: { 'cluster.x-k8s.io/paused': '' } }, {})],
+    ['changes with the deletion', cluster({ deletionTimestamp: '2026-11-25T00:00:00Z' }, {})],
+    [
+      'changes with the initialization',
+      cluster({}, { initialization: { infrastructureProvisioned: true, controlPlaneInitialized: true } }),
+    ],
+    ['changes with the phase', cluster({}, { phase: 'Provisioned' })],
+    [
+      'changes with the ControlPlaneInitialized status',
+      cluster(
+        {},
+        {
+          conditions: [
+            { type: 'ControlPlaneInitialized', status: 'True' },
+            { type: 'Available', status: 'False' },
+          ],
+        },
+      ),
+    ],
+  ];
+  for (const [name, obj] of changes) test(name, () => assert.notEqual(computeClusterFingerprint(obj), base));
+
+  const same: [string, KubeObject][] = [
+    ['ignores the resourceVersion', cluster({ resourceVersion: '11' }, {})],
+    ['ignores the label order', cluster({ labels: { b: '2', a: '1' } }, {})],
+    [
+      'ignores kubectl’s last-applied copy',
+      cluster({ annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{}' } }, {}),
+    ],
+    [
+      'ignores other conditions and condition messages',
+      cluster(
+        {},
+        {
+          conditions: [
+            { type: 'ControlPlaneInitialized', status: 'False', message: 'still waiting' },
+            { type: 'Available', status: 'True' },
+          ],
+        },
+      ),
+    ],
+    ['ignores replica counters', cluster({}, { workers: { desiredReplicas: 3, readyReplicas: 1 } })],
+  ];
+  for (const [name, obj] of same) test(name, () => assert.equal(computeClusterFingerprint(obj), base));
+});
