@@ -4,9 +4,11 @@
 //   node test/run.mjs unit       unit only (no servers)
 //   node test/run.mjs integration
 //   node test/run.mjs <file...>  the given files
-import { spawnSync } from 'node:child_process';
+//   TEST_NETNS_PER_FILE=1 …      each file in its own network namespace (npm run test:e2e)
+import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { createInterface } from 'node:readline';
 
 function find(dir) {
   let out = [];
@@ -56,13 +58,46 @@ function inPrivateNetworkNamespace(command, args) {
   return [command, args];
 }
 
-const [command, commandArgs] = inPrivateNetworkNamespace(process.execPath, [
+const nodeTest = (testFiles, concurrency) => [
   '--import',
   'tsx',
   '--test',
   '--test-reporter=spec',
-  `--test-concurrency=${process.env.TEST_CONCURRENCY ?? '2'}`,
-  ...files,
-]);
+  `--test-concurrency=${concurrency}`,
+  ...testFiles,
+];
+
+if (process.env.TEST_NETNS_PER_FILE === '1') {
+  // Each file in a network namespace of its own, up to TEST_CONCURRENCY at once: the end-to-end files all start
+  // upstream's Docker in-memory manager and mostly wait on it, so in one namespace they would queue on its port.
+  // Lines are streamed with the file's name in front; the run fails if any file does.
+  const limit = Number(process.env.TEST_CONCURRENCY ?? '2');
+  const queue = [...files];
+  const failed = [];
+  const runOne = (file) =>
+    new Promise((resolve) => {
+      const [command, commandArgs] = inPrivateNetworkNamespace(process.execPath, nodeTest([file], 1));
+      const child = spawn(command, commandArgs, { stdio: ['ignore', 'pipe', 'pipe'] });
+      const tag = `[${basename(file, '.test.ts')}] `;
+      for (const stream of [child.stdout, child.stderr]) {
+        createInterface({ input: stream }).on('line', (line) => process.stdout.write(`${tag}${line}\n`));
+      }
+      child.on('close', (code) => {
+        if (code !== 0) failed.push(`${file} (exit ${code})`);
+        resolve();
+      });
+    });
+  const worker = async () => {
+    for (let file = queue.shift(); file !== undefined; file = queue.shift()) await runOne(file);
+  };
+  await Promise.all(Array.from({ length: Math.max(1, limit) }, worker));
+  console.log(failed.length === 0 ? `all ${files.length} files passed` : `failed: ${failed.join(', ')}`);
+  process.exit(failed.length === 0 ? 0 : 1);
+}
+
+const [command, commandArgs] = inPrivateNetworkNamespace(
+  process.execPath,
+  nodeTest(files, process.env.TEST_CONCURRENCY ?? '2'),
+);
 const result = spawnSync(command, commandArgs, { stdio: 'inherit' });
 process.exit(result.status ?? 1);
