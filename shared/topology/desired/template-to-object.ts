@@ -85,7 +85,7 @@ export function computeObjectFromTemplate(input: TemplateToInput): Unstructured 
       namespace: input.namespace,
       labels,
       annotations,
-      ...(input.ownerRef?.uid ? { ownerReferences: [{ ...input.ownerRef }] } : {}),
+      ...(input.ownerRef ? { ownerReferences: [{ ...input.ownerRef }] } : {}),
     },
   };
   return object;
@@ -112,14 +112,14 @@ export function computeTemplateFromTemplate(input: TemplateToInput): Unstructure
       namespace: input.namespace,
       labels,
       annotations,
-      ...(input.ownerRef?.uid ? { ownerReferences: [{ ...input.ownerRef }] } : {}),
+      ...(input.ownerRef ? { ownerReferences: [{ ...input.ownerRef }] } : {}),
     },
   };
 }
 
 /**
  * An owner reference to the Cluster, as upstream's ownerrefs.OwnerReferenceTo (no controller flag). A Cluster not
- * yet created (no uid, e.g. in `plan`) gets none: a reference without uid is invalid.
+ * yet created (no uid: only in `plan`, a pass reads its Cluster from the server) gets `uid: ''` as upstream's does.
  */
 export function computeClusterOwnerRef(cluster: {
   metadata: { name?: string | undefined; uid?: string | undefined };
