@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { applyObject, deleteObject, installCrds, patchObject } from '#shared/kube/index.ts';
 import { genericCrd } from '#test/harness/clusters.ts';
+import { templates } from '#test/builders/topology.ts';
 import { reconcileClusterClass, reconcileTopology } from '#shared/topology/index.ts';
 import type { Unstructured } from '#shared/topology/types.ts';
 import {
@@ -394,6 +395,47 @@ describe('topology passes on a real management cluster', () => {
     assert.equal(machineAfter?.metadata.resourceVersion, machine?.metadata.resourceVersion, 'template untouched');
     assert.equal(bootstrapAfter?.metadata.resourceVersion, bootstrap?.metadata.resourceVersion, 'template untouched');
     assert.equal((await topologyCondition(ctx, { namespace: ns, name: 'c1' }))?.['status'], 'True');
+  });
+
+  test("an in-place update of the InfrastructureCluster keeps the controlPlaneEndpoint its provider set (the template's zero values are not applied)", async () => {
+    const ns = 'endpoint';
+    await setUpClass(ctx, ns);
+    // NOTE: a Go provider's template type without omitempty serialises the endpoint as zero values.
+    const template = templates.infraCluster();
+    await put(ctx, {
+      ...template,
+      metadata: { ...template.metadata, namespace: ns },
+      spec: {
+        template: { spec: { loadBalancer: { imageTag: 'v1' }, controlPlaneEndpoint: { host: '', port: 0 } } },
+      },
+    });
+    await put(ctx, testCluster(ns, 'c1'));
+    assert.equal((await pass(ctx, { namespace: ns, name: 'c1' })).result, 'Success');
+    const cluster = await mustGet(ctx, capi, 'Cluster', { namespace: ns, name: 'c1' });
+    const ref = refOf(cluster, 'spec', 'infrastructureRef');
+    const created = await getRef(ctx, ns, ref);
+    assert.equal(dig(created, 'spec', 'controlPlaneEndpoint'), undefined, 'zero values are not written');
+    await applyObject(
+      ctx.mgmt.kube,
+      {
+        apiVersion: created!.apiVersion,
+        kind: created!.kind,
+        metadata: { namespace: ns, name: created!.metadata.name },
+        spec: { controlPlaneEndpoint: { host: '10.0.0.1', port: 6443 } },
+      },
+      { fieldManager: 'docker-provider', force: true },
+    );
+
+    await put(ctx, testCluster(ns, 'c1', { lbImageTag: 'v2' }));
+    const outcome = await pass(ctx, { namespace: ns, name: 'c1' });
+    assert.equal(outcome.result, 'Success', outcome.error);
+    const updated = await getRef(ctx, ns, ref);
+    assert.equal(updated?.metadata.name, created?.metadata.name, 'updated in place, not replaced');
+    assert.equal(dig(updated, 'spec', 'loadBalancer', 'imageTag'), 'v2', 'the in-place update happened');
+    assert.deepEqual(dig(updated, 'spec', 'controlPlaneEndpoint'), { host: '10.0.0.1', port: 6443 });
+    const again = await pass(ctx, { namespace: ns, name: 'c1' });
+    assert.equal(again.result, 'Success', again.error);
+    assert.deepEqual(dig(await getRef(ctx, ns, ref), 'spec', 'controlPlaneEndpoint'), { host: '10.0.0.1', port: 6443 });
   });
 
   test('a version upgrade updates the control plane first and the workers once it reports the version', async () => {
