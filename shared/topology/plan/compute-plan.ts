@@ -19,6 +19,7 @@ import {
 } from '#shared/topology/validation/validate-cluster-class.ts';
 import { computeDefaultedTopology, validateClusterTopology } from '#shared/topology/validation/validate-cluster.ts';
 import { formatFieldErrors } from '#shared/topology/variables/index.ts';
+import { computeDefaultedVersion, validateTopologyVersionFormat } from '#shared/webhooks/rules/cluster-rules.ts';
 
 /** An input object with where it came from, so errors can name the file. */
 export type SourcedObject = { readonly object: Unstructured; readonly source: string };
@@ -149,7 +150,23 @@ export async function computePlan(inputs: readonly SourcedObject[], deps: PureDe
     warnings.push(...computeDroppedFieldWarnings(input.source, input.object, parsed));
     if (!parsed.spec?.topology) continue;
     const namespace = parsed.metadata.namespace ?? 'default';
-    const cluster0 = { ...parsed, metadata: { ...parsed.metadata, namespace } };
+    // NOTE: upstream's Cluster webhook defaults `1.30.1` to `v1.30.1` before anything else reads it.
+    const topology0 = parsed.spec.topology;
+    const cluster0 = {
+      ...parsed,
+      metadata: { ...parsed.metadata, namespace },
+      spec: { ...parsed.spec, topology: { ...topology0, version: computeDefaultedVersion(topology0.version) } },
+    };
+    const versionErrors = validateTopologyVersionFormat(cluster0.spec.topology.version);
+    if (versionErrors.length > 0)
+      fail(
+        input.source,
+        'Cluster',
+        namespace,
+        cluster0.metadata.name ?? '',
+        formatFieldErrors(versionErrors),
+        versionErrors[0]?.field,
+      );
     const classRef = cluster0.spec!.topology!.classRef;
     const classNamespace = classRef.namespace || namespace;
     const cc = (await reader.get({

@@ -188,4 +188,30 @@ describe('capi-serverless plan against current objects', () => {
       "a Cluster not created yet: the reference has an empty uid, as upstream's OwnerReferenceTo",
     );
   });
+
+  test("a topology version without the v prefix is defaulted as upstream's Cluster webhook does; an invalid one names the field", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'plan-version-'));
+    dirs.push(dir);
+    writeFileSync(join(dir, 'clusterclass.yaml'), readFileSync('examples/docker/clusterclass.yaml', 'utf8'));
+    const cluster = readFileSync('examples/docker/cluster.yaml', 'utf8');
+    writeFileSync(join(dir, 'cluster.yaml'), cluster.replace('version: v1.30.0', 'version: 1.30.0'));
+    const { code, stdout, stderr } = await plan(['-f', dir, '-o', 'json']);
+    assert.equal(code, 0, stderr);
+    const versions = outputObjects(stdout).flatMap((o) => {
+      const spec = o.spec as {
+        topology?: { version?: string };
+        version?: string;
+        template?: { spec?: { version?: string } };
+      };
+      return [spec.topology?.version, spec.version, spec.template?.spec?.version].filter((v) => v !== undefined);
+    });
+    assert.deepEqual([...new Set(versions)], ['v1.30.0']);
+    writeFileSync(join(dir, 'cluster.yaml'), cluster.replace('version: v1.30.0', "version: '1.30'"));
+    const bad = await plan(['-f', dir]);
+    assert.equal(bad.code, 1);
+    assert.match(
+      bad.stderr,
+      /spec\.topology\.version: Invalid value: "v1\.30": version must be a valid semantic version/,
+    );
+  });
 });
