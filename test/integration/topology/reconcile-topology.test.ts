@@ -436,6 +436,30 @@ describe('topology passes on a real management cluster', () => {
     assert.deepEqual(dig(await getRef(ctx, ns, ref), 'spec', 'controlPlaneEndpoint'), { host: '10.0.0.1', port: 6443 });
   });
 
+  test('a MachineDeployment added while the control plane provisions is deferred, and created once it is stable', async () => {
+    const ns = 'deferred-create';
+    await createTopology(ns);
+    const key = { namespace: ns, name: 'c1' };
+    const withMdC = testCluster(ns, 'c1');
+    withMdC.spec!.topology!.workers!.machineDeployments!.push({ class: 'big-worker', name: 'md-c', replicas: 1 });
+    await put(ctx, withMdC);
+    // NOTE: the ControlPlane has no status.version yet: it is provisioning (upstream IsControlPlaneStable is false).
+    const early = await pass(ctx, key);
+    assert.notEqual(early.result, 'Failure', early.error);
+    assert.equal(await machineDeployment(ctx, ns, 'md-c'), undefined, 'not created while the control plane provisions');
+    assert.match(
+      String((await topologyCondition(ctx, key))?.['message']),
+      /MachineDeployment md-c creation deferred while control plane upgrade is in progress/,
+    );
+    const cluster = await mustGet(ctx, capi, 'Cluster', key);
+    const cp = (await getRef(ctx, ns, refOf(cluster, 'spec', 'controlPlaneRef'))) as Unstructured;
+    const ready = { replicas: 3, upToDateReplicas: 3, readyReplicas: 3, availableReplicas: 3 };
+    await setControlPlaneStatus(ctx, cp, { version: 'v1.30.0', ...ready });
+    const outcome = await pass(ctx, key);
+    assert.equal(outcome.result, 'Success', outcome.error);
+    assert.ok(await machineDeployment(ctx, ns, 'md-c'), 'created once the control plane is stable');
+  });
+
   test('a version upgrade updates the control plane first and the workers once it reports the version', async () => {
     const ns = 'upgrade';
     await createTopology(ns);
