@@ -233,7 +233,12 @@ async function waitUntilSettled(
           raw.leftovers.length === 0 &&
           !beingDeleted &&
           !pendingHooks) ||
-          quiet >= opts.notTrueQuietMs);
+          // NOTE: the quiet fallback does not cover a leftover template or a pending hook while TopologyReconciled is
+          // True: both wait on objects the snapshot does not show (an old MachineSet, the control plane initialising),
+          // which under load outlast the quiet window (the full corpus of 2026-11-25 took such snapshots on either
+          // side). Where the topology is stuck (False, e.g. a control plane refused at creation) they stay forever.
+          (quiet >= opts.notTrueQuietMs &&
+            (progress.status !== 'True' || (raw.leftovers.length === 0 && !pendingHooks))));
     if (done) return { snapshot, settled: true, quietSince, topologyReconciled, names };
     if (now - started > opts.stepTimeoutMs) return { snapshot, settled: false, quietSince, topologyReconciled, names };
     await sleep(1_000);
