@@ -127,7 +127,11 @@ export function computeLineDiff(before: string, after: string): string {
 }
 
 const describe = (p: PlannedObject) =>
-  `${p.object.kind} ${p.object.metadata.namespace ?? ''}/${p.object.metadata.name ?? ''}`;
+  `${p.object.kind} ${p.object.metadata.namespace ?? ''}/${p.object.metadata.name ?? ''}${
+    p.operation === 'replaced'
+      ? ` by ${p.object.metadata.namespace ?? ''}/${p.replacedBy ?? ''} (goes once unused)`
+      : ''
+  }`;
 
 /** A suffix generator that is deterministic per run, so plan output does not flap between runs. */
 function deterministicSuffix(): () => string {
@@ -147,7 +151,8 @@ function deterministicSuffix(): () => string {
 export const planUsage = `usage: capi-serverless plan -f <file-or-dir> [-f …] [-o yaml|json] [--diff] [--kubeconfig <file>]
 
 Reads ClusterClasses, templates, Clusters (and optionally the objects that exist now) and prints what one topology
-pass would produce: every object the topology manages, created, updated or unchanged. Reads no cluster unless
+pass would produce: every object the topology manages, created, updated or unchanged (a cloned template whose spec
+changes is rotated: cloned under a new name, the reference switched, the old one replaced). Reads no cluster unless
 --kubeconfig is given.
 
 Runtime Extensions (external patches, ValidateTopology, DiscoverVariables) are called as a pass calls them: an
@@ -186,20 +191,20 @@ export async function runPlan(argv: readonly string[], io: Streams): Promise<num
     if (args.diff) {
       for (const p of plan.objects) {
         io.stdout.write(`# ${describe(p)}: ${p.operation}\n`);
-        if (p.operation === 'unchanged') continue;
+        if (p.operation === 'unchanged' || p.operation === 'replaced') continue;
         io.stdout.write(computeLineDiff(p.current ? stringify(p.current) : '', stringify(p.object)) + '\n');
       }
       return 0;
     }
+    // NOTE: a replaced template is not part of the topology after the pass; only the summary names it.
+    const written = plan.objects.filter((p) => p.operation !== 'replaced');
     if (args.output === 'json') {
       io.stdout.write(
-        JSON.stringify({ apiVersion: 'v1', kind: 'List', items: plan.objects.map((p) => p.object) }, null, 2) + '\n',
+        JSON.stringify({ apiVersion: 'v1', kind: 'List', items: written.map((p) => p.object) }, null, 2) + '\n',
       );
     } else {
       io.stdout.write(
-        plan.objects
-          .map((p) => `# ${describe(p)}: ${p.operation}\n${stringify(p.object, { lineWidth: 0 })}`)
-          .join('---\n'),
+        written.map((p) => `# ${describe(p)}: ${p.operation}\n${stringify(p.object, { lineWidth: 0 })}`).join('---\n'),
       );
     }
     io.stderr.write(plan.objects.map((p) => `${p.operation.padEnd(9)} ${describe(p)}`).join('\n') + '\n');

@@ -14,6 +14,7 @@ import {
 import { reconcileConditions } from '#shared/topology/apply/reconcile-condition.ts';
 import type { ApplyContext } from '#shared/topology/apply/reconcile-object.ts';
 import { reconcileState } from '#shared/topology/apply/reconcile-state.ts';
+import { isClusterSpecChangedMeanwhile } from '#shared/topology/compute-spec-changed-meanwhile.ts';
 import { getBlueprint, getClusterClass } from '#shared/topology/current/get-blueprint.ts';
 import { ContractCacheTtlMs, createContractResolver } from '#shared/topology/current/get-contracts.ts';
 import {
@@ -286,8 +287,10 @@ export async function reconcileTopology(
     const message = state.kind === 'Failed' ? `${state.message}; ${errorMessage(err)}` : errorMessage(err);
     return computeOutcome({ kind: 'Failed', message }, changed);
   }
-  const outcome = computeOutcome(state, changed);
+  let outcome = computeOutcome(state, changed);
   if (state.kind !== 'Reconciled' || outcome.result === 'Error') return outcome;
+  if (isClusterSpecChangedMeanwhile(raw as Unstructured, latest.raw) && outcome.result === 'Success')
+    outcome = { ...outcome, result: 'Requeue', requeueAfterMs: 0 };
   return { ...outcome, noChange: computeNoChangeRecord(latest.raw, proofs.recorded()) };
 }
 

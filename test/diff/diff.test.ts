@@ -9,9 +9,13 @@
 // the whole corpus; DIFF_SCENARIOS=<regexp> runs the matching scenarios of the corpus only; DIFF_LIMIT=<n> the first n;
 // DIFF_CONCURRENCY=<n> scenarios at a time per side (default 4); DIFF_REUSE=1 compares the sides' saved raw results
 // (test/diff/results/raw/) and runs only the scenarios a side has not saved (to iterate on normalisation without
-// servers); DIFF_RERUN=<side> with it runs that side again.
+// servers); DIFF_RERUN=<side> with it runs that side again. DIFF_SHARD=<i>/<n> runs every n-th selected scenario
+// (the i-th of each n, from 1) and writes to test/diff/results/shards/<i>-of-<n>/, so shards can run as separate
+// `node test/run.mjs` invocations at once (each has its own network namespace); DIFF_MERGE_SHARDS=1 merges the shards'
+// raw results into the results' raw/ before comparing (`DIFF_ALL=1 DIFF_REUSE=1 DIFF_MERGE_SHARDS=1`: the whole
+// corpus's report, test/diff/results/full/, without servers).
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -20,8 +24,47 @@ import { computeDiffReport, renderDiffMarkdown, renderDiffText } from './report.
 import { runScenarios, sides, startSide, type SideName, type SideResult } from './run-side.ts';
 import { ciScenarioNames, computeScenarios } from './scenarios.ts';
 
-const resultsDir = join(dirname(fileURLToPath(import.meta.url)), 'results');
+const shard = parseShard(process.env['DIFF_SHARD']);
+const baseResultsDir = join(dirname(fileURLToPath(import.meta.url)), 'results');
+// NOTE: the whole corpus's report (DIFF_ALL=1) goes to results/full/, so it does not replace the CI subset's.
+const resultsDir = shard
+  ? join(baseResultsDir, 'shards', `${shard.index}-of-${shard.count}`)
+  : process.env['DIFF_ALL'] === '1' && !process.env['DIFF_SCENARIOS']
+    ? join(baseResultsDir, 'full')
+    : baseResultsDir;
 const rawDir = join(resultsDir, 'raw');
+
+function parseShard(value: string | undefined): { index: number; count: number } | undefined {
+  if (!value) return undefined;
+  const m = /^(\d+)\/(\d+)$/.exec(value);
+  const index = Number(m?.[1]);
+  const count = Number(m?.[2]);
+  if (!m || count < 1 || index < 1 || index > count)
+    throw new Error(`DIFF_SHARD=${value}: expected <i>/<n>, 1 <= i <= n`);
+  return { index, count };
+}
+
+/** DIFF_MERGE_SHARDS=1: every shard's saved scenarios, per side, into the results' raw/<side>.json. */
+function mergeShards(): void {
+  const shardsDir = join(baseResultsDir, 'shards');
+  if (!existsSync(shardsDir)) return;
+  for (const name of sides) {
+    const parts = readdirSync(shardsDir)
+      .map((d) => join(shardsDir, d, 'raw', `${name}.json`))
+      .filter((p) => existsSync(p))
+      .map((p) => JSON.parse(readFileSync(p, 'utf8')) as SideResult);
+    if (parts.length === 0) continue;
+    const merged: SideResult = {
+      ...parts[0]!,
+      startMs: Math.max(...parts.map((p) => p.startMs)),
+      durationMs: Math.max(...parts.map((p) => p.durationMs)),
+      concurrency: parts.reduce((n, p) => n + p.concurrency, 0),
+      scenarios: Object.assign({}, ...parts.map((p) => p.scenarios)) as SideResult['scenarios'],
+    };
+    mkdirSync(rawDir, { recursive: true });
+    writeFileSync(join(rawDir, `${name}.json`), JSON.stringify(merged, null, 1));
+  }
+}
 
 function selectScenarios() {
   let scenarios = computeScenarios();
@@ -30,6 +73,7 @@ function selectScenarios() {
   else if (process.env['DIFF_ALL'] !== '1') scenarios = scenarios.filter((s) => ciScenarioNames.includes(s.name));
   const limit = Number(process.env['DIFF_LIMIT'] ?? 0);
   if (limit > 0) scenarios = scenarios.slice(0, limit);
+  if (shard) scenarios = scenarios.filter((_, i) => i % shard.count === shard.index - 1);
   return scenarios;
 }
 
@@ -71,6 +115,7 @@ test(
   { timeout: 4 * 3600_000 },
   async () => {
     const scenarios = selectScenarios();
+    if (process.env['DIFF_MERGE_SHARDS'] === '1') mergeShards();
     assert.ok(scenarios.length > 0, 'no scenario selected');
     const results: Partial<Record<SideName, SideResult>> = {};
     for (const name of sides) results[name] = await runSide(name, scenarios);

@@ -102,7 +102,7 @@ export function computeMachineHealthCheck(
       name: target.name,
       namespace: target.namespace,
       labels: { [ClusterTopologyOwnedLabel]: '', [ClusterNameLabel]: clusterName },
-      ...(cluster.metadata.uid ? { ownerReferences: [computeClusterOwnerRef(cluster)] } : {}),
+      ownerReferences: [computeClusterOwnerRef(cluster)],
     },
     spec: {
       clusterName,

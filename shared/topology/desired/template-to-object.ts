@@ -85,7 +85,7 @@ export function computeObjectFromTemplate(input: TemplateToInput): Unstructured 
       namespace: input.namespace,
       labels,
       annotations,
-      ...(input.ownerRef?.uid ? { ownerReferences: [{ ...input.ownerRef }] } : {}),
+      ...(input.ownerRef ? { ownerReferences: [{ ...input.ownerRef }] } : {}),
     },
   };
   return object;
@@ -112,14 +112,14 @@ export function computeTemplateFromTemplate(input: TemplateToInput): Unstructure
       namespace: input.namespace,
       labels,
       annotations,
-      ...(input.ownerRef?.uid ? { ownerReferences: [{ ...input.ownerRef }] } : {}),
+      ...(input.ownerRef ? { ownerReferences: [{ ...input.ownerRef }] } : {}),
     },
   };
 }
 
 /**
  * An owner reference to the Cluster, as upstream's ownerrefs.OwnerReferenceTo (no controller flag). A Cluster not
- * yet created (no uid, e.g. in `plan`) gets none: a reference without uid is invalid.
+ * yet created (no uid: only in `plan`, a pass reads its Cluster from the server) gets `uid: ''` as upstream's does.
  */
 export function computeClusterOwnerRef(cluster: {
   metadata: { name?: string | undefined; uid?: string | undefined };
@@ -133,19 +133,21 @@ export function computeClusterOwnerRef(cluster: {
 }
 
 /**
- * The owner reference to the Cluster for an object that may already exist: the one `current` carries for this Cluster
- * (uid), as it is, or a new one ({@link computeClusterOwnerRef}).
- * NOTE: the core Cluster controller turns the reference into a controller reference (`controller`,
- * `blockOwnerDeletion`). An OwnerReference is an atomic struct under server-side apply: applying ours without those
- * fields would replace the element, the core controller would set them again, and every pass would write the
- * InfrastructureCluster and ControlPlane (found by the differential against upstream, which carries the reference
- * over the same way from its cluster shim).
+ * The owner reference to the Cluster to apply on an InfrastructureCluster or ControlPlane that may already exist: a new
+ * one ({@link computeClusterOwnerRef}) until the core Cluster controller adopts the object, none after.
+ * NOTE: the core controller adopts by turning the reference into a controller reference (`controller`,
+ * `blockOwnerDeletion`) with a merge patch, an Update, which takes the element's ownership from this pass's field
+ * manager (an OwnerReference is atomic under server-side apply). Applying the reference again, even as it is, made the
+ * pass co-own it once more: one write per object after every adoption, managedFields only (found by the differential
+ * against upstream, whose desired state never carries the Cluster reference either). Not applying it leaves the
+ * reference to the core controller, which owns it; replacing it without `controller` would make the two fight.
  */
 export function computeCarriedClusterOwnerRef(
   cluster: { metadata: { name?: string | undefined; uid?: string | undefined } },
   current: Unstructured | undefined,
-): OwnerReference {
+): OwnerReference | undefined {
   const refs = (current?.metadata['ownerReferences'] ?? []) as OwnerReference[];
   const carried = cluster.metadata.uid ? refs.find((r) => r.uid === cluster.metadata.uid) : undefined;
+  if (carried?.controller === true) return undefined;
   return carried ? { ...carried } : computeClusterOwnerRef(cluster);
 }

@@ -1,14 +1,17 @@
 // Typed errors of the Go-template evaluator.
 import { CapiError } from '#shared/errors/index.ts';
 
-/** A template that does not parse; carries the 1-based line and column, like Go's `template: name:line:col: ...`. */
+/**
+ * A template that does not parse; carries the 1-based line and column. The message is Go's, `template: name:line: ...`
+ * (Go's parser reports the line only).
+ */
 export class TemplateParseError extends CapiError {
   readonly templateName: string;
   readonly line: number;
   readonly col: number;
 
   constructor(templateName: string, line: number, col: number, why: string) {
-    super(`template: ${templateName}:${line}:${col}: ${why}`, { reason: 'TemplateParseFailed' });
+    super(`template: ${templateName}:${line}: ${why}`, { reason: 'TemplateParseFailed' });
     this.templateName = templateName;
     this.line = line;
     this.col = col;

@@ -15,6 +15,7 @@ import { createMemoryReader } from '#shared/topology/current/reader.ts';
 import { applyPatchesToDesiredState } from '#shared/topology/desired/apply-patches.ts';
 import { computeUnpatchedDesiredState } from '#shared/topology/desired/compute-desired-state.ts';
 import { sortKeysDeep } from '#shared/topology/desired/paths.ts';
+import { computeOverlay, computePlanRotations } from '#shared/topology/plan/compute-plan-rotations.ts';
 import { getDiscoveredVariables } from '#shared/topology/get-discovered-variables.ts';
 import { createPatchExtensions, hasExternalPatches, runPatchEngine } from '#shared/topology/run-patch-engine.ts';
 import type { DesiredState, PureDeps, Unstructured } from '#shared/topology/types.ts';
@@ -24,14 +25,18 @@ import {
 } from '#shared/topology/validation/validate-cluster-class.ts';
 import { computeDefaultedTopology, validateClusterTopology } from '#shared/topology/validation/validate-cluster.ts';
 import { formatFieldErrors } from '#shared/topology/variables/index.ts';
+import { computeDefaultedVersion, validateTopologyVersionFormat } from '#shared/webhooks/rules/cluster-rules.ts';
 
 /** An input object with where it came from, so errors can name the file. */
 export type SourcedObject = { readonly object: Unstructured; readonly source: string };
 
 export type PlannedObject = {
   readonly object: Unstructured;
-  readonly operation: 'created' | 'updated' | 'unchanged';
+  /** `replaced`: a template the pass rotates (clones under a new name); it goes once nothing uses it. */
+  readonly operation: 'created' | 'updated' | 'unchanged' | 'replaced';
   readonly current?: Unstructured | undefined;
+  /** For `replaced`: the name of the clone that replaces it. */
+  readonly replacedBy?: string | undefined;
 };
 
 export type PlanResult = {
@@ -56,7 +61,10 @@ const key = (o: {
   metadata: { namespace?: string | undefined; name?: string | undefined };
 }) => `${o.apiVersion.split('/')[0]}|${o.kind}|${o.metadata.namespace ?? ''}|${o.metadata.name ?? ''}`;
 
-/** Every object of a desired state, in a stable order (Cluster first, then as upstream creates them). */
+/**
+ * Every object of a desired state the pass writes, in a stable order (Cluster first, then as upstream creates them):
+ * not the MachineDeployments and MachinePools whose creation waits for the control plane.
+ */
 export function listDesiredObjects(desired: DesiredState): Unstructured[] {
   const out: Unstructured[] = [desired.cluster as unknown as Unstructured, desired.infrastructureCluster];
   if (desired.controlPlane.infrastructureMachineTemplate) out.push(desired.controlPlane.infrastructureMachineTemplate);
@@ -64,30 +72,16 @@ export function listDesiredObjects(desired: DesiredState): Unstructured[] {
   if (desired.controlPlane.machineHealthCheck)
     out.push(desired.controlPlane.machineHealthCheck as unknown as Unstructured);
   for (const name of Object.keys(desired.machineDeployments).sort()) {
+    if (desired.upgrade.machineDeployments.pendingCreate.includes(name)) continue;
     const md = desired.machineDeployments[name]!;
     out.push(md.bootstrapTemplate, md.infrastructureMachineTemplate, md.object as unknown as Unstructured);
     if (md.machineHealthCheck) out.push(md.machineHealthCheck as unknown as Unstructured);
   }
   for (const name of Object.keys(desired.machinePools).sort()) {
+    if (desired.upgrade.machinePools.pendingCreate.includes(name)) continue;
     const mp = desired.machinePools[name]!;
     out.push(mp.bootstrapObject, mp.infrastructureMachinePoolObject, mp.object as unknown as Unstructured);
   }
-  return out;
-}
-
-function deepMerge(base: unknown, overlay: unknown): unknown {
-  if (
-    typeof base !== 'object' ||
-    base === null ||
-    Array.isArray(base) ||
-    typeof overlay !== 'object' ||
-    overlay === null ||
-    Array.isArray(overlay)
-  ) {
-    return overlay === undefined ? base : overlay;
-  }
-  const out: Record<string, unknown> = { ...(base as Record<string, unknown>) };
-  for (const [k, v] of Object.entries(overlay as Record<string, unknown>)) out[k] = deepMerge(out[k], v);
   return out;
 }
 
@@ -156,7 +150,23 @@ export async function computePlan(inputs: readonly SourcedObject[], deps: PlanDe
     warnings.push(...computeDroppedFieldWarnings(input.source, input.object, parsed));
     if (!parsed.spec?.topology) continue;
     const namespace = parsed.metadata.namespace ?? 'default';
-    const cluster0 = { ...parsed, metadata: { ...parsed.metadata, namespace } };
+    // NOTE: upstream's Cluster webhook defaults `1.30.1` to `v1.30.1` before anything else reads it.
+    const topology0 = parsed.spec.topology;
+    const cluster0 = {
+      ...parsed,
+      metadata: { ...parsed.metadata, namespace },
+      spec: { ...parsed.spec, topology: { ...topology0, version: computeDefaultedVersion(topology0.version) } },
+    };
+    const versionErrors = validateTopologyVersionFormat(cluster0.spec.topology.version);
+    if (versionErrors.length > 0)
+      fail(
+        input.source,
+        'Cluster',
+        namespace,
+        cluster0.metadata.name ?? '',
+        formatFieldErrors(versionErrors),
+        versionErrors[0]?.field,
+      );
     const classRef = cluster0.spec!.topology!.classRef;
     const classNamespace = classRef.namespace || namespace;
     const cc = (await reader.get({
@@ -201,7 +211,10 @@ export async function computePlan(inputs: readonly SourcedObject[], deps: PlanDe
       );
     const blueprint = await withSourceOf(input.source, () => getBlueprint(reader, contracts, cc));
     const current = await getCurrentState(reader, contracts, cluster, undefined, computeUnreferencedKinds(blueprint));
-    const desired = await computePlannedDesiredState(deps, input.source, { cluster, blueprint, current });
+    const computed = await computePlannedDesiredState(deps, input.source, { cluster, blueprint, current });
+    const isTaken = (kind: string, name: string) =>
+      objects.some((o) => o.kind === kind && o.metadata.namespace === namespace && o.metadata.name === name);
+    const { desired, rotations } = computePlanRotations(current, computed, deps.randomSuffix, isTaken);
     for (const object of listDesiredObjects(desired)) {
       const existing =
         object.kind === 'Cluster'
@@ -216,10 +229,17 @@ export async function computePlan(inputs: readonly SourcedObject[], deps: PlanDe
         planned.push({ object: sortKeysDeep(object), operation: existing ? 'updated' : 'created', current: existing });
         continue;
       }
-      const merged = deepMerge(existing, object) as Unstructured;
+      const merged = computeOverlay(existing, object) as Unstructured;
       const same = JSON.stringify(sortKeysDeep(merged)) === JSON.stringify(sortKeysDeep(existing));
       planned.push({ object: sortKeysDeep(merged), operation: same ? 'unchanged' : 'updated', current: existing });
     }
+    for (const r of rotations)
+      planned.push({
+        object: sortKeysDeep(r.replaced),
+        operation: 'replaced',
+        current: r.replaced,
+        replacedBy: r.created.metadata.name,
+      });
   }
   return { objects: planned, warnings: [...new Set(warnings)] };
 }

@@ -8,10 +8,11 @@ import type {
   ClusterClassVariable,
 } from '#shared/api/v1beta2/variables.ts';
 import { computeStableJson } from '#shared/hash/stable-json.ts';
-import { parseTemplate } from '#shared/topology/gotemplate/index.ts';
+import { executeTemplate, parseTemplate } from '#shared/topology/gotemplate/index.ts';
 import { groupKindOf } from '#shared/topology/desired/template-to-object.ts';
 import type { FieldError } from '#shared/topology/variables/index.ts';
 import { validateClusterClassVariables } from '#shared/topology/variables/index.ts';
+import { isDNS1123Subdomain } from '#shared/topology/variables/apimachinery-validation.ts';
 
 const fe = (type: FieldError['type'], field: string, detail: string, badValue?: string): FieldError =>
   badValue === undefined ? { type, field, detail } : { type, field, detail, badValue };
@@ -38,14 +39,34 @@ function validateRef(
   return errors;
 }
 
-function validateNamingTemplate(template: string | undefined, field: string): FieldError[] {
-  if (template === undefined) return [];
+type NamingSubject = 'InfraCluster' | 'ControlPlane' | 'MachineDeployment' | 'MachinePool';
+
+/**
+ * upstream `validateNamingStrategies`: the template must parse and render (cluster `cluster`, worker topology
+ * `mdtopology`/`mptopology`), and what it renders must be a DNS-1123 subdomain. NOTE: a fixed `.random` keeps this
+ * pure; any suffix of upstream's alphabet is valid in a name.
+ */
+function validateNamingTemplate(template: string | undefined, field: string, subject: NamingSubject): FieldError[] {
+  if (!template) return [];
+  const data: Record<string, unknown> = { cluster: { name: 'cluster' }, random: 'bbbbb' };
+  if (subject === 'MachineDeployment') data['machineDeployment'] = { topologyName: 'mdtopology' };
+  if (subject === 'MachinePool') data['machinePool'] = { topologyName: 'mptopology' };
+  const invalid = (why: string) => [fe('Invalid', field, `invalid ${subject} name template: ${why}`, template)];
+  const options = { functions: 'builtin', missingKey: 'error' } as const;
+  let parsed;
   try {
-    parseTemplate('template name generator', template, { functions: 'builtin', missingKey: 'error' });
-    return [];
+    parsed = parseTemplate('template name generator', template, options);
   } catch (err) {
-    return [fe('Invalid', field, `invalid naming template: ${(err as Error).message}`, template)];
+    return invalid(`parsing template ${JSON.stringify(template)}: ${(err as Error).message}`);
   }
+  let name: string;
+  try {
+    name = executeTemplate(parsed, data);
+  } catch (err) {
+    return invalid(`rendering template: ${(err as Error).message}`);
+  }
+  if (name.length > 63) name = `${name.slice(0, 58)}bbbbb`;
+  return isDNS1123Subdomain(name).map((detail) => fe('Invalid', field, detail, template));
 }
 
 /**
@@ -85,8 +106,16 @@ export function validateClusterClass(cc: ClusterClass): FieldError[] {
       ),
     );
   }
-  errors.push(...validateNamingTemplate(spec.infrastructure.naming?.template, 'spec.infrastructure.naming.template'));
-  errors.push(...validateNamingTemplate(spec.controlPlane.naming?.template, 'spec.controlPlane.naming.template'));
+  errors.push(
+    ...validateNamingTemplate(
+      spec.infrastructure.naming?.template,
+      'spec.infrastructure.naming.template',
+      'InfraCluster',
+    ),
+  );
+  errors.push(
+    ...validateNamingTemplate(spec.controlPlane.naming?.template, 'spec.controlPlane.naming.template', 'ControlPlane'),
+  );
   const seen = new Set<string>();
   (spec.workers?.machineDeployments ?? []).forEach((md, i) => {
     const field = `spec.workers.machineDeployments[${i}]`;
@@ -95,7 +124,14 @@ export function validateClusterClass(cc: ClusterClass): FieldError[] {
     seen.add(md.class);
     errors.push(...validateRef(md.bootstrap.templateRef, `${field}.bootstrap.templateRef`, namespace));
     errors.push(...validateRef(md.infrastructure.templateRef, `${field}.infrastructure.templateRef`, namespace));
-    errors.push(...validateNamingTemplate(md.naming?.template, `${field}.naming.template`));
+    // NOTE: upstream names a worker class's naming template by its class (field.Path.Key), other fields by index.
+    errors.push(
+      ...validateNamingTemplate(
+        md.naming?.template,
+        `spec.workers.machineDeployments[${md.class}].naming.template`,
+        'MachineDeployment',
+      ),
+    );
   });
   const seenPools = new Set<string>();
   (spec.workers?.machinePools ?? []).forEach((mp, i) => {
@@ -105,7 +141,13 @@ export function validateClusterClass(cc: ClusterClass): FieldError[] {
     seenPools.add(mp.class);
     errors.push(...validateRef(mp.bootstrap.templateRef, `${field}.bootstrap.templateRef`, namespace));
     errors.push(...validateRef(mp.infrastructure.templateRef, `${field}.infrastructure.templateRef`, namespace));
-    errors.push(...validateNamingTemplate(mp.naming?.template, `${field}.naming.template`));
+    errors.push(
+      ...validateNamingTemplate(
+        mp.naming?.template,
+        `spec.workers.machinePools[${mp.class}].naming.template`,
+        'MachinePool',
+      ),
+    );
   });
   errors.push(...validateClusterClassVariables(spec.variables ?? []));
   errors.push(...validatePatches(cc));

@@ -1,5 +1,6 @@
 // Cluster topology defaulting and validation against its ClusterClass, as upstream's Cluster webhook: variables
-// defaulted then validated (overrides too), worker names unique, classes known.
+// defaulted then validated (overrides too), worker names unique, classes known, health checks enabled only where one
+// is defined.
 import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
 import type { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
 import type { ClusterClassStatusVariable } from '#shared/api/v1beta2/variables.ts';
@@ -173,5 +174,69 @@ export function validateClusterTopology(cluster: Cluster, cc: ClusterClass, old?
   errors.push(
     ...validateClusterVariables(topology.variables ?? [], definitions, { oldValues: oldTopology?.variables ?? [] }),
   );
+  errors.push(...validateMachineHealthChecks(cluster, cc));
+  return errors;
+}
+
+type HealthCheck = { readonly checks?: object | undefined; readonly remediation?: object | undefined };
+
+/** upstream `IsDefined` of a health check: checks or remediation set. */
+const isHealthCheckDefined = (h: HealthCheck | undefined) =>
+  Object.keys(h?.checks ?? {}).length > 0 || Object.keys(h?.remediation ?? {}).length > 0;
+
+const minNodeStartupTimeoutSeconds = 30;
+
+function validateNodeStartupTimeout(field: string, h: HealthCheck | undefined): FieldError[] {
+  const seconds = (h?.checks as { nodeStartupTimeoutSeconds?: number } | undefined)?.nodeStartupTimeoutSeconds;
+  if (seconds === undefined || seconds === 0 || seconds >= minNodeStartupTimeoutSeconds) return [];
+  return [
+    {
+      type: 'Invalid',
+      field: `${field}.checks.nodeStartupTimeoutSeconds`,
+      badValue: seconds,
+      detail: 'must be at least 30s',
+    },
+  ];
+}
+
+/**
+ * upstream `validateMachineHealthChecks` of the Cluster webhook: a control-plane health check needs control-plane
+ * machines in the class; `enabled: true` needs a check defined in the topology or the class; node startup timeouts of
+ * at least 30 s (0 disables).
+ *
+ * @example
+ * validateMachineHealthChecks(cluster, cc); // [{ type: 'Forbidden', field: 'spec.topology.controlPlane.healthCheck.enable', … }]
+ */
+export function validateMachineHealthChecks(cluster: Cluster, cc: ClusterClass): FieldError[] {
+  const topology = cluster.spec?.topology;
+  if (!topology) return [];
+  const errors: FieldError[] = [];
+  const enableDetail = (enabled: boolean) =>
+    `cannot be set to ${String(enabled)} as healthCheck definition is not available in the Cluster topology or the ClusterClass`;
+  const cpField = 'spec.topology.controlPlane.healthCheck';
+  const cp = topology.controlPlane?.healthCheck;
+  if (isHealthCheckDefined(cp)) {
+    if (!cc.spec.controlPlane.machineInfrastructure?.templateRef)
+      errors.push({
+        type: 'Forbidden',
+        field: cpField,
+        detail: 'can be only set if spec.controlPlane.machineInfrastructure is set in ClusterClass',
+      });
+    errors.push(...validateNodeStartupTimeout(cpField, cp));
+  }
+  if (cp?.enabled === true && !isHealthCheckDefined(cp) && !isHealthCheckDefined(cc.spec.controlPlane.healthCheck))
+    errors.push({ type: 'Forbidden', field: `${cpField}.enable`, detail: enableDetail(true) });
+  for (const md of topology.workers?.machineDeployments ?? []) {
+    const field = `spec.topology.workers.machineDeployments[${md.name}].healthCheck`;
+    if (isHealthCheckDefined(md.healthCheck)) errors.push(...validateNodeStartupTimeout(field, md.healthCheck));
+    const mdClass = cc.spec.workers?.machineDeployments?.find((c) => c.class === md.class);
+    if (!mdClass) continue;
+    if (
+      md.healthCheck?.enabled === true &&
+      !isHealthCheckDefined(md.healthCheck) &&
+      !isHealthCheckDefined(mdClass.healthCheck)
+    )
+      errors.push({ type: 'Forbidden', field: `${field}.enable`, detail: enableDetail(true) });
+  }
   return errors;
 }

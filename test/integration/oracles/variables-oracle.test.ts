@@ -131,4 +131,65 @@ describe('ClusterClass variables oracle (upstream internal/topology/variables)',
       oracleRunSettings(300),
     );
   });
+
+  // Issue 17: nested defaults, for top-level values and for MachineDeployment overrides (`overrides`: nothing is
+  // created, only given values are defaulted), on fixed inputs whose result depends on the order defaults apply in.
+  const nestedSchema = {
+    type: 'object',
+    properties: {
+      a: {
+        type: 'object',
+        default: { b: { d: 1 } },
+        properties: {
+          b: {
+            type: 'object',
+            default: { c: 'from-b' },
+            properties: { c: { type: 'string', default: 'deep' }, d: { type: 'integer' } },
+          },
+          e: { type: 'string', default: 'sibling' },
+        },
+      },
+      list: { type: 'array', items: { type: 'object', properties: { x: { type: 'integer', default: 7 } } } },
+      map: {
+        type: 'object',
+        additionalProperties: { type: 'object', properties: { y: { type: 'boolean', default: true } } },
+      },
+    },
+  };
+  const nestedDefinitions: ClusterClassStatusVariable[] = [
+    {
+      name: 'cfg',
+      definitions: [
+        {
+          from: 'inline',
+          required: false,
+          schema: { openAPIV3Schema: { ...nestedSchema, default: { a: { b: {} } } } },
+        },
+      ],
+    },
+  ] as ClusterClassStatusVariable[];
+  const nestedCases: { name: string; values: ClusterVariable[] }[] = [
+    { name: 'no value: the variable default, then the defaults inside it', values: [] },
+    { name: 'an empty object: parent defaults before child defaults', values: [{ name: 'cfg', value: {} }] },
+    { name: 'a parent set without its child', values: [{ name: 'cfg', value: { a: {} } }] },
+    { name: 'a child set to null', values: [{ name: 'cfg', value: { a: { b: null } } }] },
+    {
+      name: 'array items and map values',
+      values: [{ name: 'cfg', value: { list: [{}, { x: 1 }], map: { k: {}, l: { y: false } } } }],
+    },
+  ];
+  for (const c of nestedCases)
+    for (const overrides of [false, true])
+      test(`nested defaults (${overrides ? 'overrides' : 'top-level values'}): ${c.name}, as upstream`, async () => {
+        const want = await go.ask({
+          op: 'defaultClusterVariables',
+          values: c.values,
+          definitions: nestedDefinitions,
+          overrides,
+        });
+        const got = defaultClusterVariables(c.values, nestedDefinitions, { createVariables: !overrides });
+        assert.deepEqual(got.ok ? [] : tsMessages(got.errors), goMessages(want.fieldErrors));
+        assert.ok(got.ok);
+        assert.equal(canonicalJson(got.values), canonicalJson(want.defaulted ?? []));
+      });
 });

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { applyObject, deleteObject, installCrds, patchObject } from '#shared/kube/index.ts';
 import { genericCrd } from '#test/harness/clusters.ts';
+import { templates } from '#test/builders/topology.ts';
 import { reconcileClusterClass, reconcileTopology } from '#shared/topology/index.ts';
 import type { Unstructured } from '#shared/topology/types.ts';
 import {
@@ -181,7 +182,7 @@ describe('topology passes on a real management cluster', () => {
     assert.deepEqual(ctx.pass.log.mutating(), [], 'an unchanged ClusterClass is not written either');
   });
 
-  test("the core Cluster controller's controller reference on the InfrastructureCluster and ControlPlane is kept and stops the writes", async () => {
+  test("the core Cluster controller's controller reference on the InfrastructureCluster and ControlPlane is kept, with no write after the adoption", async () => {
     // NOTE: upstream's core manager makes the Cluster the controller owner of both (a merge patch of
     // ownerReferences as field manager `manager`). An OwnerReference is atomic under server-side apply: a pass applying
     // the reference without `controller` replaced it, the core manager set it again, and every pass wrote both objects
@@ -214,13 +215,11 @@ describe('topology passes on a real management cluster', () => {
         { metadata: { ownerReferences: [controllerRef] } },
         { fieldManager: 'manager' },
       );
-    // NOTE: the core controller's merge patch (an Update) took the element's ownership: the next pass applies the same
-    // reference once to own it again (managedFields only, the reference unchanged); no pass writes after that.
-    const first = await pass(ctx, { namespace: ns, name: 'c1' });
-    assert.equal(first.result, 'Success', first.error);
-    for (const line of first.changed) assert.match(line, /^updated .* \(metadata\.managedFields\)$/);
+    // NOTE: the core controller's merge patch (an Update) took the element's ownership: passes leave the reference to
+    // it. Applying it again made the pass co-own it once more, one write per object after each adoption (managedFields
+    // only), found by the differential.
     ctx.pass.log.reset();
-    for (let i = 0; i < 2; i++) {
+    for (let i = 0; i < 3; i++) {
       const outcome = await pass(ctx, { namespace: ns, name: 'c1' });
       assert.equal(outcome.result, 'Success', outcome.error);
       assert.deepEqual(outcome.changed, []);
@@ -394,6 +393,71 @@ describe('topology passes on a real management cluster', () => {
     assert.equal(machineAfter?.metadata.resourceVersion, machine?.metadata.resourceVersion, 'template untouched');
     assert.equal(bootstrapAfter?.metadata.resourceVersion, bootstrap?.metadata.resourceVersion, 'template untouched');
     assert.equal((await topologyCondition(ctx, { namespace: ns, name: 'c1' }))?.['status'], 'True');
+  });
+
+  test("an in-place update of the InfrastructureCluster keeps the controlPlaneEndpoint its provider set (the template's zero values are not applied)", async () => {
+    const ns = 'endpoint';
+    await setUpClass(ctx, ns);
+    // NOTE: a Go provider's template type without omitempty serialises the endpoint as zero values.
+    const template = templates.infraCluster();
+    await put(ctx, {
+      ...template,
+      metadata: { ...template.metadata, namespace: ns },
+      spec: {
+        template: { spec: { loadBalancer: { imageTag: 'v1' }, controlPlaneEndpoint: { host: '', port: 0 } } },
+      },
+    });
+    await put(ctx, testCluster(ns, 'c1'));
+    assert.equal((await pass(ctx, { namespace: ns, name: 'c1' })).result, 'Success');
+    const cluster = await mustGet(ctx, capi, 'Cluster', { namespace: ns, name: 'c1' });
+    const ref = refOf(cluster, 'spec', 'infrastructureRef');
+    const created = await getRef(ctx, ns, ref);
+    assert.equal(dig(created, 'spec', 'controlPlaneEndpoint'), undefined, 'zero values are not written');
+    await applyObject(
+      ctx.mgmt.kube,
+      {
+        apiVersion: created!.apiVersion,
+        kind: created!.kind,
+        metadata: { namespace: ns, name: created!.metadata.name },
+        spec: { controlPlaneEndpoint: { host: '10.0.0.1', port: 6443 } },
+      },
+      { fieldManager: 'docker-provider', force: true },
+    );
+
+    await put(ctx, testCluster(ns, 'c1', { lbImageTag: 'v2' }));
+    const outcome = await pass(ctx, { namespace: ns, name: 'c1' });
+    assert.equal(outcome.result, 'Success', outcome.error);
+    const updated = await getRef(ctx, ns, ref);
+    assert.equal(updated?.metadata.name, created?.metadata.name, 'updated in place, not replaced');
+    assert.equal(dig(updated, 'spec', 'loadBalancer', 'imageTag'), 'v2', 'the in-place update happened');
+    assert.deepEqual(dig(updated, 'spec', 'controlPlaneEndpoint'), { host: '10.0.0.1', port: 6443 });
+    const again = await pass(ctx, { namespace: ns, name: 'c1' });
+    assert.equal(again.result, 'Success', again.error);
+    assert.deepEqual(dig(await getRef(ctx, ns, ref), 'spec', 'controlPlaneEndpoint'), { host: '10.0.0.1', port: 6443 });
+  });
+
+  test('a MachineDeployment added while the control plane provisions is deferred, and created once it is stable', async () => {
+    const ns = 'deferred-create';
+    await createTopology(ns);
+    const key = { namespace: ns, name: 'c1' };
+    const withMdC = testCluster(ns, 'c1');
+    withMdC.spec!.topology!.workers!.machineDeployments!.push({ class: 'big-worker', name: 'md-c', replicas: 1 });
+    await put(ctx, withMdC);
+    // NOTE: the ControlPlane has no status.version yet: it is provisioning (upstream IsControlPlaneStable is false).
+    const early = await pass(ctx, key);
+    assert.notEqual(early.result, 'Failure', early.error);
+    assert.equal(await machineDeployment(ctx, ns, 'md-c'), undefined, 'not created while the control plane provisions');
+    assert.match(
+      String((await topologyCondition(ctx, key))?.['message']),
+      /MachineDeployment md-c creation deferred while control plane upgrade is in progress/,
+    );
+    const cluster = await mustGet(ctx, capi, 'Cluster', key);
+    const cp = (await getRef(ctx, ns, refOf(cluster, 'spec', 'controlPlaneRef'))) as Unstructured;
+    const ready = { replicas: 3, upToDateReplicas: 3, readyReplicas: 3, availableReplicas: 3 };
+    await setControlPlaneStatus(ctx, cp, { version: 'v1.30.0', ...ready });
+    const outcome = await pass(ctx, key);
+    assert.equal(outcome.result, 'Success', outcome.error);
+    assert.ok(await machineDeployment(ctx, ns, 'md-c'), 'created once the control plane is stable');
   });
 
   test('a version upgrade updates the control plane first and the workers once it reports the version', async () => {

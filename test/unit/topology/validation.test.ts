@@ -47,13 +47,32 @@ describe('validateClusterClass', () => {
       'refuses a naming template that does not parse',
       new ClusterClassBuilder().with((c) => (c.spec.controlPlane.naming = { template: '{{ .cluster.name ' })),
       'spec.controlPlane.naming.template',
-      /invalid naming template/,
+      /^invalid ControlPlane name template: parsing template "\{\{ \.cluster\.name ": template: template name generator:1: /,
     ],
     [
       'refuses an infrastructure naming template that does not parse',
       new ClusterClassBuilder().with((c) => (c.spec.infrastructure.naming = { template: '{{ .cluster.name ' })),
       'spec.infrastructure.naming.template',
-      /invalid naming template/,
+      /^invalid InfraCluster name template: parsing template/,
+    ],
+    [
+      'refuses a naming template that parses but does not render (a key upstream does not provide)',
+      new ClusterClassBuilder().with(
+        (c) =>
+          (c.spec.workers!.machineDeployments![0]!.naming = {
+            template: '{{ .cluster.name }}-{{ .machinePool.topologyName }}',
+          }),
+      ),
+      'spec.workers.machineDeployments[default-worker].naming.template',
+      /^invalid MachineDeployment name template: rendering template: template: template name generator:1:/,
+    ],
+    [
+      'refuses a naming template whose names are not DNS-1123 subdomains',
+      new ClusterClassBuilder().with(
+        (c) => (c.spec.controlPlane.naming = { template: '{{ .cluster.name }}_{{ .random }}' }),
+      ),
+      'spec.controlPlane.naming.template',
+      /^a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters/,
     ],
     [
       'refuses a patch path outside /spec/',

@@ -82,3 +82,95 @@ describe('validateClusterTopology: transition rules of variables', () => {
     });
   }
 });
+
+/** A class with control-plane machines and no health check anywhere, or with one on `default-worker`. */
+const plainClass = deepFreeze(new ClusterClassBuilder().build());
+const classWithWorkerCheck = deepFreeze(
+  new ClusterClassBuilder()
+    .with((cc) => {
+      cc.spec.workers!.machineDeployments![0]!.healthCheck = {
+        checks: { unhealthyNodeConditions: [{ type: 'Ready', status: 'False', timeoutSeconds: 300 }] },
+      };
+    })
+    .build(),
+);
+const classWithoutMachines = deepFreeze(
+  new ClusterClassBuilder()
+    .with((cc) => {
+      delete cc.spec.controlPlane.machineInfrastructure;
+    })
+    .build(),
+);
+
+type HealthCase = { name: string; cc: typeof plainClass; cluster: (c: Cluster) => void; errors: string[] };
+
+const enableDetail =
+  'cannot be set to true as healthCheck definition is not available in the Cluster topology or the ClusterClass';
+const healthCases: HealthCase[] = [
+  {
+    name: 'refuses a control-plane health check enabled with no check in the topology or the class',
+    cc: plainClass,
+    cluster: (c) => {
+      c.spec!.topology!.controlPlane = { ...c.spec!.topology!.controlPlane, healthCheck: { enabled: true } };
+    },
+    errors: [`spec.topology.controlPlane.healthCheck.enable: Forbidden: ${enableDetail}`],
+  },
+  {
+    name: 'refuses a MachineDeployment health check enabled with no check in the topology or its class',
+    cc: plainClass,
+    cluster: (c) => {
+      c.spec!.topology!.workers!.machineDeployments![0]!.healthCheck = { enabled: true };
+    },
+    errors: [`spec.topology.workers.machineDeployments[md-0].healthCheck.enable: Forbidden: ${enableDetail}`],
+  },
+  {
+    name: 'accepts enabled: true when the class defines the check',
+    cc: classWithWorkerCheck,
+    cluster: (c) => {
+      c.spec!.topology!.workers!.machineDeployments![0]!.healthCheck = { enabled: true };
+    },
+    errors: [],
+  },
+  {
+    name: 'accepts enabled: true when the topology defines the check',
+    cc: plainClass,
+    cluster: (c) => {
+      c.spec!.topology!.workers!.machineDeployments![0]!.healthCheck = {
+        enabled: true,
+        checks: { nodeStartupTimeoutSeconds: 600 },
+      };
+    },
+    errors: [],
+  },
+  {
+    name: 'accepts enabled: false without any check',
+    cc: plainClass,
+    cluster: (c) => {
+      c.spec!.topology!.workers!.machineDeployments![0]!.healthCheck = { enabled: false };
+    },
+    errors: [],
+  },
+  {
+    name: 'refuses a control-plane check when the class has no control-plane machines, and a node startup timeout under 30 s',
+    cc: classWithoutMachines,
+    cluster: (c) => {
+      c.spec!.topology!.controlPlane = {
+        ...c.spec!.topology!.controlPlane,
+        healthCheck: { checks: { nodeStartupTimeoutSeconds: 10 } },
+      };
+    },
+    errors: [
+      'spec.topology.controlPlane.healthCheck: Forbidden: can be only set if spec.controlPlane.machineInfrastructure is set in ClusterClass',
+      'spec.topology.controlPlane.healthCheck.checks.nodeStartupTimeoutSeconds: Invalid value: 10: must be at least 30s',
+    ],
+  },
+];
+
+describe("validateClusterTopology: health checks as upstream's Cluster webhook", () => {
+  for (const c of healthCases) {
+    test(c.name, () => {
+      const cl = new ClusterBuilder().machineDeployments([{ class: 'default-worker', name: 'md-0' }]).with(c.cluster);
+      assert.deepEqual(formatFieldErrors(validateClusterTopology(deepFreeze(cl.build()), c.cc)), c.errors);
+    });
+  }
+});
