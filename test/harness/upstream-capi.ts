@@ -25,7 +25,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { applyObject, type KubeObject } from '#shared/kube/index.ts';
+import { applyObject, createKubeClient, createObject, KubeError, type KubeObject } from '#shared/kube/index.ts';
 import {
   computeClusterResourceSetHandoffPolicy,
   computeHandoffWebhooks,
@@ -146,6 +146,8 @@ export type RunningUpstreamManager = {
   /** `http://127.0.0.1:<port>` with `/healthz` and `/readyz`. */
   readonly healthUrl: string;
   readonly user: string;
+  /** The manager's own kubeconfig (its client certificate): to act as the manager, e.g. probe an admission policy. */
+  readonly kubeconfigPath: string;
 };
 
 export type UpstreamCapi = {
@@ -178,6 +180,40 @@ export function computeHarnessHandoffPolicy(coreUser: string): KubeObject[] {
  */
 export function computeBesideCapiServerlessWebhooks(configs: readonly KubeObject[]): KubeObject[] {
   return configs.map((config) => computeHandoffWebhooks(config));
+}
+
+/**
+ * Waits (30 s at most) until the handoff policy refuses the core manager's writes: the API server enforces a new
+ * ValidatingAdmissionPolicy only once it has loaded it and its binding, a moment after they are created, and a
+ * ClusterResourceSet created in that moment would let upstream's controller add its finalizer. Probes with a dry-run
+ * CREATE of a ClusterResourceSet as the core manager (its own client certificate).
+ */
+async function waitForHandoffPolicy(coreKubeconfigPath: string): Promise<void> {
+  const kube = await createKubeClient({ kubeconfigPath: coreKubeconfigPath }, { userAgent: 'capi-serverless-harness' });
+  const probe: KubeObject = {
+    apiVersion: 'addons.cluster.x-k8s.io/v1beta2',
+    kind: 'ClusterResourceSet',
+    metadata: { namespace: 'default', name: 'capi-serverless-handoff-probe' },
+    spec: {
+      clusterSelector: { matchLabels: { 'capi-serverless-handoff-probe': 'true' } },
+      resources: [{ kind: 'ConfigMap', name: 'capi-serverless-handoff-probe' }],
+    },
+  };
+  const deadline = Date.now() + 30_000;
+  try {
+    for (;;) {
+      try {
+        await createObject(kube, probe, { fieldManager: 'capi-serverless-harness', dryRun: true });
+      } catch (err) {
+        if (err instanceof KubeError && err.message.includes('reconciled by capi-serverless')) return;
+        if (Date.now() > deadline) throw err;
+      }
+      if (Date.now() > deadline) throw new Error('the ClusterResourceSet handoff policy was not in force after 30 s');
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  } finally {
+    kube.close();
+  }
 }
 
 type PreparedManager = Omit<RunningUpstreamManager, 'process'> & { start(): HarnessProcess };
@@ -229,6 +265,7 @@ async function prepareManager(
     webhookUrl: `https://127.0.0.1:${webhookPort}`,
     healthUrl: `http://127.0.0.1:${healthPort}`,
     user,
+    kubeconfigPath,
     start: () =>
       startHarnessProcess(`upstream ${manager}`, join(binDir, binaryOf[manager]), args, {
         // The Docker provider's in-memory backend serves each workload cluster's API on a listener at POD_IP.
@@ -337,6 +374,7 @@ async function startUpstreamCapiOnce(mgmt: TestCluster, opts: StartUpstreamCapiO
     }
     if (mode === 'beside-capi-serverless') installed.push(...computeHarnessHandoffPolicy(upstreamManagerUsers.core));
     for (const obj of installed) await applyObject(mgmt.kube, obj, { fieldManager: upstreamFieldManager, force: true });
+    if (mode === 'beside-capi-serverless' && running.core) await waitForHandoffPolicy(running.core.kubeconfigPath);
     return { mode, managers: running, installed, logs, stop, stopKeepingPortLock };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
