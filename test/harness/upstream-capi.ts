@@ -145,6 +145,8 @@ export type RunningUpstreamManager = {
   readonly webhookUrl: string;
   /** `http://127.0.0.1:<port>` with `/healthz` and `/readyz`. */
   readonly healthUrl: string;
+  /** `http://127.0.0.1:<port>` with `/metrics` (the diagnostics endpoint, served without authentication). */
+  readonly diagnosticsUrl: string;
   readonly user: string;
   /** The manager's own kubeconfig (its client certificate): to act as the manager, e.g. probe an admission policy. */
   readonly kubeconfigPath: string;
@@ -264,6 +266,7 @@ async function prepareManager(
   return {
     webhookUrl: `https://127.0.0.1:${webhookPort}`,
     healthUrl: `http://127.0.0.1:${healthPort}`,
+    diagnosticsUrl: `http://127.0.0.1:${diagnosticsPort}`,
     user,
     kubeconfigPath,
     start: () =>
@@ -384,6 +387,57 @@ async function startUpstreamCapiOnce(mgmt: TestCluster, opts: StartUpstreamCapiO
       cause: err,
     });
   }
+}
+
+/** One series of the in-memory workload API servers' request counter (`inmemory_apiserver_request_total`). */
+export type InMemoryApiRequests = {
+  /** As kube-apiserver's metrics name it: POST, PUT, PATCH, APPLY, DELETE, GET, LIST, WATCH, … */
+  readonly verb: string;
+  readonly resource: string;
+  readonly clusterName: string;
+  readonly userAgent: string;
+  readonly code: string;
+  readonly count: number;
+};
+
+/** The user agent of upstream's core manager on a workload cluster (`remote.DefaultClusterAPIUserAgent`) contains it. */
+export const upstreamCoreWorkloadUserAgent = 'cluster-api-controller-manager';
+
+const writeVerbs: readonly string[] = ['POST', 'PUT', 'PATCH', 'APPLY', 'DELETE', 'DELETECOLLECTION'];
+
+/**
+ * Every request the Docker provider's in-memory workload API servers have served, counted by verb, resource,
+ * workload cluster, user agent and status code, from the Docker manager's metrics. Every client of a workload cluster
+ * uses the credentials of the same kubeconfig Secret, so the user agent is what tells them apart (upstream's core
+ * manager: `upstreamCoreWorkloadUserAgent`; capi-serverless: `capi-serverless…`).
+ *
+ * @example
+ * (await getInMemoryApiRequests(upstream)).filter((r) => r.resource === 'configmaps' && isWrite(r));
+ */
+export async function getInMemoryApiRequests(upstream: UpstreamCapi): Promise<InMemoryApiRequests[]> {
+  const docker = upstream.managers['infrastructure-docker'];
+  if (!docker) throw new Error('the Docker manager is not running: no in-memory workload API server to ask');
+  const response = await fetch(`${docker.diagnosticsUrl}/metrics`);
+  if (!response.ok) throw new Error(`GET ${docker.diagnosticsUrl}/metrics: ${response.status}`);
+  const label = (labels: string, name: string) =>
+    new RegExp(`(?:^|,)${name}="((?:[^"\\\\]|\\\\.)*)"`).exec(labels)?.[1]?.replaceAll('\\"', '"') ?? '';
+  return (await response.text())
+    .split('\n')
+    .map((line) => /^inmemory_apiserver_request_total\{(.*)\} (\S+)$/.exec(line))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map(([, labels = '', value = '0']) => ({
+      verb: label(labels, 'verb'),
+      resource: label(labels, 'resource'),
+      clusterName: label(labels, 'cluster_name'),
+      userAgent: label(labels, 'user_agent'),
+      code: label(labels, 'code'),
+      count: Number(value),
+    }));
+}
+
+/** Whether a counted request changes state (any write verb, refused or not). */
+export function isWriteRequest(r: Pick<InMemoryApiRequests, 'verb'>): boolean {
+  return writeVerbs.includes(r.verb);
 }
 
 /**
