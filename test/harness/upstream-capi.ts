@@ -17,8 +17,10 @@
 //     ClusterTopology feature flag is enabled"); capi-serverless's own webhooks validate those;
 //   * a ValidatingAdmissionPolicy denies the core manager's identity any write to ClusterResourceSets and
 //     ClusterResourceSetBindings: upstream's ClusterResourceSet controllers are always registered (no gate, no flag),
-//     their first write is adding the ClusterResourceSet finalizer, so they stop there (an error per retry in the
-//     core manager's log, with the controller's exponential backoff) and never read or apply any resource.
+//     their first write is adding the ClusterResourceSet finalizer (capi-serverless uses its own and takes upstream's
+//     away, so it is always missing), so they stop there (an error per retry in the core manager's log, with the
+//     controller's exponential backoff) and never read or apply any resource. The harness waits until the API server
+//     enforces the policy (a moment after it is created) before it returns.
 // - 'upstream-only': every gate on, webhooks unchanged, no policy: upstream owns everything (comparisons, bench).
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
