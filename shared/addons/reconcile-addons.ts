@@ -196,9 +196,10 @@ async function reconcileDelete(deps: AddonsDeps, crs: ClusterResourceSet): Promi
 }
 
 /**
- * One pass for the ClusterResourceSet `key`: put capi-serverless's finalizer in place of upstream's, own the referenced ConfigMaps/Secrets, apply what
- * each selected, ready Cluster still needs (a failing Cluster does not stop the others), write the bindings and the
- * `ResourcesApplied` condition. A ClusterResourceSet being deleted is removed from every binding instead.
+ * One pass for the ClusterResourceSet `key`: put capi-serverless's finalizer in place of upstream's, own the
+ * referenced ConfigMaps/Secrets, apply what each selected, ready Cluster still needs (a failing Cluster does not stop
+ * the others), write the bindings and the `ResourcesApplied` condition. A ClusterResourceSet being deleted is removed
+ * from every binding instead.
  *
  * @example
  * const outcome = await reconcileAddons({ kube, now: () => new Date(), fieldManager: 'capi-serverless-addons' },
