@@ -24,6 +24,7 @@ export {
   stripVolatile,
 } from '#shared/addons/desired/resources-applied-condition.ts';
 export { computePausedCondition, isPaused } from '#shared/addons/desired/paused-condition.ts';
+export { computeFinalizers, handledFinalizers, holdsFinalizer } from '#shared/addons/desired/finalizers.ts';
 export type { AddonsCluster, SelectedClusters } from '#shared/addons/current/list-selected-clusters.ts';
 export {
   clusterKeyOf,
@@ -42,11 +43,10 @@ export { applyResourceObjects } from '#shared/addons/apply/apply-resource-object
 export { deleteBinding, reconcileBinding, reconcileBindingWithoutCRS } from '#shared/addons/apply/reconcile-binding.ts';
 export type { StatusUpdate } from '#shared/addons/apply/reconcile-cluster-resource-set.ts';
 export {
-  addFinalizer,
   getOwnerApiVersion,
+  reconcileFinalizers,
   reconcileResourceOwnerRefs,
   reconcileStatus,
-  removeFinalizer,
 } from '#shared/addons/apply/reconcile-cluster-resource-set.ts';
 export type { AddonsDeps, AddonsOutcome } from '#shared/addons/reconcile-addons.ts';
 export { reconcileAddons, reconcileAddonsForCluster } from '#shared/addons/reconcile-addons.ts';

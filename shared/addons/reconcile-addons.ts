@@ -2,7 +2,6 @@
 // record bindings and status → outcome. Also the pass for a Cluster event (every ClusterResourceSet selecting it,
 // or removing its binding once it is gone) and the deletion of a ClusterResourceSet.
 import type { ClusterResourceSet } from '#shared/api/addons.ts';
-import { ClusterResourceSetFinalizer } from '#shared/api/addons.ts';
 import { matchesLabelSelector } from '#shared/api/label-selector.ts';
 import type { ObjectKey } from '#shared/api/object-meta.ts';
 import { computeBinding, computeBindingWithoutCRS } from '#shared/addons/desired/binding.ts';
@@ -16,6 +15,7 @@ import {
 import { computeResourcesToApply } from '#shared/addons/desired/resources-to-apply.ts';
 import { computePausedCondition, isPaused, PausedCondition } from '#shared/addons/desired/paused-condition.ts';
 import { computeSecretTypeCheck } from '#shared/addons/desired/secret-type-check.ts';
+import { computeFinalizers, holdsFinalizer } from '#shared/addons/desired/finalizers.ts';
 import { ClusterResourceSetResourcesApplied, ResourcesAppliedV1Beta1Condition } from '#shared/api/addons.ts';
 import { getBinding, listBindings, listBindingsOf, type BindingLookup } from '#shared/addons/current/get-binding.ts';
 import { getClusterResourceSet, listClusterResourceSets } from '#shared/addons/current/get-cluster-resource-set.ts';
@@ -30,11 +30,10 @@ import {
 import { applyResourceObjects } from '#shared/addons/apply/apply-resource-objects.ts';
 import { deleteBinding, reconcileBinding, reconcileBindingWithoutCRS } from '#shared/addons/apply/reconcile-binding.ts';
 import {
-  addFinalizer,
   getOwnerApiVersion,
+  reconcileFinalizers,
   reconcileResourceOwnerRefs,
   reconcileStatus,
-  removeFinalizer,
 } from '#shared/addons/apply/reconcile-cluster-resource-set.ts';
 import { describeObject, errorMessage } from '#shared/errors/index.ts';
 import { getWorkloadClusterClient, KubeConflictError, type KubeClient } from '#shared/kube/index.ts';
@@ -167,9 +166,12 @@ function computeAddonsOutcome(
   return { result: 'Success', changed };
 }
 
-/** A deleted ClusterResourceSet leaves every binding, then lets go of its finalizer. Workload objects stay. */
+/**
+ * A deleted ClusterResourceSet leaves every binding, then lets go of its finalizer and upstream's (which upstream,
+ * refused by the handoff policy, cannot remove itself). Workload objects stay.
+ */
 async function reconcileDelete(deps: AddonsDeps, crs: ClusterResourceSet): Promise<AddonsOutcome> {
-  if (!(crs.metadata.finalizers ?? []).includes(ClusterResourceSetFinalizer)) return { result: 'Success', changed: [] };
+  if (!holdsFinalizer(crs)) return { result: 'Success', changed: [] };
   const name = crs.metadata.name ?? '';
   const changed: string[] = [];
   // NOTE: upstream only visits the Clusters the selector matches now (and stops at the first without a binding);
@@ -189,14 +191,15 @@ async function reconcileDelete(deps: AddonsDeps, crs: ClusterResourceSet): Promi
       throw err;
     }
   }
-  const removed = await removeFinalizer(deps.kube, crs, deps.fieldManager);
+  const removed = await reconcileFinalizers(deps.kube, crs, computeFinalizers(crs, 'released'), deps.fieldManager);
   return { result: 'Success', changed: [...changed, ...(removed === undefined ? [] : [removed])] };
 }
 
 /**
- * One pass for the ClusterResourceSet `key`: add the finalizer, own the referenced ConfigMaps/Secrets, apply what
- * each selected, ready Cluster still needs (a failing Cluster does not stop the others), write the bindings and the
- * `ResourcesApplied` condition. A ClusterResourceSet being deleted is removed from every binding instead.
+ * One pass for the ClusterResourceSet `key`: put capi-serverless's finalizer in place of upstream's, own the
+ * referenced ConfigMaps/Secrets, apply what each selected, ready Cluster still needs (a failing Cluster does not stop
+ * the others), write the bindings and the `ResourcesApplied` condition. A ClusterResourceSet being deleted is removed
+ * from every binding instead.
  *
  * @example
  * const outcome = await reconcileAddons({ kube, now: () => new Date(), fieldManager: 'capi-serverless-addons' },
@@ -208,8 +211,10 @@ export async function reconcileAddons(deps: AddonsDeps, key: ObjectKey): Promise
   if (crs === undefined) return { result: 'Success', changed: [] };
   const changed: string[] = [];
   // Upstream: the finalizer first, then a paused ClusterResourceSet (even one being deleted) only gets its condition.
+  // NOTE: capi-serverless's own finalizer, and upstream's taken away: upstream's controller, which runs beside us, then
+  // always has its finalizer to add first, the handoff policy refuses that write, and it never applies anything.
   if (crs.metadata.deletionTimestamp === undefined) {
-    const finalizer = await addFinalizer(deps.kube, crs, deps.fieldManager);
+    const finalizer = await reconcileFinalizers(deps.kube, crs, computeFinalizers(crs, 'active'), deps.fieldManager);
     if (finalizer !== undefined) changed.push(finalizer);
   }
   const previousPaused = crs.status?.conditions?.find((c) => c.type === PausedCondition);

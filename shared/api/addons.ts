@@ -17,8 +17,15 @@ export const AddonsV1Beta1ApiVersion = 'addons.cluster.x-k8s.io/v1beta1';
 /** The only Secret type a ClusterResourceSet may read (`ClusterResourceSetSecretType`). */
 export const ClusterResourceSetSecretType = 'addons.cluster.x-k8s.io/resource-set';
 
-/** Finalizer the controller puts on a ClusterResourceSet to clean bindings up on deletion. */
-export const ClusterResourceSetFinalizer = 'addons.cluster.x-k8s.io';
+/**
+ * capi-serverless's finalizer on a ClusterResourceSet, to clean its bindings up on deletion. NOTE: deliberately not
+ * upstream's: upstream's ClusterResourceSet controller, which runs beside capi-serverless and cannot be switched off,
+ * must always find its own finalizer missing, so that its first write (adding it) is refused by the handoff policy
+ * and it never reaches the apply (README "Run beside an existing Cluster API").
+ */
+export const ClusterResourceSetFinalizer = 'management.cluster.x-k8s.io/clusterresourceset';
+/** Upstream Cluster API's finalizer (`addonsv1.ClusterResourceSetFinalizer`): removed by the add-on pass (switch-over). */
+export const UpstreamClusterResourceSetFinalizer = 'addons.cluster.x-k8s.io';
 
 export const ClusterResourceSetResourceKind = { Secret: 'Secret', ConfigMap: 'ConfigMap' } as const;
 export type ClusterResourceSetResourceKind =

@@ -39,7 +39,10 @@ import { startDynamoDB } from '#test/harness/dynamodb.ts';
 import { computeUpstreamCrds } from '#test/harness/upstream-crds.ts';
 import {
   computeGatesForAllManagers,
+  getInMemoryApiRequests,
+  isWriteRequest,
   startUpstreamManagementCluster,
+  upstreamCoreWorkloadUserAgent,
   type UpstreamCapi,
 } from '#test/harness/upstream-capi.ts';
 import { startWebhookServer } from '#test/harness/webhook-server.ts';
@@ -124,10 +127,32 @@ async function waitUntilReconciled(kube: KubeClient, workload: TestCluster | und
 type MachineStatus = { phase?: string };
 
 /**
+ * Who wrote ConfigMaps into the in-memory workload cluster, from its request counts by user agent: the add-on must be
+ * capi-serverless's, never upstream's core manager's (its ClusterResourceSet controller runs too; README "Run beside
+ * an existing Cluster API").
+ */
+async function describeAddonWriters(upstream: UpstreamCapi): Promise<string> {
+  const writes = (await getInMemoryApiRequests(upstream)).filter(
+    (r) => r.resource === 'configmaps' && isWriteRequest(r) && r.code.startsWith('2'),
+  );
+  const byUpstream = writes.filter((r) => r.userAgent.includes(upstreamCoreWorkloadUserAgent));
+  if (byUpstream.length > 0)
+    return `WRITTEN BY UPSTREAM's core manager too (${byUpstream.map((r) => `${r.verb} ×${r.count}`).join(', ')})`;
+  return writes.some((r) => r.userAgent.startsWith('capi-serverless') && r.verb === 'POST')
+    ? "created by capi-serverless (upstream's core manager wrote no ConfigMap there)"
+    : 'its writer not counted';
+}
+
+/**
  * With upstream's managers: polls until the example Cluster runs a control-plane and a worker Machine (upstream's
  * Docker provider, in-memory backend) and the add-on arrived in its workload cluster.
  */
-async function waitUntilMachinesRun(kube: KubeClient, signal: AbortSignal, print: Print): Promise<string> {
+async function waitUntilMachinesRun(
+  kube: KubeClient,
+  upstream: UpstreamCapi | undefined,
+  signal: AbortSignal,
+  print: Print,
+): Promise<string> {
   const { namespace, name } = upstreamExampleCluster;
   let serviceCreated = false;
   for (;;) {
@@ -168,9 +193,10 @@ async function waitUntilMachinesRun(kube: KubeClient, signal: AbortSignal, print
           const addon = await findObject(workload, exampleAddonObject);
           if ((addon?.['data'] as Record<string, string> | undefined)?.['mode'] === exampleAddonMode) {
             const names = running.map((m) => `${m.metadata.name} (${isControlPlane(m) ? 'control plane' : 'worker'})`);
+            const writers = upstream ? `, ${await describeAddonWriters(upstream)}` : '';
             return (
               `Cluster ${namespace}/${name} runs Machines ${names.join(', ')} on upstream's managers; ` +
-              `the workload cluster has ConfigMap ${exampleAddonObject.namespace}/${exampleAddonObject.name}`
+              `the workload cluster has ConfigMap ${exampleAddonObject.namespace}/${exampleAddonObject.name}${writers}`
             );
           }
         } finally {
@@ -354,7 +380,9 @@ async function start(
     await applyAll(kube, upstreamTopologyExample(), print);
     await applyAll(kube, upstreamAddonsExample(), print);
     await applyAll(kube, providersExample(), print);
-    ready = waitUntilMachinesRun(kube, aborter.signal, print);
+    const upstream =
+      mgmt && 'upstream' in mgmt ? (mgmt as TestCluster & { upstream: UpstreamCapi }).upstream : undefined;
+    ready = waitUntilMachinesRun(kube, upstream, aborter.signal, print);
   } else if (config.examples) {
     print('applying the examples:');
     await applyAll(kube, topologyExample(), print);

@@ -21,7 +21,10 @@ import {
 } from '#shared/kube/index.ts';
 import {
   computeGatesForAllManagers,
+  getInMemoryApiRequests,
+  isWriteRequest,
   startUpstreamManagementCluster,
+  upstreamCoreWorkloadUserAgent,
   upstreamManagerUsers,
   type UpstreamCapi,
 } from '#test/harness/upstream-capi.ts';
@@ -251,6 +254,34 @@ async function waitForClusterClassVariables(): Promise<void> {
   );
 }
 
+/** TopologyReconciled as it changed (status, reason, message), sampled every half second while `sampling`. */
+const topologySamples: { status: string; reason: string; message: string }[] = [];
+let sampling: ReturnType<typeof setInterval> | undefined;
+
+function startSamplingTopologyReconciled(): void {
+  topologySamples.length = 0;
+  let busy = false;
+  sampling = setInterval(() => {
+    if (busy) return;
+    busy = true;
+    getCluster()
+      .then((c) => {
+        const t = condition(c, 'TopologyReconciled');
+        const sample = { status: t?.status ?? '', reason: t?.reason ?? '', message: t?.message ?? '' };
+        const last = topologySamples.at(-1);
+        if (!last || last.status !== sample.status || last.reason !== sample.reason || last.message !== sample.message)
+          topologySamples.push(sample);
+      })
+      .catch(() => undefined)
+      .finally(() => (busy = false));
+  }, 500);
+}
+
+function stopSamplingTopologyReconciled(): void {
+  clearInterval(sampling);
+  sampling = undefined;
+}
+
 describe('lifecycle beside upstream Cluster API (in-memory backend)', { timeout: 30 * 60_000 }, () => {
   before(async () => {
     const started = Date.now();
@@ -335,6 +366,75 @@ describe('lifecycle beside upstream Cluster API (in-memory backend)', { timeout:
     );
   });
 
+  test("1b. the class's MachineHealthChecks: one for the control plane, one for md-0, with the class's checks", async () => {
+    if (failedStep) assert.fail(`not run: an earlier step failed (${failedStep})`);
+    const { clusterClass } = computeInMemoryObjects({ namespace: ns, clusterName, kubernetesVersion: fromVersion });
+    type HealthCheck = { checks?: { unhealthyNodeConditions?: unknown[] } };
+    const classSpec = clusterClass.find((o) => o.kind === 'ClusterClass')?.['spec'] as {
+      controlPlane: { healthCheck?: HealthCheck };
+      workers: { machineDeployments: { class: string; healthCheck?: HealthCheck }[] };
+    };
+    const cpChecks = classSpec.controlPlane.healthCheck?.checks?.unhealthyNodeConditions;
+    const mdChecks = classSpec.workers.machineDeployments.find((m) => m.class === 'default-worker')?.healthCheck?.checks
+      ?.unhealthyNodeConditions;
+    assert.ok(cpChecks && mdChecks, "upstream's class declares both health checks");
+    type Mhc = {
+      clusterName: string;
+      selector: { matchLabels?: Record<string, string> };
+      checks?: { unhealthyNodeConditions?: unknown[] };
+    };
+    const mhcs = (
+      await listObjects(mgmt.kube, {
+        apiVersion: capi,
+        kind: 'MachineHealthCheck',
+        namespace: ns,
+        labelSelector: byCluster,
+      })
+    ).items;
+    const describe = mhcs.map((m) => `${m.metadata.name}: ${JSON.stringify(m['spec'])}`).join('\n');
+    assert.equal(mhcs.length, 2, describe);
+    const specOf = (m: KubeObject) => m['spec'] as Mhc;
+    const cp = mhcs.find((m) => specOf(m).selector.matchLabels?.['cluster.x-k8s.io/control-plane'] === '');
+    const md = mhcs.find(
+      (m) => specOf(m).selector.matchLabels?.['topology.cluster.x-k8s.io/deployment-name'] === 'md-0',
+    );
+    assert.ok(cp && md, describe);
+    // As upstream v1.14 (computeMachineHealthCheck): named after its target, owned by the Cluster.
+    const targets = {
+      cp: (
+        await listObjects(mgmt.kube, {
+          apiVersion: 'controlplane.cluster.x-k8s.io/v1beta2',
+          kind: 'KubeadmControlPlane',
+          namespace: ns,
+          labelSelector: byCluster,
+        })
+      ).items[0]?.metadata.name,
+      md: (
+        await listObjects(mgmt.kube, {
+          apiVersion: capi,
+          kind: 'MachineDeployment',
+          namespace: ns,
+          labelSelector: `${byCluster},topology.cluster.x-k8s.io/deployment-name=md-0`,
+        })
+      ).items[0]?.metadata.name,
+    };
+    for (const [mhc, checks, target] of [
+      [cp, cpChecks, targets.cp],
+      [md, mdChecks, targets.md],
+    ] as const) {
+      assert.equal(mhc.metadata.name, target, 'named after its target');
+      assert.equal(specOf(mhc).clusterName, clusterName);
+      assert.deepEqual(specOf(mhc).selector.matchLabels?.[topologyOwned], '', `${mhc.metadata.name}: topology-owned`);
+      assert.deepEqual(specOf(mhc).checks?.unhealthyNodeConditions, checks, `${mhc.metadata.name}: the class's checks`);
+      assert.equal(mhc.metadata.labels?.[topologyOwned], '');
+      assert.deepEqual(
+        (mhc.metadata.ownerReferences ?? []).map((r) => `${r.kind}/${r.name}`),
+        [`Cluster/${clusterName}`],
+        `${mhc.metadata.name} is owned by the Cluster`,
+      );
+    }
+  });
+
   test('handoff: every topology write comes from capi-serverless, none from upstream topology controller', async () => {
     if (failedStep) assert.fail(`not run: an earlier step failed (${failedStep})`);
     const objects = await topologyObjects();
@@ -364,6 +464,7 @@ describe('lifecycle beside upstream Cluster API (in-memory backend)', { timeout:
   test('2. a version upgrade: the control plane first, the workers only after it, every Machine at the new version', async () => {
     await timed('upgrade: control plane, then workers', async () => {
       currentVersion = toVersion;
+      startSamplingTopologyReconciled();
       await applyCluster(() => undefined);
       // While the control plane upgrades, no worker Machine may be at the new version.
       let workersEarly = '';
@@ -404,6 +505,39 @@ describe('lifecycle beside upstream Cluster API (in-memory backend)', { timeout:
       );
       assert.equal((cluster['spec'] as { topology: { version: string } }).topology.version, toVersion);
     });
+  });
+
+  test('2b. TopologyReconciled during the upgrade: the control plane upgrading, then the MachineDeployment', async () => {
+    stopSamplingTopologyReconciled();
+    if (failedStep) assert.fail(`not run: an earlier step failed (${failedStep})`);
+    const seen = topologySamples.map((t, i) => `${i}: ${t.status} ${t.reason}: ${t.message.replaceAll('\n', ' | ')}`);
+    const printed = seen.join('\n');
+    console.log(`TopologyReconciled during the upgrade:\n${printed}`);
+    const upgrading = (t: (typeof topologySamples)[number]) => t.status === 'False' && t.reason === 'ClusterUpgrading';
+    // NOTE: the messages name the MachineDeployment object (`in-memory-1-md-0-<suffix>`), as upstream's do.
+    const cpUpgrading = topologySamples.findIndex(
+      (t) => upgrading(t) && /ControlPlane upgrading to version v1\.37\.0/.test(t.message),
+    );
+    const mdUpgrading = topologySamples.findIndex(
+      (t) =>
+        upgrading(t) &&
+        /MachineDeployments? \S*md-0\S* upgrading to version v1\.37\.0/.test(t.message) &&
+        !/ControlPlane upgrading/.test(t.message),
+    );
+    assert.ok(cpUpgrading !== -1, `ClusterUpgrading with the control plane upgrading:\n${printed}`);
+    assert.match(
+      topologySamples[cpUpgrading]?.message ?? '',
+      /MachineDeployments? \S*md-0\S* pending upgrade to version v1\.37\.0/,
+      `md-0 pending while the control plane upgrades:\n${printed}`,
+    );
+    assert.ok(
+      mdUpgrading > cpUpgrading,
+      `then ClusterUpgrading with md-0 upgrading (after the control plane):\n${printed}`,
+    );
+    // While the control plane upgrades, md-0 is at most pending, never upgrading.
+    for (const t of topologySamples.slice(cpUpgrading, mdUpgrading))
+      assert.doesNotMatch(t.message, /md-0\S* upgrading/, printed);
+    assert.equal(topologySamples.at(-1)?.status, 'True', printed);
   });
 
   test('3a. scaling a MachineDeployment topology', async () => {
@@ -449,6 +583,102 @@ describe('lifecycle beside upstream Cluster API (in-memory backend)', { timeout:
         },
         60_000,
       );
+    });
+  });
+
+  test('3c. a changed ClusterClass template: cloned under a new name, the reference switched, the old clone removed once unused', async () => {
+    await timed('rotate md-0 bootstrap template', async () => {
+      const kctApi = 'bootstrap.cluster.x-k8s.io/v1beta2';
+      const md0 = async () =>
+        (
+          await listObjects(mgmt.kube, {
+            apiVersion: capi,
+            kind: 'MachineDeployment',
+            namespace: ns,
+            labelSelector: `${byCluster},topology.cluster.x-k8s.io/deployment-name=md-0`,
+          })
+        ).items[0];
+      type MdSpec = { template: { spec: { bootstrap: { configRef: { name: string } } } } };
+      const bootstrapOf = (md: KubeObject | undefined) =>
+        (md?.['spec'] as MdSpec | undefined)?.template.spec.bootstrap.configRef.name;
+      const before = await md0();
+      const oldClone = bootstrapOf(before);
+      assert.ok(oldClone, 'md-0 has a bootstrap template clone');
+      // A new template in the class: upstream's worker KubeadmConfigTemplate with one more kubelet argument.
+      const { clusterClass } = computeInMemoryObjects({ namespace: ns, clusterName, kubernetesVersion: fromVersion });
+      const source = clusterClass.find((o) => o.kind === 'KubeadmConfigTemplate');
+      const cc = structuredClone(clusterClass.find((o) => o.kind === 'ClusterClass'));
+      assert.ok(source && cc);
+      const rotatedName = `${source.metadata.name ?? ''}-rotated`;
+      const rotated = structuredClone(source);
+      rotated.metadata = { namespace: ns, name: rotatedName };
+      type KctSpec = {
+        template: {
+          spec: { joinConfiguration: { nodeRegistration: { kubeletExtraArgs: { name: string; value: string }[] } } };
+        };
+      };
+      (rotated['spec'] as KctSpec).template.spec.joinConfiguration.nodeRegistration.kubeletExtraArgs.push({
+        name: 'max-pods',
+        value: '64',
+      });
+      await applyObject(mgmt.kube, rotated, user);
+      const ccSpec = cc['spec'] as {
+        workers: { machineDeployments: { class: string; bootstrap: { templateRef: { name: string } } }[] };
+      };
+      const worker = ccSpec.workers.machineDeployments.find((m) => m.class === 'default-worker');
+      assert.ok(worker);
+      worker.bootstrap.templateRef.name = rotatedName;
+      await applyObject(mgmt.kube, cc, user);
+
+      const newClone = await eventually(
+        'md-0 references a new clone of the changed template',
+        async () => {
+          const name = bootstrapOf(await md0());
+          return { ...(name && name !== oldClone ? { value: name } : {}), observed: `md-0 bootstrap ${name ?? '?'}` };
+        },
+        120_000,
+      );
+      const clone = await getObject(mgmt.kube, {
+        apiVersion: kctApi,
+        kind: 'KubeadmConfigTemplate',
+        namespace: ns,
+        name: newClone,
+      });
+      assert.equal(clone.metadata.annotations?.['cluster.x-k8s.io/cloned-from-name'], rotatedName);
+      assert.match(newClone, /^in-memory-1-md-0-/, 'named like the clones upstream makes');
+      assert.deepEqual(
+        (clone['spec'] as KctSpec).template.spec.joinConfiguration.nodeRegistration.kubeletExtraArgs.find(
+          (a) => a.name === 'max-pods',
+        ),
+        { name: 'max-pods', value: '64' },
+      );
+      await waitForMachines(1, 2, toVersion, 300_000);
+      await eventually(
+        'the old clone deleted once no MachineSet uses it',
+        async () => {
+          const old = await findObject(mgmt.kube, {
+            apiVersion: kctApi,
+            kind: 'KubeadmConfigTemplate',
+            namespace: ns,
+            name: oldClone,
+          });
+          const sets = (
+            await listObjects(mgmt.kube, {
+              apiVersion: capi,
+              kind: 'MachineSet',
+              namespace: ns,
+              labelSelector: byCluster,
+            })
+          ).items.map((ms) => `${ms.metadata.name}:${bootstrapOf(ms) ?? '?'}`);
+          return {
+            ...(old === undefined ? { value: true } : {}),
+            observed: `${oldClone} still there; MachineSets ${sets.join(', ')}`,
+          };
+        },
+        180_000,
+      );
+      // The rollout to the new template is over: md-0's Machines run again, none of the old MachineSet left.
+      await waitForMachines(1, 2, toVersion);
     });
   });
 
@@ -540,6 +770,50 @@ describe('lifecycle beside upstream Cluster API (in-memory backend)', { timeout:
         `upstream's core manager wrote no ClusterResourceSet kind`,
       );
       assert.ok(!managersOf(crs).includes('manager'), managersOf(crs).join());
+      // Which implementation applied it. Upstream's ClusterResourceSet controller runs too: it saw the
+      // ClusterResourceSet (its attempts are in the audit log), and each was its first write, adding its finalizer,
+      // refused by the handoff policy; it never got as far as a binding (which it writes after applying).
+      const upstreamAttempts = auditEvents().filter(
+        (e) =>
+          e.user.username === upstreamManagerUsers.core &&
+          e.objectRef?.resource?.startsWith('clusterresourceset') &&
+          e.objectRef.name !== 'capi-serverless-handoff-probe',
+      );
+      const describeAttempt = (e: (typeof upstreamAttempts)[number]) =>
+        `${e.verb} ${e.objectRef?.resource ?? ''}/${e.objectRef?.name ?? ''} → ${e.responseStatus?.code ?? '?'}`;
+      assert.ok(
+        upstreamAttempts.some(
+          (e) => e.objectRef?.resource === 'clusterresourcesets' && e.objectRef.name === 'e2e-addon',
+        ),
+        "upstream's ClusterResourceSet controller saw the ClusterResourceSet",
+      );
+      assert.deepEqual(
+        upstreamAttempts.filter((e) => e.objectRef?.resource !== 'clusterresourcesets').map(describeAttempt),
+        [],
+        "upstream's ClusterResourceSet controller got past its finalizer",
+      );
+      assert.ok(
+        upstreamAttempts.every((e) => (e.responseStatus?.code ?? 0) >= 400),
+        upstreamAttempts.map(describeAttempt).join('\n'),
+      );
+      // In the workload cluster, by user agent (every client uses the same kubeconfig): capi-serverless created the
+      // ConfigMap, upstream's core manager wrote no ConfigMap at all.
+      const configMapWrites = (await getInMemoryApiRequests(upstream)).filter(
+        (r) => r.resource === 'configmaps' && isWriteRequest(r),
+      );
+      const seen = configMapWrites.map((r) => `${r.verb} ${r.code} ×${r.count} ${r.userAgent}`).join('\n');
+      assert.deepEqual(
+        configMapWrites.filter((r) => r.userAgent.includes(upstreamCoreWorkloadUserAgent)).map((r) => r.verb),
+        [],
+        `upstream's core manager wrote ConfigMaps into the workload cluster:\n${seen}`,
+      );
+      assert.ok(
+        // NOTE: the in-memory API server answers a create with 200.
+        configMapWrites.some(
+          (r) => r.userAgent.startsWith('capi-serverless') && r.verb === 'POST' && r.code.startsWith('2'),
+        ),
+        `capi-serverless created the ConfigMap:\n${seen}`,
+      );
     });
   });
 

@@ -2,7 +2,7 @@
 // bootstrap, kubeadm control plane, Docker provider with its in-memory backend) in the handoff configuration beside
 // capi-serverless — with CAPI_SERVERLESS_EXIT_WHEN_READY=1. Upstream's own in-memory ClusterClass and Cluster get real
 // Machines (a control-plane and a worker Machine Running), the ClusterResourceSet lands in the in-memory workload
-// cluster, and it exits 0 leaving no server, manager or temporary directory behind.
+// cluster (created by capi-serverless, not by upstream's ClusterResourceSet controller), and it exits 0 leaving no server, manager or temporary directory behind.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,16 +21,19 @@ describe('npm start (the full plane beside upstream Cluster API)', () => {
     assert.match(output, /upstream managers: +core, bootstrap-kubeadm, control-plane-kubeadm, infrastructure-docker/);
     assert.match(output, /topology +Cluster default\/in-memory-1 → Success/);
     assert.match(output, /\+ created MachineDeployment default\/in-memory-1-md-0-/);
-    // NOTE: not asserted: which implementation applies the add-on. Found by this test: upstream's own
-    // ClusterResourceSet controller applies it into the workload cluster when capi-serverless has already added the
-    // shared finalizer `addons.cluster.x-k8s.io` and the Paused condition (upstream then has nothing to write before
-    // applying, so the handoff's admission policy refuses only its binding update afterwards). Open; see README
-    // "Run beside an existing Cluster API".
+    // Which implementation applied the add-on, from the in-memory workload API server's request counts by user agent:
+    // capi-serverless, never upstream's own ClusterResourceSet controller (which once did, when capi-serverless shared
+    // its finalizer; README "Run beside an existing Cluster API").
     assert.match(output, /addons +ClusterResourceSet default\/demo-cni → /);
     assert.match(
       output,
       /reconciled: Cluster default\/in-memory-1 runs Machines .*\(control plane\).*on upstream's managers; the workload cluster has ConfigMap kube-system\/demo-cni-settings/,
     );
+    assert.match(
+      output,
+      /the workload cluster has ConfigMap kube-system\/demo-cni-settings, created by capi-serverless \(upstream's core manager wrote no ConfigMap there\)/,
+    );
+    assert.doesNotMatch(output, /WRITTEN BY UPSTREAM/);
     assert.match(output, /stopped; all servers and their data are gone/);
 
     const leftDirs = readdirSync(tmp).filter((e) => e.startsWith('capi-serverless-'));

@@ -21,10 +21,19 @@ rules:
 - level: None
 `;
 
+/** Metadata of every request (a workload cluster's log, to tell its clients apart by user agent). */
+export const allRequestsAuditPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+- level: Metadata
+`;
+
 export type AuditEvent = {
   verb: string;
   requestURI: string;
   user: { username: string };
+  userAgent?: string;
   objectRef?: { resource?: string; namespace?: string; name?: string; apiGroup?: string };
   responseStatus?: { code?: number };
   requestReceivedTimestamp?: string;

@@ -200,9 +200,21 @@ export async function startManagementCluster(
   }
 }
 
-/** A workload cluster whose kubeconfig is stored in the management cluster as `<name>-kubeconfig`, as Cluster API does. */
-export async function startWorkloadCluster(mgmt: TestCluster, key: ObjectKey): Promise<TestCluster> {
-  const cluster = await wrap(await startControlPlane({ name: key.name }));
+/**
+ * A workload cluster whose kubeconfig is stored in the management cluster as `<name>-kubeconfig`, as Cluster API does.
+ * `extraApiServerArgs` are appended to its kube-apiserver's flags (e.g. an audit log).
+ */
+export async function startWorkloadCluster(
+  mgmt: TestCluster,
+  key: ObjectKey,
+  opts: { extraApiServerArgs?: readonly string[] } = {},
+): Promise<TestCluster> {
+  const cluster = await wrap(
+    await startControlPlane({
+      name: key.name,
+      ...(opts.extraApiServerArgs === undefined ? {} : { extraApiServerArgs: opts.extraApiServerArgs }),
+    }),
+  );
   try {
     await applyObject(
       mgmt.kube,

@@ -19,15 +19,17 @@
 //     runs the Runtime SDK);
 //   * a ValidatingAdmissionPolicy denies the core manager's identity any write to ClusterResourceSets and
 //     ClusterResourceSetBindings: upstream's ClusterResourceSet controllers are always registered (no gate, no flag),
-//     their first write is adding the ClusterResourceSet finalizer, so they stop there (an error per retry in the
-//     core manager's log, with the controller's exponential backoff) and never read or apply any resource.
+//     their first write is adding the ClusterResourceSet finalizer (capi-serverless uses its own and takes upstream's
+//     away, so it is always missing), so they stop there (an error per retry in the core manager's log, with the
+//     controller's exponential backoff) and never read or apply any resource. The harness waits until the API server
+//     enforces the policy (a moment after it is created) before it returns.
 // - 'upstream-only': every gate on, webhooks unchanged, no policy: upstream owns everything (comparisons, bench).
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { applyObject, type KubeObject } from '#shared/kube/index.ts';
+import { applyObject, createKubeClient, createObject, KubeError, type KubeObject } from '#shared/kube/index.ts';
 import {
   computeClusterResourceSetHandoffPolicy,
   computeHandoffWebhooks,
@@ -147,7 +149,11 @@ export type RunningUpstreamManager = {
   readonly webhookUrl: string;
   /** `http://127.0.0.1:<port>` with `/healthz` and `/readyz`. */
   readonly healthUrl: string;
+  /** `http://127.0.0.1:<port>` with `/metrics` (the diagnostics endpoint, served without authentication). */
+  readonly diagnosticsUrl: string;
   readonly user: string;
+  /** The manager's own kubeconfig (its client certificate): to act as the manager, e.g. probe an admission policy. */
+  readonly kubeconfigPath: string;
 };
 
 export type UpstreamCapi = {
@@ -180,6 +186,40 @@ export function computeHarnessHandoffPolicy(coreUser: string): KubeObject[] {
  */
 export function computeBesideCapiServerlessWebhooks(configs: readonly KubeObject[]): KubeObject[] {
   return configs.map((config) => computeHandoffWebhooks(config));
+}
+
+/**
+ * Waits (30 s at most) until the handoff policy refuses the core manager's writes: the API server enforces a new
+ * ValidatingAdmissionPolicy only once it has loaded it and its binding, a moment after they are created, and a
+ * ClusterResourceSet created in that moment would let upstream's controller add its finalizer. Probes with a dry-run
+ * CREATE of a ClusterResourceSet as the core manager (its own client certificate).
+ */
+async function waitForHandoffPolicy(coreKubeconfigPath: string): Promise<void> {
+  const kube = await createKubeClient({ kubeconfigPath: coreKubeconfigPath }, { userAgent: 'capi-serverless-harness' });
+  const probe: KubeObject = {
+    apiVersion: 'addons.cluster.x-k8s.io/v1beta2',
+    kind: 'ClusterResourceSet',
+    metadata: { namespace: 'default', name: 'capi-serverless-handoff-probe' },
+    spec: {
+      clusterSelector: { matchLabels: { 'capi-serverless-handoff-probe': 'true' } },
+      resources: [{ kind: 'ConfigMap', name: 'capi-serverless-handoff-probe' }],
+    },
+  };
+  const deadline = Date.now() + 30_000;
+  try {
+    for (;;) {
+      try {
+        await createObject(kube, probe, { fieldManager: 'capi-serverless-harness', dryRun: true });
+      } catch (err) {
+        if (err instanceof KubeError && err.message.includes('reconciled by capi-serverless')) return;
+        if (Date.now() > deadline) throw err;
+      }
+      if (Date.now() > deadline) throw new Error('the ClusterResourceSet handoff policy was not in force after 30 s');
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  } finally {
+    kube.close();
+  }
 }
 
 type PreparedManager = Omit<RunningUpstreamManager, 'process'> & { start(): HarnessProcess };
@@ -230,7 +270,9 @@ async function prepareManager(
   return {
     webhookUrl: `https://127.0.0.1:${webhookPort}`,
     healthUrl: `http://127.0.0.1:${healthPort}`,
+    diagnosticsUrl: `http://127.0.0.1:${diagnosticsPort}`,
     user,
+    kubeconfigPath,
     start: () =>
       startHarnessProcess(`upstream ${manager}`, join(binDir, binaryOf[manager]), args, {
         // The Docker provider's in-memory backend serves each workload cluster's API on a listener at POD_IP.
@@ -339,6 +381,7 @@ async function startUpstreamCapiOnce(mgmt: TestCluster, opts: StartUpstreamCapiO
     }
     if (mode === 'beside-capi-serverless') installed.push(...computeHarnessHandoffPolicy(upstreamManagerUsers.core));
     for (const obj of installed) await applyObject(mgmt.kube, obj, { fieldManager: upstreamFieldManager, force: true });
+    if (mode === 'beside-capi-serverless' && running.core) await waitForHandoffPolicy(running.core.kubeconfigPath);
     return { mode, managers: running, installed, logs, stop, stopKeepingPortLock };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
@@ -348,6 +391,57 @@ async function startUpstreamCapiOnce(mgmt: TestCluster, opts: StartUpstreamCapiO
       cause: err,
     });
   }
+}
+
+/** One series of the in-memory workload API servers' request counter (`inmemory_apiserver_request_total`). */
+export type InMemoryApiRequests = {
+  /** As kube-apiserver's metrics name it: POST, PUT, PATCH, APPLY, DELETE, GET, LIST, WATCH, … */
+  readonly verb: string;
+  readonly resource: string;
+  readonly clusterName: string;
+  readonly userAgent: string;
+  readonly code: string;
+  readonly count: number;
+};
+
+/** The user agent of upstream's core manager on a workload cluster (`remote.DefaultClusterAPIUserAgent`) contains it. */
+export const upstreamCoreWorkloadUserAgent = 'cluster-api-controller-manager';
+
+const writeVerbs: readonly string[] = ['POST', 'PUT', 'PATCH', 'APPLY', 'DELETE', 'DELETECOLLECTION'];
+
+/**
+ * Every request the Docker provider's in-memory workload API servers have served, counted by verb, resource,
+ * workload cluster, user agent and status code, from the Docker manager's metrics. Every client of a workload cluster
+ * uses the credentials of the same kubeconfig Secret, so the user agent is what tells them apart (upstream's core
+ * manager: `upstreamCoreWorkloadUserAgent`; capi-serverless: `capi-serverless…`).
+ *
+ * @example
+ * (await getInMemoryApiRequests(upstream)).filter((r) => r.resource === 'configmaps' && isWrite(r));
+ */
+export async function getInMemoryApiRequests(upstream: UpstreamCapi): Promise<InMemoryApiRequests[]> {
+  const docker = upstream.managers['infrastructure-docker'];
+  if (!docker) throw new Error('the Docker manager is not running: no in-memory workload API server to ask');
+  const response = await fetch(`${docker.diagnosticsUrl}/metrics`);
+  if (!response.ok) throw new Error(`GET ${docker.diagnosticsUrl}/metrics: ${response.status}`);
+  const label = (labels: string, name: string) =>
+    new RegExp(`(?:^|,)${name}="((?:[^"\\\\]|\\\\.)*)"`).exec(labels)?.[1]?.replaceAll('\\"', '"') ?? '';
+  return (await response.text())
+    .split('\n')
+    .map((line) => /^inmemory_apiserver_request_total\{(.*)\} (\S+)$/.exec(line))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map(([, labels = '', value = '0']) => ({
+      verb: label(labels, 'verb'),
+      resource: label(labels, 'resource'),
+      clusterName: label(labels, 'cluster_name'),
+      userAgent: label(labels, 'user_agent'),
+      code: label(labels, 'code'),
+      count: Number(value),
+    }));
+}
+
+/** Whether a counted request changes state (any write verb, refused or not). */
+export function isWriteRequest(r: Pick<InMemoryApiRequests, 'verb'>): boolean {
+  return writeVerbs.includes(r.verb);
 }
 
 /**

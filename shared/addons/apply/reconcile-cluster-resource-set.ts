@@ -3,7 +3,7 @@
 // Everything is written in the version the server serves (the status in v1beta2, converted at the edge if need be).
 import { isDeepStrictEqual } from 'node:util';
 import type { ClusterResourceSet } from '#shared/api/addons.ts';
-import { AddonsApiVersion, ClusterResourceSetFinalizer, PausedCondition } from '#shared/api/addons.ts';
+import { AddonsApiVersion, PausedCondition } from '#shared/api/addons.ts';
 import type { Condition as V1Beta1Condition } from '#shared/api/condition.ts';
 import type { OwnerReference } from '#shared/api/object-meta.ts';
 import type { Condition } from '#shared/api/v1beta2/common.ts';
@@ -35,57 +35,33 @@ function describeCRS(crs: ClusterResourceSet): string {
 }
 
 /**
- * Adds the `addons.cluster.x-k8s.io` finalizer when missing; returns what it did (undefined when nothing).
+ * Writes `finalizers` (from `computeFinalizers`) when they differ from what `crs` carries; returns what it did
+ * (undefined when nothing). Locked on the resourceVersion read: a finalizer list is replaced whole.
  *
  * @example
- * await addFinalizer(kube, crs, 'capi-serverless-addons');
+ * await reconcileFinalizers(kube, crs, computeFinalizers(crs, 'active'), 'capi-serverless-addons');
  */
-export async function addFinalizer(
+export async function reconcileFinalizers(
   kube: KubeClient,
   crs: ClusterResourceSet,
+  finalizers: readonly string[],
   fieldManager: string,
 ): Promise<string | undefined> {
-  const finalizers = crs.metadata.finalizers ?? [];
-  if (finalizers.includes(ClusterResourceSetFinalizer)) return undefined;
+  const current = crs.metadata.finalizers ?? [];
+  if (isDeepStrictEqual([...current], [...finalizers])) return undefined;
   await patchObject(
     kube,
     await crsRef(kube, crs),
-    {
-      metadata: {
-        resourceVersion: crs.metadata.resourceVersion,
-        finalizers: [...finalizers, ClusterResourceSetFinalizer],
-      },
-    },
+    { metadata: { resourceVersion: crs.metadata.resourceVersion, finalizers: [...finalizers] } },
     { fieldManager },
   );
-  return `added finalizer to ${describeCRS(crs)}`;
-}
-
-/**
- * Removes the `addons.cluster.x-k8s.io` finalizer when present (the API server then deletes the object).
- *
- * @example
- * await removeFinalizer(kube, crs, 'capi-serverless-addons');
- */
-export async function removeFinalizer(
-  kube: KubeClient,
-  crs: ClusterResourceSet,
-  fieldManager: string,
-): Promise<string | undefined> {
-  const finalizers = crs.metadata.finalizers ?? [];
-  if (!finalizers.includes(ClusterResourceSetFinalizer)) return undefined;
-  await patchObject(
-    kube,
-    await crsRef(kube, crs),
-    {
-      metadata: {
-        resourceVersion: crs.metadata.resourceVersion,
-        finalizers: finalizers.filter((f) => f !== ClusterResourceSetFinalizer),
-      },
-    },
-    { fieldManager },
-  );
-  return `removed finalizer from ${describeCRS(crs)}`;
+  const added = finalizers.filter((f) => !current.includes(f));
+  const removed = current.filter((f) => !finalizers.includes(f));
+  const what = [
+    ...(added.length > 0 ? [`added finalizer ${added.join(', ')}`] : []),
+    ...(removed.length > 0 ? [`removed finalizer ${removed.join(', ')}`] : []),
+  ].join(' and ');
+  return `${what} on ${describeCRS(crs)}`;
 }
 
 function groupOf(apiVersion: string): string {

@@ -64,7 +64,8 @@ export function computeServiceAccountUser(namespace: string, serviceAccount: str
 /**
  * The ValidatingAdmissionPolicy and its binding (Deny) refusing `user` (the core manager) any CREATE, UPDATE or DELETE
  * of ClusterResourceSets, their status and ClusterResourceSetBindings: upstream's ClusterResourceSet controllers are
- * always registered, and their first write (the finalizer) is refused, so they never apply anything.
+ * always registered, and their first write (their finalizer, which capi-serverless never puts on and takes away, see
+ * shared/addons/desired/finalizers.ts) is refused, so they never apply anything.
  *
  * @example
  * computeClusterResourceSetHandoffPolicy({ name: 'capi-system-capi-serverless-clusterresourceset-handoff',

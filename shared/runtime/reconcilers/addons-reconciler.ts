@@ -1,7 +1,7 @@
 // The addons controller as the runtime sees it: ClusterResourceSets are the objects it reconciles; a change of a
 // Cluster, a ClusterResourceSetBinding or a ConfigMap/Secret is mapped to the ClusterResourceSets it affects, or to
 // the Cluster whose binding must go once the Cluster is gone.
-import { AddonsApiVersion, type ClusterResourceSet } from '#shared/api/addons.ts';
+import { AddonsApiVersion, UpstreamClusterResourceSetFinalizer, type ClusterResourceSet } from '#shared/api/addons.ts';
 import { matchesLabelSelector } from '#shared/api/label-selector.ts';
 import {
   getBinding,
@@ -58,7 +58,9 @@ const identity = (c: AddonsCluster) => ({ name: c.metadata.name, uid: c.metadata
 /**
  * The facts of a ClusterResourceSet: everything its pass reads besides its own spec — which Clusters it selects and
  * whether they are ready, and the content of its ConfigMaps/Secrets (hashed, never stored). Status, finalizers and
- * owner references, which the pass writes, stay out so its own writes never look like a change.
+ * owner references, which the pass writes, stay out so its own writes never look like a change; only whether upstream's
+ * finalizer is on counts (a switch-over, or a ClusterResourceSet last reconciled by an earlier capi-serverless, which
+ * used it), so such a ClusterResourceSet gets a pass, which takes it away.
  * Reads: the ClusterResourceSet, one LIST of Clusters, one GET per resource (as the pass itself does).
  */
 async function getClusterResourceSetFacts(deps: RuntimeDeps, key: PassKey): Promise<ObjectFacts | undefined> {
@@ -69,6 +71,7 @@ async function getClusterResourceSetFacts(deps: RuntimeDeps, key: PassKey): Prom
   const resources = anySelected ? await getResources(deps.kube, crs) : undefined;
   const inputs = {
     deleting: crs.metadata.deletionTimestamp !== undefined,
+    upstreamFinalizer: (crs.metadata.finalizers ?? []).includes(UpstreamClusterResourceSetFinalizer),
     clusters:
       selected.status === 'ok'
         ? { ready: selected.ready.map(identity), waiting: selected.waiting.map(identity) }

@@ -70,7 +70,11 @@ describe('ClusterResourceSet defects on real management and workload clusters', 
     assert.equal(await getBinding(ctx.mgmt.kube, { namespace: ns, name: 'c1' }), undefined, 'no binding');
     assert.deepEqual(await ownersOf('ConfigMap', ns, 'cm'), [], 'its ConfigMap is not touched');
     const paused = await getCRS(ns, 'set');
-    assert.deepEqual(paused.metadata.finalizers, ['addons.cluster.x-k8s.io'], 'the finalizer comes first, as upstream');
+    assert.deepEqual(
+      paused.metadata.finalizers,
+      ['management.cluster.x-k8s.io/clusterresourceset'],
+      'the finalizer comes first, as upstream',
+    );
     const condition = conditionOf(paused, 'Paused');
     assert.equal(condition?.status, 'True');
     assert.equal(condition?.reason, 'Paused');

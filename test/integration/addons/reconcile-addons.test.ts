@@ -11,7 +11,15 @@ import {
   reconcileAddons,
   reconcileAddonsForCluster,
 } from '#shared/addons/index.ts';
-import { applyObject, deleteObject, findObject, getObject, type KubeClient } from '#shared/kube/index.ts';
+import {
+  applyObject,
+  createObject,
+  deleteObject,
+  findObject,
+  getObject,
+  patchObject,
+  type KubeClient,
+} from '#shared/kube/index.ts';
 import { defaultTargets } from '#functions/forwarder/default-targets.ts';
 import { getCollectionPath } from '#functions/forwarder/get-collection-path.ts';
 import {
@@ -134,7 +142,7 @@ describe('ClusterResourceSet passes on real management and workload clusters', (
 
     const crs = await getCRS(ns, 'calico');
     assert.ok(crs);
-    assert.deepEqual(crs.metadata.finalizers, ['addons.cluster.x-k8s.io']);
+    assert.deepEqual(crs.metadata.finalizers, ['management.cluster.x-k8s.io/clusterresourceset']);
     assert.equal(crs.status?.observedGeneration, crs.metadata.generation);
     // As upstream v1.14: v1beta2 conditions (ResourcesApplied, then Paused) with upstream's reasons and the
     // generation they saw; the v1beta1 condition with the details under status.deprecated.v1beta1.
@@ -569,6 +577,70 @@ describe('ClusterResourceSet passes on real management and workload clusters', (
     assert.deepEqual(await configMapData(ctx.w2.kube, ns, 'gone-obj'), { n: '1' });
     assert.equal(ctx.workloadLogs.get(`${ns}/c1`)?.records.length ?? 0, 0, 'no request reached a workload cluster');
     assert.equal(ctx.workloadLogs.get(`${ns}/c2`)?.records.length ?? 0, 0);
+  });
+
+  test("a ClusterResourceSet upstream reconciled before the switch-over: capi-serverless's finalizer replaces upstream's, and deleting one with both leaves nothing", async () => {
+    const ns = 'switch-over';
+    await namespaces(ns, ctx.w1.kube);
+    await registerCluster(ctx.mgmt, { namespace: ns, name: 'c1' }, ctx.w1, { labels: { app: 'x' } });
+    await putResourceConfigMap(ctx.mgmt, ns, 'res', { 'x.yaml': yamlDocs(configMap(ns, 'switched-obj', { n: '1' })) });
+    const crsRef = { apiVersion: 'addons.cluster.x-k8s.io/v1beta2', kind: 'ClusterResourceSet', namespace: ns };
+    // As upstream leaves it: its finalizer added with a merge patch; later, a user's own finalizer.
+    await createObject(
+      ctx.mgmt.kube,
+      {
+        ...crsRef,
+        metadata: { namespace: ns, name: 'moved', finalizers: ['addons.cluster.x-k8s.io', 'example.com/keep'] },
+        spec: { clusterSelector: { matchLabels: { app: 'x' } }, resources: [{ kind: 'ConfigMap', name: 'res' }] },
+      },
+      { fieldManager: 'manager' },
+    );
+
+    const outcome = await reconcileAddons(ctx.deps, { namespace: ns, name: 'moved' });
+
+    assert.equal(outcome.result, 'Success');
+    assert.ok(
+      outcome.changed.includes(
+        `added finalizer management.cluster.x-k8s.io/clusterresourceset and removed finalizer addons.cluster.x-k8s.io on ClusterResourceSet ${ns}/moved`,
+      ),
+      outcome.changed.join('\n'),
+    );
+    assert.deepEqual((await getCRS(ns, 'moved'))?.metadata.finalizers, [
+      'example.com/keep',
+      'management.cluster.x-k8s.io/clusterresourceset',
+    ]);
+    assert.deepEqual(await configMapData(ctx.w1.kube, ns, 'switched-obj'), { n: '1' });
+    ctx.resetLogs();
+    assert.deepEqual((await reconcileAddons(ctx.deps, { namespace: ns, name: 'moved' })).changed, []);
+    assert.deepEqual(ctx.mutating(), [], 'a second pass writes nothing');
+
+    // Upstream's finalizer back (as if upstream had been in charge again), and deleted: capi-serverless lets go of
+    // both; the user's finalizer is theirs to remove.
+    const current = await getCRS(ns, 'moved');
+    await patchObject(
+      ctx.mgmt.kube,
+      { ...crsRef, name: 'moved' },
+      {
+        metadata: {
+          resourceVersion: current?.metadata.resourceVersion,
+          finalizers: [...(current?.metadata.finalizers ?? []), 'addons.cluster.x-k8s.io'],
+        },
+      },
+      { fieldManager: 'manager' },
+    );
+    assert.equal(await deleteObject(ctx.mgmt.kube, { ...crsRef, name: 'moved' }), true);
+    assert.equal((await reconcileAddons(ctx.deps, { namespace: ns, name: 'moved' })).result, 'Success');
+    assert.deepEqual((await getCRS(ns, 'moved'))?.metadata.finalizers, ['example.com/keep']);
+    assert.equal(await binding(ns, 'c1'), undefined, 'the binding left empty is deleted');
+    const left = await getCRS(ns, 'moved');
+    await patchObject(
+      ctx.mgmt.kube,
+      { ...crsRef, name: 'moved' },
+      { metadata: { resourceVersion: left?.metadata.resourceVersion, finalizers: [] } },
+      { fieldManager: user },
+    );
+    assert.equal(await getCRS(ns, 'moved'), undefined);
+    assert.deepEqual(await configMapData(ctx.w1.kube, ns, 'switched-obj'), { n: '1' }, 'the workload object stays');
   });
 
   test("a deleted Cluster's binding goes away", async () => {

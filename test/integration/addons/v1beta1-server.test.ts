@@ -86,7 +86,7 @@ describe('the add-on pass on a v1beta1-only management cluster', () => {
     assert.equal(outcome.result, 'Success', outcome.error);
     assert.deepEqual(await configMapData(ctx.w1.kube, ns, 'from-v1beta1'), { n: '1' });
     const crs = await getObject(ctx.mgmt.kube, crsRef);
-    assert.deepEqual(crs.metadata.finalizers, ['addons.cluster.x-k8s.io']);
+    assert.deepEqual(crs.metadata.finalizers, ['management.cluster.x-k8s.io/clusterresourceset']);
     const status = crs['status'] as Status;
     assert.equal(status.observedGeneration, crs.metadata.generation);
     assert.deepEqual(

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { AddonsApiVersion } from '#shared/api/addons.ts';
 import { getCheckpoint } from '#shared/checkpoint/index.ts';
-import { applyObject, applyStatus, deleteObject, findObject, getObject } from '#shared/kube/index.ts';
+import { applyObject, applyStatus, deleteObject, findObject, getObject, patchObject } from '#shared/kube/index.ts';
 import { startWorkloadCluster, type TestCluster } from '#test/harness/clusters.ts';
 import { changeEvent, ddbWrites, invoke, resetCounters, useWiredFunction } from './wired-setup.ts';
 
@@ -112,6 +112,32 @@ describe('the wired addons function', () => {
     );
     assert.deepEqual(ctx.kubeLog.mutating(), []);
     assert.deepEqual(ddbWrites(ctx), []);
+  });
+
+  test("upstream's finalizer on an up-to-date ClusterResourceSet brings a pass, which takes it away", async () => {
+    const live = await getObject(ctx.mgmt.kube, crs);
+    await patchObject(
+      ctx.mgmt.kube,
+      crs,
+      {
+        metadata: {
+          resourceVersion: live.metadata.resourceVersion,
+          finalizers: [...(live.metadata.finalizers ?? []), 'addons.cluster.x-k8s.io'],
+        },
+      },
+      { fieldManager: 'manager' },
+    );
+    const passes = await invoke(ctx.functionHandler, changeEvent(crs));
+    assert.deepEqual(
+      passes.map((p) => [p.status, p.result]),
+      [['Ran', 'Success']],
+    );
+    assert.deepEqual((await getObject(ctx.mgmt.kube, crs)).metadata.finalizers, [
+      'management.cluster.x-k8s.io/clusterresourceset',
+    ]);
+    // NOTE: the next event runs one more pass (the checkpoint recorded the facts with upstream's finalizer on), which
+    // writes nothing; the one after is skipped.
+    await invoke(ctx.functionHandler, changeEvent(crs));
   });
 
   test('a Cluster status change maps to the ClusterResourceSet selecting it, which is up to date', async () => {
