@@ -192,7 +192,11 @@ async function reconcile(
       const before = latest.raw;
       latest.raw = await reconcilePendingHooks(deps.kube, fieldManager, latest.raw, pending);
       if (latest.raw !== before)
-        changed.push(`set ${PendingHooksAnnotation}=${pending.join(',')} on Cluster ${describeKey(cluster)}`);
+        changed.push(
+          pending.length === 0
+            ? `removed ${PendingHooksAnnotation} from Cluster ${describeKey(cluster)} (no hook pending)`
+            : `set ${PendingHooksAnnotation}=${pending.join(',')} on Cluster ${describeKey(cluster)}`,
+        );
     };
     const unpatched = await computeDesiredStateWithHooks(
       callHook,
