@@ -8,6 +8,7 @@ export const storeOperations = {
   acquireLease: 'acquire lease',
   renewLease: 'renew lease',
   releaseLease: 'release lease',
+  requestRerun: 'request a rerun',
   getCheckpoint: 'get checkpoint',
   recordCheckpoint: 'record checkpoint',
   ensureTable: 'ensure table',

@@ -23,8 +23,16 @@ export type { CheckpointStore, CheckpointStoreOptions, DynamoDBClientOptions } f
 export { ensureTable } from './ensure-table.ts';
 export { CheckpointStoreError, LeaseHeldError, storeOperations } from './errors.ts';
 export type { StoreOperation } from './errors.ts';
-export { acquireLease, leaseConditions, leaseExpressionNames, releaseLease, renewLease } from './lease.ts';
-export type { Lease, LeaseTiming } from './lease.ts';
+export {
+  acquireLease,
+  leaseConditions,
+  leaseExpressionNames,
+  releaseLease,
+  renewLease,
+  requestRerun,
+  rerunOfLeaseItem,
+} from './lease.ts';
+export type { Lease, LeaseTiming, RerunRequest } from './lease.ts';
 export { Checkpoint, CheckpointResult, NoChange, getCheckpoint, recordCheckpoint } from './checkpoint.ts';
 export type { RecordCheckpointOptions } from './checkpoint.ts';
 export { recordCheckpointAndReleaseLease } from './record-and-release.ts';

@@ -131,16 +131,86 @@ export async function renewLease(
 }
 
 /**
- * Gives up a lease the caller holds. Releasing a lease that no longer exists is a no-op; one held by someone
- * else throws {@link LeaseHeldError}.
+ * What a pass that found the lease held asks of the holder: one more pass once it is done, with the asking pass's
+ * flags (a forced or woken pass must not become a plain one, which the checkpoint could skip).
+ */
+export type RerunRequest = { readonly force: boolean; readonly wake: boolean };
+
+/**
+ * Marks a held lease "run again" (one conditional write), so that its holder runs one more pass before it lets go:
+ * a change that landed after the holder read the object is then not left to the next sweep. Flags only ever turn
+ * on. Returns false when no live lease exists any more (the holder released it meanwhile): take the lease instead.
  *
  * @example
- * await releaseLease(store, key, holder);
+ * if (!(await requestRerun(store, key, { force: false, wake: true }, Date.now()))) await acquireLease(...);
  */
-export async function releaseLease(store: CheckpointStore, key: CheckpointKey, holder: string): Promise<void> {
+export async function requestRerun(
+  store: CheckpointStore,
+  key: CheckpointKey,
+  request: RerunRequest,
+  now: number,
+): Promise<boolean> {
+  const sets = [
+    '#rerun = :true',
+    ...(request.force ? ['#rerunForce = :true'] : []),
+    ...(request.wake ? ['#rerunWake = :true'] : []),
+  ];
+  try {
+    await store.documents.send(
+      new UpdateCommand({
+        TableName: store.tableName,
+        Key: primaryKeyOf(key, recordKinds.lease),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: `attribute_exists(#pk) AND NOT (${leaseConditions.leaseExpired})`,
+        ExpressionAttributeNames: {
+          '#pk': leaseExpressionNames['#pk'],
+          '#expiresAtMs': leaseExpressionNames['#expiresAtMs'],
+          '#rerun': tableAttributes.rerun,
+          ...(request.force ? { '#rerunForce': tableAttributes.rerunForce } : {}),
+          ...(request.wake ? { '#rerunWake': tableAttributes.rerunWake } : {}),
+        },
+        ExpressionAttributeValues: { ':true': true, ':now': now },
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (err instanceof ConditionalCheckFailedException) return false;
+    throw new CheckpointStoreError(storeOperations.requestRerun, key, err);
+  }
+}
+
+/**
+ * The "run again" request stored on a lease row (document or wire format, as returned by a Delete or a failed
+ * condition), or undefined when none was made.
+ */
+export function rerunOfLeaseItem(item: unknown): RerunRequest | undefined {
+  if (typeof item !== 'object' || item === null) return undefined;
+  const record = item as Record<string, unknown>;
+  const flag = (name: string): boolean => {
+    const value = record[name];
+    return (
+      value === true || (typeof value === 'object' && value !== null && (value as { BOOL?: unknown }).BOOL === true)
+    );
+  };
+  if (!flag(tableAttributes.rerun)) return undefined;
+  return { force: flag(tableAttributes.rerunForce), wake: flag(tableAttributes.rerunWake) };
+}
+
+/**
+ * Gives up a lease the caller holds and returns the "run again" request another pass left on it, if any.
+ * Releasing a lease that no longer exists is a no-op; one held by someone else throws {@link LeaseHeldError}.
+ *
+ * @example
+ * const rerun = await releaseLease(store, key, holder);
+ */
+export async function releaseLease(
+  store: CheckpointStore,
+  key: CheckpointKey,
+  holder: string,
+): Promise<RerunRequest | undefined> {
   checkHolder(holder);
   try {
-    await writeLease(storeOperations.releaseLease, key, holder, () =>
+    const output = await writeLease(storeOperations.releaseLease, key, holder, () =>
       store.documents.send(
         new DeleteCommand({
           TableName: store.tableName,
@@ -148,12 +218,14 @@ export async function releaseLease(store: CheckpointStore, key: CheckpointKey, h
           ConditionExpression: leaseConditions.ownLease,
           ExpressionAttributeNames: { '#holder': leaseExpressionNames['#holder'] },
           ExpressionAttributeValues: { ':holder': holder },
+          ReturnValues: 'ALL_OLD',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       ),
     );
+    return rerunOfLeaseItem(output.Attributes);
   } catch (err) {
-    if (err instanceof LeaseHeldError && err.holder === undefined) return;
+    if (err instanceof LeaseHeldError && err.holder === undefined) return undefined;
     throw err;
   }
 }

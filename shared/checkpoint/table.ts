@@ -37,6 +37,13 @@ export const tableAttributes = {
   /** Lease (N, epoch milliseconds): when the current holder acquired it. */
   acquiredAtMs: 'acquiredAtMs',
   /**
+   * Lease (BOOL): a pass that found the lease held asks the holder to run once more when it is done (a change may
+   * have landed after the holder read the object). `rerunForce` / `rerunWake` (BOOL) carry the asking pass's flags.
+   */
+  rerun: 'rerun',
+  rerunForce: 'rerunForce',
+  rerunWake: 'rerunWake',
+  /**
    * Due index partition key (S): `<controller>#<Kind>`. Only rows that will need a pass at a known time carry it
    * (a checkpoint after an Error or Requeue, a lease until it is released), so the index is sparse.
    */

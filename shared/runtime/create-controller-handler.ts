@@ -121,14 +121,9 @@ function failOnUnrecordedPasses(): MiddlewareObj<unknown, HandlerResult> {
   };
 }
 
-/** How often, and how long apart, a `wake` pass that found the lease held looks again. */
-const wakeRetryDelaysMs = [1_000, 2_000, 4_000] as const;
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /**
- * One pass for a mapped key. A `wake` pass (an owned object's status changed) that finds the lease held looks again
- * once the holder is likely done: the holder may have read the object before the change and is about to record a
- * requeue that only a tick would find (upstream's work queue re-queues a key that changed mid-reconcile).
+ * One pass for a mapped key. A pass that finds the lease held asks its holder to run again (see `holdLease`), so
+ * nothing here waits.
  */
 async function runMappedPass(
   runPass: ReturnType<typeof createPassRunner>,
@@ -142,13 +137,7 @@ async function runMappedPass(
     ...(key.wake ? { wake: true } : {}),
     trigger,
   };
-  let report = await runPass(request, context);
-  for (const delayMs of key.wake ? wakeRetryDelaysMs : []) {
-    if (report.status !== 'Skipped' || !report.reason.startsWith('LeaseHeld')) break;
-    await sleep(delayMs);
-    report = await runPass(request, context);
-  }
-  return report;
+  return runPass(request, context);
 }
 
 /**

@@ -13,6 +13,9 @@ import type { PassReport, Reconciler, RuntimeDeps } from '#shared/runtime/types.
 /** How much earlier than the pass's early timeout its calls to other services give up (at most a quarter). */
 const callsStopEarlierMs = 500;
 
+/** How many more passes one request runs when other passes keep asking for a rerun while it holds the lease. */
+const maxReruns = 5;
+
 export type PassRunner = (request: PassRequest, context: LambdaContextLike) => Promise<PassReport>;
 
 /** Middleware: names the pass (`<request id>#<Kind ns/name>`) and gives it a logger that says so on every line. */
@@ -78,7 +81,7 @@ export function createPassRunner(reconciler: Reconciler, deps: RuntimeDeps): Pas
     .use(skipUnchanged(reconciler, deps))
     .use(holdLease(deps))
     .use(recordOutcome(deps));
-  return async (request, context) => {
+  const runOnce = async (request: PassRequest, context: LambdaContextLike): Promise<PassReport> => {
     // NOTE: a fresh request object per pass: the pass state is keyed by it.
     const event = { ...request };
     const deadlineAtMs = Date.now() + context.getRemainingTimeInMillis() - deps.config.stopBeforeTimeoutMs;
@@ -112,5 +115,42 @@ export function createPassRunner(reconciler: Reconciler, deps: RuntimeDeps): Pas
       };
       return report;
     }
+  };
+  return async (request, context) => {
+    let report = await runOnce(request, context);
+    let latestRan = report.status === 'Ran' ? report : undefined;
+    let runs = 1;
+    while (report.rerun !== undefined && runs <= maxReruns) {
+      // NOTE: another pass found the lease held while this one ran: a change may have landed after this pass read
+      // the object. The rerun goes through the usual checks, so it is skipped when nothing changed after all.
+      const { force, wake } = report.rerun;
+      deps.logger.info('pass runs again: asked while it held the lease', {
+        controller: reconciler.controller,
+        object: describeKey(request.key),
+        force,
+        wake,
+      });
+      report = await runOnce(
+        {
+          key: request.key,
+          ...(force ? { force: true } : {}),
+          ...(wake ? { wake: true } : {}),
+          trigger: `${request.trigger} (run again)`,
+        },
+        context,
+      );
+      runs++;
+      if (report.status === 'Ran') latestRan = report;
+    }
+    if (report.rerun !== undefined) {
+      deps.logger.warn('pass asked to run again too often; the next event, tick or sweep picks the object up', {
+        controller: reconciler.controller,
+        object: describeKey(request.key),
+        runs,
+      });
+    }
+    const last = latestRan ?? report;
+    const { rerun: _rerun, ...rest } = last;
+    return runs > 1 ? { ...rest, runs } : last;
   };
 }

@@ -1,6 +1,6 @@
 // What the per-object middlewares and the pass handler share while one pass runs, and the pass request.
 import type { Logger } from '@aws-lambda-powertools/logger';
-import type { Checkpoint, CheckpointKey } from '#shared/checkpoint/index.ts';
+import type { Checkpoint, CheckpointKey, RerunRequest } from '#shared/checkpoint/index.ts';
 import type { ObjectFacts, PassKey, PassOutcome } from '#shared/runtime/types.ts';
 
 /** One object to reconcile, as the dispatcher (event or tick) hands it to the pass pipeline. */
@@ -28,6 +28,8 @@ export type PassState = {
   outcome?: PassOutcome;
   /** Set once the checkpoint was written (and the lease released with it). */
   recorded?: boolean;
+  /** Another pass asked this one, while it held the lease, to run once more (found when the lease was released). */
+  rerun?: RerunRequest;
 };
 
 // NOTE: keyed by the pass request object (one fresh object per pass), so the middlewares and the handler, which

@@ -2,7 +2,7 @@
 // Reconciler, the runtime decides when to call it (events, ticks), guards it with a lease and records its outcome.
 import type { Dependency } from '#shared/deadline/index.ts';
 import type { Logger } from '@aws-lambda-powertools/logger';
-import type { Checkpoint, CheckpointStore, Controller, NoChange } from '#shared/checkpoint/index.ts';
+import type { Checkpoint, CheckpointStore, Controller, NoChange, RerunRequest } from '#shared/checkpoint/index.ts';
 import type { KubeClient, KubeObject } from '#shared/kube/index.ts';
 import type { RuntimeConfig } from '#shared/runtime/config.ts';
 
@@ -131,4 +131,11 @@ export type PassReport = {
    * invocation with such a pass fails, so Lambda retries the event.
    */
   readonly unrecorded?: boolean;
+  /**
+   * A pass that found this one's lease held asked for one more pass (with its flags); the pass runner runs it
+   * before returning.
+   */
+  readonly rerun?: RerunRequest;
+  /** How many passes the request ran, when another pass asked it to run again (the report is the last that ran). */
+  readonly runs?: number;
 };

@@ -61,9 +61,10 @@ export function recordOutcome(deps: RuntimeDeps): MiddlewareObj<PassRequest, Pas
     try {
       // NOTE: the pass's own deadline has passed when it ran out of time; the write gets what is left of the Lambda.
       const recordByMs = Date.now() + context.getRemainingTimeInMillis() - recordReserveMs;
-      await runWithDeadline(recordByMs, () =>
+      const rerun = await runWithDeadline(recordByMs, () =>
         recordCheckpointAndRelease(deps.store, state.checkpointKey, checkpoint, state.passId),
       );
+      if (rerun !== undefined) state.rerun = rerun;
     } catch (err) {
       if (!(err instanceof LeaseHeldError)) throw err;
       // NOTE: our lease lapsed and another pass took over; its checkpoint wins, ours is dropped.
@@ -80,6 +81,7 @@ export function recordOutcome(deps: RuntimeDeps): MiddlewareObj<PassRequest, Pas
       changed: outcome.changed,
       ...(checkpoint.nextAttemptAt === undefined ? {} : { nextAttemptAt: checkpoint.nextAttemptAt }),
       ...(timedOut === undefined ? {} : { timedOut }),
+      ...(state.rerun === undefined ? {} : { rerun: state.rerun }),
     };
     const log =
       outcome.result === 'Error' ? state.logger.error.bind(state.logger) : state.logger.info.bind(state.logger);

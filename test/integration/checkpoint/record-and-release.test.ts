@@ -11,6 +11,8 @@ import {
   primaryKeyOf,
   recordCheckpointAndReleaseLease,
   recordKinds,
+  releaseLease,
+  requestRerun,
 } from '#shared/checkpoint/index.ts';
 import type { Checkpoint, CheckpointKey } from '#shared/checkpoint/index.ts';
 import { useCheckpointStore } from './setup.ts';
@@ -100,5 +102,41 @@ describe('recordCheckpointAndReleaseLease', () => {
     const invalid = { ...checkpointOf('pass-1'), attempts: -1 };
     await assert.rejects(recordCheckpointAndReleaseLease(ctx.store, key, invalid, 'pass-1'), CheckpointStoreError);
     assert.equal((await leaseRow(key))?.['holder'], 'pass-1', 'the lease is still held');
+  });
+
+  test('returns the "run again" request another pass left on the lease, still recording and releasing', async () => {
+    const key = keyFor('rerun');
+    await acquireLease(ctx.store, key, 'pass-1', { ttlMs, now: t0 });
+    assert.equal(await requestRerun(ctx.store, key, { force: false, wake: true }, t0 + 1), true);
+    // NOTE: flags only turn on: a later plain request keeps the earlier one's wake.
+    assert.equal(await requestRerun(ctx.store, key, { force: false, wake: false }, t0 + 2), true);
+    const rerun = await recordCheckpointAndReleaseLease(ctx.store, key, checkpointOf('pass-1'), 'pass-1');
+    assert.deepEqual(rerun, { force: false, wake: true });
+    assert.equal((await getCheckpoint(ctx.store, key))?.lastPassId, 'pass-1');
+    assert.equal(await leaseRow(key), undefined, 'the lease is released');
+  });
+
+  test('returns nothing when no pass asked for a rerun', async () => {
+    const key = keyFor('no-rerun');
+    await acquireLease(ctx.store, key, 'pass-1', { ttlMs, now: t0 });
+    assert.equal(await recordCheckpointAndReleaseLease(ctx.store, key, checkpointOf('pass-1'), 'pass-1'), undefined);
+  });
+
+  test('a rerun cannot be asked of a lease that is free or lapsed: the asker takes the lease instead', async () => {
+    const key = keyFor('rerun-free');
+    assert.equal(await requestRerun(ctx.store, key, { force: true, wake: false }, t0), false);
+    assert.equal(await leaseRow(key), undefined, 'asking creates no lease row');
+    await acquireLease(ctx.store, key, 'pass-1', { ttlMs, now: t0 });
+    assert.equal(await requestRerun(ctx.store, key, { force: true, wake: false }, t0 + ttlMs + 1), false);
+    assert.equal((await leaseRow(key))?.['rerun'], undefined);
+  });
+
+  test('a plain release hands back the rerun request too', async () => {
+    const key = keyFor('rerun-release');
+    await acquireLease(ctx.store, key, 'pass-1', { ttlMs, now: t0 });
+    assert.equal(await requestRerun(ctx.store, key, { force: true, wake: false }, t0 + 1), true);
+    assert.deepEqual(await releaseLease(ctx.store, key, 'pass-1'), { force: true, wake: false });
+    assert.equal(await leaseRow(key), undefined);
+    assert.equal(await releaseLease(ctx.store, key, 'pass-1'), undefined, 'releasing again is a no-op');
   });
 });

@@ -93,8 +93,45 @@ describe('controller handler on the real servers', () => {
     const skipped = passes.filter((p) => p.status === 'Skipped');
     assert.equal(ran.length, 1, JSON.stringify(passes));
     assert.equal(skipped.length, 1);
-    assert.match(skipped[0]?.reason ?? '', new RegExp(`^LeaseHeld by ${escape(ran[0]?.passId ?? '')}$`));
+    assert.match(
+      skipped[0]?.reason ?? '',
+      new RegExp(`^LeaseHeld by ${escape(ran[0]?.passId ?? '')}, asked to run again$`),
+    );
+    // NOTE: the holder ran once more when it released the lease; nothing had changed, so that pass was skipped.
+    assert.equal(ran[0]?.runs, 2);
     assert.equal((await getCheckpoint(ctx.store, keyOf('first')))?.lastPassId, ran[0]?.passId);
+  });
+
+  test('a change that lands while a pass holds the lease, after it read the object, is reconciled by the holder', async () => {
+    await putSource(ctx, 'late', { greeting: 'one' });
+    let changed = false;
+    let late: PassReport | undefined;
+    const handler = handlerFor({
+      beforeApply: async (key) => {
+        if (key.name !== 'late' || changed) return;
+        changed = true;
+        // NOTE: the user's change lands after this pass read the source; its event's pass finds the lease held.
+        await putSource(ctx, 'late', { greeting: 'two' });
+        late = onlyPass(await handler(changeEvent('late'), localLambdaContext('addons', 60_000)));
+      },
+    });
+    resetCounters(ctx);
+    const pass = onlyPass(await handler(changeEvent('late'), localLambdaContext('addons', 60_000)));
+    assert.equal(late?.status, 'Skipped');
+    assert.match(late?.reason ?? '', /^LeaseHeld by .*, asked to run again$/);
+    assert.equal(pass.status, 'Ran');
+    assert.equal(pass.runs, 2, 'the holder ran again when it released the lease');
+    const derived = await getObject(ctx.mgmt.kube, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      namespace: 'default',
+      name: 'late-derived',
+    });
+    assert.deepEqual(derived['data'], { greeting: 'TWO' }, 'the late change is applied, not left to the sweep');
+    const checkpoint = await getCheckpoint(ctx.store, keyOf('late'));
+    assert.equal(checkpoint?.lastPassId, pass.passId);
+    // NOTE: no pass waited: the skipped one wrote its mark (one UpdateItem) and returned.
+    assert.equal(writes().filter((c) => c === 'UpdateItemCommand').length, 1);
   });
 
   test('a failing pass records attempts and a backed-off next attempt, skips until then, and resets on success', async () => {
