@@ -4,7 +4,8 @@
 // ExtensionConfig given as an input file (plan discovers it) or read from the cluster (--kubeconfig); an unreachable
 // extension fails the plan naming the extension and handler and prints no objects; failurePolicy Ignore is a warning.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -477,4 +478,114 @@ describe("plan with external patches against upstream's test extension", () => {
     );
     await assertPlanEqualsPass('default', out.objects, 'runtime-sdk-1');
   });
+
+  test(
+    "examples/runtime-sdk unchanged, the extension behind its Service: discovery and plan --kubeconfig go through the API server's service proxy",
+    {
+      skip: inPrivateNetworkNamespace()
+        ? false
+        : 'needs the private network namespace of test/run.mjs: it adds a pod address to loopback',
+    },
+    async () => {
+      const example = 'examples/runtime-sdk';
+      await serveBehindExampleService();
+      // The example's ExtensionConfig as it is (a Service, the CA injected from the cert-manager Secret).
+      const [extensionConfig] = readManifests([`${example}/extension-config.yaml`]).map((i) => i.object as KubeObject);
+      await put(extensionConfig!);
+      const discovered = await reconcileExtensionConfig(
+        { kube: mgmt.kube, fieldManager: 'capi-serverless', now: () => Date.now() },
+        'test-extension',
+      );
+      assert.equal(discovered.discovered, true, `${discovered.error ?? ''}\n${ext.logs().slice(-2000)}`);
+      assert.ok(discovered.handlers.includes('generate-patches.test-extension'), discovered.handlers.join(', '));
+      const stored = await getExtensionConfig(mgmt.kube, 'test-extension');
+      assert.equal(stored.spec.clientConfig.url, undefined, 'the Service, not a URL');
+      assert.equal(stored.spec.clientConfig.caBundle, ext.caBundle, 'the CA injected from the Secret');
+
+      const inputs = readManifests([`${example}/clusterclass.yaml`, `${example}/cluster.yaml`]).map((i) => i.object);
+      // NOTE: the example's namespaceSelector admits `default` only; the pass now calls the extension through the
+      // Service too.
+      const namespace = 'default';
+      const objects = inputs as KubeObject[];
+      await runPass(namespace, objects, { clusterClass: 'runtime-sdk', cluster: 'runtime-sdk-1' });
+      // NOTE: the example's ExtensionConfig is given again as a file, so plan discovers it itself (input files win),
+      // through the same proxy.
+      const out = await plan([
+        '-f',
+        writeInputs(namespace, [...objects, extensionConfig!]),
+        '--kubeconfig',
+        mgmt.controlPlane.kubeconfigPath,
+      ]);
+      assert.equal(out.code, 0, out.stderr);
+      assert.doesNotMatch(out.stderr, /warning/, 'every extension answered');
+      const kcp = out.objects.find((o) => o.kind === 'KubeadmControlPlane');
+      assert.ok(kcp, out.stderr);
+      await assertPlanEqualsPass(namespace, out.objects, 'runtime-sdk-1');
+    },
+  );
 });
+
+/** Whether this process runs in a network namespace of its own (test/run.mjs), where loopback may be changed. */
+function inPrivateNetworkNamespace(): boolean {
+  const host = process.env['CAPI_SERVERLESS_HOST_NETNS'];
+  return host !== undefined && String(statSync('/proc/self/ns/net').ino) !== host;
+}
+
+/**
+ * Puts the test extension behind the Service the example names, as its own manifests deploy it: the extension
+ * listens on every address, a pod address is added to loopback, and a Pod (never run: no kubelet) carries that
+ * address, so the API server's service proxy, which only proxies to addresses of Pods, reaches it. The serving
+ * certificate's CA is in the Secret cert-manager would write.
+ */
+async function serveBehindExampleService(): Promise<void> {
+  const podIp = '10.255.0.1';
+  const namespace = 'test-extension-system';
+  try {
+    execFileSync('ip', ['addr', 'add', `${podIp}/32`, 'dev', 'lo'], { stdio: 'pipe' });
+  } catch (err) {
+    if (!String((err as { stderr?: unknown }).stderr).includes('File exists')) throw err;
+  }
+  const port = Number(new URL(ext.url).port);
+  await put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+  await put({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'test-extension-webhook-service-cert', namespace },
+    type: 'kubernetes.io/tls',
+    data: { 'ca.crt': ext.caBundle, 'tls.crt': '', 'tls.key': '' },
+  });
+  await put({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'test-extension', namespace, labels: { app: 'test-extension' } },
+    spec: { containers: [{ name: 'manager', image: 'gcr.io/k8s-staging-cluster-api/test-extension:dev' }] },
+  });
+  await applyStatus(
+    mgmt.kube,
+    {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'test-extension', namespace },
+      status: { phase: 'Running', podIP: podIp, podIPs: [{ ip: podIp }] },
+    },
+    { fieldManager: harnessFieldManager, force: true },
+  );
+  await put({
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: 'test-extension-webhook-service', namespace },
+    spec: { ports: [{ name: 'https', port: 443, targetPort: port }] },
+  });
+  // NOTE: no controller-manager here maintains Endpoints from the selector; they are written as it would.
+  await put({
+    apiVersion: 'v1',
+    kind: 'Endpoints',
+    metadata: { name: 'test-extension-webhook-service', namespace },
+    subsets: [
+      {
+        addresses: [{ ip: podIp, targetRef: { kind: 'Pod', name: 'test-extension', namespace } }],
+        ports: [{ name: 'https', port }],
+      },
+    ],
+  });
+}
