@@ -22,7 +22,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { knownDifferences } from './known-differences.ts';
 import { computeDiffReport, renderDiffMarkdown, renderDiffText } from './report.ts';
-import { runScenarios, sides, startSide, type SideName, type SideResult } from './run-side.ts';
+import { runScenarios, sides, startSide, type ScenarioResult, type SideName, type SideResult } from './run-side.ts';
 import { ciScenarioNames, computeScenarios } from './scenarios.ts';
 
 const shard = parseShard(process.env['DIFF_SHARD']);
@@ -46,22 +46,35 @@ function parseShard(value: string | undefined): { index: number; count: number }
   return { index, count };
 }
 
-/** DIFF_MERGE_SHARDS=1: every shard's saved scenarios, per side, into the results' raw/<side>.json. */
+/**
+ * DIFF_MERGE_SHARDS=1: every shard's saved scenarios, per side, into the results' raw/<side>.json; of a scenario saved
+ * more than once (a shard, a later re-run with DIFF_ALL=1 DIFF_SCENARIOS) the latest run wins.
+ */
 function mergeShards(): void {
   const shardsDir = join(baseResultsDir, 'shards');
   if (!existsSync(shardsDir)) return;
   for (const name of sides) {
-    const parts = readdirSync(shardsDir)
-      .map((d) => join(shardsDir, d, 'raw', `${name}.json`))
+    // NOTE: the results' own raw/ first, so that of two runs without an end time (older files) the shard's wins.
+    const parts = [
+      join(rawDir, `${name}.json`),
+      ...readdirSync(shardsDir).map((d) => join(shardsDir, d, 'raw', `${name}.json`)),
+    ]
       .filter((p) => existsSync(p))
       .map((p) => JSON.parse(readFileSync(p, 'utf8')) as SideResult);
-    if (parts.length === 0) continue;
+    const shardParts = parts.slice(existsSync(join(rawDir, `${name}.json`)) ? 1 : 0);
+    if (shardParts.length === 0) continue;
+    const scenarios: Record<string, ScenarioResult> = {};
+    for (const part of parts)
+      for (const [scenario, result] of Object.entries(part.scenarios)) {
+        const kept = scenarios[scenario];
+        if (!kept || (result.finishedAt ?? '') >= (kept.finishedAt ?? '')) scenarios[scenario] = result;
+      }
     const merged: SideResult = {
-      ...parts[0]!,
-      startMs: Math.max(...parts.map((p) => p.startMs)),
-      durationMs: Math.max(...parts.map((p) => p.durationMs)),
-      concurrency: parts.reduce((n, p) => n + p.concurrency, 0),
-      scenarios: Object.assign({}, ...parts.map((p) => p.scenarios)) as SideResult['scenarios'],
+      ...shardParts[0]!,
+      startMs: Math.max(...shardParts.map((p) => p.startMs)),
+      durationMs: Math.max(...shardParts.map((p) => p.durationMs)),
+      concurrency: shardParts.reduce((n, p) => n + p.concurrency, 0),
+      scenarios,
     };
     mkdirSync(rawDir, { recursive: true });
     writeFileSync(join(rawDir, `${name}.json`), JSON.stringify(merged, null, 1));
