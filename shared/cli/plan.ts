@@ -130,7 +130,9 @@ const describe = (p: PlannedObject) =>
   `${p.object.kind} ${p.object.metadata.namespace ?? ''}/${p.object.metadata.name ?? ''}${
     p.operation === 'replaced'
       ? ` by ${p.object.metadata.namespace ?? ''}/${p.replacedBy ?? ''} (goes once unused)`
-      : ''
+      : p.heldBack
+        ? ` (${p.heldBack})`
+        : ''
   }`;
 
 /** A suffix generator that is deterministic per run, so plan output does not flap between runs. */

@@ -9,7 +9,8 @@
 // the whole corpus; DIFF_SCENARIOS=<regexp> runs the matching scenarios of the corpus only; DIFF_LIMIT=<n> the first n;
 // DIFF_CONCURRENCY=<n> scenarios at a time per side (default 4); DIFF_REUSE=1 compares the sides' saved raw results
 // (test/diff/results/raw/) and runs only the scenarios a side has not saved (to iterate on normalisation without
-// servers); DIFF_RERUN=<side> with it runs that side again. DIFF_SHARD=<i>/<n> runs every n-th selected scenario
+// servers); DIFF_RERUN=<side> with it runs that side's selected scenarios again (the others stay saved); DIFF_ALL=1
+// with DIFF_SCENARIOS re-runs those into the whole corpus's results (test/diff/results/full/). DIFF_SHARD=<i>/<n> runs every n-th selected scenario
 // (the i-th of each n, from 1) and writes to test/diff/results/shards/<i>-of-<n>/, so shards can run as separate
 // `node test/run.mjs` invocations at once (each has its own network namespace); DIFF_MERGE_SHARDS=1 merges the shards'
 // raw results into the results' raw/ before comparing (`DIFF_ALL=1 DIFF_REUSE=1 DIFF_MERGE_SHARDS=1`: the whole
@@ -21,15 +22,16 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { knownDifferences } from './known-differences.ts';
 import { computeDiffReport, renderDiffMarkdown, renderDiffText } from './report.ts';
-import { runScenarios, sides, startSide, type SideName, type SideResult } from './run-side.ts';
+import { runScenarios, sides, startSide, type ScenarioResult, type SideName, type SideResult } from './run-side.ts';
 import { ciScenarioNames, computeScenarios } from './scenarios.ts';
 
 const shard = parseShard(process.env['DIFF_SHARD']);
 const baseResultsDir = join(dirname(fileURLToPath(import.meta.url)), 'results');
-// NOTE: the whole corpus's report (DIFF_ALL=1) goes to results/full/, so it does not replace the CI subset's.
+// NOTE: the whole corpus's report (DIFF_ALL=1) goes to results/full/, so it does not replace the CI subset's; with
+// DIFF_SCENARIOS too, the matching scenarios are re-run into the whole corpus's saved results (and report on just them).
 const resultsDir = shard
   ? join(baseResultsDir, 'shards', `${shard.index}-of-${shard.count}`)
-  : process.env['DIFF_ALL'] === '1' && !process.env['DIFF_SCENARIOS']
+  : process.env['DIFF_ALL'] === '1'
     ? join(baseResultsDir, 'full')
     : baseResultsDir;
 const rawDir = join(resultsDir, 'raw');
@@ -44,22 +46,35 @@ function parseShard(value: string | undefined): { index: number; count: number }
   return { index, count };
 }
 
-/** DIFF_MERGE_SHARDS=1: every shard's saved scenarios, per side, into the results' raw/<side>.json. */
+/**
+ * DIFF_MERGE_SHARDS=1: every shard's saved scenarios, per side, into the results' raw/<side>.json; of a scenario saved
+ * more than once (a shard, a later re-run with DIFF_ALL=1 DIFF_SCENARIOS) the latest run wins.
+ */
 function mergeShards(): void {
   const shardsDir = join(baseResultsDir, 'shards');
   if (!existsSync(shardsDir)) return;
   for (const name of sides) {
-    const parts = readdirSync(shardsDir)
-      .map((d) => join(shardsDir, d, 'raw', `${name}.json`))
+    // NOTE: the results' own raw/ first, so that of two runs without an end time (older files) the shard's wins.
+    const parts = [
+      join(rawDir, `${name}.json`),
+      ...readdirSync(shardsDir).map((d) => join(shardsDir, d, 'raw', `${name}.json`)),
+    ]
       .filter((p) => existsSync(p))
       .map((p) => JSON.parse(readFileSync(p, 'utf8')) as SideResult);
-    if (parts.length === 0) continue;
+    const shardParts = parts.slice(existsSync(join(rawDir, `${name}.json`)) ? 1 : 0);
+    if (shardParts.length === 0) continue;
+    const scenarios: Record<string, ScenarioResult> = {};
+    for (const part of parts)
+      for (const [scenario, result] of Object.entries(part.scenarios)) {
+        const kept = scenarios[scenario];
+        if (!kept || (result.finishedAt ?? '') >= (kept.finishedAt ?? '')) scenarios[scenario] = result;
+      }
     const merged: SideResult = {
-      ...parts[0]!,
-      startMs: Math.max(...parts.map((p) => p.startMs)),
-      durationMs: Math.max(...parts.map((p) => p.durationMs)),
-      concurrency: parts.reduce((n, p) => n + p.concurrency, 0),
-      scenarios: Object.assign({}, ...parts.map((p) => p.scenarios)) as SideResult['scenarios'],
+      ...shardParts[0]!,
+      startMs: Math.max(...shardParts.map((p) => p.startMs)),
+      durationMs: Math.max(...shardParts.map((p) => p.durationMs)),
+      concurrency: shardParts.reduce((n, p) => n + p.concurrency, 0),
+      scenarios,
     };
     mkdirSync(rawDir, { recursive: true });
     writeFileSync(join(rawDir, `${name}.json`), JSON.stringify(merged, null, 1));
@@ -84,9 +99,11 @@ function selectScenarios() {
  */
 async function runSide(name: SideName, scenarios: ReturnType<typeof computeScenarios>): Promise<SideResult> {
   const rawPath = join(rawDir, `${name}.json`);
-  const reuse = process.env['DIFF_REUSE'] === '1' && process.env['DIFF_RERUN'] !== name && existsSync(rawPath);
+  const reuse = process.env['DIFF_REUSE'] === '1' && existsSync(rawPath);
   const saved = reuse ? (JSON.parse(readFileSync(rawPath, 'utf8')) as SideResult) : undefined;
-  const missing = scenarios.filter((s) => saved?.scenarios[s.name] === undefined);
+  // NOTE: a re-run side runs every selected scenario again; the saved ones it does not select are kept.
+  const rerun = process.env['DIFF_RERUN'] === name;
+  const missing = scenarios.filter((s) => rerun || saved?.scenarios[s.name] === undefined);
   if (saved && missing.length === 0) return saved;
   const started = Date.now();
   const side = await startSide(name);
@@ -121,8 +138,11 @@ test(
     for (const name of sides) results[name] = await runSide(name, scenarios);
     const report = computeDiffReport(scenarios, results.upstream!, results['capi-serverless']!, knownDifferences);
     mkdirSync(resultsDir, { recursive: true });
-    writeFileSync(join(resultsDir, 'report.json'), `${JSON.stringify(report, null, 1)}\n`);
-    writeFileSync(join(resultsDir, 'report.md'), renderDiffMarkdown(report));
+    // NOTE: a re-run of some scenarios of the whole corpus reports on them beside the whole corpus's report.
+    const reportName =
+      process.env['DIFF_ALL'] === '1' && process.env['DIFF_SCENARIOS'] && !shard ? 'rerun-report' : 'report';
+    writeFileSync(join(resultsDir, `${reportName}.json`), `${JSON.stringify(report, null, 1)}\n`);
+    writeFileSync(join(resultsDir, `${reportName}.md`), renderDiffMarkdown(report));
     const text = renderDiffText(report);
     if (text) console.log(text);
     console.log(

@@ -38,7 +38,13 @@ export type StepResult = {
   readonly quietWindowMs: number;
 };
 
-export type ScenarioResult = { readonly durationMs: number; readonly steps: StepResult[]; readonly error?: string };
+export type ScenarioResult = {
+  readonly durationMs: number;
+  readonly steps: StepResult[];
+  readonly error?: string;
+  /** When the scenario ended (ISO): merging saved results keeps the latest run of each scenario. */
+  readonly finishedAt?: string;
+};
 
 export type SideResult = {
   readonly side: SideName;
@@ -324,9 +330,14 @@ async function runScenario(side: RunningSide, scenario: Scenario, settle: Settle
         quietWindowMs: snapshotAt - s.quietSince,
       });
     }
-    return { durationMs: Date.now() - started, steps };
+    return { durationMs: Date.now() - started, steps, finishedAt: new Date().toISOString() };
   } catch (err) {
-    return { durationMs: Date.now() - started, steps, error: errorMessage(err) };
+    return {
+      durationMs: Date.now() - started,
+      steps,
+      error: errorMessage(err),
+      finishedAt: new Date().toISOString(),
+    };
   }
 }
 

@@ -10,6 +10,7 @@ import {
 } from '#shared/topology/apply/reconcile-object.ts';
 import { reconcileReferencedTemplate } from '#shared/topology/apply/reconcile-referenced-template.ts';
 import { controlPlaneContractPaths } from '#shared/topology/contract/control-plane-contract.ts';
+import { computeHeldBack } from '#shared/topology/desired/compute-held-back.ts';
 import { namePrefixes } from '#shared/topology/desired/names.ts';
 import { getPath, setPath } from '#shared/topology/desired/paths.ts';
 import type { CurrentState, DesiredState, Unstructured } from '#shared/topology/types.ts';
@@ -37,7 +38,8 @@ export async function reconcileControlPlane(
   );
   const createdHealthCheck = healthCheck ? [healthCheck] : [];
   // Changing the ControlPlane while its upgrade waits would start a rollout now and another one with the upgrade.
-  if (desired.upgrade.controlPlane.isPendingUpgrade) return { controlPlaneCreated: false, created: createdHealthCheck };
+  if (computeHeldBack(current, desired).controlPlane)
+    return { controlPlaneCreated: false, created: createdHealthCheck };
 
   let controlPlane = desired.controlPlane.object;
   const desiredTemplate = desired.controlPlane.infrastructureMachineTemplate;

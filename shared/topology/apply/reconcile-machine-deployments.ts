@@ -12,6 +12,7 @@ import {
 } from '#shared/topology/apply/reconcile-object.ts';
 import { reconcileReferencedTemplate } from '#shared/topology/apply/reconcile-referenced-template.ts';
 import type { TopologyReader } from '#shared/topology/current/reader.ts';
+import { computeHeldBack } from '#shared/topology/desired/compute-held-back.ts';
 import { namePrefixes } from '#shared/topology/desired/names.ts';
 import { getPath } from '#shared/topology/desired/paths.ts';
 import { groupOf } from '#shared/topology/desired/template-to-object.ts';
@@ -232,6 +233,7 @@ export async function reconcileMachineDeployments(
   desired: DesiredState,
 ): Promise<void> {
   const clusterName = current.cluster.metadata.name ?? '';
+  const held = computeHeldBack(current, desired).machineDeployments;
   const names = [...new Set([...Object.keys(current.machineDeployments), ...Object.keys(desired.machineDeployments)])];
   const kept: MachineDeployment[] = [];
   const kinds = new Map<string, Ref>();
@@ -247,11 +249,10 @@ export async function reconcileMachineDeployments(
     if (have) noteKinds(have.infrastructureMachineTemplate, have.bootstrapTemplate);
     if (want) noteKinds(want.infrastructureMachineTemplate, want.bootstrapTemplate);
     if (want && !have) {
-      if (desired.upgrade.machineDeployments.pendingCreate.includes(name)) continue;
+      if (held.create.has(name)) continue;
       kept.push(await createMachineDeployment(ctx, clusterName, name, want));
     } else if (want && have) {
-      const pending = desired.upgrade.machineDeployments.pendingUpgrade.includes(have.object.metadata.name ?? '');
-      kept.push(await updateMachineDeployment(ctx, clusterName, name, have, want, pending));
+      kept.push(await updateMachineDeployment(ctx, clusterName, name, have, want, held.update.has(name)));
     } else if (have) {
       await reconcileMachineHealthCheck(ctx, have.machineHealthCheck, undefined);
       await deleteCurrentObject(ctx, have.object as Unstructured);

@@ -7,6 +7,7 @@ import {
   reconcileObject,
   type ApplyContext,
 } from '#shared/topology/apply/reconcile-object.ts';
+import { computeHeldBack } from '#shared/topology/desired/compute-held-back.ts';
 import type { CurrentState, DesiredMachinePool, DesiredState, Unstructured } from '#shared/topology/types.ts';
 
 async function createMachinePool(ctx: ApplyContext, desired: DesiredMachinePool): Promise<void> {
@@ -38,14 +39,15 @@ export async function reconcileMachinePools(
   current: CurrentState,
   desired: DesiredState,
 ): Promise<void> {
+  const held = computeHeldBack(current, desired).machinePools;
   const names = [...new Set([...Object.keys(current.machinePools), ...Object.keys(desired.machinePools)])].sort();
   for (const name of names) {
     const have = current.machinePools[name];
     const want = desired.machinePools[name];
     if (want && !have) {
-      if (!desired.upgrade.machinePools.pendingCreate.includes(name)) await createMachinePool(ctx, want);
+      if (!held.create.has(name)) await createMachinePool(ctx, want);
     } else if (want && have) {
-      if (desired.upgrade.machinePools.pendingUpgrade.includes(have.object.metadata.name ?? '')) continue;
+      if (held.update.has(name)) continue;
       await reconcileObject(ctx, {
         current: have.infrastructureMachinePoolObject,
         desired: want.infrastructureMachinePoolObject,

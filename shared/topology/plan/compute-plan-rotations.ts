@@ -2,6 +2,7 @@
 // or kind would change is not edited but cloned under a new name, and the object that references it is pointed at the
 // new name; the old one goes once unused. Pure.
 import { controlPlaneContractPaths } from '#shared/topology/contract/control-plane-contract.ts';
+import { computeHeldBack } from '#shared/topology/desired/compute-held-back.ts';
 import { computeSimpleName, namePrefixes } from '#shared/topology/desired/names.ts';
 import { getPath, setPath, sortKeysDeep } from '#shared/topology/desired/paths.ts';
 import { groupOf } from '#shared/topology/desired/template-to-object.ts';
@@ -65,9 +66,10 @@ export function computePlanRotations(
     return created;
   };
 
+  const held = computeHeldBack(current, desired);
   let controlPlane = desired.controlPlane;
   const cpTemplate = desired.controlPlane.infrastructureMachineTemplate;
-  if (cpTemplate && current.controlPlane?.object && !desired.upgrade.controlPlane.isPendingUpgrade) {
+  if (cpTemplate && current.controlPlane?.object && !held.controlPlane) {
     const template = rotate(
       current.controlPlane.infrastructureMachineTemplate,
       cpTemplate,
@@ -84,12 +86,10 @@ export function computePlanRotations(
     }
   }
 
-  // NOTE: pendingUpgrade holds MachineDeployment names, not topology names.
-  const pending = new Set(desired.upgrade.machineDeployments.pendingUpgrade);
   const machineDeployments: Record<string, DesiredMachineDeployment> = {};
   for (const [name, md] of Object.entries(desired.machineDeployments)) {
     const now = current.machineDeployments[name];
-    if (!now || pending.has(now.object.metadata.name ?? '')) {
+    if (!now || held.machineDeployments.update.has(name)) {
       machineDeployments[name] = md;
       continue;
     }

@@ -14,11 +14,12 @@ import { computeUnreferencedKinds, getCurrentState } from '#shared/topology/curr
 import { createMemoryReader } from '#shared/topology/current/reader.ts';
 import { applyPatchesToDesiredState } from '#shared/topology/desired/apply-patches.ts';
 import { computeUnpatchedDesiredState } from '#shared/topology/desired/compute-desired-state.ts';
+import { computeHeldBack } from '#shared/topology/desired/compute-held-back.ts';
 import { sortKeysDeep } from '#shared/topology/desired/paths.ts';
 import { computeOverlay, computePlanRotations } from '#shared/topology/plan/compute-plan-rotations.ts';
 import { getDiscoveredVariables } from '#shared/topology/get-discovered-variables.ts';
 import { createPatchExtensions, hasExternalPatches, runPatchEngine } from '#shared/topology/run-patch-engine.ts';
-import type { DesiredState, PureDeps, Unstructured } from '#shared/topology/types.ts';
+import type { CurrentState, DesiredState, PureDeps, Unstructured } from '#shared/topology/types.ts';
 import {
   computeClusterClassStatusVariables,
   validateClusterClass,
@@ -37,6 +38,8 @@ export type PlannedObject = {
   readonly current?: Unstructured | undefined;
   /** For `replaced`: the name of the clone that replaces it. */
   readonly replacedBy?: string | undefined;
+  /** Why the pass leaves this object as it is although the desired state changes it (an upgrade waits). */
+  readonly heldBack?: string | undefined;
 };
 
 export type PlanResult = {
@@ -61,26 +64,57 @@ const key = (o: {
   metadata: { namespace?: string | undefined; name?: string | undefined };
 }) => `${o.apiVersion.split('/')[0]}|${o.kind}|${o.metadata.namespace ?? ''}|${o.metadata.name ?? ''}`;
 
+/** An object of the plan's list; `heldBack` says why the pass leaves it as it is. */
+export type ListedObject = { readonly object: Unstructured; readonly heldBack?: string | undefined };
+
+const heldReason = {
+  controlPlane: 'held back while the control plane upgrade is pending',
+  machineDeployment: 'held back while the MachineDeployment upgrade is pending or deferred',
+  machinePool: 'held back while the MachinePool upgrade is pending or deferred',
+} as const;
+
 /**
- * Every object of a desired state the pass writes, in a stable order (Cluster first, then as upstream creates them):
- * not the MachineDeployments and MachinePools whose creation waits for the control plane.
+ * Every object of a desired state the pass writes, in a stable order (Cluster first, then as upstream creates them),
+ * with the pass's holds (computeHeldBack, as the apply step): not the MachineDeployments and MachinePools whose
+ * creation waits for the control plane; the current ControlPlane, MachineDeployments and MachinePools (and their
+ * templates) whose upgrade waits. Health checks follow whatever waits.
  */
-export function listDesiredObjects(desired: DesiredState): Unstructured[] {
-  const out: Unstructured[] = [desired.cluster as unknown as Unstructured, desired.infrastructureCluster];
-  if (desired.controlPlane.infrastructureMachineTemplate) out.push(desired.controlPlane.infrastructureMachineTemplate);
-  out.push(desired.controlPlane.object);
-  if (desired.controlPlane.machineHealthCheck)
-    out.push(desired.controlPlane.machineHealthCheck as unknown as Unstructured);
+export function listDesiredObjects(current: CurrentState, desired: DesiredState): ListedObject[] {
+  const held = computeHeldBack(current, desired);
+  const out: ListedObject[] = [
+    { object: desired.cluster as unknown as Unstructured },
+    { object: desired.infrastructureCluster },
+  ];
+  const push = (objects: readonly (Unstructured | undefined)[], heldBack?: string) => {
+    for (const object of objects) if (object) out.push({ object, ...(heldBack ? { heldBack } : {}) });
+  };
+  const cp = desired.controlPlane;
+  if (held.controlPlane && current.controlPlane?.object)
+    push([current.controlPlane.infrastructureMachineTemplate, current.controlPlane.object], heldReason.controlPlane);
+  else push([cp.infrastructureMachineTemplate, cp.object]);
+  push([cp.machineHealthCheck as unknown as Unstructured | undefined]);
   for (const name of Object.keys(desired.machineDeployments).sort()) {
-    if (desired.upgrade.machineDeployments.pendingCreate.includes(name)) continue;
+    if (held.machineDeployments.create.has(name)) continue;
     const md = desired.machineDeployments[name]!;
-    out.push(md.bootstrapTemplate, md.infrastructureMachineTemplate, md.object as unknown as Unstructured);
-    if (md.machineHealthCheck) out.push(md.machineHealthCheck as unknown as Unstructured);
+    const now = current.machineDeployments[name];
+    if (now && held.machineDeployments.update.has(name))
+      push(
+        [now.bootstrapTemplate, now.infrastructureMachineTemplate, now.object as unknown as Unstructured],
+        heldReason.machineDeployment,
+      );
+    else push([md.bootstrapTemplate, md.infrastructureMachineTemplate, md.object as unknown as Unstructured]);
+    push([md.machineHealthCheck as unknown as Unstructured | undefined]);
   }
   for (const name of Object.keys(desired.machinePools).sort()) {
-    if (desired.upgrade.machinePools.pendingCreate.includes(name)) continue;
+    if (held.machinePools.create.has(name)) continue;
     const mp = desired.machinePools[name]!;
-    out.push(mp.bootstrapObject, mp.infrastructureMachinePoolObject, mp.object as unknown as Unstructured);
+    const now = current.machinePools[name];
+    if (now && held.machinePools.update.has(name))
+      push(
+        [now.bootstrapObject, now.infrastructureMachinePoolObject, now.object as unknown as Unstructured],
+        heldReason.machinePool,
+      );
+    else push([mp.bootstrapObject, mp.infrastructureMachinePoolObject, mp.object as unknown as Unstructured]);
   }
   return out;
 }
@@ -215,7 +249,7 @@ export async function computePlan(inputs: readonly SourcedObject[], deps: PlanDe
     const isTaken = (kind: string, name: string) =>
       objects.some((o) => o.kind === kind && o.metadata.namespace === namespace && o.metadata.name === name);
     const { desired, rotations } = computePlanRotations(current, computed, deps.randomSuffix, isTaken);
-    for (const object of listDesiredObjects(desired)) {
+    for (const { object, heldBack } of listDesiredObjects(current, desired)) {
       const existing =
         object.kind === 'Cluster'
           ? (input.object as Unstructured)
@@ -231,7 +265,12 @@ export async function computePlan(inputs: readonly SourcedObject[], deps: PlanDe
       }
       const merged = computeOverlay(existing, object) as Unstructured;
       const same = JSON.stringify(sortKeysDeep(merged)) === JSON.stringify(sortKeysDeep(existing));
-      planned.push({ object: sortKeysDeep(merged), operation: same ? 'unchanged' : 'updated', current: existing });
+      planned.push({
+        object: sortKeysDeep(merged),
+        operation: same ? 'unchanged' : 'updated',
+        current: existing,
+        ...(heldBack ? { heldBack } : {}),
+      });
     }
     for (const r of rotations)
       planned.push({

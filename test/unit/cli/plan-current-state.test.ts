@@ -66,6 +66,28 @@ function inputDir(current: readonly Obj[], editClass: (text: string) => string =
 const outputObjects = (stdout: string) => (JSON.parse(stdout) as { items: Obj[] }).items;
 const withStableControlPlane = (objects: readonly Obj[]): Obj[] =>
   objects.map((o) => (o.kind === 'KubeadmControlPlane' ? { ...o, status: { version: 'v1.30.0' } } : o));
+/** The control plane at v1.30.0, every replica up to date and available: an upgrade may start. */
+const withIdleControlPlane = (objects: readonly Obj[]): Obj[] =>
+  objects.map((o) => {
+    if (o.kind !== 'KubeadmControlPlane') return o;
+    const replicas = (o.spec as { replicas?: number }).replicas ?? 1;
+    const counts = { replicas, upToDateReplicas: replicas, readyReplicas: replicas, availableReplicas: replicas };
+    return { ...o, status: { version: 'v1.30.0', ...counts } };
+  });
+const withTopologyVersion = (objects: readonly Obj[], version: string): Obj[] =>
+  objects.map((o) =>
+    o.kind === 'Cluster'
+      ? { ...o, spec: { ...o.spec, topology: { ...(o.spec?.['topology'] as object), version } } }
+      : o,
+  );
+/** The ClusterClass file with `customImage` added to the DockerMachineTemplate named `name`. */
+const withCustomImage = (name: string) => (text: string) =>
+  text.replace(
+    new RegExp(`(metadata:\\n {2}name: ${name}\\n(?:.*\\n){3} {4}spec:\\n)( +)extraMounts:`),
+    '$1$2customImage: kindest/node:custom\n$2extraMounts:',
+  );
+const customImageOf = (o: Obj | undefined) =>
+  (o?.spec as { template: { spec: { customImage?: string } } } | undefined)?.template.spec.customImage;
 
 describe('capi-serverless plan against current objects', () => {
   test('a changed ClusterClass template is rotated: cloned under a new name, the reference switched, the old one replaced', async () => {
@@ -154,6 +176,76 @@ describe('capi-serverless plan against current objects', () => {
         .filter((o) => o.metadata.name.startsWith('docker-1-md-1-'))
         .map((o) => o.kind),
       ['KubeadmConfigTemplate', 'DockerMachineTemplate', 'MachineDeployment'],
+    );
+  });
+
+  test('while the control plane upgrade is pending, the ControlPlane and its machine template wait: neither rotated nor changed in place', async () => {
+    // The control plane is still provisioning (no status.version): the upgrade to v1.31.0 cannot start.
+    const current = withTopologyVersion(await firstPass(), 'v1.31.0');
+    const oldCpTemplate = current.find(
+      (o) => o.kind === 'DockerMachineTemplate' && /^docker-1-[b-z2-9]{5}$/.test(o.metadata.name),
+    )!;
+    const dir = inputDir(current, withCustomImage('quick-start-control-plane'));
+    const { code, stdout, stderr } = await plan(['-f', dir, '-o', 'json']);
+    assert.equal(code, 0, stderr);
+    const objects = outputObjects(stdout);
+    const cpTemplate = objects.find(
+      (o) => o.kind === 'DockerMachineTemplate' && o.metadata.name === oldCpTemplate.metadata.name,
+    );
+    assert.ok(cpTemplate, 'the control plane keeps its machine template');
+    assert.equal(customImageOf(cpTemplate), undefined, 'the class change waits for the upgrade');
+    const cp = objects.find((o) => o.kind === 'KubeadmControlPlane')!;
+    assert.equal((cp.spec as { version: string }).version, 'v1.30.0');
+    assert.doesNotMatch(stderr, /replaced|created/);
+    assert.match(
+      stderr,
+      new RegExp(
+        `unchanged DockerMachineTemplate default/${oldCpTemplate.metadata.name} \\(held back while the control plane upgrade is pending\\)`,
+      ),
+    );
+    assert.match(stderr, /unchanged KubeadmControlPlane default\/docker-1-[b-z2-9]{5} \(held back/);
+    // Once the control plane is stable the upgrade starts, and the changed template is rotated with it.
+    const stable = await plan([
+      '-f',
+      inputDir(withIdleControlPlane(current), withCustomImage('quick-start-control-plane')),
+      '-o',
+      'json',
+    ]);
+    assert.equal(stable.code, 0, stable.stderr);
+    const upgraded = outputObjects(stable.stdout).find((o) => o.kind === 'KubeadmControlPlane')!;
+    assert.equal((upgraded.spec as { version: string }).version, 'v1.31.0');
+    assert.match(
+      stable.stderr,
+      new RegExp(`replaced\\s+DockerMachineTemplate default/${oldCpTemplate.metadata.name} by`),
+    );
+  });
+
+  test('while the control plane upgrades, a MachineDeployment waits: its version and its changed template are held back', async () => {
+    const current = withTopologyVersion(withIdleControlPlane(await firstPass()), 'v1.31.0');
+    const oldMd = current.find((o) => o.kind === 'MachineDeployment')!;
+    const oldInfra = current.find(
+      (o) => o.kind === 'DockerMachineTemplate' && o.metadata.name.startsWith('docker-1-md-0-'),
+    )!;
+    const dir = inputDir(current, withCustomImage('quick-start-default-worker-machinetemplate'));
+    const { code, stdout, stderr } = await plan(['-f', dir, '-o', 'json']);
+    assert.equal(code, 0, stderr);
+    const objects = outputObjects(stdout);
+    assert.equal(
+      (objects.find((o) => o.kind === 'KubeadmControlPlane')!.spec as { version: string }).version,
+      'v1.31.0',
+      'the control plane upgrade starts',
+    );
+    const md = objects.find((o) => o.kind === 'MachineDeployment')!;
+    assert.deepEqual(md.spec, oldMd.spec, 'the MachineDeployment is left as it is');
+    const infra = objects.find((o) => o.kind === 'DockerMachineTemplate' && o.metadata.name === oldInfra.metadata.name);
+    assert.ok(infra, 'its machine template is not rotated');
+    assert.equal(customImageOf(infra), undefined, 'nor changed in place');
+    assert.doesNotMatch(stderr, /replaced/);
+    assert.match(
+      stderr,
+      new RegExp(
+        `unchanged MachineDeployment default/${oldMd.metadata.name} \\(held back while the MachineDeployment upgrade is pending or deferred\\)`,
+      ),
     );
   });
 
