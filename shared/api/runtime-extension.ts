@@ -105,6 +105,13 @@ export const GeneratePatchesResponse = CommonResponse.extend({
 });
 export type GeneratePatchesResponse = z.infer<typeof GeneratePatchesResponse>;
 
+/** GenerateUpgradePlan: the control plane's and (optionally) the workers' upgrade steps. */
+export const GenerateUpgradePlanResponse = CommonResponse.extend({
+  controlPlaneUpgrades: z.array(z.object({ version: z.string() })).nullish(),
+  workersUpgrades: z.array(z.object({ version: z.string() })).nullish(),
+});
+export type GenerateUpgradePlanResponse = z.infer<typeof GenerateUpgradePlanResponse>;
+
 export const DiscoverVariablesResponse = CommonResponse.extend({
   variables: z.array(z.record(z.string(), z.unknown())).optional(),
 });

@@ -12,7 +12,12 @@ import {
 } from '#shared/cli/plan-versions.ts';
 import { getPlanRuntime, isExtensionConfig } from '#shared/cli/plan-extensions.ts';
 import { CapiError } from '#shared/errors/index.ts';
-import { computePlan, type PlannedObject, type SourcedObject } from '#shared/topology/plan/compute-plan.ts';
+import {
+  computePlan,
+  type PlannedObject,
+  type PlannedUpgrade,
+  type SourcedObject,
+} from '#shared/topology/plan/compute-plan.ts';
 import type { Unstructured } from '#shared/topology/types.ts';
 
 type Streams = { stdout: { write(s: string): unknown }; stderr: { write(s: string): unknown } };
@@ -126,6 +131,19 @@ export function computeLineDiff(before: string, after: string): string {
   return out.filter((l) => l.trim() !== '').join('\n');
 }
 
+/**
+ * The upgrade plan of a Cluster, as upstream's status.controlPlane/workers.upgradePlan list it.
+ *
+ * @example
+ * describeUpgrade({ cluster: 'Cluster default/c1', controlPlane: ['v1.34.0', 'v1.35.0'], workers: ['v1.35.0'] });
+ * // 'upgrade plan of Cluster default/c1: control plane v1.34.0 → v1.35.0; workers v1.35.0'
+ */
+export function describeUpgrade(u: PlannedUpgrade): string {
+  const cp = u.controlPlane.length > 0 ? u.controlPlane.join(' → ') : 'up to date';
+  const workers = u.workers.length > 0 ? `; workers ${u.workers.join(' → ')}` : '';
+  return `upgrade plan of ${u.cluster}: control plane ${cp}${workers}`;
+}
+
 const describe = (p: PlannedObject) =>
   `${p.object.kind} ${p.object.metadata.namespace ?? ''}/${p.object.metadata.name ?? ''}${
     p.operation === 'replaced'
@@ -190,6 +208,7 @@ export async function runPlan(argv: readonly string[], io: Streams): Promise<num
     const computed = await computePlan(inputs, { randomSuffix: deterministicSuffix(), runtime: extensions.runtime });
     const plan = { ...computed, objects: convertPlan(computed.objects, outputVersion, computeInputApiVersions(given)) };
     for (const warning of [...warnings, ...plan.warnings]) io.stderr.write(`warning: ${warning}\n`);
+    for (const upgrade of plan.upgrades) io.stderr.write(`${describeUpgrade(upgrade)}\n`);
     if (args.diff) {
       for (const p of plan.objects) {
         io.stdout.write(`# ${describe(p)}: ${p.operation}\n`);

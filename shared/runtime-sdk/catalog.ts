@@ -6,6 +6,7 @@ import {
   DiscoverVariablesResponse,
   DiscoveryResponse,
   GeneratePatchesResponse,
+  GenerateUpgradePlanResponse,
   RetryResponse,
   hooksGroupVersion,
 } from '#shared/api/runtime-extension.ts';
@@ -25,12 +26,12 @@ export const hooks = {
   AfterWorkersUpgrade: { response: RetryResponse, blocking: true, singleton: false },
   AfterClusterUpgrade: { response: RetryResponse, blocking: true, singleton: false },
   BeforeClusterDelete: { response: RetryResponse, blocking: true, singleton: false },
-  // NOTE: hooks of upstream features capi-serverless does not drive (in-place updates and upgrade plans are called
-  // by upstream's own managers); known so that an extension offering them is discovered, as upstream does.
+  GenerateUpgradePlan: { response: GenerateUpgradePlanResponse, blocking: false, singleton: false },
+  // NOTE: hooks of upstream features capi-serverless does not drive (in-place updates are called by upstream's own
+  // managers); known so that an extension offering them is discovered, as upstream does.
   CanUpdateMachine: { response: CommonResponse, blocking: false, singleton: false },
   CanUpdateMachineSet: { response: CommonResponse, blocking: false, singleton: false },
   UpdateMachine: { response: RetryResponse, blocking: true, singleton: false },
-  GenerateUpgradePlan: { response: CommonResponse, blocking: false, singleton: false },
 } as const satisfies Record<string, { response: z.ZodType; blocking: boolean; singleton: boolean }>;
 export type Hook = keyof typeof hooks;
 export type HookResponse<H extends Hook> = z.infer<(typeof hooks)[H]['response']>;

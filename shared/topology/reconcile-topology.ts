@@ -1,5 +1,6 @@
 // One topology pass over a Cluster: read current state → compute desired state (pure) → server-side apply → the
 // TopologyReconciled condition → outcome. The code the topology Lambda, the local mode and the tests all run.
+import { isDeepStrictEqual } from 'node:util';
 import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
 import type { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
 import type { ObjectKey } from '#shared/api/object-meta.ts';
@@ -27,6 +28,11 @@ import { applyPatchesToDesiredState } from '#shared/topology/desired/apply-patch
 import { OkToDeleteAnnotation, PendingHooksAnnotation } from '#shared/topology/desired/lifecycle-hooks.ts';
 import { controlPlaneContract } from '#shared/topology/contract/control-plane-contract.ts';
 import { getPath } from '#shared/topology/desired/paths.ts';
+import {
+  createUpgradePlanCaller,
+  getGeneratedUpgradePlan,
+  type UpgradePlanCaller,
+} from '#shared/topology/get-upgrade-plan.ts';
 import { TopologyManagerName } from '#shared/topology/labels.ts';
 import {
   computeOutcome,
@@ -64,6 +70,8 @@ export type TopologyDeps = {
   readonly extensions?: PatchExtensions;
   /** Lifecycle hook calls (default: every registered handler through the Runtime SDK client over `kube`). */
   readonly callHook?: LifecycleHookCaller;
+  /** GenerateUpgradePlan calls (default: the handler the ClusterClass names, through the Runtime SDK client). */
+  readonly generateUpgradePlan?: UpgradePlanCaller;
 };
 
 /** What the runtime hands one pass besides its dependencies. */
@@ -186,7 +194,12 @@ async function reconcile(
     }
   }
   const desired = await step('error computing the desired state of the Cluster topology', async () => {
-    const input = { cluster: topologyCluster, blueprint, current };
+    const generatedUpgradePlan = await getGeneratedUpgradePlan(
+      deps.generateUpgradePlan ?? createUpgradePlanCaller(deps),
+      { cluster: topologyCluster, rawCluster, blueprint, current },
+      deps.now().getTime(),
+    );
+    const input = { cluster: topologyCluster, blueprint, current, generatedUpgradePlan };
     // NOTE: the pending-hooks marks are written as soon as they are decided, even when a later hook call fails.
     const record = async (pending: readonly string[]) => {
       const before = latest.raw;
@@ -283,7 +296,7 @@ export async function reconcileTopology(
   const write = { kube: deps.kube, fieldManager: deps.fieldManager ?? TopologyManagerName, now: deps.now() };
   const condition = computeTopologyReconciledCondition(state);
   try {
-    if (await reconcileConditions(write, latest.raw, [condition]))
+    if (await reconcileConditions(write, latest.raw, [condition], (now) => computeUpgradePlanStatus(state, now)))
       changed.push(
         `set ${condition.condition.type}=${condition.condition.status} on Cluster ${key.namespace}/${key.name}`,
       );
@@ -316,6 +329,27 @@ async function reconcileDelete(
   if (result.blocked) return { kind: 'Deleted', hooks: [{ hook: 'BeforeClusterDelete', answer: result.answer }] };
   if (result.marked) changed.push(`set ${OkToDeleteAnnotation} on Cluster ${describeKey(result.raw)}`);
   return { kind: 'Deleted' };
+}
+
+/**
+ * Upstream's reconcileUpgradePlan: `status.controlPlane.upgradePlan` and `status.workers.upgradePlan` (the
+ * MachinePools' plan when both kinds have one) as computed by a pass that got that far; removed (null: a merge
+ * patch) when empty. Only the fields that differ from `current` are returned.
+ */
+function computeUpgradePlanStatus(state: PassState, current: Unstructured): Record<string, unknown> {
+  if (state.kind !== 'Reconciled' || !state.upgrade.plans) return {};
+  const plans = state.upgrade.plans;
+  const workers = plans.machinePools.length > 0 ? plans.machinePools : plans.machineDeployments;
+  const status = (current['status'] ?? {}) as Record<string, { upgradePlan?: unknown } | undefined>;
+  const out: Record<string, unknown> = {};
+  for (const [field, plan] of [
+    ['controlPlane', plans.controlPlane],
+    ['workers', workers],
+  ] as const) {
+    const want = plan.length > 0 ? plan.map((version) => ({ version })) : undefined;
+    if (!isDeepStrictEqual(status[field]?.upgradePlan, want)) out[field] = { upgradePlan: want ?? null };
+  }
+  return out;
 }
 
 const describeKey = (obj: {

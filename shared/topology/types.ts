@@ -114,7 +114,7 @@ export type UpgradeSummary = {
   };
   readonly machineDeployments: WorkerUpgradeSummary;
   readonly machinePools: WorkerUpgradeSummary;
-  /** Upstream's upgrade plans (one step: the topology version), for the TopologyReconciled message. */
+  /** Upstream's upgrade plans, for the TopologyReconciled message and the Cluster's status.*.upgradePlan. */
   readonly plans?: {
     readonly controlPlane: readonly string[];
     readonly machineDeployments: readonly string[];

@@ -13,6 +13,8 @@ import {
   computeChangedVariables,
   computeRemovedWorkerClasses,
   validateClusterClassesAreCompatible,
+  validateKubernetesVersions,
+  validateKubernetesVersionsOfClusters,
   validateRemovedClassesAreNotUsed,
   validateVariableChangesAgainstClusters,
 } from '#shared/webhooks/rules/cluster-class-rules.ts';
@@ -35,8 +37,9 @@ export function mutateClusterClass(request: AdmissionRequest): AdmissionOutcome 
 }
 
 /**
- * Validating: create, update (compatibility, classes and variables in use) and delete (not while in use). Lists the
- * Clusters of the class only when an update removes a worker class or changes a variable, or on delete.
+ * Validating: create, update (compatibility, classes, variables and Kubernetes versions in use) and delete (not while
+ * in use). Lists the Clusters of the class only when an update removes a worker class, changes a variable or lists
+ * kubernetesVersions, or on delete.
  *
  * @example
  * await validateClusterClassAdmission(request, reader);
@@ -64,7 +67,10 @@ export async function validateClusterClassAdmission(
   const parsed = parseAdmittedObject(ClusterClass, request.object);
   if (!parsed.ok) return computeFieldOutcome(identity(request), parsed.errors);
   const desired = parsed.value;
-  const errors: FieldError[] = validateClusterClass(desired);
+  const errors: FieldError[] = [
+    ...validateClusterClass(desired),
+    ...validateKubernetesVersions(desired.spec.kubernetesVersions ?? []),
+  ];
   if (request.operation === 'UPDATE') {
     const old = parseAdmittedObject(ClusterClass, request.oldObject);
     if (old.ok) {
@@ -74,12 +80,14 @@ export async function validateClusterClassAdmission(
       const needsClusters =
         removed.machineDeployments.length > 0 ||
         removed.machinePools.length > 0 ||
+        (desired.spec.kubernetesVersions ?? []).length > 0 ||
         computeChangedVariables(current, desired).size > 0;
       if (needsClusters) {
         const clusters = await reader.listClustersUsingClass({
           namespace: current.metadata.namespace ?? '',
           name: current.metadata.name ?? '',
         });
+        errors.push(...validateKubernetesVersionsOfClusters(clusters, desired));
         errors.push(...validateRemovedClassesAreNotUsed(clusters, current, desired));
         errors.push(...validateVariableChangesAgainstClusters(clusters, current, desired));
       }

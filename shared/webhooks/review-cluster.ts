@@ -15,6 +15,7 @@ import {
   computeDefaultedVersion,
   validateClusterUpdate,
   validateTopologyVersionFormat,
+  validateVersionInClusterClass,
 } from '#shared/webhooks/rules/cluster-rules.ts';
 
 function identity(request: AdmissionRequest, cluster?: Cluster): AdmittedObject {
@@ -102,13 +103,14 @@ export async function validateClusterAdmission(
   const errors: FieldError[] = [];
   const old = request.operation === 'UPDATE' ? parseAdmittedObject(Cluster, request.oldObject) : undefined;
   const current = old?.ok ? old.value : undefined;
-  if (current) errors.push(...validateClusterUpdate(current, cluster));
   const topology = cluster.spec?.topology;
+  const classNamespace = topology ? classNamespaceOf(topology, namespace) : namespace;
+  const cc = topology ? await getClass(reader, classNamespace, topology.classRef.name) : undefined;
+  if (current) errors.push(...validateClusterUpdate(current, cluster, cc));
   if (topology) {
     errors.push(...validateTopologyVersionFormat(topology.version));
-    const classNamespace = classNamespaceOf(topology, namespace);
-    const cc = await getClass(reader, classNamespace, topology.classRef.name);
-    if (cc) errors.push(...validateClusterTopology(cluster, cc, current));
+    if (cc)
+      errors.push(...validateVersionInClusterClass(cluster, cc), ...validateClusterTopology(cluster, cc, current));
     else errors.push(missingClass(classNamespace, topology.classRef.name));
     const oldTopology = current?.spec?.topology;
     const oldClass = oldTopology?.classRef.name;

@@ -472,10 +472,11 @@ export const ciScenarioNames: readonly string[] = [
 ];
 
 /**
- * The corpus: every class variant × every step sequence, plus upstream's class verbatim (10 s provisioning).
+ * The corpus: every class variant × every step sequence, plus upstream's class verbatim (10 s provisioning), plus a
+ * chained upgrade through spec.kubernetesVersions.
  *
  * @example
- * computeScenarios().length // 61
+ * computeScenarios().length // 62
  */
 export function computeScenarios(): Scenario[] {
   const out: Scenario[] = [];
@@ -501,5 +502,40 @@ export function computeScenarios(): Scenario[] {
         ),
       );
     }
+  out.push(computeChainedUpgradeScenario(`d${String(i).padStart(2, '0')}-chained-upgrade`));
   return out;
+}
+
+/** The chained upgrade's versions: two minors below toVersion, through fromVersion (upstream's class lists them). */
+const chainedVersions = ['v1.35.0', fromVersion, toVersion] as const;
+
+/**
+ * A ClusterClass with spec.kubernetesVersions and a two-minor upgrade: the control plane goes through the intermediate
+ * version, the workers straight to the last (issue 18).
+ */
+function computeChainedUpgradeScenario(name: string): Scenario {
+  const { clusterClass, cluster } = computeInMemoryObjects({
+    namespace: name,
+    clusterName,
+    kubernetesVersion: chainedVersions[0],
+  });
+  const s: Mutable = structuredClone({ objects: [...clusterClass], cluster });
+  fastProvisioning('1s')(s);
+  classOf(s)['kubernetesVersions'] = [...chainedVersions];
+  return computeScenario(
+    name,
+    `upstream's in-memory class listing kubernetesVersions ${chainedVersions.join(', ')} (1 s provisioning); steps: upgrade ${chainedVersions[0]} to ${toVersion} through ${fromVersion}`,
+    s,
+    {
+      name: 'chained-upgrade',
+      steps: [
+        [
+          `upgrade to ${toVersion} through ${fromVersion}`,
+          (next) => {
+            topologyOf(next)['version'] = toVersion;
+          },
+        ],
+      ],
+    },
+  );
 }

@@ -2,6 +2,7 @@
 // computeControlPlaneInfrastructureMachineTemplate and computeControlPlaneVersion. The ControlPlane is written in the
 // shape of its provider contract (v1beta1 or v1beta2, read from its CRD in current/).
 import type { ObjectReference } from '#shared/api/object-meta.ts';
+import { CapiError } from '#shared/errors/index.ts';
 import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
 import type { ContractVersionedObjectReference } from '#shared/api/v1beta2/common.ts';
 import {
@@ -153,7 +154,7 @@ function isScaling(cp: Unstructured, paths: ControlPlaneContractPaths): boolean 
 }
 
 /**
- * The version the control plane should run in this pass: the topology version, unless an upgrade must wait
+ * The version the control plane should run in this pass: the next step of the upgrade plan, unless an upgrade must wait
  * (control plane provisioning, upgrading or scaling, workers still upgrading, or a lifecycle hook blocking or not
  * yet answered). Records the facts in `tracker`, and with hooks the hook marks and the next hook call, at the points
  * upstream's computeControlPlaneVersion calls them.
@@ -195,8 +196,12 @@ export function computeControlPlaneVersion(
       if (consultHook(hooks, LifecycleHook.BeforeWorkersUpgrade, request) !== 'done') return currentVersion;
       hooks.pending.delete(LifecycleHook.BeforeWorkersUpgrade);
     }
-    // Workers must reach the control plane's version first (upstream IsWaitingForWorkersUpgrade).
-    if (hooks.workersUpgrades[0] === currentVersion) return currentVersion;
+  }
+  // Workers must reach the control plane's version before it takes the next step (upstream IsWaitingForWorkersUpgrade).
+  const plans = tracker.plans;
+  if (plans.machineDeployments[0] === currentVersion || plans.machinePools[0] === currentVersion) {
+    tracker.controlPlane.isWaitingForWorkersUpgrade = true;
+    return currentVersion;
   }
   if (tracker.machineDeployments.upgrading.size > 0 || tracker.machinePools.upgrading.size > 0) return currentVersion;
   if (hooks?.pending.has(LifecycleHook.AfterWorkersUpgrade)) {
@@ -227,7 +232,13 @@ export function computeControlPlaneVersion(
       if (consultHook(hooks, LifecycleHook.BeforeClusterUpgrade, request) !== 'done') return currentVersion;
       hooks.pending.add(LifecycleHook.AfterClusterUpgrade);
     }
-    const nextVersion = hooks.controlPlaneUpgrades[0] ?? desiredVersion;
+  }
+  const nextVersion = plans.controlPlane[0];
+  if (nextVersion === undefined)
+    throw new CapiError(
+      'cannot compute the control plane version if the control plane is pending upgrade and the upgrade plan is not set',
+    );
+  if (hooks) {
     const request = {
       fromKubernetesVersion: currentVersion,
       toKubernetesVersion: nextVersion,
@@ -235,14 +246,14 @@ export function computeControlPlaneVersion(
     };
     if (consultHook(hooks, LifecycleHook.BeforeControlPlaneUpgrade, request) !== 'done') return currentVersion;
     hooks.pending.add(LifecycleHook.AfterControlPlaneUpgrade);
-    if (hooks.workersUpgrades[0] === nextVersion) {
+    if (plans.machineDeployments[0] === nextVersion || plans.machinePools[0] === nextVersion) {
       hooks.pending.add(LifecycleHook.BeforeWorkersUpgrade);
       hooks.pending.add(LifecycleHook.AfterWorkersUpgrade);
     }
   }
   tracker.controlPlane.isPendingUpgrade = false;
   tracker.controlPlane.isStartingUpgrade = true;
-  return desiredVersion;
+  return nextVersion;
 }
 
 /** The reference to the machine infrastructure template, in the shape of the ControlPlane's contract. */

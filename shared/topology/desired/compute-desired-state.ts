@@ -24,7 +24,11 @@ import {
   summarizeUpgradeTracker,
 } from '#shared/topology/desired/upgrade-tracker.ts';
 import {
-  computeUpgradePlans,
+  computeUpgradePlan,
+  computeUpgradePlanSource,
+  type GeneratedUpgradePlan,
+} from '#shared/topology/desired/compute-upgrade-plan.ts';
+import {
   consultHook,
   isControlPlaneInitialized,
   LifecycleHook,
@@ -52,6 +56,11 @@ export type DesiredStateInput = {
   readonly current: CurrentState;
   /** Lifecycle hooks: what is pending and the answers so far (undefined: no hooks are called, as `plan`). */
   readonly hooks?: HookInput | undefined;
+  /**
+   * The answer of the ClusterClass's GenerateUpgradePlan extension to computeUpgradePlanRequest of this pass (the I/O
+   * side calls it); unused without such an extension.
+   */
+  readonly generatedUpgradePlan?: GeneratedUpgradePlan | undefined;
 };
 
 /**
@@ -96,9 +105,17 @@ export function computeUnpatchedDesiredState(input: DesiredStateInput, deps: Pur
     }
   };
 
-  const plans = computeUpgradePlans(cluster, current);
+  const plans = wrap('the upgrade plan', () =>
+    computeUpgradePlan(
+      topology.version,
+      current,
+      computeUpgradePlanSource(blueprint.clusterClass),
+      input.generatedUpgradePlan,
+    ),
+  );
   const tracker = newUpgradeTracker(
     computeMaxUpgradeConcurrency(cluster.metadata.annotations, ClusterTopologyUpgradeConcurrencyAnnotation),
+    plans,
     input.hooks ? newHookTracker(input.hooks, plans) : undefined,
   );
   const infrastructureCluster = wrap('InfrastructureCluster', () =>

@@ -20,6 +20,7 @@ import { mergeMaps } from '#shared/topology/desired/paths.ts';
 import { computeClusterOwnerRef, computeTemplateFromTemplate } from '#shared/topology/desired/template-to-object.ts';
 import {
   isControlPlaneStable,
+  isControlPlaneStableOrWaitingForWorkersUpgrade,
   isUpgradeConcurrencyReached,
   type UpgradeTracker,
 } from '#shared/topology/desired/upgrade-tracker.ts';
@@ -81,12 +82,22 @@ export function computeMachineDeploymentVersion(
     w.pendingUpgrade.add(name);
     return currentVersion;
   }
-  if (hookBlocks || isUpgradeConcurrencyReached(w) || !isControlPlaneStable(tracker)) {
+  if (hookBlocks || isUpgradeConcurrencyReached(w) || !isControlPlaneStableOrWaitingForWorkersUpgrade(tracker)) {
+    w.pendingUpgrade.add(name);
+    return currentVersion;
+  }
+  const nextVersion = tracker.plans.machineDeployments[0];
+  if (nextVersion === undefined)
+    throw new CapiError(
+      'cannot compute the machinedeployment version if the machinedeployment is pending upgrade and the upgrade plan is not set',
+    );
+  // NOTE: a MachineDeployment already at the plan's first step waits for the control plane to take the next one.
+  if (nextVersion === currentVersion) {
     w.pendingUpgrade.add(name);
     return currentVersion;
   }
   w.upgrading.add(name);
-  return desiredVersion;
+  return nextVersion;
 }
 
 /** The desired state of one MachineDeployment topology. */

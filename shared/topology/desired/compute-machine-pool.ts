@@ -2,6 +2,7 @@
 // and computeMachinePoolVersion). MachinePools serve managed node groups in managed topologies.
 import type { Cluster, MachinePoolTopology, Topology } from '#shared/api/v1beta2/cluster.ts';
 import type { MachinePool } from '#shared/api/v1beta2/machine-pool.ts';
+import { CapiError } from '#shared/errors/index.ts';
 import { computeContractVersionedRef } from '#shared/topology/desired/compute-infrastructure-cluster.ts';
 import { removeUndefined } from '#shared/topology/desired/compute-machine-deployment.ts';
 import { UnknownClassError } from '#shared/topology/desired/compute-machine-deployment.ts';
@@ -16,6 +17,7 @@ import { mergeMaps } from '#shared/topology/desired/paths.ts';
 import { computeClusterOwnerRef, computeObjectFromTemplate } from '#shared/topology/desired/template-to-object.ts';
 import {
   isControlPlaneStable,
+  isControlPlaneStableOrWaitingForWorkersUpgrade,
   isUpgradeConcurrencyReached,
   type UpgradeTracker,
 } from '#shared/topology/desired/upgrade-tracker.ts';
@@ -68,12 +70,22 @@ export function computeMachinePoolVersion(
     w.pendingUpgrade.add(name);
     return currentVersion;
   }
-  if (hookBlocks || isUpgradeConcurrencyReached(w) || !isControlPlaneStable(tracker)) {
+  if (hookBlocks || isUpgradeConcurrencyReached(w) || !isControlPlaneStableOrWaitingForWorkersUpgrade(tracker)) {
+    w.pendingUpgrade.add(name);
+    return currentVersion;
+  }
+  const nextVersion = tracker.plans.machinePools[0];
+  if (nextVersion === undefined)
+    throw new CapiError(
+      'cannot compute the machinepool version if the machinepool is pending upgrade and the upgrade plan is not set',
+    );
+  // NOTE: a MachinePool already at the plan's first step waits for the control plane to take the next one.
+  if (nextVersion === currentVersion) {
     w.pendingUpgrade.add(name);
     return currentVersion;
   }
   w.upgrading.add(name);
-  return desiredVersion;
+  return nextVersion;
 }
 
 export function computeMachinePool(

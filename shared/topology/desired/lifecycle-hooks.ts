@@ -3,8 +3,7 @@
 // the hooks pending on the Cluster (its `runtime.cluster.x-k8s.io/pending-hooks` annotation) and the answers it
 // already has; the computation either asks for one more hook call or says what is pending now and what blocks.
 import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
-import { compareVersions, parseVersionTolerant } from '#shared/topology/desired/semver.ts';
-import type { CurrentState } from '#shared/topology/types.ts';
+import type { UpgradePlans } from '#shared/topology/desired/compute-upgrade-plan.ts';
 
 /** Upstream's PendingHooksAnnotation: hooks whose call is still due, comma-separated, sorted. */
 export const PendingHooksAnnotation = 'runtime.cluster.x-k8s.io/pending-hooks';
@@ -57,7 +56,7 @@ export type HookTracker = {
   readonly pending: Set<string>;
   readonly tracked: Map<string, HookAnswer>;
   call: HookCall | undefined;
-  /** Upstream's upgrade plans (one step: the topology version) and the lowest worker version. */
+  /** Upstream's upgrade plans and the lowest worker version. */
   readonly controlPlaneUpgrades: readonly string[];
   readonly workersUpgrades: readonly string[];
   readonly minWorkersVersion: string;
@@ -84,50 +83,6 @@ export function computePendingHooksValue(pending: Iterable<string>): string | un
   const sorted = [...new Set(pending)].sort();
   return sorted.length === 0 ? undefined : sorted.join(',');
 }
-
-/** The lowest version of the current MachineDeployments and MachinePools ('' without workers; upstream MinWorkersVersion). */
-export function computeMinWorkersVersion(current: CurrentState): string {
-  let min: { raw: string; parsed: NonNullable<ReturnType<typeof parseVersionTolerant>> } | undefined;
-  const versions = [
-    ...Object.values(current.machineDeployments).map((md) => md.object.spec.template.spec.version ?? ''),
-    ...Object.values(current.machinePools).map((mp) => mp.object.spec.template.spec.version ?? ''),
-  ];
-  for (const raw of versions) {
-    const parsed = raw === '' ? undefined : parseVersionTolerant(raw);
-    if (!parsed) continue;
-    if (!min || compareVersions(parsed, min.parsed, true) < 0) min = { raw, parsed };
-  }
-  return min?.raw ?? '';
-}
-
-/**
- * Upstream's upgrade plans, one step each (GetUpgradePlanOneMinor): the topology version for the control plane when
- * its version differs, for the workers when the lowest worker version differs. Multi-step plans from
- * `spec.kubernetesVersions` or a GenerateUpgradePlan extension are not computed (README).
- *
- * @example
- * computeUpgradePlans(cluster, current); // { controlPlane: ['v1.31.0'], machineDeployments: ['v1.31.0'], machinePools: [] }
- */
-export function computeUpgradePlans(cluster: Cluster, current: CurrentState): UpgradePlans {
-  const version = cluster.spec?.topology?.version ?? '';
-  const cp = current.controlPlane?.object;
-  const cpVersion = cp ? String((cp['spec'] as { version?: unknown } | undefined)?.version ?? '') : '';
-  const minWorkersVersion = computeMinWorkersVersion(current);
-  const workers = minWorkersVersion !== '' && minWorkersVersion !== version ? [version] : [];
-  return {
-    controlPlane: cp && cpVersion !== version ? [version] : [],
-    machineDeployments: Object.keys(current.machineDeployments).length > 0 ? workers : [],
-    machinePools: Object.keys(current.machinePools).length > 0 ? workers : [],
-    minWorkersVersion,
-  };
-}
-
-export type UpgradePlans = {
-  readonly controlPlane: readonly string[];
-  readonly machineDeployments: readonly string[];
-  readonly machinePools: readonly string[];
-  readonly minWorkersVersion: string;
-};
 
 /** A tracker for one computation. */
 export function newHookTracker(input: HookInput, plans: UpgradePlans): HookTracker {

@@ -57,3 +57,47 @@ export function compareVersions(a: Version, b: Version, withBuildTags = true): n
   }
   return 0;
 }
+
+/** Upstream `version.Compare(a, b, WithBuildTags())`: like compareVersions, but 2 when builds differ in a string. */
+export type BuildTagComparison = -1 | 0 | 1 | 2;
+
+function compareBuildIdentifiers(a: readonly string[], b: readonly string[]): BuildTagComparison {
+  const numeric = (id: string) => /^\d+$/.test(id);
+  let i = 0;
+  for (; i < a.length && i < b.length; i++) {
+    const x = a[i] ?? '';
+    const y = b[i] ?? '';
+    if (numeric(x) !== numeric(y)) return numeric(x) ? -1 : 1;
+    if (numeric(x)) {
+      const d = Math.sign(Number(x) - Number(y));
+      if (d !== 0) return d as -1 | 1;
+    } else if (x !== y) return 2;
+  }
+  if (i === a.length && i === b.length) return 0;
+  return i === a.length ? -1 : 1;
+}
+
+/**
+ * Upstream `version.Compare(a, b, version.WithBuildTags())`: semver precedence, then build identifiers (numeric ones
+ * numerically; two different non-numeric ones cannot be ordered: 2).
+ *
+ * @example
+ * compareWithBuildTags(parseVersionTolerant('v1.31.1+a')!, parseVersionTolerant('v1.31.1+b')!); // 2
+ */
+export function compareWithBuildTags(a: Version, b: Version): BuildTagComparison {
+  const c = compareVersions(a, b, false);
+  if (c !== 0) return c as -1 | 1;
+  return compareBuildIdentifiers(a.build, b.build);
+}
+
+/**
+ * A version as Go's `semver.Version.String()` prints it (no `v`).
+ *
+ * @example
+ * formatVersion(parseVersionTolerant('v1.30.1+b.1')!); // '1.30.1+b.1'
+ */
+export function formatVersion(v: Version): string {
+  const pre = v.pre.length > 0 ? `-${v.pre.join('.')}` : '';
+  const build = v.build.length > 0 ? `+${v.build.join('.')}` : '';
+  return `${v.major}.${v.minor}.${v.patch}${pre}${build}`;
+}

@@ -1,5 +1,6 @@
 // Records where the version rollout stands while desired state is computed (upstream's scope.UpgradeTracker).
 // Local to one computation: created, filled and frozen into an UpgradeSummary.
+import type { UpgradePlans } from '#shared/topology/desired/compute-upgrade-plan.ts';
 import type { HookTracker } from '#shared/topology/desired/lifecycle-hooks.ts';
 import type { UpgradeSummary, WorkerUpgradeSummary } from '#shared/topology/types.ts';
 
@@ -18,7 +19,11 @@ export type UpgradeTracker = {
     isUpgrading: boolean;
     isScaling: boolean;
     isStartingUpgrade: boolean;
+    /** Pending an upgrade step that waits for the workers to reach the control plane's version first. */
+    isWaitingForWorkersUpgrade: boolean;
   };
+  /** The upgrade plans of this computation (upstream's UpgradePlan fields of the tracker). */
+  readonly plans: UpgradePlans;
   readonly machineDeployments: WorkerTracker;
   readonly machinePools: WorkerTracker;
   /** Lifecycle hooks (upstream's HookResponseTracker and pending-hooks marks); undefined: hooks are not called. */
@@ -35,15 +40,21 @@ function newWorkerTracker(maxUpgradeConcurrency: number): WorkerTracker {
   };
 }
 
-export function newUpgradeTracker(maxUpgradeConcurrency: number, hooks?: HookTracker): UpgradeTracker {
+export function newUpgradeTracker(
+  maxUpgradeConcurrency: number,
+  plans: UpgradePlans,
+  hooks?: HookTracker,
+): UpgradeTracker {
   return {
     hooks,
+    plans,
     controlPlane: {
       isPendingUpgrade: false,
       isProvisioning: false,
       isUpgrading: false,
       isScaling: false,
       isStartingUpgrade: false,
+      isWaitingForWorkersUpgrade: false,
     },
     machineDeployments: newWorkerTracker(maxUpgradeConcurrency),
     machinePools: newWorkerTracker(maxUpgradeConcurrency),
@@ -54,6 +65,13 @@ export function newUpgradeTracker(maxUpgradeConcurrency: number, hooks?: HookTra
 export function isControlPlaneStable(t: UpgradeTracker): boolean {
   const cp = t.controlPlane;
   return !cp.isPendingUpgrade && !cp.isProvisioning && !cp.isUpgrading && !cp.isScaling && !cp.isStartingUpgrade;
+}
+
+/** Upstream IsControlPlaneStableOrWaitingForWorkersUpgrade: stable, or pending only until the workers catch up. */
+export function isControlPlaneStableOrWaitingForWorkersUpgrade(t: UpgradeTracker): boolean {
+  const cp = t.controlPlane;
+  if (cp.isProvisioning || cp.isUpgrading || cp.isScaling || cp.isStartingUpgrade) return false;
+  return !cp.isPendingUpgrade || cp.isWaitingForWorkersUpgrade;
 }
 
 export function isUpgradeConcurrencyReached(w: WorkerTracker): boolean {
@@ -72,7 +90,13 @@ function summarize(w: WorkerTracker): WorkerUpgradeSummary {
 
 export function summarizeUpgradeTracker(t: UpgradeTracker): UpgradeSummary {
   return {
-    controlPlane: { ...t.controlPlane },
+    controlPlane: {
+      isPendingUpgrade: t.controlPlane.isPendingUpgrade,
+      isProvisioning: t.controlPlane.isProvisioning,
+      isUpgrading: t.controlPlane.isUpgrading,
+      isScaling: t.controlPlane.isScaling,
+      isStartingUpgrade: t.controlPlane.isStartingUpgrade,
+    },
     machineDeployments: summarize(t.machineDeployments),
     machinePools: summarize(t.machinePools),
   };

@@ -6,7 +6,7 @@
 import { Cluster } from '#shared/api/v1beta2/cluster.ts';
 import { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
 import { computeDroppedFields, parseObject } from '#shared/api/parse.ts';
-import { CapiError, describeObject, ValidationError } from '#shared/errors/index.ts';
+import { CapiError, describeObject, errorMessage, ValidationError } from '#shared/errors/index.ts';
 import type { ExtensionCallDeps, ExtensionRegistry } from '#shared/runtime-sdk/index.ts';
 import { getBlueprint } from '#shared/topology/current/get-blueprint.ts';
 import { createContractResolver } from '#shared/topology/current/get-contracts.ts';
@@ -15,9 +15,15 @@ import { createMemoryReader } from '#shared/topology/current/reader.ts';
 import { applyPatchesToDesiredState } from '#shared/topology/desired/apply-patches.ts';
 import { computeUnpatchedDesiredState } from '#shared/topology/desired/compute-desired-state.ts';
 import { computeHeldBack } from '#shared/topology/desired/compute-held-back.ts';
+import {
+  computeUpgradePlanRequest,
+  computeUpgradePlanSource,
+  type GeneratedUpgradePlan,
+} from '#shared/topology/desired/compute-upgrade-plan.ts';
 import { sortKeysDeep } from '#shared/topology/desired/paths.ts';
 import { computeOverlay, computePlanRotations } from '#shared/topology/plan/compute-plan-rotations.ts';
 import { getDiscoveredVariables } from '#shared/topology/get-discovered-variables.ts';
+import { createUpgradePlanCaller, getGeneratedUpgradePlan } from '#shared/topology/get-upgrade-plan.ts';
 import { createPatchExtensions, hasExternalPatches, runPatchEngine } from '#shared/topology/run-patch-engine.ts';
 import type { CurrentState, DesiredState, PureDeps, Unstructured } from '#shared/topology/types.ts';
 import {
@@ -42,8 +48,16 @@ export type PlannedObject = {
   readonly heldBack?: string | undefined;
 };
 
+/** The upgrade plan a Cluster's pass follows (upstream's status.controlPlane/workers.upgradePlan), when upgrading. */
+export type PlannedUpgrade = {
+  readonly cluster: string;
+  readonly controlPlane: readonly string[];
+  readonly workers: readonly string[];
+};
+
 export type PlanResult = {
   readonly objects: readonly PlannedObject[];
+  readonly upgrades: readonly PlannedUpgrade[];
   /** Input fields the plan dropped or does not act on, each naming file, object and field. */
   readonly warnings: readonly string[];
 };
@@ -177,6 +191,7 @@ export async function computePlan(inputs: readonly SourcedObject[], deps: PlanDe
   // NOTE: manifests carry no CRDs: a provider kind's contract is assumed from its API version (v1beta2 and up).
   const contracts = createContractResolver(reader, { lenient: true });
   const planned: PlannedObject[] = [];
+  const upgrades: PlannedUpgrade[] = [];
   const clusters = inputs.filter((i) => i.object.kind === 'Cluster');
   if (clusters.length === 0) throw new PlanError('no Cluster with spec.topology in the input', { reason: 'NoCluster' });
   for (const input of clusters) {
@@ -220,7 +235,6 @@ export async function computePlan(inputs: readonly SourcedObject[], deps: PlanDe
         ],
         'spec.topology.classRef',
       );
-    warnings.push(...computeUnhonouredFieldWarnings(input.source, cc));
     // Default and validate as the Cluster webhook would.
     const defaulted = computeDefaultedTopology(cluster0, cc);
     if (!defaulted.ok)
@@ -246,6 +260,14 @@ export async function computePlan(inputs: readonly SourcedObject[], deps: PlanDe
     const blueprint = await withSourceOf(input.source, () => getBlueprint(reader, contracts, cc));
     const current = await getCurrentState(reader, contracts, cluster, undefined, computeUnreferencedKinds(blueprint));
     const computed = await computePlannedDesiredState(deps, input.source, { cluster, blueprint, current });
+    const plans = computed.upgrade.plans;
+    const workers = plans && plans.machinePools.length > 0 ? plans.machinePools : (plans?.machineDeployments ?? []);
+    if (plans && (plans.controlPlane.length > 0 || workers.length > 0))
+      upgrades.push({
+        cluster: describeObject('Cluster', namespace, cluster.metadata.name),
+        controlPlane: plans.controlPlane,
+        workers,
+      });
     const isTaken = (kind: string, name: string) =>
       objects.some((o) => o.kind === kind && o.metadata.namespace === namespace && o.metadata.name === name);
     const { desired, rotations } = computePlanRotations(current, computed, deps.randomSuffix, isTaken);
@@ -280,7 +302,7 @@ export async function computePlan(inputs: readonly SourcedObject[], deps: PlanDe
         replacedBy: r.created.metadata.name,
       });
   }
-  return { objects: planned, warnings: [...new Set(warnings)] };
+  return { objects: planned, upgrades, warnings: [...new Set(warnings)] };
 }
 
 /** The variables the class's DiscoverVariables extensions define; a failure or conflict fails the plan. */
@@ -313,6 +335,43 @@ function noRuntimeError(source: string, id: string): PlanError {
   );
 }
 
+/**
+ * The GenerateUpgradePlan answer a Cluster's pass would get: undefined when its class names no extension or nothing
+ * is to be upgraded; without Runtime Extensions to call, an upgrade that needs one fails the plan saying so.
+ */
+async function getPlanGeneratedUpgradePlan(
+  deps: PlanDeps,
+  source: string,
+  input: Parameters<typeof computeUnpatchedDesiredState>[0],
+): Promise<GeneratedUpgradePlan | undefined> {
+  const { cluster, blueprint, current } = input;
+  const upgradeSource = computeUpgradePlanSource(blueprint.clusterClass);
+  if (upgradeSource.kind !== 'Extension') return undefined;
+  const id = describeObject('Cluster', cluster.metadata.namespace, cluster.metadata.name);
+  const request = computeUpgradePlanRequest(cluster.spec?.topology?.version ?? '', current);
+  if (!request || request.upToDate) return undefined;
+  if (!deps.runtime)
+    throw new PlanError(
+      `${source}: ${id}: its upgrade plan comes from the GenerateUpgradePlan extension ${upgradeSource.name}: no Runtime Extension can be called (give its ExtensionConfig with -f, or read the ExtensionConfigs of a cluster with --kubeconfig)`,
+      { reason: 'NoRuntimeExtensions' },
+    );
+  const call = createUpgradePlanCaller(deps.runtime);
+  try {
+    return await getGeneratedUpgradePlan(
+      call,
+      { ...input, rawCluster: cluster as unknown as Unstructured },
+      0,
+      new Map(),
+    );
+  } catch (err) {
+    throw new PlanError(
+      `${source}: ${id}: ${errorMessage(err)}`,
+      { reason: 'GenerateUpgradePlanFailed' },
+      { cause: err },
+    );
+  }
+}
+
 /** One pass's desired state: inline patches in memory, external ones through the extensions (as the pass does). */
 async function computePlannedDesiredState(
   deps: PlanDeps,
@@ -321,7 +380,8 @@ async function computePlannedDesiredState(
 ): Promise<DesiredState> {
   const { cluster, blueprint } = input;
   const id = describeObject('Cluster', cluster.metadata.namespace, cluster.metadata.name);
-  const unpatched = withSourceOf(source, () => computeUnpatchedDesiredState(input, deps));
+  const generatedUpgradePlan = await getPlanGeneratedUpgradePlan(deps, source, input);
+  const unpatched = withSourceOf(source, () => computeUnpatchedDesiredState({ ...input, generatedUpgradePlan }, deps));
   if (!hasExternalPatches(blueprint))
     return withSourceOf(source, () => applyPatchesToDesiredState(cluster, blueprint, unpatched));
   const classId = describeObject(
@@ -372,22 +432,4 @@ function computeDroppedFieldWarnings(source: string, raw: Unstructured, parsed: 
   return computeDroppedFields({ spec: raw['spec'] }, { spec: parsed.spec }).map(
     (field) => `${source}: ${id}: ${field} is not a known field of ${raw.apiVersion} ${raw.kind} and is ignored`,
   );
-}
-
-/**
- * Fields of a v1beta2 ClusterClass that upstream's topology controller acts on and this engine does not (yet): `plan`
- * names them instead of dropping them silently.
- */
-function computeUnhonouredFieldWarnings(source: string, cc: ClusterClass): string[] {
-  const id = `ClusterClass ${cc.metadata.namespace ?? ''}/${cc.metadata.name ?? ''}`;
-  const out: string[] = [];
-  if (cc.spec.kubernetesVersions)
-    out.push(
-      `${source}: ${id}: spec.kubernetesVersions is kept but not used: multi-step upgrade plans are not computed (upgrades go straight to spec.topology.version)`,
-    );
-  if (cc.spec.upgrade?.external)
-    out.push(
-      `${source}: ${id}: spec.upgrade.external is kept but not used: GenerateUpgradePlan is not called (upgrades go straight to spec.topology.version)`,
-    );
-  return out;
 }

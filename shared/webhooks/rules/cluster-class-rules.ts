@@ -5,6 +5,7 @@ import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
 import type { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
 import type { ClusterClassTemplateReference } from '#shared/api/v1beta2/common.ts';
 import type { ClusterClassStatusVariable, ClusterVariable } from '#shared/api/v1beta2/variables.ts';
+import { compareWithBuildTags, formatVersion, parseVersionTolerant } from '#shared/topology/desired/semver.ts';
 import { groupOf } from '#shared/topology/desired/template-to-object.ts';
 import { computeClusterClassStatusVariables } from '#shared/topology/validation/validate-cluster-class.ts';
 import {
@@ -278,4 +279,64 @@ export function validateVariableChangesAgainstClusters(
       detail: `variable "${name}" cannot become required without a default because Cluster(s) "${users.join(',')}" do not set it`,
     });
   return errors;
+}
+
+/**
+ * upstream validateKubernetesVersions: each of spec.kubernetesVersions a semantic version, greater than the one
+ * before (a different build of the same version is tolerated) and at most one minor above it.
+ *
+ * @example
+ * validateKubernetesVersions(['v1.31.0', 'v1.33.0']); // expecting a version with minor 31 or 32, found version 1.33.0
+ */
+export function validateKubernetesVersions(versions: readonly string[]): FieldError[] {
+  const errors: FieldError[] = [];
+  let previous: ReturnType<typeof parseVersionTolerant>;
+  versions.forEach((raw, i) => {
+    const field = `spec.kubernetesVersion[${i}]`;
+    const v = parseVersionTolerant(raw);
+    if (!v) {
+      errors.push({ type: 'Invalid', field, badValue: raw, detail: 'version must be a valid semantic version' });
+      return;
+    }
+    if (previous) {
+      if (compareWithBuildTags(v, previous) <= 0)
+        errors.push({
+          type: 'Invalid',
+          field,
+          badValue: raw,
+          detail: `version must be greater than v${formatVersion(previous)}`,
+        });
+      if (previous.minor !== v.minor && previous.minor + 1 !== v.minor)
+        errors.push({
+          type: 'Invalid',
+          field,
+          badValue: raw,
+          detail: `expecting a version with minor ${previous.minor} or ${previous.minor + 1}, found version ${formatVersion(v)}`,
+        });
+    }
+    previous = v;
+  });
+  return errors;
+}
+
+/**
+ * upstream validateKubernetesVersionsOfClusters: a class that lists kubernetesVersions must list the version of
+ * every Cluster using it.
+ *
+ * @example
+ * validateKubernetesVersionsOfClusters(clusters, desired); // Kubernetes Version v1.30.0 is used by Cluster "c1" but not set in ClusterClass
+ */
+export function validateKubernetesVersionsOfClusters(
+  clusters: readonly Cluster[],
+  desired: ClusterClass,
+): FieldError[] {
+  const versions = new Set(desired.spec.kubernetesVersions ?? []);
+  if (versions.size === 0) return [];
+  return clusters
+    .filter((c) => !versions.has(c.spec?.topology?.version ?? ''))
+    .map((c) => ({
+      type: 'Forbidden' as const,
+      field: 'spec.kubernetesVersions',
+      detail: `Kubernetes Version ${c.spec?.topology?.version ?? ''} is used by Cluster "${c.metadata.name ?? ''}" but not set in ClusterClass`,
+    }));
 }

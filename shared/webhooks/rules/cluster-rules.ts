@@ -1,8 +1,11 @@
-// Cluster rules of the admission webhook that need no ClusterClass, as upstream's Cluster webhook: the topology
-// version is a semantic version, never decreases and never skips a minor version; a topology cannot be added to or
-// removed from an existing Cluster. Pure.
+// Cluster rules of the admission webhook, as upstream's Cluster webhook: the topology version is a semantic version,
+// never decreases, skips no minor version unless the class plans chained upgrades (spec.kubernetesVersions, which
+// must then list it, or a GenerateUpgradePlan extension), and does not change while AfterClusterUpgrade is pending;
+// a topology cannot be added to or removed from an existing Cluster. Pure.
 import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
-import { compareVersions, parseVersionTolerant, type Version } from '#shared/topology/desired/semver.ts';
+import type { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
+import { computePendingHooks, PendingHooksAnnotation } from '#shared/topology/desired/lifecycle-hooks.ts';
+import { compareVersions, formatVersion, parseVersionTolerant, type Version } from '#shared/topology/desired/semver.ts';
 import type { FieldError } from '#shared/topology/variables/index.ts';
 
 /** Annotations that switch upstream's update checks off (kept with upstream's names). */
@@ -15,13 +18,6 @@ export const UnsafeAnnotations = {
 const kubeSemver = /^v?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)([-0-9a-zA-Z_.+]*)?$/;
 
 const versionPath = 'spec.topology.version';
-
-/** A version as Go's semver.Version.String() prints it (no `v`). */
-function formatVersion(v: Version): string {
-  const pre = v.pre.length > 0 ? `-${v.pre.join('.')}` : '';
-  const build = v.build.length > 0 ? `+${v.build.join('.')}` : '';
-  return `${v.major}.${v.minor}.${v.patch}${pre}${build}`;
-}
 
 /**
  * `v` prefixed, as upstream's defaulting tolerates `1.30.1`.
@@ -41,13 +37,25 @@ export function validateTopologyVersionFormat(version: string): FieldError[] {
 }
 
 /**
+ * Whether a jump of two or more minors is refused: only when the class plans no chained upgrade (upstream's
+ * shouldValidateVersionCeiling).
+ */
+export function shouldValidateVersionCeiling(cc: ClusterClass | undefined): boolean {
+  return (cc?.spec.kubernetesVersions ?? []).length === 0 && !cc?.spec.upgrade?.external?.generateUpgradePlanExtension;
+}
+
+/**
  * upstream `validateTopologyVersion` without the live-object checks: no decrease (build tags compared), no jump of
- * two or more minor versions.
+ * two or more minor versions (unless `validateCeiling` is false: the class plans chained upgrades).
  *
  * @example
  * validateTopologyVersionChange('v1.29.0', 'v1.31.0'); // version cannot be increased from "1.29.0" to "1.31.0"
  */
-export function validateTopologyVersionChange(oldVersion: string, newVersion: string): FieldError[] {
+export function validateTopologyVersionChange(
+  oldVersion: string,
+  newVersion: string,
+  validateCeiling = true,
+): FieldError[] {
   const from = parseVersionTolerant(oldVersion);
   const to = parseVersionTolerant(newVersion);
   if (!to) return validateTopologyVersionFormat(newVersion);
@@ -70,7 +78,7 @@ export function validateTopologyVersionChange(oldVersion: string, newVersion: st
       },
     ];
   const ceiling: Version = { major: from.major, minor: from.minor + 2, patch: 0, pre: [], build: [] };
-  if (compareVersions(to, ceiling, false) >= 0)
+  if (validateCeiling && compareVersions(to, ceiling, false) >= 0)
     return [
       {
         type: 'Invalid',
@@ -90,7 +98,7 @@ export function validateTopologyVersionChange(oldVersion: string, newVersion: st
  * @example
  * validateClusterUpdate(oldCluster, newCluster); // [] when allowed
  */
-export function validateClusterUpdate(current: Cluster, desired: Cluster): FieldError[] {
+export function validateClusterUpdate(current: Cluster, desired: Cluster, cc?: ClusterClass): FieldError[] {
   const before = current.spec?.topology;
   const after = desired.spec?.topology;
   const annotations = desired.metadata.annotations ?? {};
@@ -104,5 +112,39 @@ export function validateClusterUpdate(current: Cluster, desired: Cluster): Field
     ];
   }
   if (annotations[UnsafeAnnotations.updateVersion] !== undefined) return [];
-  return validateTopologyVersionChange(before.version, after.version);
+  const errors = validateTopologyVersionChange(before.version, after.version, shouldValidateVersionCeiling(cc));
+  if (errors.length > 0) return errors;
+  const from = parseVersionTolerant(before.version);
+  const to = parseVersionTolerant(after.version);
+  const changed = from && to && formatVersion(from) !== formatVersion(to);
+  if (changed && computePendingHooks(annotations[PendingHooksAnnotation]).includes('AfterClusterUpgrade'))
+    return [
+      {
+        type: 'Invalid',
+        field: versionPath,
+        badValue: after.version,
+        detail: 'version cannot be changed when the "AfterClusterUpgrade" hook is still blocking',
+      },
+    ];
+  return [];
+}
+
+/**
+ * upstream ValidateClusterForClusterClass's version rule: a class with spec.kubernetesVersions only accepts those.
+ *
+ * @example
+ * validateVersionInClusterClass(cluster, cc); // version must match one of the versions defined in the ClusterClass
+ */
+export function validateVersionInClusterClass(cluster: Cluster, cc: ClusterClass): FieldError[] {
+  const versions = cc.spec.kubernetesVersions ?? [];
+  const version = cluster.spec?.topology?.version ?? '';
+  if (versions.length === 0 || versions.includes(version)) return [];
+  return [
+    {
+      type: 'Invalid',
+      field: versionPath,
+      badValue: version,
+      detail: 'version must match one of the versions defined in the ClusterClass',
+    },
+  ];
 }

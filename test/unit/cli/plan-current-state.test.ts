@@ -306,4 +306,38 @@ describe('capi-serverless plan against current objects', () => {
       /spec\.topology\.version: Invalid value: "v1\.30": version must be a valid semantic version/,
     );
   });
+  test('a class listing kubernetesVersions plans a two-minor upgrade step by step and prints the plan', async () => {
+    const current = await firstPass();
+    const counters = { replicas: 1, upToDateReplicas: 1, readyReplicas: 1, availableReplicas: 1 };
+    const upgraded = withStableControlPlane(current).map((o) =>
+      o.kind === 'KubeadmControlPlane'
+        ? { ...o, status: { ...o.status, ...counters } }
+        : o.kind === 'Cluster'
+          ? {
+              ...o,
+              spec: {
+                ...o.spec,
+                topology: { ...(o.spec as { topology: object }).topology, version: 'v1.32.0' },
+              },
+            }
+          : o,
+    );
+    const listVersions = (text: string) =>
+      text.replace(/\nspec:\n/, '\nspec:\n  kubernetesVersions: [v1.30.0, v1.31.0, v1.32.0]\n');
+    const out = await plan(['-f', inputDir(upgraded, listVersions), '-o', 'json']);
+    assert.equal(out.code, 0, out.stderr);
+    const cp = outputObjects(out.stdout).find((o) => o.kind === 'KubeadmControlPlane');
+    assert.equal(cp?.spec?.['version'], 'v1.31.0', 'the control plane takes the intermediate step first');
+    const md = outputObjects(out.stdout).find((o) => o.kind === 'MachineDeployment');
+    assert.equal((md?.spec as { template: { spec: { version: string } } }).template.spec.version, 'v1.30.0');
+    assert.match(
+      out.stderr,
+      /upgrade plan of Cluster default\/docker-1: control plane v1\.31\.0 → v1\.32\.0; workers v1\.32\.0\n/,
+    );
+    assert.doesNotMatch(out.stderr, /kubernetesVersions is kept but not used/);
+
+    const oneMinor = await plan(['-f', inputDir(upgraded), '-o', 'json']);
+    assert.equal(oneMinor.code, 1);
+    assert.match(oneMinor.stderr, /cannot compute an upgrade plan from v1\.30\.0 to v1\.32\.0/);
+  });
 });

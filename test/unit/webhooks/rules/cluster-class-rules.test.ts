@@ -7,6 +7,8 @@ import { formatFieldErrors } from '#shared/topology/variables/index.ts';
 import {
   computeChangedVariables,
   validateClusterClassesAreCompatible,
+  validateKubernetesVersions,
+  validateKubernetesVersionsOfClusters,
   validateRemovedClassesAreNotUsed,
   validateVariableChangesAgainstClusters,
 } from '#shared/webhooks/rules/cluster-class-rules.ts';
@@ -181,5 +183,47 @@ describe('validateVariableChangesAgainstClusters', () => {
 
   test('computes no change for an identical class', () => {
     assert.equal(computeChangedVariables(base(), base()).size, 0);
+  });
+});
+
+describe('spec.kubernetesVersions (upstream validateKubernetesVersions and validateKubernetesVersionsOfClusters)', () => {
+  const cases: [string, string[], string[]][] = [
+    [
+      'accepts ascending versions one minor apart, patches and builds included',
+      ['v1.31.0', 'v1.31.1', 'v1.32.0+a', 'v1.32.0+b', 'v1.33.0'],
+      [],
+    ],
+    [
+      'refuses a version that is not semantic',
+      ['v1.31.0', 'foo'],
+      ['spec.kubernetesVersion[1]: Invalid value: "foo": version must be a valid semantic version'],
+    ],
+    [
+      'refuses a version not greater than the one before',
+      ['v1.31.1', 'v1.31.0'],
+      ['spec.kubernetesVersion[1]: Invalid value: "v1.31.0": version must be greater than v1.31.1'],
+    ],
+    [
+      'refuses a gap of a minor',
+      ['v1.31.0', 'v1.33.0'],
+      [
+        'spec.kubernetesVersion[1]: Invalid value: "v1.33.0": expecting a version with minor 31 or 32, found version 1.33.0',
+      ],
+    ],
+  ];
+  for (const [name, versions, expected] of cases)
+    test(name, () => assert.deepEqual(formatFieldErrors(validateKubernetesVersions(versions)), expected));
+
+  test('a class that lists versions must list the version of every Cluster using it', () => {
+    const cc = base((c) => (c.spec.kubernetesVersions = ['v1.31.0', 'v1.32.0']));
+    const at = (name: string, version: string) =>
+      deepFreeze(new ClusterBuilder(name).with((c) => (c.spec!.topology!.version = version)).build());
+    assert.deepEqual(
+      formatFieldErrors(validateKubernetesVersionsOfClusters([at('a', 'v1.32.0'), at('b', 'v1.30.0')], cc)),
+      [
+        'spec.kubernetesVersions: Forbidden: Kubernetes Version v1.30.0 is used by Cluster "b" but not set in ClusterClass',
+      ],
+    );
+    assert.deepEqual(validateKubernetesVersionsOfClusters([at('b', 'v1.30.0')], base()), [], 'no list, no rule');
   });
 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
+import type { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
 import { formatFieldErrors } from '#shared/topology/variables/index.ts';
 import {
   computeDefaultedVersion,
@@ -8,8 +9,9 @@ import {
   validateClusterUpdate,
   validateTopologyVersionChange,
   validateTopologyVersionFormat,
+  validateVersionInClusterClass,
 } from '#shared/webhooks/rules/cluster-rules.ts';
-import { ClusterBuilder, deepFreeze } from '#test/builders/topology.ts';
+import { ClusterBuilder, ClusterClassBuilder, deepFreeze } from '#test/builders/topology.ts';
 
 describe('validateTopologyVersionChange', () => {
   const cases: [string, string, string, string[]][] = [
@@ -115,4 +117,71 @@ describe('validateClusterUpdate', () => {
   for (const [name, current, desired, expected] of cases) {
     test(name, () => assert.deepEqual(formatFieldErrors(validateClusterUpdate(current, desired)), expected));
   }
+});
+
+describe('chained upgrades in the Cluster webhook (upstream cluster_test.go cases)', () => {
+  const at = (version: string, fn: (c: Cluster) => void = () => undefined) =>
+    deepFreeze(
+      new ClusterBuilder()
+        .with((c) => {
+          c.spec!.topology!.version = version;
+          fn(c);
+        })
+        .build(),
+    );
+  const classWith = (spec: Partial<ClusterClass['spec']>) =>
+    deepFreeze(new ClusterClassBuilder().with((cc) => Object.assign(cc.spec, spec)).build());
+  const versions = classWith({ kubernetesVersions: ['v1.2.3', 'v1.3.1', 'v1.4.0'] });
+  const cases: [string, Cluster, Cluster, ClusterClass | undefined, string[]][] = [
+    [
+      'refuses upgrading more than one minor without kubernetesVersions or an extension',
+      at('v1.2.3'),
+      at('v1.4.0'),
+      classWith({}),
+      ['spec.topology.version: Invalid value: "v1.4.0": version cannot be increased from "1.2.3" to "1.4.0"'],
+    ],
+    [
+      'allows upgrading >1 minor version when kubernetes version are defined in CC',
+      at('v1.2.3'),
+      at('v1.4.0'),
+      versions,
+      [],
+    ],
+    [
+      'allows upgrading >1 minor version when kubernetes version are defined in CC - with build tags',
+      at('v1.2.3+ANCBG0'),
+      at('v1.4.0+BXCBG0'),
+      classWith({ kubernetesVersions: ['v1.2.3+ANCBG0', 'v1.3.1+QPAVG0', 'v1.4.0+BXCBG0'] }),
+      [],
+    ],
+    [
+      'allows upgrading >1 minor version when generateUpgradePlan extension is defined in CC',
+      at('v1.2.3'),
+      at('v1.4.0'),
+      classWith({ upgrade: { external: { generateUpgradePlanExtension: 'foo' } } }),
+      [],
+    ],
+    [
+      'fails when upgrading but the AfterClusterUpgrade is still pending',
+      at('v1.2.3'),
+      at(
+        'v1.3.1',
+        (c) => (c.metadata.annotations = { 'runtime.cluster.x-k8s.io/pending-hooks': 'AfterClusterUpgrade' }),
+      ),
+      versions,
+      [
+        'spec.topology.version: Invalid value: "v1.3.1": version cannot be changed when the "AfterClusterUpgrade" hook is still blocking',
+      ],
+    ],
+  ];
+  for (const [name, current, desired, cc, expected] of cases)
+    test(name, () => assert.deepEqual(formatFieldErrors(validateClusterUpdate(current, desired, cc)), expected));
+
+  test('fails when kubernetes version are defined in CC and version does not match', () => {
+    assert.deepEqual(formatFieldErrors(validateVersionInClusterClass(at('v1.3.2'), versions)), [
+      'spec.topology.version: Invalid value: "v1.3.2": version must match one of the versions defined in the ClusterClass',
+    ]);
+    assert.deepEqual(validateVersionInClusterClass(at('v1.3.1'), versions), []);
+    assert.deepEqual(validateVersionInClusterClass(at('v1.3.2'), classWith({})), [], 'any version without the list');
+  });
 });
