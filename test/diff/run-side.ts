@@ -157,6 +157,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export type SettleOptions = {
   /** The normalised snapshot must stay unchanged this long (longer than capi-serverless's 5 s tick). */
   readonly quietMs: number;
+  /**
+   * The quiet a step that changes the ClusterClass or its templates needs: such a change leaves the Cluster's
+   * generation and TopologyReconciled as they were, so nothing on the Cluster shows whether a side has reacted yet.
+   */
+  readonly classChangeQuietMs: number;
   /** Give up waiting for TopologyReconciled True after this long. */
   readonly stepTimeoutMs: number;
   /** A TopologyReconciled that is not True but unchanged this long counts as settled. */
@@ -165,7 +170,20 @@ export type SettleOptions = {
 
 // NOTE: notTrueQuietMs outlasts capi-serverless's 30 s requeue while it waits (an upgrade phase, a template a
 // MachineSet holds): it learns of those ends by polling, where upstream's controllers watch the objects.
-export const defaultSettle: SettleOptions = { quietMs: 7_000, stepTimeoutMs: 180_000, notTrueQuietMs: 45_000 };
+export const defaultSettle: SettleOptions = {
+  quietMs: 7_000,
+  classChangeQuietMs: 30_000,
+  stepTimeoutMs: 180_000,
+  notTrueQuietMs: 45_000,
+};
+
+/**
+ * TopologyReconciled reasons of work under way (upstream's controller and capi-serverless both leave them once the
+ * rollout ends): the quiet fallback never accepts them, since a rollout under load can leave every compared field
+ * unchanged for longer than the fallback's window (the whole corpus of 2026-11-25 took upstream's snapshot
+ * mid-upgrade four times).
+ */
+const inProgressReasons = /Upgrading|UpgradePending|Creating|Blocking|Pending/;
 
 /** Applies as the user; a request the loaded machine did not answer in time is retried (an apply is idempotent). */
 async function applyAsUser(kube: KubeClient, obj: KubeObject): Promise<void> {
@@ -243,7 +261,10 @@ async function waitUntilSettled(
           // True: both wait on objects the snapshot does not show (an old MachineSet, the control plane initialising),
           // which under load outlast the quiet window (the full corpus of 2026-11-25 took such snapshots on either
           // side). Where the topology is stuck (False, e.g. a control plane refused at creation) they stay forever.
+          // A missing condition (no pass has reported yet) and an in-progress reason are not accepted either.
           (quiet >= opts.notTrueQuietMs &&
+            progress.status !== undefined &&
+            !inProgressReasons.test(progress.reason ?? '') &&
             (progress.status !== 'True' || (raw.leftovers.length === 0 && !pendingHooks))));
     if (done) return { snapshot, settled: true, quietSince, topologyReconciled, names };
     if (now - started > opts.stepTimeoutMs) return { snapshot, settled: false, quietSince, topologyReconciled, names };
@@ -296,8 +317,12 @@ async function runScenario(side: RunningSide, scenario: Scenario, settle: Settle
   const steps: StepResult[] = [];
   try {
     await applyAsUser(kube, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+    let previousObjects = '';
     for (const step of scenario.steps) {
       const stepStarted = Date.now();
+      const objects = step.kind === 'apply' ? JSON.stringify(step.state.objects) : previousObjects;
+      const classChanged = previousObjects !== '' && objects !== previousObjects;
+      previousObjects = objects;
       // NOTE: a step an admission webhook refuses is an outcome to compare (upstream refuses an upgrade of a Cluster
       // whose control plane was refused at creation), not an error of the run.
       let refusal: string | undefined;
@@ -317,7 +342,12 @@ async function runScenario(side: RunningSide, scenario: Scenario, settle: Settle
           namespace,
           name: clusterName,
         });
-      const s = await waitUntilSettled(kube, namespace, step.kind === 'delete', settle);
+      const s = await waitUntilSettled(
+        kube,
+        namespace,
+        step.kind === 'delete',
+        classChanged ? { ...settle, quietMs: Math.max(settle.quietMs, settle.classChangeQuietMs) } : settle,
+      );
       const snapshotAt = Date.now();
       const settledWrites = computeSettledWrites(side.auditEvents(), namespace, s.names, s.quietSince, snapshotAt);
       steps.push({
