@@ -150,7 +150,8 @@ export function createControllerHandler(options: ControllerHandlerOptions): Cont
   const { reconciler, logger } = options;
   const dispatch = async (raw: unknown, context: LambdaContextLike): Promise<HandlerResult> => {
     const event = raw as RuntimeEvent;
-    const deps = await options.getDeps(context);
+    // NOTE: reads shared by this invocation's passes only: the next invocation reads again.
+    const deps: RuntimeDeps = { ...(await options.getDeps(context)), invocationReads: new Map() };
     const runPass = createPassRunner(reconciler, deps);
     if (event['detail-type'] === 'Tick') {
       const { passes, ...tick } = await runTick(reconciler, deps, runPass, context, `tick ${event.id}`);

@@ -48,6 +48,11 @@ export type RuntimeDeps = {
   readonly now: () => number;
   /** A number in [0, 1) for backoff jitter. */
   readonly jitter: () => number;
+  /**
+   * Reads the passes of one invocation share (objects no pass writes, e.g. a ClusterClass's templates); the handler
+   * makes a new one for each invocation. Without it every pass reads for itself.
+   */
+  readonly invocationReads?: Map<string, Promise<KubeObject | undefined>>;
 };
 
 /** What decides whether a pass is due, read with at most two GETs (the skip path's budget). */

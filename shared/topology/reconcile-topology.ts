@@ -24,6 +24,7 @@ import {
   type CurrentStateReads,
 } from '#shared/topology/current/get-current-state.ts';
 import { createKubeReader, getCluster } from '#shared/topology/current/kube-reader.ts';
+import { createSharedReader, type SharedReads } from '#shared/topology/current/shared-reader.ts';
 import { applyPatchesToDesiredState } from '#shared/topology/desired/apply-patches.ts';
 import { OkToDeleteAnnotation, PendingHooksAnnotation } from '#shared/topology/desired/lifecycle-hooks.ts';
 import { controlPlaneContract } from '#shared/topology/contract/control-plane-contract.ts';
@@ -72,6 +73,8 @@ export type TopologyDeps = {
   readonly callHook?: LifecycleHookCaller;
   /** GenerateUpgradePlan calls (default: the handler the ClusterClass names, through the Runtime SDK client). */
   readonly generateUpgradePlan?: UpgradePlanCaller;
+  /** The ClusterClass's templates as other passes of the same invocation read them (none: each pass reads them). */
+  readonly sharedReads?: SharedReads;
 };
 
 /** What the runtime hands one pass besides its dependencies. */
@@ -167,7 +170,10 @@ async function reconcile(
   const topologyCluster = await step('failed to validate Cluster variables', () =>
     computeValidatedCluster(cluster, clusterClass),
   );
-  const blueprint = await step('error reading the ClusterClass', () => getBlueprint(reader, contracts, clusterClass));
+  const templates = deps.sharedReads ? createSharedReader(reader, deps.sharedReads) : reader;
+  const blueprint = await step('error reading the ClusterClass', () =>
+    getBlueprint(templates, contracts, clusterClass),
+  );
   const current = await step('error reading current state of the Cluster topology', () =>
     getCurrentState(
       reader,

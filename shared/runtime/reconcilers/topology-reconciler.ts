@@ -302,6 +302,7 @@ export function createTopologyReconciler(randomSuffix: () => string = randomName
     kube: deps.kube,
     randomSuffix,
     now: () => new Date(deps.now()),
+    ...(deps.invocationReads ? { sharedReads: deps.invocationReads } : {}),
   });
   return {
     controller: 'topology',

@@ -25,7 +25,13 @@ import {
 } from '#test/harness/upstream-capi.ts';
 import { machineDescription, writeFormatted } from '#test/bench/report.ts';
 import { percentile } from '#test/bench/stats.ts';
-import { computeRequestCounts, everyRequestAuditPolicy, type BenchAuditEvent } from './count-requests.ts';
+import {
+  computeRequestBreakdown,
+  computeRequestCounts,
+  everyRequestAuditPolicy,
+  isCountedEvent,
+  type BenchAuditEvent,
+} from './count-requests.ts';
 import { findPids, startProcessMeter, withDescendants, type ProcessMeter } from './process-meter.ts';
 import { applyAddons, prepareWorkloadClusters, waitForAddon } from './side-addons.ts';
 import {
@@ -59,7 +65,13 @@ const config = {
   tickMs: envNumber('BENCH_SIDE_TICK_MS', 300_000),
   tailMs: envNumber('BENCH_SIDE_TAIL_MS', 15_000),
   sides: (process.env['BENCH_SIDE_ONLY'] ?? 'A,B').split(',') as SideName[],
+  /** The change phases after the idle window, by short name (all by default). */
+  changes: (process.env['BENCH_SIDE_CHANGES'] ?? 'variable,scale-up,upgrade,crs,class').split(',').filter(Boolean),
 };
+const changePhases = ['variable', 'scale-up', 'upgrade', 'crs', 'class'];
+for (const c of config.changes)
+  if (!changePhases.includes(c)) throw new Error(`BENCH_SIDE_CHANGES: unknown phase ${c} (${changePhases.join(', ')})`);
+const runs = (change: string) => config.changes.includes(change);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const log = (line: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
 
@@ -321,47 +333,62 @@ async function runSide(side: SideName, heldPortLock: ExclusiveLock): Promise<Sid
         }
         await sleep(config.tailMs);
       });
-    await sequential(
-      'variable change',
-      (i) => ({ ...i, imageRepository: 'bench-registry' }),
-      predicates.variableObserved('bench-registry'),
-      5 * 60_000,
-    );
-    await sequential('scale-up', (i) => ({ ...i, replicas: 2 }), predicates.replicas(2), 5 * 60_000);
-    await sequential(
-      'version upgrade',
-      (i) => ({ ...i, version: toVersion }),
-      predicates.version(toVersion),
-      10 * 60_000,
-    );
+    if (runs('variable'))
+      await sequential(
+        'variable change',
+        (i) => ({ ...i, imageRepository: 'bench-registry' }),
+        predicates.variableObserved('bench-registry'),
+        5 * 60_000,
+      );
+    if (runs('scale-up'))
+      await sequential('scale-up', (i) => ({ ...i, replicas: 2 }), predicates.replicas(2), 5 * 60_000);
+    if (runs('upgrade'))
+      await sequential(
+        'version upgrade',
+        (i) => ({ ...i, version: toVersion }),
+        predicates.version(toVersion),
+        10 * 60_000,
+      );
 
-    await phase('ClusterResourceSet change (fleet)', config.clusters, async (latencies) => {
-      const clients = await prepareWorkloadClusters(kube, names);
-      try {
-        const since = Date.now();
-        await applyAddons(kube, ['bench-addon-1', 'bench-addon-2']);
-        latencies.push(...(await waitForAddon(clients, 'bench-addon-2', { since, timeoutMs: 10 * 60_000 })).values());
-      } finally {
-        for (const c of clients.values()) c.close();
-      }
-      await sleep(config.tailMs);
-    });
-    await phase('ClusterClass change (fleet)', config.clusters, async (latencies) => {
-      const since = Date.now();
-      for (const obj of computeFleetClass('fleet-wide')) await applyAsUser(kube, obj);
-      const done = await waitForFleet(kube, names, predicates.patchLabel('fleet-wide'), {
-        since,
-        timeoutMs: 15 * 60_000,
-        what: 'ClusterClass change',
+    if (runs('crs'))
+      await phase('ClusterResourceSet change (fleet)', config.clusters, async (latencies) => {
+        const clients = await prepareWorkloadClusters(kube, names);
+        try {
+          const since = Date.now();
+          await applyAddons(kube, ['bench-addon-1', 'bench-addon-2']);
+          latencies.push(...(await waitForAddon(clients, 'bench-addon-2', { since, timeoutMs: 10 * 60_000 })).values());
+        } finally {
+          for (const c of clients.values()) c.close();
+        }
+        await sleep(config.tailMs);
       });
-      latencies.push(...done.values());
-      await sleep(config.tailMs);
-    });
+    if (runs('class'))
+      await phase('ClusterClass change (fleet)', config.clusters, async (latencies) => {
+        const since = Date.now();
+        for (const obj of computeFleetClass('fleet-wide')) await applyAsUser(kube, obj);
+        const done = await waitForFleet(kube, names, predicates.patchLabel('fleet-wide'), {
+          since,
+          timeoutMs: 15 * 60_000,
+          what: 'ClusterClass change',
+        });
+        latencies.push(...done.values());
+        await sleep(config.tailMs);
+      });
     const statsEnd = running.statsUrl ? await (await fetch(running.statsUrl)).json() : undefined;
     running.meter.sample();
     const events = running.audit.events() as BenchAuditEvent[];
+    const dump = process.env['BENCH_SIDE_AUDIT_DUMP'];
+    if (dump) {
+      // NOTE: for a closer look at a window: every counted event of the run, one JSON line each, with its phase.
+      const phaseAt = (at: number) => phases.find((p) => at >= p.from && at <= p.to)?.name ?? '';
+      const lines = events
+        .filter(isCountedEvent)
+        .map((e) => JSON.stringify({ phase: phaseAt(Date.parse(e.requestReceivedTimestamp ?? '')), ...e }));
+      writeFileSync(`${dump}-${side}.jsonl`, `${lines.join('\n')}\n`);
+    }
     const reports: PhaseReport[] = phases.map((p) => {
-      const requests = computeRequestCounts(events, p.from, p.to, (e) => componentOf(e.user.username, e.userAgent));
+      const keyOf = (e: BenchAuditEvent) => componentOf(e.user.username, e.userAgent);
+      const requests = computeRequestCounts(events, p.from, p.to, keyOf);
       return {
         name: p.name,
         durationMs: p.to - p.from,
@@ -377,6 +404,7 @@ async function runSide(side: SideName, heldPortLock: ExclusiveLock): Promise<Sid
             }
           : {}),
         requests,
+        ...(p.name === 'idle' ? { breakdown: computeRequestBreakdown(events, p.from, p.to, keyOf) } : {}),
         cpuSeconds: running.meter.cpuSeconds(p.from, p.to),
         memory: running.meter.memory(p.from, p.to),
         ...(p.error ? { error: p.error } : {}),

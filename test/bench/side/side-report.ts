@@ -1,6 +1,6 @@
 // The side-by-side bench's result and its README table: per phase, requests per component at the API server, CPU and
 // memory per process, write → converged latencies; and the ratios B/A the issue asks for, each labelled measured.
-import type { RequestCounts } from './count-requests.ts';
+import type { RequestBreakdownRow, RequestCounts } from './count-requests.ts';
 
 export type SideName = 'A' | 'B';
 
@@ -12,6 +12,8 @@ export type PhaseReport = {
   readonly latencyMs?: { p50: number; p99: number; max: number; samples: number };
   /** Per component (user of the requests): upstream managers, capi-serverless, the bench driver, the API server. */
   readonly requests: Readonly<Record<string, RequestCounts>>;
+  /** The idle phase: every request per component × user agent × verb × resource × name pattern × status code. */
+  readonly breakdown?: readonly RequestBreakdownRow[];
   readonly cpuSeconds: Readonly<Record<string, number>>;
   readonly memory: Readonly<Record<string, { meanMiB: number; peakMiB: number }>>;
   readonly error?: string;
@@ -226,9 +228,52 @@ export function computeSideMarkdown(result: SideBenchResult): string {
       );
     }
   }
+  lines.push(...computeIdleBreakdownMarkdown(result));
   const errors = Object.values(result.sides).flatMap((s) =>
     (s?.phases ?? []).filter((p) => p.error).map((p) => `- side ${s?.side}, ${p.name}: ${p.error}`),
   );
   if (errors.length > 0) lines.push('', 'Phases that failed:', '', ...errors);
   return lines.join('\n');
+}
+
+/**
+ * The idle window's management requests line by line, A beside B: what each manager and capi-serverless component
+ * sent (user agent, verb, `group/resource[/subresource]`, name pattern, status code). Empty without a breakdown.
+ */
+export function computeIdleBreakdownMarkdown(result: SideBenchResult): string[] {
+  const idle = (side: SideName) => result.sides[side]?.phases.find((p) => p.name === 'idle');
+  const [a, b] = [idle('A'), idle('B')];
+  if (!a?.breakdown && !b?.breakdown) return [];
+  type Key = Omit<RequestBreakdownRow, 'count'>;
+  const merged = new Map<string, Key & { a: number; b: number }>();
+  const add = (rows: readonly RequestBreakdownRow[] | undefined, side: 'a' | 'b') => {
+    for (const { count, ...row } of rows ?? []) {
+      if (!isController(row.component)) continue;
+      const key = JSON.stringify(Object.values(row));
+      const found = merged.get(key) ?? (merged.set(key, { ...row, a: 0, b: 0 }), merged.get(key)!);
+      found[side] += count;
+    }
+  };
+  add(a?.breakdown, 'a');
+  add(b?.breakdown, 'b');
+  const rows = [...merged.values()].sort(
+    (x, y) =>
+      x.component.localeCompare(y.component) ||
+      Math.max(y.a, y.b) - Math.max(x.a, x.b) ||
+      x.resource.localeCompare(y.resource) ||
+      x.verb.localeCompare(y.verb) ||
+      x.name.localeCompare(y.name),
+  );
+  const window = (p: PhaseReport | undefined) => (p ? `${fmt(p.durationMs / 60_000, 1)} min` : '—');
+  return [
+    '',
+    `Management requests of the idle window line by line (audit log; A: ${window(a)}, B: ${window(b)}; name: Cluster names as \`<cluster>\`, generated suffixes as \`<x>\`):`,
+    '',
+    '| component | user agent | verb | resource | name | code | A | B |',
+    '| --- | --- | --- | --- | --- | ---: | ---: | ---: |',
+    ...rows.map(
+      (r) =>
+        `| ${r.component} | ${r.userAgent} | ${r.verb} | ${r.resource} | ${r.name ? `\`${r.name}\`` : ''} | ${r.code} | ${fmt(r.a)} | ${fmt(r.b)} |`,
+    ),
+  ];
 }

@@ -229,4 +229,54 @@ describe('the wired topology function', () => {
       'once',
     );
   });
+
+  test("the passes of one invocation share the class's templates: a template change forcing two Clusters reads each once", async () => {
+    const second = readExample('cluster.yaml').find((o) => o.kind === 'Cluster') as KubeObject;
+    await applyObject(
+      ctx.mgmt.kube,
+      { ...second, metadata: { ...second.metadata, name: 'docker-2' } },
+      { fieldManager: 'test-user', force: true },
+    );
+    const templates = readExample('clusterclass.yaml').filter((o) => o.kind.endsWith('Template'));
+    const template = templates.find((o) => o.kind === 'KubeadmConfigTemplate') as KubeObject;
+    resetCounters(ctx);
+    const passes = await invoke(
+      ctx.countedHandler,
+      changeEvent({
+        apiVersion: template.apiVersion,
+        kind: template.kind,
+        namespace: ns,
+        name: template.metadata.name ?? '',
+      }),
+    );
+    assert.deepEqual(
+      passes.map((p) => [p.key.kind, p.key.name, p.status, p.result === 'Error']),
+      [
+        ['ClusterClass', 'quick-start', 'Skipped', false],
+        ['Cluster', 'docker-1', 'Ran', false],
+        ['Cluster', 'docker-2', 'Ran', false],
+      ],
+      passes.map((p) => p.reason ?? '').join('; '),
+    );
+    // NOTE: each template once for the class's facts (its existence) and once for both Cluster passes, not once each.
+    for (const t of templates) {
+      const path = `/namespaces/${ns}/${t.kind.toLowerCase()}s/${t.metadata.name ?? ''}`;
+      const gets = ctx.kubeLog.records.filter((r) => r.method === 'GET' && r.path.endsWith(path));
+      assert.equal(gets.length, 2, `${t.kind} ${t.metadata.name ?? ''}: ${gets.length} GETs`);
+    }
+    // The next invocation reads again: nothing is kept beyond it.
+    resetCounters(ctx);
+    const again = await invoke(
+      ctx.countedHandler,
+      changeEvent({
+        apiVersion: template.apiVersion,
+        kind: template.kind,
+        namespace: ns,
+        name: template.metadata.name ?? '',
+      }),
+    );
+    assert.ok(again.some((p) => p.status === 'Ran'));
+    const path = `/namespaces/${ns}/kubeadmconfigtemplates/${template.metadata.name ?? ''}`;
+    assert.equal(ctx.kubeLog.records.filter((r) => r.method === 'GET' && r.path.endsWith(path)).length, 2);
+  });
 });
