@@ -119,6 +119,9 @@ export function createPassRunner(reconciler: Reconciler, deps: RuntimeDeps): Pas
   return async (request, context) => {
     let report = await runOnce(request, context);
     let latestRan = report.status === 'Ran' ? report : undefined;
+    // NOTE: what every pass of the request changed, in order: a rerun that finds nothing to do must not hide what
+    // the first pass did (logs, the local bus's output, metrics).
+    const changed: string[] = [...(report.changed ?? [])];
     let runs = 1;
     while (report.rerun !== undefined && runs <= maxReruns) {
       // NOTE: another pass found the lease held while this one ran: a change may have landed after this pass read
@@ -141,6 +144,7 @@ export function createPassRunner(reconciler: Reconciler, deps: RuntimeDeps): Pas
       );
       runs++;
       if (report.status === 'Ran') latestRan = report;
+      changed.push(...(report.changed ?? []));
     }
     if (report.rerun !== undefined) {
       deps.logger.warn('pass asked to run again too often; the next event, tick or sweep picks the object up', {
@@ -151,6 +155,6 @@ export function createPassRunner(reconciler: Reconciler, deps: RuntimeDeps): Pas
     }
     const last = latestRan ?? report;
     const { rerun: _rerun, ...rest } = last;
-    return runs > 1 ? { ...rest, runs } : last;
+    return runs > 1 ? { ...rest, ...(last.status === 'Ran' ? { changed } : {}), runs } : last;
   };
 }

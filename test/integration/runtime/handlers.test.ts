@@ -121,6 +121,11 @@ describe('controller handler on the real servers', () => {
     assert.match(late?.reason ?? '', /^LeaseHeld by .*, asked to run again$/);
     assert.equal(pass.status, 'Ran');
     assert.equal(pass.runs, 2, 'the holder ran again when it released the lease');
+    assert.deepEqual(
+      pass.changed,
+      ['applied ConfigMap default/late-derived', 'applied ConfigMap default/late-derived'],
+      'the report keeps what both passes changed',
+    );
     const derived = await getObject(ctx.mgmt.kube, {
       apiVersion: 'v1',
       kind: 'ConfigMap',
