@@ -44,7 +44,7 @@ async function main(env: BenchEnv) {
   });
 
   phase('reaching steady state (ticks until a round runs no pass)');
-  const steady = await reachSteadyState(env, log, 10 + Math.ceil(clusters / 200));
+  const steady = await reachSteadyState(env, clusters, log, 10 + Math.ceil(clusters / 200));
   if (steady.errors.length > 0) log(`  passes that ended in Error on the way: ${steady.errors.slice(0, 3).join('; ')}`);
 
   phase('skip path and forced pass per controller');
