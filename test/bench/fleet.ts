@@ -16,10 +16,11 @@ import {
   seedInfrastructure,
   seedReleaseConfigMap,
 } from '#test/integration/providers/provider-fixtures.ts';
+import { providerVersion } from '#test/builders/topology.ts';
 
 export const fleetNamespace = 'fleet';
 export const fleetManager = 'bench-user';
-const capi = 'cluster.x-k8s.io/v1beta1';
+const capi = 'cluster.x-k8s.io/v1beta2';
 const root = new URL('../../', import.meta.url);
 
 /** The add-on ClusterResourceSets select Clusters by these labels. */
@@ -33,17 +34,24 @@ export const providerKeys = {
 /** Generic CRDs for the provider kinds the ClusterClass references (no provider controllers run). */
 export function fleetCrds(): KubeObject[] {
   return [
-    genericCrd('infrastructure.cluster.x-k8s.io', 'v1beta1', 'DockerClusterTemplate'),
-    genericCrd('infrastructure.cluster.x-k8s.io', 'v1beta1', 'DockerCluster'),
-    genericCrd('infrastructure.cluster.x-k8s.io', 'v1beta1', 'DockerMachineTemplate'),
-    genericCrd('controlplane.cluster.x-k8s.io', 'v1beta1', 'KubeadmControlPlaneTemplate'),
-    genericCrd('controlplane.cluster.x-k8s.io', 'v1beta1', 'KubeadmControlPlane'),
-    genericCrd('bootstrap.cluster.x-k8s.io', 'v1beta1', 'KubeadmConfigTemplate'),
+    genericCrd('infrastructure.cluster.x-k8s.io', providerVersion, 'DockerClusterTemplate'),
+    genericCrd('infrastructure.cluster.x-k8s.io', providerVersion, 'DockerCluster'),
+    genericCrd('infrastructure.cluster.x-k8s.io', providerVersion, 'DockerMachineTemplate'),
+    genericCrd('controlplane.cluster.x-k8s.io', providerVersion, 'KubeadmControlPlaneTemplate'),
+    genericCrd('controlplane.cluster.x-k8s.io', providerVersion, 'KubeadmControlPlane'),
+    genericCrd('bootstrap.cluster.x-k8s.io', providerVersion, 'KubeadmConfigTemplate'),
   ];
 }
 
+/**
+ * The example's objects in the fleet namespace. Its provider templates (and the patch selectors naming them) are
+ * v1beta1; the fleet serves them as v1beta2, the version upstream v1.14's providers serve.
+ */
 function readExample(file: string): KubeObject[] {
-  const text = readFileSync(new URL(`examples/variables-and-patches/${file}`, root), 'utf8');
+  const text = readFileSync(new URL(`examples/variables-and-patches/${file}`, root), 'utf8').replace(
+    /\b((?:infrastructure|controlplane|bootstrap)\.cluster\.x-k8s\.io)\/v1beta1\b/g,
+    `$1/${providerVersion}`,
+  );
   return parseAllDocuments(text)
     .map((d) => d.toJS() as KubeObject | null)
     .filter((o): o is KubeObject => o !== null)
@@ -128,7 +136,7 @@ export type FleetOptions = {
 
 /**
  * Creates the fleet through the admin client: ClusterClass and templates, add-ons, providers, then the Clusters
- * with their kubeconfig Secrets and `status.infrastructureReady` (what an infrastructure provider would report,
+ * with their kubeconfig Secrets and `status.initialization.infrastructureProvisioned` (what an infrastructure provider would report,
  * so the ClusterResourceSets apply).
  */
 export async function createFleet(kube: KubeClient, opts: FleetOptions): Promise<void> {
@@ -190,7 +198,7 @@ export async function createFleet(kube: KubeClient, opts: FleetOptions): Promise
           apiVersion: capi,
           kind: 'Cluster',
           metadata: { namespace: fleetNamespace, name },
-          status: { infrastructureReady: true },
+          status: { initialization: { infrastructureProvisioned: true } },
         },
         { fieldManager: 'bench-infrastructure-provider', force: true },
       );

@@ -6,6 +6,7 @@ import { applyObject, createObject, listObjects, type KubeClient } from '#shared
 import { mapLimit } from '#shared/runtime/map-limit.ts';
 import { ensureNamespace } from '#test/integration/providers/provider-fixtures.ts';
 import type { BenchEnv } from '#test/bench/bench-env.ts';
+import { providerVersion } from '#test/builders/topology.ts';
 import { fleetManager, fleetNamespace } from '#test/bench/fleet.ts';
 import { clusterKey } from '#test/bench/measure-passes.ts';
 import { bundleForNode } from '#test/bench/measure-static.ts';
@@ -34,16 +35,16 @@ export function forwarderNodeFlags(): string[] {
 
 async function countWatched(kube: KubeClient): Promise<number> {
   const kinds = [
-    ['cluster.x-k8s.io/v1beta1', 'Cluster'],
-    ['cluster.x-k8s.io/v1beta1', 'ClusterClass'],
+    ['cluster.x-k8s.io/v1beta2', 'Cluster'],
+    ['cluster.x-k8s.io/v1beta2', 'ClusterClass'],
     ['addons.cluster.x-k8s.io/v1beta2', 'ClusterResourceSet'],
     ['addons.cluster.x-k8s.io/v1beta2', 'ClusterResourceSetBinding'],
     ['v1', 'ConfigMap'],
     ['v1', 'Secret'],
-    ['infrastructure.cluster.x-k8s.io/v1beta1', 'DockerMachineTemplate'],
-    ['infrastructure.cluster.x-k8s.io/v1beta1', 'DockerClusterTemplate'],
-    ['controlplane.cluster.x-k8s.io/v1beta1', 'KubeadmControlPlaneTemplate'],
-    ['bootstrap.cluster.x-k8s.io/v1beta1', 'KubeadmConfigTemplate'],
+    [`infrastructure.cluster.x-k8s.io/${providerVersion}`, 'DockerMachineTemplate'],
+    [`infrastructure.cluster.x-k8s.io/${providerVersion}`, 'DockerClusterTemplate'],
+    [`controlplane.cluster.x-k8s.io/${providerVersion}`, 'KubeadmControlPlaneTemplate'],
+    [`bootstrap.cluster.x-k8s.io/${providerVersion}`, 'KubeadmConfigTemplate'],
   ] as const;
   let total = 0;
   for (const [apiVersion, kind] of kinds) total += (await listObjects(kube, { apiVersion, kind })).items.length;
@@ -119,10 +120,10 @@ export async function measureForwarder(
     await applyObject(
       env.mgmt.kube,
       {
-        apiVersion: 'cluster.x-k8s.io/v1beta1',
+        apiVersion: 'cluster.x-k8s.io/v1beta2',
         kind: 'Cluster',
         metadata: { namespace: fleetNamespace, name: key.name },
-        spec: { topology: { class: 'quick-start', version: 'v1.30.0', controlPlane: { replicas: 5 } } },
+        spec: { topology: { classRef: { name: 'quick-start' }, version: 'v1.30.0', controlPlane: { replicas: 5 } } },
       },
       { fieldManager: 'bench-spec-change', force: true },
     );

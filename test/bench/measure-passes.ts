@@ -29,7 +29,7 @@ import {
 } from '#test/bench/fleet.ts';
 import { percentile } from '#test/bench/stats.ts';
 
-const capi = 'cluster.x-k8s.io/v1beta1';
+const capi = 'cluster.x-k8s.io/v1beta2';
 const lambdaTimeoutMs = 5 * 60_000;
 export const clusterKey = (i: number): PassKey => ({
   apiVersion: capi,
@@ -80,9 +80,15 @@ export type SteadyState = {
   readonly errors: string[];
 };
 
-/** Ticks every controller until a round runs no pass (the clock moves a minute per round so requeues come due). */
+/**
+ * Ticks every controller until a round runs no pass (the clock moves a minute per round so requeues come due). Each
+ * round also delivers what the forwarder would: an event about each of the `clusters` Clusters to the controllers
+ * Clusters are routed to, since a topology pass that creates a Cluster's objects writes the Cluster itself (its
+ * refs), a change the next event pass verifies. An event over an unchanged Cluster is skipped.
+ */
 export async function reachSteadyState(
   env: BenchEnv,
+  clusters: number,
   log: (line: string) => void,
   maxRounds = 12,
 ): Promise<SteadyState> {
@@ -102,6 +108,21 @@ export async function reachSteadyState(
       ran[controller] = passes.length;
       for (const p of passes) if (p.result === 'Error') errors.push(`${p.key.kind} ${p.key.name}: ${p.reason}`);
     }
+    ran['events'] = 0;
+    await mapLimit(
+      Array.from({ length: clusters }, (_, i) => clusterKey(i)),
+      8,
+      async (key) => {
+        const event = objectChangedEvent({ ...key, type: 'MODIFIED' }, randomUUID(), new Date(env.deps.now()));
+        for (const c of ['topology', 'addons'] as const) {
+          const passes = handled(await env.handlers[c](event, localLambdaContext(c, lambdaTimeoutMs))).filter(
+            (p) => p.status === 'Ran',
+          );
+          ran['events'] = (ran['events'] ?? 0) + passes.length;
+          for (const p of passes) if (p.result === 'Error') errors.push(`${p.key.kind} ${p.key.name}: ${p.reason}`);
+        }
+      },
+    );
     await markProviderDeploymentsAvailable(env);
     const count = Object.values(ran).reduce((a, b) => a + b, 0);
     total += count;
