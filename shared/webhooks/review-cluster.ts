@@ -13,10 +13,13 @@ import { parseAdmittedObject } from '#shared/webhooks/parse-admitted-object.ts';
 import { validateClusterClassesAreCompatible } from '#shared/webhooks/rules/cluster-class-rules.ts';
 import {
   computeDefaultedVersion,
+  UnsafeAnnotations,
   validateClusterUpdate,
   validateTopologyVersionFormat,
   validateVersionInClusterClass,
 } from '#shared/webhooks/rules/cluster-rules.ts';
+import { validateTopologyUpgradeState } from '#shared/webhooks/rules/topology-upgrade-rules.ts';
+import { formatVersion, parseVersionTolerant } from '#shared/topology/desired/semver.ts';
 
 function identity(request: AdmissionRequest, cluster?: Cluster): AdmittedObject {
   return { group: 'cluster.x-k8s.io', kind: 'Cluster', name: cluster?.metadata.name ?? request.name ?? '' };
@@ -42,6 +45,21 @@ function missingClass(namespace: string, name: string): FieldError {
     badValue: name,
     detail: `ClusterClass ${namespace}/${name} does not exist: create the ClusterClass before the Clusters using it`,
   };
+}
+
+/**
+ * upstream's live-object checks of a topology version change, once the version rules passed (skipped with its unsafe
+ * annotation, as they are).
+ */
+async function validateLiveObjects(reader: WebhookReader, current: Cluster, cluster: Cluster): Promise<FieldError[]> {
+  const before = current.spec?.topology?.version;
+  const after = cluster.spec?.topology?.version;
+  if (!before || !after || !current.spec?.topology?.classRef.name) return [];
+  if (cluster.metadata.annotations?.[UnsafeAnnotations.updateVersion] !== undefined) return [];
+  const from = parseVersionTolerant(before);
+  const to = parseVersionTolerant(after);
+  if (!from || !to || formatVersion(from) === formatVersion(to)) return [];
+  return validateTopologyUpgradeState(from, after, await reader.getTopologyUpgradeState(current));
 }
 
 /**
@@ -106,7 +124,11 @@ export async function validateClusterAdmission(
   const topology = cluster.spec?.topology;
   const classNamespace = topology ? classNamespaceOf(topology, namespace) : namespace;
   const cc = topology ? await getClass(reader, classNamespace, topology.classRef.name) : undefined;
-  if (current) errors.push(...validateClusterUpdate(current, cluster, cc));
+  if (current) {
+    const updateErrors = validateClusterUpdate(current, cluster, cc);
+    errors.push(...updateErrors);
+    if (cc && updateErrors.length === 0) errors.push(...(await validateLiveObjects(reader, current, cluster)));
+  }
   if (topology) {
     errors.push(...validateTopologyVersionFormat(topology.version));
     if (cc)

@@ -1,11 +1,17 @@
-// The only reads the admission webhooks make: the ClusterClass of a Cluster, the Clusters using a ClusterClass and
-// the provider objects of a kind. Injectable, so rules are tested with in-memory fakes.
+// The only reads the admission webhooks make: the ClusterClass of a Cluster, the Clusters using a ClusterClass, the
+// provider objects of a kind and the live objects of a Cluster whose topology version changes. Injectable, so rules are tested with in-memory fakes.
 import { Cluster } from '#shared/api/v1beta2/cluster.ts';
 import { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
 import type { ObjectKey } from '#shared/api/object-meta.ts';
 import { operatorApiVersion, providerSchemas, type Provider, type ProviderKind } from '#shared/api/operator.ts';
 import { parseObject } from '#shared/api/parse.ts';
 import { findObject, listObjects, type KubeClient } from '#shared/kube/index.ts';
+import { computeCrdName } from '#shared/topology/contract/contract-version.ts';
+import { createContractResolver } from '#shared/topology/current/get-contracts.ts';
+import { createKubeReader } from '#shared/topology/current/kube-reader.ts';
+import { getPath } from '#shared/topology/desired/paths.ts';
+import type { Unstructured } from '#shared/topology/types.ts';
+import type { TopologyUpgradeState } from '#shared/webhooks/rules/topology-upgrade-rules.ts';
 
 const coreApiVersion = 'cluster.x-k8s.io/v1beta2';
 
@@ -17,7 +23,63 @@ export type WebhookReader = {
   listClustersUsingClass(key: ObjectKey): Promise<Cluster[]>;
   /** Every provider object of a kind, in all namespaces. */
   listProviders(kind: ProviderKind): Promise<Provider[]>;
+  /**
+   * The live objects upstream checks before a topology version change: the Cluster's control plane (from its
+   * spec.controlPlaneRef) and its topology-owned MachineDeployments with their Machines.
+   */
+  getTopologyUpgradeState(cluster: Cluster): Promise<TopologyUpgradeState>;
 };
+
+const cpPrefix = 'failed to check if control plane is upgrading: failed to get control plane object';
+
+const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+async function getControlPlane(kube: KubeClient, cluster: Cluster): Promise<TopologyUpgradeState['controlPlane']> {
+  const ref = cluster.spec?.controlPlaneRef;
+  const namespace = cluster.metadata.namespace ?? '';
+  if (!ref?.apiGroup || !ref.kind || !ref.name)
+    return { error: `${cpPrefix}: cannot get object - object reference not set` };
+  try {
+    const apiVersion = await createContractResolver(createKubeReader(kube)).apiVersionOf(ref.apiGroup, ref.kind);
+    const raw = await findObject(kube, { apiVersion, kind: ref.kind, namespace, name: ref.name });
+    if (raw === undefined)
+      return {
+        error: `${cpPrefix}: failed to retrieve ${ref.kind} ${namespace}/${ref.name}: ${computeCrdName(ref.apiGroup, ref.kind)} "${ref.name}" not found`,
+      };
+    return { object: raw as Unstructured };
+  } catch (err) {
+    return { error: `${cpPrefix}: failed to get object from ref: ${messageOf(err)}` };
+  }
+}
+
+async function getMachineDeployments(
+  kube: KubeClient,
+  cluster: Cluster,
+): Promise<TopologyUpgradeState['machineDeployments']> {
+  const namespace = cluster.metadata.namespace ?? '';
+  const labelSelector = `cluster.x-k8s.io/cluster-name=${cluster.metadata.name},topology.cluster.x-k8s.io/owned`;
+  const mds = await listObjects(kube, {
+    apiVersion: coreApiVersion,
+    kind: 'MachineDeployment',
+    namespace,
+    labelSelector,
+  });
+  return Promise.all(
+    mds.items.map(async (md) => {
+      const matchLabels = getPath(md, ['spec', 'selector', 'matchLabels']) as Record<string, string> | undefined;
+      const selector = Object.entries(matchLabels ?? {})
+        .map(([k, v]) => `${k}=${v}`)
+        .join(',');
+      const machines = await listObjects(kube, {
+        apiVersion: coreApiVersion,
+        kind: 'Machine',
+        namespace,
+        labelSelector: selector,
+      });
+      return { object: md as Unstructured, machines: machines.items as Unstructured[] };
+    }),
+  );
+}
 
 /**
  * A reader backed by the management cluster.
@@ -46,6 +108,13 @@ export function createWebhookReader(kube: KubeClient): WebhookReader {
     async listProviders(kind) {
       const list = await listObjects(kube, { apiVersion: operatorApiVersion, kind });
       return list.items.map((raw) => parseObject(providerSchemas[kind], kind, raw) as Provider);
+    },
+    async getTopologyUpgradeState(cluster) {
+      const [controlPlane, machineDeployments] = await Promise.all([
+        getControlPlane(kube, cluster),
+        getMachineDeployments(kube, cluster),
+      ]);
+      return { controlPlane, machineDeployments };
     },
   };
 }

@@ -45,7 +45,7 @@ export function shouldValidateVersionCeiling(cc: ClusterClass | undefined): bool
 }
 
 /**
- * upstream `validateTopologyVersion` without the live-object checks: no decrease (build tags compared), no jump of
+ * upstream `validateTopologyVersion`'s static part (the live objects: topology-upgrade-rules.ts): no decrease (build tags compared), no jump of
  * two or more minor versions (unless `validateCeiling` is false: the class plans chained upgrades).
  *
  * @example

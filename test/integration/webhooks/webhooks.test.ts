@@ -12,12 +12,13 @@ import {
   getObject,
   KubeForbiddenError,
   KubeInvalidError,
+  updateStatus,
   type KubeObject,
 } from '#shared/kube/index.ts';
 import { createWebhookReader } from '#shared/webhooks/current/webhook-reader.ts';
 import { createWebhooksHandler } from '#shared/webhooks/create-webhooks-handler.ts';
 import { ClusterBuilder, ClusterClassBuilder } from '#test/builders/topology.ts';
-import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
+import { genericCrd, startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
 import { startWebhookServer, type WebhookServer } from '#test/harness/webhook-server.ts';
 import { loadWebhookConfigurations } from '../../../infra/webhooks/webhook-manifests.ts';
 
@@ -90,7 +91,10 @@ async function waitForWebhooks(): Promise<void> {
 }
 
 before(async () => {
-  mgmt = await startManagementCluster({ name: 'webhooks' });
+  mgmt = await startManagementCluster({
+    name: 'webhooks',
+    extraCrds: [genericCrd('controlplane.cluster.x-k8s.io', 'v1beta2', 'KubeadmControlPlane')],
+  });
   const webhookClient = await mgmt.newClient();
   server = await startWebhookServer(
     createWebhooksHandler({ pathToken, getDeps: async () => ({ reader: createWebhookReader(webhookClient.kube) }) }),
@@ -238,6 +242,79 @@ describe('Cluster admission', () => {
       KubeInvalidError,
       'spec.infrastructure.templateRef.kind: Forbidden: apiVersion.kind cannot be changed from "DockerClusterTemplate" to "AWSClusterTemplate"',
     );
+  });
+});
+
+describe('topology version changes checked against the live objects (upstream validateTopologyVersionUpdate)', () => {
+  const cpRef = { apiGroup: 'controlplane.cluster.x-k8s.io', kind: 'KubeadmControlPlane', name: 'upg-cp' };
+  const withVersion = (version: string, ref = true) =>
+    asKube(
+      cluster('upg', (c) => {
+        c.spec!.topology!.version = version;
+        if (ref) c.spec!.controlPlaneRef = cpRef;
+      }),
+    );
+  const controlPlane = (version: string) =>
+    asKube({
+      apiVersion: 'controlplane.cluster.x-k8s.io/v1beta2',
+      kind: 'KubeadmControlPlane',
+      metadata: { namespace: 'default', name: 'upg-cp' },
+      spec: { version },
+    });
+  const setStatusVersion = async (version: string) => {
+    const cp = await getObject(mgmt.kube, { ...controlPlane(''), name: 'upg-cp', namespace: 'default' });
+    await updateStatus(mgmt.kube, { ...cp, status: { version } }, { fieldManager });
+  };
+
+  before(async () => {
+    await applyObject(mgmt.kube, asKube(quickStart()), { fieldManager });
+  });
+
+  test('refuses an upgrade while the Cluster has no control plane (d09: its control plane was refused at creation)', async () => {
+    await applyObject(mgmt.kube, withVersion('v1.29.0', false), { fieldManager });
+    await refused(
+      applyObject(mgmt.kube, withVersion('v1.30.0', false), { fieldManager }),
+      KubeInvalidError,
+      'spec.topology.version: Invalid value: "v1.30.0": version cannot be changed: failed to check if control plane is upgrading: failed to get control plane object: cannot get object - object reference not set',
+    );
+    await deleteObject(mgmt.kube, {
+      apiVersion: 'cluster.x-k8s.io/v1beta2',
+      kind: 'Cluster',
+      namespace: 'default',
+      name: 'upg',
+    });
+  });
+
+  test('refuses an upgrade until the control plane is at the old version and done upgrading, then allows it', async () => {
+    await applyObject(mgmt.kube, withVersion('v1.29.0'), { fieldManager });
+    await refused(
+      applyObject(mgmt.kube, withVersion('v1.30.0'), { fieldManager }),
+      KubeInvalidError,
+      'version cannot be changed: failed to check if control plane is upgrading: failed to get control plane object: failed to retrieve KubeadmControlPlane default/upg-cp',
+    );
+    await createObject(mgmt.kube, controlPlane('v1.28.0'), { fieldManager });
+    await setStatusVersion('v1.28.0');
+    await refused(
+      applyObject(mgmt.kube, withVersion('v1.30.0'), { fieldManager }),
+      KubeInvalidError,
+      'Cluster.cluster.x-k8s.io "upg" is invalid',
+      'spec.topology.version: Invalid value: "v1.30.0": version cannot be changed: Cluster.spec.topology.version 1.29.0 was not propagated to control plane yet (control plane version 1.28.0)',
+    );
+    await applyObject(mgmt.kube, controlPlane('v1.29.0'), { fieldManager });
+    await refused(
+      applyObject(mgmt.kube, withVersion('v1.30.0'), { fieldManager }),
+      KubeInvalidError,
+      'version cannot be changed: control plane is still completing a previous upgrade',
+    );
+    await setStatusVersion('v1.29.0');
+    const upgraded = await applyObject(mgmt.kube, withVersion('v1.30.0'), { fieldManager });
+    assert.equal((upgraded['spec'] as Cluster['spec'])?.topology?.version, 'v1.30.0');
+    await deleteObject(mgmt.kube, {
+      apiVersion: 'cluster.x-k8s.io/v1beta2',
+      kind: 'Cluster',
+      namespace: 'default',
+      name: 'upg',
+    });
   });
 });
 

@@ -7,6 +7,7 @@ const reader: WebhookReader = {
   getClusterClass: async () => undefined,
   listClustersUsingClass: async () => [],
   listProviders: async () => [],
+  getTopologyUpgradeState: async () => ({ controlPlane: { error: 'not read' }, machineDeployments: [] }),
 };
 const token = 'a-secret-token-0123456789';
 const handler = createWebhooksHandler({ pathToken: token, getDeps: async () => ({ reader }) });

@@ -9,10 +9,16 @@ import type { Provider } from '#shared/api/operator.ts';
 import type { AdmissionReview, AdmissionReviewResponse } from '#shared/webhooks/admission-review.ts';
 import type { WebhookReader } from '#shared/webhooks/current/webhook-reader.ts';
 import { reviewAdmission, type AdmissionMode } from '#shared/webhooks/review-admission.ts';
+import type { TopologyUpgradeState } from '#shared/webhooks/rules/topology-upgrade-rules.ts';
 import { ClusterBuilder, ClusterClassBuilder, deepFreeze } from '#test/builders/topology.ts';
 
 /** An in-memory reader that counts its calls. */
-function fakeReader(classes: ClusterClass[], clusters: Cluster[] = [], providers: Provider[] = []) {
+function fakeReader(
+  classes: ClusterClass[],
+  clusters: Cluster[] = [],
+  providers: Provider[] = [],
+  upgradeState: TopologyUpgradeState = { controlPlane: { error: 'no control plane' }, machineDeployments: [] },
+) {
   const calls: string[] = [];
   const reader: WebhookReader = {
     getClusterClass: async (key: ObjectKey) => {
@@ -26,6 +32,10 @@ function fakeReader(classes: ClusterClass[], clusters: Cluster[] = [], providers
     listProviders: async (kind) => {
       calls.push(`listProviders ${kind}`);
       return providers.filter((p) => p.kind === kind);
+    },
+    getTopologyUpgradeState: async (cluster) => {
+      calls.push(`getTopologyUpgradeState ${cluster.metadata.name}`);
+      return upgradeState;
     },
   };
   return { reader, calls };
@@ -140,6 +150,42 @@ describe('reviewAdmission: Cluster', () => {
     const { reader, calls } = fakeReader([cc]);
     const response = await run('validate', review('UPDATE', next, old), reader);
     assert.equal(response.response.allowed, true);
+    assert.deepEqual(calls, ['getClusterClass quick-start']);
+  });
+
+  test('checks the live objects of a version change, reading them from the old Cluster', async () => {
+    const old = new ClusterBuilder()
+      .with((c) => (c.spec!.topology!.version = 'v1.30.0'))
+      .with((c) => (c.spec!.topology!.variables = [{ name: 'cpu', value: 2 }]))
+      .build();
+    const next = new ClusterBuilder()
+      .with((c) => (c.spec!.topology!.version = 'v1.31.0'))
+      .with((c) => (c.spec!.topology!.variables = [{ name: 'cpu', value: 2 }]))
+      .build();
+    const { reader, calls } = fakeReader([cc]);
+    const response = await run('validate', review('UPDATE', next, old), reader);
+    assert.equal(response.response.allowed, false);
+    assert.equal(response.response.status?.details?.causes?.length, 1);
+    assert.deepEqual(calls, ['getClusterClass quick-start', `getTopologyUpgradeState ${old.metadata.name}`]);
+    assert.match(
+      response.response.status?.message ?? '',
+      /spec\.topology\.version: Invalid value: "v1\.31\.0": version cannot be changed: no control plane/,
+    );
+  });
+
+  test('skips the live objects with the unsafe version annotation', async () => {
+    const old = new ClusterBuilder()
+      .with((c) => (c.spec!.topology!.version = 'v1.30.0'))
+      .with((c) => (c.spec!.topology!.variables = [{ name: 'cpu', value: 2 }]))
+      .build();
+    const next = new ClusterBuilder()
+      .with((c) => (c.spec!.topology!.version = 'v1.31.0'))
+      .with((c) => (c.spec!.topology!.variables = [{ name: 'cpu', value: 2 }]))
+      .with((c) => (c.metadata.annotations = { 'unsafe.topology.cluster.x-k8s.io/disable-update-version-check': '' }))
+      .build();
+    const { reader, calls } = fakeReader([cc]);
+    const response = await run('validate', review('UPDATE', next, old), reader);
+    assert.equal(response.response.allowed, true, response.response.status?.message);
     assert.deepEqual(calls, ['getClusterClass quick-start']);
   });
 
