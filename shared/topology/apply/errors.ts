@@ -59,3 +59,22 @@ export function computeWriteError(verb: string, err: unknown, obj: Unstructured)
     { cause: err },
   );
 }
+
+/**
+ * The error of a failed change-detection dry run of an existing object, worded as upstream's (reconcile_state.go
+ * wrapping structuredmerge's dry run): `failed to create patch helper for Kind ns/name: server side apply dry-run
+ * failed for modified object: <server message>` (`original object` when the dry run of the stored object failed).
+ *
+ * @example
+ * throw computeDryRunError('modified', err, current);
+ */
+export function computeDryRunError(side: 'modified' | 'original', err: unknown, obj: Unstructured): TopologyApplyError {
+  const id = idOf(obj);
+  const detail = err instanceof KubeError ? err.serverMessage : errorMessage(err);
+  const reason = err instanceof CapiError && err.reason ? err.reason : 'WriteFailed';
+  return new TopologyApplyError(
+    `failed to create patch helper for ${describeObject(id.kind, id.namespace, id.name)}: server side apply dry-run failed for ${side} object: ${detail}`,
+    { ...id, reason },
+    { cause: err },
+  );
+}

@@ -12,6 +12,7 @@ import {
   TopologyDryRunAnnotation,
   type IntentOptions,
 } from '#shared/topology/apply/apply-intent.ts';
+import { computeDryRunError } from '#shared/topology/apply/errors.ts';
 import type { Unstructured } from '#shared/topology/types.ts';
 
 export type ApplyChanges = {
@@ -99,9 +100,18 @@ export async function getApplyChanges(
   fieldManager: string,
 ): Promise<ApplyChanges> {
   const write = { fieldManager, dryRun: true, force: true };
-  const modified = (await applyObject(kube, withDryRunAnnotation(intent), write)) as Unstructured;
-  const original = withDryRunAnnotation(computeFilteredObject(current, opts) as Unstructured);
-  const originalResult = (await applyObject(kube, original, write)) as Unstructured;
+  const dryRun = async (side: 'modified' | 'original', obj: Unstructured): Promise<Unstructured> => {
+    try {
+      return (await applyObject(kube, obj, write)) as Unstructured;
+    } catch (err) {
+      throw computeDryRunError(side, err, current);
+    }
+  };
+  const modified = await dryRun('modified', withDryRunAnnotation(intent));
+  const originalResult = await dryRun(
+    'original',
+    withDryRunAnnotation(computeFilteredObject(current, opts) as Unstructured),
+  );
   const before = comparable(
     { ...originalResult, metadata: { ...originalResult.metadata, managedFields: current.metadata['managedFields'] } },
     opts,

@@ -87,12 +87,7 @@ export async function reconcileObject(ctx: ApplyContext, input: ReconcileObjectI
     ctx.proofs.record(current, intent);
     return { created: false, updated: false };
   }
-  let changes;
-  try {
-    changes = await getApplyChanges(ctx.kube, current, intent, opts, ctx.fieldManager);
-  } catch (err) {
-    throw computeWriteError('dry-run apply', err, current);
-  }
+  const changes = await getApplyChanges(ctx.kube, current, intent, opts, ctx.fieldManager);
   if (!changes.hasChanges) {
     ctx.proofs?.record(current, intent);
     return { created: false, updated: false };

@@ -2,7 +2,6 @@
 // template with a new generated name is created and the owner is pointed at it afterwards. Metadata-only changes are
 // applied in place, so labels and annotations never cause a rollout.
 import { computeApplyIntent, defaultAllowedPaths, type IntentOptions } from '#shared/topology/apply/apply-intent.ts';
-import { computeWriteError } from '#shared/topology/apply/errors.ts';
 import { getApplyChanges } from '#shared/topology/apply/get-apply-changes.ts';
 import { applyIntent, createObject, describeKube, type ApplyContext } from '#shared/topology/apply/reconcile-object.ts';
 import { computeSimpleName } from '#shared/topology/desired/names.ts';
@@ -57,12 +56,7 @@ export async function reconcileReferencedTemplate(
       ctx.proofs.record(current, intent);
       return { name };
     }
-    let changes;
-    try {
-      changes = await getApplyChanges(ctx.kube, current, intent, opts, ctx.fieldManager);
-    } catch (err) {
-      throw computeWriteError('dry-run apply', err, current);
-    }
+    const changes = await getApplyChanges(ctx.kube, current, intent, opts, ctx.fieldManager);
     if (!changes.hasChanges) {
       ctx.proofs?.record(current, intent);
       return { name };

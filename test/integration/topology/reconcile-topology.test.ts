@@ -668,6 +668,81 @@ describe('topology passes on a real management cluster', () => {
     assert.equal((await topologyCondition(ctx, key))?.['status'], 'True');
   });
 
+  test("an in-place update refused by admission is reported in upstream's words and changes nothing", async () => {
+    const ns = 'refused-update';
+    await createTopology(ns);
+    const key = { namespace: ns, name: 'c1' };
+    const infraRef = refOf(await mustGet(ctx, capi, 'Cluster', key), 'spec', 'infrastructureRef');
+    const before = (await getRef(ctx, ns, infraRef)) as Unstructured;
+    // A real admission refusal of the update (upstream's provider webhooks refuse such changes the same way).
+    const policy = 'refuse-lb-image-tag-change';
+    await put(ctx, {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingAdmissionPolicy',
+      metadata: { name: policy },
+      spec: {
+        failurePolicy: 'Fail',
+        matchConstraints: {
+          resourceRules: [
+            {
+              apiGroups: ['infrastructure.cluster.x-k8s.io'],
+              apiVersions: ['*'],
+              operations: ['UPDATE'],
+              resources: ['dockerclusters'],
+            },
+          ],
+        },
+        validations: [
+          {
+            expression: 'object.spec.loadBalancer.imageTag == oldObject.spec.loadBalancer.imageTag',
+            message: 'spec.loadBalancer.imageTag is immutable',
+          },
+        ],
+      },
+    });
+    await put(ctx, {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingAdmissionPolicyBinding',
+      metadata: { name: policy },
+      spec: { policyName: policy, validationActions: ['Deny'] },
+    });
+    try {
+      // The policy takes effect once the API server has loaded it: wait until it refuses a dry-run change.
+      const probe = {
+        apiVersion: before.apiVersion,
+        kind: before.kind,
+        metadata: { namespace: ns, name: infraRef.name },
+        spec: { loadBalancer: { imageTag: 'probe' } },
+      };
+      let refused = false;
+      for (let i = 0; i < 80 && !refused; i++) {
+        refused = await applyObject(ctx.mgmt.kube, probe, { fieldManager: 'probe', dryRun: true, force: true }).then(
+          () => false,
+          () => true,
+        );
+        if (!refused) await new Promise((r) => setTimeout(r, 250));
+      }
+      assert.ok(refused, 'the policy is in effect');
+      await put(ctx, testCluster(ns, 'c1', { lbImageTag: 'v2' }));
+      const failed = await pass(ctx, key);
+      assert.equal(failed.result, 'Error', 'the pass fails: the policy refuses the update');
+      const message = (await topologyCondition(ctx, key))?.['message'] ?? '';
+      assert.match(
+        message,
+        new RegExp(
+          `failed to create patch helper for DockerCluster ${ns}/${infraRef.name}: ` +
+            'server side apply dry-run failed for modified object: .*spec\\.loadBalancer\\.imageTag is immutable',
+        ),
+        message,
+      );
+      const after = (await getRef(ctx, ns, infraRef)) as Unstructured;
+      assert.equal(after.metadata.resourceVersion, before.metadata.resourceVersion, 'nothing was written');
+    } finally {
+      for (const kind of ['ValidatingAdmissionPolicyBinding', 'ValidatingAdmissionPolicy'])
+        await deleteObject(ctx.mgmt.kube, { apiVersion: 'admissionregistration.k8s.io/v1', kind, name: policy });
+    }
+  });
+
   test('a deleted Cluster is left to the garbage collector with its owner references in place', async () => {
     const ns = 'deleted';
     const uid = await createTopology(ns);
