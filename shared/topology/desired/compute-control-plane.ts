@@ -12,6 +12,7 @@ import {
   type ControlPlaneContractPaths,
 } from '#shared/topology/contract/control-plane-contract.ts';
 import type { ContractVersion } from '#shared/topology/contract/contract-version.ts';
+import { isControlPlaneProvisioning, isControlPlaneUpgrading } from '#shared/topology/contract/control-plane-state.ts';
 import {
   computeTemplateName,
   defaultControlPlaneNameTemplate,
@@ -25,7 +26,6 @@ import {
   consultHook,
   LifecycleHook,
 } from '#shared/topology/desired/lifecycle-hooks.ts';
-import { compareVersions, parseVersionTolerant } from '#shared/topology/desired/semver.ts';
 import {
   computeCarriedClusterOwnerRef,
   computeClusterOwnerRef,
@@ -100,38 +100,6 @@ export function computeControlPlaneInfrastructureMachineTemplate(
   });
 }
 
-/** `status.versions` (v1.14 contract) when reported, else undefined. */
-function statusVersions(cp: Unstructured): string[] | undefined {
-  const versions = getPath(cp, ['status', 'versions']);
-  if (!Array.isArray(versions) || versions.length === 0) return undefined;
-  return versions.map((v) => String((v as { version?: unknown }).version ?? ''));
-}
-
-/** The version the control plane reports: the first of `status.versions`, else `status.version`. */
-function currentStatusVersion(cp: Unstructured): string | undefined {
-  const versions = statusVersions(cp);
-  if (versions) return versions[0];
-  const v = getPath(cp, controlPlaneContract.statusVersion);
-  return typeof v === 'string' ? v : undefined;
-}
-
-function isProvisioning(cp: Unstructured): boolean {
-  const v = currentStatusVersion(cp);
-  return v === undefined || v === '';
-}
-
-function isUpgrading(cp: Unstructured): boolean {
-  const spec = parseVersionTolerant(String(getPath(cp, controlPlaneContract.version) ?? ''));
-  if (!spec) return false;
-  const versions = statusVersions(cp) ?? [];
-  const single = getPath(cp, controlPlaneContract.statusVersion);
-  if (versions.length === 0 && typeof single === 'string' && single !== '') versions.push(single);
-  return versions.some((raw) => {
-    const status = parseVersionTolerant(raw);
-    return status !== undefined && compareVersions(spec, status, true) >= 1;
-  });
-}
-
 function isScaling(cp: Unstructured, paths: ControlPlaneContractPaths): boolean {
   const desired = getPath(cp, controlPlaneContract.replicas);
   const fields = [
@@ -171,11 +139,11 @@ export function computeControlPlaneVersion(
   if (!cp) return desiredVersion;
   const currentVersion = String(getPath(cp, controlPlaneContract.version) ?? '');
   tracker.controlPlane.isPendingUpgrade = currentVersion !== desiredVersion;
-  if (isProvisioning(cp)) {
+  if (isControlPlaneProvisioning(cp)) {
     tracker.controlPlane.isProvisioning = true;
     return currentVersion;
   }
-  if (isUpgrading(cp)) {
+  if (isControlPlaneUpgrading(cp)) {
     tracker.controlPlane.isUpgrading = true;
     return currentVersion;
   }

@@ -3,8 +3,9 @@
 // MachineDeployment, and none of them is still upgrading. Pure: the webhook reader fetches the objects.
 // NOTE: MachinePools are not checked (upstream reads the workload cluster's Nodes for them).
 import { controlPlaneContract } from '#shared/topology/contract/control-plane-contract.ts';
+import { isControlPlaneProvisioning, isControlPlaneUpgrading } from '#shared/topology/contract/control-plane-state.ts';
 import { getPath } from '#shared/topology/desired/paths.ts';
-import { compareVersions, formatVersion, parseVersionTolerant, type Version } from '#shared/topology/desired/semver.ts';
+import { formatVersion, parseVersionTolerant, type Version } from '#shared/topology/desired/semver.ts';
 import type { Unstructured } from '#shared/topology/types.ts';
 import type { FieldError } from '#shared/topology/variables/index.ts';
 
@@ -20,41 +21,6 @@ const text = (obj: Unstructured, path: readonly string[]): string | undefined =>
   const v = getPath(obj, path);
   return typeof v === 'string' ? v : undefined;
 };
-
-function statusVersions(cp: Unstructured): string[] | undefined {
-  const versions = getPath(cp, ['status', 'versions']);
-  if (!Array.isArray(versions) || versions.length === 0) return undefined;
-  return versions.map((v) => String((v as { version?: unknown }).version ?? ''));
-}
-
-/**
- * upstream contract ControlPlane().IsProvisioning: no version reported in status yet.
- *
- * @example
- * isControlPlaneProvisioning({ ...cp, status: {} }); // true
- */
-export function isControlPlaneProvisioning(cp: Unstructured): boolean {
-  const reported = statusVersions(cp)?.[0] ?? text(cp, controlPlaneContract.statusVersion);
-  return reported === undefined || reported === '';
-}
-
-/**
- * upstream contract ControlPlane().IsUpgrading: a reported version (status.versions, else status.version) is below
- * spec.version.
- *
- * @example
- * isControlPlaneUpgrading({ ...cp, spec: { version: 'v1.31.0' }, status: { version: 'v1.30.0' } }); // true
- */
-export function isControlPlaneUpgrading(cp: Unstructured): boolean {
-  const spec = parseVersionTolerant(text(cp, controlPlaneContract.version) ?? '');
-  if (!spec) return false;
-  const single = text(cp, controlPlaneContract.statusVersion);
-  const versions = statusVersions(cp) ?? (single ? [single] : []);
-  return versions.some((raw) => {
-    const status = parseVersionTolerant(raw);
-    return status !== undefined && compareVersions(spec, status, true) >= 1;
-  });
-}
 
 /**
  * upstream check.IsMachineDeploymentUpgrading: a Machine of the MachineDeployment has another version (or its
