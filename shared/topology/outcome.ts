@@ -9,7 +9,7 @@ import {
   computeBlockingHooksMessage,
   type HookAnswer,
 } from '#shared/topology/desired/lifecycle-hooks.ts';
-import type { UpgradeSummary, WorkerUpgradeSummary } from '#shared/topology/types.ts';
+import type { ComputedUpgradePlans, UpgradeSummary, WorkerUpgradeSummary } from '#shared/topology/types.ts';
 
 export const TopologyReconciledCondition = 'TopologyReconciled';
 
@@ -41,7 +41,8 @@ export type TrackedHooks = readonly { readonly hook: string; readonly answer: Ho
 export type PassState =
   /** `hooks`: the BeforeClusterDelete answer when this pass called it. */
   | { readonly kind: 'Deleted'; readonly hooks?: TrackedHooks | undefined }
-  | { readonly kind: 'Failed'; readonly message: string }
+  /** `plans`: the upgrade plans when the pass computed them before it failed (upstream writes them to status). */
+  | { readonly kind: 'Failed'; readonly message: string; readonly plans?: ComputedUpgradePlans | undefined }
   /** `failure`: why the class's own pass failed (its VariablesReconciled message), when it says. */
   | { readonly kind: 'ClusterClassNotReconciled'; readonly failure?: string | undefined }
   /** A lifecycle hook blocks creation: its aggregated answer (upstream's HookResponseTracker for one hook). */

@@ -26,6 +26,7 @@ import {
 import { createKubeReader, getCluster } from '#shared/topology/current/kube-reader.ts';
 import { createSharedReader, type SharedReads } from '#shared/topology/current/shared-reader.ts';
 import { applyPatchesToDesiredState } from '#shared/topology/desired/apply-patches.ts';
+import { DesiredStateError } from '#shared/topology/desired/compute-desired-state.ts';
 import { OkToDeleteAnnotation, PendingHooksAnnotation } from '#shared/topology/desired/lifecycle-hooks.ts';
 import { controlPlaneContract } from '#shared/topology/contract/control-plane-contract.ts';
 import { getPath } from '#shared/topology/desired/paths.ts';
@@ -55,7 +56,7 @@ import {
   reconcilePendingHooks,
   type LifecycleHookCaller,
 } from '#shared/topology/run-lifecycle-hooks.ts';
-import type { Unstructured } from '#shared/topology/types.ts';
+import type { ComputedUpgradePlans, Unstructured } from '#shared/topology/types.ts';
 import { computeDefaultedTopology, validateClusterTopology } from '#shared/topology/validation/validate-cluster.ts';
 import { toValidationError } from '#shared/topology/variables/index.ts';
 
@@ -155,7 +156,12 @@ async function reconcile(
   cluster: Cluster,
   latest: { raw: Unstructured },
   changed: string[],
-  pass: { readonly prefetched: readonly Unstructured[]; readonly proofs: ApplyProofs },
+  pass: {
+    readonly prefetched: readonly Unstructured[];
+    readonly proofs: ApplyProofs;
+    /** Set once the upgrade plans are computed, so a pass that fails after that still writes them (as upstream). */
+    plans?: ComputedUpgradePlans | undefined;
+  },
 ): Promise<PassState> {
   const rawCluster = latest.raw;
   const callHook = deps.callHook ?? createLifecycleHookCaller(deps);
@@ -207,7 +213,8 @@ async function reconcile(
     );
     const input = { cluster: topologyCluster, blueprint, current, generatedUpgradePlan };
     // NOTE: the pending-hooks marks are written as soon as they are decided, even when a later hook call fails.
-    const record = async (pending: readonly string[]) => {
+    const record = async (pending: readonly string[], plans: ComputedUpgradePlans | undefined) => {
+      pass.plans = plans ?? pass.plans;
       const before = latest.raw;
       latest.raw = await reconcilePendingHooks(deps.kube, fieldManager, latest.raw, pending);
       if (latest.raw !== before)
@@ -292,12 +299,13 @@ export async function reconcileTopology(
   );
   let state: PassState;
   const latest = { raw: raw as Unstructured };
+  const pass: Parameters<typeof reconcile>[4] = { prefetched, proofs };
   try {
     state = cluster.metadata.deletionTimestamp
       ? await reconcileDelete(deps, latest, changed)
-      : await reconcile(deps, cluster, latest, changed, { prefetched, proofs });
+      : await reconcile(deps, cluster, latest, changed, pass);
   } catch (err) {
-    state = { kind: 'Failed', message: errorMessage(err) };
+    state = { kind: 'Failed', message: errorMessage(err), plans: computeFailedPassPlans(err, pass.plans) };
   }
   const write = { kube: deps.kube, fieldManager: deps.fieldManager ?? TopologyManagerName, now: deps.now() };
   const condition = computeTopologyReconciledCondition(state);
@@ -338,13 +346,30 @@ async function reconcileDelete(
 }
 
 /**
+ * The plans a failed pass had computed: the desired state's own (a failure of the computation after them) or those
+ * recorded with the hooks (a failure of a hook call, the patches or the apply).
+ */
+function computeFailedPassPlans(
+  err: unknown,
+  recorded: ComputedUpgradePlans | undefined,
+): ComputedUpgradePlans | undefined {
+  let cause: unknown = err;
+  for (let depth = 0; cause instanceof Error && depth < 5; depth++) {
+    if (cause instanceof DesiredStateError && cause.upgradePlans) return cause.upgradePlans;
+    cause = cause.cause;
+  }
+  return recorded;
+}
+
+/**
  * Upstream's reconcileUpgradePlan: `status.controlPlane.upgradePlan` and `status.workers.upgradePlan` (the
  * MachinePools' plan when both kinds have one) as computed by a pass that got that far; removed (null: a merge
- * patch) when empty. Only the fields that differ from `current` are returned.
+ * patch) when empty; a failed pass writes the plans it computed before failing (upstream's
+ * ComputeUpgradePlanSucceeded) and leaves them alone otherwise. Only the fields that differ from `current` are returned.
  */
 function computeUpgradePlanStatus(state: PassState, current: Unstructured): Record<string, unknown> {
-  if (state.kind !== 'Reconciled' || !state.upgrade.plans) return {};
-  const plans = state.upgrade.plans;
+  const plans = state.kind === 'Reconciled' ? state.upgrade.plans : state.kind === 'Failed' ? state.plans : undefined;
+  if (!plans) return {};
   const workers = plans.machinePools.length > 0 ? plans.machinePools : plans.machineDeployments;
   const status = (current['status'] ?? {}) as Record<string, { upgradePlan?: unknown } | undefined>;
   const out: Record<string, unknown> = {};

@@ -19,7 +19,7 @@ import {
   PendingHooksAnnotation,
   type HookAnswer,
 } from '#shared/topology/desired/lifecycle-hooks.ts';
-import type { DesiredState, PureDeps, Unstructured } from '#shared/topology/types.ts';
+import type { ComputedUpgradePlans, DesiredState, PureDeps, Unstructured } from '#shared/topology/types.ts';
 
 /** The hook calls of a pass (default: every registered handler through the Runtime SDK client). */
 export type LifecycleHookCaller = (
@@ -67,7 +67,8 @@ const maxHookCalls = Object.keys(LifecycleHook).length;
 /**
  * The unpatched desired state with every hook it depends on answered: computes, calls the hook the computation asks
  * for, computes again with the answer. `record` receives the pending hooks of the last computation even when a call
- * fails, so marks made before the failure are written as upstream writes each mark at once.
+ * fails, so marks made before the failure are written as upstream writes each mark at once, and the upgrade plans of
+ * the last computation, which upstream writes to the Cluster's status even when the pass fails later.
  *
  * @example
  * const unpatched = await computeDesiredStateWithHooks(callHook, { cluster, blueprint, current }, rawCluster, pure, record);
@@ -77,7 +78,7 @@ export async function computeDesiredStateWithHooks(
   input: Omit<DesiredStateInput, 'hooks'>,
   rawCluster: Unstructured,
   pure: PureDeps,
-  record: (pending: readonly string[]) => Promise<void>,
+  record: (pending: readonly string[], plans: ComputedUpgradePlans | undefined) => Promise<void>,
 ): Promise<DesiredState> {
   const pending = getPendingHooks(input.cluster);
   const answers: Partial<Record<LifecycleHook, HookAnswer>> = {};
@@ -86,7 +87,7 @@ export async function computeDesiredStateWithHooks(
     const desired = computeUnpatchedDesiredState({ ...input, hooks: { pending, answers: { ...answers } } }, pure);
     const call = desired.hooks?.call;
     if (!call || calls >= maxHookCalls) {
-      await record(desired.hooks?.pending ?? pending);
+      await record(desired.hooks?.pending ?? pending, desired.upgrade.plans);
       return desired;
     }
     try {
@@ -96,7 +97,7 @@ export async function computeDesiredStateWithHooks(
       });
       answers[call.hook] = { retryAfterSeconds: answer.retryAfterSeconds, message: answer.message };
     } catch (err) {
-      await record(desired.hooks?.pending ?? pending);
+      await record(desired.hooks?.pending ?? pending, desired.upgrade.plans);
       throw err;
     }
   }

@@ -115,11 +115,14 @@ export type UpgradeSummary = {
   readonly machineDeployments: WorkerUpgradeSummary;
   readonly machinePools: WorkerUpgradeSummary;
   /** Upstream's upgrade plans, for the TopologyReconciled message and the Cluster's status.*.upgradePlan. */
-  readonly plans?: {
-    readonly controlPlane: readonly string[];
-    readonly machineDeployments: readonly string[];
-    readonly machinePools: readonly string[];
-  };
+  readonly plans?: ComputedUpgradePlans;
+};
+
+/** The versions still to go through, per part of the Cluster (upstream's UpgradeTracker plans). */
+export type ComputedUpgradePlans = {
+  readonly controlPlane: readonly string[];
+  readonly machineDeployments: readonly string[];
+  readonly machinePools: readonly string[];
 };
 
 export type WorkerUpgradeSummary = {

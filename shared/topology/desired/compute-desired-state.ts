@@ -46,9 +46,22 @@ import type {
   DesiredState,
   PureDeps,
   UpgradeSummary,
+  ComputedUpgradePlans,
 } from '#shared/topology/types.ts';
 
-export class DesiredStateError extends CapiError {}
+export class DesiredStateError extends CapiError {
+  /** The upgrade plans, when they were computed before the failure (upstream's ComputeUpgradePlanSucceeded). */
+  upgradePlans?: ComputedUpgradePlans | undefined;
+}
+
+/** The failing object's identity with the cause's field path and reason. */
+function computeErrorFields(id: { kind: string; namespace: string; name: string }, cause: CapiError) {
+  return {
+    ...id,
+    ...(cause.fieldPath ? { fieldPath: cause.fieldPath } : {}),
+    reason: cause.reason ?? 'ComputeFailed',
+  };
+}
 
 export type DesiredStateInput = {
   readonly cluster: Cluster;
@@ -91,20 +104,32 @@ export function computeUnpatchedDesiredState(input: DesiredStateInput, deps: Pur
       fieldPath: 'spec.topology',
       reason: 'NoTopology',
     });
+  const progress: { plans?: ComputedUpgradePlans } = {};
   const wrap = <T>(what: string, fn: () => T): T => {
     try {
       return fn();
     } catch (err) {
-      if (err instanceof DesiredStateError) throw err;
-      const e = err as CapiError;
-      throw new DesiredStateError(
-        `failed to compute ${what}: ${(err as Error).message}`,
-        { ...id, ...(e.fieldPath ? { fieldPath: e.fieldPath } : {}), reason: e.reason ?? 'ComputeFailed' },
-        { cause: err },
-      );
+      const failure =
+        err instanceof DesiredStateError
+          ? err
+          : new DesiredStateError(
+              `failed to compute ${what}: ${(err as Error).message}`,
+              computeErrorFields(id, err as CapiError),
+              { cause: err },
+            );
+      failure.upgradePlans ??= progress.plans;
+      throw failure;
     }
   };
 
+  // NOTE: upstream's Generate order: the InfrastructureCluster and the control plane's machine template first, then the
+  // upgrade plan; from there on a failure keeps the plans (written to the Cluster's status even by a failed pass).
+  const infrastructureCluster = wrap('InfrastructureCluster', () =>
+    computeInfrastructureCluster(blueprint, cluster, deps, current.infrastructureCluster),
+  );
+  const cpInfrastructureMachineTemplate = wrap('ControlPlane InfrastructureMachineTemplate', () =>
+    computeControlPlaneInfrastructureMachineTemplate(blueprint, current, deps),
+  );
   const plans = wrap('the upgrade plan', () =>
     computeUpgradePlan(
       topology.version,
@@ -113,16 +138,16 @@ export function computeUnpatchedDesiredState(input: DesiredStateInput, deps: Pur
       input.generatedUpgradePlan,
     ),
   );
+  const computedPlans: ComputedUpgradePlans = {
+    controlPlane: plans.controlPlane,
+    machineDeployments: plans.machineDeployments,
+    machinePools: plans.machinePools,
+  };
+  progress.plans = computedPlans;
   const tracker = newUpgradeTracker(
     computeMaxUpgradeConcurrency(cluster.metadata.annotations, ClusterTopologyUpgradeConcurrencyAnnotation),
     plans,
     input.hooks ? newHookTracker(input.hooks, plans) : undefined,
-  );
-  const infrastructureCluster = wrap('InfrastructureCluster', () =>
-    computeInfrastructureCluster(blueprint, cluster, deps, current.infrastructureCluster),
-  );
-  const cpInfrastructureMachineTemplate = wrap('ControlPlane InfrastructureMachineTemplate', () =>
-    computeControlPlaneInfrastructureMachineTemplate(blueprint, current, deps),
   );
   // Facts read in current/: MachineDeployments and MachinePools whose Machines are still rolling out a version.
   for (const state of Object.values(current.machineDeployments))
@@ -163,11 +188,7 @@ export function computeUnpatchedDesiredState(input: DesiredStateInput, deps: Pur
 
   const upgrade: UpgradeSummary = {
     ...summarizeUpgradeTracker(tracker),
-    plans: {
-      controlPlane: plans.controlPlane,
-      machineDeployments: plans.machineDeployments,
-      machinePools: plans.machinePools,
-    },
+    plans: computedPlans,
   };
   if (tracker.hooks) computeAfterHooks(tracker.hooks, cluster, upgrade);
   // NOTE: upstream decides the upgrade step before it calls AfterClusterUpgrade and drops it in the next pass, which its

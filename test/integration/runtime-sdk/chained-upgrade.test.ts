@@ -362,6 +362,24 @@ describe('chained upgrades from spec.kubernetesVersions', () => {
     ]);
   });
 
+  test("a pass that fails after computing the plan still writes it to the Cluster's status, as upstream", async () => {
+    const key = await setUp('failed-hook', 'v1.33.0', { kubernetesVersions: ['v1.33.0', 'v1.34.0', 'v1.35.0'] });
+    await put({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { namespace: key.namespace, name: 'c1-test-ext-test-extension-hookresponses' },
+      data: { 'BeforeClusterUpgrade-preloadedResponse': '{"Status": "Failure", "Message": "not before Friday"}' },
+    });
+    await put(cluster(key.namespace, 'v1.35.0'));
+    const outcome = await reconcileTopology(deps, key);
+    assert.equal(outcome.result, 'Error');
+    assert.match(outcome.error ?? '', /BeforeClusterUpgrade[\s\S]*not before Friday/);
+    assert.deepEqual(await versions(key), { cp: 'v1.33.0', md: 'v1.33.0' }, 'nothing upgraded');
+    // upstream's reconcileUpgradePlan runs in the deferred status patch of every pass whose plan was computed
+    // (ComputeUpgradePlanSucceeded), before the hook that failed.
+    assert.deepEqual(await upgradePlanOf(key), { controlPlane: ['v1.34.0', 'v1.35.0'], workers: ['v1.35.0'] });
+  });
+
   test('without kubernetesVersions a two-minor jump fails the pass with upstream message', async () => {
     const key = await setUp('one-minor', 'v1.33.0', {});
     await put(cluster(key.namespace, 'v1.35.0'));

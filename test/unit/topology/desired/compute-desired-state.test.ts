@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
 import type { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
-import { computeDesiredState } from '#shared/topology/desired/compute-desired-state.ts';
+import { computeDesiredState, DesiredStateError } from '#shared/topology/desired/compute-desired-state.ts';
 import type { CurrentState, MachineDeploymentState, Unstructured } from '#shared/topology/types.ts';
 import {
   blueprintFor,
@@ -242,6 +242,27 @@ describe('computeDesiredState: existing objects keep their names', () => {
       () => compute(new ClusterBuilder().build(), cc),
       /failed to compute ControlPlane: failed to generate name for ControlPlane: naming template "\{\{ \.nope \}\}"/,
     );
+  });
+
+  test("a failure after the upgrade plan carries the plan (upstream's ComputeUpgradePlanSucceeded), one before it none", () => {
+    const failure = (cc: ClusterClass): DesiredStateError => {
+      try {
+        compute(new ClusterBuilder().build(), cc);
+      } catch (err) {
+        assert.ok(err instanceof DesiredStateError, String(err));
+        return err;
+      }
+      assert.fail('the computation did not fail');
+    };
+    const afterPlan = failure(
+      new ClusterClassBuilder().with((c) => (c.spec.controlPlane.naming = { template: '{{ .nope }}' })).build(),
+    );
+    assert.deepEqual(afterPlan.upgradePlans, { controlPlane: [], machineDeployments: [], machinePools: [] });
+    const beforePlan = failure(
+      new ClusterClassBuilder().with((c) => (c.spec.infrastructure.naming = { template: '{{ .nope }}' })).build(),
+    );
+    assert.match(beforePlan.message, /failed to compute InfrastructureCluster/);
+    assert.equal(beforePlan.upgradePlans, undefined);
   });
 });
 
