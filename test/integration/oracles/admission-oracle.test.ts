@@ -346,6 +346,34 @@ describe('ExtensionConfig admission against upstream v1.14 (core/webhooks/admiss
     });
   }
 
+  // More of Go's url.ParseRequestURI through upstream's webhook (not in the README's table).
+  const urls = [
+    'HTTPS://ext.example',
+    'https://[::1]:8443/',
+    'https://[::1/',
+    'https://a[::1]/',
+    'https://[127.0.0.1]/',
+    'https://ext%2Eexample/',
+    'https://ext.example:8443:1/',
+    'https://a b@ext.example/',
+    'https://user:p%zz@ext.example/',
+    'https://ext.example/\n',
+    ':8443/hooks',
+    'mailto:ops@example.com',
+    'https:/hooks',
+    'https://ext.example?x=1',
+    'https://ext.example/#frag',
+    'https://ext.example/%e2%82%ac',
+    '/hooks',
+  ];
+  for (const u of urls) {
+    test(`url ${JSON.stringify(u)}: the same verdict and message`, async () => {
+      const object = extensionConfig(url(u));
+      const upstream = upstreamVerdict(await go.ask({ op: 'validateExtensionConfig', object }));
+      assert.deepEqual(await ourVerdict('ExtensionConfig', 'runtime.cluster.x-k8s.io', object), upstream);
+    });
+  }
+
   const defaulting: [string, Record<string, unknown>][] = [
     [
       'a service without port gets 443 and an unset selector `{}`',
