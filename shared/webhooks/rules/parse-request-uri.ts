@@ -1,6 +1,6 @@
 // Go's `net/url.ParseRequestURI` (Go 1.26) as far as upstream's ExtensionConfig webhook reads it: whether a URL or a
 // service path parses, the scheme it has, and the error text (`parse "<url>": <reason>`) the webhook prints.
-import { isIPv6 } from 'node:net';
+import { isIPv4, isIPv6 } from 'node:net';
 import { goQuote } from '#shared/topology/variables/json-value.ts';
 
 export type ParsedRequestURI =
@@ -55,6 +55,7 @@ function checkHost(scheme: string, host: string): void {
     } catch {
       // NOTE: an escape that is not UTF-8 stays as written; it is no IPv6 address either way.
     }
+    if (isIPv4(address)) throw new UrlError('invalid IP-literal');
     if (!isIPv6(address)) throw new UrlError(`invalid host: ParseAddr(${goQuote(address)}): unable to parse IP`);
     return;
   }
