@@ -76,7 +76,9 @@ function checkAuthority(scheme: string, authority: string): void {
   const userinfo = authority.slice(0, at);
   for (const c of userinfo)
     if (!alnum.test(c) && !userinfoBytes.has(c)) throw new UrlError('net/url: invalid userinfo');
-  for (const part of userinfo.includes(':') ? userinfo.split(':', 2) : [userinfo]) checkEscapes(part, false);
+  const colon = userinfo.indexOf(':');
+  for (const part of colon < 0 ? [userinfo] : [userinfo.slice(0, colon), userinfo.slice(colon + 1)])
+    checkEscapes(part, false);
 }
 
 /** Go's `getScheme`: `[A-Za-z][A-Za-z0-9+.-]*:` or none. */
