@@ -19,6 +19,7 @@ import {
   validateClusterResourceSetAdmission,
   validateClusterResourceSetBindingAdmission,
 } from '#shared/webhooks/review-cluster-resource-set.ts';
+import { mutateExtensionConfig, validateExtensionConfigAdmission } from '#shared/webhooks/review-extension-config.ts';
 import { mutateProvider, validateProviderAdmission } from '#shared/webhooks/review-provider.ts';
 
 export const AdmissionMode = { Mutate: 'mutate', Validate: 'validate' } as const;
@@ -33,12 +34,14 @@ const reviewers: Record<AdmissionMode, Readonly<Record<string, Reviewer>>> = {
     'cluster.x-k8s.io/Cluster': (r, d) => mutateCluster(r, d.reader),
     'cluster.x-k8s.io/ClusterClass': (r) => mutateClusterClass(r),
     'addons.cluster.x-k8s.io/ClusterResourceSet': (r) => mutateClusterResourceSet(r),
+    'runtime.cluster.x-k8s.io/ExtensionConfig': (r) => mutateExtensionConfig(r),
   },
   validate: {
     'cluster.x-k8s.io/Cluster': (r, d) => validateClusterAdmission(r, d.reader),
     'cluster.x-k8s.io/ClusterClass': (r, d) => validateClusterClassAdmission(r, d.reader),
     'addons.cluster.x-k8s.io/ClusterResourceSet': (r) => validateClusterResourceSetAdmission(r),
     'addons.cluster.x-k8s.io/ClusterResourceSetBinding': (r) => validateClusterResourceSetBindingAdmission(r),
+    'runtime.cluster.x-k8s.io/ExtensionConfig': (r) => validateExtensionConfigAdmission(r),
   },
 };
 

@@ -58,16 +58,39 @@ export type CelRequest = { readonly op: 'cel'; readonly expressions: readonly st
 export type CelResult = { readonly compileError?: boolean; readonly value?: string; readonly error?: string };
 export type CelAnswer = { readonly crashed?: true; readonly results?: readonly CelResult[] };
 
-type AnswerFor<R> = R extends TemplateRequest
-  ? TemplateAnswer
-  : R extends RegexpRequest
-    ? RegexpAnswer
-    : R extends CelRequest
-      ? CelAnswer
-      : VariablesAnswer;
+/** An object through upstream's admission webhook (ClusterTopology and RuntimeSDK gates on). */
+export type AdmissionOracleRequest = {
+  readonly op: 'validateExtensionConfig' | 'defaultExtensionConfig' | 'validateClusterClass';
+  readonly object: unknown;
+};
+export type AdmissionAnswer = {
+  readonly crashed?: true;
+  readonly admission?: {
+    readonly allowed: boolean;
+    readonly message?: string;
+    readonly reason?: string;
+    readonly code?: number;
+    readonly causes?: readonly { readonly type: string; readonly field: string; readonly message: string }[];
+    readonly warnings?: readonly string[];
+    /** defaultExtensionConfig: the object after upstream's Default. */
+    readonly object?: unknown;
+  };
+};
+
+type OracleRequest = TemplateRequest | RegexpRequest | VariablesRequest | CelRequest | AdmissionOracleRequest;
+
+type AnswerFor<R> = R extends AdmissionOracleRequest
+  ? AdmissionAnswer
+  : R extends TemplateRequest
+    ? TemplateAnswer
+    : R extends RegexpRequest
+      ? RegexpAnswer
+      : R extends CelRequest
+        ? CelAnswer
+        : VariablesAnswer;
 
 export type GoOracle = {
-  ask<R extends TemplateRequest | RegexpRequest | VariablesRequest | CelRequest>(request: R): Promise<AnswerFor<R>>;
+  ask<R extends OracleRequest>(request: R): Promise<AnswerFor<R>>;
   close(): Promise<void>;
 };
 
@@ -116,7 +139,7 @@ export function startGoOracle(): GoOracle {
     return child;
   };
   return {
-    ask<R extends TemplateRequest | RegexpRequest | VariablesRequest | CelRequest>(request: R): Promise<AnswerFor<R>> {
+    ask<R extends OracleRequest>(request: R): Promise<AnswerFor<R>> {
       if (!proc) {
         pending = [];
         proc = start();

@@ -13,6 +13,7 @@ import { groupKindOf } from '#shared/topology/desired/template-to-object.ts';
 import type { FieldError } from '#shared/topology/variables/index.ts';
 import { validateClusterClassVariables } from '#shared/topology/variables/index.ts';
 import { isDNS1123Subdomain } from '#shared/topology/variables/apimachinery-validation.ts';
+import { goJson, goQuote } from '#shared/topology/variables/json-value.ts';
 
 const fe = (type: FieldError['type'], field: string, detail: string, badValue?: string): FieldError =>
   badValue === undefined ? { type, field, detail } : { type, field, detail, badValue };
@@ -154,26 +155,113 @@ export function validateClusterClass(cc: ClusterClass): FieldError[] {
   return errors;
 }
 
+type Patch = NonNullable<ClusterClass['spec']['patches']>[number];
+
+/** Only the keys Go writes (`omitempty`), in `ExternalPatchDefinition`'s field order. */
+function externalInGoOrder(external: NonNullable<Patch['external']>): Record<string, unknown> {
+  const settings = Object.entries(external.settings ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return {
+    ...(external.generatePatchesExtension ? { generatePatchesExtension: external.generatePatchesExtension } : {}),
+    ...(external.validateTopologyExtension ? { validateTopologyExtension: external.validateTopologyExtension } : {}),
+    ...(external.discoverVariablesExtension ? { discoverVariablesExtension: external.discoverVariablesExtension } : {}),
+    ...(settings.length > 0 ? { settings: Object.fromEntries(settings) } : {}),
+  };
+}
+
+/** A patch as upstream's field error shows it: Go's JSON of `ClusterClassPatch` (field order, empty fields omitted). */
+function renderPatch(patch: Patch): string {
+  const definitions = (patch.definitions ?? []).map((d) => {
+    const m = d.selector.matchResources;
+    const matchResources = {
+      ...(m.controlPlane !== undefined ? { controlPlane: m.controlPlane } : {}),
+      ...(m.infrastructureCluster !== undefined ? { infrastructureCluster: m.infrastructureCluster } : {}),
+      ...(m.machineDeploymentClass
+        ? {
+            machineDeploymentClass: m.machineDeploymentClass.names?.length
+              ? { names: m.machineDeploymentClass.names }
+              : {},
+          }
+        : {}),
+      ...(m.machinePoolClass
+        ? { machinePoolClass: m.machinePoolClass.names?.length ? { names: m.machinePoolClass.names } : {} }
+        : {}),
+    };
+    const jsonPatches = d.jsonPatches.map((jp) => ({
+      op: jp.op,
+      path: jp.path,
+      ...(jp.value !== undefined ? { value: jp.value } : {}),
+      ...(jp.valueFrom
+        ? {
+            valueFrom: {
+              ...(jp.valueFrom.variable ? { variable: jp.valueFrom.variable } : {}),
+              ...(jp.valueFrom.template ? { template: jp.valueFrom.template } : {}),
+            },
+          }
+        : {}),
+    }));
+    return {
+      selector: {
+        apiVersion: d.selector.apiVersion,
+        kind: d.selector.kind,
+        ...(Object.keys(matchResources).length > 0 ? { matchResources } : {}),
+      },
+      ...(jsonPatches.length > 0 ? { jsonPatches } : {}),
+    };
+  });
+  return goJson({
+    name: patch.name,
+    ...(patch.description ? { description: patch.description } : {}),
+    ...(patch.enabledIf ? { enabledIf: patch.enabledIf } : {}),
+    ...(definitions.length > 0 ? { definitions } : {}),
+    ...(patch.external ? { external: externalInGoOrder(patch.external) } : {}),
+  });
+}
+
 function validatePatches(cc: ClusterClass): FieldError[] {
   const errors: FieldError[] = [];
   const variables = new Set((cc.spec.variables ?? []).map((v) => v.name));
   const names = new Set<string>();
   (cc.spec.patches ?? []).forEach((patch, i) => {
     const field = `spec.patches[${i}]`;
-    if (names.has(patch.name)) errors.push(fe('Invalid', `${field}.name`, 'patch names must be unique', patch.name));
+    // NOTE: upstream's order and wording (patch_validation.go): name, enabledIf, definitions xor external, external.
+    if (patch.name === 'inline')
+      errors.push(fe('Required', `${field}.name`, '"inline" can not be used as the name of a patch'));
+    if (names.has(patch.name))
+      errors.push(
+        fe(
+          'Invalid',
+          `${field}.name`,
+          `patch names must be unique. Patch with name ${goQuote(patch.name)} is defined more than once`,
+          patch.name,
+        ),
+      );
     names.add(patch.name);
-    const hasDefinitions = (patch.definitions?.length ?? 0) > 0;
-    if (hasDefinitions === (patch.external !== undefined))
-      errors.push(fe('Invalid', field, 'exactly one of definitions or external must be set', patch.name));
     if (patch.enabledIf !== undefined) {
       try {
         parseTemplate('enabledIf', patch.enabledIf);
       } catch (err) {
         errors.push(
-          fe('Invalid', `${field}.enabledIf`, `invalid template: ${(err as Error).message}`, patch.enabledIf),
+          fe('Invalid', `${field}.enabledIf`, `template can not be parsed: ${(err as Error).message}`, patch.enabledIf),
         );
       }
     }
+    if (patch.definitions === undefined && patch.external === undefined)
+      errors.push(fe('Required', field, 'one of definitions or external must be defined'));
+    if (patch.definitions !== undefined && patch.external !== undefined)
+      errors.push({
+        type: 'Invalid',
+        field,
+        badValue: { rendered: renderPatch(patch) },
+        detail: 'only one of definitions or external can be defined',
+      });
+    // NOTE: upstream also refuses external patches while its RuntimeSDK gate is off; capi-serverless always runs them.
+    if (patch.external && !patch.external.validateTopologyExtension && !patch.external.generatePatchesExtension)
+      errors.push({
+        type: 'Invalid',
+        field: `${field}.external`,
+        badValue: { rendered: goJson(externalInGoOrder(patch.external)) },
+        detail: 'one of validateTopologyExtension and generatePatchesExtension must be defined',
+      });
     (patch.definitions ?? []).forEach((def, j) => {
       const sel = def.selector.matchResources;
       const selects =

@@ -47,6 +47,22 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(canonicalizeJson(value)) ?? 'null';
 }
 
+/**
+ * Go's `json.Marshal` of a value whose keys are already in the order Go writes them (struct field order, sorted map
+ * keys): compact, with `<`, `>`, `&`, U+2028 and U+2029 escaped as Go escapes them.
+ *
+ * @example
+ * goJson({ key: 'a&b' }); // '{"key":"a\u0026b"}'
+ */
+export function goJson(value: unknown): string {
+  return (JSON.stringify(value) ?? 'null')
+    .replaceAll('<', '\\u003c')
+    .replaceAll('>', '\\u003e')
+    .replaceAll('&', '\\u0026')
+    .replaceAll('\u2028', '\\u2028')
+    .replaceAll('\u2029', '\\u2029');
+}
+
 /** Go's `%q` of a string (strconv.Quote) for the characters that matter in messages. */
 export function goQuote(text: string): string {
   let out = '"';

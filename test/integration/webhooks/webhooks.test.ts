@@ -478,3 +478,91 @@ describe('provider admission', () => {
     assert.equal(spec.additionalManifests.namespace, 'other-system');
   });
 });
+
+describe('ExtensionConfig admission (upstream v1.14 rules, RuntimeSDK gate on)', () => {
+  const extensionConfig = (name: string, spec: Record<string, unknown>) =>
+    asKube({ apiVersion: 'runtime.cluster.x-k8s.io/v1beta2', kind: 'ExtensionConfig', metadata: { name }, spec });
+
+  const cases: [string, KubeObject, string[]][] = [
+    [
+      'refuses an http URL',
+      extensionConfig('http-ext', { clientConfig: { url: 'http://ext.example' }, namespaceSelector: {} }),
+      [
+        'admission webhook "validation.extensionconfig.runtime.cluster.x-k8s.io" denied the request',
+        'ExtensionConfig.runtime.cluster.x-k8s.io "http-ext" is invalid',
+        `spec.clientConfig.url: Invalid value: "http://ext.example": 'https' is the only allowed URL scheme`,
+      ],
+    ],
+    [
+      'refuses a name that is no DNS-1123 label',
+      extensionConfig('ext.example', { clientConfig: { url: 'https://ext.example' } }),
+      ['metadata.name: Invalid value: "ext.example": ExtensionConfig name should be a valid DNS1123 label name'],
+    ],
+    [
+      'refuses a service name that is no DNS-1035 label and a relative path',
+      extensionConfig('svc-ext', {
+        clientConfig: { service: { name: '1-ext', namespace: 'ext-system', path: 'hooks' } },
+      }),
+      [
+        'spec.clientConfig.service.name: Invalid value: "1-ext": a DNS-1035 label must consist of',
+        'spec.clientConfig.service.path: Invalid value: "hooks": must start with "/" to be a valid URL path',
+      ],
+    ],
+    [
+      'refuses a namespaceSelector that is no selector',
+      extensionConfig('sel-ext', {
+        clientConfig: { url: 'https://ext.example' },
+        namespaceSelector: { matchExpressions: [{ key: 'env', operator: 'Is', values: ['a'] }] },
+      }),
+      ['spec.namespaceSelector: Invalid value:', '"Is" is not a valid label selector operator'],
+    ],
+  ];
+  for (const [name, object, fragments] of cases) {
+    test(name, async () => {
+      await refused(createObject(mgmt.kube, object, { fieldManager }), KubeInvalidError, ...fragments);
+    });
+  }
+
+  test('admits a valid ExtensionConfig, defaulted (namespaceSelector {}, service port 443)', async () => {
+    const written = await createObject(
+      mgmt.kube,
+      extensionConfig('good-ext', {
+        clientConfig: { service: { name: 'ext', namespace: 'ext-system', path: '/hooks' } },
+      }),
+      { fieldManager },
+    );
+    const spec = written['spec'] as { clientConfig: { service: { port?: number } }; namespaceSelector?: unknown };
+    assert.equal(spec.clientConfig.service.port, 443);
+    assert.deepEqual(spec.namespaceSelector, {});
+  });
+});
+
+describe('ClusterClass external patches (upstream v1.14 rules)', () => {
+  const withPatch = (name: string, patch: Record<string, unknown>) =>
+    asKube(
+      new ClusterClassBuilder(name)
+        .with((c) => (c.spec.patches = [patch as unknown as NonNullable<ClusterClass['spec']['patches']>[number]]))
+        .build(),
+    );
+
+  test('refuses an external patch with neither generatePatchesExtension nor validateTopologyExtension', async () => {
+    await refused(
+      createObject(
+        mgmt.kube,
+        withPatch('ext-vars-only', { name: 'ext', external: { discoverVariablesExtension: 'discover-variables.ext' } }),
+        { fieldManager },
+      ),
+      KubeInvalidError,
+      'ClusterClass.cluster.x-k8s.io "ext-vars-only" is invalid',
+      'spec.patches[0].external: Invalid value: {"discoverVariablesExtension":"discover-variables.ext"}: one of validateTopologyExtension and generatePatchesExtension must be defined',
+    );
+  });
+
+  test('admits an external patch whose extension no ExtensionConfig registers yet (checked when reconciled)', async () => {
+    await createObject(
+      mgmt.kube,
+      withPatch('ext-missing', { name: 'ext', external: { generatePatchesExtension: 'generate-patches.missing' } }),
+      { fieldManager },
+    );
+  });
+});

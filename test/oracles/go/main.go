@@ -2,7 +2,8 @@
 // TypeScript, using Go's own libraries and Cluster API's own code: text/template with sprig's hermetic functions,
 // regexp (variable `pattern`), closed CEL expressions in the Kubernetes base CEL environment
 // (k8s.io/apiserver/pkg/cel/environment), and ClusterClass variable validation and defaulting
-// (sigs.k8s.io/cluster-api/internal/topology/variables). It reads one JSON request per line on stdin and writes one
+// (sigs.k8s.io/cluster-api/internal/topology/variables), and upstream's admission webhooks for ExtensionConfigs and
+// ClusterClasses (sigs.k8s.io/cluster-api/core/webhooks/admission, feature gates ClusterTopology and RuntimeSDK on). It reads one JSON request per line on stdin and writes one
 // JSON response per line on stdout, in order, so tests can keep one process and ask thousands of questions.
 package main
 
@@ -25,10 +26,14 @@ import (
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/common/types/traits"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/cel/environment"
 
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
+	"sigs.k8s.io/cluster-api/core/webhooks/admission"
+	"sigs.k8s.io/cluster-api/feature"
 	"sigs.k8s.io/cluster-api/internal/topology/variables"
 )
 
@@ -56,6 +61,9 @@ type request struct {
 	Definitions    []clusterv1.ClusterClassStatusVariable `json:"definitions,omitempty"`
 	Overrides      bool                                   `json:"overrides,omitempty"`
 	FieldPath      string                                 `json:"fieldPath,omitempty"`
+
+	// admission: an ExtensionConfig or ClusterClass (v1beta2 JSON) for upstream's webhook
+	Object json.RawMessage `json:"object,omitempty"`
 }
 
 type fieldError struct {
@@ -85,6 +93,84 @@ type response struct {
 	// variables
 	FieldErrors []fieldError                `json:"fieldErrors,omitempty"`
 	Defaulted   []clusterv1.ClusterVariable `json:"defaulted,omitempty"`
+
+	// admission
+	Admission *admissionResult `json:"admission,omitempty"`
+}
+
+// admissionResult is what upstream's webhook answers: allowed, or refused with the Status it returns (message,
+// reason, code and the causes as apierrors.NewInvalid builds them), plus warnings; for defaulting the object after.
+type admissionResult struct {
+	Allowed  bool            `json:"allowed"`
+	Message  string          `json:"message,omitempty"`
+	Reason   string          `json:"reason,omitempty"`
+	Code     int32           `json:"code,omitempty"`
+	Causes   []statusCause   `json:"causes,omitempty"`
+	Warnings []string        `json:"warnings,omitempty"`
+	Object   json.RawMessage `json:"object,omitempty"`
+}
+
+type statusCause struct {
+	Type    string `json:"type"`
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}
+
+func admissionAnswer(warnings []string, err error) response {
+	res := &admissionResult{Allowed: err == nil, Warnings: warnings}
+	if err != nil {
+		status, ok := err.(apierrors.APIStatus)
+		if !ok {
+			return response{Error: "webhook returned a non-status error: " + err.Error()}
+		}
+		s := status.Status()
+		res.Message, res.Reason, res.Code = s.Message, string(s.Reason), s.Code
+		if s.Details != nil {
+			for _, c := range s.Details.Causes {
+				res.Causes = append(res.Causes, statusCause{Type: string(c.Type), Field: c.Field, Message: c.Message})
+			}
+		}
+	}
+	return response{Admission: res}
+}
+
+// enableGates turns on the gates capi-serverless always runs with (it serves topologies and the Runtime SDK).
+func enableGates() {
+	if err := feature.MutableGates.Set("ClusterTopology=true,RuntimeSDK=true"); err != nil {
+		panic(err)
+	}
+}
+
+func admitExtensionConfig(ctx context.Context, r request, mutate bool) response {
+	enableGates()
+	ec := &runtimev1.ExtensionConfig{}
+	if err := json.Unmarshal(r.Object, ec); err != nil {
+		return response{Error: "bad object: " + err.Error()}
+	}
+	webhook := &admission.ExtensionConfig{}
+	if mutate {
+		if err := webhook.Default(ctx, ec); err != nil {
+			return response{Error: "default: " + err.Error()}
+		}
+		out, err := json.Marshal(ec)
+		if err != nil {
+			return response{Error: err.Error()}
+		}
+		return response{Admission: &admissionResult{Allowed: true, Object: out}}
+	}
+	warnings, err := webhook.ValidateCreate(ctx, ec)
+	return admissionAnswer(warnings, err)
+}
+
+func admitClusterClass(ctx context.Context, r request) response {
+	enableGates()
+	cc := &clusterv1.ClusterClass{}
+	if err := json.Unmarshal(r.Object, cc); err != nil {
+		return response{Error: "bad object: " + err.Error()}
+	}
+	// NOTE: a create lists no Clusters, so the webhook needs no client.
+	warnings, err := (&admission.ClusterClass{}).ValidateCreate(ctx, cc)
+	return admissionAnswer(warnings, err)
 }
 
 func evalTemplate(r request) response {
@@ -251,6 +337,12 @@ func handle(r request) (res response) {
 			values = []clusterv1.ClusterVariable{}
 		}
 		return response{Defaulted: values, FieldErrors: fieldErrors(errs)}
+	case "validateExtensionConfig":
+		return admitExtensionConfig(ctx, r, false)
+	case "defaultExtensionConfig":
+		return admitExtensionConfig(ctx, r, true)
+	case "validateClusterClass":
+		return admitClusterClass(ctx, r)
 	default:
 		return response{Error: "unknown op " + r.Op}
 	}

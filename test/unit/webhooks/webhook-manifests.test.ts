@@ -46,6 +46,8 @@ describe('loadWebhookConfigurations', () => {
     ['validation.clusterresourceset.addons.cluster.x-k8s.io', 'Fail', 'validating'],
     ['validation.clusterresourcesetbinding.addons.cluster.x-k8s.io', 'Fail', 'validating'],
     ['validation.providers.operator.cluster.x-k8s.io', 'Ignore', 'validating'],
+    ['validation.extensionconfig.runtime.cluster.x-k8s.io', 'Fail', 'validating'],
+    ['default.extensionconfig.runtime.cluster.x-k8s.io', 'Ignore', 'mutating'],
     ['default.cluster.cluster.x-k8s.io', 'Fail', 'mutating'],
     ['default.clusterclass.cluster.x-k8s.io', 'Ignore', 'mutating'],
     ['default.clusterresourceset.addons.cluster.x-k8s.io', 'Ignore', 'mutating'],
