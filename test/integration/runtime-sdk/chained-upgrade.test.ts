@@ -368,7 +368,10 @@ describe('chained upgrades from spec.kubernetesVersions', () => {
       apiVersion: 'v1',
       kind: 'ConfigMap',
       metadata: { namespace: key.namespace, name: 'c1-test-ext-test-extension-hookresponses' },
-      data: { 'BeforeClusterUpgrade-preloadedResponse': '{"Status": "Failure", "Message": "not before Friday"}' },
+      data: {
+        'BeforeClusterUpgrade-v1.33.0-v1.35.0-preloadedResponse':
+          '{"Status": "Failure", "Message": "not before Friday"}',
+      },
     });
     await put(cluster(key.namespace, 'v1.35.0'));
     const outcome = await reconcileTopology(deps, key);
