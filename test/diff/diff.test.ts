@@ -15,6 +15,8 @@
 // `node test/run.mjs` invocations at once (each has its own network namespace); DIFF_MERGE_SHARDS=1 merges the shards'
 // raw results into the results' raw/ before comparing (`DIFF_ALL=1 DIFF_REUSE=1 DIFF_MERGE_SHARDS=1`: the whole
 // corpus's report, test/diff/results/full/, without servers).
+// DIFF_REPORT_NAME=<name> writes the report as <name>.md/.json (e.g. extension-report for the extension scenarios,
+// d62-d65); scenarios marked `extension` start upstream's test Runtime Extension on each side.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -106,7 +108,7 @@ async function runSide(name: SideName, scenarios: ReturnType<typeof computeScena
   const missing = scenarios.filter((s) => rerun || saved?.scenarios[s.name] === undefined);
   if (saved && missing.length === 0) return saved;
   const started = Date.now();
-  const side = await startSide(name);
+  const side = await startSide(name, { extension: missing.some((s) => s.extension) });
   const startMs = Date.now() - started;
   process.stderr.write(`[${name}] started in ${(startMs / 1000).toFixed(0)} s\n`);
   try {
@@ -138,15 +140,17 @@ test(
     for (const name of sides) results[name] = await runSide(name, scenarios);
     const report = computeDiffReport(scenarios, results.upstream!, results['capi-serverless']!, knownDifferences);
     mkdirSync(resultsDir, { recursive: true });
-    // NOTE: a re-run of some scenarios of the whole corpus reports on them beside the whole corpus's report.
+    // NOTE: a re-run of some scenarios of the whole corpus reports on them beside the whole corpus's report
+    // (DIFF_REPORT_NAME=<name> names that report, so one re-run's report does not replace another's).
     const reportName =
-      process.env['DIFF_ALL'] === '1' && process.env['DIFF_SCENARIOS'] && !shard ? 'rerun-report' : 'report';
+      process.env['DIFF_REPORT_NAME'] ??
+      (process.env['DIFF_ALL'] === '1' && process.env['DIFF_SCENARIOS'] && !shard ? 'rerun-report' : 'report');
     writeFileSync(join(resultsDir, `${reportName}.json`), `${JSON.stringify(report, null, 1)}\n`);
     writeFileSync(join(resultsDir, `${reportName}.md`), renderDiffMarkdown(report));
     const text = renderDiffText(report);
     if (text) console.log(text);
     console.log(
-      `differential: ${report.scenarios} scenarios, ${report.steps} steps, ${report.objectsCompared} objects compared; ${report.unknownDifferences} unknown and ${report.knownDifferences} known differences (report: test/diff/results/report.md)`,
+      `differential: ${report.scenarios} scenarios, ${report.steps} steps, ${report.objectsCompared} objects compared; ${report.unknownDifferences} unknown and ${report.knownDifferences} known differences (report: ${join(resultsDir, reportName)}.md)`,
     );
     assert.deepEqual(report.errors, [], 'every scenario ran on both sides');
     assert.equal(

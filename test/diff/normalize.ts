@@ -84,8 +84,26 @@ function normalizeObject(obj: KubeObject, names: Map<string, string>): Record<st
 }
 
 /**
+ * What the ClusterClass's status says of its variables (those DiscoverVariables returned, `from` the external patch):
+ * status.variables and the VariablesReady condition without its time or observedGeneration.
+ */
+function computeClassVariables(clusterClass: KubeObject, names: Map<string, string>): Record<string, unknown> {
+  const status = (clusterClass['status'] ?? {}) as { variables?: unknown; conditions?: Condition[] };
+  const ready = (status.conditions ?? []).find((c) => c.type === 'VariablesReady');
+  return mapStrings(
+    {
+      name: clusterClass.metadata.name,
+      variables: status.variables ?? [],
+      variablesReady: ready ? { status: ready.status, reason: ready.reason, message: ready.message ?? '' } : {},
+    },
+    names,
+  ) as Record<string, unknown>;
+}
+
+/**
  * The comparable form of a snapshot: role → normalised object; `Cluster` keeps spec, labels, annotations and the
- * TopologyReconciled condition; `Leftovers` lists the unreferenced topology objects, sorted.
+ * TopologyReconciled condition; `ClusterClass` (when read) its status.variables and VariablesReady; `Leftovers` lists
+ * the unreferenced topology objects, sorted.
  *
  * @example
  * computeNormalizedSnapshot(await getTopologySnapshot(kube, ns, 'c'))['ControlPlane'];
@@ -106,6 +124,7 @@ export function computeNormalizedSnapshot(raw: RawSnapshot): NormalizedSnapshot 
     };
   }
   for (const role of Object.keys(raw.objects).sort()) out[role] = normalizeObject(raw.objects[role]!, names);
+  if (raw.clusterClass) out['ClusterClass'] = computeClassVariables(raw.clusterClass, names);
   out['Leftovers'] = raw.leftovers
     .map((o) => normalizeObject(o, names))
     .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));

@@ -8,6 +8,8 @@ import { createAuditLog, type AuditEvent, type AuditLog } from '#test/harness/au
 import type { TestCluster } from '#test/harness/clusters.ts';
 import { computeGatesForAllManagers, startUpstreamManagementCluster } from '#test/harness/upstream-capi.ts';
 import { startProduct, type RunningProduct } from '#test/e2e/product.ts';
+import type { TestExtension } from '#test/harness/test-extension.ts';
+import { applyHookResponses, extensionNamespaceLabel, startDiffExtension, waitForClassVariables } from './extension.ts';
 import { computeNormalizedSnapshot, getTopologyProgress, type NormalizedSnapshot } from './normalize.ts';
 import { clusterName, type Scenario, type Step } from './scenarios.ts';
 import { getTopologySnapshot } from './snapshot.ts';
@@ -93,13 +95,14 @@ rules:
 
 /**
  * Starts one side: upstream's managers ('upstream-only' for `upstream`, the handoff plus capi-serverless's topology
- * handler behind the local bus, forwarder and ticks for `capi-serverless`), with an audit log of writes.
+ * handler behind the local bus, forwarder and ticks for `capi-serverless`), with an audit log of writes; with
+ * `extension`, upstream's test Runtime Extension registered and discovered on it (the extension scenarios).
  *
  * @example
- * const side = await startSide('upstream');
+ * const side = await startSide('upstream', { extension: true });
  * try { ... } finally { await side.stop(); }
  */
-export async function startSide(name: SideName): Promise<RunningSide> {
+export async function startSide(name: SideName, opts: { extension?: boolean } = {}): Promise<RunningSide> {
   const audit = createAuditLog(auditPolicy);
   const mgmt = await startUpstreamManagementCluster({
     name: name === 'upstream' ? 'diff-upstream' : 'diff-capi-serverless',
@@ -116,9 +119,13 @@ export async function startSide(name: SideName): Promise<RunningSide> {
     },
   });
   let product: RunningProduct | undefined;
+  let extension: TestExtension | undefined;
   try {
     if (name === 'capi-serverless') product = await startProduct(mgmt, ['topology'], { tickMs: 5_000 });
+    // NOTE: after the product: on the capi-serverless side its topology function discovers the extension.
+    if (opts.extension) extension = await startDiffExtension(mgmt);
   } catch (err) {
+    await product?.stop();
     await mgmt.stop();
     throw err;
   }
@@ -137,7 +144,7 @@ export async function startSide(name: SideName): Promise<RunningSide> {
       return events;
     },
     diagnostics: () =>
-      `${product ? `----- capi-serverless passes\n${product.recentPasses(60)}\n` : ''}----- upstream managers\n${mgmt.upstream
+      `${product ? `----- capi-serverless passes\n${product.recentPasses(60)}\n` : ''}${extension ? `----- test extension\n${extension.logs().split('\n').slice(-40).join('\n')}\n` : ''}----- upstream managers\n${mgmt.upstream
         .logs()
         .split('\n')
         .slice(-80)
@@ -145,6 +152,7 @@ export async function startSide(name: SideName): Promise<RunningSide> {
     passLog: () => (product ? `${product.passLines.join('\n')}\n` : ''),
     async stop() {
       await product?.stop();
+      await extension?.stop();
       await mgmt.stop();
       audit.remove();
     },
@@ -198,8 +206,13 @@ async function applyAsUser(kube: KubeClient, obj: KubeObject): Promise<void> {
   }
 }
 
-async function applyStep(kube: KubeClient, step: Step & { kind: 'apply' }): Promise<void> {
+async function applyStep(kube: KubeClient, step: Step & { kind: 'apply' }, extension: boolean): Promise<void> {
   for (const obj of step.state.objects) await applyAsUser(kube, obj);
+  // NOTE: the Cluster's variables are validated against those the extension's DiscoverVariables returned.
+  if (extension) {
+    const classRef = (step.state.cluster['spec'] as { topology: { classRef: { name: string } } }).topology.classRef;
+    await waitForClassVariables(kube, step.state.cluster.metadata.namespace ?? '', classRef.name);
+  }
   await applyAsUser(kube, step.state.cluster);
 }
 
@@ -216,13 +229,13 @@ async function waitUntilSettled(
   kube: KubeClient,
   namespace: string,
   deleting: boolean,
-  opts: SettleOptions,
+  opts: SettleOptions & { clusterClass?: boolean },
 ): Promise<Settled> {
   const started = Date.now();
   let last = '';
   let quietSince = Date.now();
   for (;;) {
-    const raw = await getTopologySnapshot(kube, namespace, clusterName);
+    const raw = await getTopologySnapshot(kube, namespace, clusterName, { clusterClass: opts.clusterClass ?? false });
     const snapshot = computeNormalizedSnapshot(raw);
     const text = JSON.stringify(snapshot);
     const now = Date.now();
@@ -316,7 +329,12 @@ async function runScenario(side: RunningSide, scenario: Scenario, settle: Settle
   const started = Date.now();
   const steps: StepResult[] = [];
   try {
-    await applyAsUser(kube, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+    await applyAsUser(kube, {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: namespace, ...(scenario.extension ? { labels: { [extensionNamespaceLabel]: 'true' } } : {}) },
+    });
+    if (scenario.extension) await applyHookResponses(kube, namespace);
     let previousObjects = '';
     for (const step of scenario.steps) {
       const stepStarted = Date.now();
@@ -327,7 +345,7 @@ async function runScenario(side: RunningSide, scenario: Scenario, settle: Settle
       // whose control plane was refused at creation), not an error of the run.
       let refusal: string | undefined;
       if (step.kind === 'apply')
-        refusal = await applyStep(kube, step).then(
+        refusal = await applyStep(kube, step, scenario.extension ?? false).then(
           () => undefined,
           (err: unknown) => {
             const message = errorMessage(err);
@@ -342,12 +360,11 @@ async function runScenario(side: RunningSide, scenario: Scenario, settle: Settle
           namespace,
           name: clusterName,
         });
-      const s = await waitUntilSettled(
-        kube,
-        namespace,
-        step.kind === 'delete',
-        classChanged ? { ...settle, quietMs: Math.max(settle.quietMs, settle.classChangeQuietMs) } : settle,
-      );
+      const s = await waitUntilSettled(kube, namespace, step.kind === 'delete', {
+        ...settle,
+        ...(classChanged ? { quietMs: Math.max(settle.quietMs, settle.classChangeQuietMs) } : {}),
+        clusterClass: scenario.extension ?? false,
+      });
       const snapshotAt = Date.now();
       const settledWrites = computeSettledWrites(side.auditEvents(), namespace, s.names, s.quietSince, snapshotAt);
       steps.push({

@@ -1,6 +1,7 @@
 // The differential's corpus: upstream's own in-memory ClusterClass and topology Cluster (test/e2e/in-memory-class.ts,
 // the cached upstream e2e data with inline copies of the test extension's patches), generated variations of its
-// variables, patches and naming, and step sequences run on both sides. Every scenario lives in its own namespace
+// variables, patches and naming, and step sequences run on both sides; and the extension scenarios, upstream's class
+// unchanged with its test Runtime Extension on each side. Every scenario lives in its own namespace
 // (its name) with one Cluster `c`.
 import type { KubeObject } from '#shared/kube/index.ts';
 import { computeInMemoryObjects } from '#test/e2e/in-memory-class.ts';
@@ -19,9 +20,16 @@ export type Scenario = {
   readonly name: string;
   readonly description: string;
   readonly steps: readonly Step[];
+  /**
+   * Runs against upstream's test Runtime Extension registered on the side (the ClusterClass unchanged: its external
+   * patches, DiscoverVariables and GenerateUpgradePlan); the ClusterClass's status.variables is compared too.
+   */
+  readonly extension?: boolean;
 };
 
 export const clusterName = 'c';
+/** The test extension's ExtensionConfig: upstream's ClusterClass names its handlers `<hook>.<this>`. */
+export const extensionConfigName = 'in-memory';
 export const fromVersion = 'v1.36.4';
 export const toVersion = 'v1.37.0';
 
@@ -473,10 +481,10 @@ export const ciScenarioNames: readonly string[] = [
 
 /**
  * The corpus: every class variant × every step sequence, plus upstream's class verbatim (10 s provisioning), plus a
- * chained upgrade through spec.kubernetesVersions.
+ * chained upgrade through spec.kubernetesVersions, plus upstream's class unchanged with its test extension (issue 18).
  *
  * @example
- * computeScenarios().length // 62
+ * computeScenarios().length // 66
  */
 export function computeScenarios(): Scenario[] {
   const out: Scenario[] = [];
@@ -502,7 +510,8 @@ export function computeScenarios(): Scenario[] {
         ),
       );
     }
-  out.push(computeChainedUpgradeScenario(`d${String(i).padStart(2, '0')}-chained-upgrade`));
+  out.push(computeChainedUpgradeScenario(`d${String(i++).padStart(2, '0')}-chained-upgrade`));
+  for (const [suffix, build] of extensionScenarios) out.push(build(`d${String(i++).padStart(2, '0')}-${suffix}`));
   return out;
 }
 
@@ -539,3 +548,110 @@ function computeChainedUpgradeScenario(name: string): Scenario {
     },
   );
 }
+
+/** Upstream's ClusterClass and Cluster unchanged (external patches, upgrade plan), 1 s provisioning, at `version`. */
+function computeExtensionBase(namespace: string, version: string): ScenarioState {
+  const { clusterClass, cluster } = computeInMemoryObjects({
+    namespace,
+    clusterName,
+    kubernetesVersion: version,
+    extensionConfigName,
+  });
+  const s: Mutable = structuredClone({ objects: [...clusterClass], cluster });
+  fastProvisioning('1s')(s);
+  return s;
+}
+
+function computeExtensionScenario(name: string, what: string, version: string, seq: Sequence): Scenario {
+  const scenario = computeScenario(
+    name,
+    `upstream's in-memory class unchanged with its test extension (external patches and variables, upgrade plan), 1 s provisioning; ${what}; steps: ${seq.steps.map(([n]) => n).join(', ')}`,
+    computeExtensionBase(name, version),
+    seq,
+  );
+  return { ...scenario, extension: true };
+}
+
+/**
+ * The scenarios with upstream's test extension, in corpus order: the variables its GeneratePatches reads, the upgrade
+ * through its GenerateUpgradePlan (one minor, then two), and MachineDeployments with per-topology overrides.
+ */
+const extensionScenarios: readonly (readonly [string, (name: string) => Scenario])[] = [
+  [
+    'extension-variables',
+    (name) =>
+      computeExtensionScenario(name, 'variables its GeneratePatches reads', fromVersion, {
+        name: 'extension-variables',
+        steps: [
+          // NOTE: "1" and "" only: with one control-plane replica the KubeadmControlPlane webhook refuses any other
+          // maxSurge, and both sides' messages for that refusal differ in wording only (d13).
+          ['kubeadmControlPlaneMaxSurge "1" to ""', (s) => setVariable(s, 'kubeadmControlPlaneMaxSurge', '')],
+          [
+            'set preKubeadmCommands and files',
+            (s) => {
+              setVariable(s, 'preKubeadmCommands', ['echo diff']);
+              setVariable(s, 'files', [{ path: '/etc/diff.conf', content: 'diff' }]);
+            },
+          ],
+          ['kubeadmControlPlaneMaxSurge "1" again', (s) => setVariable(s, 'kubeadmControlPlaneMaxSurge', '1')],
+        ],
+      }),
+  ],
+  [
+    'extension-upgrade',
+    (name) =>
+      computeExtensionScenario(name, 'an upgrade planned by its GenerateUpgradePlan', fromVersion, {
+        name: 'extension-upgrade',
+        steps: [
+          [
+            `upgrade to ${toVersion}`,
+            (s) => {
+              topologyOf(s)['version'] = toVersion;
+            },
+          ],
+        ],
+      }),
+  ],
+  [
+    'extension-chained-upgrade',
+    (name) =>
+      computeExtensionScenario(name, 'a two-minor upgrade planned by its GenerateUpgradePlan', chainedVersions[0], {
+        name: 'extension-chained-upgrade',
+        steps: [
+          [
+            `upgrade ${chainedVersions[0]} to ${toVersion}`,
+            (s) => {
+              topologyOf(s)['version'] = toVersion;
+            },
+          ],
+        ],
+      }),
+  ],
+  [
+    'extension-workers',
+    (name) =>
+      computeExtensionScenario(name, 'MachineDeployments with overrides of its variables', fromVersion, {
+        name: 'extension-workers',
+        steps: [
+          [
+            'add md-1 overriding kubeadmConfigTemplateAnnotations',
+            (s) => {
+              mdsOf(s).push({
+                ...structuredClone(mdsOf(s)[0]!),
+                name: 'md-1',
+                replicas: 1,
+                variables: { overrides: [{ name: 'kubeadmConfigTemplateAnnotations', value: { 'diff-md': 'md-1' } }] },
+              });
+            },
+          ],
+          [
+            'scale md-1 to 2, kubeadmConfigTemplateAnnotations set for the Cluster',
+            (s) => {
+              mdsOf(s)[1]!.replicas = 2;
+              setVariable(s, 'kubeadmConfigTemplateAnnotations', { 'diff-cluster': 'all' });
+            },
+          ],
+        ],
+      }),
+  ],
+];

@@ -19,6 +19,8 @@ export type RawSnapshot = {
   readonly objects: Readonly<Record<string, KubeObject>>;
   /** Topology-owned templates and objects of this Cluster that no role above holds. */
   readonly leftovers: readonly KubeObject[];
+  /** The Cluster's ClusterClass, when asked for (its status.variables is compared in the extension scenarios). */
+  readonly clusterClass?: KubeObject;
 };
 
 const topologyOwned = 'topology.cluster.x-k8s.io/owned';
@@ -50,13 +52,29 @@ const stampedKinds = [
 ] as const;
 
 /**
- * The topology's objects of Cluster `namespace/name` as the API server has them now.
+ * The topology's objects of Cluster `namespace/name` as the API server has them now; with `clusterClass`, its
+ * ClusterClass too (while the Cluster exists).
  *
  * @example
  * const raw = await getTopologySnapshot(kube, 'd01', 'c');
  */
-export async function getTopologySnapshot(kube: KubeClient, namespace: string, name: string): Promise<RawSnapshot> {
+export async function getTopologySnapshot(
+  kube: KubeClient,
+  namespace: string,
+  name: string,
+  opts: { clusterClass?: boolean } = {},
+): Promise<RawSnapshot> {
   const cluster = await findObject(kube, { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Cluster', namespace, name });
+  const classRef = at(cluster, 'spec', 'topology', 'classRef') as { name?: string; namespace?: string } | undefined;
+  const clusterClass =
+    opts.clusterClass && classRef?.name
+      ? await findObject(kube, {
+          apiVersion: 'cluster.x-k8s.io/v1beta2',
+          kind: 'ClusterClass',
+          namespace: classRef.namespace || namespace,
+          name: classRef.name,
+        })
+      : undefined;
   const objects: Record<string, KubeObject> = {};
   const put = (role: string, obj: KubeObject | undefined) => {
     if (obj) objects[role] = obj;
@@ -113,5 +131,5 @@ export async function getTopologySnapshot(kube: KubeClient, namespace: string, n
   }
   const held = new Set(Object.values(objects).map((o) => `${o.kind}/${o.metadata.name ?? ''}`));
   const leftovers = [...owned.entries()].filter(([key]) => !held.has(key)).map(([, o]) => o);
-  return { ...(cluster ? { cluster } : {}), objects, leftovers };
+  return { ...(cluster ? { cluster } : {}), objects, leftovers, ...(clusterClass ? { clusterClass } : {}) };
 }

@@ -1,9 +1,10 @@
 // Upstream Cluster API's own in-memory e2e ClusterClass and topology Cluster (test/e2e/data/infrastructure-docker/main
 // of the published test module, read from the harness cache at run time; nothing upstream is copied here), with
 // clusterctl's variable substitution. Given an `extensionConfigName`, the ClusterClass is upstream's unchanged: its
-// external patches call upstream's test Runtime Extension registered under that name (the e2e). Without one, one
-// transformation: its external patches become inline patches, for the suites that run no extension (the
-// differential, the side-by-side bench, the local mode's example, the switch-over).
+// external patches call upstream's test Runtime Extension registered under that name (the e2e, the differential's
+// extension scenarios). Without one, one transformation: its external patches become inline patches, for the suites
+// that run no extension (the differential but its extension scenarios, the side-by-side bench, the local mode's
+// example, the switch-over).
 //
 // Every change to upstream's ClusterClass `in-memory` (computeInlinePatchClass):
 //  1. `spec.patches[test-patch].external` (upstream's test extension, GeneratePatches + DiscoverVariables, in
