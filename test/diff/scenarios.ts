@@ -583,8 +583,8 @@ const extensionScenarios: readonly (readonly [string, (name: string) => Scenario
       computeExtensionScenario(name, 'variables its GeneratePatches reads', fromVersion, {
         name: 'extension-variables',
         steps: [
-          // NOTE: "1" and "" only: with one control-plane replica the KubeadmControlPlane webhook refuses any other
-          // maxSurge, and both sides' messages for that refusal differ in wording only (d13).
+          // NOTE: with one control-plane replica the KubeadmControlPlane webhook refuses a maxSurge other than 0 or 1:
+          // the last step's refusal is compared as TopologyReconciled's message (worded as upstream's since d13).
           ['kubeadmControlPlaneMaxSurge "1" to ""', (s) => setVariable(s, 'kubeadmControlPlaneMaxSurge', '')],
           [
             'set preKubeadmCommands and files',
@@ -594,6 +594,10 @@ const extensionScenarios: readonly (readonly [string, (name: string) => Scenario
             },
           ],
           ['kubeadmControlPlaneMaxSurge "1" again', (s) => setVariable(s, 'kubeadmControlPlaneMaxSurge', '1')],
+          [
+            'kubeadmControlPlaneMaxSurge "2" (refused by the KubeadmControlPlane webhook)',
+            (s) => setVariable(s, 'kubeadmControlPlaneMaxSurge', '2'),
+          ],
         ],
       }),
   ],
