@@ -21,7 +21,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { controllers, dueIndex, tableDesign, type Controller } from '#shared/checkpoint/table.ts';
 import { detailTypes, eventSources } from '#shared/runtime/events.ts';
-import { eventPatternOf, routes } from '#shared/runtime/routes.ts';
+import { eventPatternOf, fanOutPatternOf, routes } from '#shared/runtime/routes.ts';
 import { acknowledgeAcceptedFindings } from './nag-suppressions.ts';
 import { createSecretsExtension } from './secrets-extension.ts';
 import { PrivateNetwork, type PrivateNetworkProps } from './private-network.ts';
@@ -178,6 +178,9 @@ export class CapiServerlessStack extends Stack {
           ...eksEnvironment,
           ...(network ? { POWERTOOLS_TRACE_ENABLED: 'false' } : {}),
           TABLE_NAME: this.table.tableName,
+          // NOTE: fan-out (shared/runtime/fan-out.ts) puts events on the bus; from private subnets that would need an
+          // EventBridge interface endpoint, which bills by the hour: there every mapped pass runs in its invocation.
+          ...(network ? {} : { EVENT_BUS_NAME: this.bus.eventBusName }),
           POWERTOOLS_SERVICE_NAME: `capi-serverless-${controller}`,
           POWERTOOLS_METRICS_NAMESPACE: 'CapiServerless',
           // NOTE: leases outlive the function timeout, so a crashed pass's lease lapses before a retry could run twice.
@@ -210,6 +213,14 @@ export class CapiServerlessStack extends Stack {
         }),
       );
       secret?.grantRead(fn);
+      if (!network)
+        fn.addToRolePolicy(
+          new iam.PolicyStatement({
+            actions: ['events:PutEvents'],
+            resources: [this.bus.eventBusArn],
+            conditions: { StringEquals: { 'events:source': eventSources.fanOut } },
+          }),
+        );
       alarms.push(
         fn.metricErrors({ period: Duration.minutes(5) }).createAlarm(this, `${name}ErrorsAlarm`, {
           alarmDescription: `${controller} invocations that failed (not recorded as a pass outcome)`,
@@ -235,6 +246,19 @@ export class CapiServerlessStack extends Stack {
           }),
         );
       }
+      // Batches of passes another invocation of this controller fanned out (fan-out.ts), retried as object changes.
+      if (!network)
+        new events.Rule(this, `${name}FanOutRule`, {
+          eventBus: this.bus,
+          description: `batches of passes fanned out to ${controller}`,
+          eventPattern: fanOutPatternOf(controller),
+        }).addTarget(
+          new eventTargets.LambdaFunction(fn, {
+            deadLetterQueue: dlq,
+            retryAttempts: 4,
+            maxEventAge: Duration.hours(1),
+          }),
+        );
       new scheduler.Schedule(this, `${name}Tick`, {
         description: `${controller} tick: list, compare with checkpoints, reconcile what is due`,
         schedule: scheduler.ScheduleExpression.rate(Duration.minutes(props.tickMinutes ?? 5)),

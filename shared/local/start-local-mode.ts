@@ -24,6 +24,7 @@ import {
 } from '#shared/kube/index.ts';
 import { createFunctionHandler } from '#shared/runtime/create-function-handler.ts';
 import type { ControllerHandler } from '#shared/runtime/create-controller-handler.ts';
+import type { FanOutSink } from '#shared/runtime/fan-out.ts';
 import { createLocalBus, type LocalBus } from '#shared/runtime/local-bus.ts';
 import { reconcilers } from '#shared/runtime/reconcilers.ts';
 import { defaultTargets, discoverProviderTargets } from '#functions/forwarder/default-targets.ts';
@@ -318,10 +319,13 @@ async function start(
   stops.push(() => Promise.resolve(ddbClient.destroy()));
   await ensureTable(createCheckpointStore({ client: ddbClient, tableName: defaultTableName }));
 
+  // NOTE: handlers fan out through the bus they are on, created below (a batch invokes its controller once, as on Lambda).
+  const fanOutTo: { bus?: LocalBus } = {};
+  const fanOut: FanOutSink = (requests) => fanOutTo.bus?.putPassRequests(requests) ?? Promise.resolve(requests);
   const handlers: Partial<Record<Controller, ControllerHandler>> = {};
   for (const controller of Object.keys(reconcilers) as Controller[]) {
     const reconciler = reconcilers[controller];
-    if (reconciler) handlers[controller] = createFunctionHandler(reconciler, env);
+    if (reconciler) handlers[controller] = createFunctionHandler(reconciler, env, { fanOut });
   }
   print(
     `functions:           ${Object.keys(handlers).join(', ')} (in-process bus, tick every ${config.tickMs / 1000} s)`,
@@ -333,6 +337,7 @@ async function start(
     },
     onError: (controller, event, err) => print(`${controller} failed on event ${event.id}: ${errorMessage(err)}`),
   });
+  fanOutTo.bus = bus;
 
   if (mgmt) {
     // NOTE: the same handler as the webhooks Lambda, served over HTTPS on loopback the way its Function URL serves

@@ -23,8 +23,13 @@ export type MeasuredProfile = {
   /** B: passes that ran (lease, reconcile, checkpoint) and that were skipped (checkpoint read only), per change. */
   readonly passesRunPerChange: number;
   readonly passesSkippedPerChange: number;
-  /** B: mean duration of one invocation, ms (measured locally on the bench machine, not on Lambda). */
+  /**
+   * B: mean duration of one event invocation (an object change or a fanned-out batch) over the change phases, ms
+   * (measured locally on the bench machine, every invocation in one process, not on Lambda).
+   */
   readonly invocationMs: number;
+  /** B: mean duration of one tick invocation, ms (measured the same way). */
+  readonly tickMs: number;
   /** B: API server requests of the functions per converged change (for the network path's data). */
   readonly functionRequestsPerChange: number;
   /** B: the forwarder's resident memory with the bench fleet, MiB, and per watched object (measured, 10,002 objects). */
@@ -116,7 +121,9 @@ export function computeMarginalCost(profile: MeasuredProfile, fleet: FleetInputs
   const tickInvocations = a.tickInvocationsPerHour * h;
   const invocations = eventInvocations + tickInvocations;
   const events = n * profile.idleEventsPerClusterHour * h + changes * profile.eventsPerChange;
-  const gbSeconds = (invocations * profile.invocationMs) / 1000 + a.coldStartsPerHour * h * a.initSeconds;
+  const gbSeconds =
+    (eventInvocations * profile.invocationMs + tickInvocations * profile.tickMs) / 1000 +
+    a.coldStartsPerHour * h * a.initSeconds;
   const readUnits =
     tickInvocations * a.tickReadUnits +
     n * profile.idleInvocationsPerClusterHour * h * a.passReadUnits +
@@ -159,7 +166,7 @@ export function computeMarginalCost(profile: MeasuredProfile, fleet: FleetInputs
       item: 'Lambda duration (arm64, incl. INIT)',
       usd: gbSeconds * a.functionMemoryGb * prices.lambdaArmPerGbSecond,
       basis: 'measured',
-      note: `${profile.invocationMs.toFixed(0)} ms per invocation (bench machine) × ${a.functionMemoryGb} GB; INIT modelled: ${a.coldStartsPerHour} cold starts/h × ${a.initSeconds} s`,
+      note: `${profile.invocationMs.toFixed(0)} ms per event invocation, ${profile.tickMs.toFixed(0)} ms per tick (bench machine) × ${a.functionMemoryGb} GB; INIT modelled: ${a.coldStartsPerHour} cold starts/h × ${a.initSeconds} s`,
     },
     {
       side: 'B',

@@ -12,6 +12,7 @@ export const measuredProfile: MeasuredProfile = {
   passesRunPerChange: 1.1538,
   passesSkippedPerChange: 3.3462,
   invocationMs: 15061.0873,
+  tickMs: 15061.0873,
   functionRequestsPerChange: 47.8846,
   forwarderRssMiB: 87.7625,
   forwarderRssMiBPerObject: 0,

@@ -48,8 +48,18 @@ export const RuntimeEnv = z.object({
    * than this. Unset (the default): no pass per object on a timer.
    */
   RESYNC_AFTER_MS: z.coerce.number().int().positive().optional(),
-  /** How many objects a tick reconciles at the same time. */
+  /** How many objects a tick (or one invocation's mapped passes) reconciles at the same time. */
   TICK_CONCURRENCY: ms(4),
+  /**
+   * The bus the functions fan out on (the stack sets it; unset, e.g. in the private-network variant: every mapped pass
+   * runs in the invocation that mapped it).
+   */
+  EVENT_BUS_NAME: z.string().min(1).optional(),
+  /**
+   * Passes per invocation when a change maps to more objects (a ClusterClass change reaching every Cluster): the
+   * invocation runs the first FANOUT_BATCH and hands each further FANOUT_BATCH to another invocation (at most 100).
+   */
+  FANOUT_BATCH: z.coerce.number().int().min(1).max(100).default(10),
   /** Field manager of server-side applies. */
   FIELD_MANAGER: z.string().min(1).default('capi-serverless'),
   /**
@@ -80,6 +90,8 @@ export type RuntimeConfig = {
   readonly sweepIntervalMs: number;
   readonly resyncAfterMs: number | undefined;
   readonly tickConcurrency: number;
+  /** Fan-out of mapped passes: the bus (undefined: no fan-out) and the passes per invocation. */
+  readonly fanOut: { readonly eventBusName: string | undefined; readonly batch: number };
   readonly fieldManager: string;
   readonly logLevel: RuntimeEnv['POWERTOOLS_LOG_LEVEL'];
   /** Where the providers function may download from (see `FetchPolicy`). */
@@ -143,6 +155,7 @@ export function computeRuntimeConfig(env: Readonly<Record<string, string | undef
     sweepIntervalMs: e.SWEEP_INTERVAL_MS,
     resyncAfterMs: e.RESYNC_AFTER_MS,
     tickConcurrency: e.TICK_CONCURRENCY,
+    fanOut: { eventBusName: e.EVENT_BUS_NAME, batch: e.FANOUT_BATCH },
     fieldManager: e.FIELD_MANAGER,
     logLevel: e.POWERTOOLS_LOG_LEVEL,
     providerFetch: {

@@ -1,5 +1,5 @@
 // A controller's Lambda handler: a middy chain that adds the Lambda context to logs, rejects malformed events
-// (dropped, never retried) and dispatches an object change or a tick to the pass pipeline.
+// (dropped, never retried) and dispatches an object change, a tick or a fanned-out batch to the pass pipeline.
 import { cleanupMiddlewares } from '@aws-lambda-powertools/commons';
 import middy from '@middy/core';
 import type { MiddlewareObj } from '@middy/core';
@@ -19,6 +19,7 @@ import {
   type ObjectChange,
   type RuntimeEvent,
 } from '#shared/runtime/events.ts';
+import { computeFanOutPlan, type FanOutSink } from '#shared/runtime/fan-out.ts';
 import type { LambdaContextLike } from '#shared/runtime/lambda-context.ts';
 import { mapLimit } from '#shared/runtime/map-limit.ts';
 import { runTick, type TickReport } from '#shared/runtime/run-tick.ts';
@@ -32,6 +33,8 @@ export type HandlerResult =
       readonly eventId: string;
       readonly passes: readonly PassReport[];
       readonly tick?: Omit<TickReport, 'passes'>;
+      /** Passes handed to other invocations (fan-out), not in `passes`. */
+      readonly handedOff?: number;
     };
 
 export type ControllerHandler = (event: unknown, context: LambdaContextLike) => Promise<HandlerResult>;
@@ -46,6 +49,11 @@ export type ControllerHandlerOptions = {
   readonly metrics?: Metrics;
   /** Powertools Tracer: an X-Ray segment per invocation (Lambda with active tracing). */
   readonly tracer?: Tracer;
+  /**
+   * Where a change mapping to more than `config.fanOut.batch` objects hands its further batches (shared/runtime/
+   * fan-out.ts); unset: every mapped pass runs in the invocation.
+   */
+  readonly fanOut?: FanOutSink;
 };
 
 /**
@@ -63,9 +71,10 @@ export function rejectMalformed(
     before: async (request) => {
       try {
         const event = parseRuntimeEvent(request.event);
-        if (event['detail-type'] === 'Tick' && event.detail.controller !== controller) {
+        if (event['detail-type'] !== 'Object Changed' && event.detail.controller !== controller) {
+          const what = event['detail-type'] === 'Tick' ? 'tick' : 'passes';
           throw new MalformedEventError(
-            `rejected tick for controller ${event.detail.controller}, this is ${controller}`,
+            `rejected ${what} for controller ${event.detail.controller}, this is ${controller}`,
             {
               fieldPath: 'detail.controller',
               reason: 'MalformedEvent',
@@ -157,15 +166,31 @@ export function createControllerHandler(options: ControllerHandlerOptions): Cont
       const { passes, ...tick } = await runTick(reconciler, deps, runPass, context, `tick ${event.id}`);
       return { status: 'Handled', eventId: event.id, passes, tick };
     }
+    if (event['detail-type'] === 'Passes Requested') {
+      const { keys, trigger } = event.detail;
+      const passes = await mapLimit(keys, deps.config.tickConcurrency, (key) =>
+        runMappedPass(runPass, key, `${trigger} (fan-out ${event.id})`, context),
+      );
+      return { status: 'Handled', eventId: event.id, passes };
+    }
     const change = event.detail;
+    const trigger = `event ${event.id}`;
     const keys: readonly MappedKey[] = isPrimary(reconciler, change)
       ? [{ apiVersion: change.apiVersion, kind: change.kind, namespace: change.namespace, name: change.name }]
       : ((await reconciler.mapChange?.(deps, change)) ?? []);
     if (keys.length === 0) logger.debug('change maps to no object of this controller', { change });
-    const passes = await mapLimit(keys, deps.config.tickConcurrency, (key) =>
-      runMappedPass(runPass, key, `event ${event.id}`, context),
+    const { own, handedOff } = options.fanOut
+      ? computeFanOutPlan(reconciler.controller, trigger, keys, deps.config.fanOut.batch)
+      : { own: keys, handedOff: [] };
+    // NOTE: a batch the bus refused is run here: fanning out never loses a pass.
+    const refused = handedOff.length > 0 && options.fanOut ? await options.fanOut(handedOff) : [];
+    const runHere = [...own, ...refused.flatMap((r) => r.keys)];
+    const passes = await mapLimit(runHere, deps.config.tickConcurrency, (key) =>
+      runMappedPass(runPass, key, trigger, context),
     );
-    return { status: 'Handled', eventId: event.id, passes };
+    const handed = keys.length - runHere.length;
+    if (handed > 0) logger.info('fanned out mapped passes', { change, passes: keys.length, handedOff: handed });
+    return { status: 'Handled', eventId: event.id, passes, ...(handed > 0 ? { handedOff: handed } : {}) };
   };
   // NOTE: registered first so its `after` runs last, once the pass metrics are flushed.
   const handler = middy<unknown, HandlerResult>(dispatch as never, { timeoutEarlyInMillis: 0 })

@@ -2,10 +2,13 @@
 // controller handler around the reconciler its function module passes in.
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { Tracer } from '@aws-lambda-powertools/tracer';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { computeRuntimeConfig } from '#shared/runtime/config.ts';
 import { metricsNamespace } from '#shared/runtime/middlewares/record-metrics.ts';
 import { createControllerHandler, type ControllerHandler } from '#shared/runtime/create-controller-handler.ts';
 import { createLogger, createRuntimeDepsFactory } from '#shared/runtime/create-runtime-deps.ts';
+import { createEventBridgeFanOut } from '#shared/runtime/eventbridge-fan-out.ts';
+import type { FanOutSink } from '#shared/runtime/fan-out.ts';
 import type { Reconciler } from '#shared/runtime/types.ts';
 
 /**
@@ -15,17 +18,28 @@ import type { Reconciler } from '#shared/runtime/types.ts';
  * NOTE: the reconciler is passed in (not looked up in shared/runtime/reconcilers.ts) so each function's bundle
  * holds only its own controller's code.
  *
+ * `local.fanOut` is the local bus's sink (local mode, the benches); on AWS the handler fans out on EVENT_BUS_NAME.
+ *
  * @example
  * export const handler = createFunctionHandler(topologyReconciler); // functions/topology.ts
  */
 export function createFunctionHandler(
   reconciler: Reconciler,
   env: Readonly<Record<string, string | undefined>> = process.env,
+  local: { readonly fanOut?: FanOutSink } = {},
 ): ControllerHandler {
   const config = computeRuntimeConfig(env);
   const serviceName = `capi-serverless-${reconciler.controller}`;
   const logger = createLogger(reconciler.controller, config);
+  // NOTE: the local bus passes its own sink; on AWS the bus named by EVENT_BUS_NAME (unset: no fan-out).
+  const { eventBusName } = config.fanOut;
+  const fanOut =
+    local.fanOut ??
+    (eventBusName === undefined
+      ? undefined
+      : createEventBridgeFanOut({ client: new EventBridgeClient({ region: config.region }), eventBusName, logger }));
   return createControllerHandler({
+    ...(fanOut ? { fanOut } : {}),
     reconciler,
     logger,
     getDeps: createRuntimeDepsFactory(reconciler.controller, config, logger),

@@ -1,5 +1,6 @@
-// The events the functions accept: EventBridge envelopes carrying an object change (from the forwarder) or a
-// tick (from EventBridge Scheduler), validated with zod at the edge.
+// The events the functions accept: EventBridge envelopes carrying an object change (from the forwarder), a tick
+// (from EventBridge Scheduler) or a batch of passes a function fanned out (from the functions), validated with zod at
+// the edge.
 import * as z from 'zod';
 import { controllers } from '#shared/checkpoint/index.ts';
 import { ValidationError } from '#shared/errors/index.ts';
@@ -8,8 +9,13 @@ import { ValidationError } from '#shared/errors/index.ts';
 export const eventSources = {
   forwarder: 'capi-serverless.forwarder',
   scheduler: 'capi-serverless.scheduler',
+  fanOut: 'capi-serverless.fanout',
 } as const;
-export const detailTypes = { objectChanged: 'Object Changed', tick: 'Tick' } as const;
+export const detailTypes = {
+  objectChanged: 'Object Changed',
+  tick: 'Tick',
+  passesRequested: 'Passes Requested',
+} as const;
 
 const dnsName = z.string().min(1).max(253);
 
@@ -36,6 +42,30 @@ export type ObjectChange = z.infer<typeof ObjectChange>;
 export const TickDetail = z.object({ controller: z.enum(controllers) });
 export type TickDetail = z.infer<typeof TickDetail>;
 
+/** The most keys one fanned-out event may carry (an EventBridge entry holds 256 KB; a key is a few hundred bytes). */
+export const maxKeysPerRequest = 100;
+
+const PassKeyDetail = z.object({
+  apiVersion: z.string().min(1),
+  kind: z.string().min(1),
+  namespace: z.string().default(''),
+  name: dnsName,
+  force: z.boolean().optional(),
+  wake: z.boolean().optional(),
+});
+
+/**
+ * Passes one invocation hands to another invocation of the same controller (see shared/runtime/fan-out.ts): the keys
+ * an object change mapped to, beyond what one invocation runs itself.
+ */
+export const PassesRequested = z.object({
+  controller: z.enum(controllers),
+  /** What the passes run for, e.g. `event <id>` of the change that was mapped. */
+  trigger: z.string().min(1).max(512),
+  keys: z.array(PassKeyDetail).min(1).max(maxKeysPerRequest),
+});
+export type PassesRequested = z.infer<typeof PassesRequested>;
+
 const envelope = {
   version: z.string().optional(),
   id: z.string().min(1),
@@ -58,6 +88,12 @@ export const RuntimeEvent = z.discriminatedUnion('detail-type', [
     'detail-type': z.literal(detailTypes.tick),
     source: z.literal(eventSources.scheduler),
     detail: TickDetail,
+  }),
+  z.object({
+    ...envelope,
+    'detail-type': z.literal(detailTypes.passesRequested),
+    source: z.literal(eventSources.fanOut),
+    detail: PassesRequested,
   }),
 ]);
 export type RuntimeEvent = z.infer<typeof RuntimeEvent>;
@@ -108,5 +144,18 @@ export function tickEvent(controller: TickDetail['controller'], id: string, time
     time: time.toISOString(),
     resources: [],
     detail: { controller },
+  };
+}
+
+/** The event of passes fanned out to another invocation (the functions' PutEvents entries become this on AWS). */
+export function passesRequestedEvent(request: PassesRequested, id: string, time: Date): RuntimeEvent {
+  return {
+    version: '0',
+    id,
+    'detail-type': detailTypes.passesRequested,
+    source: eventSources.fanOut,
+    time: time.toISOString(),
+    resources: [],
+    detail: request,
   };
 }

@@ -1,10 +1,18 @@
 // Local mode's EventBridge: routes object changes by kind to the same controller handlers Lambda runs, in
-// process, and sends ticks on a timer. Also a forwarder sink, so the forwarder can feed it directly.
+// process, sends ticks on a timer and delivers the batches a handler fans out (each its own invocation, as on
+// Lambda, here sharing one process). Also a forwarder sink, so the forwarder can feed it directly.
 import { randomUUID } from 'node:crypto';
 import type { Controller } from '#shared/checkpoint/index.ts';
 import { errorMessage } from '#shared/errors/index.ts';
 import type { ControllerHandler, HandlerResult } from '#shared/runtime/create-controller-handler.ts';
-import { objectChangedEvent, tickEvent, type ObjectChange, type RuntimeEvent } from '#shared/runtime/events.ts';
+import {
+  objectChangedEvent,
+  passesRequestedEvent,
+  tickEvent,
+  type ObjectChange,
+  type PassesRequested,
+  type RuntimeEvent,
+} from '#shared/runtime/events.ts';
 import { localLambdaContext } from '#shared/runtime/lambda-context.ts';
 import { routeKind } from '#shared/runtime/routes.ts';
 
@@ -22,6 +30,8 @@ export type LocalBusOptions = {
 export type LocalBus = {
   /** Delivers changes like PutEvents: returns once accepted; the invocations run in the background. */
   putEvents(changes: readonly ObjectChange[]): Promise<readonly ObjectChange[]>;
+  /** A handler's fan-out sink: each request invokes its controller once, in the background; none is refused. */
+  putPassRequests(requests: readonly PassesRequested[]): Promise<readonly PassesRequested[]>;
   /** Sends one tick to each controller (or one) and waits for the sweeps. */
   tick(controller?: Controller): Promise<void>;
   /** Ticks every `intervalMs` until `stop()`. */
@@ -36,6 +46,7 @@ export type LocalBus = {
  *
  * @example
  * const bus = createLocalBus({ handlers: { topology: createControllerHandler(...) }, onResult: print });
+ * // a handler fans out through the bus it is on: createFunctionHandler(reconciler, env, { fanOut: (r) => bus.putPassRequests(r) })
  * await startForwarder({ ..., sink: bus.putEvents });
  */
 export function createLocalBus(options: LocalBusOptions): LocalBus {
@@ -75,6 +86,11 @@ export function createLocalBus(options: LocalBusOptions): LocalBus {
         const event = objectChangedEvent(change, randomUUID(), new Date());
         for (const controller of routeKind(change.kind)) void invoke(controller, event);
       }
+      return Promise.resolve([]);
+    },
+    putPassRequests(requests) {
+      for (const request of requests)
+        void invoke(request.controller, passesRequestedEvent(request, randomUUID(), new Date()));
       return Promise.resolve([]);
     },
     tick,

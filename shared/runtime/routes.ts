@@ -62,3 +62,21 @@ export function eventPatternOf(route: Route): {
     detail: { kind: [...route.kinds, ...route.kindSuffixes.map((suffix) => ({ suffix }))] },
   };
 }
+
+/**
+ * The EventBridge event pattern of the batches of passes a controller's invocations fan out to that controller.
+ *
+ * @example
+ * fanOutPatternOf('topology'); // { source: ['capi-serverless.fanout'], 'detail-type': ['Passes Requested'], detail: { controller: ['topology'] } }
+ */
+export function fanOutPatternOf(controller: Controller): {
+  source: string[];
+  'detail-type': string[];
+  detail: { controller: string[] };
+} {
+  return {
+    source: [eventSources.fanOut],
+    'detail-type': [detailTypes.passesRequested],
+    detail: { controller: [controller] },
+  };
+}

@@ -18,12 +18,12 @@ export type PassKey = KindRef & { readonly namespace: string; readonly name: str
  * template on every skip decision).
  */
 export type MappedKey = PassKey & {
-  readonly force?: boolean;
+  readonly force?: boolean | undefined;
   /**
    * Run the pass before its due time when the last one requeued waiting for its own objects
    * (`wakeOnOwnedChange`): the change is in one of them (a control plane's or a MachineDeployment's status).
    */
-  readonly wake?: boolean;
+  readonly wake?: boolean | undefined;
 };
 
 /** What an event says about the object that changed (see `ObjectChange` in events.ts). */

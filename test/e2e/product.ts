@@ -9,6 +9,7 @@ import { applyObject } from '#shared/kube/index.ts';
 import { computeProgressLines } from '#shared/local/print-progress.ts';
 import type { ControllerHandler } from '#shared/runtime/create-controller-handler.ts';
 import { createFunctionHandler } from '#shared/runtime/create-function-handler.ts';
+import type { FanOutSink } from '#shared/runtime/fan-out.ts';
 import { createLocalBus, type LocalBus } from '#shared/runtime/local-bus.ts';
 import { reconcilers } from '#shared/runtime/reconcilers.ts';
 import { computeWebhooksHandlerOptions } from '#shared/webhooks/create-webhook-deps.ts';
@@ -86,10 +87,13 @@ export async function startProduct(
 
     const handlers: Partial<Record<Controller, ControllerHandler>> = {};
     const durations = new WeakMap<object, number>();
+    // NOTE: handlers fan out through the bus they are on, created below (a batch invokes its controller once).
+    const fanOutTo: { bus?: LocalBus } = {};
+    const fanOut: FanOutSink = (requests) => fanOutTo.bus?.putPassRequests(requests) ?? Promise.resolve(requests);
     for (const controller of controllers) {
       const reconciler = reconcilers[controller];
       if (!reconciler) throw new Error(`no ${controller} reconciler is wired`);
-      const handler = createFunctionHandler(reconciler, env);
+      const handler = createFunctionHandler(reconciler, env, { fanOut });
       handlers[controller] = async (event, context) => {
         const started = performance.now();
         try {
@@ -107,7 +111,7 @@ export async function startProduct(
       onResult: (controller, event, result) => {
         invocations.push({
           controller,
-          trigger: event['detail-type'] === 'Tick' ? 'Tick' : event.detail.kind,
+          trigger: event['detail-type'] === 'Object Changed' ? event.detail.kind : event['detail-type'],
           at: Date.now(),
           ms: durations.get(event) ?? 0,
           leaseHeld:
@@ -118,6 +122,7 @@ export async function startProduct(
       onError: (controller, event, err) =>
         passLines.push(`${new Date().toISOString().slice(11, 19)} ${controller} failed: ${errorMessage(err)}`),
     });
+    fanOutTo.bus = bus;
 
     // NOTE: the webhooks Lambda's handler over HTTPS on loopback, registered with the deployment's configurations:
     // what upstream's webhooks now let through (topology Clusters and ClusterClasses) is validated here.

@@ -13,7 +13,8 @@ import { applyObject, createKubeClient } from '#shared/kube/index.ts';
 import type { ControllerHandler } from '#shared/runtime/create-controller-handler.ts';
 import { createFunctionHandler } from '#shared/runtime/create-function-handler.ts';
 import type { ObjectChange } from '#shared/runtime/events.ts';
-import { createLocalBus } from '#shared/runtime/local-bus.ts';
+import type { FanOutSink } from '#shared/runtime/fan-out.ts';
+import { createLocalBus, type LocalBus } from '#shared/runtime/local-bus.ts';
 import { reconcilers } from '#shared/runtime/reconcilers.ts';
 import { computeWebhooksHandlerOptions } from '#shared/webhooks/create-webhook-deps.ts';
 import { createWebhooksHandler } from '#shared/webhooks/create-webhooks-handler.ts';
@@ -22,7 +23,10 @@ import { startWebhookServer } from '#test/harness/webhook-server.ts';
 import { loadWebhookConfigurations } from '../../../infra/webhooks/webhook-manifests.ts';
 
 export type FunctionsStats = {
-  invocations: Record<string, { events: number; ticks: number; durationMs: number; failed: number }>;
+  invocations: Record<
+    string,
+    { events: number; ticks: number; fanOuts?: number; durationMs: number; tickDurationMs?: number; failed: number }
+  >;
   passes: { ran: number; skipped: number; errors: number };
   webhookCalls: number;
   eventsReceived: number;
@@ -65,9 +69,17 @@ const stats: FunctionsStats = {
 /** The handler, with what Lambda would bill (one invocation, its duration) counted. */
 function counted(controller: Controller, handler: ControllerHandler): ControllerHandler {
   return async (event, context) => {
-    const row = (stats.invocations[controller] ??= { events: 0, ticks: 0, durationMs: 0, failed: 0 });
-    const isTick = (event as { 'detail-type'?: string })['detail-type'] === 'Tick';
-    if (isTick) row.ticks++;
+    const row = (stats.invocations[controller] ??= {
+      events: 0,
+      ticks: 0,
+      fanOuts: 0,
+      durationMs: 0,
+      tickDurationMs: 0,
+      failed: 0,
+    });
+    const detailType = (event as { 'detail-type'?: string })['detail-type'];
+    if (detailType === 'Tick') row.ticks++;
+    else if (detailType === 'Passes Requested') row.fanOuts = (row.fanOuts ?? 0) + 1;
     else row.events++;
     const started = performance.now();
     try {
@@ -83,22 +95,28 @@ function counted(controller: Controller, handler: ControllerHandler): Controller
       row.failed++;
       throw err;
     } finally {
-      row.durationMs += performance.now() - started;
+      const ms = performance.now() - started;
+      row.durationMs += ms;
+      if (detailType === 'Tick') row.tickDurationMs = (row.tickDurationMs ?? 0) + ms;
     }
   };
 }
 
+// NOTE: handlers fan out through the bus they are on, created below (a batch invokes its controller once, as on Lambda).
+const fanOutTo: { bus?: LocalBus } = {};
+const fanOut: FanOutSink = (requests) => fanOutTo.bus?.putPassRequests(requests) ?? Promise.resolve(requests);
 const handlers: Partial<Record<Controller, ControllerHandler>> = {};
 for (const controller of controllers) {
   const reconciler = reconcilers[controller];
   if (!reconciler) throw new Error(`no ${controller} reconciler is wired`);
-  handlers[controller] = counted(controller, createFunctionHandler(reconciler, env));
+  handlers[controller] = counted(controller, createFunctionHandler(reconciler, env, { fanOut }));
 }
 const bus = createLocalBus({
   handlers,
   retryDelayMs: 500,
   onError: (controller, _event, err) => process.stderr.write(`${controller} failed: ${errorMessage(err)}\n`),
 });
+fanOutTo.bus = bus;
 
 const kube = await createKubeClient({ kubeconfigPath });
 const pathToken = randomBytes(24).toString('hex');

@@ -21,26 +21,30 @@ export type PhaseReport = {
   readonly functions?: FunctionCounts;
 };
 
-/** Invocations (by event or tick) per controller and passes, as the functions process counts them. */
+/**
+ * Invocations per controller (by an object change, a tick, or a batch another invocation fanned out) and passes, as
+ * the functions process counts them.
+ */
 export type FunctionCounts = {
-  readonly invocations: Readonly<Record<string, { events: number; ticks: number }>>;
+  readonly invocations: Readonly<Record<string, { events: number; ticks: number; fanOuts?: number }>>;
   readonly passes: { ran: number; skipped: number; errors: number };
 };
 
 /** The counts between two snapshots of the functions process's counters. */
 export function computeFunctionCounts(from: unknown, to: unknown): FunctionCounts | undefined {
   type Stats = {
-    invocations?: Record<string, { events?: number; ticks?: number }>;
+    invocations?: Record<string, { events?: number; ticks?: number; fanOuts?: number }>;
     passes?: { ran?: number; skipped?: number; errors?: number };
   };
   const [a, b] = [from as Stats | undefined, to as Stats | undefined];
   if (!a?.invocations || !b?.invocations) return undefined;
-  const invocations: Record<string, { events: number; ticks: number }> = {};
+  const invocations: Record<string, { events: number; ticks: number; fanOuts: number }> = {};
   for (const [controller, counts] of Object.entries(b.invocations)) {
     const before = a.invocations[controller];
     invocations[controller] = {
       events: (counts.events ?? 0) - (before?.events ?? 0),
       ticks: (counts.ticks ?? 0) - (before?.ticks ?? 0),
+      fanOuts: (counts.fanOuts ?? 0) - (before?.fanOuts ?? 0),
     };
   }
   const delta = (k: 'ran' | 'skipped' | 'errors') => (b.passes?.[k] ?? 0) - (a.passes?.[k] ?? 0);
@@ -216,15 +220,15 @@ export function computeSideMarkdown(result: SideBenchResult): string {
       '',
       'capi-serverless invocations per phase (B; the functions process counts them; per converged Cluster in brackets):',
       '',
-      '| phase | topology events | topology ticks | addons events | addons ticks | passes run | passes skipped |',
-      '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+      '| phase | topology events | topology fanned-out batches | topology ticks | addons events | addons ticks | passes run | passes skipped |',
+      '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     );
     for (const p of counted) {
       const f = p.functions as FunctionCounts;
       const cell = (n: number) => (p.changes > 0 ? `${fmt(n)} (${fmt(n / p.changes, 1)})` : fmt(n));
-      const inv = (c: string, k: 'events' | 'ticks') => cell(f.invocations[c]?.[k] ?? 0);
+      const inv = (c: string, k: 'events' | 'ticks' | 'fanOuts') => cell(f.invocations[c]?.[k] ?? 0);
       lines.push(
-        `| ${p.name} | ${inv('topology', 'events')} | ${inv('topology', 'ticks')} | ${inv('addons', 'events')} | ${inv('addons', 'ticks')} | ${cell(f.passes.ran)} | ${cell(f.passes.skipped)} |`,
+        `| ${p.name} | ${inv('topology', 'events')} | ${inv('topology', 'fanOuts')} | ${inv('topology', 'ticks')} | ${inv('addons', 'events')} | ${inv('addons', 'ticks')} | ${cell(f.passes.ran)} | ${cell(f.passes.skipped)} |`,
       );
     }
   }

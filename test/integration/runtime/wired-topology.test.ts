@@ -7,7 +7,14 @@ import { readFileSync } from 'node:fs';
 import { before, describe, test } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { getCheckpoint } from '#shared/checkpoint/index.ts';
+import { Logger } from '@aws-lambda-powertools/logger';
 import { applyObject, applyStatus, listObjects, patchObject, type KubeObject } from '#shared/kube/index.ts';
+import { computeRuntimeConfig } from '#shared/runtime/config.ts';
+import { createControllerHandler, type HandlerResult } from '#shared/runtime/create-controller-handler.ts';
+import type { FanOutSink } from '#shared/runtime/fan-out.ts';
+import { localLambdaContext } from '#shared/runtime/lambda-context.ts';
+import { createLocalBus } from '#shared/runtime/local-bus.ts';
+import { reconcilers } from '#shared/runtime/reconcilers.ts';
 import { genericCrd } from '#test/harness/clusters.ts';
 import { changeEvent, ddbWrites, invoke, resetCounters, useWiredFunction } from './wired-setup.ts';
 
@@ -278,5 +285,80 @@ describe('the wired topology function', () => {
     assert.ok(again.some((p) => p.status === 'Ran'));
     const path = `/namespaces/${ns}/kubeadmconfigtemplates/${template.metadata.name ?? ''}`;
     assert.equal(ctx.kubeLog.records.filter((r) => r.method === 'GET' && r.path.endsWith(path)).length, 2);
+  });
+
+  test('a template change reaching more Clusters than FANOUT_BATCH fans out: one invocation per batch, each pass run once; a refused batch runs in the first', async () => {
+    const base = readExample('cluster.yaml').find((o) => o.kind === 'Cluster') as KubeObject;
+    await applyObject(
+      ctx.mgmt.kube,
+      { ...base, metadata: { ...base.metadata, name: 'docker-3' } },
+      { fieldManager: 'test-user', force: true },
+    );
+    const template = readExample('clusterclass.yaml').find((o) => o.kind === 'KubeadmConfigTemplate') as KubeObject;
+    const event = () =>
+      changeEvent({
+        apiVersion: template.apiVersion,
+        kind: template.kind,
+        namespace: ns,
+        name: template.metadata.name ?? '',
+      });
+    const kube = (await ctx.mgmt.newClient()).kube;
+    const logger = new Logger({ serviceName: 'wired-fan-out', logLevel: 'SILENT' });
+    const reconciler = reconcilers.topology;
+    if (!reconciler) throw new Error('no topology reconciler is wired');
+    const handlerWith = (fanOut: FanOutSink) =>
+      createControllerHandler({
+        reconciler,
+        logger,
+        fanOut,
+        getDeps: () =>
+          Promise.resolve({
+            kube,
+            store: ctx.store,
+            logger,
+            config: computeRuntimeConfig({ ...process.env, FANOUT_BATCH: '1' }),
+            now: Date.now,
+            jitter: () => 0.5,
+          }),
+      });
+    const summary = (r: HandlerResult) =>
+      r.status === 'Handled'
+        ? r.passes.map((p) => `${p.key.kind}/${p.key.name} ${p.status}${p.result === 'Error' ? ` ${p.reason}` : ''}`)
+        : [r.reason];
+    try {
+      // Through the local bus: the mapping invocation runs the first key and hands the three Clusters to three others.
+      const results: { event: string; result: HandlerResult }[] = [];
+      const sent: number[] = [];
+      const bus = createLocalBus({
+        handlers: { topology: (e, c) => handler(e, c) },
+        onResult: (_controller, e, result) => results.push({ event: e['detail-type'], result }),
+      });
+      const handler = handlerWith((requests) => {
+        sent.push(...requests.map((r) => r.keys.length));
+        return bus.putPassRequests(requests);
+      });
+      const first = await handler(event(), localLambdaContext('wired', 60_000));
+      await bus.drain();
+      assert.deepEqual(summary(first), ['ClusterClass/quick-start Skipped']);
+      assert.equal(first.status === 'Handled' ? first.handedOff : undefined, 3);
+      assert.deepEqual(sent, [1, 1, 1]);
+      assert.deepEqual(results.map((r) => [r.event, ...summary(r.result)]).sort(), [
+        ['Passes Requested', 'Cluster/docker-1 Ran'],
+        ['Passes Requested', 'Cluster/docker-2 Ran'],
+        ['Passes Requested', 'Cluster/docker-3 Ran'],
+      ]);
+      // A bus that refuses every batch: the mapping invocation runs all of them itself, nothing is lost.
+      const refusing = handlerWith((requests) => Promise.resolve(requests));
+      const alone = await refusing(event(), localLambdaContext('wired', 60_000));
+      assert.deepEqual(summary(alone), [
+        'ClusterClass/quick-start Skipped',
+        'Cluster/docker-1 Ran',
+        'Cluster/docker-2 Ran',
+        'Cluster/docker-3 Ran',
+      ]);
+      assert.equal(alone.status === 'Handled' ? alone.handedOff : 'rejected', undefined);
+    } finally {
+      kube.close();
+    }
   });
 });

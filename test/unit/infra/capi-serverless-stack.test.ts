@@ -376,4 +376,41 @@ describe('CapiServerlessStack', () => {
       },
     });
   });
+
+  test('each controller fans out on the bus: its own source only, a rule per controller back to it, EVENT_BUS_NAME set', () => {
+    const statements = resources('AWS::IAM::Policy').flatMap(
+      (p) =>
+        (p.Properties['PolicyDocument'] as { Statement: { Action: string | string[]; Condition?: unknown }[] })
+          .Statement,
+    );
+    const puts = statements.filter((s) => [s.Action].flat().includes('events:PutEvents'));
+    assert.equal(puts.length, 3, 'one statement per controller function');
+    for (const s of puts)
+      assert.deepEqual(s.Condition, { StringEquals: { 'events:source': 'capi-serverless.fanout' } });
+    const rules = resources('AWS::Events::Rule').filter((r) =>
+      JSON.stringify(r.Properties['EventPattern']).includes('capi-serverless.fanout'),
+    );
+    assert.deepEqual(
+      rules
+        .map((r) => {
+          const pattern = r.Properties['EventPattern'] as { 'detail-type': string[]; detail: { controller: string[] } };
+          assert.deepEqual(pattern['detail-type'], ['Passes Requested']);
+          const targets = r.Properties['Targets'] as { DeadLetterConfig?: unknown; RetryPolicy?: unknown }[];
+          assert.ok(targets[0]?.DeadLetterConfig && targets[0].RetryPolicy, 'retried, then dead-lettered');
+          return pattern.detail.controller.join();
+        })
+        .sort(),
+      ['addons', 'providers', 'topology'],
+    );
+    const fns = resources('AWS::Lambda::Function').filter((f) =>
+      String(
+        (f.Properties['Environment'] as { Variables?: Record<string, unknown> } | undefined)?.Variables?.[
+          'POWERTOOLS_SERVICE_NAME'
+        ] ?? '',
+      ).match(/-(topology|addons|providers)$/),
+    );
+    assert.equal(fns.length, 3);
+    for (const fn of fns)
+      assert.ok((fn.Properties['Environment'] as { Variables: Record<string, unknown> }).Variables['EVENT_BUS_NAME']);
+  });
 });

@@ -83,6 +83,16 @@ describe('the private variant of the stack', () => {
     );
   });
 
+  test('does not fan out (PutEvents from private subnets would need an interface endpoint): no bus name, no rule, no grant', () => {
+    const fns = resources('AWS::Lambda::Function').filter((f) => f.Properties['Handler'] === 'index.handler');
+    for (const fn of fns)
+      assert.equal(
+        (fn.Properties['Environment'] as { Variables: Record<string, unknown> }).Variables['EVENT_BUS_NAME'],
+        undefined,
+      );
+    assert.ok(!JSON.stringify(template.toJSON()).includes('capi-serverless.fanout'));
+  });
+
   test('passes the cdk-nag AwsSolutions and Serverless packs with only reasoned acknowledgements', () => {
     for (const pack of [new AwsSolutionsChecks(), new ServerlessChecks()]) {
       const report = pack.validateScope(stack);

@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import {
   awsPrices,
   computeMarginalCost,
+  costAssumptions,
   networkPaths,
   type MeasuredProfile,
   type NetworkPath,
@@ -17,6 +18,7 @@ const profile: MeasuredProfile = Object.freeze({
   passesRunPerChange: 2,
   passesSkippedPerChange: 2,
   invocationMs: 100,
+  tickMs: 20,
   functionRequestsPerChange: 20,
   forwarderRssMiB: 40,
   forwarderRssMiBPerObject: 0.005,
@@ -57,6 +59,19 @@ describe('computeMarginalCost', () => {
   test('the private variant turns tracing off and keeps one secret', () => {
     assert.equal(line(cost(100, 'vpc-private'), 'X-Ray'), 0);
     assert.ok(line(cost(100, 'vpc-private'), 'CloudWatch alarms') < line(cost(100), 'CloudWatch alarms'));
+  });
+
+  test('Lambda duration prices ticks at their own measured duration, event invocations at theirs', () => {
+    const fleet = { clusters: 1_000, changesPerClusterMonth: 10, network: 'public' } as const;
+    const at = (p: Partial<MeasuredProfile>) =>
+      line(computeMarginalCost({ ...profile, ...p }, fleet, awsPrices), 'Lambda duration');
+    const h = awsPrices.hoursPerMonth;
+    const perGbSecond = costAssumptions.functionMemoryGb * awsPrices.lambdaArmPerGbSecond;
+    // One more ms per tick costs the month's ticks; one more ms per event invocation costs the month's event invocations.
+    const ticks = costAssumptions.tickInvocationsPerHour * h;
+    const events = 1_000 * profile.idleInvocationsPerClusterHour * h + 1_000 * 10 * profile.invocationsPerChange;
+    assert.ok(Math.abs(at({ tickMs: 1_020 }) - at({}) - ticks * 1 * perGbSecond) < 1e-9);
+    assert.ok(Math.abs(at({ invocationMs: 1_100 }) - at({}) - events * 1 * perGbSecond) < 1e-9);
   });
 
   test('the forwarder is charged at least its Deployment request', () => {

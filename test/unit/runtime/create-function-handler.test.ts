@@ -33,6 +33,37 @@ describe('createFunctionHandler', () => {
     assert.match(result.status === 'Rejected' ? result.reason : '', /this is addons/);
   });
 
+  test('answers passes fanned out to another controller without running them', async () => {
+    const handler = createFunctionHandler(reconciler, { ...env, EVENT_BUS_NAME: 'capi-serverless' });
+    const batch = {
+      version: '0',
+      id: 'f1',
+      'detail-type': 'Passes Requested',
+      source: 'capi-serverless.fanout',
+      time: '2024-01-02T03:04:05Z',
+      resources: [],
+      detail: {
+        controller: 'topology',
+        trigger: 'event e1',
+        keys: [{ apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Cluster', namespace: 'ns', name: 'c-1' }],
+      },
+    };
+    const result = await handler(batch, context);
+    assert.equal(result.status, 'Rejected');
+    assert.match(
+      result.status === 'Rejected' ? result.reason : '',
+      /rejected passes for controller topology, this is addons/,
+    );
+  });
+
+  test('refuses a fan-out batch outside 1..100 at cold start', () => {
+    for (const bad of ['0', '101', 'many'])
+      assert.throws(
+        () => createFunctionHandler(reconciler, { ...env, FANOUT_BATCH: bad }),
+        (err: unknown) => err instanceof ValidationError && /FANOUT_BATCH/.test(err.message),
+      );
+  });
+
   test('fails at cold start naming the bad environment variable', () => {
     assert.throws(
       () => createFunctionHandler(reconciler, { ...env, LEASE_TTL_MS: 'soon' }),
