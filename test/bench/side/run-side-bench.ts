@@ -292,10 +292,13 @@ async function runSide(side: SideName, heldPortLock: ExclusiveLock): Promise<Sid
       await applyAsUser(kube, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: fleetNamespace } });
       for (const obj of computeFleetClass()) await applyAsUser(kube, obj);
       for (const name of names) await applyAsUser(kube, computeFleetCluster(intents.get(name)!));
+      // NOTE: creating the fleet is CPU-bound on a small machine (about 150 CPU-seconds per 10 Clusters and side, most
+      // of it the API server's): the timeout grows with N, and the driver's own LISTs of every Cluster poll less often.
       const done = await waitForFleet(kube, names, predicates.created, {
         since,
-        timeoutMs: 20 * 60_000,
+        timeoutMs: Math.max(20 * 60_000, config.clusters * 40_000),
         what: 'create',
+        pollMs: config.clusters > 20 ? 5_000 : 1_000,
       });
       latencies.push(...done.values());
     });

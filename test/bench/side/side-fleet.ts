@@ -162,14 +162,14 @@ export const predicates = {
 };
 
 /**
- * Polls once a second until every Cluster in `names` satisfies `predicate`; returns when each first did (ms after
- * `since`), or throws after `timeoutMs` naming the ones that did not.
+ * Polls once a second (or every `pollMs`) until every Cluster in `names` satisfies `predicate`; returns when each
+ * first did (ms after `since`), or throws after `timeoutMs` naming the ones that did not.
  */
 export async function waitForFleet(
   kube: KubeClient,
   names: readonly string[],
   predicate: Predicate,
-  opts: { since: number; timeoutMs: number; what: string },
+  opts: { since: number; timeoutMs: number; what: string; pollMs?: number },
 ): Promise<Map<string, number>> {
   const done = new Map<string, number>();
   for (;;) {
@@ -184,6 +184,6 @@ export async function waitForFleet(
         `${opts.what}: ${missing.length} of ${names.length} Clusters not converged after ${opts.timeoutMs / 1000} s (${missing.slice(0, 5).join(', ')}); first: ${JSON.stringify((sample?.['status'] as { conditions?: unknown } | undefined)?.conditions ?? 'absent').slice(0, 800)}`,
       );
     }
-    await new Promise((r) => setTimeout(r, 1_000));
+    await new Promise((r) => setTimeout(r, opts.pollMs ?? 1_000));
   }
 }
