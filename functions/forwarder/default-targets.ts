@@ -3,7 +3,7 @@
 import type { KubeClient } from '#shared/kube/client.ts';
 import type { providerKinds } from '#shared/runtime/routes.ts';
 import type { WatchTarget } from '#functions/forwarder/watch-kind.ts';
-import { listPages } from '#functions/forwarder/list-pages.ts';
+import { listPages } from '#shared/kube/list-pages.ts';
 
 type ProviderKind = (typeof providerKinds)[number];
 

@@ -9,7 +9,7 @@ import { startWatch, type WatchHandle } from '#shared/kube/watch.ts';
 import type { ObjectChange } from '#shared/runtime/events.ts';
 import type { KindRef } from '#shared/runtime/types.ts';
 import { getCollectionPath } from '#functions/forwarder/get-collection-path.ts';
-import { listPages } from '#functions/forwarder/list-pages.ts';
+import { listPages } from '#shared/kube/list-pages.ts';
 import {
   computeClusterFingerprint,
   computeStatusFingerprint,

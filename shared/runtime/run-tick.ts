@@ -9,7 +9,7 @@ import {
   partitionKeyOf,
   recordSweptLists,
 } from '#shared/checkpoint/index.ts';
-import { listObjects, UnknownKindError } from '#shared/kube/index.ts';
+import { listObjectMetadata, UnknownKindError } from '#shared/kube/index.ts';
 import { computeListFingerprint } from '#shared/runtime/compute-list-fingerprint.ts';
 import { computeTickDecision, tickReasons, type TickReason } from '#shared/runtime/compute-tick-decision.ts';
 import type { PassRunner } from '#shared/runtime/create-pass-runner.ts';
@@ -73,16 +73,17 @@ export async function runTick(
     for (const kind of reconciler.kinds) {
       let listedItems;
       try {
-        listedItems = (await listObjects(deps.kube, kind)).items;
+        // NOTE: metadata only, page by page: a sweep reads a few hundred bytes per object, never whole objects.
+        listedItems = (await listObjectMetadata(deps.kube, kind)).items;
       } catch (err) {
         // NOTE: an optional kind the cluster does not serve (e.g. ExtensionConfig without the Runtime SDK CRD).
         if (err instanceof UnknownKindError) continue;
         throw err;
       }
       const items = listedItems.map((item) => ({
-        key: { ...kind, namespace: item.metadata.namespace ?? '', name: item.metadata.name ?? '' },
-        generation: item.metadata.generation ?? 0,
-        uid: item.metadata.uid ?? '',
+        key: { ...kind, namespace: item.namespace, name: item.name },
+        generation: item.generation,
+        uid: item.uid,
       }));
       listed += items.length;
       const fingerprint = computeListFingerprint(

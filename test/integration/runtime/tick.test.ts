@@ -79,6 +79,8 @@ describe('tick and local bus on the real servers', () => {
       ctx.kubeLog.records.map((r) => `${r.method} ${r.path}`),
       ['GET /api/v1/configmaps'],
     );
+    // NOTE: pages of 500 (metadata only, see listObjectMetadata): a sweep never holds a whole kind's objects.
+    assert.match(ctx.kubeLog.records[0]?.query ?? '', /[?&]limit=500(&|$)/);
     assert.deepEqual(ctx.ddbCommands, ['QueryCommand', 'GetItemCommand', 'PutItemCommand']);
   });
 

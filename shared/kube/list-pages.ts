@@ -1,11 +1,11 @@
-// Paginated LISTs for the forwarder: pages of `limit` objects chained by `continue` tokens, each page handed to the
+// Paginated LISTs (the forwarder's relists, the ticks' sweeps): pages of `limit` objects chained by `continue` tokens, each page handed to the
 // caller and dropped before the next one is read, so memory stays one page deep however large the collection.
 import type { KubeClient } from '#shared/kube/client.ts';
 import { KubeError } from '#shared/kube/errors.ts';
 import type { KubeObject } from '#shared/kube/objects.ts';
 
 export type ListPagesRequest = {
-  /** Collection path (see `getCollectionPath`). */
+  /** Collection path (see `resourcePath`). */
   readonly path: string;
   /** Kind and namespace, for error messages. */
   readonly kind: string;
