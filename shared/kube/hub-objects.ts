@@ -18,6 +18,8 @@ import {
   type ListResult,
   type ObjectRef,
 } from '#shared/kube/objects.ts';
+import { listPages } from '#shared/kube/list-pages.ts';
+import { resolveResource, resourcePath } from '#shared/kube/resources.ts';
 import { getContractApiVersionGetter, getEdgeVersion } from '#shared/kube/versions.ts';
 
 function splitApiVersion(apiVersion: string): { group: string; version: string } {
@@ -58,6 +60,43 @@ export async function findHubObject(kube: KubeClient, ref: ObjectRef): Promise<K
 export async function listHubObjects(kube: KubeClient, q: Parameters<typeof listObjects>[1]): Promise<ListResult> {
   const list = await listObjects(kube, { ...q, apiVersion: await servedApiVersion(kube, q.apiVersion, q.kind) });
   return { ...list, items: list.items.map(toHub) };
+}
+
+/**
+ * Lists objects given their v1beta2 apiVersion page by page (`pageSize` a request), each page handed to `onPage` as
+ * v1beta2 and dropped: memory stays one page deep however many objects the kind has. `onRestart` is called when an
+ * expired continue token starts the list again from its first page (forget what the earlier pages gave).
+ *
+ * @example
+ * const names: string[] = [];
+ * await listHubObjectPages(kube, { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Cluster' }, {
+ *   onPage: (items) => names.push(...items.map((c) => c.metadata.name ?? '')),
+ *   onRestart: () => (names.length = 0),
+ * });
+ */
+export async function listHubObjectPages(
+  kube: KubeClient,
+  q: { apiVersion: string; kind: string; namespace?: string | undefined },
+  handlers: { onPage: (items: readonly KubeObject[]) => void; onRestart: () => void },
+  pageSize = 500,
+): Promise<{ pages: number }> {
+  const apiVersion = await servedApiVersion(kube, q.apiVersion, q.kind);
+  const info = await resolveResource(kube, apiVersion, q.kind);
+  const { pages } = await listPages(
+    kube,
+    {
+      path: resourcePath(info, q.namespace, undefined),
+      kind: q.kind,
+      ...(q.namespace === undefined ? {} : { namespace: q.namespace }),
+      limit: pageSize,
+    },
+    {
+      // NOTE: list items come without apiVersion/kind; put them back so every object is self-describing.
+      onPage: (items) => handlers.onPage(items.map((item) => toHub({ ...item, apiVersion, kind: q.kind }))),
+      onRestart: () => handlers.onRestart(),
+    },
+  );
+  return { pages };
 }
 
 /** A v1beta2 object in the version the server serves (v1beta1 through the edge conversion). */

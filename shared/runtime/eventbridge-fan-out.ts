@@ -6,6 +6,7 @@ import { callWithDeadline, dependencies } from '#shared/deadline/index.ts';
 import { errorMessage } from '#shared/errors/index.ts';
 import { detailTypes, eventSources, type PassesRequested } from '#shared/runtime/events.ts';
 import type { FanOutSink } from '#shared/runtime/fan-out.ts';
+import { mapLimit } from '#shared/runtime/map-limit.ts';
 
 export type EventBridgeFanOutOptions = {
   readonly client: EventBridgeClient;
@@ -16,6 +17,7 @@ export type EventBridgeFanOutOptions = {
 };
 
 const maxEntriesPerPut = 10;
+const putConcurrency = 8;
 
 /**
  * A sink putting each request as one `Passes Requested` entry; a refused entry or a failed PutEvents comes back to
@@ -26,40 +28,44 @@ const maxEntriesPerPut = 10;
  */
 export function createEventBridgeFanOut(options: EventBridgeFanOutOptions): FanOutSink {
   return async (requests) => {
-    const refused: PassesRequested[] = [];
-    for (let from = 0; from < requests.length; from += maxEntriesPerPut) {
-      const batch = requests.slice(from, from + maxEntriesPerPut);
-      const command = new PutEventsCommand({
-        Entries: batch.map((request) => ({
-          EventBusName: options.eventBusName,
-          Source: eventSources.fanOut,
-          DetailType: detailTypes.passesRequested,
-          Detail: JSON.stringify(request),
-          Resources: [],
-        })),
-      });
-      try {
-        const output = await callWithDeadline(
-          dependencies.eventBridge,
-          'PutEvents',
-          options.timeoutMs ?? 5_000,
-          (abortSignal) => options.client.send(command, { abortSignal }),
-        );
-        const failed = batch.filter((_, i) => output.Entries?.[i]?.ErrorCode !== undefined);
-        if (failed.length > 0)
-          options.logger.warn('fan-out: entries refused by EventBridge, running them here', {
-            refused: failed.length,
-            codes: [...new Set((output.Entries ?? []).map((e) => e.ErrorCode).filter(Boolean))],
-          });
-        refused.push(...failed);
-      } catch (err) {
-        options.logger.warn('fan-out: PutEvents failed, running the batches here', {
-          batches: batch.length,
-          error: errorMessage(err),
-        });
-        refused.push(...batch);
-      }
-    }
-    return refused;
+    const batches: PassesRequested[][] = [];
+    for (let from = 0; from < requests.length; from += maxEntriesPerPut)
+      batches.push(requests.slice(from, from + maxEntriesPerPut));
+    // NOTE: a fleet of 100,000 Clusters is 10,000 entries, 1,000 PutEvents: a few at a time, not one after another.
+    const refused = await mapLimit(batches, putConcurrency, (batch) => putBatch(options, batch));
+    return refused.flat();
   };
+}
+
+async function putBatch(options: EventBridgeFanOutOptions, batch: PassesRequested[]): Promise<PassesRequested[]> {
+  const command = new PutEventsCommand({
+    Entries: batch.map((request) => ({
+      EventBusName: options.eventBusName,
+      Source: eventSources.fanOut,
+      DetailType: detailTypes.passesRequested,
+      Detail: JSON.stringify(request),
+      Resources: [],
+    })),
+  });
+  try {
+    const output = await callWithDeadline(
+      dependencies.eventBridge,
+      'PutEvents',
+      options.timeoutMs ?? 5_000,
+      (abortSignal) => options.client.send(command, { abortSignal }),
+    );
+    const failed = batch.filter((_, i) => output.Entries?.[i]?.ErrorCode !== undefined);
+    if (failed.length > 0)
+      options.logger.warn('fan-out: entries refused by EventBridge, running them here', {
+        refused: failed.length,
+        codes: [...new Set((output.Entries ?? []).map((e) => e.ErrorCode).filter(Boolean))],
+      });
+    return failed;
+  } catch (err) {
+    options.logger.warn('fan-out: PutEvents failed, running the batches here', {
+      batches: batch.length,
+      error: errorMessage(err),
+    });
+    return batch;
+  }
 }

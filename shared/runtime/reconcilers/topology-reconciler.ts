@@ -7,6 +7,7 @@ import { parseObject } from '#shared/api/parse.ts';
 import {
   findHubObject,
   findObject,
+  listHubObjectPages,
   listHubObjects,
   UnknownKindError,
   type KubeClient,
@@ -204,14 +205,26 @@ async function reconcileExtension(deps: RuntimeDeps, key: PassKey, ctx: PassCont
 }
 
 async function clustersUsing(kube: KubeClient, namespace: string, className: string): Promise<PassKey[]> {
-  // NOTE: a Cluster of another namespace may use this class (classRef.namespace), so every namespace is listed.
-  const clusters = await listHubObjects(kube, { ...clusterKind });
-  return clusters.items
-    .filter((c) => {
-      const key = classKeyOf(c as Raw);
-      return key?.name === className && key.namespace === namespace;
-    })
-    .map((c) => ({ ...clusterKind, namespace: c.metadata.namespace ?? '', name: c.metadata.name ?? '' }));
+  // NOTE: a Cluster of another namespace may use this class (classRef.namespace), so every namespace is listed, in
+  // pages of 500 of which only the keys are kept: a fleet of 100,000 Clusters never sits in memory at once.
+  const keys: PassKey[] = [];
+  await listHubObjectPages(
+    kube,
+    { ...clusterKind },
+    {
+      onPage: (page) => {
+        for (const c of page) {
+          const key = classKeyOf(c as Raw);
+          if (key?.name === className && key.namespace === namespace)
+            keys.push({ ...clusterKind, namespace: c.metadata.namespace ?? '', name: c.metadata.name ?? '' });
+        }
+      },
+      onRestart: () => {
+        keys.length = 0;
+      },
+    },
+  );
+  return keys;
 }
 
 /** A ClusterClass and the Clusters using it; the Clusters wait for the class's own pass while it is behind. */

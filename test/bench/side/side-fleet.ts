@@ -173,7 +173,16 @@ export async function waitForFleet(
 ): Promise<Map<string, number>> {
   const done = new Map<string, number>();
   for (;;) {
-    const view = await getFleetView(kube);
+    let view: FleetView;
+    try {
+      view = await getFleetView(kube);
+    } catch (err) {
+      // NOTE: a loaded API server may not answer one poll in time; the next poll asks again until the timeout.
+      if (Date.now() - opts.since > opts.timeoutMs || !/did not answer|ECONNRESET|timeout/i.test(errorMessage(err)))
+        throw err;
+      await new Promise((r) => setTimeout(r, opts.pollMs ?? 1_000));
+      continue;
+    }
     const now = Date.now();
     for (const name of names) if (!done.has(name) && predicate(view, name)) done.set(name, now - opts.since);
     if (done.size === names.length) return done;
