@@ -1,0 +1,244 @@
+// `npm run bench:scale`: the scale model at 1,000, 10,000 and 100,000 Clusters (compute-scale-model.ts), fed by
+// - measured here: the tick's due-index Query over a real table (DynamoDB Local) holding N Cluster checkpoints (the
+//   real recordCheckpoint writes them; 1 % of them due), with nothing due and with the 1 % due, and a sweep's batched
+//   checkpoint reads of all N;
+// - measured earlier: the side-by-side run (test/bench/results/side-by-side.json: requests per converged Cluster in
+//   the fleet-wide ClusterClass change, upstream's time to converge all N) and `npm run bench` (latest.json: a forced
+//   pass's duration and requests on loopback);
+// - published service limits (Lambda, DynamoDB, kube-apiserver's default priority and fairness).
+// Writes test/bench/results/scale.{json,md}. BENCH_SCALE_SIZES (comma-separated) changes the measured sizes.
+import { readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import {
+  createCheckpointStore,
+  createDynamoDBClient,
+  ensureTable,
+  getCheckpoints,
+  listDueObjects,
+  recordCheckpoint,
+  type CheckpointStore,
+} from '#shared/checkpoint/index.ts';
+import { mapLimit } from '#shared/runtime/map-limit.ts';
+import { startDynamoDB } from '#test/harness/dynamodb.ts';
+import { machineDescription, writeFormatted } from '#test/bench/report.ts';
+import { percentile } from '#test/bench/stats.ts';
+import type { SideBenchResult } from '#test/bench/side/side-report.ts';
+import { computeScaleModel, type Input, type ScaleInputs, type ScaleRow } from './compute-scale-model.ts';
+
+const sizes = (process.env['BENCH_SCALE_SIZES'] ?? '1000,10000,100000').split(',').map(Number);
+const resultsDir = new URL('../results/', import.meta.url);
+const log = (line: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
+const readJson = <T>(name: string) => JSON.parse(readFileSync(new URL(name, resultsDir), 'utf8')) as T;
+
+type TickMeasurement = {
+  readonly clusters: number;
+  readonly loadSeconds: number;
+  readonly idleQuery: { readonly p50Ms: number; readonly maxMs: number; readonly found: number };
+  readonly dueQuery: { readonly p50Ms: number; readonly found: number };
+  readonly sweepReads: { readonly ms: number; readonly found: number };
+};
+
+const key = (i: number) =>
+  ({ controller: 'topology', kind: 'Cluster', namespace: 'fleet', name: `c-${String(i).padStart(6, '0')}` }) as const;
+
+async function timed<T>(work: () => Promise<T>): Promise<[T, number]> {
+  const started = performance.now();
+  const value = await work();
+  return [value, performance.now() - started];
+}
+
+/** N checkpoints as a settled fleet leaves them: 99 % Success, 1 % Requeue due an hour ago. */
+async function loadCheckpoints(store: CheckpointStore, n: number, now: number): Promise<void> {
+  let done = 0;
+  await mapLimit(
+    Array.from({ length: n }, (_, i) => i),
+    32,
+    async (i) => {
+      const due = i % 100 === 0;
+      await recordCheckpoint(store, key(i), {
+        observedGeneration: 2,
+        inputHash: 'sha256:0000000000000000000000000000000000000000000000000000000000000000',
+        resourceVersion: String(1000 + i),
+        result: due ? 'Requeue' : 'Success',
+        attempts: due ? 1 : 0,
+        ...(due ? { nextAttemptAt: now - 3_600_000 } : {}),
+        lastPassId: `bench-${i}`,
+        updatedAt: now - 7_200_000,
+      });
+      if (++done % 10_000 === 0) log(`  ${done} of ${n} checkpoints written`);
+    },
+  );
+}
+
+async function measureTick(n: number): Promise<TickMeasurement> {
+  const ddb = await startDynamoDB();
+  const client = createDynamoDBClient(ddb);
+  try {
+    const store = createCheckpointStore({ client, tableName: `scale-${n}` });
+    await ensureTable(store);
+    const now = Date.now();
+    log(`${n} Clusters: writing checkpoints`);
+    const [, loadMs] = await timed(() => loadCheckpoints(store, n, now));
+    const idle: number[] = [];
+    let idleFound = 0;
+    for (let i = 0; i < 7; i++) {
+      // NOTE: a tick between two due times: the index holds N / 100 entries, none due by this time.
+      const [found, ms] = await timed(() => listDueObjects(store, 'topology', 'Cluster', now - 2 * 3_600_000));
+      idle.push(ms);
+      idleFound = found.length;
+    }
+    const due: number[] = [];
+    let dueFound = 0;
+    for (let i = 0; i < 3; i++) {
+      const [found, ms] = await timed(() => listDueObjects(store, 'topology', 'Cluster', now));
+      due.push(ms);
+      dueFound = found.length;
+    }
+    const keys = Array.from({ length: n }, (_, i) => key(i));
+    const [read, sweepMs] = await timed(() => getCheckpoints(store, keys));
+    return {
+      clusters: n,
+      loadSeconds: loadMs / 1000,
+      idleQuery: { p50Ms: percentile(idle, 0.5), maxMs: Math.max(...idle), found: idleFound },
+      dueQuery: { p50Ms: percentile(due, 0.5), found: dueFound },
+      sweepReads: { ms: sweepMs, found: read.size },
+    };
+  } finally {
+    client.destroy();
+    await ddb.stop();
+  }
+}
+
+const measured = (value: number, source: string): Input => ({ value, basis: 'measured', source });
+const published = (value: number, source: string): Input => ({ value, basis: 'published', source });
+const modelled = (value: number, source: string): Input => ({ value, basis: 'modelled', source });
+
+type BenchLatest = {
+  date: string;
+  measurements: { forced: { topology: { meanDurationMs: number; max: { kube: { total: number } } } } };
+};
+
+/** The inputs from the committed runs and the published limits. */
+function computeInputs(side: SideBenchResult, latest: BenchLatest, ticks: readonly TickMeasurement[]): ScaleInputs {
+  const phaseOf = (s: 'A' | 'B') => side.sides[s]?.phases.find((p) => p.name === 'ClusterClass change (fleet)');
+  const [a, b] = [phaseOf('A'), phaseOf('B')];
+  if (!a || !b) throw new Error('side-by-side.json has no ClusterClass change on both sides');
+  const n = Number(side.config['clusters']);
+  const sideBasis = `side-by-side.json (${n} Clusters per side, ${side.date.slice(0, 10)})`;
+  const perCluster = (b.requests['capi-serverless functions']?.total ?? 0) / b.changes;
+  const upstreamPerCluster = (a.requests['upstream core']?.total ?? 0) / a.changes;
+  const forced = latest.measurements.forced.topology;
+  return {
+    requestsPerClusterChange: measured(perCluster, `${sideBasis}: B's functions, ClusterClass change`),
+    upstreamRequestsPerClusterChange: measured(
+      upstreamPerCluster,
+      `${sideBasis}: A's core manager (all its controllers), ClusterClass change`,
+    ),
+    requestSeconds: measured(
+      forced.meanDurationMs / forced.max.kube.total / 1000,
+      `a forced pass's duration / its requests, on loopback (npm run bench, latest.json ${latest.date})`,
+    ),
+    upstreamWorkers: published(10, 'upstream --clustertopology-concurrency default'),
+    fanOutBatch: 10,
+    passesPerInvocation: 4,
+    lambdaConcurrency: published(1_000, 'Lambda concurrent executions, default account quota per region'),
+    dedicatedApiSeats: modelled(
+      174,
+      '600 seats × 100 / 345 shares: a PriorityLevelConfiguration of 100 nominal shares for capi-serverless (README)',
+    ),
+    apiSeats: published(
+      49,
+      'kube-apiserver defaults: 600 seats (400 + 200 in flight) × global-default 20 / 245 shares (an IAM-mapped user outside system:serviceaccounts)',
+    ),
+    writeUnitsPerPass: measured(5, 'npm run bench: lease put 1 WRU + checkpoint and lease release transaction 4 WRU'),
+    dueIndexWritesPerPass: modelled(2, 'the lease row enters the due index and leaves it (shared/checkpoint/lease.ts)'),
+    partitionWriteUnitsPerSecond: published(
+      1_000,
+      'DynamoDB: write units per second per partition (and per index key)',
+    ),
+    tableWriteUnitsPerSecond: published(4_000, 'DynamoDB on-demand: throughput of a new table before it scales'),
+    sweepPageSize: 500,
+    metadataBytesPerObject: modelled(400, 'PartialObjectMetadata of a Cluster without managedFields'),
+    idleTickQueryMs: new Map(
+      ticks.map((t) => [
+        t.clusters,
+        measured(t.idleQuery.p50Ms, `DynamoDB Local, ${t.clusters} checkpoints, p50 of 7`),
+      ]),
+    ),
+  };
+}
+
+const fmt = (v: number, digits = 0) =>
+  v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const duration = (s: number) => (s < 120 ? `${fmt(s, 1)} s` : `${fmt(s / 60, 1)} min`);
+
+function computeMarkdown(rows: readonly ScaleRow[], inputs: ScaleInputs, ticks: readonly TickMeasurement[]): string {
+  const lines = [
+    `Modelled by \`npm run bench:scale\` on ${new Date().toISOString().slice(0, 10)} (${machineDescription()}); nothing here ran at these fleet sizes except the DynamoDB Local tick rows.`,
+    '',
+    `| figure | ${rows.map((r) => `${fmt(r.clusters)} Clusters`).join(' | ')} | basis |`,
+    `| --- | ${rows.map(() => '---:').join(' | ')} | --- |`,
+    `| tick with nothing due: DynamoDB requests / API requests | ${rows.map((r) => `${r.idleTick.dynamoDbRequests} / ${r.idleTick.apiRequests}`).join(' | ')} | measured (tick.test.ts, npm run bench) |`,
+    `| tick with nothing due: due-index Query, p50 | ${rows.map((r) => (r.idleTick.queryMs ? `${fmt(r.idleTick.queryMs.value, 1)} ms` : '—')).join(' | ')} | measured, DynamoDB Local |`,
+    `| tick with 1 % due: Query, p50 (entries) | ${rows
+      .map((r) => {
+        const t = ticks.find((x) => x.clusters === r.clusters);
+        return t ? `${fmt(t.dueQuery.p50Ms, 0)} ms (${fmt(t.dueQuery.found)})` : '—';
+      })
+      .join(' | ')} | measured, DynamoDB Local |`,
+    `| hourly sweep: API requests (metadata pages of ${inputs.sweepPageSize}) / MiB listed | ${rows.map((r) => `${fmt(r.sweep.apiRequests)} / ${fmt(r.sweep.listedMiB, 1)}`).join(' | ')} | modelled |`,
+    `| sweep whose LIST changed: checkpoint BatchGetItems (time) | ${rows
+      .map((r) => {
+        const t = ticks.find((x) => x.clusters === r.clusters);
+        return `${fmt(r.sweep.batchGets)}${t ? ` (${duration(t.sweepReads.ms / 1000)})` : ''}`;
+      })
+      .join(' | ')} | count modelled, time measured on DynamoDB Local |`,
+    `| ClusterClass change: invocations / PutEvents calls | ${rows.map((r) => `${fmt(r.change.invocations)} / ${fmt(r.change.putEventsCalls)}`).join(' | ')} | modelled (FANOUT_BATCH ${inputs.fanOutBatch}) |`,
+    `| ClusterClass change: API requests | ${rows.map((r) => fmt(r.change.apiRequests)).join(' | ')} | modelled from ${fmt(inputs.requestsPerClusterChange.value, 1)} measured per Cluster |`,
+    `| ClusterClass change: passes in flight (Lambda) | ${rows.map((r) => fmt(r.change.passesInFlight)).join(' | ')} | modelled |`,
+    `| passes/s allowed by Lambda / API seats / due-index partition / new on-demand table | ${rows.map((r) => `${fmt(r.change.passesPerSecond.lambda)} / ${fmt(r.change.passesPerSecond.apiSeats)} / ${fmt(r.change.passesPerSecond.dueIndexPartition)} / ${fmt(r.change.passesPerSecond.tableOnDemand)}`).join(' | ')} | modelled |`,
+    `| binding limit | ${rows.map((r) => r.change.binding).join(' | ')} | modelled |`,
+    `| ClusterClass change: one pass (requests × request time) | ${rows.map((r) => `${fmt(r.change.passSeconds, 2)} s`).join(' | ')} | modelled from measured |`,
+    `| ClusterClass change: all converged, capi-serverless | ${rows.map((r) => duration(r.change.allConvergedSeconds)).join(' | ')} | modelled |`,
+    `| … with a priority level of its own (binding limit) | ${rows.map((r) => `${duration(r.change.dedicated.allConvergedSeconds)} (${r.change.dedicated.binding})`).join(' | ')} | modelled |`,
+    `| ClusterClass change: all converged, upstream (10 workers) | ${rows.map((r) => duration(r.change.upstreamAllConvergedSeconds)).join(' | ')} | modelled from measured |`,
+    `| peak API requests/s / DynamoDB WCU/s | ${rows.map((r) => `${fmt(r.change.peakApiRequestsPerSecond)} / ${fmt(r.change.peakWriteUnitsPerSecond)}`).join(' | ')} | modelled |`,
+    '',
+    'Inputs:',
+    '',
+    ...Object.entries(inputs)
+      .filter(([, v]) => typeof v === 'object' && v !== null && 'basis' in v)
+      .map(([k, v]) => `- \`${k}\`: ${fmt((v as Input).value, 3)} — ${(v as Input).basis}: ${(v as Input).source}`),
+    ...ticks.map(
+      (t) =>
+        `- DynamoDB Local, ${fmt(t.clusters)} checkpoints written in ${fmt(t.loadSeconds, 0)} s: nothing due p50 ${fmt(t.idleQuery.p50Ms, 1)} ms (max ${fmt(t.idleQuery.maxMs, 1)}, ${t.idleQuery.found} found), 1 % due p50 ${fmt(t.dueQuery.p50Ms, 0)} ms (${t.dueQuery.found} found), all ${fmt(t.sweepReads.found)} read back in batches in ${duration(t.sweepReads.ms / 1000)}`,
+    ),
+  ];
+  return lines.join('\n');
+}
+
+const ticks: TickMeasurement[] = [];
+for (const n of sizes) ticks.push(await measureTick(n));
+const inputs = computeInputs(
+  readJson<SideBenchResult>('side-by-side.json'),
+  readJson<BenchLatest>('latest.json'),
+  ticks,
+);
+const rows = computeScaleModel(inputs, sizes);
+const markdown = computeMarkdown(rows, inputs, ticks);
+await writeFormatted(
+  new URL('scale.json', resultsDir),
+  JSON.stringify(
+    {
+      date: new Date().toISOString(),
+      machine: machineDescription(),
+      ticks,
+      inputs: { ...inputs, idleTickQueryMs: Object.fromEntries(inputs.idleTickQueryMs) },
+      rows,
+    },
+    null,
+    2,
+  ),
+);
+await writeFormatted(new URL('scale.md', resultsDir), markdown);
+process.stdout.write(`${markdown}\n`);

@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { computeScaleModel, type Input, type ScaleInputs } from '#test/bench/scale/compute-scale-model.ts';
+
+const v = (value: number): Input => ({ value, basis: 'modelled', source: 'test' });
+const inputs: ScaleInputs = Object.freeze({
+  requestsPerClusterChange: v(20),
+  upstreamRequestsPerClusterChange: v(10),
+  requestSeconds: v(0.01),
+  upstreamWorkers: v(10),
+  fanOutBatch: 10,
+  passesPerInvocation: 4,
+  lambdaConcurrency: v(1_000),
+  apiSeats: v(50),
+  dedicatedApiSeats: v(200),
+  writeUnitsPerPass: v(5),
+  dueIndexWritesPerPass: v(2),
+  partitionWriteUnitsPerSecond: v(1_000),
+  tableWriteUnitsPerSecond: v(4_000),
+  sweepPageSize: 500,
+  metadataBytesPerObject: v(400),
+  idleTickQueryMs: new Map([[10_000, v(3)]]),
+});
+
+describe('computeScaleModel', () => {
+  const [small, mid, large] = computeScaleModel(inputs, [100, 10_000, 100_000]);
+
+  test('an idle tick costs one DynamoDB request and no API request at any size', () => {
+    for (const row of [small, mid, large])
+      assert.deepEqual([row?.idleTick.dynamoDbRequests, row?.idleTick.apiRequests], [1, 0]);
+    assert.equal(mid?.idleTick.queryMs?.value, 3);
+    assert.equal(small?.idleTick.queryMs, undefined);
+  });
+
+  test('the fan-out: one invocation per batch, ten entries per PutEvents, the first batch run by the mapping invocation', () => {
+    assert.deepEqual([mid?.change.invocations, mid?.change.putEventsCalls], [1_000, 100]);
+    assert.deepEqual([small?.change.invocations, small?.change.putEventsCalls], [10, 1]);
+  });
+
+  test('a small fleet is bound by its own passes in flight, a large one by the API seats, then by the due-index partition', () => {
+    // 100 Clusters: 10 invocations × 4 passes = 40 in flight of 0.2 s → 200 passes/s, under 50 seats / 0.2 s = 250.
+    assert.equal(small?.change.binding, 'lambda');
+    assert.equal(small?.change.passesPerSecond.lambda, 200);
+    assert.equal(large?.change.binding, 'apiSeats');
+    assert.equal(large?.change.allConvergedSeconds, 100_000 / 250);
+    // 200 seats allow 1,000 passes/s, above the partition's 1,000 WCU / 2 writes per pass.
+    assert.deepEqual(large?.change.dedicated, { binding: 'dueIndexPartition', allConvergedSeconds: 100_000 / 500 });
+  });
+
+  test('upstream works through the fleet with its fixed worker pool', () => {
+    // 10 requests × 0.01 s per Cluster, 10 workers: 100 Clusters per second.
+    assert.equal(large?.change.upstreamAllConvergedSeconds, 1_000);
+  });
+
+  test('a sweep lists metadata pages of 500 and, when its LIST changed, reads checkpoints 100 at a time', () => {
+    assert.deepEqual([large?.sweep.apiRequests, large?.sweep.batchGets], [200, 1_000]);
+    assert.ok(Math.abs((large?.sweep.listedMiB ?? 0) - (100_000 * 400) / 2 ** 20) < 1e-9);
+  });
+});
