@@ -6,7 +6,8 @@
 //   the fleet-wide ClusterClass change, upstream's time to converge all N) and `npm run bench` (latest.json: a forced
 //   pass's duration and requests on loopback);
 // - published service limits (Lambda, DynamoDB, kube-apiserver's default priority and fairness).
-// Writes test/bench/results/scale.{json,md}. BENCH_SCALE_SIZES (comma-separated) changes the measured sizes.
+// Writes test/bench/results/scale.{json,md}. BENCH_SCALE_SIZES (comma-separated) changes the measured sizes;
+// BENCH_SCALE_REUSE=1 recomputes the model from the last run's DynamoDB Local measurements.
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import {
@@ -217,14 +218,20 @@ function computeMarkdown(rows: readonly ScaleRow[], inputs: ScaleInputs, ticks: 
   return lines.join('\n');
 }
 
-const ticks: TickMeasurement[] = [];
-for (const n of sizes) ticks.push(await measureTick(n));
+// NOTE: BENCH_SCALE_REUSE=1 keeps the DynamoDB Local measurements of the last run and recomputes the model only
+// (e.g. after a new side-by-side run).
+const ticks: TickMeasurement[] =
+  process.env['BENCH_SCALE_REUSE'] === '1' ? readJson<{ ticks: TickMeasurement[] }>('scale.json').ticks : [];
+if (ticks.length === 0) for (const n of sizes) ticks.push(await measureTick(n));
 const inputs = computeInputs(
   readJson<SideBenchResult>('side-by-side.json'),
   readJson<BenchLatest>('latest.json'),
   ticks,
 );
-const rows = computeScaleModel(inputs, sizes);
+const rows = computeScaleModel(
+  inputs,
+  ticks.map((t) => t.clusters),
+);
 const markdown = computeMarkdown(rows, inputs, ticks);
 await writeFormatted(
   new URL('scale.json', resultsDir),
