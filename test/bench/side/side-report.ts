@@ -73,8 +73,18 @@ export const isController = (component: string) =>
 
 const sum = (values: Iterable<number>) => [...values].reduce((a, b) => a + b, 0);
 
+/**
+ * Whether the audit log held the phase's requests: every phase but the idle window has the driver's own polls and
+ * writes, and an idle window has the managers' watch restarts. (The run of 2026-11-26 at N = 100 lost most of them:
+ * the API server's audit log rotated at its 100 MB default and only the newest file was read; see audit-log.ts.)
+ */
+export function isRequestsRecorded(phase: PhaseReport): boolean {
+  if (Object.keys(phase.requests).length === 0) return false;
+  return phase.name === 'idle' || (phase.requests['bench driver (user)']?.total ?? 0) > 0;
+}
+
 export function controllerRequests(phase: PhaseReport | undefined): number {
-  if (!phase) return Number.NaN;
+  if (!phase || !isRequestsRecorded(phase)) return Number.NaN;
   return sum(
     Object.entries(phase.requests)
       .filter(([c]) => isController(c))
@@ -197,7 +207,7 @@ export function computeSideMarkdown(result: SideBenchResult): string {
       const p = result.sides[side]?.phases.find((x) => x.name === name);
       if (!p) continue;
       lines.push(
-        `| ${name}${p.error ? ' (FAILED)' : ''} | ${side} | ${sorted.map((c) => fmt(p.requests[c]?.total ?? 0)).join(' | ')} |`,
+        `| ${name}${p.error ? ' (FAILED)' : ''} | ${side} | ${sorted.map((c) => (isRequestsRecorded(p) ? fmt(p.requests[c]?.total ?? 0) : 'not recorded')).join(' | ')} |`,
       );
     }
   lines.push('', 'CPU-seconds per process and phase:', '');
