@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import type { MeasuredProfile } from '#shared/pricing/compute-marginal-cost.ts';
 import type { FunctionsStats } from './functions-process.ts';
-import type { PhaseReport, SideBenchResult } from './side-report.ts';
+import { isRequestsRecorded, type PhaseReport, type SideBenchResult } from './side-report.ts';
 
 /** The forwarder's memory watching 10,002 objects, from `npm run bench` (test/bench/results/latest.json). */
 const forwarderAt10k = { objects: 10_002, rssMiB: 86 };
@@ -40,6 +40,7 @@ export function computeMeasuredProfile(result: SideBenchResult, file: string): M
   const changes = (side: typeof a) =>
     changePhases.map((name) => phase(side, name)).filter((p): p is PhaseReport => p !== undefined && !p.error);
   const changeCount = changes(b).reduce((s, p) => s + p.changes, 0);
+  const recorded = changes(b).filter(isRequestsRecorded);
   const sumOver = (phases: readonly PhaseReport[], f: (p: PhaseReport) => number) =>
     phases.reduce((s, p) => s + f(p), 0);
   const coreCpu = (p: PhaseReport) => p.cpuSeconds['upstream core'] ?? 0;
@@ -48,6 +49,8 @@ export function computeMeasuredProfile(result: SideBenchResult, file: string): M
   // NOTE: event invocations' duration over the change phases (after the idle window), ticks' over the whole run.
   const eventMs = (s: FunctionsStats) => sumInvocations(s, 'durationMs') - sumInvocations(s, 'tickDurationMs');
   const changeInvocations = eventInvocations(end) - eventInvocations(afterIdle);
+  const idleTicks = sumInvocations(afterIdle, 'ticks') - sumInvocations(before, 'ticks');
+  const idleTickMs = sumInvocations(afterIdle, 'tickDurationMs') - sumInvocations(before, 'tickDurationMs');
   return {
     basis: `${file}, ${n} Clusters per side, ${result.date.slice(0, 10)}, ${result.machine}`,
     idleInvocationsPerClusterHour: (eventInvocations(afterIdle) - eventInvocations(before)) / n / idleHours,
@@ -62,9 +65,15 @@ export function computeMeasuredProfile(result: SideBenchResult, file: string): M
     passesRunPerChange: (end.passes.ran - afterIdle.passes.ran) / changeCount,
     passesSkippedPerChange: (end.passes.skipped - afterIdle.passes.skipped) / changeCount,
     invocationMs: changeInvocations > 0 ? (eventMs(end) - eventMs(afterIdle)) / changeInvocations : 0,
-    tickMs: sumInvocations(end, 'ticks') > 0 ? sumInvocations(end, 'tickDurationMs') / sumInvocations(end, 'ticks') : 0,
+    // NOTE: the ticks of the idle window, what most ticks of a month are (the run's others sweep a fleet being created).
+    tickMs: idleTicks > 0 ? idleTickMs / idleTicks : 0,
+    // NOTE: over the phases whose requests the audit log held (see isRequestsRecorded).
     functionRequestsPerChange:
-      sumOver(changes(b), (p) => p.requests['capi-serverless functions']?.total ?? 0) / changeCount,
+      sumOver(recorded, (p) => p.requests['capi-serverless functions']?.total ?? 0) /
+      Math.max(
+        1,
+        sumOver(recorded, (p) => p.changes),
+      ),
     forwarderRssMiB: forwarderRss,
     forwarderRssMiBPerObject: Math.max(0, forwarderAt10k.rssMiB - forwarderRss) / forwarderAt10k.objects,
     forwarderCpuSecondsPerHour: (idleB.cpuSeconds['capi-serverless forwarder'] ?? 0) / idleHours,
