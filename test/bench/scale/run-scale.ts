@@ -120,12 +120,17 @@ type BenchLatest = {
 };
 
 /** The inputs from the committed runs and the published limits. */
-function computeInputs(side: SideBenchResult, latest: BenchLatest, ticks: readonly TickMeasurement[]): ScaleInputs {
+function computeInputs(
+  side: SideBenchResult,
+  latest: BenchLatest,
+  ticks: readonly TickMeasurement[],
+  sideFile: string,
+): ScaleInputs {
   const phaseOf = (s: 'A' | 'B') => side.sides[s]?.phases.find((p) => p.name === 'ClusterClass change (fleet)');
   const [a, b] = [phaseOf('A'), phaseOf('B')];
   if (!a || !b) throw new Error('side-by-side.json has no ClusterClass change on both sides');
   const n = Number(side.config['clusters']);
-  const sideBasis = `side-by-side.json (${n} Clusters per side, ${side.date.slice(0, 10)})`;
+  const sideBasis = `${sideFile} (${n} Clusters per side, ${side.date.slice(0, 10)})`;
   const perCluster = (b.requests['capi-serverless functions']?.total ?? 0) / b.changes;
   const upstreamPerCluster = (a.requests['upstream core']?.total ?? 0) / a.changes;
   const forced = latest.measurements.forced.topology;
@@ -223,10 +228,13 @@ function computeMarkdown(rows: readonly ScaleRow[], inputs: ScaleInputs, ticks: 
 const ticks: TickMeasurement[] =
   process.env['BENCH_SCALE_REUSE'] === '1' ? readJson<{ ticks: TickMeasurement[] }>('scale.json').ticks : [];
 if (ticks.length === 0) for (const n of sizes) ticks.push(await measureTick(n));
+// NOTE: BENCH_SCALE_SIDE names another side-by-side result in test/bench/results (default side-by-side.json).
+const sideFile = process.env['BENCH_SCALE_SIDE'] ?? 'side-by-side.json';
 const inputs = computeInputs(
-  readJson<SideBenchResult>('side-by-side.json'),
+  readJson<SideBenchResult>(sideFile),
   readJson<BenchLatest>('latest.json'),
   ticks,
+  sideFile,
 );
 const rows = computeScaleModel(
   inputs,
