@@ -1,6 +1,10 @@
 // Local mode's EventBridge: routes object changes by kind to the same controller handlers Lambda runs, in
 // process, sends ticks on a timer and delivers the batches a handler fans out (each its own invocation, as on
 // Lambda, here sharing one process). Also a forwarder sink, so the forwarder can feed it directly.
+// At most `concurrency` invocations of a controller run at once; the others wait in order, as throttled asynchronous
+// invocations wait in Lambda's queue, and their "Lambda timeout" starts when they run. Without the limit a burst
+// (100 Clusters created at once: 3,000 events in 10 minutes) started every invocation together in this one process,
+// where they queued for the shared client's 16 sockets while their 5-minute deadline ran, and failed.
 import { randomUUID } from 'node:crypto';
 import type { Controller } from '#shared/checkpoint/index.ts';
 import { errorMessage } from '#shared/errors/index.ts';
@@ -25,7 +29,12 @@ export type LocalBusOptions = {
   readonly onError?: (controller: Controller, event: RuntimeEvent, error: unknown) => void;
   /** Delay before the first retry of a failed event invocation (doubled for the second; default 1 s). */
   readonly retryDelayMs?: number;
+  /** Invocations of one controller running at once (default {@link defaultLocalConcurrency}); the rest wait. */
+  readonly concurrency?: number;
 };
+
+/** One process's Kubernetes client has 16 sockets (shared/kube/client.ts): as many invocations as that at once. */
+export const defaultLocalConcurrency = 16;
 
 export type LocalBus = {
   /** Delivers changes like PutEvents: returns once accepted; the invocations run in the background. */
@@ -53,13 +62,47 @@ export function createLocalBus(options: LocalBusOptions): LocalBus {
   const timeoutMs = options.timeoutMs ?? 5 * 60_000;
   const retryAttempts = 2;
   const retryDelayMs = options.retryDelayMs ?? 1_000;
+  const concurrency = options.concurrency ?? defaultLocalConcurrency;
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
   const inFlight = new Set<Promise<void>>();
+  const running = new Map<Controller, number>();
+  const waiting = new Map<Controller, (() => void)[]>();
   let timer: ReturnType<typeof setInterval> | undefined;
+
+  /** Resolves when one of `controller`'s invocation slots is free (and takes it). */
+  async function takeSlot(controller: Controller): Promise<void> {
+    if ((running.get(controller) ?? 0) < concurrency) {
+      running.set(controller, (running.get(controller) ?? 0) + 1);
+      return;
+    }
+    // NOTE: a released slot passes straight to the next waiter, so the count stays as it is.
+    await new Promise<void>((resolve) => {
+      const queue = waiting.get(controller) ?? [];
+      queue.push(resolve);
+      waiting.set(controller, queue);
+    });
+  }
+
+  function releaseSlot(controller: Controller): void {
+    const next = waiting.get(controller)?.shift();
+    if (next) next();
+    else running.set(controller, (running.get(controller) ?? 1) - 1);
+  }
+
+  async function runHandler(controller: Controller, handler: ControllerHandler, event: RuntimeEvent) {
+    await takeSlot(controller);
+    try {
+      return await handler(event, localLambdaContext(controller, timeoutMs));
+    } finally {
+      releaseSlot(controller);
+    }
+  }
 
   function invoke(controller: Controller, event: RuntimeEvent, attempt = 0): Promise<void> {
     const handler = options.handlers[controller];
     if (!handler) return Promise.resolve();
-    const run = handler(event, localLambdaContext(controller, timeoutMs))
+    const run = runHandler(controller, handler, event)
       .then((result) => options.onResult?.(controller, event, result))
       .catch(async (err: unknown) => {
         if (options.onError) options.onError(controller, event, err);

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { createCheckpointStore, createDynamoDBClient, ensureTable, type Controller } from '#shared/checkpoint/index.ts';
 import { errorMessage } from '#shared/errors/index.ts';
 import { applyObject, createKubeClient } from '#shared/kube/index.ts';
+import { describeKey } from '#shared/runtime/pass-state.ts';
 import type { ControllerHandler } from '#shared/runtime/create-controller-handler.ts';
 import { createFunctionHandler } from '#shared/runtime/create-function-handler.ts';
 import type { ObjectChange } from '#shared/runtime/events.ts';
@@ -66,6 +67,9 @@ const stats: FunctionsStats = {
   eventsReceived: 0,
 };
 
+/** A line on stderr with the time (the bench keeps it with BENCH_SIDE_LOGS). */
+const stamp = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+
 /** The handler, with what Lambda would bill (one invocation, its duration) counted. */
 function counted(controller: Controller, handler: ControllerHandler): ControllerHandler {
   return async (event, context) => {
@@ -88,11 +92,17 @@ function counted(controller: Controller, handler: ControllerHandler): Controller
         for (const p of result.passes) {
           if (p.status === 'Ran') stats.passes.ran++;
           else stats.passes.skipped++;
-          if (p.result === 'Error') stats.passes.errors++;
+          if (p.result === 'Error') {
+            stats.passes.errors++;
+            stamp(`${controller} pass error ${describeKey(p.key)}: ${p.reason}`);
+          }
         }
       return result;
     } catch (err) {
       row.failed++;
+      stamp(
+        `${controller} invocation failed after ${Math.round(performance.now() - started)} ms: ${errorMessage(err)}`,
+      );
       throw err;
     } finally {
       const ms = performance.now() - started;
@@ -114,7 +124,7 @@ for (const controller of controllers) {
 const bus = createLocalBus({
   handlers,
   retryDelayMs: 500,
-  onError: (controller, _event, err) => process.stderr.write(`${controller} failed: ${errorMessage(err)}\n`),
+  onError: (controller, _event, err) => stamp(`${controller} failed: ${errorMessage(err)}`),
 });
 fanOutTo.bus = bus;
 

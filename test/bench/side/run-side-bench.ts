@@ -8,7 +8,7 @@
 // scale-up, a version upgrade), each from the user's write to converged; a ClusterResourceSet change and a fleet-wide
 // ClusterClass change reaching every Cluster. Writes test/bench/results/side-by-side.{json,md}.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { errorMessage } from '#shared/errors/index.ts';
@@ -123,6 +123,18 @@ function bundleForwarder(dir: string): string[] {
   return ['--max-semi-space-size=2', outfile];
 }
 
+/**
+ * With BENCH_SIDE_LOGS=<dir>: each process's output (the functions' failed invocations and pass errors, upstream's
+ * managers) is written there as `<side>-<name>.log` when the side stops, since the side's temporary folder goes.
+ */
+function keepLogs(side: SideName, procs: readonly HarnessProcess[]): void {
+  const dir = process.env['BENCH_SIDE_LOGS'];
+  if (!dir) return;
+  mkdirSync(dir, { recursive: true });
+  for (const p of procs) writeFileSync(join(dir, `${side}-${p.name.replaceAll(/[^a-z0-9-]+/gi, '-')}.log`), p.logs());
+  log(`side ${side}: process logs in ${dir}`);
+}
+
 /** Starts a product process (`node <args>`) and waits for its `READY <json>` line. */
 async function startProductProcess(
   name: string,
@@ -165,6 +177,7 @@ async function startSide(side: SideName, heldPortLock: ExclusiveLock): Promise<R
   const procs: HarnessProcess[] = [];
   const stop = async () => {
     for (const p of procs.reverse()) await p.stop(15_000);
+    keepLogs(side, [...procs, ...Object.values(mgmt.upstream.managers).map((m) => m.process)]);
     await mgmt.stop();
     audit.remove();
     rmSync(dir, { recursive: true, force: true });
