@@ -179,10 +179,20 @@ export function computeRatioRows(result: SideBenchResult): Row[] {
 }
 
 /** The README fragment. */
+/** How the two sides ran: together, one after the other in one run, or in two runs merged (merge-sides.ts). */
+function computeRunsSentence(config: Record<string, unknown>): string {
+  if (config['concurrent'] === true)
+    return 'both sides ran at the same time on the same machine, each in a network namespace of its own (so they competed for the same cores)';
+  const runs = config['runs'] as { A?: string; B?: string } | undefined;
+  if (runs?.A && runs.B)
+    return `each side from its own run on the same machine with the same configuration, merged (side A started ${runs.A.slice(0, 16).replace('T', ' ')} UTC, side B ${runs.B.slice(0, 16).replace('T', ' ')} UTC)`;
+  return 'both sides ran one after the other on the same machine';
+}
+
 export function computeSideMarkdown(result: SideBenchResult): string {
   const rows = computeRatioRows(result);
   const lines = [
-    `Measured by \`npm run bench:side\` on ${result.date.slice(0, 10)}: ${String(result.config['clusters'])} Clusters per side, idle window ${Number(result.config['idleMs']) / 60_000} min of wall time, capi-serverless ticks every ${Number(result.config['tickMs']) / 60_000} min, on ${result.machine}; ${result.config['concurrent'] === true ? 'both sides ran at the same time on the same machine, each in a network namespace of its own (so they competed for the same cores)' : 'both sides ran one after the other on the same machine'} (run: ${Math.round(result.durationMs / 60_000)} min). Every figure is measured; "per hour" figures are the idle window's counts scaled to one hour.`,
+    `Measured by \`npm run bench:side\` on ${result.date.slice(0, 10)}: ${String(result.config['clusters'])} Clusters per side, idle window ${Number(result.config['idleMs']) / 60_000} min of wall time, capi-serverless ticks every ${Number(result.config['tickMs']) / 60_000} min, on ${result.machine}; ${computeRunsSentence(result.config)} (run: ${Math.round(result.durationMs / 60_000)} min). Every figure is measured; "per hour" figures are the idle window's counts scaled to one hour.`,
     '',
     '| figure | A: upstream | B: capi-serverless | B/A |',
     '| --- | ---: | ---: | ---: |',
