@@ -14,7 +14,7 @@ import type { CheckpointStore } from './checkpoint-store.ts';
 import { CheckpointStoreError, storeOperations } from './errors.ts';
 import {
   dueIndex,
-  dueShardOf,
+  dueShardsOf,
   parsePartitionKey,
   partitionKeyOf,
   primaryKeyOf,
@@ -34,8 +34,9 @@ export type DueObject = {
 
 /**
  * The objects of one kind whose next pass is due by `now`: checkpoints after an Error or Requeue whose time has
- * come, and leases that lapsed (a pass that died without recording). One Query per page of results, so a tick
- * over an idle fleet costs one request per kind whatever the fleet's size. Eventually consistent (a GSI): a pass
+ * come, and leases that lapsed (a pass that died without recording). One Query per shard and page of results, at
+ * once, so a tick over an idle fleet costs the same whatever the fleet's size: one Query per kind, 9 for Clusters
+ * (`dueShardsOf`: 8 shards and the partition of rows written before sharding). Eventually consistent (a GSI): a pass
  * re-reads the checkpoint strongly under its lease, so a stale entry costs one skipped pass at most.
  *
  * @example
@@ -48,6 +49,18 @@ export async function listDueObjects(
   now: number,
 ): Promise<DueObject[]> {
   const byObject = new Map<string, DueObject>();
+  const pages = await Promise.all(dueShardsOf(controller, kind).map((shard) => queryDueShard(store, shard, now)));
+  for (const entry of pages.flat()) {
+    const id = partitionKeyOf(entry.key);
+    const seen = byObject.get(id);
+    if (seen === undefined || entry.dueAtMs < seen.dueAtMs) byObject.set(id, entry);
+  }
+  return [...byObject.values()];
+}
+
+/** The entries of one due index partition due by `now`, page after page. */
+async function queryDueShard(store: CheckpointStore, shard: string, now: number): Promise<DueObject[]> {
+  const entries: DueObject[] = [];
   let exclusiveStartKey: Record<string, unknown> | undefined;
   do {
     let output;
@@ -58,28 +71,25 @@ export async function listDueObjects(
           IndexName: dueIndex.name,
           KeyConditionExpression: '#shard = :shard AND #due <= :now',
           ExpressionAttributeNames: { '#shard': tableAttributes.dueShard, '#due': tableAttributes.dueAtMs },
-          ExpressionAttributeValues: { ':shard': dueShardOf(controller, kind), ':now': now },
+          ExpressionAttributeValues: { ':shard': shard, ':now': now },
           ...(exclusiveStartKey ? { ExclusiveStartKey: exclusiveStartKey } : {}),
         }),
       );
     } catch (err) {
-      throw new CheckpointStoreError(storeOperations.listDue, dueShardOf(controller, kind), err);
+      throw new CheckpointStoreError(storeOperations.listDue, shard, err);
     }
     for (const item of output.Items ?? []) {
       const key = parsePartitionKey(String(item[tableAttributes.pk]));
       if (key === undefined) continue;
-      const entry: DueObject = {
+      entries.push({
         key,
         dueAtMs: Number(item[tableAttributes.dueAtMs]),
         because: item[tableAttributes.sk] === recordKinds.lease ? 'lapsedLease' : 'checkpoint',
-      };
-      const id = partitionKeyOf(key);
-      const seen = byObject.get(id);
-      if (seen === undefined || entry.dueAtMs < seen.dueAtMs) byObject.set(id, entry);
+      });
     }
     exclusiveStartKey = output.LastEvaluatedKey;
   } while (exclusiveStartKey !== undefined);
-  return [...byObject.values()];
+  return entries;
 }
 
 const batchGetLimit = 100;

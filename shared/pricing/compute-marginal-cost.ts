@@ -49,8 +49,12 @@ export const costAssumptions = {
   functionMemoryGb: 0.5,
   /** Ticks: 3 functions every 5 minutes. */
   tickInvocationsPerHour: 36,
-  /** Per tick: one Query per kind plus the sweep row GetItem (eventually consistent, 0.5 RRU each): 13 reads. */
-  tickReadUnits: 13 * 0.5,
+  /**
+   * Per tick invocation (eventually consistent, 0.5 RRU each): the three functions' reads of one round of ticks,
+   * averaged — one due-index Query per kind (9 for Clusters: 8 shards and the partition written before sharding; 10
+   * kinds in all) and each function's sweep-row GetItem: 21 reads for 3 invocations.
+   */
+  tickReadUnits: (21 / 3) * 0.5,
   /** A pass that runs: checkpoint read (1 RRU), lease put (1 WRU), checkpoint + lease release transaction (4 WRU). */
   passReadUnits: 1,
   passWriteUnits: 5,

@@ -21,6 +21,8 @@ export type ScaleInputs = {
   /** Settings of capi-serverless (config.ts defaults). */
   readonly fanOutBatch: number;
   readonly passesPerInvocation: number;
+  /** Partitions of the due index per controller and kind (shared/checkpoint/table.ts dueShardCount). */
+  readonly dueShards: number;
   /** Lambda: concurrent executions of the account (default quota) that the functions may use. */
   readonly lambdaConcurrency: Input;
   /** kube-apiserver: seats of the priority level the functions' requests land in. */
@@ -29,7 +31,7 @@ export type ScaleInputs = {
   readonly dedicatedApiSeats: Input;
   /** DynamoDB: write units per pass (lease put 1, checkpoint + lease release transaction 4). */
   readonly writeUnitsPerPass: Input;
-  /** DynamoDB: writes to the due index's one partition per pass (the lease row enters and leaves it). */
+  /** DynamoDB: writes to the due index per pass (the lease row enters and leaves it), spread over `dueShards`. */
   readonly dueIndexWritesPerPass: Input;
   /** DynamoDB: write units per second one partition (of the table or of an index) takes. */
   readonly partitionWriteUnitsPerSecond: Input;
@@ -44,7 +46,7 @@ export type ScaleInputs = {
 
 export type ScaleRow = {
   readonly clusters: number;
-  /** Between sweeps: DynamoDB requests and API requests of one tick with nothing due. */
+  /** Between sweeps: DynamoDB requests (per kind) and API requests of one tick with nothing due. */
   readonly idleTick: { readonly dynamoDbRequests: number; readonly apiRequests: number; readonly queryMs?: Input };
   /** The hourly sweep of the Clusters kind: metadata pages, bytes listed, checkpoint reads when its LIST changed. */
   readonly sweep: { readonly apiRequests: number; readonly listedMiB: number; readonly batchGets: number };
@@ -89,7 +91,8 @@ export function computeScaleModel(inputs: ScaleInputs, sizes: readonly number[])
     const limits = (seats: number) => ({
       lambda: passesInFlight / pass,
       apiSeats: seats / pass,
-      dueIndexPartition: inputs.partitionWriteUnitsPerSecond.value / inputs.dueIndexWritesPerPass.value,
+      dueIndexPartition:
+        (inputs.dueShards * inputs.partitionWriteUnitsPerSecond.value) / inputs.dueIndexWritesPerPass.value,
       tableOnDemand: inputs.tableWriteUnitsPerSecond.value / inputs.writeUnitsPerPass.value,
     });
     const bindingOf = (l: ReturnType<typeof limits>) =>
@@ -102,7 +105,8 @@ export function computeScaleModel(inputs: ScaleInputs, sizes: readonly number[])
     const queryMs = inputs.idleTickQueryMs.get(n);
     return {
       clusters: n,
-      idleTick: { dynamoDbRequests: 1, apiRequests: 0, ...(queryMs ? { queryMs } : {}) },
+      // NOTE: one Query per shard, and one of the partition rows written before sharding carry.
+      idleTick: { dynamoDbRequests: inputs.dueShards + 1, apiRequests: 0, ...(queryMs ? { queryMs } : {}) },
       sweep: {
         apiRequests: Math.ceil(n / inputs.sweepPageSize),
         listedMiB: (n * inputs.metadataBytesPerObject.value) / 2 ** 20,

@@ -13,6 +13,7 @@ import { performance } from 'node:perf_hooks';
 import {
   createCheckpointStore,
   createDynamoDBClient,
+  dueShardCount,
   ensureTable,
   getCheckpoints,
   listDueObjects,
@@ -147,6 +148,7 @@ function computeInputs(
     upstreamWorkers: published(10, 'upstream --clustertopology-concurrency default'),
     fanOutBatch: 10,
     passesPerInvocation: 4,
+    dueShards: dueShardCount,
     lambdaConcurrency: published(1_000, 'Lambda concurrent executions, default account quota per region'),
     dedicatedApiSeats: modelled(
       174,
@@ -184,7 +186,7 @@ function computeMarkdown(rows: readonly ScaleRow[], inputs: ScaleInputs, ticks: 
     '',
     `| figure | ${rows.map((r) => `${fmt(r.clusters)} Clusters`).join(' | ')} | basis |`,
     `| --- | ${rows.map(() => '---:').join(' | ')} | --- |`,
-    `| tick with nothing due: DynamoDB requests / API requests | ${rows.map((r) => `${r.idleTick.dynamoDbRequests} / ${r.idleTick.apiRequests}`).join(' | ')} | measured (tick.test.ts, npm run bench) |`,
+    `| tick with nothing due: DynamoDB requests per kind / API requests | ${rows.map((r) => `${r.idleTick.dynamoDbRequests} / ${r.idleTick.apiRequests}`).join(' | ')} | measured (tick.test.ts, npm run bench) |`,
     `| tick with nothing due: due-index Query, p50 | ${rows.map((r) => (r.idleTick.queryMs ? `${fmt(r.idleTick.queryMs.value, 1)} ms` : '—')).join(' | ')} | measured, DynamoDB Local |`,
     `| tick with 1 % due: Query, p50 (entries) | ${rows
       .map((r) => {
@@ -202,7 +204,7 @@ function computeMarkdown(rows: readonly ScaleRow[], inputs: ScaleInputs, ticks: 
     `| ClusterClass change: invocations / PutEvents calls | ${rows.map((r) => `${fmt(r.change.invocations)} / ${fmt(r.change.putEventsCalls)}`).join(' | ')} | modelled (FANOUT_BATCH ${inputs.fanOutBatch}) |`,
     `| ClusterClass change: API requests | ${rows.map((r) => fmt(r.change.apiRequests)).join(' | ')} | modelled from ${fmt(inputs.requestsPerClusterChange.value, 1)} measured per Cluster |`,
     `| ClusterClass change: passes in flight (Lambda) | ${rows.map((r) => fmt(r.change.passesInFlight)).join(' | ')} | modelled |`,
-    `| passes/s allowed by Lambda / API seats / due-index partition / new on-demand table | ${rows.map((r) => `${fmt(r.change.passesPerSecond.lambda)} / ${fmt(r.change.passesPerSecond.apiSeats)} / ${fmt(r.change.passesPerSecond.dueIndexPartition)} / ${fmt(r.change.passesPerSecond.tableOnDemand)}`).join(' | ')} | modelled |`,
+    `| passes/s allowed by Lambda / API seats / due index (${inputs.dueShards} partitions) / new on-demand table | ${rows.map((r) => `${fmt(r.change.passesPerSecond.lambda)} / ${fmt(r.change.passesPerSecond.apiSeats)} / ${fmt(r.change.passesPerSecond.dueIndexPartition)} / ${fmt(r.change.passesPerSecond.tableOnDemand)}`).join(' | ')} | modelled |`,
     `| binding limit | ${rows.map((r) => r.change.binding).join(' | ')} | modelled |`,
     `| ClusterClass change: one pass (requests × request time) | ${rows.map((r) => `${fmt(r.change.passSeconds, 2)} s`).join(' | ')} | modelled from measured |`,
     `| ClusterClass change: all converged, capi-serverless | ${rows.map((r) => duration(r.change.allConvergedSeconds)).join(' | ')} | modelled |`,

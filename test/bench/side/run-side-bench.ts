@@ -435,7 +435,7 @@ async function runSide(side: SideName, heldPortLock: ExclusiveLock): Promise<Sid
             }
           : {}),
         requests,
-        ...(p.name === 'idle' ? { breakdown: computeRequestBreakdown(events, p.from, p.to, keyOf) } : {}),
+        breakdown: computeRequestBreakdown(events, p.from, p.to, keyOf),
         cpuSeconds: running.meter.cpuSeconds(p.from, p.to),
         memory: running.meter.memory(p.from, p.to),
         ...(p.error ? { error: p.error } : {}),

@@ -5,7 +5,21 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Logger } from '@aws-lambda-powertools/logger';
-import { acquireLease, getCheckpoint, listDueObjects, type Controller } from '#shared/checkpoint/index.ts';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  acquireLease,
+  dueShardCount,
+  dueShardOf,
+  dueShardOfKey,
+  dueShardsOf,
+  getCheckpoint,
+  listDueObjects,
+  partitionKeyOf,
+  primaryKeyOf,
+  recordKinds,
+  tableAttributes,
+  type Controller,
+} from '#shared/checkpoint/index.ts';
 import { deleteObject } from '#shared/kube/index.ts';
 import { createControllerHandler, type HandlerResult } from '#shared/runtime/create-controller-handler.ts';
 import { tickEvent } from '#shared/runtime/events.ts';
@@ -225,5 +239,44 @@ describe('tick and local bus on the real servers', () => {
         [['Ran', ['applied ConfigMap default/tick-a-derived']]],
       );
     }
+  });
+
+  test('Clusters spread over the due index shards, and Cluster rows written before sharding are still found', async () => {
+    // NOTE: 24 Clusters due, with the attributes a pass records, and one row as the unsharded index wrote it; a
+    // tick's query names each one once, whatever its partition (8 shards and the old one: 9 Queries).
+    const now = ctx.clock.now;
+    const clusterKey = (name: string) =>
+      ({ controller: 'topology', kind: 'Cluster', namespace: 'fleet', name }) as const;
+    const keys = Array.from({ length: 24 }, (_, i) => clusterKey(`c-${i}`));
+    const put = (key: ReturnType<typeof clusterKey>, dueShard: string) =>
+      ctx.store.documents.send(
+        new PutCommand({
+          TableName: ctx.store.tableName,
+          Item: {
+            ...primaryKeyOf(key, recordKinds.checkpoint),
+            [tableAttributes.dueShard]: dueShard,
+            [tableAttributes.dueAtMs]: now - 1_000,
+          },
+        }),
+      );
+    for (const key of keys) await put(key, dueShardOfKey(key));
+    const legacy = clusterKey('written-before-sharding');
+    await put(legacy, dueShardOf('topology', 'Cluster'));
+    const shardsUsed = new Set(keys.map((k) => dueShardOfKey(k)));
+    assert.ok(shardsUsed.size >= dueShardCount / 2, `24 Clusters in ${shardsUsed.size} shards`);
+
+    let found: string[] = [];
+    for (let i = 0; i < 50; i++) {
+      resetCounters(ctx);
+      found = (await listDueObjects(ctx.store, 'topology', 'Cluster', now)).map((d) => partitionKeyOf(d.key)).sort();
+      if (found.length === keys.length + 1) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.deepEqual(found, [...keys, legacy].map((k) => partitionKeyOf(k)).sort());
+    assert.deepEqual(
+      ctx.ddbCommands,
+      dueShardsOf('topology', 'Cluster').map(() => 'QueryCommand'),
+    );
+    assert.equal(ctx.ddbCommands.length, dueShardCount + 1);
   });
 });

@@ -10,6 +10,7 @@ const inputs: ScaleInputs = Object.freeze({
   upstreamWorkers: v(10),
   fanOutBatch: 10,
   passesPerInvocation: 4,
+  dueShards: 8,
   lambdaConcurrency: v(1_000),
   apiSeats: v(50),
   dedicatedApiSeats: v(200),
@@ -25,9 +26,9 @@ const inputs: ScaleInputs = Object.freeze({
 describe('computeScaleModel', () => {
   const [small, mid, large] = computeScaleModel(inputs, [100, 10_000, 100_000]);
 
-  test('an idle tick costs one DynamoDB request and no API request at any size', () => {
+  test('an idle tick costs one Query per due-index shard (and the unsharded one) and no API request at any size', () => {
     for (const row of [small, mid, large])
-      assert.deepEqual([row?.idleTick.dynamoDbRequests, row?.idleTick.apiRequests], [1, 0]);
+      assert.deepEqual([row?.idleTick.dynamoDbRequests, row?.idleTick.apiRequests], [9, 0]);
     assert.equal(mid?.idleTick.queryMs?.value, 3);
     assert.equal(small?.idleTick.queryMs, undefined);
   });
@@ -37,14 +38,21 @@ describe('computeScaleModel', () => {
     assert.deepEqual([small?.change.invocations, small?.change.putEventsCalls], [10, 1]);
   });
 
-  test('a small fleet is bound by its own passes in flight, a large one by the API seats, then by the due-index partition', () => {
+  test('a small fleet is bound by its own passes in flight, a large one by the API seats, then by the table', () => {
     // 100 Clusters: 10 invocations × 4 passes = 40 in flight of 0.2 s → 200 passes/s, under 50 seats / 0.2 s = 250.
     assert.equal(small?.change.binding, 'lambda');
     assert.equal(small?.change.passesPerSecond.lambda, 200);
     assert.equal(large?.change.binding, 'apiSeats');
     assert.equal(large?.change.allConvergedSeconds, 100_000 / 250);
-    // 200 seats allow 1,000 passes/s, above the partition's 1,000 WCU / 2 writes per pass.
-    assert.deepEqual(large?.change.dedicated, { binding: 'dueIndexPartition', allConvergedSeconds: 100_000 / 500 });
+    // 200 seats allow 1,000 passes/s; the due index's 8 partitions 8 × 1,000 WCU / 2 writes per pass = 4,000; a new
+    // on-demand table 4,000 WCU / 5 per pass = 800: the table binds.
+    assert.equal(large?.change.passesPerSecond.dueIndexPartition, 4_000);
+    assert.deepEqual(large?.change.dedicated, { binding: 'tableOnDemand', allConvergedSeconds: 100_000 / 800 });
+  });
+
+  test('with one due-index partition (before sharding) that partition bound the fleet-wide change at 500 passes/s', () => {
+    const [unsharded] = computeScaleModel({ ...inputs, dueShards: 1 }, [100_000]);
+    assert.deepEqual(unsharded?.change.dedicated, { binding: 'dueIndexPartition', allConvergedSeconds: 100_000 / 500 });
   });
 
   test('upstream works through the fleet with its fixed worker pool', () => {

@@ -4,6 +4,11 @@ import {
   createTableInput,
   dueAttributesOf,
   dueIndex,
+  dueShardCount,
+  dueShardCountOf,
+  dueShardOf,
+  dueShardOfKey,
+  dueShardsOf,
   parsePartitionKey,
   partitionKeyOf,
   primaryKeyOf,
@@ -71,8 +76,35 @@ describe('table definition', () => {
 
 describe('due index attributes', () => {
   const key = Object.freeze({ controller: 'topology', kind: 'Cluster', namespace: 'default', name: 'c1' } as const);
-  test('puts a row with a kind and a due time in its controller and kind shard', () => {
-    assert.deepEqual(dueAttributesOf(key, 42), { dueShard: 'topology#Cluster', dueAtMs: 42 });
+  const shardOf = (name: string) => Number(/#(\d)$/.exec(dueShardOfKey({ ...key, name }))?.[1]);
+  test('puts a Cluster row with a due time in its controller and kind, in the shard its key hashes to', () => {
+    const shard = dueShardOfKey(key);
+    assert.match(shard, new RegExp(`^topology#Cluster#[0-${dueShardCount - 1}]$`));
+    assert.deepEqual(dueAttributesOf(key, 42), { dueShard: shard, dueAtMs: 42 });
+  });
+  test('the shard depends only on the object: its checkpoint and lease rows share it, whatever the due time', () => {
+    assert.equal(dueAttributesOf(key, 1)['dueShard'], dueAttributesOf({ ...key }, 2)['dueShard']);
+  });
+  test('spreads a fleet over every shard (1,000 Clusters: each shard within 40 % of an even share)', () => {
+    const counts = new Array<number>(dueShardCount).fill(0);
+    for (let i = 0; i < 1_000; i++) counts[shardOf(`c-${String(i).padStart(4, '0')}`)]! += 1;
+    const even = 1_000 / dueShardCount;
+    for (const [shard, count] of counts.entries())
+      assert.ok(count > even * 0.6 && count < even * 1.4, `shard ${shard} holds ${count} of 1,000`);
+  });
+  test('a tick queries every Cluster shard, then the partition of rows written before sharding', () => {
+    const shards = dueShardsOf('topology', 'Cluster');
+    assert.equal(shards.length, dueShardCount + 1);
+    assert.equal(shards[0], 'topology#Cluster#0');
+    assert.equal(shards[dueShardCount - 1], `topology#Cluster#${dueShardCount - 1}`);
+    assert.equal(shards[dueShardCount], 'topology#Cluster');
+  });
+  test('a kind of a handful of objects keeps one partition, as before sharding', () => {
+    const crs = { controller: 'addons', kind: 'ClusterResourceSet', namespace: 'default', name: 'crs' } as const;
+    assert.equal(dueShardCountOf('ClusterResourceSet'), 1);
+    assert.deepEqual(dueShardsOf('addons', 'ClusterResourceSet'), ['addons#ClusterResourceSet']);
+    assert.deepEqual(dueAttributesOf(crs, 42), { dueShard: 'addons#ClusterResourceSet', dueAtMs: 42 });
+    assert.equal(dueShardOf('addons', 'ClusterResourceSet'), 'addons#ClusterResourceSet');
   });
   test('leaves a row without a due time out of the index', () => {
     assert.deepEqual(dueAttributesOf(key, undefined), {});
