@@ -186,7 +186,7 @@ function computeMarkdown(rows: readonly ScaleRow[], inputs: ScaleInputs, ticks: 
     '',
     `| figure | ${rows.map((r) => `${fmt(r.clusters)} Clusters`).join(' | ')} | basis |`,
     `| --- | ${rows.map(() => '---:').join(' | ')} | --- |`,
-    `| tick with nothing due: DynamoDB requests per kind / API requests | ${rows.map((r) => `${r.idleTick.dynamoDbRequests} / ${r.idleTick.apiRequests}`).join(' | ')} | measured (tick.test.ts, npm run bench) |`,
+    `| tick with nothing due: DynamoDB requests for the Cluster kind / API requests | ${rows.map((r) => `${r.idleTick.dynamoDbRequests} / ${r.idleTick.apiRequests}`).join(' | ')} | measured (tick.test.ts, npm run bench) |`,
     `| tick with nothing due: due-index Query, p50 | ${rows.map((r) => (r.idleTick.queryMs ? `${fmt(r.idleTick.queryMs.value, 1)} ms` : '—')).join(' | ')} | measured, DynamoDB Local |`,
     `| tick with 1 % due: Query, p50 (entries) | ${rows
       .map((r) => {
