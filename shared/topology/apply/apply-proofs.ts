@@ -1,8 +1,14 @@
 // The "no change" record of a topology pass: for every object the pass applied (or found already applied), a hash of
-// the object's identity and version together with the apply intent. While an object still has that uid and
-// resourceVersion and the pass computes the same intent, the server-side-apply dry run would find nothing to change
-// (the server's answer depends only on the stored object, the intent and the field manager), so the next pass skips
-// it — a pass over an unchanged Cluster costs reads only, however cold the Lambda is.
+// the object's identity and write version together with the apply intent. While an object still has that uid and
+// write version and the pass computes the same intent, the server-side-apply dry run would find nothing to change
+// (the server's answer depends only on the stored spec and metadata, the intent and the field manager), so the next
+// pass skips it — a pass over an unchanged Cluster costs reads only, however cold the Lambda is.
+// The write version is the generation and the metadata an apply can touch (labels, annotations, owner references,
+// finalizers, and every managedFields entry of the main resource), not the resourceVersion: upstream's managers write
+// their objects' status several times a minute while anything happens (the core manager 191 Cluster status writes in
+// a minute of the N = 100 bench), which moves the resourceVersion without changing what an apply would do; keyed on
+// the resourceVersion every such object was dry-run twice again (2 PATCHes, and 4 ClusterClass reads by the Cluster
+// webhooks, per Cluster in the bench's fleet-wide ClusterClass change).
 import { createHash } from 'node:crypto';
 import { computeStableJson } from '#shared/hash/stable-json.ts';
 import type { Unstructured } from '#shared/topology/types.ts';
@@ -22,7 +28,7 @@ export type NoChangeRecord = {
 };
 
 export type ApplyProofs = {
-  /** A previous pass proved that applying `intent` to this very object (same uid and resourceVersion) changes nothing. */
+  /** A previous pass proved that applying `intent` to this very object (same uid and write version) changes nothing. */
   isProven(current: Unstructured, intent: Unstructured): boolean;
   /** Records that `object`, as the server holds it after this pass, is what applying `intent` yields. */
   record(object: Unstructured, intent: Unstructured): void;
@@ -35,15 +41,44 @@ export type ApplyProofs = {
 const keyOf = (obj: Unstructured) => `${obj.kind} ${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`;
 
 /**
- * The proof of one object: its uid and resourceVersion with the intent (the intent's own uid left out: it is the
- * object's, which the proof names already).
+ * What a server-side apply of an intent depends on in the stored object: its generation (every spec change; every
+ * change at all for a kind without a status subresource) and the metadata an apply can touch, including who owns which
+ * field of the main resource. Status writes through the status subresource leave it as it is. An object without a
+ * generation falls back to its resourceVersion.
+ *
+ * @example
+ * computeWriteVersion(kcp); // 'g3:5d41…' — unchanged by the KubeadmControlPlane controller's status writes
+ */
+export function computeWriteVersion(object: Unstructured): string {
+  const { generation, labels, annotations, ownerReferences, finalizers, deletionTimestamp, managedFields } =
+    object.metadata as Unstructured['metadata'] & {
+      managedFields?: readonly { subresource?: string }[];
+      ownerReferences?: unknown;
+      finalizers?: unknown;
+      deletionTimestamp?: unknown;
+    };
+  if (generation === undefined) return `rv${object.metadata.resourceVersion ?? ''}`;
+  const metadata = computeStableJson({
+    labels,
+    annotations,
+    ownerReferences,
+    finalizers,
+    deletionTimestamp,
+    managedFields: (managedFields ?? []).filter((entry) => (entry.subresource ?? '') === ''),
+  });
+  return `g${generation}:${createHash('sha256').update(metadata).digest('hex').slice(0, 16)}`;
+}
+
+/**
+ * The proof of one object: its uid and write version ({@link computeWriteVersion}) with the intent (the intent's own
+ * uid left out: it is the object's, which the proof names already).
  *
  * @example
  * computeApplyProof(current, intent); // '9f2c…' (32 hex characters)
  */
 export function computeApplyProof(object: Unstructured, intent: Unstructured): string {
   const { uid: _uid, ...metadata } = intent.metadata;
-  const material = `${object.metadata.uid ?? ''}@${object.metadata.resourceVersion ?? ''}\n${computeStableJson({ ...intent, metadata })}`;
+  const material = `${object.metadata.uid ?? ''}@${computeWriteVersion(object)}\n${computeStableJson({ ...intent, metadata })}`;
   return createHash('sha256').update(material).digest('hex').slice(0, 32);
 }
 

@@ -265,6 +265,54 @@ describe('topology passes on a real management cluster', () => {
     );
     assert.ok(reads.length <= 15, `reads (4 of them provider CRDs): ${reads.length}: ${reads.join(' ')}`);
 
+    // Status writes by other managers (upstream's core manager on the Cluster, the infrastructure provider on the
+    // DockerCluster, through the status subresource) move the resourceVersions but not what an apply would do: the
+    // record still proves both, so the pass sends no dry run.
+    const dockerClusterName = String(dig(cluster, 'spec', 'infrastructureRef', 'name'));
+    await patchObject(
+      ctx.mgmt.kube,
+      { apiVersion: capi, kind: 'Cluster', namespace: ns, name: 'c1' },
+      {
+        status: {
+          conditions: [
+            ...((
+              ((await mustGet(ctx, capi, 'Cluster', { namespace: ns, name: 'c1' }))['status'] as {
+                conditions?: object[];
+              }) ?? {}
+            ).conditions ?? []),
+            {
+              type: 'Available',
+              status: 'False',
+              reason: 'NotAvailable',
+              message: 'written by the core manager',
+              lastTransitionTime: '2026-11-26T22:00:00Z',
+            },
+          ],
+        },
+      },
+      { fieldManager: 'manager', subresource: 'status' },
+    );
+    await patchObject(
+      ctx.mgmt.kube,
+      { apiVersion: infra, kind: 'DockerCluster', namespace: ns, name: dockerClusterName },
+      { status: { ready: true } },
+      { fieldManager: 'capd-manager', subresource: 'status' },
+    );
+    const statusWritten = await mustGet(ctx, capi, 'Cluster', { namespace: ns, name: 'c1' });
+    assert.notEqual(statusWritten.metadata.resourceVersion, cluster.metadata.resourceVersion);
+    ctx.pass.log.reset();
+    const afterStatus = await reconcileTopology(
+      ctx.deps,
+      { namespace: ns, name: 'c1' },
+      { prefetched: [statusWritten, clusterClass], noChange: recorded.noChange },
+    );
+    assert.equal(afterStatus.result, 'Success');
+    assert.deepEqual(
+      ctx.pass.log.records.filter((r) => r.dryRun).map((r) => r.path),
+      [],
+      'status writes by other managers do not cost a dry run',
+    );
+
     // Drift: another manager changes a field the topology owns; the record no longer matches that object (its
     // resourceVersion moved), so exactly that object is dry-run and put back.
     const dockerCluster = await mustGet(ctx, infra, 'DockerCluster', {

@@ -3,11 +3,28 @@ import { describe, test } from 'node:test';
 import { computeApplyProof, computeNoChangeRecord, createApplyProofs } from '#shared/topology/apply/apply-proofs.ts';
 import type { Unstructured } from '#shared/topology/types.ts';
 
-const stored = (rv: string, uid = 'uid-1'): Unstructured =>
+const topologyEntry = { manager: 'capi-topology', operation: 'Apply', apiVersion: 'v1beta1', fieldsType: 'FieldsV1' };
+const stored = (
+  rv: string,
+  uid = 'uid-1',
+  meta: { generation?: number | undefined; labels?: Record<string, string>; managedFields?: object[] } = {},
+): Unstructured =>
   Object.freeze({
     apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
     kind: 'DockerCluster',
-    metadata: { namespace: 'ns', name: 'c1-abcde', uid, resourceVersion: rv },
+    metadata: {
+      namespace: 'ns',
+      name: 'c1-abcde',
+      uid,
+      resourceVersion: rv,
+      ...('generation' in meta
+        ? meta.generation === undefined
+          ? {}
+          : { generation: meta.generation }
+        : { generation: 1 }),
+      ...(meta.labels ? { labels: meta.labels } : {}),
+      managedFields: meta.managedFields ?? [topologyEntry],
+    },
     spec: { loadBalancer: { imageTag: 'v1' } },
   }) as Unstructured;
 
@@ -31,9 +48,40 @@ describe('createApplyProofs', () => {
     assert.equal(proofs.isProven(stored('10'), intent('v1', 'uid-1')), true);
   });
 
-  test('a new resourceVersion (someone wrote the object) is not proven', () => {
+  test('a status write (new resourceVersion, same generation and metadata) is still proven', () => {
+    // NOTE: upstream's managers write status through the status subresource: their entry names it.
     const proofs = createApplyProofs(recordedBy(stored('10'), intent('v1')));
-    assert.equal(proofs.isProven(stored('11'), intent('v1', 'uid-1')), false);
+    const statusEntry = {
+      manager: 'manager',
+      operation: 'Update',
+      subresource: 'status',
+      time: '2026-11-26T22:00:00Z',
+    };
+    assert.equal(
+      proofs.isProven(stored('11', 'uid-1', { managedFields: [topologyEntry, statusEntry] }), intent('v1', 'uid-1')),
+      true,
+    );
+  });
+
+  test('a spec write (new generation) is not proven', () => {
+    const proofs = createApplyProofs(recordedBy(stored('10'), intent('v1')));
+    assert.equal(proofs.isProven(stored('11', 'uid-1', { generation: 2 }), intent('v1', 'uid-1')), false);
+  });
+
+  test('a metadata write (a label, or another manager taking a field of the main resource) is not proven', () => {
+    const proofs = createApplyProofs(recordedBy(stored('10'), intent('v1')));
+    assert.equal(proofs.isProven(stored('11', 'uid-1', { labels: { team: 'a' } }), intent('v1', 'uid-1')), false);
+    const taken = { manager: 'kubectl-edit', operation: 'Update', time: '2026-11-26T22:00:00Z' };
+    assert.equal(
+      proofs.isProven(stored('11', 'uid-1', { managedFields: [topologyEntry, taken] }), intent('v1', 'uid-1')),
+      false,
+    );
+  });
+
+  test('an object without a generation is proven by its resourceVersion only', () => {
+    const proofs = createApplyProofs(recordedBy(stored('10', 'uid-1', { generation: undefined }), intent('v1')));
+    assert.equal(proofs.isProven(stored('10', 'uid-1', { generation: undefined }), intent('v1', 'uid-1')), true);
+    assert.equal(proofs.isProven(stored('11', 'uid-1', { generation: undefined }), intent('v1', 'uid-1')), false);
   });
 
   test('a re-created object (another uid) is not proven', () => {
