@@ -47,6 +47,12 @@ export type IntentOptions = {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+const isEmptyObject = (v: unknown) => isObject(v) && Object.keys(v).length === 0;
+
+// NOTE: a map that filtering left empty is dropped, not kept as `{}` (upstream FilterIntent: "we are not leaving
+// empty maps around"). Kept, the Cluster's intent carried `annotations: {}` whenever the Cluster had some annotation
+// (a pending hook, say) and nothing otherwise, so its no-change proof flipped as other managers' annotations came
+// and went, and every such Cluster was dry-run twice in the bench's fleet-wide ClusterClass change.
 function pick(value: unknown, paths: readonly FieldPath[]): unknown {
   if (paths.some((p) => p.length === 0)) return structuredClone(value);
   if (!isObject(value)) return undefined;
@@ -58,7 +64,8 @@ function pick(value: unknown, paths: readonly FieldPath[]): unknown {
       value[head],
       paths.filter((p) => p[0] === head).map((p) => p.slice(1)),
     );
-    if (picked !== undefined) out[head] = picked;
+    const emptiedByFilter = isEmptyObject(picked) && !isEmptyObject(value[head]);
+    if (picked !== undefined && !emptiedByFilter) out[head] = picked;
   }
   return out;
 }
@@ -96,6 +103,9 @@ export function computeApplyIntent(desired: Unstructured, opts: IntentOptions, u
   const intent = computeFilteredObject(desired, opts) as Unstructured;
   const metadata = { ...(intent.metadata ?? {}) };
   delete metadata.uid;
+  // NOTE: upstream's objects omit empty label and annotation maps (ObjectMeta's omitempty); so does the intent.
+  if (isEmptyObject(metadata.labels)) delete metadata.labels;
+  if (isEmptyObject(metadata.annotations)) delete metadata.annotations;
   if (uid) metadata.uid = uid;
   return { ...intent, apiVersion: desired.apiVersion, kind: desired.kind, metadata };
 }
