@@ -66,6 +66,7 @@ export async function listHubObjects(kube: KubeClient, q: Parameters<typeof list
  * Lists objects given their v1beta2 apiVersion page by page (`pageSize` a request), each page handed to `onPage` as
  * v1beta2 and dropped: memory stays one page deep however many objects the kind has. `onRestart` is called when an
  * expired continue token starts the list again from its first page (forget what the earlier pages gave).
+ * `shouldStop` (asked after each page but the last) ends it early with the `continue` to go on `from`.
  *
  * @example
  * const names: string[] = [];
@@ -77,26 +78,33 @@ export async function listHubObjects(kube: KubeClient, q: Parameters<typeof list
 export async function listHubObjectPages(
   kube: KubeClient,
   q: { apiVersion: string; kind: string; namespace?: string | undefined },
-  handlers: { onPage: (items: readonly KubeObject[]) => void; onRestart: () => void },
+  handlers: {
+    onPage: (items: readonly KubeObject[]) => void | Promise<void>;
+    onRestart: () => void;
+    shouldStop?: () => boolean;
+  },
   pageSize = 500,
-): Promise<{ pages: number }> {
+  from?: string,
+): Promise<{ pages: number; continue?: string }> {
   const apiVersion = await servedApiVersion(kube, q.apiVersion, q.kind);
   const info = await resolveResource(kube, apiVersion, q.kind);
-  const { pages } = await listPages(
+  const result = await listPages(
     kube,
     {
       path: resourcePath(info, q.namespace, undefined),
       kind: q.kind,
       ...(q.namespace === undefined ? {} : { namespace: q.namespace }),
       limit: pageSize,
+      ...(from === undefined ? {} : { continue: from }),
     },
     {
       // NOTE: list items come without apiVersion/kind; put them back so every object is self-describing.
       onPage: (items) => handlers.onPage(items.map((item) => toHub({ ...item, apiVersion, kind: q.kind }))),
       onRestart: () => handlers.onRestart(),
+      ...(handlers.shouldStop ? { shouldStop: handlers.shouldStop } : {}),
     },
   );
-  return { pages };
+  return { pages: result.pages, ...(result.continue === undefined ? {} : { continue: result.continue }) };
 }
 
 /** A v1beta2 object in the version the server serves (v1beta1 through the edge conversion). */

@@ -17,11 +17,15 @@ export type ListPagesRequest = {
   readonly maxRestarts?: number;
   /** Accept header (e.g. `partialObjectMetadataListAccept`); default full objects. */
   readonly accept?: string;
+  /** Where a list an earlier call stopped (see `shouldStop`) goes on: that call's `continue`. */
+  readonly continue?: string;
 };
 
 export type ListPagesHandlers = {
-  /** One page of objects, in the server's order. */
-  readonly onPage: (items: readonly KubeObject[]) => void;
+  /** One page of objects, in the server's order; the next page is read once it resolves. */
+  readonly onPage: (items: readonly KubeObject[]) => void | Promise<void>;
+  /** Asked after each page but the last: true ends the list there, and the result carries where to go on. */
+  readonly shouldStop?: () => boolean;
   /** The snapshot the earlier pages came from was compacted (410 Gone); the list starts again at page one. */
   readonly onRestart?: (reason: string) => void;
 };
@@ -31,6 +35,8 @@ export type ListPagesResult = {
   readonly resourceVersion: string;
   readonly pages: number;
   readonly restarts: number;
+  /** Set when `shouldStop` ended the list early: pass it as the request's `continue` to read the rest. */
+  readonly continue?: string;
 };
 
 type ListBody = { items?: KubeObject[]; metadata?: { resourceVersion?: string; continue?: string } };
@@ -55,7 +61,7 @@ export async function listPages(
   const maxRestarts = req.maxRestarts ?? 3;
   let restarts = 0;
   let pages = 0;
-  let continueToken: string | undefined;
+  let continueToken: string | undefined = req.continue || undefined;
   for (;;) {
     let body: ListBody;
     try {
@@ -79,8 +85,10 @@ export async function listPages(
       continue;
     }
     pages++;
-    handlers.onPage(body.items ?? []);
+    await handlers.onPage(body.items ?? []);
     continueToken = body.metadata?.continue || undefined;
-    if (continueToken === undefined) return { resourceVersion: body.metadata?.resourceVersion ?? '', pages, restarts };
+    const resourceVersion = body.metadata?.resourceVersion ?? '';
+    if (continueToken === undefined) return { resourceVersion, pages, restarts };
+    if (handlers.shouldStop?.()) return { resourceVersion, pages, restarts, continue: continueToken };
   }
 }

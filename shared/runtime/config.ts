@@ -60,6 +60,13 @@ export const RuntimeEnv = z.object({
    * invocation runs the first FANOUT_BATCH and hands each further FANOUT_BATCH to another invocation (at most 100).
    */
   FANOUT_BATCH: z.coerce.number().int().min(1).max(100).default(10),
+  /**
+   * Mapping a change to every Cluster of a class lists the Clusters in pages of MAPPING_PAGE_SIZE (at most 500),
+   * fanning out each page's batches as it arrives; with less than MAPPING_HAND_OFF_BEFORE_TIMEOUT_MS of the
+   * invocation left, the rest of the list is handed to another invocation (with fan-out on).
+   */
+  MAPPING_PAGE_SIZE: z.coerce.number().int().min(1).max(500).default(500),
+  MAPPING_HAND_OFF_BEFORE_TIMEOUT_MS: ms(120_000),
   /** Field manager of server-side applies. */
   FIELD_MANAGER: z.string().min(1).default('capi-serverless'),
   /**
@@ -92,6 +99,8 @@ export type RuntimeConfig = {
   readonly tickConcurrency: number;
   /** Fan-out of mapped passes: the bus (undefined: no fan-out) and the passes per invocation. */
   readonly fanOut: { readonly eventBusName: string | undefined; readonly batch: number };
+  /** Paged mapping: objects per LIST page, and how much of the invocation is left when the rest is handed off. */
+  readonly mapping: { readonly pageSize: number; readonly handOffBeforeTimeoutMs: number };
   readonly fieldManager: string;
   readonly logLevel: RuntimeEnv['POWERTOOLS_LOG_LEVEL'];
   /** Where the providers function may download from (see `FetchPolicy`). */
@@ -156,6 +165,7 @@ export function computeRuntimeConfig(env: Readonly<Record<string, string | undef
     resyncAfterMs: e.RESYNC_AFTER_MS,
     tickConcurrency: e.TICK_CONCURRENCY,
     fanOut: { eventBusName: e.EVENT_BUS_NAME, batch: e.FANOUT_BATCH },
+    mapping: { pageSize: e.MAPPING_PAGE_SIZE, handOffBeforeTimeoutMs: e.MAPPING_HAND_OFF_BEFORE_TIMEOUT_MS },
     fieldManager: e.FIELD_MANAGER,
     logLevel: e.POWERTOOLS_LOG_LEVEL,
     providerFetch: {

@@ -19,11 +19,12 @@ import {
   type ObjectChange,
   type RuntimeEvent,
 } from '#shared/runtime/events.ts';
-import { computeFanOutPlan, type FanOutSink } from '#shared/runtime/fan-out.ts';
+import { createFanOutStream, type FanOutSink } from '#shared/runtime/fan-out.ts';
+import { mapChangeToFanOut } from '#shared/runtime/map-change-to-fan-out.ts';
 import type { LambdaContextLike } from '#shared/runtime/lambda-context.ts';
 import { mapLimit } from '#shared/runtime/map-limit.ts';
 import { runTick, type TickReport } from '#shared/runtime/run-tick.ts';
-import type { MappedKey, PassReport, Reconciler, RuntimeDeps } from '#shared/runtime/types.ts';
+import type { ChangedObject, MappedKey, PassReport, Reconciler, RuntimeDeps } from '#shared/runtime/types.ts';
 
 /** What an invocation returns (and what the local bus prints). */
 export type HandlerResult =
@@ -35,6 +36,8 @@ export type HandlerResult =
       readonly tick?: Omit<TickReport, 'passes'>;
       /** Passes handed to other invocations (fan-out), not in `passes`. */
       readonly handedOff?: number;
+      /** The mapping ran short of time: the rest of its list went to another invocation. */
+      readonly mappingContinued?: boolean;
     };
 
 export type ControllerHandler = (event: unknown, context: LambdaContextLike) => Promise<HandlerResult>;
@@ -167,30 +170,85 @@ export function createControllerHandler(options: ControllerHandlerOptions): Cont
       return { status: 'Handled', eventId: event.id, passes, tick };
     }
     if (event['detail-type'] === 'Passes Requested') {
-      const { keys, trigger } = event.detail;
-      const passes = await mapLimit(keys, deps.config.tickConcurrency, (key) =>
-        runMappedPass(runPass, key, `${trigger} (fan-out ${event.id})`, context),
-      );
-      return { status: 'Handled', eventId: event.id, passes };
+      const { keys, trigger, mapping } = event.detail;
+      const fanOutTrigger = `${trigger} (fan-out ${event.id})`;
+      if (mapping === undefined) {
+        const passes = await mapLimit(keys, deps.config.tickConcurrency, (key) =>
+          runMappedPass(runPass, key, fanOutTrigger, context),
+        );
+        return { status: 'Handled', eventId: event.id, passes };
+      }
+      // NOTE: the rest of a mapping another invocation started: listed from where it stopped, fanned out the same way.
+      return runMapping(deps, runPass, context, {
+        eventId: event.id,
+        trigger,
+        change: mapping.change,
+        from: mapping.continue,
+        keys,
+      });
     }
     const change = event.detail;
     const trigger = `event ${event.id}`;
-    const keys: readonly MappedKey[] = isPrimary(reconciler, change)
-      ? [{ apiVersion: change.apiVersion, kind: change.kind, namespace: change.namespace, name: change.name }]
-      : ((await reconciler.mapChange?.(deps, change)) ?? []);
-    if (keys.length === 0) logger.debug('change maps to no object of this controller', { change });
-    const { own, handedOff } = options.fanOut
-      ? computeFanOutPlan(reconciler.controller, trigger, keys, deps.config.fanOut.batch)
-      : { own: keys, handedOff: [] };
-    // NOTE: a batch the bus refused is run here: fanning out never loses a pass.
-    const refused = handedOff.length > 0 && options.fanOut ? await options.fanOut(handedOff) : [];
-    const runHere = [...own, ...refused.flatMap((r) => r.keys)];
+    if (isPrimary(reconciler, change)) {
+      const key = { apiVersion: change.apiVersion, kind: change.kind, namespace: change.namespace, name: change.name };
+      return { status: 'Handled', eventId: event.id, passes: [await runMappedPass(runPass, key, trigger, context)] };
+    }
+    return runMapping(deps, runPass, context, { eventId: event.id, trigger, change, keys: [] });
+  };
+
+  /**
+   * Maps a change (from its start, or from where another invocation stopped) into the fan-out, then runs this
+   * invocation's batch. A batch the bus refused is run here: fanning out never loses a pass.
+   */
+  const runMapping = async (
+    deps: RuntimeDeps,
+    runPass: ReturnType<typeof createPassRunner>,
+    context: LambdaContextLike,
+    m: {
+      eventId: string;
+      trigger: string;
+      change: ChangedObject;
+      from?: string;
+      keys: readonly MappedKey[];
+    },
+  ): Promise<HandlerResult> => {
+    const stream = createFanOutStream(reconciler.controller, m.trigger, deps.config.fanOut.batch, options.fanOut);
+    await stream.add(m.keys);
+    const sink = options.fanOut;
+    const { continued } = await mapChangeToFanOut({
+      reconciler,
+      deps,
+      change: m.change,
+      from: m.from,
+      stream,
+      handOff: sink
+        ? async (rest) =>
+            (await sink([{ controller: reconciler.controller, trigger: m.trigger, keys: [], mapping: rest }]))
+              .length === 0
+        : undefined,
+      remainingMs: () => context.getRemainingTimeInMillis(),
+    });
+    const { runHere, handedOff } = await stream.finish();
+    if (runHere.length === 0 && handedOff === 0 && !continued)
+      logger.debug('change maps to no object of this controller', { change: m.change });
+    const trigger = m.from === undefined ? m.trigger : `${m.trigger} (fan-out ${m.eventId})`;
     const passes = await mapLimit(runHere, deps.config.tickConcurrency, (key) =>
       runMappedPass(runPass, key, trigger, context),
     );
-    const handed = keys.length - runHere.length;
-    if (handed > 0) logger.info('fanned out mapped passes', { change, passes: keys.length, handedOff: handed });
-    return { status: 'Handled', eventId: event.id, passes, ...(handed > 0 ? { handedOff: handed } : {}) };
+    if (handedOff > 0 || continued)
+      logger.info('fanned out mapped passes', {
+        change: m.change,
+        passes: runHere.length + handedOff,
+        handedOff,
+        continued,
+      });
+    return {
+      status: 'Handled',
+      eventId: m.eventId,
+      passes,
+      ...(handedOff > 0 ? { handedOff } : {}),
+      ...(continued ? { mappingContinued: true } : {}),
+    };
   };
   // NOTE: registered first so its `after` runs last, once the pass metrics are flushed.
   const handler = middy<unknown, HandlerResult>(dispatch as never, { timeoutEarlyInMillis: 0 })

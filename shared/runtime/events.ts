@@ -55,15 +55,32 @@ const PassKeyDetail = z.object({
 });
 
 /**
- * Passes one invocation hands to another invocation of the same controller (see shared/runtime/fan-out.ts): the keys
- * an object change mapped to, beyond what one invocation runs itself.
+ * A mapping another invocation goes on with: the change, and where its paged LIST stopped (the API server's
+ * `continue` token) because the invocation that started it was running out of time.
  */
-export const PassesRequested = z.object({
-  controller: z.enum(controllers),
-  /** What the passes run for, e.g. `event <id>` of the change that was mapped. */
-  trigger: z.string().min(1).max(512),
-  keys: z.array(PassKeyDetail).min(1).max(maxKeysPerRequest),
+export const MappingContinued = z.object({
+  change: ObjectChange,
+  continue: z.string().min(1).max(8_192),
 });
+export type MappingContinued = z.infer<typeof MappingContinued>;
+
+/**
+ * Passes one invocation hands to another invocation of the same controller (see shared/runtime/fan-out.ts): the keys
+ * an object change mapped to, beyond what one invocation runs itself; or, with `mapping` and no keys, the rest of a
+ * mapping to go on with.
+ */
+export const PassesRequested = z
+  .object({
+    controller: z.enum(controllers),
+    /** What the passes run for, e.g. `event <id>` of the change that was mapped. */
+    trigger: z.string().min(1).max(512),
+    keys: z.array(PassKeyDetail).max(maxKeysPerRequest),
+    mapping: MappingContinued.optional(),
+  })
+  .refine((r) => r.keys.length > 0 || r.mapping !== undefined, {
+    message: 'passes requested without keys or a mapping to go on with',
+    path: ['keys'],
+  });
 export type PassesRequested = z.infer<typeof PassesRequested>;
 
 const envelope = {

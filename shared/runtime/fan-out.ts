@@ -34,13 +34,86 @@ export function computeFanOutPlan(
   keys: readonly MappedKey[],
   batchSize: number,
 ): FanOutPlan {
-  if (!Number.isInteger(batchSize) || batchSize < 1) throw new RangeError(`batchSize must be ≥ 1, got ${batchSize}`);
-  const size = Math.min(batchSize, maxKeysPerRequest);
+  const size = computeBatchSize(batchSize);
   if (keys.length <= size) return { own: keys, handedOff: [] };
-  const handedOff: PassesRequested[] = [];
-  for (let from = size; from < keys.length; from += size)
-    handedOff.push({ controller, trigger, keys: keys.slice(from, from + size).map(toDetailKey) });
-  return { own: keys.slice(0, size), handedOff };
+  return { own: keys.slice(0, size), handedOff: computeBatches(controller, trigger, keys.slice(size), size) };
+}
+
+function computeBatchSize(batchSize: number): number {
+  if (!Number.isInteger(batchSize) || batchSize < 1) throw new RangeError(`batchSize must be ≥ 1, got ${batchSize}`);
+  return Math.min(batchSize, maxKeysPerRequest);
+}
+
+function computeBatches(
+  controller: Controller,
+  trigger: string,
+  keys: readonly MappedKey[],
+  size: number,
+): PassesRequested[] {
+  const batches: PassesRequested[] = [];
+  for (let from = 0; from < keys.length; from += size)
+    batches.push({ controller, trigger, keys: keys.slice(from, from + size).map(toDetailKey) });
+  return batches;
+}
+
+/** Fan-out as a mapping finds its keys page by page (see {@link createFanOutStream}). */
+export type FanOutStream = {
+  /** More mapped keys: the first batch stays with this invocation, each further full batch is handed off at once. */
+  add(keys: readonly MappedKey[]): Promise<void>;
+  /** Hands off the last partial batch; answers what this invocation runs and how many passes went elsewhere. */
+  finish(): Promise<{ readonly runHere: readonly MappedKey[]; readonly handedOff: number }>;
+};
+
+/**
+ * The fan-out of {@link computeFanOutPlan}, fed page by page, so that the passes of the first pages run in other
+ * invocations while the mapping still lists the rest. Without a sink every key runs here; a batch the sink refuses
+ * runs here too.
+ *
+ * @example
+ * const stream = createFanOutStream('topology', 'event e-1', 10, sink);
+ * await stream.add(firstPageKeys); // hands off every full batch after the first ten
+ * const { runHere } = await stream.finish();
+ */
+export function createFanOutStream(
+  controller: Controller,
+  trigger: string,
+  batchSize: number,
+  sink: FanOutSink | undefined,
+): FanOutStream {
+  const size = computeBatchSize(batchSize);
+  const runHere: MappedKey[] = [];
+  let pending: MappedKey[] = [];
+  let handedOff = 0;
+  let ownTaken = 0;
+  const handOff = async (keys: readonly MappedKey[]) => {
+    if (keys.length === 0) return;
+    const refused = sink ? await sink(computeBatches(controller, trigger, keys, size)) : [];
+    const back = refused.flatMap((r) => r.keys);
+    handedOff += keys.length - back.length;
+    runHere.push(...back);
+  };
+  return {
+    async add(keys) {
+      if (!sink) {
+        runHere.push(...keys);
+        return;
+      }
+      const own = keys.slice(0, Math.max(0, size - ownTaken));
+      ownTaken += own.length;
+      runHere.push(...own);
+      pending = [...pending, ...keys.slice(own.length)];
+      const full = pending.length - (pending.length % size);
+      const ready = pending.slice(0, full);
+      pending = pending.slice(full);
+      await handOff(ready);
+    },
+    async finish() {
+      const last = pending;
+      pending = [];
+      await handOff(last);
+      return { runHere: [...runHere], handedOff };
+    },
+  };
 }
 
 // NOTE: the event carries exactly the fields a MappedKey has, with the optional flags only when set.

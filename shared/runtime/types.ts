@@ -98,6 +98,18 @@ export type PassOutcome = {
   readonly wakeOnOwnedChange?: boolean;
 };
 
+/** How a paged mapping hands over its keys and when it stops (see `Reconciler.mapChangeInPages`). */
+export type MapPaging = {
+  /** The `continue` of an earlier invocation's mapping of the same change: go on from there. */
+  readonly from?: string | undefined;
+  readonly pageSize: number;
+  readonly onKeys: (keys: readonly MappedKey[]) => Promise<void>;
+  readonly shouldStop: () => boolean;
+};
+
+/** The end of a paged mapping: `continue` when it stopped before the last page. */
+export type MapPagesResult = { readonly continue?: string };
+
 /**
  * One controller's reconcile pass, as the runtime sees it. The runtime reads the checkpoint, calls `getFacts`,
  * skips when nothing is due, takes the lease, calls `reconcile`, records the outcome and releases the lease.
@@ -113,6 +125,13 @@ export type Reconciler = {
    * ClusterClass. Not called for the primary kinds (their key is the changed object).
    */
   mapChange?(deps: RuntimeDeps, change: ChangedObject): Promise<readonly MappedKey[]>;
+  /**
+   * `mapChange` page by page, for a change that maps through a paged LIST of every object of a kind (a ClusterClass
+   * change: every Cluster using it): `onKeys` gets the keys as each page arrives; when `shouldStop` says so after a
+   * page, the mapping ends early with the `continue` another invocation goes on `from`. Undefined when the change
+   * does not map that way (`mapChange` maps it).
+   */
+  mapChangeInPages?(deps: RuntimeDeps, change: ChangedObject, paging: MapPaging): Promise<MapPagesResult | undefined>;
   /** Reads the facts of an object (≤ 2 GETs); undefined when it no longer exists (or is not this controller's). */
   getFacts(deps: RuntimeDeps, key: PassKey): Promise<ObjectFacts | undefined>;
   /** Runs one pass. Thrown errors are recorded as `Error` outcomes with backoff. */

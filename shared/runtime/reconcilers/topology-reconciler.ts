@@ -27,6 +27,8 @@ import type {
   ChangedObject,
   KindRef,
   MappedKey,
+  MapPagesResult,
+  MapPaging,
   ObjectFacts,
   PassContext,
   PassKey,
@@ -204,54 +206,101 @@ async function reconcileExtension(deps: RuntimeDeps, key: PassKey, ctx: PassCont
   };
 }
 
-async function clustersUsing(kube: KubeClient, namespace: string, className: string): Promise<PassKey[]> {
+/** Where a mapped Cluster's class must be, and whether its pass is forced (a template change). */
+type ClassMatch = { readonly namespace: string; readonly names: ReadonlySet<string>; readonly force: boolean };
+
+/**
+ * The Clusters of the classes in `match`, page by page (`onKeys` as each page arrives), from `from` on; stops early
+ * when `shouldStop` says so after a page and returns where to go on.
+ */
+async function mapClustersUsing(kube: KubeClient, match: ClassMatch, paging: MapPaging): Promise<MapPagesResult> {
   // NOTE: a Cluster of another namespace may use this class (classRef.namespace), so every namespace is listed, in
-  // pages of 500 of which only the keys are kept: a fleet of 100,000 Clusters never sits in memory at once.
-  const keys: PassKey[] = [];
-  await listHubObjectPages(
+  // pages of which only the keys are kept: a fleet of 100,000 Clusters never sits in memory at once. After an
+  // expired continue token the list starts again; the keys of the earlier pages were handed on already and come
+  // again (a second pass over such a Cluster finds nothing to do).
+  const result = await listHubObjectPages(
     kube,
     { ...clusterKind },
     {
-      onPage: (page) => {
+      onPage: async (page) => {
+        const keys: MappedKey[] = [];
         for (const c of page) {
           const key = classKeyOf(c as Raw);
-          if (key?.name === className && key.namespace === namespace)
-            keys.push({ ...clusterKind, namespace: c.metadata.namespace ?? '', name: c.metadata.name ?? '' });
+          if (key !== undefined && key.namespace === match.namespace && match.names.has(key.name))
+            keys.push({
+              ...clusterKind,
+              namespace: c.metadata.namespace ?? '',
+              name: c.metadata.name ?? '',
+              ...(match.force ? { force: true } : {}),
+            });
         }
+        if (keys.length > 0) await paging.onKeys(keys);
       },
-      onRestart: () => {
-        keys.length = 0;
-      },
+      onRestart: () => undefined,
+      shouldStop: paging.shouldStop,
     },
+    paging.pageSize,
+    paging.from,
   );
-  return keys;
-}
-
-/** A ClusterClass and the Clusters using it; the Clusters wait for the class's own pass while it is behind. */
-async function mapClassChange(kube: KubeClient, namespace: string, name: string): Promise<PassKey[]> {
-  const cc = (await findHubObject(kube, { ...classKind, namespace, name })) as Raw | undefined;
-  const classKey: PassKey = { ...classKind, namespace, name };
-  if (cc !== undefined && !isClassReconciled(cc)) return [classKey];
-  return [...(cc === undefined ? [] : [classKey]), ...(await clustersUsing(kube, namespace, name))];
+  return result.continue === undefined ? {} : { continue: result.continue };
 }
 
 /**
- * The ClusterClasses referencing a changed template and their Clusters. The Cluster passes are forced (template specs
- * are not in their facts); the class pass runs only when the template's existence or identity changed.
+ * Which classes a ClusterClass or template change reaches: the class keys to run (a class still behind runs its
+ * own pass first and its Clusters wait for its status change) and the Clusters to list.
  */
-async function mapTemplateChange(kube: KubeClient, change: ChangedObject): Promise<MappedKey[]> {
-  const classes = await listHubObjects(kube, { ...classKind, namespace: change.namespace });
-  const keys: MappedKey[] = [];
-  for (const cc of classes.items as Raw[]) {
-    const refs = templateRefsOf(cc) ?? [];
-    const uses = refs.some((r) => r.kind === change.kind && r.name === change.name);
-    if (uses)
-      keys.push(
-        ...(await mapClassChange(kube, change.namespace, cc.metadata.name ?? '')).map((k) =>
-          k.kind === 'Cluster' ? { ...k, force: true } : k,
-        ),
-      );
+async function computeClassMatch(
+  kube: KubeClient,
+  change: ChangedObject,
+): Promise<{ classKeys: MappedKey[]; match: ClassMatch }> {
+  const classKeys: MappedKey[] = [];
+  const names = new Set<string>();
+  const namespace = change.namespace;
+  const classes =
+    change.kind === 'ClusterClass'
+      ? [await findHubObject(kube, { ...classKind, namespace, name: change.name })].filter(
+          (cc): cc is KubeObject => cc !== undefined,
+        )
+      : (await listHubObjects(kube, { ...classKind, namespace })).items.filter((cc) =>
+          (templateRefsOf(cc as Raw) ?? []).some((r) => r.kind === change.kind && r.name === change.name),
+        );
+  for (const cc of classes as Raw[]) {
+    const name = cc.metadata.name ?? '';
+    classKeys.push({ ...classKind, namespace, name });
+    if (isClassReconciled(cc)) names.add(name);
   }
+  // NOTE: a deleted class still maps to its Clusters, whose passes report the missing class on their status.
+  if (change.kind === 'ClusterClass' && classes.length === 0) names.add(change.name);
+  return { classKeys, match: { namespace, names, force: change.kind !== 'ClusterClass' } };
+}
+
+/**
+ * A ClusterClass change, or a change of a template classes reference: the classes and the Clusters using them, page
+ * by page. The Cluster passes of a template change are forced (template specs are not in their facts); the class
+ * pass runs only when the template's existence or identity changed.
+ */
+async function mapClassChangeInPages(
+  kube: KubeClient,
+  change: ChangedObject,
+  paging: MapPaging,
+): Promise<MapPagesResult> {
+  const { classKeys, match } = await computeClassMatch(kube, change);
+  // NOTE: the invocation that started the mapping ran the classes' passes already.
+  if (paging.from === undefined && classKeys.length > 0) await paging.onKeys(classKeys);
+  if (match.names.size === 0) return {};
+  return mapClustersUsing(kube, match, paging);
+}
+
+/** A ClusterClass and the Clusters using it, all at once (`mapChangeInPages` without a limit). */
+async function collectMapping(kube: KubeClient, change: ChangedObject, pageSize: number): Promise<MappedKey[]> {
+  const keys: MappedKey[] = [];
+  await mapClassChangeInPages(kube, change, {
+    pageSize,
+    onKeys: async (page) => {
+      keys.push(...page);
+    },
+    shouldStop: () => false,
+  });
   return keys;
 }
 
@@ -322,9 +371,14 @@ export function createTopologyReconciler(randomSuffix: () => string = randomName
     kinds: [clusterKind, extensionConfigKind],
     watchedKinds: [classKind],
     async mapChange(deps, change) {
-      if (change.kind === 'ClusterClass') return mapClassChange(deps.kube, change.namespace, change.name);
-      if (change.kind.endsWith('Template')) return mapTemplateChange(deps.kube, change);
+      if (change.kind === 'ClusterClass' || change.kind.endsWith('Template'))
+        return collectMapping(deps.kube, change, deps.config.mapping.pageSize);
       return mapOwnedChange(change);
+    },
+    async mapChangeInPages(deps, change, paging) {
+      if (change.kind === 'ClusterClass' || change.kind.endsWith('Template'))
+        return mapClassChangeInPages(deps.kube, change, paging);
+      return undefined;
     },
     getFacts(deps, key) {
       if (key.kind === 'ExtensionConfig') return getExtensionConfigFacts(deps, key);

@@ -361,4 +361,73 @@ describe('the wired topology function', () => {
       kube.close();
     }
   });
+
+  test("a mapping longer than an invocation's time goes on in another invocation from the API server's continue token; every Cluster's pass runs once", async () => {
+    const template = readExample('clusterclass.yaml').find((o) => o.kind === 'KubeadmConfigTemplate') as KubeObject;
+    const event = changeEvent({
+      apiVersion: template.apiVersion,
+      kind: template.kind,
+      namespace: ns,
+      name: template.metadata.name ?? '',
+    });
+    const kube = (await ctx.mgmt.newClient()).kube;
+    const logger = new Logger({ serviceName: 'wired-mapping', logLevel: 'SILENT' });
+    const reconciler = reconcilers.topology;
+    if (!reconciler) throw new Error('no topology reconciler is wired');
+    // NOTE: pages of one Cluster, and every invocation (60 s, or the local bus's 5 minutes) has less time left than
+    // the hand-off margin: each stops after one page and hands the rest on.
+    const config = computeRuntimeConfig({
+      ...process.env,
+      FANOUT_BATCH: '1',
+      MAPPING_PAGE_SIZE: '1',
+      MAPPING_HAND_OFF_BEFORE_TIMEOUT_MS: String(10 * 60_000),
+    });
+    const handlerWith = (fanOut: FanOutSink) =>
+      createControllerHandler({
+        reconciler,
+        logger,
+        fanOut,
+        getDeps: () => Promise.resolve({ kube, store: ctx.store, logger, config, now: Date.now, jitter: () => 0.5 }),
+      });
+    const ran = (r: HandlerResult) =>
+      r.status === 'Handled' ? r.passes.map((p) => `${p.key.kind}/${p.key.name}`) : [];
+    try {
+      const results: HandlerResult[] = [];
+      const continued: string[] = [];
+      const bus = createLocalBus({
+        handlers: { topology: (e, c) => handler(e, c) },
+        onResult: (_controller, _e, result) => results.push(result),
+      });
+      const handler = handlerWith((requests) => {
+        for (const r of requests) if (r.mapping) continued.push(r.mapping.continue);
+        return bus.putPassRequests(requests);
+      });
+      const first = await handler(event, localLambdaContext('wired', 60_000));
+      await bus.drain();
+      assert.deepEqual(ran(first), ['ClusterClass/quick-start']);
+      assert.equal(first.status === 'Handled' ? first.mappingContinued : undefined, true);
+      // Three Clusters, one page each: the first invocation and the next one stopped with the rest still to list.
+      assert.equal(continued.length, 2);
+      assert.equal(new Set(continued).size, 2, 'each hand-off goes on from a later page');
+      assert.deepEqual(results.flatMap(ran).sort(), ['Cluster/docker-1', 'Cluster/docker-2', 'Cluster/docker-3']);
+      assert.ok(
+        [first, ...results].every((r) => r.status === 'Handled' && r.passes.every((p) => p.result !== 'Error')),
+        JSON.stringify([first, ...results]),
+      );
+      // A bus that refuses the hand-off: the mapping goes on to the end here, nothing is lost.
+      const alone = await handlerWith((requests) => Promise.resolve(requests))(
+        event,
+        localLambdaContext('wired', 60_000),
+      );
+      assert.deepEqual(ran(alone), [
+        'ClusterClass/quick-start',
+        'Cluster/docker-1',
+        'Cluster/docker-2',
+        'Cluster/docker-3',
+      ]);
+      assert.equal(alone.status === 'Handled' ? alone.mappingContinued : 'rejected', undefined);
+    } finally {
+      kube.close();
+    }
+  });
 });
