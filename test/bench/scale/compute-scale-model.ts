@@ -40,6 +40,15 @@ export type ScaleInputs = {
   /** A sweep's metadata LIST: objects per page, bytes per object in a page. */
   readonly sweepPageSize: number;
   readonly metadataBytesPerObject: Input;
+  /**
+   * Mapping a ClusterClass change: the topology function lists every Cluster in pages of `mappingPageSize` (whole
+   * objects: the class is in the spec), fanning out each page's batches as it is read, and hands the rest of the
+   * list to another invocation `mappingHandOffSeconds` before its timeout; seconds per page.
+   */
+  readonly mappingPageSize: number;
+  readonly mappingPageSeconds: Input;
+  readonly functionTimeoutSeconds: Input;
+  readonly mappingHandOffSeconds: number;
   /** The tick's due-index Query over a table of N checkpoints with nothing due, ms (DynamoDB Local), by N. */
   readonly idleTickQueryMs: ReadonlyMap<number, Input>;
 };
@@ -52,6 +61,11 @@ export type ScaleRow = {
   readonly sweep: { readonly apiRequests: number; readonly listedMiB: number; readonly batchGets: number };
   /** The fleet-wide ClusterClass change. */
   readonly change: {
+    /**
+     * The paged LIST of every Cluster that maps the change, and how many invocations read it one after another
+     * (each hands the rest on before its timeout).
+     */
+    readonly mapping: { readonly pages: number; readonly seconds: number; readonly invocations: number };
     readonly invocations: number;
     readonly putEventsCalls: number;
     readonly apiRequests: number;
@@ -102,6 +116,12 @@ export function computeScaleModel(inputs: ScaleInputs, sizes: readonly number[])
     const dedicated = bindingOf(limits(inputs.dedicatedApiSeats.value));
     const upstreamSecondsPerCluster = inputs.upstreamRequestsPerClusterChange.value * inputs.requestSeconds.value;
     const rate = binding[1];
+    const mappingPages = Math.ceil(n / inputs.mappingPageSize);
+    const mappingSeconds = mappingPages * inputs.mappingPageSeconds.value;
+    // NOTE: batches fan out as their page is read: the passes start after the first page, and the last Clusters
+    // found wait only for their own pass; the slower of the list and the passes decides.
+    const converged = (passesPerSecond: number) =>
+      Math.max(inputs.mappingPageSeconds.value + n / passesPerSecond, mappingSeconds + pass);
     const queryMs = inputs.idleTickQueryMs.get(n);
     return {
       clusters: n,
@@ -113,6 +133,14 @@ export function computeScaleModel(inputs: ScaleInputs, sizes: readonly number[])
         batchGets: Math.ceil(n / 100),
       },
       change: {
+        mapping: {
+          pages: mappingPages,
+          seconds: mappingSeconds,
+          invocations: Math.max(
+            1,
+            Math.ceil(mappingSeconds / (inputs.functionTimeoutSeconds.value - inputs.mappingHandOffSeconds)),
+          ),
+        },
         invocations,
         putEventsCalls: Math.ceil(handedOff / 10),
         apiRequests: n * inputs.requestsPerClusterChange.value,
@@ -120,8 +148,8 @@ export function computeScaleModel(inputs: ScaleInputs, sizes: readonly number[])
         passSeconds: pass,
         passesPerSecond,
         binding: binding[0],
-        allConvergedSeconds: n / rate,
-        dedicated: { binding: dedicated[0], allConvergedSeconds: n / dedicated[1] },
+        allConvergedSeconds: converged(rate),
+        dedicated: { binding: dedicated[0], allConvergedSeconds: converged(dedicated[1]) },
         peakApiRequestsPerSecond: rate * inputs.requestsPerClusterChange.value,
         peakWriteUnitsPerSecond: rate * inputs.writeUnitsPerPass.value,
         upstreamAllConvergedSeconds: (n * upstreamSecondsPerCluster) / inputs.upstreamWorkers.value,

@@ -5,10 +5,14 @@
 // - measured earlier: the side-by-side run (test/bench/results/side-by-side.json: requests per converged Cluster in
 //   the fleet-wide ClusterClass change, upstream's time to converge all N) and `npm run bench` (latest.json: a forced
 //   pass's duration and requests on loopback);
+// - measured here: mapping a ClusterClass change, the paged LIST of every Cluster (pages of 500, as the topology
+//   function's mapping reads them) from a real kube-apiserver holding M Clusters shaped like a converged one of the
+//   side-by-side fleet (converged-cluster.json, read from upstream's side A);
 // - published service limits (Lambda, DynamoDB, kube-apiserver's default priority and fairness).
 // Writes test/bench/results/scale.{json,md}. BENCH_SCALE_SIZES (comma-separated) changes the measured sizes;
 // BENCH_SCALE_REUSE=1 recomputes the model from the last run's DynamoDB Local measurements.
 import { readFileSync } from 'node:fs';
+import { applyObject, applyStatus, listHubObjectPages, type KubeObject } from '#shared/kube/index.ts';
 import { performance } from 'node:perf_hooks';
 import {
   createCheckpointStore,
@@ -21,6 +25,7 @@ import {
   type CheckpointStore,
 } from '#shared/checkpoint/index.ts';
 import { mapLimit } from '#shared/runtime/map-limit.ts';
+import { startManagementCluster } from '#test/harness/clusters.ts';
 import { startDynamoDB } from '#test/harness/dynamodb.ts';
 import { machineDescription, writeFormatted } from '#test/bench/report.ts';
 import { percentile } from '#test/bench/stats.ts';
@@ -28,6 +33,7 @@ import type { SideBenchResult } from '#test/bench/side/side-report.ts';
 import { computeScaleModel, type Input, type ScaleInputs, type ScaleRow } from './compute-scale-model.ts';
 
 const sizes = (process.env['BENCH_SCALE_SIZES'] ?? '1000,10000,100000').split(',').map(Number);
+const mappingSizes = (process.env['BENCH_SCALE_MAPPING_SIZES'] ?? '1000,4000').split(',').map(Number);
 const resultsDir = new URL('../results/', import.meta.url);
 const log = (line: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
 const readJson = <T>(name: string) => JSON.parse(readFileSync(new URL(name, resultsDir), 'utf8')) as T;
@@ -111,6 +117,96 @@ async function measureTick(n: number): Promise<TickMeasurement> {
   }
 }
 
+type MappingMeasurement = {
+  readonly clusters: number;
+  readonly loadSeconds: number;
+  /** Bytes of one Cluster in a LIST page (JSON, managedFields included). */
+  readonly bytesPerCluster: number;
+  readonly pages: number;
+  /** Time of one whole paged LIST, p50 of 5, and per page. */
+  readonly listMs: { readonly p50: number; readonly max: number };
+  readonly pageMs: number;
+};
+
+/**
+ * Lists M Clusters in pages of 500 as the topology function maps a ClusterClass change (listHubObjectPages, keys
+ * only kept), on a real kube-apiserver holding M Clusters shaped like a converged one of the side-by-side fleet: its
+ * spec applied by the user, its status by the core manager, the topology's labels by the topology's field manager.
+ */
+async function measureMapping(m: number): Promise<MappingMeasurement> {
+  const shape = readJson<KubeObject>('../scale/converged-cluster.json');
+  const mgmt = await startManagementCluster({ name: `scale-mapping-${m}` });
+  try {
+    const capi = 'cluster.x-k8s.io/v1beta2';
+    await applyObject(
+      mgmt.kube,
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'fleet' } },
+      { fieldManager: 'bench', force: true },
+    );
+    log(`mapping: creating ${m} Clusters`);
+    const started = performance.now();
+    let done = 0;
+    await mapLimit(
+      Array.from({ length: m }, (_, i) => `c-${String(i).padStart(6, '0')}`),
+      16,
+      async (name) => {
+        const metadata = { namespace: 'fleet', name, labels: shape.metadata.labels ?? {} };
+        await applyObject(
+          mgmt.kube,
+          { apiVersion: capi, kind: 'Cluster', metadata, spec: shape['spec'] },
+          { fieldManager: 'bench-user', force: true },
+        );
+        await applyStatus(
+          mgmt.kube,
+          { apiVersion: capi, kind: 'Cluster', metadata: { namespace: 'fleet', name }, status: shape['status'] },
+          { fieldManager: 'capi-manager', force: true },
+        );
+        if (++done % 1_000 === 0) log(`  ${done} of ${m} Clusters`);
+      },
+    );
+    const loadSeconds = (performance.now() - started) / 1000;
+    const times: number[] = [];
+    let pages = 0;
+    let bytes = 0;
+    let items = 0;
+    for (let i = 0; i < 5; i++) {
+      const keys: string[] = [];
+      const [result, ms] = await timed(() =>
+        listHubObjectPages(
+          mgmt.kube,
+          { apiVersion: capi, kind: 'Cluster' },
+          {
+            onPage: (page) => {
+              for (const c of page) {
+                keys.push(`${c.metadata.namespace ?? ''}/${c.metadata.name ?? ''}`);
+                if (i === 0) bytes += JSON.stringify(c).length;
+              }
+              if (i === 0) items += page.length;
+            },
+            onRestart: () => {
+              keys.length = 0;
+            },
+          },
+        ),
+      );
+      if (keys.length !== m) throw new Error(`mapping listed ${keys.length} of ${m} Clusters`);
+      pages = result.pages;
+      times.push(ms);
+    }
+    const p50 = percentile(times, 0.5);
+    return {
+      clusters: m,
+      loadSeconds,
+      bytesPerCluster: Math.round(bytes / items),
+      pages,
+      listMs: { p50, max: Math.max(...times) },
+      pageMs: p50 / pages,
+    };
+  } finally {
+    await mgmt.stop();
+  }
+}
+
 const measured = (value: number, source: string): Input => ({ value, basis: 'measured', source });
 const published = (value: number, source: string): Input => ({ value, basis: 'published', source });
 const modelled = (value: number, source: string): Input => ({ value, basis: 'modelled', source });
@@ -125,8 +221,10 @@ function computeInputs(
   side: SideBenchResult,
   latest: BenchLatest,
   ticks: readonly TickMeasurement[],
+  mapping: readonly MappingMeasurement[],
   sideFile: string,
 ): ScaleInputs {
+  const largest = mapping.reduce((x, y) => (y.clusters > x.clusters ? y : x));
   const phaseOf = (s: 'A' | 'B') => side.sides[s]?.phases.find((p) => p.name === 'ClusterClass change (fleet)');
   const [a, b] = [phaseOf('A'), phaseOf('B')];
   if (!a || !b) throw new Error('side-by-side.json has no ClusterClass change on both sides');
@@ -167,6 +265,13 @@ function computeInputs(
     tableWriteUnitsPerSecond: published(4_000, 'DynamoDB on-demand: throughput of a new table before it scales'),
     sweepPageSize: 500,
     metadataBytesPerObject: modelled(400, 'PartialObjectMetadata of a Cluster without managedFields'),
+    mappingPageSize: 500,
+    mappingPageSeconds: measured(
+      largest.pageMs / 1000,
+      `real kube-apiserver holding ${fmt(largest.clusters)} Clusters of ${fmt(largest.bytesPerCluster)} bytes: the mapping's paged LIST, p50 of 5, per page`,
+    ),
+    functionTimeoutSeconds: published(300, "the topology function's timeout (infra/capi-serverless-stack.ts)"),
+    mappingHandOffSeconds: 120,
     idleTickQueryMs: new Map(
       ticks.map((t) => [
         t.clusters,
@@ -180,7 +285,12 @@ const fmt = (v: number, digits = 0) =>
   v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const duration = (s: number) => (s < 120 ? `${fmt(s, 1)} s` : `${fmt(s / 60, 1)} min`);
 
-function computeMarkdown(rows: readonly ScaleRow[], inputs: ScaleInputs, ticks: readonly TickMeasurement[]): string {
+function computeMarkdown(
+  rows: readonly ScaleRow[],
+  inputs: ScaleInputs,
+  ticks: readonly TickMeasurement[],
+  mapping: readonly MappingMeasurement[],
+): string {
   const lines = [
     `Modelled by \`npm run bench:scale\` on ${new Date().toISOString().slice(0, 10)} (${machineDescription()}); nothing here ran at these fleet sizes except the DynamoDB Local tick rows.`,
     '',
@@ -201,6 +311,7 @@ function computeMarkdown(rows: readonly ScaleRow[], inputs: ScaleInputs, ticks: 
         return `${fmt(r.sweep.batchGets)}${t ? ` (${duration(t.sweepReads.ms / 1000)})` : ''}`;
       })
       .join(' | ')} | count modelled, time measured on DynamoDB Local |`,
+    `| ClusterClass change: mapping LIST, pages of ${inputs.mappingPageSize} (time, invocations one after another) | ${rows.map((r) => `${fmt(r.change.mapping.pages)} (${duration(r.change.mapping.seconds)}, ${fmt(r.change.mapping.invocations)})`).join(' | ')} | modelled from measured per page |`,
     `| ClusterClass change: invocations / PutEvents calls | ${rows.map((r) => `${fmt(r.change.invocations)} / ${fmt(r.change.putEventsCalls)}`).join(' | ')} | modelled (FANOUT_BATCH ${inputs.fanOutBatch}) |`,
     `| ClusterClass change: API requests | ${rows.map((r) => fmt(r.change.apiRequests)).join(' | ')} | modelled from ${fmt(inputs.requestsPerClusterChange.value, 1)} measured per Cluster |`,
     `| ClusterClass change: passes in flight (Lambda) | ${rows.map((r) => fmt(r.change.passesInFlight)).join(' | ')} | modelled |`,
@@ -221,6 +332,10 @@ function computeMarkdown(rows: readonly ScaleRow[], inputs: ScaleInputs, ticks: 
       (t) =>
         `- DynamoDB Local, ${fmt(t.clusters)} checkpoints written in ${fmt(t.loadSeconds, 0)} s: nothing due p50 ${fmt(t.idleQuery.p50Ms, 1)} ms (max ${fmt(t.idleQuery.maxMs, 1)}, ${t.idleQuery.found} found), 1 % due p50 ${fmt(t.dueQuery.p50Ms, 0)} ms (${t.dueQuery.found} found), all ${fmt(t.sweepReads.found)} read back in batches in ${duration(t.sweepReads.ms / 1000)}`,
     ),
+    ...mapping.map(
+      (m) =>
+        `- kube-apiserver with ${fmt(m.clusters)} Clusters (${fmt(m.bytesPerCluster)} bytes each in a page, created in ${fmt(m.loadSeconds, 0)} s): the mapping's LIST in ${fmt(m.pages)} pages, p50 ${fmt(m.listMs.p50, 0)} ms (max ${fmt(m.listMs.max, 0)}), ${fmt(m.pageMs, 0)} ms a page`,
+    ),
   ];
   return lines.join('\n');
 }
@@ -230,19 +345,25 @@ function computeMarkdown(rows: readonly ScaleRow[], inputs: ScaleInputs, ticks: 
 const ticks: TickMeasurement[] =
   process.env['BENCH_SCALE_REUSE'] === '1' ? readJson<{ ticks: TickMeasurement[] }>('scale.json').ticks : [];
 if (ticks.length === 0) for (const n of sizes) ticks.push(await measureTick(n));
+const mapping: MappingMeasurement[] =
+  process.env['BENCH_SCALE_REUSE'] === '1'
+    ? (readJson<{ mapping?: MappingMeasurement[] }>('scale.json').mapping ?? [])
+    : [];
+if (mapping.length === 0) for (const m of mappingSizes) mapping.push(await measureMapping(m));
 // NOTE: BENCH_SCALE_SIDE names another side-by-side result in test/bench/results (default side-by-side.json).
 const sideFile = process.env['BENCH_SCALE_SIDE'] ?? 'side-by-side.json';
 const inputs = computeInputs(
   readJson<SideBenchResult>(sideFile),
   readJson<BenchLatest>('latest.json'),
   ticks,
+  mapping,
   sideFile,
 );
 const rows = computeScaleModel(
   inputs,
   ticks.map((t) => t.clusters),
 );
-const markdown = computeMarkdown(rows, inputs, ticks);
+const markdown = computeMarkdown(rows, inputs, ticks, mapping);
 await writeFormatted(
   new URL('scale.json', resultsDir),
   JSON.stringify(
@@ -250,6 +371,7 @@ await writeFormatted(
       date: new Date().toISOString(),
       machine: machineDescription(),
       ticks,
+      mapping,
       inputs: { ...inputs, idleTickQueryMs: Object.fromEntries(inputs.idleTickQueryMs) },
       rows,
     },

@@ -20,6 +20,10 @@ const inputs: ScaleInputs = Object.freeze({
   tableWriteUnitsPerSecond: v(4_000),
   sweepPageSize: 500,
   metadataBytesPerObject: v(400),
+  mappingPageSize: 500,
+  mappingPageSeconds: v(0.5),
+  functionTimeoutSeconds: v(300),
+  mappingHandOffSeconds: 120,
   idleTickQueryMs: new Map([[10_000, v(3)]]),
 });
 
@@ -43,16 +47,34 @@ describe('computeScaleModel', () => {
     assert.equal(small?.change.binding, 'lambda');
     assert.equal(small?.change.passesPerSecond.lambda, 200);
     assert.equal(large?.change.binding, 'apiSeats');
-    assert.equal(large?.change.allConvergedSeconds, 100_000 / 250);
+    // The passes start after the first page of the mapping LIST (0.5 s) and outlast the list (200 pages, 100 s).
+    assert.equal(large?.change.allConvergedSeconds, 0.5 + 100_000 / 250);
     // 200 seats allow 1,000 passes/s; the due index's 8 partitions 8 × 1,000 WCU / 2 writes per pass = 4,000; a new
     // on-demand table 4,000 WCU / 5 per pass = 800: the table binds.
     assert.equal(large?.change.passesPerSecond.dueIndexPartition, 4_000);
-    assert.deepEqual(large?.change.dedicated, { binding: 'tableOnDemand', allConvergedSeconds: 100_000 / 800 });
+    assert.deepEqual(large?.change.dedicated, { binding: 'tableOnDemand', allConvergedSeconds: 0.5 + 100_000 / 800 });
   });
 
   test('with one due-index partition (before sharding) that partition bound the fleet-wide change at 500 passes/s', () => {
     const [unsharded] = computeScaleModel({ ...inputs, dueShards: 1 }, [100_000]);
-    assert.deepEqual(unsharded?.change.dedicated, { binding: 'dueIndexPartition', allConvergedSeconds: 100_000 / 500 });
+    assert.deepEqual(unsharded?.change.dedicated, {
+      binding: 'dueIndexPartition',
+      allConvergedSeconds: 0.5 + 100_000 / 500,
+    });
+  });
+
+  test('the mapping lists every Cluster in pages of 500, handing the rest on before each invocation times out', () => {
+    assert.deepEqual(small?.change.mapping, { pages: 1, seconds: 0.5, invocations: 1 });
+    assert.deepEqual(large?.change.mapping, { pages: 200, seconds: 100, invocations: 1 });
+    // 5 s a page: 1,000 s of listing, 180 s an invocation (300 s less the 120 s margin).
+    const [slow] = computeScaleModel({ ...inputs, mappingPageSeconds: v(5) }, [100_000]);
+    assert.deepEqual(slow?.change.mapping, { pages: 200, seconds: 1_000, invocations: 6 });
+  });
+
+  test('when the list is slower than the passes, the last page decides', () => {
+    const [slow] = computeScaleModel({ ...inputs, mappingPageSeconds: v(5) }, [100_000]);
+    // 1,000 s of listing, then the last Cluster's own pass (20 requests × 0.01 s).
+    assert.equal(slow?.change.dedicated.allConvergedSeconds, 1_000 + 0.2);
   });
 
   test('upstream works through the fleet with its fixed worker pool', () => {
