@@ -36,7 +36,7 @@ export type CapiServerlessStackProps = StackProps & {
   readonly tickMinutes?: number;
   /**
    * Secrets Manager secret (name) holding the webhooks' path token(s); unset: the stack creates one with a generated
-   * token. The webhooks function refuses every request without a token (see README, "Registering the webhooks").
+   * token. The webhooks function refuses every request without a token (see docs/deploy.md, "Registering the webhooks").
    */
   readonly webhookTokenSecretName?: string;
   /** Reserved (and maximum) concurrency of the webhooks function (default 10). */
@@ -300,7 +300,7 @@ export class CapiServerlessStack extends Stack {
         value: functions[controller].role?.roleArn ?? '',
       });
     }
-    // Admission webhooks behind a Function URL; register infra/webhooks/manifests with its URL (see README).
+    // Admission webhooks behind a Function URL; register infra/webhooks/manifests with its URL (see docs/deploy.md).
     this.webhooks = new WebhooksFunction(this, 'Webhooks', {
       ...(secret ? { kubeconfigSecret: secret } : {}),
       ...(paramsAndSecrets ? { paramsAndSecrets } : {}),

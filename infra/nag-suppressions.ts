@@ -73,7 +73,7 @@ export function acknowledgeAcceptedFindings(scope: AcceptedFindingsScope): void 
     scope.webhooks.tokenSecret,
     'AwsSolutions-SMG4',
     'the path token is rotated by hand, because the webhook configurations in the cluster must change with it; the ' +
-      'handler accepts two tokens during a rotation (README, "Rotating the webhook token")',
+      'handler accepts two tokens during a rotation (docs/deploy.md, "Rotating the webhook token")',
   );
   for (const queue of scope.deadLetterQueues) {
     acknowledge(queue, 'Serverless-SQSRedrivePolicy', 'this queue is itself a dead-letter queue; its depth is alarmed');

@@ -21,7 +21,7 @@ export const ClusterResourceSetSecretType = 'addons.cluster.x-k8s.io/resource-se
  * capi-serverless's finalizer on a ClusterResourceSet, to clean its bindings up on deletion. NOTE: deliberately not
  * upstream's: upstream's ClusterResourceSet controller, which runs beside capi-serverless and cannot be switched off,
  * must always find its own finalizer missing, so that its first write (adding it) is refused by the handoff policy
- * and it never reaches the apply (README "Run beside an existing Cluster API").
+ * and it never reaches the apply (docs/beside-upstream.md).
  */
 export const ClusterResourceSetFinalizer = 'management.cluster.x-k8s.io/clusterresourceset';
 /** Upstream Cluster API's finalizer (`addonsv1.ClusterResourceSetFinalizer`): removed by the add-on pass (switch-over). */

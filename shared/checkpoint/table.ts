@@ -99,7 +99,7 @@ export function partitionKeyOf(key: CheckpointKey): string {
 /**
  * Partitions of the due index for the kinds whose objects grow with the fleet (Clusters). A pass writes the index
  * twice (its lease row enters and leaves it) and one partition takes about 1,000 writes a second: one partition would
- * cap a fleet-wide change at 500 passes a second (README "Scale past one machine"); 8 lift that cap above what a new
+ * cap a fleet-wide change at 500 passes a second (docs/benchmarks.md, "Scale past one machine"); 8 lift that cap above what a new
  * on-demand table takes (4,000 writes a second, 800 passes). A tick pays 9 Queries for Clusters instead of 1.
  */
 export const dueShardCount = 8;

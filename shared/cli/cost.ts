@@ -98,7 +98,7 @@ export function formatCost(clusters: number, cost: MarginalCost): string {
   ].join('\n');
 }
 
-/** One row per line item, one column per fleet size (the README's table). */
+/** One row per line item, one column per fleet size (the table in docs/cost.md). */
 export function formatCostMarkdown(clusters: readonly number[], results: readonly MarginalCost[]): string {
   const first = results[0];
   if (!first) return '';

@@ -12,7 +12,7 @@ commands:
   cost [--clusters 100,1000,10000] [--changes-per-cluster 10] [--network public|vpc-private|vpc-nat|vpc-endpoints]
        [--prices prices.json] [-o table|json]
       Prints the marginal monthly cost of capi-serverless against upstream's controllers it replaces, scaled from
-      the side-by-side bench's measured profile (README "Monthly cost"); a prices file overrides list prices.
+      the side-by-side bench's measured profile (docs/cost.md); a prices file overrides list prices.
 `;
 
 /** Runs the CLI; resolves with the exit code. */

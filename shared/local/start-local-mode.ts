@@ -129,8 +129,8 @@ type MachineStatus = { phase?: string };
 
 /**
  * Who wrote ConfigMaps into the in-memory workload cluster, from its request counts by user agent: the add-on must be
- * capi-serverless's, never upstream's core manager's (its ClusterResourceSet controller runs too; README "Run beside
- * an existing Cluster API").
+ * capi-serverless's, never upstream's core manager's (its ClusterResourceSet controller runs too;
+ * docs/beside-upstream.md).
  */
 async function describeAddonWriters(upstream: UpstreamCapi): Promise<string> {
   const writes = (await getInMemoryApiRequests(upstream)).filter(
@@ -261,7 +261,7 @@ async function start(
   const startManagement = (): Promise<TestCluster | undefined> => {
     if (config.kubeconfigPath) return Promise.resolve(undefined);
     // NOTE: upstream's managers install upstream's CRDs (core, add-ons, providers; conversion webhooks at the core
-    // manager) and run in the handoff configuration (README "Run beside an existing Cluster API"); the provider kinds
+    // manager) and run in the handoff configuration (docs/beside-upstream.md); the provider kinds
     // get the Cluster API Operator's own CRDs. The first run builds the managers from the Go modules (progress on
     // stderr).
     if (config.upstream)

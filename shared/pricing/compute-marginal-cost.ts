@@ -4,7 +4,7 @@
 // quantity is measured (scaled from the side-by-side bench) or modelled (an assumption, named in its note).
 import type { AwsPrices } from '#shared/pricing/aws-prices.ts';
 
-/** The ways the functions reach the management cluster's API (README "A private management cluster"). */
+/** The ways the functions reach the management cluster's API (docs/deploy.md, "A private management cluster"). */
 export const networkPaths = ['public', 'vpc-private', 'vpc-nat', 'vpc-endpoints'] as const;
 export type NetworkPath = (typeof networkPaths)[number];
 
@@ -44,7 +44,7 @@ export type MeasuredProfile = {
   readonly replacedCpuSecondsPerChange: number;
 };
 
-/** The modelled assumptions, in one place with their reasons (see README "Monthly cost"). */
+/** The modelled assumptions, in one place with their reasons (see docs/cost.md). */
 export const costAssumptions = {
   functionMemoryGb: 0.5,
   /** Ticks: 3 functions every 5 minutes. */

@@ -159,7 +159,7 @@ async function post(
   if (config.service !== undefined) {
     const { namespace, name, port, path: base } = config.service;
     // NOTE: the API server's service proxy: authenticated with our credentials, TLS to the extension is the
-    // API server's (it does not verify the extension's certificate). Listed in README "Deliberate differences".
+    // API server's (it does not verify the extension's certificate). Listed in docs/differences.md.
     const proxied = `/api/v1/namespaces/${namespace}/services/https:${name}:${port ?? 443}/proxy${joinPath(base ?? '', path)}`;
     const request = deps.kube.request({
       method: 'POST',

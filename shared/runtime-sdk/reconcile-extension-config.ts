@@ -1,6 +1,6 @@
 // One ExtensionConfig pass: read it (and the CA bundle its annotation points at), call the extension's discovery
 // endpoint, and write the handlers and the Discovered condition to its status, as upstream's ExtensionConfig
-// controller does. capi-serverless runs discovery itself: upstream's RuntimeSDK gate stays off (README).
+// controller does. capi-serverless runs discovery itself: upstream's RuntimeSDK gate stays off (docs/runtime-sdk.md).
 import { ExtensionConfig } from '#shared/api/runtime-extension.ts';
 import { errorMessage, ValidationError } from '#shared/errors/index.ts';
 import { computeStableJson } from '#shared/hash/stable-json.ts';

@@ -1,5 +1,5 @@
 // The benchmark's report: the table with measured values beside the targets (printed), the raw results as
-// JSON (test/bench/results/latest.json) and a Markdown fragment for the README (test/bench/RESULTS.md).
+// JSON (test/bench/results/latest.json) and a Markdown fragment for docs/benchmarks.md (test/bench/RESULTS.md).
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { format, resolveConfig } from 'prettier';
@@ -55,7 +55,7 @@ export type MarkdownInput = {
 
 const escape = (s: string) => s.replaceAll('|', '\\|');
 
-/** The README fragment: the figures, where they come from, and how to reproduce them. */
+/** The docs/benchmarks.md fragment: the figures, where they come from, and how to reproduce them. */
 export function formatMarkdown(input: MarkdownInput): string {
   return [
     '## Benchmarks',

@@ -1,6 +1,6 @@
 // Differences between upstream's topology controller and capi-serverless that the differential accepts: each one is
-// listed in README "Deliberate differences from upstream" with its reason. An unlisted difference fails
-// `npm run test:diff`; diagnosed but unfixed ones are in README "Differential against upstream's topology controller".
+// listed in docs/differences.md with its reason. An unlisted difference fails
+// `npm run test:diff`; diagnosed but unfixed ones are in docs/testing.md and docs/history/differential.md.
 import type { KnownDifference } from './compare.ts';
 
 export const knownDifferences: readonly KnownDifference[] = [

@@ -111,7 +111,7 @@ export async function startSide(name: SideName, opts: { extension?: boolean } = 
       mode: name === 'upstream' ? 'upstream-only' : 'beside-capi-serverless',
       // NOTE: as upstream's e2e (test/e2e/config/docker.yaml): its in-memory topology Cluster sets taints. Upstream's
       // own topology controller runs with RuntimeSDK on, as capi-serverless always runs the lifecycle hooks (pending
-      // marks, the upgrade step); beside capi-serverless the gate stays off (README, the handoff).
+      // marks, the upgrade step); beside capi-serverless the gate stays off (docs/beside-upstream.md).
       featureGates: computeGatesForAllManagers({
         MachineTaintPropagation: true,
         ...(name === 'upstream' ? { RuntimeSDK: true } : {}),

@@ -23,7 +23,7 @@ describe('npm start (the full plane beside upstream Cluster API)', () => {
     assert.match(output, /\+ created MachineDeployment default\/in-memory-1-md-0-/);
     // Which implementation applied the add-on, from the in-memory workload API server's request counts by user agent:
     // capi-serverless, never upstream's own ClusterResourceSet controller (which once did, when capi-serverless shared
-    // its finalizer; README "Run beside an existing Cluster API").
+    // its finalizer; docs/beside-upstream.md).
     assert.match(output, /addons +ClusterResourceSet default\/demo-cni → /);
     assert.match(
       output,

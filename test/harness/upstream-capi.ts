@@ -4,7 +4,7 @@
 // configurations pointing at the managers' loopback webhook servers, each manager with its own client identity.
 //
 // Two modes:
-// - 'beside-capi-serverless' (default): the handoff documented in README "Run beside an existing Cluster API".
+// - 'beside-capi-serverless' (default): the handoff documented in docs/beside-upstream.md.
 //   Upstream's topology and ClusterResourceSet controllers do not act and its webhooks accept topology objects:
 //   * core manager with `ClusterTopology=false` (upstream's default): the topology controllers (Cluster topology,
 //     ClusterClass, MachineDeployment/MachineSet topology) are not registered;

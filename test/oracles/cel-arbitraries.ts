@@ -20,7 +20,7 @@ type Kind = 'integer' | 'string' | 'object' | 'array' | 'map';
 const typedRulesByKind: Record<Kind, readonly string[]> = {
   integer: ['size(self) > 0', 'self > "a"', 'self.startsWith("a")', 'self + 1.5 > 0', 'self == 1.0', 'self'],
   string: ['self > 1', 'self.all(x, true)', 'self + 1 == "a"', 'self in ["a", "b"]', '[self, "a"].size() == 2'],
-  // NOTE: objects with properties are not typed here (README "CEL rules"): `self.size()` is refused upstream only.
+  // NOTE: objects with properties are not typed here (docs/differences.md, "CEL rules"): `self.size()` is refused upstream only.
   object: ['has(self.a) && self.a >= 0 || !has(self.a)'],
   array: [
     'self.exists(x, x == "a")',
@@ -106,7 +106,7 @@ const rulesByKind: Record<Kind, readonly string[]> = {
 };
 
 // NOTE: no string(...) of a number: upstream's static cost estimate rejects it in a messageExpression (its size is
-// unbounded), and that estimate is not re-implemented here (README "CEL rules").
+// unbounded), and that estimate is not re-implemented here (docs/differences.md, "CEL rules").
 const messageExpressions: Record<Kind, readonly string[]> = {
   integer: ['self > 100 ? "far too big" : "too small"', '""', '10 / (self - self) > 1 ? "x" : "y"'],
   string: ['"bad " + self', '"  "', 'format.qualifiedName().validate(self).orValue(["fine"])[0]'],
@@ -158,7 +158,7 @@ function withRules(schema: JSONSchemaProps, kind: Kind): fc.Arbitrary<JSONSchema
 
 const integerSchema = withRules({ type: 'integer' }, 'integer');
 // NOTE: strings, lists and maps are bounded (maxLength, maxItems, maxProperties) so that upstream's static cost
-// estimate stays under its limits: the estimate is not re-implemented here (README "CEL rules").
+// estimate stays under its limits: the estimate is not re-implemented here (docs/differences.md, "CEL rules").
 const stringSchema = withRules({ type: 'string', maxLength: 5 }, 'string');
 
 /** A variable schema with rules at the root and on nested fields, list items and map values. */
@@ -208,7 +208,7 @@ export const celSchemaWithSamples: fc.Arbitrary<JSONSchemaProps> = celSchema.cha
     .map((samples) => {
       const { enum: values, ...given } = samples;
       // NOTE: upstream validates a root default as a resource root, where a map's entries are hidden from its
-      // rules' iteration but not from size(); that quirk is not reproduced (README "CEL rules").
+      // rules' iteration but not from size(); that quirk is not reproduced (docs/differences.md, "CEL rules").
       const rootMapWithRules = schema.additionalProperties && schema['x-kubernetes-validations'];
       const { default: _default, ...withoutDefault } = given;
       const rest = rootMapWithRules ? withoutDefault : given;

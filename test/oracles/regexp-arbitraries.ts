@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 
 // NOTE: no ſ (U+017F) or Kelvin sign: under (?i) JavaScript's \b counts them as word characters and Go's does not
-// (README "Deliberate differences").
+// (docs/differences.md).
 const alphabet = [
   'a',
   'b',
@@ -87,7 +87,7 @@ const broken = fc.constantFrom(
   'a{2,1}',
 );
 // NOTE: flags in the middle of a pattern (`a(?i)b`, `(?i:a)`) are not generated: the variable validator rejects them
-// with a clear error (README "Deliberate differences"), which upstream accepts.
+// with a clear error (docs/differences.md), which upstream accepts.
 
 const regex: fc.Arbitrary<string> = fc.letrec<{ re: string; atom: string }>((tie) => ({
   atom: fc.oneof(

@@ -1,4 +1,4 @@
-// The handoff configuration (README "Run beside an existing Cluster API"), which the providers pass applies by default
+// The handoff configuration (docs/beside-upstream.md), which the providers pass applies by default
 // on top of the processed components so that upstream's managers leave topology and ClusterResourceSets to
 // capi-serverless: the core manager's ClusterTopology gate off, the gate on for providers whose template webhooks check
 // it (kubeadm control plane, Docker), matchConditions on three core validating webhooks, and a ValidatingAdmissionPolicy

@@ -1,5 +1,5 @@
 // The CEL environment x-kubernetes-validations rules run in: `self` and `oldSelf`, CEL's standard library, and the
-// parts of the Kubernetes CEL libraries the API server enables that are implemented here (see README "CEL rules").
+// parts of the Kubernetes CEL libraries the API server enables that are implemented here (see docs/differences.md, "CEL rules").
 import { Environment } from '@marcbachmann/cel-js';
 import { translateGoRegexp } from '#shared/topology/variables/go-regexp.ts';
 import { CelFunctionError, goQuote } from '#shared/topology/variables/cel-function-error.ts';

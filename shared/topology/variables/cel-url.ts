@@ -364,7 +364,7 @@ export function registerUrlLibrary(env: Environment): Environment {
     .registerFunction('URL.getEscapedPath(): string', (u: URL) => fromBytes(u.escapedPath()))
     .registerFunction('URL.getQuery(): map<string, list<string>>', (u: URL) => query(u.rawQuery))
     .registerOperator('URL == URL', () => {
-      // NOTE: Go compares URL.String(), which is not re-implemented (README "CEL rules").
+      // NOTE: Go compares URL.String(), which is not re-implemented (docs/differences.md, "CEL rules").
       throw new CelFunctionError('comparing two URLs is not supported');
     });
 }

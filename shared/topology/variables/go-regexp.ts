@@ -130,7 +130,7 @@ function translateEscape(pattern: string, i: number, inClass: boolean): { out: s
   if (perlClassEscapes.has(ch)) {
     if (inClass && (ch === 'b' || ch === 'B')) return `invalid escape sequence: \`\\${ch}\``;
     // NOTE: in a group, because Go lets an assertion repeat (`\b{2}`) and JS does not. Under (?i) JS also counts ſ
-    // and the Kelvin sign as word characters for \b (README "Deliberate differences").
+    // and the Kelvin sign as word characters for \b (docs/differences.md).
     if (ch === 'b' || ch === 'B') return { out: `(?:\\${ch})`, next: i + 2 };
     // NOTE: Go's \s is ASCII [\t\n\f\r ]; JavaScript's also takes \v, NBSP and the other Unicode spaces.
     if (ch === 's') return { out: inClass ? goSpace : `[${goSpace}]`, next: i + 2 };

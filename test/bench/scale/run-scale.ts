@@ -251,7 +251,7 @@ function computeInputs(
     lambdaConcurrency: published(1_000, 'Lambda concurrent executions, default account quota per region'),
     dedicatedApiSeats: modelled(
       174,
-      '600 seats × 100 / 345 shares: a PriorityLevelConfiguration of 100 nominal shares for capi-serverless (README)',
+      '600 seats × 100 / 345 shares: a PriorityLevelConfiguration of 100 nominal shares for capi-serverless (docs/deploy.md)',
     ),
     apiSeats: published(
       49,

@@ -1,4 +1,4 @@
-// The side-by-side bench's result and its README table: per phase, requests per component at the API server, CPU and
+// The side-by-side bench's result and its table for docs/benchmarks.md: per phase, requests per component at the API server, CPU and
 // memory per process, write → converged latencies; and the ratios B/A the issue asks for, each labelled measured.
 import type { RequestBreakdownRow, RequestCounts } from './count-requests.ts';
 
@@ -178,7 +178,7 @@ export function computeRatioRows(result: SideBenchResult): Row[] {
   return rows;
 }
 
-/** The README fragment. */
+/** The docs/benchmarks.md fragment. */
 /** How the two sides ran: together, one after the other in one run, or in two runs merged (merge-sides.ts). */
 function computeRunsSentence(config: Record<string, unknown>): string {
   if (config['concurrent'] === true)

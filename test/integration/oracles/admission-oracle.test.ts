@@ -1,8 +1,8 @@
 // Table test: ExtensionConfig admission and the external-patch checks of ClusterClass admission against upstream
 // Cluster API v1.14's own webhook code (sigs.k8s.io/cluster-api/core/webhooks/admission, ClusterTopology and
 // RuntimeSDK gates on), run by the Go oracle. Each case must get the same verdict, the same Status message byte for
-// byte and the same causes (type, field, message); the README's table "Admission of external patches and
-// ExtensionConfigs" is checked against this table row by row.
+// byte and the same causes (type, field, message); the table "Admission of external patches and
+// ExtensionConfigs" in docs/runtime-sdk.md is checked against this table row by row.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
@@ -15,14 +15,14 @@ import { reviewAdmission, type AdmissionMode } from '#shared/webhooks/review-adm
 import { ClusterClassBuilder } from '#test/builders/topology.ts';
 import { startGoOracle, type AdmissionAnswer, type GoOracle } from '#test/oracles/go-oracle.ts';
 
-/** A table row with its cells trimmed (prettier pads the README's columns). */
+/** A table row with its cells trimmed (prettier pads the docs page's columns). */
 const normalizeRow = (row: string) =>
   row
     .split(/(?<!\\)\|/)
     .map((cell) => cell.trim())
     .join('|');
-const readmeRows = new Set(
-  readFileSync(new URL('../../../README.md', import.meta.url), 'utf8')
+const docRows = new Set(
+  readFileSync(new URL('../../../docs/runtime-sdk.md', import.meta.url), 'utf8')
     .split('\n')
     .filter((line) => line.startsWith('|'))
     .map(normalizeRow),
@@ -34,10 +34,10 @@ const reader = new Proxy({} as WebhookReader, {
 });
 
 type Case = {
-  /** The input, as the README's table names it. */
+  /** The input, as the docs table names it. */
   readonly input: string;
   readonly object: Record<string, unknown>;
-  /** The verdict both must reach, and the full message of a refusal (the README's last column). */
+  /** The verdict both must reach, and the full message of a refusal (the docs table's last column). */
   readonly verdict: 'admitted' | 'refused';
   readonly message?: string;
 };
@@ -320,8 +320,8 @@ function upstreamVerdict(answer: AdmissionAnswer): Verdict {
   };
 }
 
-/** The README row of a case: input → upstream v1.14 verdict → capi-serverless verdict → full message. */
-function readmeRow(input: string, upstream: Verdict, ourVerdict: Verdict): string {
+/** The docs table row of a case: input → upstream v1.14 verdict → capi-serverless verdict → full message. */
+function docRow(input: string, upstream: Verdict, ourVerdict: Verdict): string {
   const word = (v: Verdict) => (v.allowed ? 'admitted' : 'refused');
   const message = upstream.message ? `\`${upstream.message.replaceAll('|', '\\|')}\`` : '—';
   return `| ${input} | ${word(upstream)} | ${word(ourVerdict)} | ${message} |`;
@@ -341,12 +341,12 @@ describe('ExtensionConfig admission against upstream v1.14 (core/webhooks/admiss
       assert.deepEqual(mine, upstream);
       assert.equal(upstream.allowed, c.verdict === 'admitted');
       assert.equal(upstream.message, c.message);
-      const row = readmeRow(c.input, upstream, mine);
-      assert.ok(readmeRows.has(normalizeRow(row)), `README row missing: ${row}`);
+      const row = docRow(c.input, upstream, mine);
+      assert.ok(docRows.has(normalizeRow(row)), `docs/runtime-sdk.md row missing: ${row}`);
     });
   }
 
-  // More of Go's url.ParseRequestURI through upstream's webhook (not in the README's table).
+  // More of Go's url.ParseRequestURI through upstream's webhook (not in the docs table).
   const urls = [
     'HTTPS://ext.example',
     'https://[::1]:8443/',
@@ -413,8 +413,8 @@ describe('ClusterClass external patches against upstream v1.14 (core/webhooks/ad
       assert.deepEqual(mine, upstream);
       assert.equal(upstream.allowed, c.verdict === 'admitted');
       assert.equal(upstream.message, c.message);
-      const row = readmeRow(c.input, upstream, mine);
-      assert.ok(readmeRows.has(normalizeRow(row)), `README row missing: ${row}`);
+      const row = docRow(c.input, upstream, mine);
+      assert.ok(docRows.has(normalizeRow(row)), `docs/runtime-sdk.md row missing: ${row}`);
     });
   }
 });

@@ -84,7 +84,7 @@ after(() => go.close());
 
 /**
  * Asserts each expression gives what Go gives. NOTE: with several invalid inputs, cel-js evaluates call arguments
- * right to left and cel-go left to right, so each reports a different input's error (README "CEL rules"): then only
+ * right to left and cel-go left to right, so each reports a different input's error (docs/differences.md, "CEL rules"): then only
  * that both fail is checked.
  */
 async function assertSameAsGo(expressions: readonly string[], severalInvalid: boolean): Promise<void> {

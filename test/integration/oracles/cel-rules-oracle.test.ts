@@ -20,7 +20,7 @@ import { celSchemaValueAndOld, celSchemaWithSamples } from '#test/oracles/cel-ar
 
 /**
  * Messages as a sorted set. NOTE: the text after `compilation failed:` is the CEL compiler's own wording (cel-go's
- * or cel-js's), which is not ours to copy (README "CEL rules"), and so is the text after `error parsing regexp:`;
+ * or cel-js's), which is not ours to copy (docs/differences.md, "CEL rules"), and so is the text after `error parsing regexp:`;
  * whether a rule compiles, and where, is checked.
  */
 function messages(errors: readonly string[]): string[] {

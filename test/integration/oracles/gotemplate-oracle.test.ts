@@ -26,7 +26,7 @@ function renderTs(req: TemplateRequest): Outcome {
   }
 }
 
-/** sprig functions our evaluator rejects by name (README "Deliberate differences"): their results are not compared. */
+/** sprig functions our evaluator rejects by name (docs/differences.md): their results are not compared. */
 const unsupportedCall = /\b(toDate|ago|duration|snakecase|camelcase|kebabcase|wrap|sha512sum|randInt|shuffle)\b/;
 
 async function agree(go: GoOracle, req: TemplateRequest): Promise<void> {

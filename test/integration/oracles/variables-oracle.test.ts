@@ -20,7 +20,7 @@ import type { ClassVariable } from '#test/oracles/variables-arbitraries.ts';
 
 /**
  * Messages as a sorted set. NOTE: the text after `error parsing regexp:` is the regexp engine's own wording, which
- * is not ours to copy (README "Deliberate differences"); whether a pattern compiles is checked, the wording is not.
+ * is not ours to copy (docs/differences.md); whether a pattern compiles is checked, the wording is not.
  */
 function messages(errors: readonly string[]): string[] {
   return [...new Set(errors.map((m) => m.replace(/error parsing regexp: .*$/, 'error parsing regexp: …')))].sort();

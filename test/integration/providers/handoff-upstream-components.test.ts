@@ -1,4 +1,4 @@
-// The providers pass applies the handoff configuration (README "Run beside an existing Cluster API") by default, on
+// The providers pass applies the handoff configuration (docs/beside-upstream.md) by default, on
 // upstream's own core, kubeadm bootstrap, kubeadm control plane and Docker components (v1.14.2, gzip ConfigMap
 // releases). Twin management clusters: on A the four are installed with the default, on B with the opt-out annotation
 // (nothing of the handoff). Removing the opt-out on B applies the handoff on top of its components cache (the path an

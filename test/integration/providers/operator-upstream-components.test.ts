@@ -1,7 +1,7 @@
 // Upstream Cluster API's own providers through the Cluster API Operator itself: the core, kubeadm bootstrap, kubeadm
 // control-plane and Docker providers' components as a release publishes them (built by kustomize from the pinned
 // upstream Go modules, test/harness/upstream-provider-components.ts), mirrored into gzip ConfigMaps (the air-gapped
-// path). The handoff configuration (README "Run beside an existing Cluster API") is in place from the start, expressed
+// path). The handoff configuration (docs/beside-upstream.md) is in place from the start, expressed
 // in the providers' specs as an operator user would: a config Secret variable `CLUSTER_TOPOLOGY: "true"` for the kubeadm
 // control plane and Docker providers, an additional manifest (the ClusterResourceSet policy and binding) and a
 // manifest patch (the webhooks' matchConditions) for the core provider. On twin management clusters the operator

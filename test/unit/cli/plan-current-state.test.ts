@@ -264,7 +264,7 @@ describe('capi-serverless plan against current objects', () => {
           ]),
       );
     // NOTE: upstream owns the InfrastructureCluster and ControlPlane by its cluster shim Secret until the core
-    // controller adds the Cluster; capi-serverless uses the Cluster from the start (README, deliberate differences).
+    // controller adds the Cluster; capi-serverless uses the Cluster from the start (docs/differences.md).
     assert.deepEqual(owners(outputObjects(stdout)), {
       'DockerCluster/docker-1': 'Cluster/docker-1/uid-docker-1',
       'DockerMachineTemplate/docker-1': 'Cluster/docker-1/uid-docker-1',
