@@ -28,6 +28,8 @@ export type RequestRecord = {
   readonly statusCode: number;
   readonly dryRun: boolean;
   readonly durationMs: number;
+  /** The response's Retry-After header, when it had one (a 429 from API priority and fairness does). */
+  readonly retryAfter?: string;
 };
 
 export type KubeClientOptions = {
@@ -193,7 +195,7 @@ export async function createKubeClient(source: KubeconfigSource, options: KubeCl
     const open = isHttps ? httpsRequest : httpRequest;
     // NOTE: `agent: false` is a connection of its own, opened for this attempt and closed after it.
     const connection = fresh ? { agent: false as const, ...(isHttps ? conn.tls : {}) } : { agent };
-    const record = (statusCode: number) =>
+    const record = (statusCode: number, retryAfter?: string) =>
       options.onRequest?.({
         method: req.method,
         path: req.path,
@@ -201,6 +203,7 @@ export async function createKubeClient(source: KubeconfigSource, options: KubeCl
         statusCode,
         dryRun: statusCode === 0 ? false : req.query?.['dryRun'] !== undefined,
         durationMs: performance.now() - started,
+        ...(retryAfter === undefined ? {} : { retryAfter }),
       });
     return new Promise<Reply>((resolve, reject) => {
       let answered = false;
@@ -214,7 +217,9 @@ export async function createKubeClient(source: KubeconfigSource, options: KubeCl
           res.on('error', (err) => reject(mapKubeError(0, err.message, req.target)));
           res.on('end', () => {
             const statusCode = res.statusCode ?? 0;
-            record(statusCode);
+            const header = res.headers['retry-after'];
+            const retryAfter = Array.isArray(header) ? header[0] : header;
+            record(statusCode, retryAfter);
             const text = Buffer.concat(chunks).toString('utf8');
             let body: unknown = text;
             try {
@@ -222,8 +227,7 @@ export async function createKubeClient(source: KubeconfigSource, options: KubeCl
             } catch {
               // leave as text
             }
-            const retryAfter = res.headers['retry-after'];
-            resolve({ statusCode, body, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter });
+            resolve({ statusCode, body, retryAfter });
           });
         },
       );
