@@ -44,12 +44,12 @@ export function parseRetryAfterMs(header: string | undefined, nowMs: number): nu
 
 /**
  * Decides whether and when to retry a throttled request: pure. The delay is the larger of the server's Retry-After
- * and a doubling backoff floor, stretched by up to as much again at random (never earlier than Retry-After); no retry when that would leave less than
+ * and a doubling backoff floor, stretched by up to half again at random (never earlier than Retry-After); no retry when that would leave less than
  * {@link throttleRetryReserveMs} before the deadline, or after {@link maxThrottleRetries}.
  *
  * @example
  * computeThrottleRetry({ throttles: 1, retryAfter: '1', random: 0.5, remainingMs: 10_000, nowMs: 0 });
- * // { retry: true, delayMs: 1500, retryAfterMs: 1000 }
+ * // { retry: true, delayMs: 1250, retryAfterMs: 1000 }
  */
 export function computeThrottleRetry(input: ThrottleRetryInput): ThrottleRetry {
   const retryAfterMs = parseRetryAfterMs(input.retryAfter, input.nowMs) ?? defaultRetryAfterMs;
@@ -58,7 +58,7 @@ export function computeThrottleRetry(input: ThrottleRetryInput): ThrottleRetry {
   }
   const floorMs = Math.min(backoffCapMs, backoffBaseMs * 2 ** Math.max(0, input.throttles - 1));
   const baseMs = Math.max(retryAfterMs, floorMs);
-  const delayMs = Math.round(baseMs * (1 + Math.min(Math.max(input.random, 0), 1)));
+  const delayMs = Math.round(baseMs * (1 + 0.5 * Math.min(Math.max(input.random, 0), 1)));
   if (delayMs + throttleRetryReserveMs > input.remainingMs) {
     const left = Math.max(0, Math.round(input.remainingMs));
     return {

@@ -25,6 +25,9 @@ import {
 } from '#test/harness/throttled-identity.ts';
 
 const burstSize = 24;
+// NOTE: a 15 s Lambda with a 4 s stop margin gives each pass 11 s (production: 5 min and 10 s); the 429s' Retry-After
+// is 1-2 s, so a pass has room for a few waits.
+const lambdaTimeoutMs = 15_000;
 const resultsPath = new URL('./results/throttling.json', import.meta.url);
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -87,7 +90,7 @@ describe('fault: API priority and fairness throttling (429)', () => {
           `throttle-${++eventCount}`,
           new Date(),
         ),
-        localLambdaContext('addons', 8_000),
+        localLambdaContext('addons', lambdaTimeoutMs),
       );
     await mapLimit(names, burstSize, async (name) => {
       try {
@@ -97,7 +100,7 @@ describe('fault: API priority and fairness throttling (429)', () => {
             `throttle-${++eventCount}`,
             new Date(),
           ),
-          localLambdaContext('addons', 8_000),
+          localLambdaContext('addons', lambdaTimeoutMs),
         );
         for (const pass of result.status === 'Handled' ? result.passes : []) {
           if (pass.result === 'Error') {
@@ -161,7 +164,7 @@ describe('fault: API priority and fairness throttling (429)', () => {
       ...state,
     };
     process.stdout.write(`\n${JSON.stringify(result, null, 2)}\n`);
-    writeFileSync(resultsPath, JSON.stringify({ burstSize, results: [result] }, null, 2) + '\n');
+    writeFileSync(resultsPath, JSON.stringify({ burstSize, lambdaTimeoutMs, results: [result] }, null, 2) + '\n');
     assert.ok(throttled.length > 0, `the fault was injected: some request met a 429 (${JSON.stringify(result)})`);
     assert.equal(failed, 0, `no pass failed: each 429 was retried after its Retry-After (${JSON.stringify(result)})`);
     assert.deepEqual(state, { lost: 0, wrong: 0, duplicated: 0 }, JSON.stringify(result));

@@ -14,7 +14,7 @@ const base: ThrottleRetryInput = { throttles: 1, retryAfter: '1', random: 0, rem
 describe('computeThrottleRetry', () => {
   const cases: [string, Partial<ThrottleRetryInput>, number | string][] = [
     ['waits the Retry-After of the first refusal', {}, 1_000],
-    ['stretches the wait by up to as much again at random', { random: 0.999 }, 1_999],
+    ['stretches the wait by up to half again at random', { random: 0.999 }, 1_500],
     ['waits 1 s when the server sends no Retry-After', { retryAfter: undefined }, 1_000],
     ['honours a longer Retry-After', { retryAfter: '5' }, 5_000],
     ['waits longer after each refusal (the third: 2 s)', { throttles: 3 }, 2_000],
