@@ -50,6 +50,36 @@ export class KubeInvalidError extends KubeError {}
 export class KubeForbiddenError extends KubeError {}
 export class KubeUnavailableError extends KubeError {}
 
+/**
+ * The API server kept answering 429 (API priority and fairness, max-in-flight) and the caller's time ran out first:
+ * the message names the object, says the server throttled it, and why the client stopped retrying.
+ */
+export class KubeThrottledError extends KubeUnavailableError {
+  /** How many 429s this request met. */
+  readonly throttles: number;
+  /** The last Retry-After the server sent, in milliseconds. */
+  readonly retryAfterMs: number;
+
+  constructor(message: string, last: KubeError, throttles: number, retryAfterMs: number) {
+    super(
+      message,
+      429,
+      last.serverMessage,
+      {
+        ...(last.kind === undefined ? {} : { kind: last.kind }),
+        ...(last.namespace === undefined ? {} : { namespace: last.namespace }),
+        ...(last.objectName === undefined ? {} : { name: last.objectName }),
+        reason: 'TooManyRequests',
+      },
+      last.causes,
+      last,
+      last.statusGroupKind,
+    );
+    this.throttles = throttles;
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
 export type RequestTarget = {
   readonly verb: string;
   readonly kind?: string;
@@ -92,6 +122,27 @@ export function mapKubeError(statusCode: number, body: unknown, target: RequestT
     return new KubeUnavailableError(...args, cause, gk);
   }
   return new KubeError(...args, undefined, gk);
+}
+
+/**
+ * The error for a request the API server throttled until the client gave up (`why`), keeping the last 429 as cause.
+ *
+ * @example
+ * throw mapThrottledError(target, last429, 3, 1_000, 'as waiting 1.6 s would pass the deadline (0.9 s left)');
+ * // failed to get ConfigMap default/a: the API server throttled the request (429 3 time(s), Retry-After 1 s); gave up as ...
+ */
+export function mapThrottledError(
+  target: RequestTarget,
+  last: KubeError,
+  throttles: number,
+  retryAfterMs: number,
+  why: string,
+): KubeThrottledError {
+  const what = target.kind ? ` ${describeObject(target.kind, target.namespace, target.name)}` : '';
+  const message =
+    `failed to ${target.verb}${what}: the API server throttled the request (429 ${throttles} time(s), ` +
+    `Retry-After ${retryAfterMs / 1000} s); gave up ${why}: ${last.serverMessage}`;
+  return new KubeThrottledError(message, last, throttles, retryAfterMs);
 }
 
 export function isNotFound(err: unknown): err is KubeNotFoundError {

@@ -25,7 +25,8 @@ import {
 import { createFunctionHandler } from '#shared/runtime/create-function-handler.ts';
 import type { ControllerHandler } from '#shared/runtime/create-controller-handler.ts';
 import type { FanOutSink } from '#shared/runtime/fan-out.ts';
-import { createLocalBus, type LocalBus } from '#shared/runtime/local-bus.ts';
+import { computeRuntimeConfig } from '#shared/runtime/config.ts';
+import { createLocalBus, defaultLocalConcurrency, type LocalBus } from '#shared/runtime/local-bus.ts';
 import { reconcilers } from '#shared/runtime/reconcilers.ts';
 import { defaultTargets, discoverProviderTargets } from '#functions/forwarder/default-targets.ts';
 import { startForwarder, type Forwarder } from '#functions/forwarder/start-forwarder.ts';
@@ -332,6 +333,8 @@ async function start(
   );
   const bus: LocalBus = createLocalBus({
     handlers,
+    // NOTE: one process, one client pool of 16 sockets: CONTROLLER_CONCURRENCY can only lower that.
+    concurrency: Math.min(defaultLocalConcurrency, computeRuntimeConfig(env).controllerConcurrency),
     onResult: (controller, event, result) => {
       for (const line of computeProgressLines(controller, event, result, new Date())) print(line);
     },

@@ -6,6 +6,13 @@ import { ValidationError } from '#shared/errors/index.ts';
 /** Where the AWS Parameters and Secrets Lambda Extension listens (the stack configures the layer with it). */
 export const kubeconfigSecretExtensionPort = 2773;
 
+/**
+ * Requests one flow may have queued in the shipped `capi-serverless` priority level before the API server answers
+ * 429: its hand of queues times each queue's length (handSize 4 × queueLengthLimit 50 in
+ * functions/forwarder/manifests/flow-control.yaml; a unit test keeps the two in step).
+ */
+export const flowQueueCapacity = 4 * 50;
+
 const ms = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
 /** The environment variables the functions read (all optional except where a deployment needs them). */
@@ -50,6 +57,12 @@ export const RuntimeEnv = z.object({
   RESYNC_AFTER_MS: z.coerce.number().int().positive().optional(),
   /** How many objects a tick (or one invocation's mapped passes) reconciles at the same time. */
   TICK_CONCURRENCY: ms(4),
+  /**
+   * At most this many invocations of one controller at once (Lambda: its reserved concurrency; local mode: the
+   * bus, at most 16). Default: what one flow of the shipped priority level queues, {@link flowQueueCapacity},
+   * divided by TICK_CONCURRENCY (each invocation waits on about one request per pass it runs), so 50.
+   */
+  CONTROLLER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).optional(),
   /**
    * The bus the functions fan out on (the stack sets it; unset, e.g. in the private-network variant: every mapped pass
    * runs in the invocation that mapped it).
@@ -97,6 +110,8 @@ export type RuntimeConfig = {
   readonly sweepIntervalMs: number;
   readonly resyncAfterMs: number | undefined;
   readonly tickConcurrency: number;
+  /** Invocations of one controller at once (see CONTROLLER_CONCURRENCY). */
+  readonly controllerConcurrency: number;
   /** Fan-out of mapped passes: the bus (undefined: no fan-out) and the passes per invocation. */
   readonly fanOut: { readonly eventBusName: string | undefined; readonly batch: number };
   /** Paged mapping: objects per LIST page, and how much of the invocation is left when the rest is handed off. */
@@ -164,6 +179,9 @@ export function computeRuntimeConfig(env: Readonly<Record<string, string | undef
     sweepIntervalMs: e.SWEEP_INTERVAL_MS,
     resyncAfterMs: e.RESYNC_AFTER_MS,
     tickConcurrency: e.TICK_CONCURRENCY,
+    // NOTE: a controller's identity is one flow (the FlowSchema distinguishes by user): invocations × passes per
+    // invocation is what it can have waiting at once; kept within the flow's queues, a burst is queued, not refused.
+    controllerConcurrency: e.CONTROLLER_CONCURRENCY ?? Math.max(1, Math.floor(flowQueueCapacity / e.TICK_CONCURRENCY)),
     fanOut: { eventBusName: e.EVENT_BUS_NAME, batch: e.FANOUT_BATCH },
     mapping: { pageSize: e.MAPPING_PAGE_SIZE, handOffBeforeTimeoutMs: e.MAPPING_HAND_OFF_BEFORE_TIMEOUT_MS },
     fieldManager: e.FIELD_MANAGER,

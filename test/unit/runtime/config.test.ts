@@ -1,8 +1,10 @@
 // Runtime settings from the environment: defaults, EKS settings and errors that name the variable.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
+import { parseAllDocuments } from 'yaml';
 import { ValidationError } from '#shared/errors/index.ts';
-import { computeRuntimeConfig, kubeconfigSecretExtensionPort } from '#shared/runtime/config.ts';
+import { computeRuntimeConfig, flowQueueCapacity, kubeconfigSecretExtensionPort } from '#shared/runtime/config.ts';
 
 describe('computeRuntimeConfig', () => {
   test('sweeps once an hour and reads the secret through the extension port by default', () => {
@@ -38,7 +40,33 @@ describe('computeRuntimeConfig', () => {
     );
   });
 
+  test("the flow queue capacity is the shipped priority level's handSize × queueLengthLimit", () => {
+    const manifest = new URL('../../../functions/forwarder/manifests/flow-control.yaml', import.meta.url);
+    const level = parseAllDocuments(readFileSync(manifest, 'utf8'))
+      .map(
+        (d) => d.toJS() as { kind: string; spec: { limited: { limitResponse: { queuing: Record<string, number> } } } },
+      )
+      .find((o) => o.kind === 'PriorityLevelConfiguration');
+    const queuing = level?.spec.limited.limitResponse.queuing;
+    assert.equal(flowQueueCapacity, (queuing?.['handSize'] ?? 0) * (queuing?.['queueLengthLimit'] ?? 0));
+  });
+
+  const concurrency: [string, Record<string, string>, number][] = [
+    ['caps a controller at the flow queue capacity over the passes per invocation (50)', {}, 50],
+    ['derives the cap from TICK_CONCURRENCY', { TICK_CONCURRENCY: '8' }, 25],
+    ['never derives a cap below one', { TICK_CONCURRENCY: '500' }, 1],
+    ['takes CONTROLLER_CONCURRENCY as set', { CONTROLLER_CONCURRENCY: '12' }, 12],
+  ];
+  for (const [name, env, expected] of concurrency) {
+    test(name, () => assert.equal(computeRuntimeConfig(env).controllerConcurrency, expected));
+  }
+
   const invalid = [
+    {
+      name: 'rejects a controller concurrency of zero',
+      env: { CONTROLLER_CONCURRENCY: '0' },
+      field: 'CONTROLLER_CONCURRENCY',
+    },
     {
       name: 'rejects an EKS endpoint without a cluster name',
       env: { EKS_CLUSTER_ENDPOINT: 'https://x.example' },
