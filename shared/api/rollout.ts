@@ -66,6 +66,7 @@ export const RolloutConditions = {
       Aborted: 'Aborted',
       Completed: 'Completed',
       InvalidSpec: 'InvalidSpec',
+      NoClustersSelected: 'NoClustersSelected',
     },
   },
   /** True when every Cluster the rollout changed passes its health gate. */
