@@ -245,6 +245,8 @@ export const RolloutClusterStatus = z.object({
   /** classRef/version when the rollout first saw the Cluster. */
   original: TopologyTarget.optional(),
   changedAt: timestamp().optional(),
+  /** The Cluster's generation the change was made on: the same generation at the original value later means the write never landed. */
+  baseGeneration: z.number().int().min(0).optional(),
   healthyAt: timestamp().optional(),
 });
 export type RolloutClusterStatus = z.infer<typeof RolloutClusterStatus>;

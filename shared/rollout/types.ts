@@ -13,6 +13,7 @@ export type RolloutClusterFacts = {
   readonly name: string;
   readonly uid: string;
   readonly resourceVersion: string;
+  readonly generation: number;
   /** Whether the rollout's selector matches it now. */
   readonly selected: boolean;
   readonly deleting: boolean;

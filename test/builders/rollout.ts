@@ -45,6 +45,7 @@ export function cluster(name: string, overrides: Partial<RolloutClusterFacts> = 
     name,
     uid: `uid-${name}`,
     resourceVersion: '100',
+    generation: 1,
     selected: true,
     deleting: false,
     topology: oldTopology,

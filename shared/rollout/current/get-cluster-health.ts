@@ -1,12 +1,26 @@
 // The health gate's facts about one Cluster, read from its v1beta2 status: the conditions upstream v1.14's Cluster
 // controller and topology controller write (TopologyReconciled, ControlPlaneAvailable, WorkersAvailable,
 // ControlPlaneMachinesUpToDate, WorkerMachinesUpToDate, RollingOut, Remediating) and the observed generation.
-import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
-import type { Condition } from '#shared/api/v1beta2/common.ts';
 import type { CheckResult, ClusterHealth } from '#shared/rollout/types.ts';
 
 /** Reasons upstream writes on a True-when-good condition that mean "nothing to check" (no machines, no workers). */
 const vacuousReasons = new Set(['NoReplicas', 'NoWorkers']);
+
+/** The parts of a v1beta2 condition the gate reads. */
+type Condition = {
+  readonly type: string;
+  readonly status: string;
+  readonly reason: string;
+  readonly observedGeneration?: number | undefined;
+};
+
+/** The parts of a Cluster the gate reads. */
+export type HealthSource = {
+  readonly metadata: { readonly generation?: number | undefined };
+  readonly status?:
+    | { readonly observedGeneration?: number | undefined; readonly conditions?: readonly Condition[] | undefined }
+    | undefined;
+};
 
 const describe = (type: string, c: Condition | undefined): string =>
   c === undefined ? `${type} not reported` : `${type} is ${c.status} (${c.reason})`;
@@ -30,7 +44,7 @@ function negative(type: string, c: Condition | undefined): CheckResult {
  * @example
  * getClusterHealth(cluster).TopologyReconciled; // { ok: false, detail: 'TopologyReconciled is False (ClusterUpgrading)' }
  */
-export function getClusterHealth(cluster: Cluster): ClusterHealth {
+export function getClusterHealth(cluster: HealthSource): ClusterHealth {
   const generation = cluster.metadata.generation ?? 0;
   const conditions = new Map((cluster.status?.conditions ?? []).map((c) => [c.type, c]));
   const at = (type: string) => conditions.get(type);

@@ -140,8 +140,20 @@ export function computeClusterEntry(entry: Entry, facts: RolloutClusterFacts | u
   switch (entry.state) {
     case State.Pending:
       return isOriginal || isTarget ? entry : conflictOf(entry, at, target);
-    case State.Changing:
-      return isTarget ? computeGate(entry, facts.health, ctx) : conflictOf(entry, at, target);
+    case State.Changing: {
+      if (isTarget) return computeGate(entry, facts.health, ctx);
+      if (isOriginal && entry.baseGeneration !== undefined && facts.generation === entry.baseGeneration) {
+        // NOTE: status is written before the Clusters: the Cluster is as it was, so the write never landed.
+        const { changedAt: _changedAt, baseGeneration: _base, ...rest } = entry;
+        return {
+          ...rest,
+          state: State.Pending,
+          reason: Reason.WaitingForWave,
+          message: 'the change did not land; it is made again',
+        };
+      }
+      return conflictOf(entry, at, target);
+    }
     case State.Healthy: {
       if (!isTarget) return conflictOf(entry, at, target);
       if (ctx.succeededWaves.has(entry.wave)) return entry;

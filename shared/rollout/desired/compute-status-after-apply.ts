@@ -33,7 +33,7 @@ export function computeStatusAfterApply(
   const entries = (desired.status.clusters ?? []).map((e): Entry => {
     const result = byName.get(e.name);
     if (result === undefined || result.result === 'Applied') return e;
-    const { changedAt: _changedAt, healthyAt: _healthyAt, ...rest } = e;
+    const { changedAt: _changedAt, healthyAt: _healthyAt, baseGeneration: _base, ...rest } = e;
     return result.result === 'Refused'
       ? {
           ...rest,

@@ -117,6 +117,7 @@ export function computeWaves(input: WavesInput): WavesOutcome {
             state: State.Changing,
             reason: Reason.Changed,
             changedAt: nowText,
+            baseGeneration: cluster.generation,
             message: 'changed; waiting for its health gate',
           };
           dueTimes.push(now + timeoutMs);

@@ -240,11 +240,27 @@ describe('computeRollout: Clusters changed meanwhile, skipped or gone', () => {
     assert.equal(condition(d2, 'Conflicts')?.status, 'True');
   });
 
-  test('reports a changed Cluster reverted by someone else as Conflict', () => {
+  test('reports a changed Cluster reverted by someone else (a newer generation at the original) as Conflict', () => {
     const d1 = pass(base, fleet(8), t0);
-    const d2 = pass(after(base, d1), fleet(8), t0 + min);
+    const d2 = pass(
+      after(base, d1),
+      fleet(8, (n) => (n === 'c01' ? { generation: 3 } : {})),
+      t0 + min,
+    );
     assert.equal(entry(d2, 'c01')?.state, 'Conflict');
     assert.equal(entry(d2, 'c01')?.reason, 'ChangedMeanwhile');
+    assert.ok(!d2.changes.some((c) => c.name === 'c01'), 'never overwritten');
+  });
+
+  test('makes a change again when the Cluster is at the same generation as before it (the write never landed)', () => {
+    const d1 = pass(base, fleet(8), t0);
+    assert.equal(entry(d1, 'c01')?.baseGeneration, 1);
+    const d2 = pass(after(base, d1), fleet(8), t0 + min);
+    assert.equal(entry(d2, 'c01')?.state, 'Changing');
+    assert.deepEqual(
+      d2.changes.map((c) => c.name),
+      ['c01'],
+    );
   });
 
   test('skips a reached Cluster already at the target without writing it', () => {
