@@ -11,6 +11,8 @@ import {
 } from '#shared/api/rollout.ts';
 import type { Entry } from '#shared/rollout/desired/compute-cluster-entries.ts';
 import { computeRolloutStatus } from '#shared/rollout/desired/compute-rollout-status.ts';
+import { computeDurationMs, defaultHealthTimeout } from '#shared/rollout/desired/compute-spec-problems.ts';
+import { parseTime } from '#shared/rollout/desired/format-time.ts';
 import type { ChangeResult, DesiredRollout } from '#shared/rollout/types.ts';
 
 /** How soon a rollout looks again after a change must be retried. */
@@ -55,8 +57,16 @@ export function computeStatusAfterApply(
   );
   const phase: Phase = refused ? RolloutPhase.Halted : ((desired.status.phase ?? RolloutPhase.Progressing) as Phase);
   const retryAt = results.some((r) => r.result === 'Retry') ? now + retryChangeAfterMs : undefined;
-  const nextDueAt =
-    retryAt === undefined ? desired.nextDueAt : Math.min(retryAt, desired.nextDueAt ?? Number.POSITIVE_INFINITY);
+  // NOTE: once halted, only the health gate timeouts of the Clusters still changing are due.
+  const timeoutMs = computeDurationMs(rollout.spec.healthGate?.timeout ?? defaultHealthTimeout) ?? 0;
+  const timeouts = entries
+    .filter((e) => e.state === State.Changing)
+    .map((e) => parseTime(e.changedAt, now) + timeoutMs);
+  const due = [
+    ...(refused ? timeouts : desired.nextDueAt === undefined ? [] : [desired.nextDueAt]),
+    ...(retryAt === undefined ? [] : [retryAt]),
+  ];
+  const nextDueAt = due.length > 0 ? Math.min(...due) : undefined;
   return {
     status: computeRolloutStatus({ rollout, entries, waves, current, phase, now, nextDueAt }),
     changes: desired.changes.filter((c) => byName.get(c.name)?.result === 'Applied'),

@@ -204,6 +204,7 @@ describe('computeRollout: failures and retry', () => {
     assert.equal(d.status.phase, 'Halted');
     assert.equal(d.status.progress, '0/8');
     assert.deepEqual(d.changes, []);
+    assert.equal(d.nextDueAt, undefined, 'nothing left changing: no due time');
   });
 
   test('a change to try again puts the Cluster back to Pending and looks again in 5 s', () => {
