@@ -293,8 +293,9 @@ describe('a ClusterRollout of 8 Clusters in waves of 1, 3 and the rest', () => {
     await applyObject(
       ctx.mgmt.kube,
       {
-        ...clusterRef('c06'),
-        metadata: { namespace: ns, name: 'c06' },
+        apiVersion: capi,
+        kind: 'Cluster',
+        metadata: { namespace: ns, name: 'c06', labels: { env: 'prod' } },
         spec: { topology: { classRef: { name: 'dev' }, version: 'v1.33.5' } },
       },
       user,
@@ -387,7 +388,8 @@ describe('a change the API server refuses', () => {
         await applyObject(
           ctx.mgmt.kube,
           {
-            ...clusterRef('frozen-1'),
+            apiVersion: capi,
+            kind: 'Cluster',
             metadata: { namespace: ns, name: 'frozen-1' },
             spec: { topology: { classRef: { name: 'dev' }, version: 'v1.34.1' } },
           },
