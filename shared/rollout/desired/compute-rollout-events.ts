@@ -63,7 +63,7 @@ export function computeRolloutEvents(
         reason: 'ClusterConflict',
         message: `Cluster ${entry.name}: ${entry.message ?? ''}`,
       });
-    } else if (entry.state === State.Healthy && was === State.Changing) {
+    } else if (entry.state === State.Healthy && (was === State.Changing || was === State.Failed)) {
       events.push({
         regarding: onRollout,
         type: 'Normal',

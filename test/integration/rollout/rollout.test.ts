@@ -2,6 +2,7 @@
 // ticks with a fake clock: 8 Clusters in waves of 1, 3 and the rest with a bake time. No Cluster API manager runs: the
 // test sets each Cluster's v1beta2 status by hand, as upstream's Cluster and topology controllers would.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { before, describe, test } from 'node:test';
 import { RolloutApiVersion, type ClusterRolloutStatus } from '#shared/api/rollout.ts';
@@ -116,6 +117,14 @@ async function eventsAbout(kind: string, name: string): Promise<{ type: string; 
   }));
 }
 
+/** With ROLLOUT_PRINT=1, what `kubectl` shows at this point (for docs/incoming/rollout.md). */
+function printKubectl(title: string, ...args: string[]): void {
+  if (!process.env['ROLLOUT_PRINT']) return;
+  const kubeconfig = ctx.mgmt.controlPlane.kubeconfigPath;
+  const output = execFileSync('kubectl', ['--kubeconfig', kubeconfig, '-n', ns, ...args], { encoding: 'utf8' });
+  console.log(`--- ${title}: kubectl ${args.join(' ')}\n${output}`);
+}
+
 /** Delivers each Cluster's change event (as the forwarder would after the status writes above). */
 async function deliver(...clusters: string[]) {
   const reports = [];
@@ -202,6 +211,7 @@ describe('a ClusterRollout of 8 Clusters in waves of 1, 3 and the rest', () => {
       name: 'v134',
     });
     assert.equal(checkpoint?.nextAttemptAt, t0 + 11 * min);
+    printKubectl('baking', 'get', 'clusterrollouts', '-o', 'wide');
   });
 
   test('an idle rollout sends no API request and runs no pass until its due time', async () => {
@@ -216,6 +226,8 @@ describe('a ClusterRollout of 8 Clusters in waves of 1, 3 and the rest', () => {
       assert.deepEqual(passes, [], `no pass at +${minute} min`);
       assert.deepEqual(ctx.kubeLog.records, [], `no API request at +${minute} min`);
       assert.deepEqual(ddbWrites(ctx), []);
+      // NOTE: the due index's query and the sweep row's read (no sweep due): the whole cost of an idle tick.
+      assert.deepEqual(ctx.ddbCommands.slice().sort(), ['GetItemCommand', 'QueryCommand']);
     }
     assert.equal((await statusOf()).phase, 'Baking');
   });
@@ -249,6 +261,15 @@ describe('a ClusterRollout of 8 Clusters in waves of 1, 3 and the rest', () => {
     await tick();
     const status = await statusOf();
     assert.equal(status.phase, 'Halted');
+    printKubectl('halted', 'get', 'clusterrollouts', '-o', 'wide');
+    printKubectl(
+      'halted',
+      'get',
+      'clusterrollout',
+      'v134',
+      '-o',
+      'jsonpath={.status.conditions[?(@.type=="Progressing")].message}',
+    );
     assert.equal(stateOf(status)['c03'], 'Failed');
     const progressing = status.conditions?.find((c) => c.type === 'Progressing');
     assert.equal(progressing?.reason, 'WaveFailed');
@@ -315,8 +336,25 @@ describe('a ClusterRollout of 8 Clusters in waves of 1, 3 and the rest', () => {
     ctx.clock.now = t0 + 41 * min;
     await tick();
     status = await statusOf();
-    if (process.env['ROLLOUT_PRINT']) console.log(JSON.stringify(status, null, 2));
+    if (process.env['ROLLOUT_PRINT']) {
+      console.log(
+        `status: ${JSON.stringify(status).length} bytes, ${JSON.stringify(status.clusters).length} for 8 Clusters`,
+      );
+    }
     assert.equal(status.phase, 'Completed');
+    printKubectl('completed', 'get', 'clusterrollouts');
+    printKubectl('completed', 'get', 'clusters');
+    printKubectl(
+      'events',
+      'get',
+      'events',
+      '--field-selector',
+      'involvedObject.kind=ClusterRollout',
+      '--sort-by',
+      '.lastTimestamp',
+      '-o',
+      'custom-columns=TYPE:.type,REASON:.reason,MESSAGE:.message',
+    );
     assert.equal(status.progress, '7/8');
     assert.deepEqual(stateOf(status), {
       c01: 'Healthy',
