@@ -3,18 +3,11 @@
 // Cluster event that changes nothing the gate reads is skipped, and an idle rollout (baking, waiting for a window)
 // runs no pass until the due time its checkpoint records.
 import { matchesLabelSelector } from '#shared/api/label-selector.ts';
-import {
-  RolloutApiVersion,
-  RolloutKind,
-  RolloutPhase,
-  healthChecks,
-  type ClusterRollout,
-} from '#shared/api/rollout.ts';
+import { RolloutApiVersion, RolloutKind, RolloutPhase, healthChecks, ClusterRollout } from '#shared/api/rollout.ts';
 import { findObject } from '#shared/kube/index.ts';
 import { findClusterRollout, listClusterRollouts } from '#shared/rollout/current/get-cluster-rollout.ts';
 import { clusterApiVersion, listRolloutClusters } from '#shared/rollout/current/list-rollout-clusters.ts';
 import { reconcileRollout, type RolloutDeps } from '#shared/rollout/reconcile-rollout.ts';
-import { ClusterRollout as ClusterRolloutSchema } from '#shared/api/rollout.ts';
 import { computeInputHash } from '#shared/runtime/reconcilers/compute-input-hash.ts';
 import type { ChangedObject, KindRef, ObjectFacts, PassKey, Reconciler, RuntimeDeps } from '#shared/runtime/types.ts';
 
@@ -58,7 +51,7 @@ function concerns(rollout: ClusterRollout, name: string, labels: Record<string, 
 async function getRolloutFacts(deps: RuntimeDeps, key: PassKey): Promise<ObjectFacts | undefined> {
   const raw = await findClusterRollout(deps.kube, { namespace: key.namespace, name: key.name });
   if (raw === undefined) return undefined;
-  const parsed = ClusterRolloutSchema.safeParse(raw);
+  const parsed = ClusterRollout.safeParse(raw);
   const clusters = parsed.success ? await listRolloutClusters(deps.kube, parsed.data) : [];
   const inputs = clusters
     .map((c) => ({

@@ -48,14 +48,16 @@ const entryOf = (
 });
 
 /**
- * The entries of a rollout's first pass: the selected Clusters in name order, dealt into waves; a Cluster without a
- * managed topology is Skipped.
+ * The entries of Clusters new to the rollout, in name order: on its first pass dealt into the waves, later all in
+ * `joinWave`; a Cluster without a managed topology is Skipped.
+ *
+ * @example
+ * computePlannedEntries(rollout, clusters).map((e) => e.wave); // [0, 1, 1, 1, 2, 2, 2, 2]
  */
 export function computePlannedEntries(
   rollout: ClusterRollout,
   selected: readonly RolloutClusterFacts[],
-  firstWave = 0,
-  onlyWave?: number,
+  joinWave?: number,
 ): Entry[] {
   const assignment = computeWaveAssignment(
     selected.map((c) => c.name),
@@ -64,7 +66,7 @@ export function computePlannedEntries(
   return [...selected]
     .sort((a, b) => compareNames(a.name, b.name))
     .map((c) => {
-      const wave = onlyWave ?? Math.max(firstWave, assignment.get(c.name) ?? 0);
+      const wave = joinWave ?? assignment.get(c.name) ?? 0;
       return c.topology === undefined
         ? entryOf(c.name, wave, State.Skipped, Reason.NoTopology, undefined, 'the Cluster has no spec.topology')
         : entryOf(c.name, wave, State.Pending, Reason.WaitingForWave, c.topology);

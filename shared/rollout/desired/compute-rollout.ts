@@ -109,7 +109,6 @@ export function computeRollout(input: RolloutInput): DesiredRollout {
             rollout,
             selected.filter((c) => !known.has(c.name)),
             lastWave,
-            lastWave,
           ),
         ];
   const succeededWaves = new Set(
