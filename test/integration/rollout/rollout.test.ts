@@ -471,3 +471,58 @@ describe('a change the API server refuses', () => {
     assert.ok((await eventsAbout('Cluster', 'frozen-1')).some((e) => e.type === 'Warning' && /frozen/.test(e.message)));
   });
 });
+
+describe('a ClusterRollout outside its maintenance window', () => {
+  // NOTE: Friday 13:00 UTC; the window opens on Saturday 22:00 in Berlin (21:00 UTC in November).
+  const friday = Date.parse('2026-11-27T13:00:00Z');
+  const windowStart = Date.parse('2026-11-28T21:00:00Z');
+  const ref = { ...rolloutRef, name: 'weekend' };
+  const key = { controller: 'rollout', kind: 'ClusterRollout', namespace: ns, name: 'weekend' } as const;
+
+  before(async () => {
+    for (const name of ['w1', 'w2']) {
+      await createCluster(name, { team: 'weekend' });
+      await setHealth(name);
+    }
+    await createObject(
+      ctx.mgmt.kube,
+      {
+        ...ref,
+        metadata: { namespace: ns, name: 'weekend' },
+        spec: {
+          clusterSelector: { matchLabels: { team: 'weekend' } },
+          change: { version: 'v1.34.1' },
+          waves: [{ clusters: 1 }, { clusters: 'rest' }],
+          maintenanceWindow: { days: ['Sat'], start: '22:00', end: '04:00', timeZone: 'Europe/Berlin' },
+        },
+      },
+      user,
+    );
+  });
+
+  test('writes no Cluster and is due at the start of the window, where it changes the first wave', async () => {
+    ctx.clock.now = friday;
+    await invoke(ctx.countedHandler, changeEvent({ ...ref }));
+    const status = ((await getObject(ctx.mgmt.kube, ref))['status'] ?? {}) as ClusterRolloutStatus;
+    assert.equal(status.phase, 'WaitingForWindow');
+    assert.equal(status.nextCheckAt, '2026-11-28T21:00:00Z');
+    for (const name of ['w1', 'w2']) {
+      assert.ok(!writtenByRollout(await getObject(ctx.mgmt.kube, clusterRef(name))), `${name} not written`);
+    }
+    assert.equal((await getCheckpoint(ctx.store, key))?.nextAttemptAt, windowStart);
+    ctx.clock.now = windowStart - min;
+    assert.deepEqual(
+      (await tick()).filter((p) => p.key.name === 'weekend'),
+      [],
+      'not due a minute before the window',
+    );
+    ctx.clock.now = windowStart;
+    const passes = (await tick()).filter((p) => p.key.name === 'weekend');
+    assert.deepEqual(
+      passes.map((p) => [p.status, p.result]),
+      [['Ran', 'Requeue']],
+    );
+    assert.equal(await versionOf('w1'), 'v1.34.1');
+    assert.equal(await versionOf('w2'), 'v1.33.0');
+  });
+});
