@@ -21,6 +21,8 @@ export type WebhookReader = {
   getClusterClass(key: ObjectKey): Promise<ClusterClass | undefined>;
   /** Clusters in the class's namespace whose `spec.topology.class` names it. */
   listClustersUsingClass(key: ObjectKey): Promise<Cluster[]>;
+  /** Clusters of a namespace matching a label selector (`labelSelector` query syntax). */
+  listClusters(namespace: string, labelSelector: string): Promise<Cluster[]>;
   /** Every provider object of a kind, in all namespaces. */
   listProviders(kind: ProviderKind): Promise<Provider[]>;
   /**
@@ -104,6 +106,10 @@ export function createWebhookReader(kube: KubeClient): WebhookReader {
           const namespace = ref?.namespace || (cluster.metadata.namespace ?? '');
           return ref?.name === key.name && namespace === key.namespace;
         });
+    },
+    async listClusters(namespace, labelSelector) {
+      const list = await listObjects(kube, { apiVersion: coreApiVersion, kind: 'Cluster', namespace, labelSelector });
+      return list.items.map((raw) => parseObject(Cluster, 'Cluster', raw));
     },
     async listProviders(kind) {
       const list = await listObjects(kube, { apiVersion: operatorApiVersion, kind });
