@@ -1,7 +1,8 @@
 // The Kubernetes CEL ip and cidr libraries (k8s.io/apiserver/pkg/cel/library/ip.go, cidr.go) over a
 // re-implementation of Go's net/netip parsing, printing and predicates, with Go's error messages.
 import type { Environment } from '@marcbachmann/cel-js';
-import { CelFunctionError, goQuote } from '#shared/topology/variables/cel-function-error.ts';
+import { CelFunctionError } from '#shared/topology/variables/cel-function-error.ts';
+import { quote } from '#shared/lang/go/strconv.ts';
 
 /** A netip.Addr: 4 or 16 bytes, and a zone for IPv6. */
 export class IP {
@@ -99,8 +100,8 @@ export class IP {
 class ParseAddrError extends Error {}
 
 function addrError(input: string, msg: string, at?: string): ParseAddrError {
-  const where = at !== undefined && at !== '' ? ` (at ${goQuote(at)})` : '';
-  return new ParseAddrError(`ParseAddr(${goQuote(input)}): ${msg}${where}`);
+  const where = at !== undefined && at !== '' ? ` (at ${quote(at)})` : '';
+  return new ParseAddrError(`ParseAddr(${quote(input)}): ${msg}${where}`);
 }
 
 /** netip.parseIPv4Fields over in[off:end]. */
@@ -225,11 +226,11 @@ function parseIPAddr(raw: string): IP {
     addr = parseAddr(raw);
   } catch (error) {
     throw new CelFunctionError(
-      `IP Address ${goQuote(raw)} parse error during conversion from string: ${errorMessage(error)}`,
+      `IP Address ${quote(raw)} parse error during conversion from string: ${errorMessage(error)}`,
     );
   }
-  if (addr.zone !== '') throw new CelFunctionError(`IP address ${goQuote(raw)} with zone value is not allowed`);
-  if (addr.is4In6) throw new CelFunctionError(`IPv4-mapped IPv6 address ${goQuote(raw)} is not allowed`);
+  if (addr.zone !== '') throw new CelFunctionError(`IP address ${quote(raw)} with zone value is not allowed`);
+  if (addr.is4In6) throw new CelFunctionError(`IPv4-mapped IPv6 address ${quote(raw)} is not allowed`);
   return addr;
 }
 
@@ -269,7 +270,7 @@ const PREFIX_PARSE_ERROR = 'network address parse error during conversion from s
 
 /** netip.ParsePrefix; returns Go's error message. */
 function parsePrefix(s: string): CIDR | string {
-  const prefixError = (msg: string) => `netip.ParsePrefix(${goQuote(s)}): ${msg}`;
+  const prefixError = (msg: string) => `netip.ParsePrefix(${quote(s)}): ${msg}`;
   const slash = s.lastIndexOf('/');
   if (slash < 0) return prefixError("no '/'");
   let ip: IP;
@@ -280,7 +281,7 @@ function parsePrefix(s: string): CIDR | string {
   }
   if (!ip.is4 && ip.zone !== '') return prefixError('IPv6 zones cannot be present in a prefix');
   const bitsStr = s.slice(slash + 1);
-  const badBits = prefixError(`bad bits after slash: ${goQuote(bitsStr)}`);
+  const badBits = prefixError(`bad bits after slash: ${quote(bitsStr)}`);
   if (bitsStr.length > 1 && !/^[1-9]/.test(bitsStr)) return badBits;
   if (!/^[+-]?[0-9]+$/.test(bitsStr)) return badBits;
   const bits = BigInt(bitsStr);
@@ -293,7 +294,7 @@ function parsePrefix(s: string): CIDR | string {
 function parseCIDR(raw: string): CIDR | string {
   const prefix = parsePrefix(raw);
   if (typeof prefix === 'string') return PREFIX_PARSE_ERROR + prefix;
-  if (prefix.ip.is4In6) return `IPv4-mapped IPv6 address ${goQuote(raw)} is not allowed`;
+  if (prefix.ip.is4In6) return `IPv4-mapped IPv6 address ${quote(raw)} is not allowed`;
   return prefix;
 }
 

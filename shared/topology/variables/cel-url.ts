@@ -2,41 +2,16 @@
 // net/url Parse/ParseRequestURI (Go 1.26: strict colons in http(s) hosts), EscapedPath, Hostname, Port and Query,
 // with Go's error messages. Go works on bytes: the text is handled as one character per UTF-8 byte inside.
 import type { Environment } from '@marcbachmann/cel-js';
-import { CelFunctionError, goQuote } from '#shared/topology/variables/cel-function-error.ts';
+import { CelFunctionError } from '#shared/topology/variables/cel-function-error.ts';
 import { parseAddr } from '#shared/topology/variables/cel-ip.ts';
+import { quoteBytes } from '#shared/lang/go/strconv.ts';
 
 /** Text as a string of UTF-8 bytes, and back. */
 const toBytes = (s: string) => Buffer.from(s, 'utf8').toString('latin1');
 const fromBytes = (b: string) => Buffer.from(b, 'latin1').toString('utf8');
 
-/** strconv.Quote of a byte string: invalid UTF-8 bytes as \x escapes. */
-function quoteBytes(b: string): string {
-  const bytes = Buffer.from(b, 'latin1');
-  let out = '';
-  for (let i = 0; i < bytes.length;) {
-    const lead = bytes[i] ?? 0;
-    const n =
-      lead < 0x80
-        ? 1
-        : lead >= 0xc2 && lead < 0xe0
-          ? 2
-          : lead >= 0xe0 && lead < 0xf0
-            ? 3
-            : lead >= 0xf0 && lead < 0xf5
-              ? 4
-              : 0;
-    const slice = n > 0 ? bytes.subarray(i, i + n) : undefined;
-    const text = slice && slice.length === n ? new TextDecoder('utf-8', { fatal: false }).decode(slice) : undefined;
-    if (text !== undefined && !text.includes('\ufffd') && Buffer.from(text, 'utf8').equals(slice as Buffer)) {
-      out += goQuote(text).slice(1, -1);
-      i += n;
-    } else {
-      out += `\\x${lead.toString(16).padStart(2, '0')}`;
-      i += 1;
-    }
-  }
-  return `"${out}"`;
-}
+/** strconv.Quote of a byte string. */
+const quoteLatin1 = (b: string) => quoteBytes(Buffer.from(b, 'latin1'));
 
 class UrlError extends Error {}
 
@@ -62,15 +37,15 @@ function unescape(s: string, mode: Mode): string {
     if (c === '%') {
       n++;
       if (i + 2 >= s.length || !isHex(s[i + 1]) || !isHex(s[i + 2])) {
-        throw new UrlError(`invalid URL escape ${quoteBytes(s.slice(i, i + 3))}`);
+        throw new UrlError(`invalid URL escape ${quoteLatin1(s.slice(i, i + 3))}`);
       }
       const escape = s.slice(i, i + 3);
       if (mode === 'host' && unhex(s[i + 1] ?? '') < 8 && escape !== '%25')
-        throw new UrlError(`invalid URL escape ${quoteBytes(escape)}`);
+        throw new UrlError(`invalid URL escape ${quoteLatin1(escape)}`);
       if (mode === 'zone') {
         const v = String.fromCharCode(unhex(escape.slice(1)));
         if (escape !== '%25' && v !== ' ' && shouldEscape(v, 'host'))
-          throw new UrlError(`invalid URL escape ${quoteBytes(escape)}`);
+          throw new UrlError(`invalid URL escape ${quoteLatin1(escape)}`);
       }
       i += 3;
     } else if (c === '+') {
@@ -78,7 +53,7 @@ function unescape(s: string, mode: Mode): string {
       i++;
     } else {
       if ((mode === 'host' || mode === 'zone') && c.charCodeAt(0) < 0x80 && shouldEscape(c, mode))
-        throw new UrlError(`invalid character ${quoteBytes(c)} in host name`);
+        throw new UrlError(`invalid character ${quoteLatin1(c)} in host name`);
       i++;
     }
   }
@@ -168,7 +143,7 @@ function parseHost(scheme: string, host: string): string {
     const close = host.lastIndexOf(']');
     if (close < 0) throw new UrlError("missing ']' in host");
     const colonPort = host.slice(close + 1);
-    if (!validOptionalPort(colonPort)) throw new UrlError(`invalid port ${quoteBytes(colonPort)} after host`);
+    if (!validOptionalPort(colonPort)) throw new UrlError(`invalid port ${quoteLatin1(colonPort)} after host`);
     const unescapedColonPort = unescape(colonPort, 'host');
     const hostname = host.slice(1, close);
     const zone = hostname.indexOf('%25');
@@ -190,7 +165,7 @@ function parseHost(scheme: string, host: string): string {
     // NOTE: Go 1.26 takes the first colon as the port separator for http(s) (GODEBUG urlstrictcolons=1).
     if (scheme !== 'http' && scheme !== 'https') i = host.lastIndexOf(':');
     const colonPort = host.slice(i);
-    if (!validOptionalPort(colonPort)) throw new UrlError(`invalid port ${quoteBytes(colonPort)} after host`);
+    if (!validOptionalPort(colonPort)) throw new UrlError(`invalid port ${quoteLatin1(colonPort)} after host`);
   }
   return unescape(host, 'host');
 }
@@ -260,7 +235,7 @@ function wrapped<T>(input: string, run: () => T): T {
   try {
     return run();
   } catch (error) {
-    if (error instanceof UrlError) throw new UrlError(`parse ${quoteBytes(input)}: ${error.message}`);
+    if (error instanceof UrlError) throw new UrlError(`parse ${quoteLatin1(input)}: ${error.message}`);
     throw error;
   }
 }

@@ -16,8 +16,9 @@ import {
   fieldRequired,
   type FieldError,
 } from '#shared/topology/variables/field-error.ts';
-import { goJson, goQuote } from '#shared/topology/variables/json-value.ts';
+import { goJson } from '#shared/topology/variables/json-value.ts';
 import { parseRequestURI } from '#shared/webhooks/rules/parse-request-uri.ts';
+import { quote } from '#shared/lang/go/strconv.ts';
 
 /**
  * An ExtensionConfig as admission sees it: only the types the CRD enforces, so that what upstream's webhook refuses
@@ -85,7 +86,7 @@ function aggregate(messages: readonly string[]): string {
 function requirementError(key: string, operator: string, values: readonly string[] | undefined): string | undefined {
   const messages: string[] = [];
   const keyErrors = isLabelKey(key);
-  if (keyErrors.length > 0) messages.push(`key: Invalid value: ${goQuote(key)}: ${keyErrors.join('; ')}`);
+  if (keyErrors.length > 0) messages.push(`key: Invalid value: ${quote(key)}: ${keyErrors.join('; ')}`);
   const count = values?.length ?? 0;
   const rendered = values === undefined ? 'null' : goJson(values);
   if ((operator === 'in' || operator === 'notin') && count === 0)
@@ -97,7 +98,7 @@ function requirementError(key: string, operator: string, values: readonly string
   (values ?? []).forEach((value, i) => {
     const valueErrors = isLabelValue(value);
     if (valueErrors.length > 0)
-      messages.push(`values[${i}][${key}]: Invalid value: ${goQuote(value)}: ${valueErrors.join('; ')}`);
+      messages.push(`values[${i}][${key}]: Invalid value: ${quote(value)}: ${valueErrors.join('; ')}`);
   });
   return messages.length > 0 ? aggregate(messages) : undefined;
 }
@@ -125,7 +126,7 @@ export function labelSelectorError(selector: Selector): string | undefined {
   }
   for (const expression of selector.matchExpressions ?? []) {
     const operator = selectionOperators[expression.operator];
-    if (operator === undefined) return `${goQuote(expression.operator)} is not a valid label selector operator`;
+    if (operator === undefined) return `${quote(expression.operator)} is not a valid label selector operator`;
     // NOTE: upstream copies the values with append([]string(nil), …): none is nil, shown as `null`.
     const values = (expression.values ?? []).length > 0 ? [...(expression.values ?? [])] : undefined;
     const problem = requirementError(expression.key, operator, values);

@@ -1,7 +1,7 @@
 // Go's `net/url.ParseRequestURI` (Go 1.26) as far as upstream's ExtensionConfig webhook reads it: whether a URL or a
 // service path parses, the scheme it has, and the error text (`parse "<url>": <reason>`) the webhook prints.
 import { isIPv4, isIPv6 } from 'node:net';
-import { goQuote } from '#shared/topology/variables/json-value.ts';
+import { quote } from '#shared/lang/go/strconv.ts';
 
 export type ParsedRequestURI =
   { readonly ok: true; readonly scheme: string } | { readonly ok: false; readonly error: string };
@@ -21,14 +21,14 @@ function checkEscapes(s: string, host: boolean): void {
     const c = s[i] ?? '';
     if (c === '%') {
       if (i + 2 >= s.length || !hex.test(s[i + 1] ?? '') || !hex.test(s[i + 2] ?? ''))
-        throw new UrlError(`invalid URL escape ${goQuote(s.slice(i, i + 3))}`);
+        throw new UrlError(`invalid URL escape ${quote(s.slice(i, i + 3))}`);
       if (host && parseInt(s[i + 1] ?? '0', 16) < 8 && s.slice(i, i + 3) !== '%25')
-        throw new UrlError(`invalid URL escape ${goQuote(s.slice(i, i + 3))}`);
+        throw new UrlError(`invalid URL escape ${quote(s.slice(i, i + 3))}`);
       i += 3;
       continue;
     }
     if (host && c.charCodeAt(0) < 0x80 && !alnum.test(c) && !hostBytes.has(c))
-      throw new UrlError(`invalid character ${goQuote(c)} in host name`);
+      throw new UrlError(`invalid character ${quote(c)} in host name`);
     i += 1;
   }
 }
@@ -44,7 +44,7 @@ function checkHost(scheme: string, host: string): void {
     const close = host.lastIndexOf(']');
     if (close < 0) throw new UrlError("missing ']' in host");
     const colonPort = host.slice(close + 1);
-    if (!validOptionalPort(colonPort)) throw new UrlError(`invalid port ${goQuote(colonPort)} after host`);
+    if (!validOptionalPort(colonPort)) throw new UrlError(`invalid port ${quote(colonPort)} after host`);
     const literal = host.slice(1, close);
     const zone = literal.indexOf('%25');
     checkEscapes(zone >= 0 ? literal.slice(0, zone) : literal, true);
@@ -56,7 +56,7 @@ function checkHost(scheme: string, host: string): void {
       // NOTE: an escape that is not UTF-8 stays as written; it is no IPv6 address either way.
     }
     if (isIPv4(address)) throw new UrlError('invalid IP-literal');
-    if (!isIPv6(address)) throw new UrlError(`invalid host: ParseAddr(${goQuote(address)}): unable to parse IP`);
+    if (!isIPv6(address)) throw new UrlError(`invalid host: ParseAddr(${quote(address)}): unable to parse IP`);
     return;
   }
   const colon = host.indexOf(':');
@@ -64,7 +64,7 @@ function checkHost(scheme: string, host: string): void {
     const last = host.lastIndexOf(':');
     const at = last !== colon && scheme !== 'http' && scheme !== 'https' ? last : colon;
     const colonPort = host.slice(at);
-    if (!validOptionalPort(colonPort)) throw new UrlError(`invalid port ${goQuote(colonPort)} after host`);
+    if (!validOptionalPort(colonPort)) throw new UrlError(`invalid port ${quote(colonPort)} after host`);
   }
   checkEscapes(host, true);
 }
@@ -138,6 +138,6 @@ export function parseRequestURI(raw: string): ParsedRequestURI {
     return { ok: true, scheme: parse(raw) };
   } catch (err) {
     if (!(err instanceof UrlError)) throw err;
-    return { ok: false, error: `parse ${goQuote(raw)}: ${err.message}` };
+    return { ok: false, error: `parse ${quote(raw)}: ${err.message}` };
   }
 }
