@@ -17,7 +17,7 @@ import {
   type FieldError,
 } from '#shared/topology/variables/field-error.ts';
 import { goJson } from '#shared/topology/variables/json-value.ts';
-import { parseRequestURI } from '#shared/webhooks/rules/parse-request-uri.ts';
+import { UrlError, parseRequestURI } from '#shared/lang/go/url.ts';
 import { quote } from '#shared/lang/go/strconv.ts';
 
 /**
@@ -135,10 +135,21 @@ export function labelSelectorError(selector: Selector): string | undefined {
   return undefined;
 }
 
+/** url.ParseRequestURI's scheme, or its error. */
+function parseRequestURIScheme(raw: string): { readonly scheme: string } | { readonly error: string } {
+  try {
+    return { scheme: parseRequestURI(raw).scheme };
+  } catch (error) {
+    if (error instanceof UrlError) return { error: error.message };
+    throw error;
+  }
+}
+
 function validateURL(url: string): FieldError[] {
   const field = 'spec.clientConfig.url';
-  const parsed = parseRequestURI(url);
-  if (!parsed.ok) return [fieldInvalid(field, url, `must be a valid URL, e.g. https://example.com: ${parsed.error}`)];
+  const parsed = parseRequestURIScheme(url);
+  if ('error' in parsed)
+    return [fieldInvalid(field, url, `must be a valid URL, e.g. https://example.com: ${parsed.error}`)];
   if (parsed.scheme !== 'https')
     return [fieldInvalid(field, url, "'https' is the only allowed URL scheme, e.g. https://example.com")];
   return [];
@@ -155,8 +166,8 @@ function validateService(service: Service): FieldError[] {
   for (const message of isDNS1123Label(namespace)) errors.push(fieldInvalid(`${field}.namespace`, namespace, message));
   const path = service.path ?? '';
   if (path !== '') {
-    const parsed = parseRequestURI(path);
-    if (!parsed.ok)
+    const parsed = parseRequestURIScheme(path);
+    if ('error' in parsed)
       errors.push(fieldInvalid(`${field}.path`, path, `must be a valid URL path e.g. /path/to/hook: ${parsed.error}`));
     if (!path.startsWith('/'))
       errors.push(fieldInvalid(`${field}.path`, path, 'must start with "/" to be a valid URL path'));
