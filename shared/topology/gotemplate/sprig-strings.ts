@@ -1,5 +1,6 @@
 // sprig's string functions (strings.go, regex.go and the string entries of functions.go).
-import { quoteGo, sprint } from './go-fmt.ts';
+import { sprint } from './go-fmt.ts';
+import { quote as strconvQuote } from '#shared/lang/go/strconv.ts';
 import { FuncError, fn } from './go-func.ts';
 import type { GoFunc } from './go-func.ts';
 import {
@@ -185,7 +186,7 @@ function indent(spaces: number, v: string): string {
 function quote(args: GoValue[]): string {
   return args
     .filter((a) => a !== null && a !== undefined)
-    .map((a) => quoteGo(strval(a)))
+    .map((a) => strconvQuote(strval(a)))
     .join(' ');
 }
 
@@ -257,7 +258,9 @@ function mustCompile(pattern: string) {
   try {
     return compileGo(pattern);
   } catch (err) {
-    throw new FuncError(`regexp: Compile(${quoteGo(pattern)}): ${err instanceof Error ? err.message : String(err)}`);
+    throw new FuncError(
+      `regexp: Compile(${strconvQuote(pattern)}): ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
 }
 

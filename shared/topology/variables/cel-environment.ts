@@ -2,7 +2,7 @@
 // parts of the Kubernetes CEL libraries the API server enables that are implemented here (see docs/differences.md, "CEL rules").
 import { Environment } from '@marcbachmann/cel-js';
 import { translateGoRegexp } from '#shared/topology/variables/go-regexp.ts';
-import { CelFunctionError, goQuote } from '#shared/topology/variables/cel-function-error.ts';
+import { CelFunctionError } from '#shared/topology/variables/cel-function-error.ts';
 import { registerCollectionLibraries } from '#shared/topology/variables/cel-collections.ts';
 import { registerFormatLibrary } from '#shared/topology/variables/cel-format.ts';
 import { registerMacros } from '#shared/topology/variables/cel-macros.ts';
@@ -10,6 +10,7 @@ import { registerIpLibraries } from '#shared/topology/variables/cel-ip.ts';
 import { registerQuantityLibrary } from '#shared/topology/variables/cel-quantity.ts';
 import { registerSemverLibrary } from '#shared/topology/variables/cel-semver.ts';
 import { registerUrlLibrary } from '#shared/topology/variables/cel-url.ts';
+import { quote, quoteBytes } from '#shared/lang/go/strconv.ts';
 
 /** cel-js's runtime messages that cel-go words differently. */
 const goMessages: Readonly<Record<string, string>> = {
@@ -117,11 +118,11 @@ const isDuration = (value: unknown) => typeof value === 'object' && value?.const
 
 /** A value inside a list or map as cel-go's `%s` prints it: as a CEL literal (strings quoted, doubles `%.6f`). */
 function formatMember(value: unknown): string {
-  if (typeof value === 'string') return goQuote(value);
-  if (value instanceof Date) return `timestamp(${goQuote(formatTimestamp(value))})`;
-  if (isDuration(value)) return `duration(${goQuote(String(value))})`;
-  if (value instanceof Uint8Array) return `b${goQuote(new TextDecoder().decode(value))}`;
-  if (typeof value === 'number') return Number.isFinite(value) ? value.toFixed(6) : goQuote(formatValue(value));
+  if (typeof value === 'string') return quote(value);
+  if (value instanceof Date) return `timestamp(${quote(formatTimestamp(value))})`;
+  if (isDuration(value)) return `duration(${quote(String(value))})`;
+  if (value instanceof Uint8Array) return `b${quoteBytes(value)}`;
+  if (typeof value === 'number') return Number.isFinite(value) ? value.toFixed(6) : quote(formatValue(value));
   return formatValue(value);
 }
 
