@@ -12,6 +12,7 @@ import {
   type UserType,
 } from '#shared/pricing/compute-marginal-cost.ts';
 import { defaultChangeMix, type ChangeMix } from '#shared/pricing/compute-monthly-activity.ts';
+import { computeDesignOutcome, designChanges, type DesignOutcome } from '#shared/pricing/design-changes.ts';
 import { changeTypes, type ChangeType } from '#shared/pricing/measured-profile-types.ts';
 import { measuredProfile } from '#shared/pricing/measured-profile.ts';
 import { readDeployedStack, type DeployedStack } from '#shared/pricing/read-deployed-stack.ts';
@@ -133,6 +134,8 @@ export type CostResult = {
   readonly clusters: number;
   /** By user type: A differs (the operator pod), B is the same. */
   readonly byUserType: Readonly<Partial<Record<UserType, MarginalCost>>>;
+  /** The design changes of issue 32, modelled on B (A as with the first user type). */
+  readonly design: DesignOutcome;
 };
 
 /** Every variant × fleet size, for each user type. */
@@ -140,24 +143,23 @@ export function computeCostResults(args: CostArgs, prices: AwsPrices): CostResul
   const forwarderRequests = readPodRequests(forwarderManifest);
   return args.variants.flatMap((variant) => {
     const deployed = getDeployedStack(variant);
-    return args.clusters.map((clusters) => ({
-      variant,
-      clusters,
-      byUserType: Object.fromEntries(
-        args.userTypes.map((userType) => [
-          userType,
-          computeMarginalCost({
-            deployed,
-            profile: measuredProfile,
-            clusters,
-            mix: args.mix,
-            userType,
-            forwarderRequests,
-            prices,
-          }),
-        ]),
-      ),
-    }));
+    return args.clusters.map((clusters) => {
+      const inputs = (userType: UserType) => ({
+        deployed,
+        profile: measuredProfile,
+        clusters,
+        mix: args.mix,
+        userType,
+        forwarderRequests,
+        prices,
+      });
+      return {
+        variant,
+        clusters,
+        byUserType: Object.fromEntries(args.userTypes.map((u) => [u, computeMarginalCost(inputs(u))])),
+        design: computeDesignOutcome(inputs(args.userTypes[0] ?? 'operator')),
+      };
+    });
   });
 }
 
@@ -230,6 +232,49 @@ export function formatCostMarkdown(results: readonly CostResult[]): string {
   return out.join('\n');
 }
 
+/** The measured per-change-type profile, one row per type, with the file and phase each comes from. */
+export function formatProfile(): string {
+  const rows = changeTypes.map((t) => {
+    const f = measuredProfile.changes[t];
+    if (f === 'not measured') return `| ${t} | not measured | | | | | | |`;
+    return `| ${t} | ${f.eventInvocations} | ${f.passesRun} / ${f.passesSkipped} | ${f.forwarderEvents} | ${f.webhookCalls} | ${f.replacedCpuSeconds} | ${f.source} |`;
+  });
+  const i = measuredProfile.idle;
+  return [
+    '| change type | B invocations | B passes run / skipped | B forwarder entries | B webhook calls | A CPU-s saved | measured in |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | --- |',
+    ...rows,
+    `| idle, per Cluster-hour | ${i.eventInvocationsPerClusterHour} | 0 / 0 | ${i.forwarderEventsPerClusterHour} | ${i.webhookCallsPerClusterHour} | ${i.replacedCpuSecondsPerHour} per hour (fleet) | ${i.source} |`,
+    '',
+    `Per converged change of one Cluster. Invocation ms: change ${measuredProfile.invocationMs.change.toFixed(0)}, creation ${measuredProfile.invocationMs.create.toFixed(0)}, tick ${measuredProfile.invocationMs.tick.toFixed(0)} (bench machine). Webhook call: ${measuredProfile.webhookCallMs.value.toFixed(0)} ms (${measuredProfile.webhookCallMs.source}). INIT: ${measuredProfile.moduleLoadMs.value.toFixed(0)} ms (${measuredProfile.moduleLoadMs.source}).`,
+  ].join('\n');
+}
+
+/** The design changes' modelled savings per fleet size, and B with all of them against A. */
+export function formatDesign(results: readonly CostResult[]): string {
+  const out: string[] = [];
+  for (const variant of [...new Set(results.map((r) => r.variant))]) {
+    const rs = results.filter((r) => r.variant === variant);
+    const sizes = rs.map((r) => `${r.clusters.toLocaleString('en-US')} Clusters`).join(' | ');
+    out.push(
+      `**${variant} variant: design changes, modelled savings on B**`,
+      '',
+      `| design change | ${sizes} | how (assumption) |`,
+      `| --- | ${rs.map(() => '---:').join(' | ')} | --- |`,
+      ...designChanges.map(
+        (c, i) => `| ${c.name} | ${rs.map((r) => usd(r.design.savings[i]?.savedB ?? 0)).join(' | ')} | ${c.how} |`,
+      ),
+      `| **B with all of them** | ${rs.map((r) => `**${usd(r.design.totalB)}**`).join(' | ')} | |`,
+      ...(Object.keys(rs[0]?.byUserType ?? {}) as UserType[]).map(
+        (u) =>
+          `| A ${u} | ${rs.map((r) => `${usd(r.byUserType[u]?.totalA ?? 0)} (${verdict(r.design.totalB, r.byUserType[u]?.totalA ?? 0)})`).join(' | ')} | |`,
+      ),
+      '',
+    );
+  }
+  return out.join('\n');
+}
+
 export function runCost(argv: readonly string[], io: Streams): number {
   let args: CostArgs;
   let prices: AwsPrices;
@@ -254,10 +299,17 @@ export function runCost(argv: readonly string[], io: Streams): number {
   }
   if (args.output === 'markdown') {
     io.stdout.write(
-      `${header.map((h) => (h.startsWith('  ') ? `  - ${h.trim()}` : `- ${h}`)).join('\n')}\n\n${formatCostMarkdown(results)}`,
+      [
+        header.map((h) => (h.startsWith('  ') ? `  - ${h.trim()}` : `- ${h}`)).join('\n'),
+        formatProfile(),
+        formatCostMarkdown(results),
+        formatDesign(results),
+      ].join('\n\n'),
     );
     return 0;
   }
-  io.stdout.write([...header, '', results.map(formatCost).join('\n\n'), ''].join('\n'));
+  io.stdout.write(
+    [...header, '', formatProfile(), '', results.map(formatCost).join('\n\n'), '', formatDesign(results)].join('\n'),
+  );
   return 0;
 }

@@ -62,6 +62,11 @@ export type CostInputs = {
   /** The forwarder's Deployment requests (functions/forwarder/manifests/deployment.yaml). */
   readonly forwarderRequests: PodRequests;
   readonly prices: AwsPrices;
+  /**
+   * Fraction of traced invocations X-Ray records (default 1: Lambda's default rule records the first request each
+   * second and 5 % of the rest, so at these rates nearly every one). Design changes model sampling with it.
+   */
+  readonly traceSampling?: { readonly ticks: number; readonly events: number };
 };
 
 export type MarginalLine = {
@@ -119,7 +124,11 @@ export function computeMarginalCost(inputs: CostInputs): MarginalCost {
     return { f, invocations, coldStarts };
   });
   const traced = perFunction.filter((p) => p.f.tracing === 'Active');
-  const traces = traced.reduce((s, p) => s + p.invocations, 0);
+  const sampling = inputs.traceSampling ?? { ticks: 1, events: 1 };
+  const traces = traced.reduce(
+    (s, p) => s + p.f.scheduledPerMonth * sampling.ticks + (p.invocations - p.f.scheduledPerMonth) * sampling.events,
+    0,
+  );
   const secretCalls = perFunction.reduce(
     (s, p) => s + p.f.secretsRead * Math.min(p.invocations, p.coldStarts + (h * 3600) / p.f.secretsTtlSeconds),
     0,
@@ -264,7 +273,7 @@ export function computeMarginalCost(inputs: CostInputs): MarginalCost {
       note:
         traced.length === 0
           ? 'tracing off on every function (template)'
-          : `tracing Active on ${traced.length} of ${deployed.functions.length} functions (template): ${fmt(traces)} traces (every invocation at these rates; free tier not applied)`,
+          : `tracing Active on ${traced.length} of ${deployed.functions.length} functions (template): ${fmt(traces)} traces (${inputs.traceSampling ? `sampled: ticks ${sampling.ticks}, events ${sampling.events}` : 'every invocation at these rates'}; free tier not applied)`,
     },
     {
       side: 'B',
@@ -299,7 +308,7 @@ export function computeMarginalCost(inputs: CostInputs): MarginalCost {
       item: "forwarder pod's node share",
       usd: node(forwarderCpu, forwarderMiB),
       basis: 'measured',
-      note: `max(request in deployment.yaml, measured): ${forwarderCpu.toFixed(3)} vCPU, ${forwarderMiB.toFixed(0)} MiB for ${fmt(watched)} watched objects, of a t3.medium priced half by vCPU, half by GiB`,
+      note: `max(request in deployment.yaml, measured): ${forwarderCpu.toFixed(3)} vCPU, ${forwarderMiB.toFixed(0)} MiB for ${fmt(watched)} watched objects${watched > 10_102 ? ' (RSS extrapolated linearly beyond the 10,102 measured)' : ''}, of a t3.medium priced half by vCPU, half by GiB`,
     },
     {
       side: 'A',

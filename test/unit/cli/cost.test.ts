@@ -43,6 +43,12 @@ describe('capi-serverless cost', () => {
     assert.match(stdout, /A \(operator\) \$[\d.]+: B (≤|> A)/);
     assert.match(stdout, /A \(clusterctl\) \$[\d.]+/);
     assert.match(stdout, /change mix .*upgrade=1/);
+    assert.match(
+      stdout,
+      /\| upgrade \| 27\.5 \| 9 \/ 14\.5 \|.*phase "version upgrade"/,
+      'the profile with its source',
+    );
+    assert.match(stdout, /\*\*B with all of them\*\*/, 'the design changes with modelled savings');
   });
 
   test('the mix chooses the changes: upgrades alone at 10,000 Clusters cost B more than none', () => {
