@@ -17,8 +17,8 @@ import { emittedMetrics } from '#shared/runtime/emitted-metrics.ts';
 export const userTypes = ['operator', 'clusterctl'] as const;
 export type UserType = (typeof userTypes)[number];
 
-/** A pod's resource requests: vCPU and MiB. */
-export type PodRequests = { readonly cpu: number; readonly memoryMiB: number };
+/** A pod's resource requests (vCPU, MiB) and its memory limit (MiB; none: unlimited). */
+export type PodRequests = { readonly cpu: number; readonly memoryMiB: number; readonly memoryLimitMiB?: number };
 
 /** The modelled assumptions, in one place with their reasons. */
 export const costAssumptions = {
@@ -308,7 +308,7 @@ export function computeMarginalCost(inputs: CostInputs): MarginalCost {
       item: "forwarder pod's node share",
       usd: node(forwarderCpu, forwarderMiB),
       basis: 'measured',
-      note: `max(request in deployment.yaml, measured): ${forwarderCpu.toFixed(3)} vCPU, ${forwarderMiB.toFixed(0)} MiB for ${fmt(watched)} watched objects${watched > 10_102 ? ' (RSS extrapolated linearly beyond the 10,102 measured)' : ''}, of a t3.medium priced half by vCPU, half by GiB`,
+      note: `max(request in deployment.yaml, measured): ${forwarderCpu.toFixed(3)} vCPU, ${forwarderMiB.toFixed(0)} MiB for ${fmt(watched)} watched objects${watched > 10_102 ? ' (RSS extrapolated linearly beyond the 10,102 measured)' : ''}${inputs.forwarderRequests.memoryLimitMiB !== undefined && forwarderRss > inputs.forwarderRequests.memoryLimitMiB ? ` ABOVE its ${inputs.forwarderRequests.memoryLimitMiB} MiB limit (OOM-killed)` : ''}, of a t3.medium priced half by vCPU, half by GiB`,
     },
     {
       side: 'A',

@@ -40,21 +40,23 @@ export function parseMemoryQuantity(q: string): number {
   return Number(m[1]) * (factor[m[2] ?? ''] ?? 1);
 }
 
+type Resources = { requests?: { cpu?: string; memory?: string }; limits?: { memory?: string } };
+
 /**
- * The summed requests of a Deployment's containers.
+ * The summed requests of a Deployment's containers, and their summed memory limit when every container has one.
  *
  * @example
- * readPodRequests(forwarderManifest); // { cpu: 0.02, memoryMiB: 64 }
+ * readPodRequests(forwarderManifest); // { cpu: 0.02, memoryMiB: 64, memoryLimitMiB: 128 }
  */
 export function readPodRequests(file: string): PodRequests {
   const doc = parse(readFileSync(file, 'utf8')) as {
     spec?: {
-      template?: { spec?: { containers?: { resources?: { requests?: { cpu?: string; memory?: string } } }[] } };
+      template?: { spec?: { containers?: { resources?: Resources }[] } };
     };
   };
   const containers = doc.spec?.template?.spec?.containers ?? [];
   if (containers.length === 0) throw new Error(`${file}: no containers`);
-  return containers.reduce(
+  const requests = containers.reduce(
     (sum, c) => {
       const r = c.resources?.requests;
       if (!r?.cpu || !r.memory) throw new Error(`${file}: every container needs cpu and memory requests`);
@@ -62,4 +64,8 @@ export function readPodRequests(file: string): PodRequests {
     },
     { cpu: 0, memoryMiB: 0 },
   );
+  const limits = containers.map((c) => c.resources?.limits?.memory);
+  return limits.every((l): l is string => l !== undefined)
+    ? { ...requests, memoryLimitMiB: limits.reduce((sum, l) => sum + parseMemoryQuantity(l), 0) }
+    : requests;
 }
