@@ -7,7 +7,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { getCheckpoint } from '#shared/checkpoint/index.ts';
 import { getObject } from '#shared/kube/index.ts';
 import { createControllerHandler, type HandlerResult } from '#shared/runtime/create-controller-handler.ts';
-import { objectChangedEvent } from '#shared/runtime/events.ts';
+import { objectChangedEvent, tickEvent } from '#shared/runtime/events.ts';
 import { localLambdaContext } from '#shared/runtime/lambda-context.ts';
 import { createMetrics } from '#shared/runtime/middlewares/record-metrics.ts';
 import type { PassKey, PassReport, Reconciler } from '#shared/runtime/types.ts';
@@ -268,6 +268,12 @@ describe('metrics (Powertools Metrics, CloudWatch embedded metric format)', () =
       'nothing to report: no metrics line, no metric-hour billed',
     );
     assert.deepEqual(await captureEmf(() => handler(changeEvent('metered'), localLambdaContext('addons', 60_000))), []);
+    const tick = tickEvent('addons', `tick-metered-${Date.now()}`, new Date());
+    const [ticked] = await captureEmf(async () => {
+      const result = await handler(tick, localLambdaContext('addons', 60_000));
+      assert.equal(result.status, 'Handled', JSON.stringify(result));
+    });
+    assert.equal(ticked, undefined, 'a tick with nothing due publishes no metric');
 
     const [rejected, ...more] = await captureEmf(() =>
       handler({ not: 'an event' }, localLambdaContext('addons', 60_000)),
