@@ -3,7 +3,7 @@
 // rollout has started, a target (selector, change, waves) that no longer moves.
 import { ClusterRollout, RolloutGroup, RolloutKind } from '#shared/api/rollout.ts';
 import { formatLabelSelector, isEmptyLabelSelector } from '#shared/api/label-selector.ts';
-import { compareSemver, parseSemver } from '#shared/providers/desired/semver.ts';
+import { compareVersions, parseVersionSemantic } from '#shared/lang/semver/semver.ts';
 import { computeSpecProblems } from '#shared/rollout/desired/compute-spec-problems.ts';
 import { computeStableJson } from '#shared/hash/stable-json.ts';
 import type { FieldError } from '#shared/topology/variables/index.ts';
@@ -69,12 +69,12 @@ export async function validateClusterRolloutAdmission(
     }
   }
   const version = rollout.spec.change.version;
-  const target = version === undefined ? undefined : parseSemver(version.replace(/^v/, ''));
+  const target = version === undefined ? undefined : parseVersionSemantic(version);
   if (target && changed('version') && !isEmptyLabelSelector(rollout.spec.clusterSelector)) {
     const clusters = await reader.listClusters(namespace, formatLabelSelector(rollout.spec.clusterSelector));
     const downgraded = clusters.filter((c) => {
-      const current = parseSemver((c.spec?.topology?.version ?? '').replace(/^v/, ''));
-      return current !== undefined && compareSemver(current, target) > 0;
+      const current = parseVersionSemantic(c.spec?.topology?.version ?? '');
+      return current !== undefined && compareVersions(current, target, false) > 0;
     });
     if (downgraded.length > 0) {
       const names = downgraded.map((c) => `${c.metadata.name ?? ''} (${c.spec?.topology?.version ?? ''})`).slice(0, 10);

@@ -2,6 +2,7 @@
 // (or stated reason to be free) for, the facts it prices are read from the template, and every metric the functions
 // may publish has a price.
 import assert from 'node:assert/strict';
+import { controllers } from '#shared/checkpoint/table.ts';
 import { describe, test } from 'node:test';
 import {
   awsPrices,
@@ -33,13 +34,13 @@ describe('the deployed stack, as priced', () => {
     assert.deepEqual(readDeployedStack(grown).unpriced, ['AWS::KMS::Key']);
   });
 
-  test('the public variant: 9 alarms, tracing on every function, a created and a referenced secret, fan-out', () => {
+  test('the public variant: two alarms a controller and three more, tracing on every function, a created and a referenced secret, fan-out', () => {
     const d = readDeployedStack(templates.public);
-    assert.equal(d.alarms, 9);
-    assert.equal(d.functions.length, 4);
+    assert.equal(d.alarms, 2 * controllers.length + 3);
+    assert.equal(d.functions.length, controllers.length + 1);
     assert.deepEqual(
       d.functions.map((f) => f.tracing),
-      ['Active', 'Active', 'Active', 'Active'],
+      d.functions.map(() => 'Active'),
     );
     assert.deepEqual([d.secretsCreated, d.secretsReferenced], [1, 1]);
     assert.equal(d.fanOutOnBus, true);
@@ -53,7 +54,7 @@ describe('the deployed stack, as priced', () => {
     for (const f of d.functions) assert.equal(f.logRetentionDays, 30);
     assert.deepEqual(
       d.functions.filter((f) => f.role === 'controller').map((f) => f.scheduledPerMonth),
-      [8_760, 8_760, 8_760],
+      controllers.map(() => 8_760),
     );
   });
 
