@@ -1,6 +1,7 @@
 // Every caller of Go regular expressions answers a catastrophic-backtracking input in bounded time: ClusterClass
-// variable `pattern`s, CEL `matches`/`find`/`findAll` in x-kubernetes-validations rules, sprig's regex functions and
-// sprig's semverCompare (whose constraint parser is a regexp in Masterminds/semver). Through each caller's own API.
+// variable `pattern`s, CEL `matches`/`find`/`findAll` in x-kubernetes-validations rules, sprig's regex functions,
+// sprig's semverCompare (whose constraint parser is a regexp in Masterminds/semver) and the `email` string format.
+// Through each caller's own API.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { JSONSchemaProps } from '#shared/api/jsonschema.ts';
@@ -69,6 +70,12 @@ describe('Go regexp callers answer in bounded time', () => {
       assert.ok(ms < boundMs, `took ${Math.round(ms)} ms`);
     });
   }
+
+  test('a variable with format email refuses 100,000 spaces in bounded time (quadratic with RegExp)', () => {
+    const { result, ms } = timed(() => validate({ type: 'string', format: 'email' }, `${' '.repeat(100_000)}x`));
+    assert.equal(result.length, 1);
+    assert.ok(ms < boundMs, `took ${Math.round(ms)} ms`);
+  });
 
   test("sprig's semverCompare refuses a constraint of many spaced versions in bounded time", () => {
     const constraint = `${Array.from({ length: 40 }, () => '1').join('    ')} !`;
