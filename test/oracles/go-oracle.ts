@@ -28,11 +28,24 @@ export type TemplateAnswer =
   | { readonly output: string; readonly invalidUTF8?: boolean }
   | { readonly phase: 'parse' | 'exec'; readonly detail: string };
 
-export type RegexpRequest = { readonly op: 'regexp'; readonly pattern: string; readonly inputs: readonly string[] };
+/** regexp.Compile, then per input MatchString, FindString, FindAllString(n), ReplaceAll(Literal)String, Split(n). */
+export type RegexpRequest = {
+  readonly op: 'regexp';
+  readonly pattern: string;
+  readonly inputs: readonly string[];
+  readonly replacement?: string;
+  /** For FindAllString and Split; -1 if not given. */
+  readonly n?: number;
+};
 export type RegexpAnswer = {
   readonly crashed?: true;
   readonly compileError?: string;
   readonly matches?: readonly boolean[];
+  readonly find?: readonly string[];
+  readonly findAll?: readonly (readonly string[])[];
+  readonly replaced?: readonly string[];
+  readonly replacedLiteral?: readonly string[];
+  readonly split?: readonly (readonly string[])[];
 };
 
 export type VariablesRequest =

@@ -11,7 +11,7 @@ import {
   fieldTooMany,
   fieldTypeInvalid,
 } from '#shared/topology/variables/field-error.ts';
-import { compileGoRegexpCached } from '#shared/topology/variables/go-regexp.ts';
+import { compileRegexp, regexpSyntaxError } from '#shared/lang/go/regexp.ts';
 import { canonicalJson, goFormatFloat, isJsonObject, jsonEqual } from '#shared/topology/variables/json-value.ts';
 import { stringFormatChecker } from '#shared/topology/variables/string-formats.ts';
 import { quote } from '#shared/lang/go/strconv.ts';
@@ -130,10 +130,10 @@ function validateString(data: string, schema: JSONSchemaProps, path: string): Op
     return [other(path, `should be at least ${schema.minLength} chars long`, data)];
   }
   if (schema.pattern) {
-    const compiled = compileGoRegexpCached(schema.pattern);
-    if (!compiled.ok)
-      return [other(path, `should match '${schema.pattern}, but pattern is invalid: ${compiled.error}'`, data)];
-    if (!compiled.regexp.test(data)) return [other(path, `should match '${schema.pattern}'`, data)];
+    const error = regexpSyntaxError(schema.pattern);
+    if (error) return [other(path, `should match '${schema.pattern}, but pattern is invalid: ${error.message}'`, data)];
+    if (!compileRegexp(schema.pattern).matchString(data))
+      return [other(path, `should match '${schema.pattern}'`, data)];
   }
   return [];
 }

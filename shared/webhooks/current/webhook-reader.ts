@@ -19,6 +19,8 @@ const coreApiVersion = 'cluster.x-k8s.io/v1beta2';
 export type WebhookReader = {
   /** The ClusterClass, or undefined when it does not exist. */
   getClusterClass(key: ObjectKey): Promise<ClusterClass | undefined>;
+  /** A write of the ClusterClass is being admitted: a reader that keeps classes must not answer from its copy. */
+  forgetClusterClass?(key: ObjectKey): void;
   /** Clusters in the class's namespace whose `spec.topology.class` names it. */
   listClustersUsingClass(key: ObjectKey): Promise<Cluster[]>;
   /** Clusters of a namespace matching a label selector (`labelSelector` query syntax). */

@@ -1,6 +1,6 @@
 // Command capi-serverless-oracle answers questions about Go semantics that capi-serverless re-implements in
 // TypeScript, using Go's own libraries and Cluster API's own code: text/template with sprig's hermetic functions,
-// regexp (variable `pattern`), strconv quoting, net/url parsing, closed CEL expressions in the Kubernetes base CEL environment
+// regexp (variable `pattern`, sprig's and CEL's regex functions), strconv quoting, net/url parsing, closed CEL expressions in the Kubernetes base CEL environment
 // (k8s.io/apiserver/pkg/cel/environment), and ClusterClass variable validation and defaulting
 // (sigs.k8s.io/cluster-api/internal/topology/variables), and upstream's admission webhooks for ExtensionConfigs and
 // ClusterClasses (sigs.k8s.io/cluster-api/core/webhooks/admission, feature gates ClusterTopology and RuntimeSDK on). It reads one JSON request per line on stdin and writes one
@@ -49,8 +49,10 @@ type request struct {
 	MissingKey string          `json:"missingKey,omitempty"`
 
 	// regexp
-	Pattern string   `json:"pattern,omitempty"`
-	Inputs  []string `json:"inputs,omitempty"`
+	Pattern     string   `json:"pattern,omitempty"`
+	Inputs      []string `json:"inputs,omitempty"`
+	Replacement string   `json:"replacement,omitempty"` // for ReplaceAllString and ReplaceAllLiteralString
+	N           *int     `json:"n,omitempty"`           // for FindAllString and Split (default -1)
 
 	// strconv: Quote and QuoteRune of each of Bytes (base64 in JSON, so any bytes), Unquote of each of Inputs
 	Bytes [][]byte `json:"bytes,omitempty"`
@@ -92,8 +94,13 @@ type response struct {
 	Detail      string  `json:"detail,omitempty"`
 
 	// regexp
-	CompileError *string `json:"compileError,omitempty"`
-	Matches      []bool  `json:"matches,omitempty"`
+	CompileError    *string    `json:"compileError,omitempty"`
+	Matches         []bool     `json:"matches,omitempty"`
+	Find            []string   `json:"find,omitempty"`
+	FindAll         [][]string `json:"findAll,omitempty"`
+	Replaced        []string   `json:"replaced,omitempty"`
+	ReplacedLiteral []string   `json:"replacedLiteral,omitempty"`
+	Split           [][]string `json:"split,omitempty"`
 
 	// cel
 	Results []celResult `json:"results,omitempty"`
@@ -225,11 +232,27 @@ func matchRegexp(r request) response {
 		msg := err.Error()
 		return response{CompileError: &msg}
 	}
-	matches := make([]bool, len(r.Inputs))
-	for i, s := range r.Inputs {
-		matches[i] = re.MatchString(s)
+	n := -1
+	if r.N != nil {
+		n = *r.N
 	}
-	return response{Matches: matches}
+	res := response{
+		Matches:         make([]bool, len(r.Inputs)),
+		Find:            make([]string, len(r.Inputs)),
+		FindAll:         make([][]string, len(r.Inputs)),
+		Replaced:        make([]string, len(r.Inputs)),
+		ReplacedLiteral: make([]string, len(r.Inputs)),
+		Split:           make([][]string, len(r.Inputs)),
+	}
+	for i, s := range r.Inputs {
+		res.Matches[i] = re.MatchString(s)
+		res.Find[i] = re.FindString(s)
+		res.FindAll[i] = append([]string{}, re.FindAllString(s, n)...)
+		res.Replaced[i] = re.ReplaceAllString(s, r.Replacement)
+		res.ReplacedLiteral[i] = re.ReplaceAllLiteralString(s, r.Replacement)
+		res.Split[i] = append([]string{}, re.Split(s, n)...)
+	}
+	return res
 }
 
 type unquoteResult struct {
