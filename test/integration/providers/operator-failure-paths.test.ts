@@ -601,6 +601,7 @@ const steps: readonly Step[] = [
   },
   {
     name: 'recovery: back to the ConfigMap release (an upgrade within v1beta1)',
+    deliberate: conditionDiffers(vars, 'ProviderInstalled', why.staleAfterUpgrade),
     settleMs: 180_000,
     quick: true,
     act: (kube) => applyProvider(kube, vars, varsSpec('v1.0.1')),
@@ -628,6 +629,7 @@ const steps: readonly Step[] = [
   },
   {
     name: 'a patch release lower than the installed one',
+    deliberate: conditionDiffers(vars, 'ProviderInstalled', why.staleAfterUpgrade),
     act: (kube) => applyProvider(kube, vars, varsSpec('v1.0.0')),
     observe: [vars],
     namespaces: ['capv-system'],
@@ -640,6 +642,10 @@ const steps: readonly Step[] = [
   },
   {
     name: 'deletion while a Cluster uses the provider',
+    deliberate: {
+      [`${refName(vars)}: exists`]: why.deleteGuard,
+      ...objectsOf(['capv-system'], ['ConfigMap', 'Deployment', 'ServiceAccount'], why.deleteGuard),
+    },
     // NOTE: vars applied the shared fake CRD last (the patch-release step): the CRD's API group is its own.
     act: async (kube) => {
       await applyObject(kube, workloadCluster, { fieldManager: userManager });
