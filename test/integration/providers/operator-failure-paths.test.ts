@@ -8,6 +8,7 @@
 // recoveries. `npm run test:operator-failures` runs every step (upgrades across contracts, pause, deletion too).
 //   OPERATOR_FAILURES=all            every step
 //   OPERATOR_FAILURES_OUT=<file>     appends one JSON line per step (the docs table is made from it)
+// NOTE: the OCI and GitHub steps expect the internet unreachable, as in test/run.mjs's private network namespace.
 import assert from 'node:assert/strict';
 import { appendFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
