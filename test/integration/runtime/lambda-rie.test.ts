@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { createCheckpointStore, createDynamoDBClient, ensureTable } from '#shared/checkpoint/index.ts';
-import { applyObject, getObject, type KubeObject } from '#shared/kube/index.ts';
+import { applyObject, getObject, listObjects, type KubeObject } from '#shared/kube/index.ts';
 import { objectChangedEvent, tickEvent } from '#shared/runtime/events.ts';
 import { genericCrd, startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
 import { startDynamoDB, type DynamoDBServer } from '#test/harness/dynamodb.ts';
@@ -64,8 +64,10 @@ describe('the bundled functions in the Lambda Runtime Interface Emulator (Node 2
         name: 'lambda-rie',
         extraCrds: [
           genericCrd('infrastructure.cluster.x-k8s.io', 'v1beta2', 'DockerClusterTemplate'),
+          genericCrd('infrastructure.cluster.x-k8s.io', 'v1beta2', 'DockerCluster'),
           genericCrd('infrastructure.cluster.x-k8s.io', 'v1beta2', 'DockerMachineTemplate'),
           genericCrd('controlplane.cluster.x-k8s.io', 'v1beta2', 'KubeadmControlPlaneTemplate'),
+          genericCrd('controlplane.cluster.x-k8s.io', 'v1beta2', 'KubeadmControlPlane'),
           genericCrd('bootstrap.cluster.x-k8s.io', 'v1beta2', 'KubeadmConfigTemplate'),
         ],
       }),
@@ -126,18 +128,32 @@ describe('the bundled functions in the Lambda Runtime Interface Emulator (Node 2
     });
   }
 
-  test('an event pass in the topology bundle writes the ClusterClass status to the API server', async () => {
+  test('an event pass in the topology bundle writes the class status and the Cluster topology to the API server', async () => {
     const ref = { apiVersion: capi, kind: 'ClusterClass', namespace: 'default', name: 'quick-start' };
     const result = await invoke('topology', objectChangedEvent({ ...ref, type: 'ADDED' }, randomUUID(), new Date()));
-    const passes = result['passes'] as { kind?: string; status: string; result?: string }[];
+    // NOTE: without a bus the class's change reaches its Cluster in the same invocation.
+    const passes = result['passes'] as { key: { kind: string }; status: string; result?: string }[];
     assert.deepEqual(
-      passes.map((p) => [p.status, p.result]),
-      [['Ran', 'Success']],
+      passes.map((p) => [p.key.kind, p.status, p.result]),
+      [
+        ['ClusterClass', 'Ran', 'Success'],
+        ['Cluster', 'Ran', 'Success'],
+      ],
       JSON.stringify(result),
     );
     const clusterClass = await getObject(mgmt.kube, ref);
     const status = clusterClass['status'] as { observedGeneration?: number } | undefined;
     assert.equal(status?.observedGeneration, clusterClass.metadata.generation, JSON.stringify(status));
+    const machineDeployments = await listObjects(mgmt.kube, {
+      apiVersion: capi,
+      kind: 'MachineDeployment',
+      namespace: 'default',
+      labelSelector: 'cluster.x-k8s.io/cluster-name=docker-1',
+    });
+    assert.deepEqual(
+      machineDeployments.items.map((md) => (md['spec'] as { replicas?: number }).replicas),
+      [2],
+    );
   });
 
   test('the webhooks bundle answers an admission with the path token from its secret', async () => {
