@@ -7,7 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { delimiter, dirname, join, relative, resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { getFreePort } from './ports.ts';
@@ -56,6 +56,9 @@ export async function synthesizeApp(
   context: Readonly<Record<string, string>>,
   existingOutdir?: string,
 ): Promise<CloudAssembly> {
+  // NOTE: outside the repository, so Node cannot resolve a module the bundle lacks from the repository's node_modules.
+  if (existingOutdir && !relative(repoRoot, resolvePath(existingOutdir)).startsWith('..'))
+    throw new Error(`${existingOutdir}: use a cloud assembly outside the repository (cdk synth -o /tmp/...)`);
   let outdir = existingOutdir;
   if (!outdir) {
     outdir = mkdtempSync(join(tmpdir(), 'capi-rie-cdk-out-'));
