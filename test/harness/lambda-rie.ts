@@ -112,8 +112,11 @@ export async function synthesizeApp(
 
 /** What the template's references stand for here. */
 export type EnvironmentBindings = {
-  /** The value of a `Ref` by the referenced resource's CloudFormation type; `undefined` drops the variable. */
-  readonly refsByType: Readonly<Record<string, string | undefined>>;
+  /**
+   * The value of a `Ref` by the referenced resource's CloudFormation type (a function of its logical id, or a fixed
+   * value); `undefined` drops the variable.
+   */
+  readonly refsByType: Readonly<Record<string, string | undefined | ((logicalId: string) => string)>>;
   readonly region: string;
   readonly accountId: string;
 };
@@ -141,7 +144,8 @@ export function resolveEnvironment(
       const type = assembly.resourceTypes[value.Ref];
       if (type === undefined || !(type in bindings.refsByType))
         throw new Error(`${fn.controller}: ${name} refers to ${value.Ref} (${type ?? 'unknown'}), not bound here`);
-      return bindings.refsByType[type];
+      const bound = bindings.refsByType[type];
+      return typeof bound === 'function' ? bound(value.Ref) : bound;
     }
     if (value && typeof value === 'object' && 'Fn::Join' in value && Array.isArray(value['Fn::Join'])) {
       const [separator, parts] = value['Fn::Join'] as [string, unknown[]];
@@ -160,10 +164,11 @@ export function resolveEnvironment(
 
 /**
  * A stand-in for the AWS Parameters and Secrets Lambda Extension's HTTP API (`GET /secretsmanager/get?secretId=`,
- * authenticated with the function's session token); a secret is found by its name or an ARN ending in it.
+ * authenticated with the function's session token), serving `secrets` by the id a function asks for (the name or ARN
+ * its environment holds).
  */
 export async function startSecretsExtension(
-  secrets: Readonly<Record<string, string>>,
+  secrets: ReadonlyMap<string, string>,
   sessionToken: string,
 ): Promise<{ port: number; requests: () => readonly string[]; stop(): Promise<void> }> {
   const requests: string[] = [];
@@ -175,13 +180,13 @@ export async function startSecretsExtension(
       res.writeHead(401).end('missing or wrong X-Aws-Parameters-Secrets-Token');
       return;
     }
-    const name = Object.keys(secrets).find((n) => secretId === n || secretId.endsWith(`:secret:${n}`));
-    if (url.pathname !== '/secretsmanager/get' || name === undefined) {
+    const secretString = secrets.get(secretId);
+    if (url.pathname !== '/secretsmanager/get' || secretString === undefined) {
       res.writeHead(400).end(`ResourceNotFoundException: ${secretId}`);
       return;
     }
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ Name: name, ARN: secretId, SecretString: secrets[name] }));
+    res.end(JSON.stringify({ Name: secretId.split(':').at(-1), ARN: secretId, SecretString: secretString }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
