@@ -8,6 +8,7 @@ const pureFolders = [
   'shared/topology/patches/**/*.ts',
   'shared/topology/variables/**/*.ts',
   'shared/topology/gotemplate/**/*.ts',
+  'shared/lang/**/*.ts',
 ];
 
 const ioModules = [

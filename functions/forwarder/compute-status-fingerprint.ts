@@ -49,8 +49,20 @@ export function computeStatusFingerprint(obj: KubeObject & { status?: unknown })
   ].join('|');
 }
 
-/** Cluster conditions a pass reads (the topology's skip decision, the add-on pass's wait for the infrastructure). */
+/**
+ * Cluster conditions a pass reads: the topology's skip decision and the add-on pass's wait for the infrastructure
+ * (status only), and the rollout's health gate (status and observed generation: a change's gate waits for both).
+ */
 const clusterConditionTypes = new Set(['ControlPlaneInitialized', 'InfrastructureReady']);
+const healthGateConditionTypes = new Set([
+  'TopologyReconciled',
+  'ControlPlaneAvailable',
+  'WorkersAvailable',
+  'ControlPlaneMachinesUpToDate',
+  'WorkerMachinesUpToDate',
+  'RollingOut',
+  'Remediating',
+]);
 const sortedEntries = (map: Record<string, string> | undefined, skip?: string) =>
   Object.entries(map ?? {})
     .filter(([k]) => k !== skip)
@@ -59,17 +71,24 @@ const sortedEntries = (map: Record<string, string> | undefined, skip?: string) =
 /**
  * What the passes read of a Cluster: its generation (spec), labels, annotations (not kubectl's last-applied copy),
  * deletion, `status.initialization`, `status.phase` and the ControlPlaneInitialized and InfrastructureReady
- * conditions' status. The rest of status (the core manager's conditions, replica counters) changes often during a
+ * conditions' status; for the rollout's health gate, `status.observedGeneration` and the status and observed generation
+ * of TopologyReconciled, ControlPlaneAvailable, WorkersAvailable, *MachinesUpToDate, RollingOut and Remediating. The rest of status (the core manager's conditions, replica counters) changes often during a
  * rollout and is read by no pass.
  *
  * @example
  * computeClusterFingerprint(cluster) === computeClusterFingerprint(sameClusterWithNewConditionMessage); // true
  */
 export function computeClusterFingerprint(obj: KubeObject & { status?: unknown }): string {
-  const status = (obj.status ?? {}) as { conditions?: { type?: string; status?: string }[] };
+  const status = (obj.status ?? {}) as {
+    conditions?: { type?: string; status?: string; observedGeneration?: number }[];
+  };
   const conditions = (status.conditions ?? [])
-    .filter((c) => clusterConditionTypes.has(c.type ?? ''))
-    .map((c) => `${c.type ?? ''}=${c.status ?? ''}`)
+    .flatMap((c) => {
+      const type = c.type ?? '';
+      if (clusterConditionTypes.has(type)) return [`${type}=${c.status ?? ''}`];
+      if (healthGateConditionTypes.has(type)) return [`${type}=${c.status ?? ''}@${c.observedGeneration ?? ''}`];
+      return [];
+    })
     .sort();
   return JSON.stringify([
     obj.metadata.generation ?? null,
@@ -78,6 +97,7 @@ export function computeClusterFingerprint(obj: KubeObject & { status?: unknown }
     sortedEntries(obj.metadata.annotations, 'kubectl.kubernetes.io/last-applied-configuration'),
     valueAt(status, ['initialization']) ?? null,
     valueAt(status, ['phase']) ?? null,
+    valueAt(status, ['observedGeneration']) ?? null,
     conditions,
   ]);
 }

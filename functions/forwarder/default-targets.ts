@@ -44,6 +44,7 @@ export function defaultTargets(secretLabelSelector?: string): WatchTarget[] {
     { apiVersion: 'v1', kind: 'ConfigMap' },
     { apiVersion: 'v1', kind: 'Secret', ...(secretLabelSelector ? { labelSelector: secretLabelSelector } : {}) },
     ...operatorProviderKinds.map((kind) => ({ apiVersion: 'operator.cluster.x-k8s.io/v1alpha2', kind })),
+    { apiVersion: 'management.cluster.x-k8s.io/v1alpha1', kind: 'ClusterRollout' },
   ];
 }
 

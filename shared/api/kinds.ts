@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import { ClusterResourceSetBindingV1Beta1, ClusterResourceSetV1Beta1 } from '#shared/api/addons-v1beta1.ts';
 import { Cluster as V1Beta1Cluster } from '#shared/api/cluster.ts';
 import { operatorKinds } from '#shared/api/operator.ts';
+import { ClusterRollout, RolloutGroup } from '#shared/api/rollout.ts';
 import { ClusterClass as V1Beta1ClusterClass } from '#shared/api/cluster-class.ts';
 import { MachineDeployment as V1Beta1MachineDeployment } from '#shared/api/machine-deployment.ts';
 import { MachineHealthCheck as V1Beta1MachineHealthCheck } from '#shared/api/machine-health-check.ts';
@@ -226,8 +227,38 @@ export const addonsKinds: readonly KindInfo[] = [
   },
 ];
 
+/** The project's own `management.cluster.x-k8s.io` kinds (alpha). */
+export const rolloutKinds: readonly KindInfo[] = [
+  {
+    group: RolloutGroup,
+    version: 'v1alpha1',
+    namespaced: true,
+    categories: ['cluster-api'],
+    kind: 'ClusterRollout',
+    plural: 'clusterrollouts',
+    singular: 'clusterrollout',
+    shortNames: ['cro'],
+    schema: ClusterRollout,
+    printerColumns: [
+      { name: 'Phase', type: 'string', jsonPath: '.status.phase', description: 'Where the rollout is' },
+      { name: 'Wave', type: 'integer', jsonPath: '.status.currentWave', description: 'The wave in progress (1-based)' },
+      { name: 'Changed', type: 'string', jsonPath: '.status.progress', description: 'Clusters changed / selected' },
+      { name: 'Failed', type: 'integer', jsonPath: '.status.counts.failed', priority: 1 },
+      { name: 'Conflict', type: 'integer', jsonPath: '.status.counts.conflict', priority: 1 },
+      {
+        name: 'Next',
+        type: 'string',
+        jsonPath: '.status.nextCheckAt',
+        priority: 1,
+        description: 'When it looks again',
+      },
+      { ...age, description: 'Time duration since creation of ClusterRollout' },
+    ],
+  },
+];
+
 /** Every kind we generate a CRD for. */
-export const allKinds: readonly KindInfo[] = [...coreKinds, ...addonsKinds, ...operatorKinds];
+export const allKinds: readonly KindInfo[] = [...coreKinds, ...addonsKinds, ...operatorKinds, ...rolloutKinds];
 
 /** `group/version` of a kind. */
 export function apiVersionOf(info: Pick<KindInfo, 'group' | 'version'>): string {

@@ -3,7 +3,7 @@
 import type { CreateTableCommandInput, UpdateTimeToLiveCommandInput } from '@aws-sdk/client-dynamodb';
 
 /** The controllers that keep state in the table; the first segment of the partition key. */
-export const controllers = ['topology', 'addons', 'providers'] as const;
+export const controllers = ['topology', 'addons', 'providers', 'rollout'] as const;
 export type Controller = (typeof controllers)[number];
 
 /** Which object a lease or checkpoint belongs to. `namespace` is empty for cluster-scoped objects. */

@@ -9,10 +9,13 @@ commands:
       Reads ClusterClasses, templates, Clusters (and optionally the objects that exist now) and prints what one
       topology pass would produce: every object the topology manages, created, updated or unchanged. Calls the
       Runtime Extensions of external patches (ExtensionConfigs from -f, or from the cluster with --kubeconfig).
-  cost [--clusters 100,1000,10000] [--changes-per-cluster 10] [--network public|vpc-private|vpc-nat|vpc-endpoints]
-       [--prices prices.json] [-o table|json]
-      Prints the marginal monthly cost of capi-serverless against upstream's controllers it replaces, scaled from
-      the side-by-side bench's measured profile (docs/cost.md); a prices file overrides list prices.
+  cost [--clusters 100,1000,10000] [--mix variable=1,scale=2,upgrade=1,crs=1,class=2,create=0.1]
+       [--variant public|private|both] [--user-type operator|clusterctl|both] [--prices prices.json]
+       [-o table|json|markdown]
+      Prints every line of the marginal monthly cost of capi-serverless against the upstream controllers it
+      replaces: the stack's synthesized template priced with the side-by-side bench's measured per-change profile
+      and the change mix (changes per Cluster per month; types not named are 0; a fleet-wide change counts once per
+      Cluster it reaches). A is priced for a user with the Cluster API Operator and one who used clusterctl.
 `;
 
 /** Runs the CLI; resolves with the exit code. */

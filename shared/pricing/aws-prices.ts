@@ -23,6 +23,16 @@ export const priceSource = {
     'https://aws.amazon.com/vpc/pricing/',
     'https://aws.amazon.com/privatelink/pricing/',
     'https://aws.amazon.com/xray/pricing/',
+    'https://aws.amazon.com/sqs/pricing/',
+    'https://aws.amazon.com/systems-manager/pricing/',
+  ],
+  /** Billing rules the model follows, with where AWS states them. */
+  rules: [
+    'CloudWatch custom metrics: each unique namespace + name + dimension set is one metric, prorated by the hour and ' +
+      "metered only when sent (CloudWatch User Guide, 'Analyzing, optimizing, and reducing CloudWatch costs'); EMF " +
+      "logs are charged as log ingestion and archival plus the custom metrics generated ('Embedding metrics within logs').",
+    'Lambda: the INIT phase of on-demand ZIP functions on managed runtimes is billed like INVOKE since 2025-08-01 ' +
+      "(AWS Compute Blog, 'AWS Lambda standardizes billing for INIT Phase').",
   ],
 } as const;
 
@@ -61,6 +71,19 @@ export const awsPrices = {
   /** Interface VPC endpoint (PrivateLink), per endpoint per availability zone per hour, and per GB processed. */
   interfaceEndpointPerAzHour: 0.01,
   interfaceEndpointPerGb: 0.01,
+  /** CloudWatch custom metric, per metric-month (first 10,000), prorated by the hour it is sent in. */
+  cloudWatchCustomMetricPerMonth: 0.3,
+  /** CloudWatch Logs storage (archival), per GB-month. */
+  cloudWatchLogsPerGbMonthStored: 0.03,
+  /** Secrets Manager API calls, per 10,000. */
+  secretsManagerPer10kApiCalls: 0.05,
+  /** SSM Parameter Store advanced parameter, per parameter-month (standard parameters are free). */
+  ssmAdvancedParameterPerMonth: 0.05,
+  /** SQS standard queue requests, per million (after the first million free). */
+  sqsPerMillionRequests: 0.4,
+  /** DynamoDB Standard table storage and continuous backups (point-in-time recovery), per GB-month. */
+  dynamoDbStoragePerGbMonth: 0.25,
+  dynamoDbPitrPerGbMonth: 0.2,
   /** AWS's month for pricing. */
   hoursPerMonth: 730,
 } as const;

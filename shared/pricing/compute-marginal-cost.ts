@@ -1,101 +1,79 @@
 // The marginal monthly cost of running capi-serverless (B) instead of upstream's topology and ClusterResourceSet
-// controllers and the Cluster API Operator (A), for a fleet size: what each side adds to a management cluster that
-// stays either way. Pure: the measured profile, the fleet and the prices are arguments; every line says whether its
-// quantity is measured (scaled from the side-by-side bench) or modelled (an assumption, named in its note).
+// controllers (A, with or without the Cluster API Operator), for a fleet and a change mix: what each side adds to a
+// management cluster that stays either way. Pure: the deployed stack (read from the synthesized template), the
+// measured profile, the fleet and the prices are arguments. Every line says whether its quantity is measured (scaled
+// from the bench), read from the template, or modelled (an assumption, named in its note).
 import type { AwsPrices } from '#shared/pricing/aws-prices.ts';
+import {
+  computeMonthlyActivity,
+  type ChangeMix,
+  type MonthlyActivity,
+} from '#shared/pricing/compute-monthly-activity.ts';
+import type { MeasuredProfile } from '#shared/pricing/measured-profile-types.ts';
+import type { DeployedStack } from '#shared/pricing/read-deployed-stack.ts';
+import { emittedMetrics } from '#shared/runtime/emitted-metrics.ts';
 
-/** The ways the functions reach the management cluster's API (docs/deploy.md, "A private management cluster"). */
-export const networkPaths = ['public', 'vpc-private', 'vpc-nat', 'vpc-endpoints'] as const;
-export type NetworkPath = (typeof networkPaths)[number];
+/** Who A is: a user who installed Cluster API with the Cluster API Operator (its pod goes), or with clusterctl. */
+export const userTypes = ['operator', 'clusterctl'] as const;
+export type UserType = (typeof userTypes)[number];
 
-/** Per-Cluster and per-change usage measured by `npm run bench:side` (see measured-profile.ts for the figures). */
-export type MeasuredProfile = {
-  /** Where the figures come from (file, date, fleet size). */
-  readonly basis: string;
-  /** B: event invocations per Cluster per idle hour (status updates and the like the forwarder forwards). */
-  readonly idleInvocationsPerClusterHour: number;
-  /** B: event invocations per converged change of one Cluster. */
-  readonly invocationsPerChange: number;
-  /** B: forwarder entries put on the bus per converged change of one Cluster. */
-  readonly eventsPerChange: number;
-  /** B: forwarder entries per Cluster per idle hour. */
-  readonly idleEventsPerClusterHour: number;
-  /** B: passes that ran (lease, reconcile, checkpoint) and that were skipped (checkpoint read only), per change. */
-  readonly passesRunPerChange: number;
-  readonly passesSkippedPerChange: number;
-  /**
-   * B: mean duration of one event invocation (an object change or a fanned-out batch) over the change phases, ms
-   * (measured locally on the bench machine, every invocation in one process, not on Lambda).
-   */
-  readonly invocationMs: number;
-  /** B: mean duration of one tick invocation, ms (measured the same way). */
-  readonly tickMs: number;
-  /** B: API server requests of the functions per converged change (for the network path's data). */
-  readonly functionRequestsPerChange: number;
-  /** B: the forwarder's resident memory with the bench fleet, MiB, and per watched object (measured, 10,002 objects). */
-  readonly forwarderRssMiB: number;
-  readonly forwarderRssMiBPerObject: number;
-  readonly forwarderCpuSecondsPerHour: number;
-  /** A: the core manager's resident memory with its topology and ClusterResourceSet controllers minus without, MiB. */
-  readonly replacedRssMiB: number;
-  /** A: the same for CPU-seconds per idle hour. */
-  readonly replacedCpuSecondsPerHour: number;
-  /** A: CPU-seconds the replaced controllers spend per converged change (core manager A minus B, per Cluster). */
-  readonly replacedCpuSecondsPerChange: number;
-};
+/** A pod's resource requests (vCPU, MiB) and its memory limit (MiB; none: unlimited). */
+export type PodRequests = { readonly cpu: number; readonly memoryMiB: number; readonly memoryLimitMiB?: number };
 
-/** The modelled assumptions, in one place with their reasons (see docs/cost.md). */
+/** The modelled assumptions, in one place with their reasons. */
 export const costAssumptions = {
-  functionMemoryGb: 0.5,
-  /** Ticks: 3 functions every 5 minutes. */
-  tickInvocationsPerHour: 36,
+  /** CloudWatch Logs bytes: START/END/REPORT per invocation; a JSON log line per pass (two when it runs) or tick. */
+  platformLogBytesPerInvocation: 350,
+  logBytesPerLine: 450,
+  /** DynamoDB: a checkpoint row per Cluster per controller that reconciles it (topology, addons), ≤ 1 KB each. */
+  rowsPerCluster: 2,
+  rowBytes: 1_024,
   /**
-   * Per tick invocation (eventually consistent, 0.5 RRU each): the three functions' reads of one round of ticks,
-   * averaged — one due-index Query per kind (9 for Clusters: 8 shards and the partition written before sharding; 10
-   * kinds in all) and each function's sweep-row GetItem: 21 reads for 3 invocations.
+   * Index writes per pass that runs: its lease row carries the due index's keys (shared/checkpoint/lease.ts), so the
+   * lease put adds an index entry and the release removes it; a failed pass's checkpoint is due again (2 more).
    */
-  tickReadUnits: (21 / 3) * 0.5,
-  /** A pass that runs: checkpoint read (1 RRU), lease put (1 WRU), checkpoint + lease release transaction (4 WRU). */
-  passReadUnits: 1,
-  passWriteUnits: 5,
-  /** CloudWatch Logs bytes per invocation: START/END/REPORT lines, a pass or tick line, one EMF metrics line. */
-  logBytesPerInvocation: 1_500,
-  /** INIT: a cold start per tick of each function (worst case: nothing else keeps it warm), 0.3 s billed each. */
-  coldStartsPerHour: 36,
-  initSeconds: 0.3,
-  /** Watched objects per Cluster: the Cluster, its kubeconfig and CA Secrets, a few ConfigMaps/templates. */
+  indexWritesPerPassRun: 2,
+  indexWritesPerPassError: 2,
+  /** Watched objects per Cluster for the forwarder: the Cluster, its Secrets, a few ConfigMaps and templates. */
   watchedObjectsPerCluster: 8,
-  /** Bytes on the wire per API request (TLS, headers, a small JSON body), for NAT / endpoint data charges. */
-  bytesPerApiRequest: 6_000,
-  /** Node capacity: a t3.medium (2 vCPU, 4 GiB) priced half by CPU, half by memory. */
+  /**
+   * Node capacity: a t3.medium (2 vCPU, 4 GiB) priced half by CPU, half by memory. A pod is charged its share of that
+   * capacity: max(request, measured use), since the scheduler reserves the request and use above it still fills
+   * the node.
+   */
   nodeVcpus: 2,
   nodeGib: 4,
-  /** The forwarder's Deployment requests (functions/forwarder/manifests/deployment.yaml). */
-  forwarderRequest: { cpu: 0.02, memoryMiB: 64 },
   /** The Cluster API Operator's Deployment requests (its config/manager/manager.yaml, v0.29.0). */
   operatorRequest: { cpu: 0.1, memoryMiB: 100 },
   /** A: memory the replaced controllers' caches grow by per Cluster (ClusterClass templates, topology objects). */
   replacedRssKiBPerCluster: 25,
-  /** VPC variants: two availability zones; interface endpoints for Secrets Manager and X-Ray. */
-  availabilityZones: 2,
-  interfaceEndpoints: 2,
-  /** Secrets Manager: the kubeconfig and the webhook token (the private variant keeps the token only). */
-  secrets: 2,
-  alarms: 6,
+  /** SQS: a dead-letter queue gets a message per event that failed every retry: none failed in the bench. */
+  failedEventsPerMonth: 0,
+  /** Malformed events answered Rejected: none in the bench (only the forwarder and the scheduler put events). */
+  rejectedEventsPerMonth: 0,
 } as const;
 
-export type FleetInputs = {
+export type CostInputs = {
+  readonly deployed: DeployedStack;
+  readonly profile: MeasuredProfile;
   readonly clusters: number;
-  /** User changes per Cluster per month (each one converged change). */
-  readonly changesPerClusterMonth: number;
-  readonly network: NetworkPath;
+  readonly mix: ChangeMix;
+  readonly userType: UserType;
+  /** The forwarder's Deployment requests (functions/forwarder/manifests/deployment.yaml). */
+  readonly forwarderRequests: PodRequests;
+  readonly prices: AwsPrices;
+  /**
+   * Fraction of traced invocations X-Ray records (default 1: Lambda's default rule records the first request each
+   * second and 5 % of the rest, so at these rates nearly every one). Design changes model sampling with it.
+   */
+  readonly traceSampling?: { readonly ticks: number; readonly events: number };
 };
 
 export type MarginalLine = {
   readonly side: 'B' | 'A';
   readonly item: string;
   readonly usd: number;
-  readonly basis: 'measured' | 'modelled';
+  readonly basis: 'measured' | 'template' | 'modelled';
   readonly note: string;
 };
 
@@ -103,152 +81,253 @@ export type MarginalCost = {
   readonly lines: readonly MarginalLine[];
   readonly totalB: number;
   readonly totalA: number;
+  readonly activity: MonthlyActivity;
 };
 
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+
 /**
- * The monthly marginal cost of B and of A for a fleet.
+ * The monthly marginal cost of B and of A for a fleet and a change mix.
  *
  * @example
- * computeMarginalCost(measuredProfile, { clusters: 1000, changesPerClusterMonth: 10, network: 'public' }, awsPrices);
+ * computeMarginalCost({ deployed: readDeployedStack(synthesizeStack('public')), profile: measuredProfile,
+ *   clusters: 1_000, mix: defaultChangeMix, userType: 'operator', forwarderRequests, prices: awsPrices });
  */
-export function computeMarginalCost(profile: MeasuredProfile, fleet: FleetInputs, prices: AwsPrices): MarginalCost {
+export function computeMarginalCost(inputs: CostInputs): MarginalCost {
+  const { deployed, profile, clusters, prices } = inputs;
   const a = costAssumptions;
   const h = prices.hoursPerMonth;
-  const n = fleet.clusters;
-  const changes = n * fleet.changesPerClusterMonth;
+  const activity = computeMonthlyActivity(profile, clusters, inputs.mix, h);
+  const million = (count: number, price: number) => (count / 1_000_000) * price;
+  const gbSecond = prices.lambdaArmPerGbSecond;
+
+  const controllers = deployed.functions.filter((f) => f.role === 'controller');
+  const webhooks = deployed.functions.filter((f) => f.role === 'webhooks');
+  const nControllers = Math.max(1, controllers.length);
+  const controllerGb = controllers.reduce((s, f) => s + f.memoryGb, 0) / nControllers;
+  const webhooksGb = webhooks.reduce((s, f) => s + f.memoryGb, 0) / Math.max(1, webhooks.length);
+  const ticks = controllers.reduce((s, f) => s + f.scheduledPerMonth, 0);
+  const webhookCalls = webhooks.length > 0 ? activity.webhookCalls : 0;
+  // NOTE: worst case for INIT: every tick starts cold, and so does every change burst (one per webhooks burst too).
+  const controllerColdStarts = ticks + Math.min(activity.changeBursts, activity.eventInvocations);
+  const webhooksColdStarts = Math.min(activity.changeBursts, webhookCalls);
+  const initSeconds = profile.moduleLoadMs.value / 1000;
+
+  // Per function: invocations and cold starts (event invocations spread evenly over the controllers).
+  const perFunction = deployed.functions.map((f) => {
+    const invocations =
+      f.role === 'webhooks' ? webhookCalls : f.scheduledPerMonth + activity.eventInvocations / nControllers;
+    const coldStarts =
+      f.role === 'webhooks'
+        ? webhooksColdStarts
+        : f.scheduledPerMonth + Math.min(activity.changeBursts, activity.eventInvocations) / nControllers;
+    return { f, invocations, coldStarts };
+  });
+  const traced = perFunction.filter((p) => p.f.tracing === 'Active');
+  const sampling = inputs.traceSampling ?? { ticks: 1, events: 1 };
+  const traces = traced.reduce(
+    (s, p) => s + p.f.scheduledPerMonth * sampling.ticks + (p.invocations - p.f.scheduledPerMonth) * sampling.events,
+    0,
+  );
+  const secretCalls = perFunction.reduce(
+    (s, p) => s + p.f.secretsRead * Math.min(p.invocations, p.coldStarts + (h * 3600) / p.f.secretsTtlSeconds),
+    0,
+  );
+
+  const logBytes =
+    (activity.eventInvocations + ticks + webhookCalls) * a.platformLogBytesPerInvocation +
+    (2 * activity.passesRun + activity.passesSkipped + ticks) * a.logBytesPerLine;
+  const logGb = logBytes / 1e9;
+  // NOTE: with retention R days the stored volume settles at R days of ingestion (never-expiring groups: a year).
+  const retentionDays =
+    deployed.functions.reduce((s, f) => s + (f.logRetentionDays === 0 ? 365 : f.logRetentionDays), 0) /
+    Math.max(1, deployed.functions.length);
+  const storedLogGb = logGb * (retentionDays / (h / 24));
+
+  const readUnits =
+    activity.passesRun * profile.dynamoDb.passRunReadUnits +
+    activity.passesSkipped * profile.dynamoDb.passSkippedReadUnits +
+    ticks * profile.dynamoDb.tickReadUnits;
+  const indexes = deployed.table.globalSecondaryIndexes.length;
+  const indexWrites =
+    indexes * (activity.passesRun * a.indexWritesPerPassRun + activity.passErrors * a.indexWritesPerPassError);
+  const writeUnits = activity.passesRun * profile.dynamoDb.passRunWriteUnits + indexWrites;
+  const tableGb = (clusters * a.rowsPerCluster * a.rowBytes) / 1e9;
+
+  const occurrences = { 'pass error': activity.passErrors, 'rejected event': a.rejectedEventsPerMonth } as const;
+  const metricHours = Object.values(emittedMetrics).reduce((s, m) => s + Math.min(h, occurrences[m.occursOn]), 0);
+
   const perVcpuHour = prices.ec2T3MediumPerHour / 2 / a.nodeVcpus;
   const perGibHour = prices.ec2T3MediumPerHour / 2 / a.nodeGib;
   const node = (vcpu: number, mib: number) => (vcpu * perVcpuHour + (mib / 1024) * perGibHour) * h;
-  const million = (count: number, price: number) => (count / 1_000_000) * price;
+  const watched = clusters * a.watchedObjectsPerCluster;
+  const fw = profile.forwarder;
+  // NOTE: linear between the side-by-side fleet's watched objects and the 10,102 of `npm run bench`.
+  const smallFleet = 100 * a.watchedObjectsPerCluster;
+  const forwarderRss =
+    fw.rssMiB + Math.max(0, ((fw.rssMiBAt10kObjects - fw.rssMiB) * (watched - smallFleet)) / (10_102 - smallFleet));
+  const forwarderMiB = Math.max(inputs.forwarderRequests.memoryMiB, forwarderRss);
+  const forwarderCpu = Math.max(inputs.forwarderRequests.cpu, fw.cpuSecondsPerHour / 3600);
+  const replacedMiB = profile.idle.replacedRssMiB + (clusters * a.replacedRssKiBPerCluster) / 1024;
+  const replacedVcpu = activity.replacedCpuSeconds / (h * 3600);
+  const secrets = deployed.secretsCreated + deployed.secretsReferenced;
+  const notMeasured =
+    activity.notMeasured.length > 0 ? `; not measured, priced at nothing: ${activity.notMeasured.join(', ')}` : '';
 
-  const eventInvocations = n * profile.idleInvocationsPerClusterHour * h + changes * profile.invocationsPerChange;
-  const tickInvocations = a.tickInvocationsPerHour * h;
-  const invocations = eventInvocations + tickInvocations;
-  const events = n * profile.idleEventsPerClusterHour * h + changes * profile.eventsPerChange;
-  const gbSeconds =
-    (eventInvocations * profile.invocationMs + tickInvocations * profile.tickMs) / 1000 +
-    a.coldStartsPerHour * h * a.initSeconds;
-  const readUnits =
-    tickInvocations * a.tickReadUnits +
-    n * profile.idleInvocationsPerClusterHour * h * a.passReadUnits +
-    changes * (profile.passesRunPerChange + profile.passesSkippedPerChange) * a.passReadUnits;
-  const writeUnits = changes * profile.passesRunPerChange * a.passWriteUnits;
-  const privatePath = fleet.network === 'vpc-private';
-  const watched = n * a.watchedObjectsPerCluster;
-  const forwarderMiB = Math.max(
-    a.forwarderRequest.memoryMiB,
-    profile.forwarderRssMiB + watched * profile.forwarderRssMiBPerObject,
-  );
-  const forwarderCpu = Math.max(a.forwarderRequest.cpu, profile.forwarderCpuSecondsPerHour / 3600);
-  const apiGb = ((changes * profile.functionRequestsPerChange + tickInvocations) * a.bytesPerApiRequest) / 1e9;
-
-  const network: Record<NetworkPath, { usd: number; note: string }> = {
-    public: { usd: 0, note: 'public (or CIDR-allowed) endpoint: no network charge' },
-    'vpc-private': {
-      usd: 0,
-      note: 'VPC-attached, no egress: DynamoDB gateway endpoint (free), EKS token signed locally',
-    },
-    'vpc-nat': {
-      usd: a.availabilityZones * prices.natGatewayPerHour * h + apiGb * prices.natGatewayPerGb,
-      note: `${a.availabilityZones} NAT gateways always on + data processed (${apiGb.toFixed(2)} GB)`,
-    },
-    'vpc-endpoints': {
-      usd: a.interfaceEndpoints * a.availabilityZones * prices.interfaceEndpointPerAzHour * h,
-      note: `${a.interfaceEndpoints} interface endpoints (Secrets Manager, X-Ray) × ${a.availabilityZones} zones, always on`,
-    },
-  };
   const lines: MarginalLine[] = [
     {
       side: 'B',
-      item: 'Lambda requests',
-      usd: million(invocations, prices.lambdaPerMillionRequests),
+      item: 'Lambda: controller invocations for changes',
+      usd:
+        million(activity.eventInvocations, prices.lambdaPerMillionRequests) +
+        (activity.eventMs / 1000) * controllerGb * gbSecond,
       basis: 'measured',
-      note: `${Math.round(invocations).toLocaleString('en-US')} invocations (ticks ${tickInvocations}, events scaled from the bench)`,
+      note: `${fmt(activity.eventInvocations)} invocations, ${(activity.eventMs / Math.max(1, activity.eventInvocations)).toFixed(0)} ms mean (bench machine), ${controllerGb} GB (template)${notMeasured}`,
     },
     {
       side: 'B',
-      item: 'Lambda duration (arm64, incl. INIT)',
-      usd: gbSeconds * a.functionMemoryGb * prices.lambdaArmPerGbSecond,
+      item: 'Lambda: ticks',
+      usd:
+        million(ticks, prices.lambdaPerMillionRequests) +
+        ticks * (profile.invocationMs.tick / 1000) * controllerGb * gbSecond,
+      basis: 'template',
+      note: `${fmt(ticks)} scheduled invocations (${deployed.schedules} schedules in the template), ${profile.invocationMs.tick.toFixed(0)} ms each measured`,
+    },
+    {
+      side: 'B',
+      item: 'Lambda: webhooks (Function URL)',
+      usd:
+        million(webhookCalls, prices.lambdaPerMillionRequests) +
+        webhookCalls * (profile.webhookCallMs.value / 1000) * webhooksGb * gbSecond,
       basis: 'measured',
-      note: `${profile.invocationMs.toFixed(0)} ms per event invocation, ${profile.tickMs.toFixed(0)} ms per tick (bench machine) × ${a.functionMemoryGb} GB; INIT modelled: ${a.coldStartsPerHour} cold starts/h × ${a.initSeconds} s`,
+      note: `${fmt(webhookCalls)} admission calls measured per change type; ${profile.webhookCallMs.value.toFixed(0)} ms each (${profile.webhookCallMs.source.split(';')[0]}: proxy), ${webhooksGb} GB (template)`,
+    },
+    {
+      side: 'B',
+      item: 'Lambda: INIT (cold starts)',
+      usd: initSeconds * gbSecond * (controllerColdStarts * controllerGb + webhooksColdStarts * webhooksGb),
+      basis: 'modelled',
+      note: `worst case: every tick and every change burst cold (${fmt(controllerColdStarts)} controller, ${fmt(webhooksColdStarts)} webhooks), ${profile.moduleLoadMs.value.toFixed(0)} ms each measured (module load, largest bundle)`,
     },
     {
       side: 'B',
       item: 'EventBridge Scheduler',
-      usd: million(tickInvocations, prices.schedulerPerMillionInvocations),
-      basis: 'modelled',
-      note: '3 schedules every 5 minutes (free tier not applied)',
+      usd: million(ticks, prices.schedulerPerMillionInvocations),
+      basis: 'template',
+      note: `${fmt(ticks)} invocations of the template's schedules (free tier not applied)`,
     },
     {
       side: 'B',
-      item: 'EventBridge events',
-      usd: million(events, prices.eventBridgePerMillionEvents),
+      item: 'EventBridge PutEvents',
+      usd: million(
+        activity.forwarderEvents + (deployed.fanOutOnBus ? activity.fanOutEntries : 0),
+        prices.eventBridgePerMillionEvents,
+      ),
       basis: 'measured',
-      note: `${Math.round(events).toLocaleString('en-US')} forwarder entries`,
+      note: `${fmt(activity.forwarderEvents)} forwarder entries + ${fmt(deployed.fanOutOnBus ? activity.fanOutEntries : 0)} fanned-out batches${deployed.fanOutOnBus ? '' : ' (no fan-out on the bus in this variant)'}`,
     },
     {
       side: 'B',
-      item: 'DynamoDB on-demand',
+      item: 'DynamoDB reads and writes',
       usd:
         million(readUnits, prices.dynamoDbPerMillionReadUnits) +
         million(writeUnits, prices.dynamoDbPerMillionWriteUnits),
       basis: 'measured',
-      note: `passes per change measured; units per pass modelled (${a.passReadUnits} RRU, ${a.passWriteUnits} WRU)`,
+      note: `${fmt(readUnits)} RRU, ${fmt(writeUnits)} WRU of which ${fmt(indexWrites)} to ${indexes} index(es) (template: ${deployed.table.globalSecondaryIndexes.join(', ') || 'none'}; modelled ${a.indexWritesPerPassRun} per pass run)`,
     },
     {
       side: 'B',
-      item: 'CloudWatch Logs',
-      usd: ((invocations * a.logBytesPerInvocation) / 1e9) * prices.cloudWatchLogsPerGbIngested,
+      item: 'DynamoDB storage and point-in-time recovery',
+      usd:
+        tableGb *
+        (prices.dynamoDbStoragePerGbMonth + (deployed.table.pointInTimeRecovery ? prices.dynamoDbPitrPerGbMonth : 0)),
       basis: 'modelled',
-      note: `${a.logBytesPerInvocation} bytes per invocation ingested`,
+      note: `${a.rowsPerCluster} rows of ≤ ${a.rowBytes} B per Cluster; PITR ${deployed.table.pointInTimeRecovery ? 'on' : 'off'} (template)`,
+    },
+    {
+      side: 'B',
+      item: 'CloudWatch Logs ingestion and storage',
+      usd: logGb * prices.cloudWatchLogsPerGbIngested + storedLogGb * prices.cloudWatchLogsPerGbMonthStored,
+      basis: 'modelled',
+      note: `${(logGb * 1000).toFixed(1)} MB a month (${a.platformLogBytesPerInvocation} B per invocation, ${a.logBytesPerLine} B per pass/tick line); kept ${retentionDays.toFixed(0)} days (template), stored uncompressed`,
+    },
+    {
+      side: 'B',
+      item: 'CloudWatch custom metrics',
+      usd: (metricHours / h) * prices.cloudWatchCustomMetricPerMonth,
+      basis: 'measured',
+      note: `${Object.keys(emittedMetrics).length} declared metrics, no dimension, sent only when non-zero: ${metricHours.toFixed(1)} metric-hours (${activity.passErrors.toFixed(1)} pass errors measured; each in its own hour at worst)`,
+    },
+    {
+      side: 'B',
+      item: 'CloudWatch alarms',
+      usd: deployed.alarms * prices.cloudWatchAlarmPerMonth,
+      basis: 'template',
+      note: `${deployed.alarms} standard-resolution alarms in the template`,
     },
     {
       side: 'B',
       item: 'X-Ray traces',
-      usd: privatePath ? 0 : million(invocations, prices.xrayPerMillionTraces),
-      basis: 'modelled',
-      note: privatePath ? 'tracing off in the private variant' : 'one trace per invocation (free tier not applied)',
+      usd: million(traces, prices.xrayPerMillionTraces),
+      basis: 'template',
+      note:
+        traced.length === 0
+          ? 'tracing off on every function (template)'
+          : `tracing Active on ${traced.length} of ${deployed.functions.length} functions (template): ${fmt(traces)} traces (${inputs.traceSampling ? `sampled: ticks ${sampling.ticks}, events ${sampling.events}` : 'every invocation at these rates'}; free tier not applied)`,
     },
     {
       side: 'B',
-      item: 'CloudWatch alarms, Secrets Manager',
-      usd:
-        a.alarms * prices.cloudWatchAlarmPerMonth + (privatePath ? 1 : a.secrets) * prices.secretsManagerPerSecretMonth,
-      basis: 'modelled',
-      note: `${a.alarms} alarms; ${privatePath ? 1 : a.secrets} secrets`,
+      item: 'Secrets Manager secrets and API calls',
+      usd: secrets * prices.secretsManagerPerSecretMonth + (secretCalls / 10_000) * prices.secretsManagerPer10kApiCalls,
+      basis: 'template',
+      note: `${deployed.secretsCreated} created + ${deployed.secretsReferenced} referenced (template); ${fmt(secretCalls)} calls (one per cold start and per cache TTL of ${perFunction[0]?.f.secretsTtlSeconds ?? 300} s at most)`,
+    },
+    {
+      side: 'B',
+      item: 'SSM parameters',
+      usd: deployed.advancedParameters * prices.ssmAdvancedParameterPerMonth,
+      basis: 'template',
+      note: `${deployed.advancedParameters} advanced, ${deployed.standardParameters} standard (free) in the template`,
+    },
+    {
+      side: 'B',
+      item: 'SQS dead-letter queues',
+      usd: million(deployed.queues * a.failedEventsPerMonth, prices.sqsPerMillionRequests),
+      basis: 'measured',
+      note: `${deployed.queues} queues (template), billed per request: 0 failed invocations in the bench`,
+    },
+    {
+      side: 'B',
+      item: 'VPC interface endpoints',
+      usd: deployed.interfaceEndpoints * prices.interfaceEndpointPerAzHour * h,
+      basis: 'template',
+      note: `${deployed.interfaceEndpoints} interface endpoint-zones in the template (gateway endpoints are free)`,
     },
     {
       side: 'B',
       item: "forwarder pod's node share",
       usd: node(forwarderCpu, forwarderMiB),
       basis: 'measured',
-      note: `max(request, measured): ${forwarderCpu.toFixed(3)} vCPU, ${forwarderMiB.toFixed(0)} MiB for ${watched.toLocaleString('en-US')} watched objects`,
-    },
-    {
-      side: 'B',
-      item: `network path (${fleet.network})`,
-      usd: network[fleet.network].usd,
-      basis: 'modelled',
-      note: network[fleet.network].note,
+      note: `max(request in deployment.yaml, measured): ${forwarderCpu.toFixed(3)} vCPU, ${forwarderMiB.toFixed(0)} MiB for ${fmt(watched)} watched objects${watched > 10_102 ? ' (RSS extrapolated linearly beyond the 10,102 measured)' : ''}${inputs.forwarderRequests.memoryLimitMiB !== undefined && forwarderRss > inputs.forwarderRequests.memoryLimitMiB ? ` ABOVE its ${inputs.forwarderRequests.memoryLimitMiB} MiB limit (OOM-killed)` : ''}, of a t3.medium priced half by vCPU, half by GiB`,
     },
     {
       side: 'A',
       item: "replaced controllers' share of the core manager",
-      usd: node(
-        profile.replacedCpuSecondsPerHour / 3600 + (changes * profile.replacedCpuSecondsPerChange) / (h * 3600),
-        Math.max(0, profile.replacedRssMiB) + (n * a.replacedRssKiBPerCluster) / 1024,
-      ),
+      usd: node(replacedVcpu, replacedMiB),
       basis: 'measured',
-      note: `${profile.replacedRssMiB.toFixed(0)} MiB measured + ${a.replacedRssKiBPerCluster} KiB per Cluster modelled; CPU measured per idle hour and per change`,
+      note: `${profile.idle.replacedRssMiB.toFixed(0)} MiB measured + ${a.replacedRssKiBPerCluster} KiB per Cluster modelled; ${fmt(activity.replacedCpuSeconds)} CPU-s measured (idle and per change)`,
     },
     {
       side: 'A',
       item: 'Cluster API Operator pod',
-      usd: node(a.operatorRequest.cpu, a.operatorRequest.memoryMiB),
+      usd: inputs.userType === 'operator' ? node(a.operatorRequest.cpu, a.operatorRequest.memoryMiB) : 0,
       basis: 'modelled',
-      note: `its requests: ${a.operatorRequest.cpu} vCPU, ${a.operatorRequest.memoryMiB} MiB`,
+      note:
+        inputs.userType === 'operator'
+          ? `its requests: ${a.operatorRequest.cpu} vCPU, ${a.operatorRequest.memoryMiB} MiB`
+          : 'installed with clusterctl: no operator pod to remove',
     },
   ];
   const total = (side: 'A' | 'B') => lines.filter((l) => l.side === side).reduce((s, l) => s + l.usd, 0);
-  return { lines, totalB: total('B'), totalA: total('A') };
+  return { lines, totalB: total('B'), totalA: total('A'), activity };
 }

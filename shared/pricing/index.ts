@@ -1,5 +1,5 @@
-// AWS list prices (one file, with source and date) and the pure cost model that turns measured usage into a
-// monthly bill beside the always-on alternatives.
+// AWS list prices (one file, with source and date), the stack's billable facts read from its synthesized template,
+// the measured per-change profile, and the pure cost model that prices a fleet's month for B and for A.
 export { awsPrices, priceSource } from '#shared/pricing/aws-prices.ts';
 export type { AwsPrices } from '#shared/pricing/aws-prices.ts';
 export { computeAlwaysOnAlternatives, computeMonthlyCost } from '#shared/pricing/compute-monthly-cost.ts';
@@ -10,12 +10,25 @@ export type {
   HourlyUsage,
   MonthlyCost,
 } from '#shared/pricing/compute-monthly-cost.ts';
-export { computeMarginalCost, costAssumptions, networkPaths } from '#shared/pricing/compute-marginal-cost.ts';
+export { computeMarginalCost, costAssumptions, userTypes } from '#shared/pricing/compute-marginal-cost.ts';
 export type {
-  FleetInputs,
+  CostInputs,
   MarginalCost,
   MarginalLine,
-  MeasuredProfile,
-  NetworkPath,
+  PodRequests,
+  UserType,
 } from '#shared/pricing/compute-marginal-cost.ts';
+export {
+  computeMonthlyActivity,
+  defaultChangeMix,
+  fleetWideChanges,
+} from '#shared/pricing/compute-monthly-activity.ts';
+export type { ChangeMix, MonthlyActivity } from '#shared/pricing/compute-monthly-activity.ts';
+export { changeTypes } from '#shared/pricing/measured-profile-types.ts';
+export type { ChangeFigures, ChangeType, MeasuredProfile } from '#shared/pricing/measured-profile-types.ts';
 export { measuredProfile } from '#shared/pricing/measured-profile.ts';
+export { readDeployedStack, resourcePricing } from '#shared/pricing/read-deployed-stack.ts';
+export type { DeployedFunction, DeployedStack } from '#shared/pricing/read-deployed-stack.ts';
+export { forwarderManifest, readPodRequests } from '#shared/pricing/read-pod-requests.ts';
+// NOTE: synthesize-stack.ts (aws-cdk-lib and infra/, seconds to load) is imported directly where it is needed.
+export type { CfnTemplate, StackVariant } from '#shared/pricing/synthesize-stack.ts';

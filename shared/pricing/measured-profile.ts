@@ -1,23 +1,126 @@
-// The side-by-side bench's measured per-Cluster and per-change usage the cost model scales (regenerate with
-// `node --import tsx test/bench/side/print-profile.ts` after `npm run bench:side`).
-import type { MeasuredProfile } from '#shared/pricing/compute-marginal-cost.ts';
+// The measured usage the cost model scales, generated from the committed bench results by
+// `node --import tsx test/bench/side/print-profile.ts test/bench/results/side-by-side-100-epyc.json test/bench/results/latest.json`
+// (regenerate after `npm run bench:side` / `npm run bench`). Every figure names its file and phase.
+import type { MeasuredProfile } from '#shared/pricing/measured-profile-types.ts';
 
 export const measuredProfile: MeasuredProfile = {
   basis:
     'test/bench/results/side-by-side-100-epyc.json, 100 Clusters per side, 2026-11-27, 2 × AMD EPYC, 24 GiB RAM, linux/x64, Node v22.23.3',
-  idleInvocationsPerClusterHour: 0,
-  invocationsPerChange: 1.0146,
-  eventsPerChange: 0.9563,
-  idleEventsPerClusterHour: 0,
-  passesRunPerChange: 0.6019,
-  passesSkippedPerChange: 0.7816,
-  invocationMs: 678.3178,
-  tickMs: 26.2665,
-  functionRequestsPerChange: 12.0146,
-  forwarderRssMiB: 94.4492,
-  forwarderRssMiBPerObject: 0,
-  forwarderCpuSecondsPerHour: 0.24,
-  replacedRssMiB: 53.7821,
-  replacedCpuSecondsPerHour: 5.8799,
-  replacedCpuSecondsPerChange: 0.1517,
+  changes: {
+    variable: {
+      source: 'test/bench/results/side-by-side-100-epyc.json, phase "variable change", 2 Cluster-changes',
+      clusterChanges: 2,
+      eventInvocations: 2,
+      passesRun: 1,
+      passesSkipped: 1,
+      passErrors: 0,
+      forwarderEvents: 1.8794,
+      fanOutEntries: 0,
+      webhookCalls: 9.2045,
+      replacedCpuSeconds: 0.095,
+    },
+    scale: {
+      source: 'test/bench/results/side-by-side-100-epyc.json, phase "scale-up", 2 Cluster-changes',
+      clusterChanges: 2,
+      eventInvocations: 6,
+      passesRun: 1,
+      passesSkipped: 4,
+      passErrors: 0,
+      forwarderEvents: 5.6382,
+      fanOutEntries: 0,
+      webhookCalls: 9.2045,
+      replacedCpuSeconds: 1.055,
+    },
+    upgrade: {
+      source: 'test/bench/results/side-by-side-100-epyc.json, phase "version upgrade", 2 Cluster-changes',
+      clusterChanges: 2,
+      eventInvocations: 27.5,
+      passesRun: 9,
+      passesSkipped: 14.5,
+      passErrors: 0,
+      forwarderEvents: 25.8417,
+      fanOutEntries: 0,
+      webhookCalls: 36.8182,
+      replacedCpuSeconds: 12.62,
+    },
+    crs: {
+      source:
+        'test/bench/results/side-by-side-100-epyc.json, phase "ClusterResourceSet change (fleet)", 100 Cluster-changes',
+      clusterChanges: 100,
+      eventInvocations: 1.18,
+      passesRun: 0.01,
+      passesSkipped: 1.14,
+      passErrors: 0,
+      forwarderEvents: 1.1088,
+      fanOutEntries: 0,
+      webhookCalls: 1.5648,
+      replacedCpuSeconds: 0,
+    },
+    class: {
+      source: 'test/bench/results/side-by-side-100-epyc.json, phase "ClusterClass change (fleet)", 100 Cluster-changes',
+      clusterChanges: 100,
+      eventInvocations: 0.2,
+      passesRun: 1.01,
+      passesSkipped: 0.08,
+      passErrors: 0,
+      forwarderEvents: 0.094,
+      fanOutEntries: 0.1,
+      webhookCalls: 0.0307,
+      replacedCpuSeconds: 0.0498,
+    },
+    create: {
+      source: 'test/bench/results/side-by-side-100-epyc.json, phases "create" + "addons-setup", 100 Clusters created',
+      clusterChanges: 100,
+      eventInvocations: 46.55,
+      passesRun: 3.96,
+      passesSkipped: 22.56,
+      passErrors: 0.04,
+      forwarderEvents: 37.72,
+      fanOutEntries: 0,
+      webhookCalls: 85.32,
+      replacedCpuSeconds: 0.3963,
+    },
+  },
+  splits: [
+    "forwarder entries (187) and webhook calls (270) are counted over the change phases together: split between them in proportion to each phase's object-change invocations and to the admission calls its audit log implies (writes the webhook configurations match, 176 in all)",
+    'invocation durations are recorded over the change phases together (mean per invocation) and over creation',
+  ],
+  idle: {
+    source: 'test/bench/results/side-by-side-100-epyc.json, idle window (10 min per side)',
+    eventInvocationsPerClusterHour: 0,
+    forwarderEventsPerClusterHour: 0,
+    webhookCallsPerClusterHour: 0.06,
+    replacedCpuSecondsPerHour: 5.8799,
+    replacedRssMiB: 53.7821,
+  },
+  invocationMs: {
+    change: 678.3178,
+    create: 2277.988,
+    tick: 26.2665,
+  },
+  webhookCallMs: {
+    value: 27.2788,
+    source:
+      'not measured for the webhooks function; proxy: a skipped topology pass (reads the Cluster and its ClusterClass, as a Cluster admission call does), mean, test/bench/results/latest.json 2026-11-25',
+  },
+  moduleLoadMs: {
+    value: 936.7775,
+    source:
+      'module load of the largest bundle (topology, 1.29 MB), median on one CPU, test/bench/results/latest.json 2026-11-25',
+  },
+  forwarder: {
+    source:
+      'test/bench/results/side-by-side-100-epyc.json idle window (100 Clusters); 10102 watched objects: test/bench/results/latest.json 2026-11-25',
+    rssMiB: 94.4492,
+    rssMiBAt10kObjects: 96.3203,
+    cpuSecondsPerHour: 0.24,
+  },
+  dynamoDb: {
+    source:
+      'test/bench/results/latest.json 2026-11-25: a forced topology pass, a skipped one, a round of the three ticks (1 unit per read request)',
+    passRunReadUnits: 1,
+    passRunWriteUnits: 5,
+    passSkippedReadUnits: 1,
+    tickReadUnits: 4.3333,
+  },
 };

@@ -15,7 +15,7 @@ export * from '#shared/providers/desired/go-json-provider-spec.ts';
 export * from '#shared/providers/desired/label-selector.ts';
 export * from '#shared/providers/desired/parse-components-yaml.ts';
 export * from '#shared/providers/desired/provider-components-error.ts';
-export * from '#shared/providers/desired/semver.ts';
+export { computeLatestVersion } from '#shared/providers/desired/compute-latest-version.ts';
 export * from '#shared/providers/current/get-components-cache.ts';
 export * from '#shared/providers/current/get-config-variables.ts';
 export * from '#shared/providers/current/get-provider.ts';

@@ -5,11 +5,15 @@ import middy from '@middy/core';
 import type { MiddlewareObj } from '@middy/core';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Tracer } from '@aws-lambda-powertools/tracer';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
-import { passMetricNames, recordPassMetrics } from '#shared/runtime/middlewares/record-metrics.ts';
+import {
+  addMetricWhenNonZero,
+  passMetricNames,
+  publishMetricsWhenAny,
+  recordPassMetrics,
+} from '#shared/runtime/middlewares/record-metrics.ts';
 import { CapiError } from '#shared/errors/index.ts';
 import { createPassRunner } from '#shared/runtime/create-pass-runner.ts';
 import { describeKey } from '#shared/runtime/pass-state.ts';
@@ -48,7 +52,10 @@ export type ControllerHandlerOptions = {
   readonly logger: Logger;
   /** Dependencies of an invocation: built once per cold start, or per invocation for fresh credentials. */
   readonly getDeps: (context: LambdaContextLike) => Promise<RuntimeDeps>;
-  /** Powertools Metrics: pass counts published as EMF at the end of each invocation (Lambda). */
+  /**
+   * Powertools Metrics: failed passes and dependency timeouts published as EMF at the end of an invocation that had
+   * any (Lambda); see shared/runtime/emitted-metrics.ts.
+   */
   readonly metrics?: Metrics;
   /** Powertools Tracer: an X-Ray segment per invocation (Lambda with active tracing). */
   readonly tracer?: Tracer;
@@ -250,17 +257,19 @@ export function createControllerHandler(options: ControllerHandlerOptions): Cont
       ...(continued ? { mappingContinued: true } : {}),
     };
   };
-  // NOTE: registered first so its `after` runs last, once the pass metrics are flushed.
+  // NOTE: registered first so its `after` runs last, once the pass metrics are published.
   const handler = middy<unknown, HandlerResult>(dispatch as never, { timeoutEarlyInMillis: 0 })
     .use(failOnUnrecordedPasses())
     .use(injectLambdaContext(logger, { resetKeys: true }));
   if (options.tracer) handler.use(captureLambdaHandler(options.tracer, { captureResponse: false }));
-  // NOTE: middy runs `after` in reverse order: the counts are added before logMetrics flushes them.
-  if (options.metrics) handler.use(logMetrics(options.metrics)).use(recordPassMetrics(options.metrics));
+  const { metrics } = options;
+  if (metrics) handler.use(recordPassMetrics(metrics));
   handler.use(
-    rejectMalformed(logger, reconciler.controller, () =>
-      options.metrics?.addMetric(passMetricNames.rejected, MetricUnit.Count, 1),
-    ),
+    rejectMalformed(logger, reconciler.controller, () => {
+      if (!metrics) return;
+      addMetricWhenNonZero(metrics, passMetricNames.rejected, 1);
+      publishMetricsWhenAny(metrics);
+    }),
   );
   return (event, context) => handler(event, context as never);
 }

@@ -1,10 +1,9 @@
 // The Lambda entry of a controller: config from the environment and the logger once per cold start, then the
 // controller handler around the reconciler its function module passes in.
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import { Tracer } from '@aws-lambda-powertools/tracer';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { computeRuntimeConfig } from '#shared/runtime/config.ts';
-import { metricsNamespace } from '#shared/runtime/middlewares/record-metrics.ts';
+import { createMetrics } from '#shared/runtime/middlewares/record-metrics.ts';
 import { createControllerHandler, type ControllerHandler } from '#shared/runtime/create-controller-handler.ts';
 import { createLogger, createRuntimeDepsFactory } from '#shared/runtime/create-runtime-deps.ts';
 import { createEventBridgeFanOut } from '#shared/runtime/eventbridge-fan-out.ts';
@@ -43,7 +42,7 @@ export function createFunctionHandler(
     reconciler,
     logger,
     getDeps: createRuntimeDepsFactory(reconciler.controller, config, logger),
-    metrics: new Metrics({ namespace: metricsNamespace, serviceName }),
+    metrics: createMetrics(),
     tracer: new Tracer({ serviceName }),
   });
 }

@@ -36,6 +36,8 @@ export const routes: readonly Route[] = [
     kindSuffixes: [],
   },
   { controller: 'providers', kinds: [...providerKinds, 'ConfigMap', 'Secret'], kindSuffixes: [] },
+  // NOTE: Cluster events reach the rollouts that select or track the Cluster (its health gate and topology).
+  { controller: 'rollout', kinds: ['ClusterRollout', 'Cluster'], kindSuffixes: [] },
 ];
 
 /** The controllers an event about `kind` goes to. */

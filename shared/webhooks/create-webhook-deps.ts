@@ -1,5 +1,6 @@
 // Dependencies of the webhooks Lambda: settings from the environment (once per cold start) and a management-cluster
-// reader whose client is rebuilt before short-lived credentials (EKS tokens) expire, and the accepted path tokens
+// reader whose client is rebuilt before short-lived credentials (EKS tokens) expire and whose ClusterClass reads are
+// kept for a few seconds per warm container, and the accepted path tokens
 // (read from the token secret through the Parameters and Secrets extension, so a rotation needs no redeploy).
 import * as z from 'zod';
 import { errorMessage, ValidationError } from '#shared/errors/index.ts';
@@ -10,6 +11,7 @@ import {
   getSecretString,
   resolveKubeconfigSource,
 } from '#shared/runtime/create-runtime-deps.ts';
+import { createClusterClassCache, withClusterClassCache } from '#shared/webhooks/current/cluster-class-cache.ts';
 import { createWebhookReader } from '#shared/webhooks/current/webhook-reader.ts';
 import { parsePathTokens, type WebhooksHandlerOptions } from '#shared/webhooks/create-webhooks-handler.ts';
 
@@ -22,6 +24,12 @@ export const WebhooksEnv = z.object({
   WEBHOOK_TOKEN_SECRET_ARN: z.string().min(1).optional(),
   /** A fixed path token (local mode and tests; see WebhooksHandlerOptions.pathToken). */
   WEBHOOK_PATH_TOKEN: z.string().min(16).optional(),
+  /**
+   * How long (ms) a warm container reuses a ClusterClass it read, as upstream's webhooks read classes from an informer
+   * cache; 0 reads the class on every admission. A Cluster write within this time of a class change may be checked
+   * against the class before the change (the topology pass checks it again against the current class).
+   */
+  WEBHOOK_CLUSTERCLASS_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
 });
 
 /**
@@ -62,6 +70,7 @@ export function computeWebhooksHandlerOptions(
     );
   const tokenSecret = parsed.data.WEBHOOK_TOKEN_SECRET_ARN;
   const tokenProvider = createManagementTokenProvider(config, async () => credentialsFromEnv(env));
+  const classCache = createClusterClassCache({ ttlMs: parsed.data.WEBHOOK_CLUSTERCLASS_CACHE_TTL_MS, now });
   let kube: { client: KubeClient; createdAt: number } | undefined;
   return {
     pathToken: parsed.data.WEBHOOK_PATH_TOKEN,
@@ -89,7 +98,7 @@ export function computeWebhooksHandlerOptions(
         });
         kube = { client, createdAt: now() };
       }
-      return { reader: createWebhookReader(kube.client) };
+      return { reader: withClusterClassCache(createWebhookReader(kube.client), classCache) };
     },
   };
 }

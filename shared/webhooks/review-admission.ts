@@ -21,6 +21,7 @@ import {
 } from '#shared/webhooks/review-cluster-resource-set.ts';
 import { mutateExtensionConfig, validateExtensionConfigAdmission } from '#shared/webhooks/review-extension-config.ts';
 import { mutateProvider, validateProviderAdmission } from '#shared/webhooks/review-provider.ts';
+import { validateClusterRolloutAdmission } from '#shared/webhooks/review-cluster-rollout.ts';
 
 export const AdmissionMode = { Mutate: 'mutate', Validate: 'validate' } as const;
 export type AdmissionMode = (typeof AdmissionMode)[keyof typeof AdmissionMode];
@@ -42,6 +43,7 @@ const reviewers: Record<AdmissionMode, Readonly<Record<string, Reviewer>>> = {
     'addons.cluster.x-k8s.io/ClusterResourceSet': (r) => validateClusterResourceSetAdmission(r),
     'addons.cluster.x-k8s.io/ClusterResourceSetBinding': (r) => validateClusterResourceSetBindingAdmission(r),
     'runtime.cluster.x-k8s.io/ExtensionConfig': (r) => validateExtensionConfigAdmission(r),
+    'management.cluster.x-k8s.io/ClusterRollout': (r, d) => validateClusterRolloutAdmission(r, d.reader),
   },
 };
 

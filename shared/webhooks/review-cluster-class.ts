@@ -48,6 +48,9 @@ export async function validateClusterClassAdmission(
   request: AdmissionRequest,
   reader: WebhookReader,
 ): Promise<AdmissionOutcome> {
+  // NOTE: Clusters admitted next (in this container) must not be checked against a kept copy of the class before
+  // this write.
+  if (request.name) reader.forgetClusterClass?.({ namespace: request.namespace ?? '', name: request.name });
   if (request.operation === 'DELETE') {
     const old = parseAdmittedObject(ClusterClass, request.oldObject);
     if (!old.ok) return { allowed: true };

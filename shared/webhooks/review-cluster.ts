@@ -19,7 +19,7 @@ import {
   validateVersionInClusterClass,
 } from '#shared/webhooks/rules/cluster-rules.ts';
 import { validateTopologyUpgradeState } from '#shared/webhooks/rules/topology-upgrade-rules.ts';
-import { formatVersion, parseVersionTolerant } from '#shared/topology/desired/semver.ts';
+import { formatVersion, parseVersionTolerant } from '#shared/lang/semver/semver.ts';
 
 function identity(request: AdmissionRequest, cluster?: Cluster): AdmittedObject {
   return { group: 'cluster.x-k8s.io', kind: 'Cluster', name: cluster?.metadata.name ?? request.name ?? '' };

@@ -41,7 +41,7 @@ const controllers = ['topology', 'addons', 'providers'] as const;
  */
 export function computeIdleHour(input: IdleHourInput, clusters: number): IdleHour {
   const scale = clusters / input.measuredClusters;
-  const grows: Record<Controller, boolean> = { topology: true, addons: false, providers: false };
+  const grows: Record<Controller, boolean> = { topology: true, addons: false, providers: false, rollout: false };
   const sweepsPerHour = 1 / input.sweepIntervalHours;
   let ticks = 0;
   let sweeps = 0;

@@ -53,6 +53,8 @@ export const sampleKeys: Record<Controller, (n: number) => PassKey[]> = {
       namespace: p.namespace,
       name: p.name,
     })),
+  // NOTE: the benches create no ClusterRollout.
+  rollout: () => [],
 };
 
 /** The Deployment controller's part for the fake providers: every provider Deployment becomes Available. */

@@ -127,7 +127,7 @@ const idleInput: IdleHourInput = {
   measuredClusters: clusters,
   ticks: m.ticks,
   sweeps: m.sweeps,
-  objects: { topology: clusters, addons: 2, providers: 2 },
+  objects: { topology: clusters, addons: 2, providers: 2, rollout: 0 },
   forwarderKinds: m.forwarder.kinds,
   ticksPerHour: 12,
   sweepIntervalHours,

@@ -28,11 +28,24 @@ export type TemplateAnswer =
   | { readonly output: string; readonly invalidUTF8?: boolean }
   | { readonly phase: 'parse' | 'exec'; readonly detail: string };
 
-export type RegexpRequest = { readonly op: 'regexp'; readonly pattern: string; readonly inputs: readonly string[] };
+/** regexp.Compile, then per input MatchString, FindString, FindAllString(n), ReplaceAll(Literal)String, Split(n). */
+export type RegexpRequest = {
+  readonly op: 'regexp';
+  readonly pattern: string;
+  readonly inputs: readonly string[];
+  readonly replacement?: string;
+  /** For FindAllString and Split; -1 if not given. */
+  readonly n?: number;
+};
 export type RegexpAnswer = {
   readonly crashed?: true;
   readonly compileError?: string;
   readonly matches?: readonly boolean[];
+  readonly find?: readonly string[];
+  readonly findAll?: readonly (readonly string[])[];
+  readonly replaced?: readonly string[];
+  readonly replacedLiteral?: readonly string[];
+  readonly split?: readonly (readonly string[])[];
 };
 
 export type VariablesRequest =
@@ -58,6 +71,42 @@ export type CelRequest = { readonly op: 'cel'; readonly expressions: readonly st
 export type CelResult = { readonly compileError?: boolean; readonly value?: string; readonly error?: string };
 export type CelAnswer = { readonly crashed?: true; readonly results?: readonly CelResult[] };
 
+/** Go's strconv: Quote of each byte string, QuoteRune of each rune, Unquote of each input. */
+export type StrconvRequest = {
+  readonly op: 'strconv';
+  /** base64, so any bytes (invalid UTF-8 included). */
+  readonly bytes?: readonly string[];
+  readonly runes?: readonly number[];
+  readonly inputs?: readonly string[];
+};
+export type StrconvAnswer = {
+  readonly crashed?: true;
+  readonly quoted?: readonly string[];
+  readonly quotedRunes?: readonly string[];
+  /** value: the unquoted bytes, base64. */
+  readonly unquoted?: readonly { readonly value: string; readonly error?: string }[];
+};
+
+/** Go's url.Parse, or url.ParseRequestURI, of each input. */
+export type UrlRequest = { readonly op: 'url'; readonly inputs: readonly string[]; readonly requestURI?: boolean };
+export type GoUrl = {
+  readonly error?: string;
+  readonly scheme: string;
+  readonly opaque: string;
+  readonly user: string;
+  readonly host: string;
+  readonly path: string;
+  readonly rawPath: string;
+  readonly rawQuery: string;
+  readonly fragment: string;
+  readonly rawFragment: string;
+  readonly escapedPath: string;
+  readonly hostname: string;
+  readonly port: string;
+  readonly query: Readonly<Record<string, readonly string[]>> | null;
+};
+export type UrlAnswer = { readonly crashed?: true; readonly urls?: readonly GoUrl[] };
+
 /** An object through upstream's admission webhook (ClusterTopology and RuntimeSDK gates on). */
 export type AdmissionOracleRequest = {
   readonly op: 'validateExtensionConfig' | 'defaultExtensionConfig' | 'validateClusterClass';
@@ -77,17 +126,28 @@ export type AdmissionAnswer = {
   };
 };
 
-type OracleRequest = TemplateRequest | RegexpRequest | VariablesRequest | CelRequest | AdmissionOracleRequest;
+type OracleRequest =
+  | TemplateRequest
+  | RegexpRequest
+  | VariablesRequest
+  | CelRequest
+  | AdmissionOracleRequest
+  | StrconvRequest
+  | UrlRequest;
 
-type AnswerFor<R> = R extends AdmissionOracleRequest
-  ? AdmissionAnswer
-  : R extends TemplateRequest
-    ? TemplateAnswer
-    : R extends RegexpRequest
-      ? RegexpAnswer
-      : R extends CelRequest
-        ? CelAnswer
-        : VariablesAnswer;
+type AnswerFor<R> = R extends StrconvRequest
+  ? StrconvAnswer
+  : R extends UrlRequest
+    ? UrlAnswer
+    : R extends AdmissionOracleRequest
+      ? AdmissionAnswer
+      : R extends TemplateRequest
+        ? TemplateAnswer
+        : R extends RegexpRequest
+          ? RegexpAnswer
+          : R extends CelRequest
+            ? CelAnswer
+            : VariablesAnswer;
 
 export type GoOracle = {
   ask<R extends OracleRequest>(request: R): Promise<AnswerFor<R>>;

@@ -1,9 +1,8 @@
-// fast-check arbitraries for Go (RE2) regular expressions: literals, classes, POSIX classes, Unicode classes, groups,
-// alternation, quantifiers, anchors and leading flags, plus some syntax Go rejects; and input strings over the same alphabet.
+// fast-check arbitraries for Go (RE2) regular expressions: literals, classes, POSIX classes, Unicode classes, groups
+// (named ones repeated), alternation, quantifiers, anchors and flags, plus some syntax Go rejects; input strings over
+// the same alphabet; and replacement templates.
 import fc from 'fast-check';
 
-// NOTE: no ſ (U+017F) or Kelvin sign: under (?i) JavaScript's \b counts them as word characters and Go's does not
-// (docs/differences.md).
 const alphabet = [
   'a',
   'b',
@@ -26,6 +25,8 @@ const alphabet = [
   'ς',
   '\u00a0',
   '\v',
+  'ſ',
+  '\u212a',
 ];
 const literal = fc.constantFrom(...alphabet.filter((c) => c !== '.'), '\\.', '\\-', '\\*', '\\\\', '\\n', '\\x41');
 const classItem = fc.constantFrom(
@@ -86,8 +87,6 @@ const broken = fc.constantFrom(
   ']',
   'a{2,1}',
 );
-// NOTE: flags in the middle of a pattern (`a(?i)b`, `(?i:a)`) are not generated: the variable validator rejects them
-// with a clear error (docs/differences.md), which upstream accepts.
 
 const regex: fc.Arbitrary<string> = fc.letrec<{ re: string; atom: string }>((tie) => ({
   atom: fc.oneof(
@@ -99,6 +98,9 @@ const regex: fc.Arbitrary<string> = fc.letrec<{ re: string; atom: string }>((tie
     tie('re').map((r) => `(${r})`),
     tie('re').map((r) => `(?:${r})`),
     tie('re').map((r) => `(?P<g>${r})`),
+    tie('re').map((r) => `(?<h>${r})`),
+    fc.tuple(fc.constantFrom('i', 's', 'm', 'U', 'i-s', '-i', 'is'), tie('re')).map(([f, r]) => `(?${f}:${r})`),
+    fc.constantFrom('(?i)', '(?-i)', '(?s)', '(?U)', '(?m)'),
   ),
   re: fc
     .array(
@@ -113,7 +115,7 @@ const regex: fc.Arbitrary<string> = fc.letrec<{ re: string; atom: string }>((tie
 export const pattern = fc.oneof(
   {
     weight: 6,
-    arbitrary: fc.tuple(fc.constantFrom('', '', '(?i)', '(?s)', '(?m)', '(?is)'), regex).map(([f, r]) => f + r),
+    arbitrary: fc.tuple(fc.constantFrom('', '', '(?i)', '(?s)', '(?m)', '(?is)', '(?U)'), regex).map(([f, r]) => f + r),
   },
   { weight: 1, arbitrary: fc.tuple(regex, broken, regex).map((parts) => parts.join('')) },
 );
@@ -124,3 +126,13 @@ export const inputs = fc.array(
     maxLength: 4,
   },
 );
+
+/** Replacement templates for ReplaceAllString: group numbers and names, braces, `$$`, and malformed references. */
+export const replacement = fc
+  .array(
+    fc.constantFrom('$0', '$1', '${1}', '$1x', '${1}x', '$g', '${g}', '$h', '$$', '$', '${', '$01', 'x', '-', 'é'),
+    {
+      maxLength: 3,
+    },
+  )
+  .map((parts) => parts.join(''));

@@ -4,7 +4,7 @@ import { Metadata } from '#shared/api/operator.ts';
 import type { ReleaseSeries } from '#shared/api/operator.ts';
 import { describeObject, errorMessage } from '#shared/errors/index.ts';
 import type { ErrorFields } from '#shared/errors/index.ts';
-import { parseSemver } from '#shared/providers/desired/semver.ts';
+import { parseVersionSemantic } from '#shared/lang/semver/semver.ts';
 import {
   ComponentsParseError,
   InvalidVersionError,
@@ -56,7 +56,7 @@ export function parseMetadataYaml(text: string, source: string): Metadata {
  * computeReleaseSeries(metadata, 'v1.9.3'); // { major: 1, minor: 9, contract: 'v1beta1' }
  */
 export function computeReleaseSeries(metadata: Metadata, version: string): ReleaseSeries | undefined {
-  const v = parseSemver(version);
+  const v = parseVersionSemantic(version);
   if (!v) return undefined;
   return (metadata.releaseSeries ?? []).find((rs) => (rs.major ?? 0) === v.major && (rs.minor ?? 0) === v.minor);
 }
@@ -81,7 +81,7 @@ export function computeMetadataContract(
     name: provider.name,
     ...(provider.namespace ? { namespace: provider.namespace } : {}),
   };
-  if (!parseSemver(version)) {
+  if (!parseVersionSemantic(version)) {
     throw new InvalidVersionError(
       `failed to parse version ${JSON.stringify(version)} of ${who}: not a semantic version`,
       {

@@ -8,6 +8,8 @@
 //   `${NAME^^}` (case); `${NAME:=w}` `${NAME:-w}` `${NAME:?w}` `${NAME:+w}` `${NAME=w}` (all mean "w if empty");
 //   `${NAME:off}` `${NAME:off:len}`; `${NAME#p}` `${NAME##p}` `${NAME%p}` `${NAME%%p}`; `${NAME/p/s}` `${NAME//p/s}`
 //   `${NAME/#p/s}` `${NAME/%p/s}`. Arguments may nest `${...}`; only replace arguments honour `\/`, `\\` and `$$`.
+import { compileRegexp, RegexpSyntaxError } from '#shared/lang/go/regexp.ts';
+import type { GoRegexp } from '#shared/lang/go/regexp.ts';
 
 export type TemplateNode =
   | { readonly type: 'text'; readonly value: string }
@@ -249,8 +251,11 @@ function substr(s: string, args: readonly string[]): string {
   return length < 0 ? '' : s.slice(pos, pos + length);
 }
 
-/** Go's `path.Match` as a RegExp (`*`, `?`, `[...]`, `\x`); undefined for a malformed pattern. */
-function globToRegExp(pattern: string): RegExp | undefined {
+/**
+ * Go's `path.Match` as a Go regexp (`*`, `?`, `[...]`, `\x`), matched in linear time; undefined for a malformed
+ * pattern.
+ */
+function compileGlob(pattern: string): GoRegexp | undefined {
   let out = '';
   const chars = Array.from(pattern);
   const lit = (c: string) => c.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
@@ -294,18 +299,19 @@ function globToRegExp(pattern: string): RegExp | undefined {
     } else out += lit(c);
   }
   try {
-    return new RegExp(`^${out}$`, 'su');
-  } catch {
-    return undefined;
+    return compileRegexp(`(?s)^${out}$`);
+  } catch (err) {
+    if (err instanceof RegexpSyntaxError) return undefined;
+    throw err;
   }
 }
 
 function trimPrefix(s: string, pattern: string, longest: boolean): string {
-  const re = globToRegExp(pattern);
+  const re = compileGlob(pattern);
   if (!re) return s;
   let match: string | undefined;
   for (let end = s.length; end > 0; end--) {
-    if (re.test(s.slice(0, end))) {
+    if (re.matchString(s.slice(0, end))) {
       match = s.slice(0, end);
       if (longest) break;
     }

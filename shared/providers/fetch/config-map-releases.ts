@@ -9,7 +9,7 @@ import type { Provider, ProviderKind } from '#shared/api/operator.ts';
 import { describeObject } from '#shared/errors/index.ts';
 import { createObject, KubeConflictError, listObjects } from '#shared/kube/index.ts';
 import type { KubeClient, KubeObject } from '#shared/kube/index.ts';
-import { parseSemver } from '#shared/providers/desired/semver.ts';
+import { parseVersionSemantic } from '#shared/lang/semver/semver.ts';
 import { ConfigMapKeys, ProviderFetchError } from '#shared/providers/fetch/provider-release.ts';
 import type { ProviderRelease } from '#shared/providers/fetch/provider-release.ts';
 
@@ -37,7 +37,7 @@ export function readConfigMapRelease(cm: KubeObject, opts: { metadataOnly?: bool
   const who = describeObject('ConfigMap', c.metadata.namespace, c.metadata.name);
   const label = c.metadata.labels?.[ConfigMapKeys.versionLabel];
   const version = label ?? c.metadata.name ?? '';
-  if (!parseSemver(version)) {
+  if (!parseVersionSemantic(version)) {
     const from = label === undefined ? 'from the Name' : `from the Label ${ConfigMapKeys.versionLabel}`;
     throw new ProviderFetchError(`${who} has invalid version: ${version} (${from})`, { kind: 'ConfigMap' });
   }

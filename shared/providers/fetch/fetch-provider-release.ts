@@ -6,7 +6,7 @@ import { providerKinds } from '#shared/api/operator.ts';
 import type { Provider } from '#shared/api/operator.ts';
 import { describeObject } from '#shared/errors/index.ts';
 import type { KubeClient } from '#shared/kube/index.ts';
-import { computeLatestVersion } from '#shared/providers/desired/semver.ts';
+import { computeLatestVersion } from '#shared/providers/desired/compute-latest-version.ts';
 import {
   computeCacheConfigMap,
   createCacheConfigMap,

@@ -1,8 +1,8 @@
 // Release repositories in clusterctl's URL layouts: GitHub releases
 // (`https://github.com/{owner}/{repo}/releases/{latest|version}/{components file}`) and GitLab generic packages
 // (`https://{gitlab host}/api/v4/projects/{slug}/packages/generic/{package}/{version}/{components file}`).
-import { compareSemver, formatSemver, parseSemver } from '#shared/providers/desired/semver.ts';
-import type { Semver } from '#shared/providers/desired/semver.ts';
+import { compareVersions, formatVersion, parseVersionSemantic } from '#shared/lang/semver/semver.ts';
+import type { Version } from '#shared/lang/semver/semver.ts';
 import { computeReleaseSeries, parseMetadataYaml } from '#shared/providers/desired/compute-metadata-contract.ts';
 import { errorMessage } from '#shared/errors/index.ts';
 import type { FetchFn } from '#shared/providers/phases/provider-pass.ts';
@@ -149,7 +149,7 @@ export function createReleaseRepository(
           if (!Array.isArray(releases)) throw new ProviderFetchError(`failed to get the list of releases from ${url}`);
           for (const r of releases) {
             const tag = (r as { tag_name?: unknown }).tag_name;
-            if (typeof tag === 'string' && parseSemver(tag)) versions.push(tag);
+            if (typeof tag === 'string' && parseVersionSemantic(tag)) versions.push(tag);
           }
           if (releases.length < 100) break;
         }
@@ -173,17 +173,17 @@ export function createReleaseRepository(
   };
 }
 
-function sortCandidates(versions: readonly string[], series?: { major: number; minor: number }): Semver[] {
+function sortCandidates(versions: readonly string[], series?: { major: number; minor: number }): Version[] {
   const parsed = versions
-    .map(parseSemver)
-    .filter((v): v is Semver => v !== undefined)
+    .map((v) => parseVersionSemantic(v))
+    .filter((v): v is Version => v !== undefined)
     .filter((v) => !series || (v.major === series.major && v.minor === series.minor));
   // NOTE: releases sort before pre-releases (v1.0.0 > v2.0.0-alpha), as clusterctl's latestPatchRelease does.
   return parsed.sort((a, b) => {
-    const aPre = a.prerelease.length > 0;
-    const bPre = b.prerelease.length > 0;
+    const aPre = a.pre.length > 0;
+    const bPre = b.pre.length > 0;
     if (aPre !== bPre) return aPre ? 1 : -1;
-    return compareSemver(b, a);
+    return compareVersions(b, a, false);
   });
 }
 
@@ -194,7 +194,7 @@ async function latestPatchRelease(
 ): Promise<{ version: string; metadata: string }> {
   // NOTE: like clusterctl, try the newest five and take the first whose metadata.yaml exists.
   for (const candidate of sortCandidates(versions, series).slice(0, 5)) {
-    const version = formatSemver(candidate);
+    const version = `v${formatVersion(candidate)}`;
     try {
       return { version, metadata: await repo.getFile(version, metadataFile) };
     } catch (err) {

@@ -5,7 +5,7 @@
 import { providerKinds } from '#shared/api/operator.ts';
 import type { Provider } from '#shared/api/operator.ts';
 import { providerRef } from '#shared/providers/current/get-provider.ts';
-import { parseSemver } from '#shared/providers/desired/semver.ts';
+import { parseVersionSemantic } from '#shared/lang/semver/semver.ts';
 import { findPredefinedRepository } from '#shared/providers/fetch/predefined-repositories.ts';
 import { isConditionTrue } from '#shared/providers/phases/compute-conditions.ts';
 import {
@@ -51,11 +51,11 @@ function checkVersion(pass: ProviderPass): void {
   const p = pass.provider;
   const version = p.spec?.version;
   if (!version) return;
-  const target = parseSemver(version);
+  const target = parseVersionSemantic(version);
   if (!target) {
     fail(ConditionReason.IncorrectVersionFormat, `could not parse "${version}" as version`);
   }
-  const installed = pass.installedVersion ? parseSemver(pass.installedVersion) : undefined;
+  const installed = pass.installedVersion ? parseVersionSemantic(pass.installedVersion) : undefined;
   if (
     installed &&
     (target.major < installed.major || (target.major === installed.major && target.minor < installed.minor))

@@ -1,55 +1,85 @@
-// Middleware: what an invocation did, as CloudWatch metrics through Powertools Metrics (EMF log lines, no API calls):
-// passes that ran, were skipped, failed or asked for a requeue, objects changed, and rejected events. Published by
-// Powertools' `logMetrics` middleware at the end of the invocation.
+// Middleware: the invocation's exceptional outcomes (failed passes, dependency timeouts) as CloudWatch metrics through
+// Powertools Metrics (EMF log lines, no API calls), declared in shared/runtime/emitted-metrics.ts. Only non-zero
+// values are published and an invocation with none writes no metrics line at all: a tick that did nothing costs no
+// metric-hour (see the NOTE there).
 import type { MiddlewareObj } from '@middy/core';
-import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
+import { MetricUnit, Metrics } from '@aws-lambda-powertools/metrics';
 import type { Dependency } from '#shared/deadline/index.ts';
+import { emittedMetrics, metricsNamespace, type EmittedMetricName } from '#shared/runtime/emitted-metrics.ts';
 import type { HandlerResult } from '#shared/runtime/create-controller-handler.ts';
 
-/** The namespace of every metric the functions publish (dimension `service`: `capi-serverless-<controller>`). */
-export const metricsNamespace = 'CapiServerless';
+export { metricsNamespace } from '#shared/runtime/emitted-metrics.ts';
 
 export const passMetricNames = {
-  run: 'PassesRun',
-  skipped: 'PassesSkipped',
   failed: 'PassErrors',
-  requeued: 'PassRequeues',
-  changed: 'ObjectsChanged',
   rejected: 'EventsRejected',
-} as const;
+} as const satisfies Record<string, EmittedMetricName>;
 
 /** Passes ended by a dependency that did not answer in time, one metric per dependency. */
 export const timeoutMetricNames = {
   DynamoDB: 'DynamoDBTimeouts',
   Kubernetes: 'KubernetesTimeouts',
   EventBridge: 'EventBridgeTimeouts',
-} as const satisfies Record<Dependency, string>;
+} as const satisfies Record<Dependency, EmittedMetricName>;
 
 /**
- * Adds the invocation's pass counts to `metrics` (after the handler, before `logMetrics` flushes them).
+ * A Powertools Metrics instance without the `service` default dimension Powertools adds (from POWERTOOLS_SERVICE_NAME):
+ * one billed metric per name, whichever function publishes it.
  *
  * @example
- * middy(dispatch).use(logMetrics(metrics)).use(recordPassMetrics(metrics));
+ * const metrics = createMetrics(); // module scope, once per cold start
+ */
+export function createMetrics(): Metrics {
+  const metrics = new Metrics({ namespace: metricsNamespace });
+  metrics.clearDefaultDimensions();
+  return metrics;
+}
+
+/**
+ * Adds a declared metric's value when it is not zero.
+ *
+ * @example
+ * addMetricWhenNonZero(metrics, 'PassErrors', 0); // adds nothing
+ */
+export function addMetricWhenNonZero(metrics: Metrics, name: EmittedMetricName, value: number): void {
+  if (value !== 0) metrics.addMetric(name, MetricUnit[emittedMetrics[name].unit], value);
+}
+
+/**
+ * Writes the stored metrics as one EMF line with no dimension, and nothing (not even Powertools' "no metrics" warning)
+ * when none were added.
+ *
+ * @example
+ * publishMetricsWhenAny(metrics);
+ */
+export function publishMetricsWhenAny(metrics: Metrics): void {
+  if (!metrics.hasStoredMetrics()) return;
+  // NOTE: an empty dimension set is EMF's `Dimensions: [[]]`, a metric with no dimension.
+  metrics.addDimensions({});
+  metrics.publishStoredMetrics();
+}
+
+/**
+ * Adds the invocation's failed passes and dependency timeouts to `metrics` when there are any, and publishes them at
+ * the end of the invocation (also when it fails).
+ *
+ * @example
+ * middy(dispatch).use(recordPassMetrics(metrics));
  */
 export function recordPassMetrics(metrics: Metrics): MiddlewareObj<unknown, HandlerResult> {
-  const add = (name: string, value: number) => metrics.addMetric(name, MetricUnit.Count, value);
   return {
     name: 'recordPassMetrics',
     after: (request) => {
       const result = request.response;
-      if (!result) return;
       // NOTE: a rejected event ends before the `after` steps; rejectMalformed counts it.
-      if (result.status === 'Rejected') return;
-      const ran = result.passes.filter((p) => p.status === 'Ran');
-      add(passMetricNames.run, ran.length);
-      add(passMetricNames.skipped, result.passes.filter((p) => p.status === 'Skipped').length);
-      add(passMetricNames.failed, ran.filter((p) => p.result === 'Error').length);
-      add(passMetricNames.requeued, ran.filter((p) => p.result === 'Requeue').length);
-      add(
-        passMetricNames.changed,
-        ran.reduce((n, p) => n + (p.changed?.length ?? 0), 0),
-      );
-      for (const pass of ran) if (pass.timedOut !== undefined) add(timeoutMetricNames[pass.timedOut], 1);
+      if (result && result.status !== 'Rejected') {
+        const ran = result.passes.filter((p) => p.status === 'Ran');
+        addMetricWhenNonZero(metrics, passMetricNames.failed, ran.filter((p) => p.result === 'Error').length);
+        for (const [dependency, name] of Object.entries(timeoutMetricNames))
+          addMetricWhenNonZero(metrics, name, ran.filter((p) => p.timedOut === dependency).length);
+      }
+      publishMetricsWhenAny(metrics);
     },
+    onError: () => publishMetricsWhenAny(metrics),
   };
 }

@@ -2,7 +2,7 @@
 // IsUpgrading), shared by the topology engine's version sequencing and the Cluster webhook's upgrade checks. Pure.
 import { controlPlaneContract } from '#shared/topology/contract/control-plane-contract.ts';
 import { getPath } from '#shared/topology/desired/paths.ts';
-import { compareVersions, parseVersionTolerant } from '#shared/topology/desired/semver.ts';
+import { compareVersions, parseVersionTolerant } from '#shared/lang/semver/semver.ts';
 import type { Unstructured } from '#shared/topology/types.ts';
 
 /** The versions a control plane reports: `status.versions` (v1.14 contract), else `status.version`, else none. */

@@ -12,7 +12,7 @@ import {
   formatVersion,
   parseVersionTolerant,
   type Version,
-} from '#shared/topology/desired/semver.ts';
+} from '#shared/lang/semver/semver.ts';
 import type { CurrentState } from '#shared/topology/types.ts';
 
 /** An upgrade plan that cannot be computed or that breaks upstream's rules; the message is upstream's. */

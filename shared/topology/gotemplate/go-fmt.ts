@@ -1,6 +1,7 @@
 // Go's fmt package for the values templates handle: Sprint, Sprintln, Sprintf and %v of float64, slices and maps.
 import { GoInt, GoSlice, GoVersion, goTypeName, sortedKeys } from './values.ts';
 import type { GoValue } from './values.ts';
+import { quote, quoteRune } from '#shared/lang/go/strconv.ts';
 
 type Flags = {
   minus: boolean;
@@ -217,7 +218,7 @@ export function formatValue(v: GoValue, verb: string, f: Flags, depth: number): 
     // a bad verb.
     return verb === 'v' || depth > 0 ? pad('<nil>', f) : badVerb(v, verb, f);
   }
-  if (f.sharp && verb === 'v' && typeof v === 'string') return pad(quoteGo(v), f);
+  if (f.sharp && verb === 'v' && typeof v === 'string') return pad(quote(v), f);
   if (v instanceof GoVersion) {
     if ('vsxXq'.includes(verb)) return formatString(v.toString(), verb, f);
     return badVerb(v, verb, f);
@@ -275,7 +276,7 @@ function formatString(s: string, verb: string, f: Flags): string {
     case 's':
       return pad(str, f);
     case 'q':
-      return pad(f.sharp && !str.includes('`') ? `\`${str}\`` : quoteGo(str), f);
+      return pad(f.sharp && !str.includes('`') ? `\`${str}\`` : quote(str), f);
     default: {
       const bytes = [...new TextEncoder().encode(str)].map((b) => b.toString(16).padStart(2, '0'));
       const hex = bytes.join(f.space ? ' ' : '');
@@ -440,36 +441,10 @@ function gForm(abs: number, prec: number | undefined): string {
   return `${digits.slice(0, dp)}.${digits.slice(dp)}`;
 }
 
-const printable = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
-
-/** strconv.Quote. */
-export function quoteGo(s: string): string {
-  let out = '"';
-  for (const ch of s) out += quoteChar(ch, '"');
-  return out + '"';
-}
-
 /** fmt's fmtC/fmtQc: an integer that is no valid rune (negative, too large, a surrogate) prints as U+FFFD. */
 function validRune(n: bigint): number {
   if (n < 0n || n > 0x10ffffn || (n >= 0xd800n && n <= 0xdfffn)) return 0xfffd;
   return Number(n);
-}
-
-function quoteRune(r: number): string {
-  return `'${quoteChar(String.fromCodePoint(r), "'")}'`;
-}
-
-function quoteChar(ch: string, quote: string): string {
-  if (ch === quote || ch === '\\') return `\\${ch}`;
-  if (printable.test(ch)) return ch;
-  const cp = ch.codePointAt(0) ?? 0;
-  const named: Record<number, string> = { 7: '\\a', 8: '\\b', 12: '\\f', 10: '\\n', 13: '\\r', 9: '\\t', 11: '\\v' };
-  const n = named[cp];
-  if (n !== undefined) return n;
-  if (cp < 0x20 || cp === 0x7f) return `\\x${cp.toString(16).padStart(2, '0')}`;
-  if (cp >= 0xd800 && cp <= 0xdfff) return '\\ufffd';
-  if (cp < 0x10000) return `\\u${cp.toString(16).padStart(4, '0')}`;
-  return `\\U${cp.toString(16).padStart(8, '0')}`;
 }
 
 /** Sprint of a single value as `{{ }}` prints it (after the caller has handled `<no value>`). */

@@ -4,6 +4,7 @@ import { argString } from './ast.ts';
 import { TemplateParseError } from './errors.ts';
 import { lex, lineCol } from './lexer.ts';
 import type { Token, TokenType } from './lexer.ts';
+import { unquote as strconvUnquote } from '#shared/lang/go/strconv.ts';
 
 /** The trees of one parse: the main template and every `define`/`block`, by name. */
 export type ParsedTrees = ReadonlyMap<string, ListNode>;
@@ -316,7 +317,7 @@ export function parseTrees(name: string, text: string, isFunction: (fn: string) 
 
   function unquote(t: Token): string {
     try {
-      return unquoteGo(t.val);
+      return strconvUnquote(t.val);
     } catch {
       return fail(`invalid syntax: ${t.val}`, t.pos);
     }
@@ -352,7 +353,7 @@ const UINT64_MAX = 2n ** 64n - 1n;
 export function newNumber(text: string, pos: number, isChar: boolean): NumberNode {
   const base = { type: 'number' as const, pos, text };
   if (isChar) {
-    const s = unquoteGo(`"${text.slice(1, -1).replace(/"/g, '\\"')}"`);
+    const s = strconvUnquote(`"${text.slice(1, -1).replace(/"/g, '\\"')}"`);
     const cps = [...s];
     if (cps.length !== 1) throw new Error(`malformed character constant: ${text}`);
     const r = BigInt(cps[0]!.codePointAt(0) ?? 0);
@@ -425,54 +426,4 @@ function parseGoFloat(text: string): number | undefined {
     return hex[1] === '-' ? -v : v;
   }
   return undefined;
-}
-
-/** strconv.Unquote for "…" and `…` literals. */
-export function unquoteGo(quoted: string): string {
-  if (quoted.startsWith('`')) return quoted.slice(1, -1).replace(/\r/g, '');
-  const body = quoted.slice(1, -1);
-  let out = '';
-  for (let k = 0; k < body.length; k++) {
-    const c = body[k]!;
-    if (c !== '\\') {
-      out += c;
-      continue;
-    }
-    const e = body[++k];
-    const simple: Record<string, string> = {
-      a: '\x07',
-      b: '\b',
-      f: '\f',
-      n: '\n',
-      r: '\r',
-      t: '\t',
-      v: '\v',
-      '\\': '\\',
-      '"': '"',
-    };
-    if (e !== undefined && simple[e] !== undefined) {
-      out += simple[e];
-      continue;
-    }
-    const hexLen = e === 'x' ? 2 : e === 'u' ? 4 : e === 'U' ? 8 : 0;
-    if (hexLen > 0) {
-      const hex = body.slice(k + 1, k + 1 + hexLen);
-      if (!new RegExp(`^[0-9a-fA-F]{${hexLen}}$`).test(hex)) throw new Error('invalid syntax');
-      const cp = parseInt(hex, 16);
-      if (e === 'x') out += new TextDecoder().decode(new Uint8Array([cp]));
-      else if (cp > 0x10ffff || (cp >= 0xd800 && cp < 0xe000)) throw new Error('invalid syntax');
-      else out += String.fromCodePoint(cp);
-      k += hexLen;
-      continue;
-    }
-    if (e !== undefined && e >= '0' && e <= '7') {
-      const oct = body.slice(k, k + 3);
-      if (!/^[0-7]{3}$/.test(oct) || parseInt(oct, 8) > 255) throw new Error('invalid syntax');
-      out += new TextDecoder().decode(new Uint8Array([parseInt(oct, 8)]));
-      k += 2;
-      continue;
-    }
-    throw new Error('invalid syntax');
-  }
-  return out;
 }

@@ -1,18 +1,18 @@
 // sprig's semver and semverCompare, following Masterminds/semver v3 (NewVersion, NewConstraint, Check).
 import { FuncError, fn } from './go-func.ts';
 import type { GoFunc } from './go-func.ts';
-import { compileGo, findAll } from './go-regexp.ts';
+import { compileRegexp } from '#shared/lang/go/regexp.ts';
 import { GoInt, GoVersion, goInt } from './values.ts';
 import type { GoValue } from './values.ts';
 
 const semVerRegex = String.raw`v?([0-9]+)(\.[0-9]+)?(\.[0-9]+)?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?`;
-const versionRegex = new RegExp(`^${semVerRegex}$`);
+const versionRegex = compileRegexp(`^${semVerRegex}$`);
 const cvRegex = String.raw`v?([0-9|x|X|\*]+)(\.[0-9|x|X|\*]+)?(\.[0-9|x|X|\*]+)?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?`;
 const ops = String.raw`=||!=|>|<|>=|=>|<=|=<|~|~>|\^`;
-const constraintRegex = new RegExp(String.raw`^\s*(${ops})\s*(${cvRegex})\s*$`);
-const constraintRangeRegex = compileGo(String.raw`\s*(${cvRegex})\s+-\s+(${cvRegex})\s*`);
-const findConstraintRegex = compileGo(String.raw`(${ops})\s*(${cvRegex})`);
-const validConstraintRegex = new RegExp(
+const constraintRegex = compileRegexp(String.raw`^\s*(${ops})\s*(${cvRegex})\s*$`);
+const constraintRangeRegex = compileRegexp(String.raw`\s*(${cvRegex})\s+-\s+(${cvRegex})\s*`);
+const findConstraintRegex = compileRegexp(String.raw`(${ops})\s*(${cvRegex})`);
+const validConstraintRegex = compileRegexp(
   String.raw`^(\s*(${ops})\s*(${cvRegex})\s*)((?:\s+|,\s*)(${ops})\s*(${cvRegex})\s*)*$`,
 );
 
@@ -21,7 +21,7 @@ const containsOnly = (s: string, chars: RegExp): boolean => chars.test(s);
 
 /** semver.NewVersion. */
 export function newVersion(v: string): GoVersion {
-  const m = versionRegex.exec(v);
+  const m = versionRegex.findStringSubmatch(v);
   if (!m) throw new FuncError('invalid semantic version');
   const seg = (s: string | undefined): bigint => {
     if (s === undefined || s === '') return 0n;
@@ -88,7 +88,7 @@ type Constraint = { con: GoVersion; origfunc: string; minorDirty: boolean; patch
 const isX = (x: string | undefined): boolean => x === 'x' || x === '*' || x === 'X';
 
 function parseConstraint(c: string): Constraint {
-  const m = constraintRegex.exec(c);
+  const m = constraintRegex.findStringSubmatch(c);
   if (!m) throw new FuncError(`improper constraint: ${c}`);
   const origfunc = m[1] ?? '';
   let ver = m[2] ?? '';
@@ -180,8 +180,8 @@ function check(v: GoVersion, c: Constraint): boolean {
 
 function rewriteRange(i: string): string {
   let o = i;
-  for (const m of findAll(constraintRangeRegex, i, -1)) {
-    o = o.replace(m[0], `>= ${m[1] ?? ''}, <= ${m[11] ?? ''} `);
+  for (const m of constraintRangeRegex.findAllStringSubmatch(i, -1)) {
+    o = o.replace(m[0] ?? '', `>= ${m[1] ?? ''}, <= ${m[11] ?? ''} `);
   }
   return o;
 }
@@ -191,8 +191,8 @@ export function semverCompare(constraint: string, version: string): boolean {
   const ors = rewriteRange(constraint)
     .split('||')
     .map((v) => {
-      if (!validConstraintRegex.test(v)) throw new FuncError(`improper constraint: ${v}`);
-      const found = findAll(findConstraintRegex, v, -1).map((m) => m[0]);
+      if (!validConstraintRegex.matchString(v)) throw new FuncError(`improper constraint: ${v}`);
+      const found = findConstraintRegex.findAllString(v, -1);
       return (found.length === 0 ? [v] : found).map((s) => parseConstraint(s));
     });
   const v = newVersion(version);

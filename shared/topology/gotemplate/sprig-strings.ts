@@ -1,16 +1,10 @@
 // sprig's string functions (strings.go, regex.go and the string entries of functions.go).
-import { quoteGo, sprint } from './go-fmt.ts';
+import { sprint } from './go-fmt.ts';
+import { quote as strconvQuote } from '#shared/lang/go/strconv.ts';
 import { FuncError, fn } from './go-func.ts';
 import type { GoFunc } from './go-func.ts';
-import {
-  compileGo,
-  findAll,
-  findString,
-  matchString,
-  quoteMeta,
-  replaceAll,
-  split as regexSplit,
-} from './go-regexp.ts';
+import { compileRegexp, quoteMeta } from '#shared/lang/go/regexp.ts';
+import type { GoRegexp } from '#shared/lang/go/regexp.ts';
 import { strslice, strval } from './sprig-convert.ts';
 import { GoMap, GoSlice, goInt, goInt64, stringSlice } from './values.ts';
 import type { GoInt } from './values.ts';
@@ -185,7 +179,7 @@ function indent(spaces: number, v: string): string {
 function quote(args: GoValue[]): string {
   return args
     .filter((a) => a !== null && a !== undefined)
-    .map((a) => quoteGo(strval(a)))
+    .map((a) => strconvQuote(strval(a)))
     .join(' ');
 }
 
@@ -248,16 +242,23 @@ function seq(params: number[]): string {
   }
 }
 
-function regex(pattern: string) {
-  return compileGo(pattern);
+/** regexp.Compile inside a `must*` function: a bad pattern is the function's error. */
+function regex(pattern: string): GoRegexp {
+  try {
+    return compileRegexp(pattern);
+  } catch (err) {
+    throw new FuncError(err instanceof Error ? err.message : String(err));
+  }
 }
 
 /** Like Go's regexp.MustCompile inside a sprig function: a bad pattern panics, which the template reports. */
-function mustCompile(pattern: string) {
+function mustCompile(pattern: string): GoRegexp {
   try {
-    return compileGo(pattern);
+    return compileRegexp(pattern);
   } catch (err) {
-    throw new FuncError(`regexp: Compile(${quoteGo(pattern)}): ${err instanceof Error ? err.message : String(err)}`);
+    throw new FuncError(
+      `regexp: Compile(${strconvQuote(pattern)}): ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
 }
 
@@ -345,49 +346,41 @@ export const stringFuncs: ReadonlyMap<string, GoFunc> = new Map<string, GoFunc>(
     fn(['string', 'string'], ([r, s]) =>
       (() => {
         try {
-          return matchString(regex(S(r)), S(s));
+          return regex(S(r)).matchString(S(s));
         } catch {
           return false;
         }
       })(),
     ),
   ],
-  ['mustRegexMatch', fn(['string', 'string'], ([r, s]) => matchString(regex(S(r)), S(s)))],
+  ['mustRegexMatch', fn(['string', 'string'], ([r, s]) => regex(S(r)).matchString(S(s)))],
   [
     'regexFindAll',
-    fn(['string', 'string', 'int'], ([r, s, n]) =>
-      stringSlice(findAll(mustCompile(S(r)), S(s), N(n)).map((m) => m[0])),
-    ),
+    fn(['string', 'string', 'int'], ([r, s, n]) => stringSlice(mustCompile(S(r)).findAllString(S(s), N(n)))),
   ],
   [
     'mustRegexFindAll',
-    fn(['string', 'string', 'int'], ([r, s, n]) => stringSlice(findAll(regex(S(r)), S(s), N(n)).map((m) => m[0]))),
+    fn(['string', 'string', 'int'], ([r, s, n]) => stringSlice(regex(S(r)).findAllString(S(s), N(n)))),
   ],
-  ['regexFind', fn(['string', 'string'], ([r, s]) => findString(mustCompile(S(r)), S(s)))],
-  ['mustRegexFind', fn(['string', 'string'], ([r, s]) => findString(regex(S(r)), S(s)))],
+  ['regexFind', fn(['string', 'string'], ([r, s]) => mustCompile(S(r)).findString(S(s)))],
+  ['mustRegexFind', fn(['string', 'string'], ([r, s]) => regex(S(r)).findString(S(s)))],
   [
     'regexReplaceAll',
-    fn(['string', 'string', 'string'], ([r, s, p]) => replaceAll(mustCompile(S(r)), S(s), S(p), false)),
+    fn(['string', 'string', 'string'], ([r, s, p]) => mustCompile(S(r)).replaceAllString(S(s), S(p))),
   ],
-  [
-    'mustRegexReplaceAll',
-    fn(['string', 'string', 'string'], ([r, s, p]) => replaceAll(regex(S(r)), S(s), S(p), false)),
-  ],
+  ['mustRegexReplaceAll', fn(['string', 'string', 'string'], ([r, s, p]) => regex(S(r)).replaceAllString(S(s), S(p)))],
   [
     'regexReplaceAllLiteral',
-    fn(['string', 'string', 'string'], ([r, s, p]) => replaceAll(mustCompile(S(r)), S(s), S(p), true)),
+    fn(['string', 'string', 'string'], ([r, s, p]) => mustCompile(S(r)).replaceAllLiteralString(S(s), S(p))),
   ],
   [
     'mustRegexReplaceAllLiteral',
-    fn(['string', 'string', 'string'], ([r, s, p]) => replaceAll(regex(S(r)), S(s), S(p), true)),
+    fn(['string', 'string', 'string'], ([r, s, p]) => regex(S(r)).replaceAllLiteralString(S(s), S(p))),
   ],
   [
     'regexSplit',
-    fn(['string', 'string', 'int'], ([r, s, n]) => splitResult(regexSplit(mustCompile(S(r)), S(s), N(n)), N(n))),
+    fn(['string', 'string', 'int'], ([r, s, n]) => splitResult(mustCompile(S(r)).split(S(s), N(n)), N(n))),
   ],
-  [
-    'mustRegexSplit',
-    fn(['string', 'string', 'int'], ([r, s, n]) => splitResult(regexSplit(regex(S(r)), S(s), N(n)), N(n))),
-  ],
+  ['mustRegexSplit', fn(['string', 'string', 'int'], ([r, s, n]) => splitResult(regex(S(r)).split(S(s), N(n)), N(n)))],
   ['regexQuoteMeta', fn(['string'], ([s]) => quoteMeta(S(s)))],
 ]);

@@ -13,7 +13,8 @@ import { groupKindOf } from '#shared/topology/desired/template-to-object.ts';
 import type { FieldError } from '#shared/topology/variables/index.ts';
 import { validateClusterClassVariables } from '#shared/topology/variables/index.ts';
 import { isDNS1123Subdomain } from '#shared/topology/variables/apimachinery-validation.ts';
-import { goJson, goQuote } from '#shared/topology/variables/json-value.ts';
+import { goJson } from '#shared/topology/variables/json-value.ts';
+import { quote } from '#shared/lang/go/strconv.ts';
 
 const fe = (type: FieldError['type'], field: string, detail: string, badValue?: string): FieldError =>
   badValue === undefined ? { type, field, detail } : { type, field, detail, badValue };
@@ -231,7 +232,7 @@ function validatePatches(cc: ClusterClass): FieldError[] {
         fe(
           'Invalid',
           `${field}.name`,
-          `patch names must be unique. Patch with name ${goQuote(patch.name)} is defined more than once`,
+          `patch names must be unique. Patch with name ${quote(patch.name)} is defined more than once`,
           patch.name,
         ),
       );

@@ -1,8 +1,9 @@
 // The CEL environment x-kubernetes-validations rules run in: `self` and `oldSelf`, CEL's standard library, and the
 // parts of the Kubernetes CEL libraries the API server enables that are implemented here (see docs/differences.md, "CEL rules").
 import { Environment } from '@marcbachmann/cel-js';
-import { translateGoRegexp } from '#shared/topology/variables/go-regexp.ts';
-import { CelFunctionError, goQuote } from '#shared/topology/variables/cel-function-error.ts';
+import { compileRegexp, RegexpSyntaxError } from '#shared/lang/go/regexp.ts';
+import type { GoRegexp } from '#shared/lang/go/regexp.ts';
+import { CelFunctionError } from '#shared/topology/variables/cel-function-error.ts';
 import { registerCollectionLibraries } from '#shared/topology/variables/cel-collections.ts';
 import { registerFormatLibrary } from '#shared/topology/variables/cel-format.ts';
 import { registerMacros } from '#shared/topology/variables/cel-macros.ts';
@@ -10,6 +11,7 @@ import { registerIpLibraries } from '#shared/topology/variables/cel-ip.ts';
 import { registerQuantityLibrary } from '#shared/topology/variables/cel-quantity.ts';
 import { registerSemverLibrary } from '#shared/topology/variables/cel-semver.ts';
 import { registerUrlLibrary } from '#shared/topology/variables/cel-url.ts';
+import { quote, quoteBytes } from '#shared/lang/go/strconv.ts';
 
 /** cel-js's runtime messages that cel-go words differently. */
 const goMessages: Readonly<Record<string, string>> = {
@@ -23,11 +25,14 @@ export function celErrorMessage(error: unknown): string {
   return goMessages[first] ?? first;
 }
 
-/** A Go (RE2) pattern as a JavaScript RegExp; `global` to find every match. */
-function goRegexp(pattern: string, global = false): RegExp {
-  const translated = translateGoRegexp(pattern);
-  if (typeof translated === 'string') throw new CelFunctionError(`error parsing regexp: ${translated}`);
-  return new RegExp(translated.source, `${translated.flags}u${global ? 'g' : ''}`);
+/** A Go (RE2) pattern compiled as regexp.Compile does; a bad pattern is the function's error. */
+function goRegexp(pattern: string): GoRegexp {
+  try {
+    return compileRegexp(pattern);
+  } catch (err) {
+    if (err instanceof RegexpSyntaxError) throw new CelFunctionError(err.message);
+    throw err;
+  }
 }
 
 function codePoints(s: string): string[] {
@@ -117,11 +122,11 @@ const isDuration = (value: unknown) => typeof value === 'object' && value?.const
 
 /** A value inside a list or map as cel-go's `%s` prints it: as a CEL literal (strings quoted, doubles `%.6f`). */
 function formatMember(value: unknown): string {
-  if (typeof value === 'string') return goQuote(value);
-  if (value instanceof Date) return `timestamp(${goQuote(formatTimestamp(value))})`;
-  if (isDuration(value)) return `duration(${goQuote(String(value))})`;
-  if (value instanceof Uint8Array) return `b${goQuote(new TextDecoder().decode(value))}`;
-  if (typeof value === 'number') return Number.isFinite(value) ? value.toFixed(6) : goQuote(formatValue(value));
+  if (typeof value === 'string') return quote(value);
+  if (value instanceof Date) return `timestamp(${quote(formatTimestamp(value))})`;
+  if (isDuration(value)) return `duration(${quote(String(value))})`;
+  if (value instanceof Uint8Array) return `b${quoteBytes(value)}`;
+  if (typeof value === 'number') return Number.isFinite(value) ? value.toFixed(6) : quote(formatValue(value));
   return formatValue(value);
 }
 
@@ -228,19 +233,19 @@ export function newCelEnvironment(selfType = 'dyn'): Environment {
       replaceN(s, from, to, -1n),
     )
     .registerFunction('string.replace(string, string, int): string', replaceN)
-    .registerFunction(
-      'string.find(string): string',
-      (s: string, pattern: string) => goRegexp(pattern).exec(s)?.[0] ?? '',
-    )
+    .registerFunction('string.find(string): string', (s: string, pattern: string) => goRegexp(pattern).findString(s))
     .registerFunction('string.findAll(string): list<string>', (s: string, pattern: string) =>
-      [...s.matchAll(goRegexp(pattern, true))].map((m) => m[0]),
+      goRegexp(pattern).findAllString(s, -1),
     )
-    .registerFunction('string.findAll(string, int): list<string>', (s: string, pattern: string, n: bigint) => {
-      const all = [...s.matchAll(goRegexp(pattern, true))].map((m) => m[0]);
-      return n < 0n ? all : all.slice(0, Number(n));
-    })
-    .registerFunction('string.matchesK8s(string): bool', (s: string, pattern: string) => goRegexp(pattern).test(s))
-    .registerFunction('matchesK8s(string, string): bool', (s: string, pattern: string) => goRegexp(pattern).test(s))
+    .registerFunction('string.findAll(string, int): list<string>', (s: string, pattern: string, n: bigint) =>
+      goRegexp(pattern).findAllString(s, n < 0n ? -1 : Number(n)),
+    )
+    .registerFunction('string.matchesK8s(string): bool', (s: string, pattern: string) =>
+      goRegexp(pattern).matchString(s),
+    )
+    .registerFunction('matchesK8s(string, string): bool', (s: string, pattern: string) =>
+      goRegexp(pattern).matchString(s),
+    )
     .registerFunction('string.lowerAsciiK8s(): string', (s: string) => s.replace(/[A-Z]/g, (c) => c.toLowerCase()))
     .registerFunction('string.upperAsciiK8s(): string', (s: string) => s.replace(/[a-z]/g, (c) => c.toUpperCase()))
     .registerFunction('string.indexOfK8s(string): int', (s: string, sub: string) => stringIndexOf(s, sub, 0n))

@@ -1,7 +1,7 @@
 // The checks cel-go's Kubernetes environment makes on literals when a rule is compiled: its AST validators (regexp,
 // duration and timestamp literals, homogeneous aggregate literals) and the regexp precompilation of its programs.
 import type { Environment } from '@marcbachmann/cel-js';
-import { compileGoRegexpCached } from '#shared/topology/variables/go-regexp.ts';
+import { regexpSyntaxError } from '#shared/lang/go/regexp.ts';
 
 type AstNode = { readonly op: string; readonly args: unknown };
 
@@ -26,11 +26,11 @@ function invalidRegexpLiteral(node: AstNode, name: string): LiteralError[] {
   // when it compiles a rule too.
   const first = name === 'matchesK8s' ? literalArgument(node, 0) : undefined;
   const errors: LiteralError[] = [];
-  if (first !== undefined && !compileGoRegexpCached(first).ok)
+  if (first !== undefined && regexpSyntaxError(first))
     errors.push({ phase: 'compile', message: 'invalid matches argument' });
   const pattern = literalArgument(node, node.op === 'rcall' ? 0 : 1);
-  const compiled = pattern === undefined ? undefined : compileGoRegexpCached(pattern);
-  if (compiled && !compiled.ok) errors.push({ phase: 'program', message: compiled.error });
+  const error = pattern === undefined ? undefined : regexpSyntaxError(pattern);
+  if (error) errors.push({ phase: 'program', message: error.message });
   return errors;
 }
 

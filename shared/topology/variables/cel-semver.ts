@@ -1,7 +1,8 @@
 // The Kubernetes CEL semver library (k8s.io/apiserver/pkg/cel/library/semverlib.go, version 1 as the base
 // environment enables it) over a re-implementation of github.com/blang/semver/v4's Parse and Compare.
 import type { Environment } from '@marcbachmann/cel-js';
-import { CelFunctionError, goQuote } from '#shared/topology/variables/cel-function-error.ts';
+import { CelFunctionError } from '#shared/topology/variables/cel-function-error.ts';
+import { quote } from '#shared/lang/go/strconv.ts';
 
 const NUMBERS = /^[0-9]*$/;
 const ALPHANUM = /^[0-9A-Za-z-]*$/;
@@ -54,17 +55,17 @@ const hasLeadingZeroes = (s: string) => s.length > 1 && s[0] === '0';
 
 /** strconv.ParseUint(s, 10, 64), with Go's error text. */
 function parseUint(s: string): bigint {
-  if (!/^[0-9]+$/.test(s)) throw new CelFunctionError(`strconv.ParseUint: parsing ${goQuote(s)}: invalid syntax`);
+  if (!/^[0-9]+$/.test(s)) throw new CelFunctionError(`strconv.ParseUint: parsing ${quote(s)}: invalid syntax`);
   const v = BigInt(s);
-  if (v > UINT64_MAX) throw new CelFunctionError(`strconv.ParseUint: parsing ${goQuote(s)}: value out of range`);
+  if (v > UINT64_MAX) throw new CelFunctionError(`strconv.ParseUint: parsing ${quote(s)}: value out of range`);
   return v;
 }
 
 function versionNumber(s: string, name: string): bigint {
-  if (!NUMBERS.test(s)) throw new CelFunctionError(`Invalid character(s) found in ${name} number ${goQuote(s)}`);
+  if (!NUMBERS.test(s)) throw new CelFunctionError(`Invalid character(s) found in ${name} number ${quote(s)}`);
   if (hasLeadingZeroes(s))
     throw new CelFunctionError(
-      `${name[0]?.toUpperCase()}${name.slice(1)} number must not contain leading zeroes ${goQuote(s)}`,
+      `${name[0]?.toUpperCase()}${name.slice(1)} number must not contain leading zeroes ${quote(s)}`,
     );
   return parseUint(s);
 }
@@ -73,11 +74,11 @@ function preRelease(s: string): PreRelease {
   if (s.length === 0) throw new CelFunctionError('Prerelease is empty');
   if (NUMBERS.test(s)) {
     if (hasLeadingZeroes(s))
-      throw new CelFunctionError(`Numeric PreRelease version must not contain leading zeroes ${goQuote(s)}`);
+      throw new CelFunctionError(`Numeric PreRelease version must not contain leading zeroes ${quote(s)}`);
     return { num: parseUint(s) };
   }
   if (ALPHANUM.test(s)) return { str: s };
-  throw new CelFunctionError(`Invalid character(s) found in prerelease ${goQuote(s)}`);
+  throw new CelFunctionError(`Invalid character(s) found in prerelease ${quote(s)}`);
 }
 
 /** Go's strings.SplitN(s, sep, n) for n > 0. */
@@ -110,7 +111,7 @@ function parseSemver(s: string): Semver {
   const pre = prerelease.map(preRelease);
   for (const b of build) {
     if (b.length === 0) throw new CelFunctionError('Build meta data is empty');
-    if (!ALPHANUM.test(b)) throw new CelFunctionError(`Invalid character(s) found in build meta data ${goQuote(b)}`);
+    if (!ALPHANUM.test(b)) throw new CelFunctionError(`Invalid character(s) found in build meta data ${quote(b)}`);
   }
   return new Semver(major, minor, patch, pre);
 }

@@ -1,7 +1,8 @@
 // Kubernetes-style field errors (k8s.io/apimachinery/pkg/util/validation/field): typed, with a path and a message
 // formatted exactly like the API server's (`spec.topology.variables[cpu].value: Invalid value: "4": must be ...`).
 import { ValidationError, describeObject } from '#shared/errors/index.ts';
-import { canonicalJson, goFormatNumber, goQuote } from '#shared/topology/variables/json-value.ts';
+import { canonicalJson, goFormatNumber } from '#shared/topology/variables/json-value.ts';
+import { quote } from '#shared/lang/go/strconv.ts';
 
 /** The kinds of field error upstream reports, named after apimachinery's `field.ErrorType`. */
 export const FieldErrorType = {
@@ -83,7 +84,7 @@ export function fieldDuplicate(field: string, badValue: BadValue): FieldError {
 }
 /** Unsupported value; `supported` are rendered quoted as apimachinery does. */
 export function fieldNotSupported(field: string, badValue: BadValue, supported: readonly string[]): FieldError {
-  const detail = supported.length > 0 ? `supported values: ${supported.map((s) => goQuote(s)).join(', ')}` : '';
+  const detail = supported.length > 0 ? `supported values: ${supported.map((s) => quote(s)).join(', ')}` : '';
   return { type: 'NotSupported', field, badValue, detail };
 }
 export function fieldTooLong(field: string, maxLength: number): FieldError {
@@ -99,7 +100,7 @@ export function fieldTooMany(field: string, actual: number, max: number): FieldE
 function renderBadValue(value: BadValue | undefined): string | undefined {
   if (value === undefined) return '""';
   if (value === null) return 'null';
-  if (typeof value === 'string') return goQuote(value);
+  if (typeof value === 'string') return quote(value);
   if (typeof value === 'number') return goFormatNumber(value);
   if (typeof value === 'boolean') return String(value);
   if ('omitted' in value) return undefined;

@@ -10,7 +10,6 @@ export {
   toValidationError,
 } from '#shared/topology/variables/field-error.ts';
 export { canonicalJson, canonicalizeJson, jsonEqual } from '#shared/topology/variables/json-value.ts';
-export { compileGoRegexp } from '#shared/topology/variables/go-regexp.ts';
 export type { ValidateClusterVariablesOptions } from '#shared/topology/variables/cluster-variable-validation.ts';
 export {
   validateClusterVariable,

@@ -63,21 +63,6 @@ export function goJson(value: unknown): string {
     .replaceAll('\u2029', '\\u2029');
 }
 
-/** Go's `%q` of a string (strconv.Quote) for the characters that matter in messages. */
-export function goQuote(text: string): string {
-  let out = '"';
-  for (const ch of text) {
-    const code = ch.codePointAt(0) ?? 0;
-    if (ch === '"' || ch === '\\') out += `\\${ch}`;
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\t') out += '\\t';
-    else if (ch === '\r') out += '\\r';
-    else if (code < 0x20 || code === 0x7f) out += `\\x${code.toString(16).padStart(2, '0')}`;
-    else out += ch;
-  }
-  return `${out}"`;
-}
-
 /** Go's `%v` of a float64 (`strconv.FormatFloat(f, 'g', -1, 64)`): `1e+06`, `1.5`, `100000`. */
 export function goFormatFloat(value: number): string {
   if (!Number.isFinite(value)) return value > 0 ? '+Inf' : value < 0 ? '-Inf' : 'NaN';

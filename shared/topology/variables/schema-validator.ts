@@ -11,15 +11,10 @@ import {
   fieldTooMany,
   fieldTypeInvalid,
 } from '#shared/topology/variables/field-error.ts';
-import { compileGoRegexpCached } from '#shared/topology/variables/go-regexp.ts';
-import {
-  canonicalJson,
-  goFormatFloat,
-  goQuote,
-  isJsonObject,
-  jsonEqual,
-} from '#shared/topology/variables/json-value.ts';
+import { compileRegexp, regexpSyntaxError } from '#shared/lang/go/regexp.ts';
+import { canonicalJson, goFormatFloat, isJsonObject, jsonEqual } from '#shared/topology/variables/json-value.ts';
 import { stringFormatChecker } from '#shared/topology/variables/string-formats.ts';
+import { quote } from '#shared/lang/go/strconv.ts';
 
 /** What kube-openapi reports: a validation error at a (dotted) name, or a plain error about the whole value. */
 export type OpenAPIError =
@@ -82,7 +77,7 @@ function invalidType(name: string, typeName: string, value: string): OpenAPIErro
     code: 'invalidType',
     name,
     value,
-    message: `${name} in ${IN} must be of type ${typeName}: ${goQuote(value)}`,
+    message: `${name} in ${IN} must be of type ${typeName}: ${quote(value)}`,
   };
 }
 
@@ -135,10 +130,10 @@ function validateString(data: string, schema: JSONSchemaProps, path: string): Op
     return [other(path, `should be at least ${schema.minLength} chars long`, data)];
   }
   if (schema.pattern) {
-    const compiled = compileGoRegexpCached(schema.pattern);
-    if (!compiled.ok)
-      return [other(path, `should match '${schema.pattern}, but pattern is invalid: ${compiled.error}'`, data)];
-    if (!compiled.regexp.test(data)) return [other(path, `should match '${schema.pattern}'`, data)];
+    const error = regexpSyntaxError(schema.pattern);
+    if (error) return [other(path, `should match '${schema.pattern}, but pattern is invalid: ${error.message}'`, data)];
+    if (!compileRegexp(schema.pattern).matchString(data))
+      return [other(path, `should match '${schema.pattern}'`, data)];
   }
   return [];
 }
@@ -276,7 +271,7 @@ function validateComposition(
   opts: SchemaValidationOptions,
 ): OpenAPIError[] {
   const errors: OpenAPIError[] = [];
-  const quoted = goQuote(path);
+  const quoted = quote(path);
   if (schema.anyOf && schema.anyOf.length > 0) {
     const results = schema.anyOf.map((sub) => validateAgainstSchema(data, sub, path, opts));
     if (!results.some((r) => r.length === 0)) {

@@ -11,7 +11,7 @@ import {
   indexPath,
   keyPath,
 } from '#shared/topology/variables/field-error.ts';
-import { compileGoRegexpCached } from '#shared/topology/variables/go-regexp.ts';
+import { regexpSyntaxError } from '#shared/lang/go/regexp.ts';
 import { isJsonObject } from '#shared/topology/variables/json-value.ts';
 
 /**
@@ -81,16 +81,16 @@ function isIntOrStringAnyOf(anyOf: readonly JSONSchemaProps[] | undefined): bool
 
 function validatePattern(s: JSONSchemaProps, path: string): FieldError[] {
   if (!s.pattern) return [];
-  const compiled = compileGoRegexpCached(s.pattern);
-  return compiled.ok
-    ? []
-    : [
+  const error = regexpSyntaxError(s.pattern);
+  return error
+    ? [
         fieldInvalid(
           childPath(path, 'pattern'),
           s.pattern,
-          `must be a valid regular expression, but isn't: ${compiled.error}`,
+          `must be a valid regular expression, but isn't: ${error.message}`,
         ),
-      ];
+      ]
+    : [];
 }
 
 /** Rules for schemas nested in allOf/anyOf/oneOf/not: value validations only (validateNestedValueValidation). */

@@ -19,8 +19,12 @@ const coreApiVersion = 'cluster.x-k8s.io/v1beta2';
 export type WebhookReader = {
   /** The ClusterClass, or undefined when it does not exist. */
   getClusterClass(key: ObjectKey): Promise<ClusterClass | undefined>;
+  /** A write of the ClusterClass is being admitted: a reader that keeps classes must not answer from its copy. */
+  forgetClusterClass?(key: ObjectKey): void;
   /** Clusters in the class's namespace whose `spec.topology.class` names it. */
   listClustersUsingClass(key: ObjectKey): Promise<Cluster[]>;
+  /** Clusters of a namespace matching a label selector (`labelSelector` query syntax). */
+  listClusters(namespace: string, labelSelector: string): Promise<Cluster[]>;
   /** Every provider object of a kind, in all namespaces. */
   listProviders(kind: ProviderKind): Promise<Provider[]>;
   /**
@@ -104,6 +108,10 @@ export function createWebhookReader(kube: KubeClient): WebhookReader {
           const namespace = ref?.namespace || (cluster.metadata.namespace ?? '');
           return ref?.name === key.name && namespace === key.namespace;
         });
+    },
+    async listClusters(namespace, labelSelector) {
+      const list = await listObjects(kube, { apiVersion: coreApiVersion, kind: 'Cluster', namespace, labelSelector });
+      return list.items.map((raw) => parseObject(Cluster, 'Cluster', raw));
     },
     async listProviders(kind) {
       const list = await listObjects(kube, { apiVersion: operatorApiVersion, kind });

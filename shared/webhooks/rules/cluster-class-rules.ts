@@ -5,7 +5,7 @@ import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
 import type { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
 import type { ClusterClassTemplateReference } from '#shared/api/v1beta2/common.ts';
 import type { ClusterClassStatusVariable, ClusterVariable } from '#shared/api/v1beta2/variables.ts';
-import { compareWithBuildTags, formatVersion, parseVersionTolerant } from '#shared/topology/desired/semver.ts';
+import { compareWithBuildTags, formatVersion, parseVersionTolerant } from '#shared/lang/semver/semver.ts';
 import { groupOf } from '#shared/topology/desired/template-to-object.ts';
 import { computeClusterClassStatusVariables } from '#shared/topology/validation/validate-cluster-class.ts';
 import {

@@ -5,7 +5,7 @@
 import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
 import type { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
 import { computePendingHooks, PendingHooksAnnotation } from '#shared/topology/desired/lifecycle-hooks.ts';
-import { compareVersions, formatVersion, parseVersionTolerant, type Version } from '#shared/topology/desired/semver.ts';
+import { compareVersions, formatVersion, parseVersionTolerant, type Version } from '#shared/lang/semver/semver.ts';
 import type { FieldError } from '#shared/topology/variables/index.ts';
 
 /** Annotations that switch upstream's update checks off (kept with upstream's names). */

@@ -16,8 +16,9 @@ import {
   fieldRequired,
   type FieldError,
 } from '#shared/topology/variables/field-error.ts';
-import { goJson, goQuote } from '#shared/topology/variables/json-value.ts';
-import { parseRequestURI } from '#shared/webhooks/rules/parse-request-uri.ts';
+import { goJson } from '#shared/topology/variables/json-value.ts';
+import { UrlError, parseRequestURI } from '#shared/lang/go/url.ts';
+import { quote } from '#shared/lang/go/strconv.ts';
 
 /**
  * An ExtensionConfig as admission sees it: only the types the CRD enforces, so that what upstream's webhook refuses
@@ -85,7 +86,7 @@ function aggregate(messages: readonly string[]): string {
 function requirementError(key: string, operator: string, values: readonly string[] | undefined): string | undefined {
   const messages: string[] = [];
   const keyErrors = isLabelKey(key);
-  if (keyErrors.length > 0) messages.push(`key: Invalid value: ${goQuote(key)}: ${keyErrors.join('; ')}`);
+  if (keyErrors.length > 0) messages.push(`key: Invalid value: ${quote(key)}: ${keyErrors.join('; ')}`);
   const count = values?.length ?? 0;
   const rendered = values === undefined ? 'null' : goJson(values);
   if ((operator === 'in' || operator === 'notin') && count === 0)
@@ -97,7 +98,7 @@ function requirementError(key: string, operator: string, values: readonly string
   (values ?? []).forEach((value, i) => {
     const valueErrors = isLabelValue(value);
     if (valueErrors.length > 0)
-      messages.push(`values[${i}][${key}]: Invalid value: ${goQuote(value)}: ${valueErrors.join('; ')}`);
+      messages.push(`values[${i}][${key}]: Invalid value: ${quote(value)}: ${valueErrors.join('; ')}`);
   });
   return messages.length > 0 ? aggregate(messages) : undefined;
 }
@@ -125,7 +126,7 @@ export function labelSelectorError(selector: Selector): string | undefined {
   }
   for (const expression of selector.matchExpressions ?? []) {
     const operator = selectionOperators[expression.operator];
-    if (operator === undefined) return `${goQuote(expression.operator)} is not a valid label selector operator`;
+    if (operator === undefined) return `${quote(expression.operator)} is not a valid label selector operator`;
     // NOTE: upstream copies the values with append([]string(nil), …): none is nil, shown as `null`.
     const values = (expression.values ?? []).length > 0 ? [...(expression.values ?? [])] : undefined;
     const problem = requirementError(expression.key, operator, values);
@@ -134,10 +135,21 @@ export function labelSelectorError(selector: Selector): string | undefined {
   return undefined;
 }
 
+/** url.ParseRequestURI's scheme, or its error. */
+function parseRequestURIScheme(raw: string): { readonly scheme: string } | { readonly error: string } {
+  try {
+    return { scheme: parseRequestURI(raw).scheme };
+  } catch (error) {
+    if (error instanceof UrlError) return { error: error.message };
+    throw error;
+  }
+}
+
 function validateURL(url: string): FieldError[] {
   const field = 'spec.clientConfig.url';
-  const parsed = parseRequestURI(url);
-  if (!parsed.ok) return [fieldInvalid(field, url, `must be a valid URL, e.g. https://example.com: ${parsed.error}`)];
+  const parsed = parseRequestURIScheme(url);
+  if ('error' in parsed)
+    return [fieldInvalid(field, url, `must be a valid URL, e.g. https://example.com: ${parsed.error}`)];
   if (parsed.scheme !== 'https')
     return [fieldInvalid(field, url, "'https' is the only allowed URL scheme, e.g. https://example.com")];
   return [];
@@ -154,8 +166,8 @@ function validateService(service: Service): FieldError[] {
   for (const message of isDNS1123Label(namespace)) errors.push(fieldInvalid(`${field}.namespace`, namespace, message));
   const path = service.path ?? '';
   if (path !== '') {
-    const parsed = parseRequestURI(path);
-    if (!parsed.ok)
+    const parsed = parseRequestURIScheme(path);
+    if ('error' in parsed)
       errors.push(fieldInvalid(`${field}.path`, path, `must be a valid URL path e.g. /path/to/hook: ${parsed.error}`));
     if (!path.startsWith('/'))
       errors.push(fieldInvalid(`${field}.path`, path, 'must start with "/" to be a valid URL path'));

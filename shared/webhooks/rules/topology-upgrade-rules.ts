@@ -5,7 +5,7 @@
 import { controlPlaneContract } from '#shared/topology/contract/control-plane-contract.ts';
 import { isControlPlaneProvisioning, isControlPlaneUpgrading } from '#shared/topology/contract/control-plane-state.ts';
 import { getPath } from '#shared/topology/desired/paths.ts';
-import { formatVersion, parseVersionTolerant, type Version } from '#shared/topology/desired/semver.ts';
+import { formatVersion, parseVersionTolerant, type Version } from '#shared/lang/semver/semver.ts';
 import type { Unstructured } from '#shared/topology/types.ts';
 import type { FieldError } from '#shared/topology/variables/index.ts';
 

@@ -13,7 +13,7 @@ import {
 } from '#shared/topology/variables/cel-environment.ts';
 import { namedFormats } from '#shared/topology/variables/cel-format.ts';
 import { invalidLiterals } from '#shared/topology/variables/cel-literals.ts';
-import { goQuote } from '#shared/topology/variables/cel-function-error.ts';
+
 import { oracleRunSettings, startGoOracle } from '#test/oracles/go-oracle.ts';
 import type { CelResult, GoOracle } from '#test/oracles/go-oracle.ts';
 import {
@@ -24,6 +24,7 @@ import {
   semverString,
   urlString,
 } from '#test/oracles/cel-library-arbitraries.ts';
+import { quote } from '#shared/lang/go/strconv.ts';
 
 const env = newCelEnvironment();
 
@@ -40,7 +41,7 @@ function render(value: unknown): string {
   if (value instanceof Optional) return value.hasValue() ? `optional.of(${render(value.value())})` : 'optional.none()';
   if (typeof value === 'boolean' || typeof value === 'bigint') return String(value);
   if (typeof value === 'number') return goFloat(value);
-  if (typeof value === 'string') return goQuote(value);
+  if (typeof value === 'string') return quote(value);
   if (Array.isArray(value)) return `[${value.map(render).join(', ')}]`;
   if (value instanceof Map) {
     return `{${[...value.entries()]

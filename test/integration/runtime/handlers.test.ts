@@ -4,12 +4,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import { getCheckpoint } from '#shared/checkpoint/index.ts';
 import { getObject } from '#shared/kube/index.ts';
 import { createControllerHandler, type HandlerResult } from '#shared/runtime/create-controller-handler.ts';
-import { objectChangedEvent } from '#shared/runtime/events.ts';
+import { objectChangedEvent, tickEvent } from '#shared/runtime/events.ts';
 import { localLambdaContext } from '#shared/runtime/lambda-context.ts';
+import { createMetrics } from '#shared/runtime/middlewares/record-metrics.ts';
 import type { PassKey, PassReport, Reconciler } from '#shared/runtime/types.ts';
 import { createConfigMapReconciler, type ConfigMapReconcilerHooks } from './configmap-reconciler.ts';
 import { putSource, resetCounters, useRuntimeServers, writeCommands } from './setup.ts';
@@ -256,33 +256,42 @@ describe('metrics (Powertools Metrics, CloudWatch embedded metric format)', () =
       reconciler: createConfigMapReconciler(),
       logger,
       getDeps: () => Promise.resolve(ctx.deps),
-      metrics: new Metrics({ namespace: 'CapiServerless', serviceName: 'capi-serverless-test' }),
+      metrics: createMetrics(),
     });
 
-  test('each invocation publishes its pass counts: a pass that ran, one skipped, a rejected event', async () => {
+  test('a pass that ran and one skipped publish no metric; a rejected event publishes EventsRejected alone', async () => {
     await putSource(ctx, 'metered', { a: '1' });
     const handler = metricsHandler();
-    const [ran] = await captureEmf(() => handler(changeEvent('metered'), localLambdaContext('addons', 60_000)));
-    assert.ok(ran, 'one EMF document per invocation');
-    const directives = (ran['_aws'] as { CloudWatchMetrics: { Namespace: string; Metrics: { Name: string }[] }[] })
-      .CloudWatchMetrics[0];
+    assert.deepEqual(
+      await captureEmf(() => handler(changeEvent('metered'), localLambdaContext('addons', 60_000))),
+      [],
+      'nothing to report: no metrics line, no metric-hour billed',
+    );
+    assert.deepEqual(await captureEmf(() => handler(changeEvent('metered'), localLambdaContext('addons', 60_000))), []);
+    const tick = tickEvent('addons', `tick-metered-${Date.now()}`, new Date());
+    const [ticked] = await captureEmf(async () => {
+      const result = await handler(tick, localLambdaContext('addons', 60_000));
+      assert.equal(result.status, 'Handled', JSON.stringify(result));
+    });
+    assert.equal(ticked, undefined, 'a tick with nothing due publishes no metric');
+
+    const [rejected, ...more] = await captureEmf(() =>
+      handler({ not: 'an event' }, localLambdaContext('addons', 60_000)),
+    );
+    assert.equal(more.length, 0);
+    const directives = (
+      rejected?.['_aws'] as {
+        CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string }[] }[];
+      }
+    ).CloudWatchMetrics[0];
     assert.equal(directives?.Namespace, 'CapiServerless');
-    assert.deepEqual(directives?.Metrics.map((m) => m.Name).sort(), [
-      'ObjectsChanged',
-      'PassErrors',
-      'PassRequeues',
-      'PassesRun',
-      'PassesSkipped',
-    ]);
-    assert.equal(ran['service'], 'capi-serverless-test');
-    assert.deepEqual([ran['PassesRun'], ran['PassesSkipped'], ran['PassErrors']], [1, 0, 0]);
-    assert.ok((ran['ObjectsChanged'] as number) >= 1);
-
-    const [skipped] = await captureEmf(() => handler(changeEvent('metered'), localLambdaContext('addons', 60_000)));
-    assert.deepEqual([skipped?.['PassesRun'], skipped?.['PassesSkipped']], [0, 1]);
-
-    const [rejected] = await captureEmf(() => handler({ not: 'an event' }, localLambdaContext('addons', 60_000)));
+    assert.deepEqual(directives?.Dimensions, [[]], 'no per-function dimension');
+    assert.deepEqual(
+      directives?.Metrics.map((m) => m.Name),
+      ['EventsRejected'],
+    );
     assert.equal(rejected?.['EventsRejected'], 1);
+    assert.equal(rejected?.['service'], undefined);
   });
 });
 

@@ -80,6 +80,7 @@ export function useWiredFunction(
       topology: () => import('#functions/topology.ts'),
       addons: () => import('#functions/addons.ts'),
       providers: () => import('#functions/providers.ts'),
+      rollout: () => import('#functions/rollout.ts'),
     } as const;
     ctx.functionHandler = (await modules[controller]()).handler;
     const counted = await ctx.mgmt.newClient();

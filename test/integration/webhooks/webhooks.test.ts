@@ -212,6 +212,31 @@ describe('Cluster admission', () => {
     );
   });
 
+  test('refuses a value against a catastrophic-backtracking variable pattern quickly, with the OpenAPI message', async () => {
+    const cc = new ClusterClassBuilder('patterned')
+      .variables([
+        { name: 'label', required: true, schema: { openAPIV3Schema: { type: 'string', pattern: '^(a+)+$' } } },
+      ])
+      .build();
+    await applyObject(mgmt.kube, asKube(cc), { fieldManager });
+    const value = `${'a'.repeat(40)}!`;
+    const c = cluster('redos', (c) => {
+      c.spec!.topology!.classRef = { name: 'patterned' };
+      c.spec!.topology!.variables = [{ name: 'label', value }];
+    });
+    const start = performance.now();
+    await refused(
+      createObject(mgmt.kube, asKube(c), { fieldManager }),
+      KubeInvalidError,
+      // NOTE: the defaulting webhook validates the values it defaults, as upstream's does, so it refuses first.
+      'admission webhook "default.cluster.cluster.x-k8s.io" denied the request',
+      `spec.topology.variables[label].value: Invalid value: "\\"${value}\\"": should match '^(a+)+$'`,
+    );
+    // NOTE: a generous bound well under the webhook's 10 s timeout; JavaScript's backtracking RegExp needed minutes.
+    const ms = performance.now() - start;
+    assert.ok(ms < 5_000, `answered in ${Math.round(ms)} ms`);
+  });
+
   const versionCases: [string, string, string][] = [
     ['refuses a version downgrade', 'v1.28.5', 'version cannot be decreased from "1.29.0" to "1.28.5"'],
     ['refuses skipping a minor version', 'v1.31.0', 'version cannot be increased from "1.29.0" to "1.31.0"'],

@@ -1,6 +1,6 @@
 // Command capi-serverless-oracle answers questions about Go semantics that capi-serverless re-implements in
 // TypeScript, using Go's own libraries and Cluster API's own code: text/template with sprig's hermetic functions,
-// regexp (variable `pattern`), closed CEL expressions in the Kubernetes base CEL environment
+// regexp (variable `pattern`, sprig's and CEL's regex functions), strconv quoting, net/url parsing, closed CEL expressions in the Kubernetes base CEL environment
 // (k8s.io/apiserver/pkg/cel/environment), and ClusterClass variable validation and defaulting
 // (sigs.k8s.io/cluster-api/internal/topology/variables), and upstream's admission webhooks for ExtensionConfigs and
 // ClusterClasses (sigs.k8s.io/cluster-api/core/webhooks/admission, feature gates ClusterTopology and RuntimeSDK on). It reads one JSON request per line on stdin and writes one
@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net/url"
 	"os"
 	"regexp"
 	"sort"
@@ -48,8 +49,17 @@ type request struct {
 	MissingKey string          `json:"missingKey,omitempty"`
 
 	// regexp
-	Pattern string   `json:"pattern,omitempty"`
-	Inputs  []string `json:"inputs,omitempty"`
+	Pattern     string   `json:"pattern,omitempty"`
+	Inputs      []string `json:"inputs,omitempty"`
+	Replacement string   `json:"replacement,omitempty"` // for ReplaceAllString and ReplaceAllLiteralString
+	N           *int     `json:"n,omitempty"`           // for FindAllString and Split (default -1)
+
+	// strconv: Quote and QuoteRune of each of Bytes (base64 in JSON, so any bytes), Unquote of each of Inputs
+	Bytes [][]byte `json:"bytes,omitempty"`
+	Runes []int32  `json:"runes,omitempty"`
+
+	// url: url.Parse, or url.ParseRequestURI when RequestURI, of each of Inputs
+	RequestURI bool `json:"requestURI,omitempty"`
 
 	// cel: closed expressions evaluated in the Kubernetes base CEL environment
 	Expressions []string `json:"expressions,omitempty"`
@@ -84,11 +94,24 @@ type response struct {
 	Detail      string  `json:"detail,omitempty"`
 
 	// regexp
-	CompileError *string `json:"compileError,omitempty"`
-	Matches      []bool  `json:"matches,omitempty"`
+	CompileError    *string    `json:"compileError,omitempty"`
+	Matches         []bool     `json:"matches,omitempty"`
+	Find            []string   `json:"find,omitempty"`
+	FindAll         [][]string `json:"findAll,omitempty"`
+	Replaced        []string   `json:"replaced,omitempty"`
+	ReplacedLiteral []string   `json:"replacedLiteral,omitempty"`
+	Split           [][]string `json:"split,omitempty"`
 
 	// cel
 	Results []celResult `json:"results,omitempty"`
+
+	// strconv
+	Quoted      []string        `json:"quoted,omitempty"`
+	QuotedRunes []string        `json:"quotedRunes,omitempty"`
+	Unquoted    []unquoteResult `json:"unquoted,omitempty"`
+
+	// url
+	URLs []urlResult `json:"urls,omitempty"`
 
 	// variables
 	FieldErrors []fieldError                `json:"fieldErrors,omitempty"`
@@ -209,11 +232,97 @@ func matchRegexp(r request) response {
 		msg := err.Error()
 		return response{CompileError: &msg}
 	}
-	matches := make([]bool, len(r.Inputs))
-	for i, s := range r.Inputs {
-		matches[i] = re.MatchString(s)
+	n := -1
+	if r.N != nil {
+		n = *r.N
 	}
-	return response{Matches: matches}
+	res := response{
+		Matches:         make([]bool, len(r.Inputs)),
+		Find:            make([]string, len(r.Inputs)),
+		FindAll:         make([][]string, len(r.Inputs)),
+		Replaced:        make([]string, len(r.Inputs)),
+		ReplacedLiteral: make([]string, len(r.Inputs)),
+		Split:           make([][]string, len(r.Inputs)),
+	}
+	for i, s := range r.Inputs {
+		res.Matches[i] = re.MatchString(s)
+		res.Find[i] = re.FindString(s)
+		res.FindAll[i] = append([]string{}, re.FindAllString(s, n)...)
+		res.Replaced[i] = re.ReplaceAllString(s, r.Replacement)
+		res.ReplacedLiteral[i] = re.ReplaceAllLiteralString(s, r.Replacement)
+		res.Split[i] = append([]string{}, re.Split(s, n)...)
+	}
+	return res
+}
+
+type unquoteResult struct {
+	Value []byte `json:"value"` // the bytes, base64 in JSON
+	Error string `json:"error,omitempty"`
+}
+
+func strconvAnswer(r request) response {
+	res := response{Quoted: []string{}, QuotedRunes: []string{}, Unquoted: []unquoteResult{}}
+	for _, b := range r.Bytes {
+		res.Quoted = append(res.Quoted, strconv.Quote(string(b)))
+	}
+	for _, c := range r.Runes {
+		res.QuotedRunes = append(res.QuotedRunes, strconv.QuoteRune(c))
+	}
+	for _, s := range r.Inputs {
+		v, err := strconv.Unquote(s)
+		if err != nil {
+			res.Unquoted = append(res.Unquoted, unquoteResult{Value: []byte{}, Error: err.Error()})
+		} else {
+			res.Unquoted = append(res.Unquoted, unquoteResult{Value: []byte(v)})
+		}
+	}
+	return res
+}
+
+// urlResult is a parsed URL's fields and accessors as strings (JSON replaces invalid UTF-8, which inputs never carry
+// here), or the parse error.
+type urlResult struct {
+	Error       string              `json:"error,omitempty"`
+	Scheme      string              `json:"scheme"`
+	Opaque      string              `json:"opaque"`
+	User        string              `json:"user"`
+	Host        string              `json:"host"`
+	Path        string              `json:"path"`
+	RawPath     string              `json:"rawPath"`
+	RawQuery    string              `json:"rawQuery"`
+	Fragment    string              `json:"fragment"`
+	RawFragment string              `json:"rawFragment"`
+	EscapedPath string              `json:"escapedPath"`
+	Hostname    string              `json:"hostname"`
+	Port        string              `json:"port"`
+	Query       map[string][]string `json:"query"`
+}
+
+func urlAnswer(r request) response {
+	res := response{URLs: []urlResult{}}
+	for _, s := range r.Inputs {
+		var u *url.URL
+		var err error
+		if r.RequestURI {
+			u, err = url.ParseRequestURI(s)
+		} else {
+			u, err = url.Parse(s)
+		}
+		if err != nil {
+			res.URLs = append(res.URLs, urlResult{Error: err.Error()})
+			continue
+		}
+		user := ""
+		if u.User != nil {
+			user = u.User.String()
+		}
+		res.URLs = append(res.URLs, urlResult{
+			Scheme: u.Scheme, Opaque: u.Opaque, User: user, Host: u.Host, Path: u.Path, RawPath: u.RawPath,
+			RawQuery: u.RawQuery, Fragment: u.Fragment, RawFragment: u.RawFragment, EscapedPath: u.EscapedPath(),
+			Hostname: u.Hostname(), Port: u.Port(), Query: u.Query(),
+		})
+	}
+	return res
 }
 
 type celResult struct {
@@ -318,6 +427,10 @@ func handle(r request) (res response) {
 		return matchRegexp(r)
 	case "cel":
 		return evalCel(r)
+	case "strconv":
+		return strconvAnswer(r)
+	case "url":
+		return urlAnswer(r)
 	case "validateClusterClassVariables":
 		return response{FieldErrors: fieldErrors(variables.ValidateClusterClassVariables(ctx, nil, r.ClassVariables, path(r, "spec.variables")))}
 	case "validateClusterVariables":

@@ -48,14 +48,14 @@ describe('CapiServerlessStack', () => {
     });
   });
 
-  test('the three controller functions run on arm64 with the table name and the kubeconfig secret', () => {
+  test('the four controller functions run on arm64 with the table name and the kubeconfig secret', () => {
     const fns = resources('AWS::Lambda::Function').filter(
       (f) =>
         f.Properties['Handler'] === 'index.handler' &&
         (f.Properties['Environment'] as { Variables: Record<string, unknown> }).Variables['POWERTOOLS_SERVICE_NAME'] !==
           'capi-serverless-webhooks',
     );
-    assert.equal(fns.length, 3);
+    assert.equal(fns.length, 4);
     for (const fn of fns) {
       assert.deepEqual(fn.Properties['Architectures'], ['arm64']);
       assert.match(String(fn.Properties['Runtime']), /^nodejs(2[0-9])\.x$/);
@@ -70,7 +70,7 @@ describe('CapiServerlessStack', () => {
 
   test('with a kubeconfig secret, every function reads it through the Parameters and Secrets extension', () => {
     const fns = resources('AWS::Lambda::Function').filter((f) => f.Properties['Handler'] === 'index.handler');
-    assert.equal(fns.length, 4, 'three controllers and the webhooks');
+    assert.equal(fns.length, 5, 'four controllers and the webhooks');
     for (const fn of fns) {
       // NOTE: a region-agnostic stack picks the layer ARN from a per-region mapping at deploy time.
       const layers = fn.Properties['Layers'] as [{ 'Fn::FindInMap': [string, unknown, string] }];
@@ -91,7 +91,7 @@ describe('CapiServerlessStack', () => {
       )
       .filter((st) => [st.Action].flat().includes('secretsmanager:GetSecretValue'))
       .filter((st) => JSON.stringify(st.Resource).includes('mgmt-kubeconfig'));
-    assert.equal(secretReads.length, 4);
+    assert.equal(secretReads.length, 5);
     for (const st of secretReads) assert.match(JSON.stringify(st.Resource), /:secret:mgmt-kubeconfig-\?\?\?\?\?\?/);
   });
 
@@ -250,7 +250,7 @@ describe('CapiServerlessStack', () => {
 
   test('each controller has a tick schedule whose input is a valid tick event for it', () => {
     const schedules = resources('AWS::Scheduler::Schedule');
-    assert.equal(schedules.length, 3);
+    assert.equal(schedules.length, 4);
     const controllers = schedules.map((s) => {
       assert.equal(s.Properties['ScheduleExpression'], 'rate(5 minutes)');
       const input = (s.Properties['Target'] as { Input: string }).Input;
@@ -258,18 +258,14 @@ describe('CapiServerlessStack', () => {
       assert.equal(event['detail-type'], 'Tick');
       return event['detail-type'] === 'Tick' ? event.detail.controller : '';
     });
-    assert.deepEqual(controllers.sort(), ['addons', 'providers', 'topology']);
+    assert.deepEqual(controllers.sort(), ['addons', 'providers', 'rollout', 'topology']);
   });
 
   test('dead-letter queues and alarms on errors and DLQ depth exist for every function', () => {
-    template.resourceCountIs('AWS::SQS::Queue', 3);
+    template.resourceCountIs('AWS::SQS::Queue', 4);
     const alarms = resources('AWS::CloudWatch::Alarm');
-    assert.equal(
-      alarms.filter((a) => a.Properties['MetricName'] === 'Errors').length,
-      4,
-      'three controllers, webhooks',
-    );
-    assert.equal(alarms.filter((a) => a.Properties['MetricName'] === 'ApproximateNumberOfMessagesVisible').length, 3);
+    assert.equal(alarms.filter((a) => a.Properties['MetricName'] === 'Errors').length, 5, 'four controllers, webhooks');
+    assert.equal(alarms.filter((a) => a.Properties['MetricName'] === 'ApproximateNumberOfMessagesVisible').length, 4);
   });
 
   test('the webhooks function has alarms on errors, throttles and p99 duration', () => {
@@ -294,7 +290,7 @@ describe('CapiServerlessStack', () => {
     template.resourceCountIs('AWS::SNS::Topic', 1);
     const topic = Object.keys(template.findResources('AWS::SNS::Topic'))[0] ?? '';
     const alarms = resources('AWS::CloudWatch::Alarm');
-    assert.equal(alarms.length, 9, 'three DLQ depths, three controller errors, webhooks errors/throttles/latency');
+    assert.equal(alarms.length, 11, 'four DLQ depths, four controller errors, webhooks errors/throttles/latency');
     for (const alarm of alarms) {
       assert.deepEqual(alarm.Properties['AlarmActions'], [{ Ref: topic }]);
       assert.deepEqual(alarm.Properties['OKActions'], [{ Ref: topic }]);
@@ -353,7 +349,7 @@ describe('CapiServerlessStack', () => {
         (p.Properties['PolicyDocument'] as { Statement: { Action: string | string[]; Resource: unknown }[] }).Statement,
     );
     const dynamo = statements.filter((s) => [s.Action].flat().some((a) => a.startsWith('dynamodb:')));
-    assert.equal(dynamo.length, 3);
+    assert.equal(dynamo.length, 4);
     for (const s of dynamo) {
       assert.deepEqual([s.Action].flat().sort(), [...tableActions].sort());
       assert.ok(!JSON.stringify(s.Resource).includes('"*"'), 'no wildcard resource');
@@ -384,7 +380,7 @@ describe('CapiServerlessStack', () => {
           .Statement,
     );
     const puts = statements.filter((s) => [s.Action].flat().includes('events:PutEvents'));
-    assert.equal(puts.length, 3, 'one statement per controller function');
+    assert.equal(puts.length, 4, 'one statement per controller function');
     for (const s of puts)
       assert.deepEqual(s.Condition, { StringEquals: { 'events:source': 'capi-serverless.fanout' } });
     const rules = resources('AWS::Events::Rule').filter((r) =>
@@ -400,16 +396,16 @@ describe('CapiServerlessStack', () => {
           return pattern.detail.controller.join();
         })
         .sort(),
-      ['addons', 'providers', 'topology'],
+      ['addons', 'providers', 'rollout', 'topology'],
     );
     const fns = resources('AWS::Lambda::Function').filter((f) =>
       String(
         (f.Properties['Environment'] as { Variables?: Record<string, unknown> } | undefined)?.Variables?.[
           'POWERTOOLS_SERVICE_NAME'
         ] ?? '',
-      ).match(/-(topology|addons|providers)$/),
+      ).match(/-(topology|addons|providers|rollout)$/),
     );
-    assert.equal(fns.length, 3);
+    assert.equal(fns.length, 4);
     for (const fn of fns)
       assert.ok((fn.Properties['Environment'] as { Variables: Record<string, unknown> }).Variables['EVENT_BUS_NAME']);
   });

@@ -43,7 +43,7 @@ describe('the private variant of the stack', () => {
 
   test('attaches every function to the private subnets with a security group that allows HTTPS out only', () => {
     const fns = resources('AWS::Lambda::Function').filter((f) => f.Properties['Handler'] === 'index.handler');
-    assert.equal(fns.length, 4, 'three controllers and the webhooks');
+    assert.equal(fns.length, 5, 'four controllers and the webhooks');
     for (const fn of fns) {
       const vpcConfig = fn.Properties['VpcConfig'] as { SubnetIds: string[] } | undefined;
       assert.deepEqual(vpcConfig?.SubnetIds, privateNetwork.privateSubnetIds);

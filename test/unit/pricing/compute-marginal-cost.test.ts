@@ -2,84 +2,132 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import {
   awsPrices,
+  changeTypes,
   computeMarginalCost,
-  costAssumptions,
-  networkPaths,
+  defaultChangeMix,
+  measuredProfile,
+  type ChangeMix,
+  type DeployedStack,
   type MeasuredProfile,
-  type NetworkPath,
+  type UserType,
 } from '#shared/pricing/index.ts';
 
-const profile: MeasuredProfile = Object.freeze({
-  basis: 'test profile',
-  idleInvocationsPerClusterHour: 0.5,
-  invocationsPerChange: 4,
-  eventsPerChange: 3,
-  idleEventsPerClusterHour: 0.5,
-  passesRunPerChange: 2,
-  passesSkippedPerChange: 2,
-  invocationMs: 100,
-  tickMs: 20,
-  functionRequestsPerChange: 20,
-  forwarderRssMiB: 40,
-  forwarderRssMiBPerObject: 0.005,
-  forwarderCpuSecondsPerHour: 10,
-  replacedRssMiB: 20,
-  replacedCpuSecondsPerHour: 5,
-  replacedCpuSecondsPerChange: 0.05,
+const deployed: DeployedStack = Object.freeze({
+  functions: [
+    ...['a', 'b', 'c'].map((id) => ({
+      logicalId: id,
+      role: 'controller' as const,
+      memoryGb: 0.5,
+      architecture: 'arm64' as const,
+      tracing: 'Active' as const,
+      logRetentionDays: 30,
+      secretsRead: 1,
+      secretsTtlSeconds: 300,
+      scheduledPerMonth: 8_760,
+    })),
+    {
+      logicalId: 'w',
+      role: 'webhooks' as const,
+      memoryGb: 1,
+      architecture: 'arm64' as const,
+      tracing: 'Active' as const,
+      logRetentionDays: 30,
+      secretsRead: 2,
+      secretsTtlSeconds: 300,
+      scheduledPerMonth: 0,
+    },
+  ],
+  alarms: 9,
+  secretsCreated: 1,
+  secretsReferenced: 1,
+  advancedParameters: 0,
+  standardParameters: 0,
+  schedules: 3,
+  queues: 3,
+  interfaceEndpoints: 0,
+  table: { onDemand: true, pointInTimeRecovery: true, globalSecondaryIndexes: ['due'] },
+  fanOutOnBus: true,
+  unpriced: [],
 });
-const cost = (clusters: number, network: NetworkPath = 'public', changesPerClusterMonth = 10) =>
-  computeMarginalCost(profile, { clusters, changesPerClusterMonth, network }, awsPrices);
+const none = Object.fromEntries(changeTypes.map((t) => [t, 0])) as ChangeMix;
+
+const cost = (
+  clusters: number,
+  o: { mix?: ChangeMix; userType?: UserType; profile?: MeasuredProfile; d?: DeployedStack } = {},
+) =>
+  computeMarginalCost({
+    deployed: o.d ?? deployed,
+    profile: o.profile ?? measuredProfile,
+    clusters,
+    mix: o.mix ?? defaultChangeMix,
+    userType: o.userType ?? 'operator',
+    forwarderRequests: { cpu: 0.02, memoryMiB: 64 },
+    prices: awsPrices,
+  });
 const line = (c: ReturnType<typeof cost>, item: string) => c.lines.find((l) => l.item.startsWith(item))?.usd ?? NaN;
 
 describe('computeMarginalCost', () => {
-  test('every line says whether it is measured or modelled, and the totals are their sums', () => {
+  test('every line says where its quantity comes from, and the totals are their sums', () => {
     const c = cost(1_000);
-    for (const l of c.lines) assert.ok(['measured', 'modelled'].includes(l.basis), l.item);
+    for (const l of c.lines) assert.ok(['measured', 'template', 'modelled'].includes(l.basis), l.item);
     const sum = (side: 'A' | 'B') => c.lines.filter((l) => l.side === side).reduce((s, l) => s + l.usd, 0);
     assert.equal(c.totalB, sum('B'));
     assert.equal(c.totalA, sum('A'));
   });
 
-  test('usage-priced lines grow with the fleet; the fixed ones do not', () => {
+  test('usage-priced lines grow with the fleet; the template-fixed ones do not', () => {
     const [small, large] = [cost(100), cost(10_000)];
-    assert.ok(line(large, 'Lambda requests') > line(small, 'Lambda requests'));
-    assert.ok(line(large, 'DynamoDB') > line(small, 'DynamoDB'));
-    assert.equal(line(large, 'EventBridge Scheduler'), line(small, 'EventBridge Scheduler'));
-    assert.equal(line(large, 'Cluster API Operator'), line(small, 'Cluster API Operator'));
+    for (const item of ['Lambda: controller', 'Lambda: webhooks', 'DynamoDB reads', 'X-Ray'])
+      assert.ok(line(large, item) > line(small, item), item);
+    for (const item of ['CloudWatch alarms', 'EventBridge Scheduler', 'Cluster API Operator'])
+      assert.equal(line(large, item), line(small, item), item);
   });
 
-  test('the network path: nothing fixed for public and the private variant, NAT above interface endpoints', () => {
-    const byPath = Object.fromEntries(networkPaths.map((p) => [p, line(cost(100, p), 'network path')]));
-    assert.equal(byPath['public'], 0);
-    assert.equal(byPath['vpc-private'], 0);
-    assert.ok((byPath['vpc-nat'] ?? 0) > (byPath['vpc-endpoints'] ?? 0));
-    assert.ok((byPath['vpc-endpoints'] ?? 0) > 0);
+  test('alarms, secrets and schedules are priced from the deployed stack', () => {
+    const fewer: DeployedStack = { ...deployed, alarms: 1, secretsCreated: 0, secretsReferenced: 0 };
+    assert.ok(Math.abs(line(cost(100), 'CloudWatch alarms') - 0.9) < 1e-9);
+    assert.ok(Math.abs(line(cost(100, { d: fewer }), 'CloudWatch alarms') - 0.1) < 1e-9);
+    assert.ok(line(cost(100, { d: fewer }), 'Secrets Manager') < line(cost(100), 'Secrets Manager'));
   });
 
-  test('the private variant turns tracing off and keeps one secret', () => {
-    assert.equal(line(cost(100, 'vpc-private'), 'X-Ray'), 0);
-    assert.ok(line(cost(100, 'vpc-private'), 'CloudWatch alarms') < line(cost(100), 'CloudWatch alarms'));
+  test('tracing off in the template prices no X-Ray traces', () => {
+    const off: DeployedStack = {
+      ...deployed,
+      functions: deployed.functions.map((f) => ({ ...f, tracing: 'Disabled' as const })),
+    };
+    assert.equal(line(cost(1_000, { d: off }), 'X-Ray'), 0);
   });
 
-  test('Lambda duration prices ticks at their own measured duration, event invocations at theirs', () => {
-    const fleet = { clusters: 1_000, changesPerClusterMonth: 10, network: 'public' } as const;
-    const at = (p: Partial<MeasuredProfile>) =>
-      line(computeMarginalCost({ ...profile, ...p }, fleet, awsPrices), 'Lambda duration');
-    const h = awsPrices.hoursPerMonth;
-    const perGbSecond = costAssumptions.functionMemoryGb * awsPrices.lambdaArmPerGbSecond;
-    // One more ms per tick costs the month's ticks; one more ms per event invocation costs the month's event invocations.
-    const ticks = costAssumptions.tickInvocationsPerHour * h;
-    const events = 1_000 * profile.idleInvocationsPerClusterHour * h + 1_000 * 10 * profile.invocationsPerChange;
-    assert.ok(Math.abs(at({ tickMs: 1_020 }) - at({}) - ticks * 1 * perGbSecond) < 1e-9);
-    assert.ok(Math.abs(at({ invocationMs: 1_100 }) - at({}) - events * 1 * perGbSecond) < 1e-9);
+  test('index writes follow the table indexes in the template', () => {
+    const noIndex: DeployedStack = { ...deployed, table: { ...deployed.table, globalSecondaryIndexes: [] } };
+    assert.ok(line(cost(1_000, { d: noIndex }), 'DynamoDB reads') < line(cost(1_000), 'DynamoDB reads'));
   });
 
-  test('the forwarder is charged at least its Deployment request', () => {
-    const tiny = computeMarginalCost(
-      { ...profile, forwarderRssMiB: 1, forwarderCpuSecondsPerHour: 0 },
-      { clusters: 1, changesPerClusterMonth: 0, network: 'public' },
-      awsPrices,
-    );
-    assert.ok(line(tiny, "forwarder pod's node share") > 0);
+  test('an idle month prices no change invocations and no webhook calls beyond the idle ones measured', () => {
+    const idle = cost(1_000, { mix: none });
+    assert.equal(idle.activity.passesRun, 0);
+    assert.ok(line(idle, 'Lambda: controller') < line(cost(1_000), 'Lambda: controller'));
+  });
+
+  test('a user who installed with clusterctl has no operator pod on side A', () => {
+    assert.equal(line(cost(100, { userType: 'clusterctl' }), 'Cluster API Operator pod'), 0);
+    assert.ok(cost(100, { userType: 'operator' }).totalA > cost(100, { userType: 'clusterctl' }).totalA);
+    assert.equal(cost(100, { userType: 'operator' }).totalB, cost(100, { userType: 'clusterctl' }).totalB);
+  });
+
+  test('a change type not measured is priced at nothing and named', () => {
+    const profile: MeasuredProfile = {
+      ...measuredProfile,
+      changes: { ...measuredProfile.changes, upgrade: 'not measured' },
+    };
+    const mix: ChangeMix = { ...none, upgrade: 5 };
+    const c = cost(1_000, { profile, mix });
+    assert.deepEqual(c.activity.notMeasured, ['upgrade']);
+    assert.equal(c.activity.eventInvocations, 0);
+    assert.match(c.lines.find((l) => l.item.startsWith('Lambda: controller'))?.note ?? '', /not measured.*upgrade/);
+  });
+
+  test('upgrades cost B per Cluster: 10 a month at 10,000 Clusters cost more than the default mix', () => {
+    assert.ok(cost(10_000, { mix: { ...none, upgrade: 10 } }).totalB > cost(10_000).totalB);
   });
 });

@@ -56,6 +56,11 @@ const cluster = (metadata: Record<string, unknown>, status: Record<string, unkno
     },
   });
 
+const baseConditions = [
+  { type: 'ControlPlaneInitialized', status: 'False', message: 'waiting' },
+  { type: 'Available', status: 'False' },
+];
+
 describe('computeClusterFingerprint', () => {
   const base = computeClusterFingerprint(cluster({}, {}));
   const changes: [string, KubeObject][] = [
@@ -80,6 +85,11 @@ describe('computeClusterFingerprint', () => {
         },
       ),
     ],
+    [
+      'changes with a health gate condition (RollingOut) for the rollout',
+      cluster({}, { conditions: [...baseConditions, { type: 'RollingOut', status: 'True', observedGeneration: 2 }] }),
+    ],
+    ['changes with the observed generation', cluster({}, { observedGeneration: 2 })],
   ];
   for (const [name, obj] of changes) test(name, () => assert.notEqual(computeClusterFingerprint(obj), base));
 

@@ -34,7 +34,12 @@ describe('parseRuntimeEvent', () => {
 
 describe('routeKind', () => {
   const cases = [
-    { name: 'sends Clusters to topology and addons', kind: 'Cluster', expect: ['topology', 'addons'] },
+    {
+      name: 'sends Clusters to topology, addons and rollout',
+      kind: 'Cluster',
+      expect: ['topology', 'addons', 'rollout'],
+    },
+    { name: 'sends ClusterRollouts to rollout', kind: 'ClusterRollout', expect: ['rollout'] },
     { name: 'sends provider templates to topology', kind: 'DockerMachineTemplate', expect: ['topology'] },
     { name: 'sends ConfigMaps to addons and providers', kind: 'ConfigMap', expect: ['addons', 'providers'] },
     { name: 'sends InfrastructureProviders to providers', kind: 'InfrastructureProvider', expect: ['providers'] },

@@ -6,6 +6,7 @@ import type { WebhookReader } from '#shared/webhooks/current/webhook-reader.ts';
 const reader: WebhookReader = {
   getClusterClass: async () => undefined,
   listClustersUsingClass: async () => [],
+  listClusters: async () => [],
   listProviders: async () => [],
   getTopologyUpgradeState: async () => ({ controlPlane: { error: 'not read' }, machineDeployments: [] }),
 };

@@ -29,6 +29,10 @@ function fakeReader(
       calls.push(`listClustersUsingClass ${key.name}`);
       return clusters.filter((c) => c.spec?.topology?.classRef.name === key.name);
     },
+    listClusters: async (namespace: string, labelSelector: string) => {
+      calls.push(`listClusters ${namespace} ${labelSelector}`);
+      return clusters.filter((c) => c.metadata.namespace === namespace);
+    },
     listProviders: async (kind) => {
       calls.push(`listProviders ${kind}`);
       return providers.filter((p) => p.kind === kind);

@@ -1,4 +1,4 @@
-// ExtensionConfig admission rules (upstream v1.14, RuntimeSDK gate on) and Go's url.ParseRequestURI as they read it.
+// ExtensionConfig admission rules (upstream v1.14, RuntimeSDK gate on).
 // The same rules are compared with upstream's own webhook code in test/integration/oracles/admission-oracle.test.ts.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -13,37 +13,7 @@ import {
   validateExtensionConfig,
   type AdmittedExtensionConfig,
 } from '#shared/webhooks/rules/extension-config-rules.ts';
-import { parseRequestURI } from '#shared/webhooks/rules/parse-request-uri.ts';
 import { deepFreeze } from '#test/builders/topology.ts';
-
-describe('parseRequestURI (Go net/url.ParseRequestURI)', () => {
-  const cases: [string, string, string | { scheme: string }][] = [
-    ['accepts an https URL with port and path', 'https://ext.example:8443/hooks', { scheme: 'https' }],
-    ['lower-cases the scheme', 'HTTPS://ext.example', { scheme: 'https' }],
-    ['accepts an absolute path', '/hooks/v1', { scheme: '' }],
-    ['accepts a bracketed IPv6 host', 'https://[::1]:8443/', { scheme: 'https' }],
-    ['reads a rootless URI as opaque', 'mailto:ops@example.com', { scheme: 'mailto' }],
-    ['refuses a host and path without scheme', 'ext.example/hooks', 'invalid URI for request'],
-    ['refuses a leading colon', ':8443/hooks', 'missing protocol scheme'],
-    ['refuses a control character', 'https://ext.example/\n', 'net/url: invalid control character in URL'],
-    ['refuses a space in the host', 'https://ext example/', 'invalid character " " in host name'],
-    ['refuses a port that is not a number', 'https://ext.example:https/', 'invalid port ":https" after host'],
-    ['refuses a second colon in an https host', 'https://a:1:2/', 'invalid port ":1:2" after host'],
-    ['refuses a bad escape in the path', 'https://ext.example/%zz', 'invalid URL escape "%zz"'],
-    ['refuses an escaped ASCII byte in the host', 'https://ext%2Eexample/', 'invalid URL escape "%2E"'],
-    ['refuses a bracket missing its end', 'https://[::1/', "missing ']' in host"],
-    ['refuses a bracket after the start of the host', 'https://a[::1]/', 'invalid IP-literal'],
-    ['refuses a space in the userinfo', 'https://a b@ext.example/', 'net/url: invalid userinfo'],
-  ];
-  for (const [name, raw, want] of cases) {
-    test(name, () => {
-      const got = parseRequestURI(raw);
-      if (typeof want === 'string')
-        assert.deepEqual(got, { ok: false, error: `parse ${JSON.stringify(raw)}: ${want}` });
-      else assert.deepEqual(got, { ok: true, scheme: want.scheme });
-    });
-  }
-});
 
 describe('labelSelectorError (metav1.LabelSelectorAsSelector)', () => {
   test('accepts an empty selector and valid requirements', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { parseVersionTolerant } from '#shared/topology/desired/semver.ts';
+import { parseVersionTolerant } from '#shared/lang/semver/semver.ts';
 import type { Unstructured } from '#shared/topology/types.ts';
 import { isControlPlaneProvisioning, isControlPlaneUpgrading } from '#shared/topology/contract/control-plane-state.ts';
 import {

@@ -1,5 +1,6 @@
-// Tolerant semantic version parsing and comparison, as upstream's semver.ParseTolerant + version.Compare with build
-// tags: a leading `v` is allowed, missing minor/patch are 0, build metadata is compared when present.
+// Semantic versions, the one home for both ways upstream reads them: Cluster API's topology and webhooks use blang's
+// semver.ParseTolerant and util/version.Compare (build tags compared); clusterctl and the operator read provider
+// versions with apimachinery's version.ParseSemantic (strict `v1.2.3[-pre][+build]`). Ordering is semver 2.
 
 export type Version = {
   readonly major: number;
@@ -9,7 +10,12 @@ export type Version = {
   readonly build: readonly string[];
 };
 
-/** Parses `v1.30.1`, `1.30`, `v1.30.1-rc.0+build.1`; returns undefined when it is not a version. */
+/**
+ * blang's semver.ParseTolerant: `v1.30.1`, `1.30`, ` v1.30.1-rc.0+build.1 `; undefined when it is not a version.
+ *
+ * @example
+ * parseVersionTolerant('v1.30'); // { major: 1, minor: 30, patch: 0, pre: [], build: [] }
+ */
 export function parseVersionTolerant(text: string): Version | undefined {
   const m = /^v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:-([0-9A-Za-z.-]+))?(?:\+([0-9A-Za-z.-]+))?$/.exec(text.trim());
   if (!m) return undefined;
@@ -17,6 +23,30 @@ export function parseVersionTolerant(text: string): Version | undefined {
     major: Number(m[1]),
     minor: Number(m[2] ?? 0),
     patch: Number(m[3] ?? 0),
+    pre: m[4] ? m[4].split('.') : [],
+    build: m[5] ? m[5].split('.') : [],
+  };
+}
+
+const SEMANTIC =
+  /^v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?$/;
+
+/**
+ * apimachinery's version.ParseSemantic as clusterctl reads provider versions: exactly `v1.2.3` (the `v` optional, no
+ * leading zeros) with optional pre-release and build metadata; undefined when invalid.
+ *
+ * @example
+ * parseVersionSemantic('v1.9.0-rc.1'); // { major: 1, minor: 9, patch: 0, pre: ['rc', '1'], build: [] }
+ */
+export function parseVersionSemantic(text: string): Version | undefined {
+  const m = SEMANTIC.exec(text);
+  if (!m) return undefined;
+  const nums = [m[1], m[2], m[3]].map(Number);
+  if (nums.some((n) => !Number.isSafeInteger(n))) return undefined;
+  return {
+    major: nums[0] ?? 0,
+    minor: nums[1] ?? 0,
+    patch: nums[2] ?? 0,
     pre: m[4] ? m[4].split('.') : [],
     build: m[5] ? m[5].split('.') : [],
   };
@@ -31,8 +61,9 @@ function compareIdentifiers(a: readonly string[], b: readonly string[]): number 
     const xn = /^\d+$/.test(x);
     const yn = /^\d+$/.test(y);
     if (xn && yn) {
-      const d = Number(x) - Number(y);
-      if (d !== 0) return Math.sign(d);
+      // NOTE: Go reads numeric identifiers as uint64; BigInt keeps the order of those past 2^53.
+      const d = BigInt(x) - BigInt(y);
+      if (d !== 0n) return d < 0n ? -1 : 1;
     } else if (xn !== yn) return xn ? -1 : 1;
     else if (x !== y) return x < y ? -1 : 1;
   }

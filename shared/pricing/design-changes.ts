@@ -1,0 +1,113 @@
+// The design changes issue 32 names, each as a change to the cost model's inputs, so their savings are modelled by
+// the same function that prices the deployed stack: B's total with the change against B's total without it, at a
+// fleet size. None of them is deployed: they say what each line keeping B above A would cost after the change.
+import { computeMarginalCost, type CostInputs } from '#shared/pricing/compute-marginal-cost.ts';
+import { fleetWideChanges } from '#shared/pricing/compute-monthly-activity.ts';
+import type { ChangeFigures, MeasuredProfile } from '#shared/pricing/measured-profile-types.ts';
+
+export type DesignChange = {
+  readonly name: string;
+  /** What would change in the stack or the code, and the assumption the modelled saving rests on. */
+  readonly how: string;
+  readonly apply: (inputs: CostInputs) => CostInputs;
+};
+
+const mapChanges = (
+  profile: MeasuredProfile,
+  f: (figures: ChangeFigures, type: string) => ChangeFigures,
+): MeasuredProfile => ({
+  ...profile,
+  changes: Object.fromEntries(
+    Object.entries(profile.changes).map(([type, figures]) => [
+      type,
+      figures === 'not measured' ? figures : f(figures, type),
+    ]),
+  ) as MeasuredProfile['changes'],
+});
+
+export const designChanges: readonly DesignChange[] = [
+  {
+    name: 'one alarm instead of nine',
+    how: "one alarm on the webhooks' errors (a failure blocks users' writes); the controllers' failed events reach the alarm topic through an on-failure destination (no alarm, SNS publishes in the free tier) instead of three DLQ and three errors alarms, throttles and p99 alarms dropped",
+    apply: (i) => ({ ...i, deployed: { ...i.deployed, alarms: Math.min(i.deployed.alarms, 1) } }),
+  },
+  {
+    name: 'no Secrets Manager',
+    how: 'EKS access entries instead of a kubeconfig secret; the webhook path token as an SSM SecureString standard parameter (free) resolved at deploy time',
+    apply: (i) => ({
+      ...i,
+      deployed: {
+        ...i.deployed,
+        secretsCreated: 0,
+        secretsReferenced: 0,
+        standardParameters: i.deployed.standardParameters + 1,
+        functions: i.deployed.functions.map((f) => ({ ...f, secretsRead: 0 })),
+      },
+    }),
+  },
+  {
+    name: 'hourly sweep plus one-time schedules',
+    how: 'each controller ticks once an hour; a pass that asks to run again gets a one-time schedule at its due time instead of waiting for a tick (not priced: the profile does not count requeues apart; failed passes, the measured part, are a few a month)',
+    apply: (i) => ({
+      ...i,
+      deployed: {
+        ...i.deployed,
+        functions: i.deployed.functions.map((f) =>
+          f.scheduledPerMonth > 0 ? { ...f, scheduledPerMonth: i.prices.hoursPerMonth } : f,
+        ),
+      },
+    }),
+  },
+  {
+    name: 'X-Ray sampled, none on ticks',
+    how: 'a sampling rule recording 5 % of event invocations and webhook calls and no tick',
+    apply: (i) => ({ ...i, traceSampling: { ticks: 0, events: 0.05 } }),
+  },
+  {
+    name: 'forwarder at 48 MiB',
+    how: 'metadata-only watches, Secrets and ConfigMaps narrowed to what a ClusterResourceSet can reference: 48 MiB RSS with 10,000 watched objects, its memory request lowered to 48Mi',
+    apply: (i) => ({
+      ...i,
+      forwarderRequests: { ...i.forwarderRequests, memoryMiB: 48 },
+      profile: { ...i.profile, forwarder: { ...i.profile.forwarder, rssMiB: 48, rssMiBAt10kObjects: 48 } },
+    }),
+  },
+  {
+    name: 'batched event bursts',
+    how: "a per-Cluster change's burst of object events becomes one invocation per pass that runs (the skipped passes' invocations and forwarder entries go); fleet-wide changes unchanged",
+    apply: (i) => ({
+      ...i,
+      profile: mapChanges(i.profile, (f, type) => {
+        if (fleetWideChanges.has(type as never)) return f;
+        const invocations = Math.max(1, f.passesRun);
+        return { ...f, eventInvocations: invocations, passesSkipped: 0, forwarderEvents: invocations };
+      }),
+    }),
+  },
+];
+
+export type DesignSaving = { readonly name: string; readonly how: string; readonly savedB: number };
+
+export type DesignOutcome = {
+  readonly savings: readonly DesignSaving[];
+  /** B with every change applied, and A. */
+  readonly totalB: number;
+  readonly totalA: number;
+};
+
+/**
+ * Each change's modelled saving on B alone, and B with all of them.
+ *
+ * @example
+ * computeDesignOutcome(inputs).savings.map((s) => `${s.name}: $${s.savedB.toFixed(2)}`);
+ */
+export function computeDesignOutcome(inputs: CostInputs): DesignOutcome {
+  const base = computeMarginalCost(inputs);
+  const savings = designChanges.map((c) => ({
+    name: c.name,
+    how: c.how,
+    savedB: base.totalB - computeMarginalCost(c.apply(inputs)).totalB,
+  }));
+  const all = computeMarginalCost(designChanges.reduce((i, c) => c.apply(i), inputs));
+  return { savings, totalB: all.totalB, totalA: all.totalA };
+}

@@ -1,0 +1,174 @@
+// What the synthesized template deploys, as the facts the cost model prices: every function's memory, tracing mode,
+// log retention, schedules, secrets and who reads them, alarms, queues, the table's indexes and any VPC endpoint.
+// Pure: the template is the argument. A resource type not in `resourcePricing` is returned in `unpriced`, so the
+// model (and its test) cannot miss a billable resource the stack gains.
+import type { CfnTemplate } from '#shared/pricing/synthesize-stack.ts';
+
+/** How the cost model treats each CloudFormation type: the line that prices it, or why it costs nothing itself. */
+export const resourcePricing = {
+  'AWS::Lambda::Function': {
+    priced: 'Lambda requests, duration (incl. INIT), and the X-Ray traces of its tracing mode',
+  },
+  'AWS::Lambda::Url': { priced: 'webhooks Lambda requests and duration (a Function URL adds no charge of its own)' },
+  'AWS::Logs::LogGroup': { priced: 'CloudWatch Logs ingestion and storage for its retention' },
+  'AWS::CloudWatch::Alarm': { priced: 'CloudWatch alarms (per standard-resolution alarm metric)' },
+  'AWS::SecretsManager::Secret': { priced: 'Secrets Manager secret-months and API calls' },
+  'AWS::SSM::Parameter': { priced: 'SSM Parameter Store (advanced parameters per month; standard free)' },
+  'AWS::Scheduler::Schedule': { priced: 'EventBridge Scheduler invocations (and the invocations they start)' },
+  'AWS::DynamoDB::Table': { priced: 'DynamoDB reads, writes incl. index writes, storage and PITR' },
+  'AWS::SQS::Queue': { priced: 'SQS requests (a dead-letter queue gets one per failed event)' },
+  'AWS::EC2::VPCEndpoint': { priced: 'interface endpoints per zone-hour (a gateway endpoint is free)' },
+  'AWS::Events::EventBus': { free: 'no charge for a bus; events put on it are priced as PutEvents' },
+  'AWS::Events::Rule': { free: 'rules and their deliveries to Lambda targets cost nothing; PutEvents is priced' },
+  'AWS::Lambda::Permission': { free: 'IAM resource policy' },
+  'AWS::Lambda::EventInvokeConfig': { free: 'retry and destination settings' },
+  'AWS::IAM::Role': { free: 'IAM is free' },
+  'AWS::IAM::Policy': { free: 'IAM is free' },
+  'AWS::IAM::ManagedPolicy': { free: 'IAM is free' },
+  'AWS::SQS::QueuePolicy': { free: 'access policy' },
+  'AWS::SNS::Topic': {
+    free: 'a topic costs nothing; alarm notifications are the first 1,000 e-mails / 1 million publishes free',
+  },
+  'AWS::SNS::TopicPolicy': { free: 'access policy' },
+  'AWS::EC2::SecurityGroup': { free: 'security groups are free' },
+  'AWS::CDK::Metadata': { free: 'CDK version metadata, not deployed as anything billable' },
+} as const satisfies Record<string, { priced: string } | { free: string }>;
+
+export type PricedResourceType = keyof typeof resourcePricing;
+
+export type TracingMode = 'Active' | 'PassThrough' | 'Disabled';
+
+export type DeployedFunction = {
+  readonly logicalId: string;
+  /** `controller` (topology, addons, providers) or `webhooks` (behind a Function URL). */
+  readonly role: 'controller' | 'webhooks';
+  readonly memoryGb: number;
+  readonly architecture: 'arm64' | 'x86_64';
+  readonly tracing: TracingMode;
+  /** Retention of its log group, days (0: never expires). */
+  readonly logRetentionDays: number;
+  /** Secrets it reads at run time through the Parameters and Secrets extension (none when resolved at deploy time). */
+  readonly secretsRead: number;
+  /** The extension's cache TTL, seconds: one Secrets Manager call per secret per environment per TTL at most. */
+  readonly secretsTtlSeconds: number;
+  /** Scheduled invocations a month (its schedules' rates). */
+  readonly scheduledPerMonth: number;
+};
+
+export type DeployedStack = {
+  readonly functions: readonly DeployedFunction[];
+  readonly alarms: number;
+  /** Secrets: created by the stack, and referenced by name (the kubeconfig a user keeps in Secrets Manager). */
+  readonly secretsCreated: number;
+  readonly secretsReferenced: number;
+  readonly advancedParameters: number;
+  readonly standardParameters: number;
+  readonly schedules: number;
+  readonly queues: number;
+  readonly interfaceEndpoints: number;
+  readonly table: {
+    readonly onDemand: boolean;
+    readonly pointInTimeRecovery: boolean;
+    /** Global secondary indexes: each write that adds, changes or removes an item's index keys writes the index too. */
+    readonly globalSecondaryIndexes: readonly string[];
+  };
+  /** Whether the functions may put fanned-out batches on the bus (EVENT_BUS_NAME set). */
+  readonly fanOutOnBus: boolean;
+  /** Resource types the model has no price for: the test fails on any. */
+  readonly unpriced: readonly string[];
+};
+
+const minutesPerMonth = 730 * 60;
+
+/** Invocations a month of `rate(N unit)` (cron expressions are not used by the stack). */
+function computeScheduledPerMonth(expression: string): number {
+  const m = /^rate\((\d+) (minute|minutes|hour|hours|day|days)\)$/.exec(expression);
+  if (!m) throw new Error(`unsupported schedule expression ${JSON.stringify(expression)}`);
+  const perUnit = m[2]?.startsWith('minute') ? 1 : m[2]?.startsWith('hour') ? 60 : 1440;
+  return minutesPerMonth / (Number(m[1]) * perUnit);
+}
+
+const refOf = (value: unknown): string | undefined => {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const v = value as { Ref?: unknown; 'Fn::GetAtt'?: unknown };
+  if (typeof v.Ref === 'string') return v.Ref;
+  const getAtt = v['Fn::GetAtt'];
+  return Array.isArray(getAtt) && typeof getAtt[0] === 'string' ? getAtt[0] : undefined;
+};
+
+/**
+ * The billable facts of a synthesized template.
+ *
+ * @example
+ * readDeployedStack(synthesizeStack('public')).alarms; // 9
+ */
+export function readDeployedStack(template: CfnTemplate): DeployedStack {
+  const entries = Object.entries(template.Resources);
+  const of = (type: string) => entries.filter(([, r]) => r.Type === type);
+  const props = (r: { Properties?: Record<string, unknown> }) => r.Properties ?? {};
+  const retention = new Map(
+    of('AWS::Logs::LogGroup').map(([id, r]) => [id, Number(props(r)['RetentionInDays'] ?? 0)] as const),
+  );
+  const scheduled = new Map<string, number>();
+  for (const [, r] of of('AWS::Scheduler::Schedule')) {
+    const p = props(r);
+    const target = refOf((p['Target'] as { Arn?: unknown } | undefined)?.Arn);
+    if (target && p['State'] !== 'DISABLED')
+      scheduled.set(target, (scheduled.get(target) ?? 0) + computeScheduledPerMonth(String(p['ScheduleExpression'])));
+  }
+  const envOf = (r: { Properties?: Record<string, unknown> }) =>
+    ((props(r)['Environment'] as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {}) as Record<
+      string,
+      unknown
+    >;
+  const urlTargets = new Set(of('AWS::Lambda::Url').map(([, r]) => refOf(props(r)['TargetFunctionArn'])));
+  const functions = of('AWS::Lambda::Function').map(([id, r]): DeployedFunction => {
+    const p = props(r);
+    const env = envOf(r);
+    const logGroup = refOf((p['LoggingConfig'] as { LogGroup?: unknown } | undefined)?.LogGroup);
+    return {
+      logicalId: id,
+      role: urlTargets.has(id) ? 'webhooks' : 'controller',
+      memoryGb: Number(p['MemorySize'] ?? 128) / 1024,
+      architecture: (p['Architectures'] as string[] | undefined)?.[0] === 'arm64' ? 'arm64' : 'x86_64',
+      tracing: ((p['TracingConfig'] as { Mode?: TracingMode } | undefined)?.Mode ?? 'PassThrough') as TracingMode,
+      // NOTE: a function without its own log group writes to /aws/lambda/<name>, kept forever.
+      logRetentionDays: logGroup === undefined ? 0 : (retention.get(logGroup) ?? 0),
+      secretsRead: ['KUBECONFIG_SECRET_ARN', 'WEBHOOK_TOKEN_SECRET_ARN'].filter((k) => env[k] !== undefined).length,
+      secretsTtlSeconds: Number(env['SECRETS_MANAGER_TTL'] ?? 300),
+      scheduledPerMonth: scheduled.get(id) ?? 0,
+    };
+  });
+  // NOTE: the kubeconfig secret is the user's (referenced by name), billed all the same.
+  const referenced = new Set(
+    of('AWS::Lambda::Function')
+      .map(([, r]) => envOf(r)['KUBECONFIG_SECRET_ARN'])
+      .filter((v): v is string => typeof v === 'string'),
+  );
+  const parameters = of('AWS::SSM::Parameter').map(([, r]) => props(r)['Tier']);
+  const table = of('AWS::DynamoDB::Table')[0]?.[1];
+  const tableProps = table ? props(table) : {};
+  return {
+    functions,
+    alarms: of('AWS::CloudWatch::Alarm').length,
+    secretsCreated: of('AWS::SecretsManager::Secret').length,
+    secretsReferenced: referenced.size,
+    advancedParameters: parameters.filter((t) => t === 'Advanced').length,
+    standardParameters: parameters.filter((t) => t !== 'Advanced').length,
+    schedules: of('AWS::Scheduler::Schedule').length,
+    queues: of('AWS::SQS::Queue').length,
+    interfaceEndpoints: of('AWS::EC2::VPCEndpoint').filter(([, r]) => props(r)['VpcEndpointType'] === 'Interface')
+      .length,
+    table: {
+      onDemand: tableProps['BillingMode'] === 'PAY_PER_REQUEST',
+      pointInTimeRecovery:
+        (tableProps['PointInTimeRecoverySpecification'] as { PointInTimeRecoveryEnabled?: boolean } | undefined)
+          ?.PointInTimeRecoveryEnabled === true,
+      globalSecondaryIndexes: ((tableProps['GlobalSecondaryIndexes'] as { IndexName: string }[] | undefined) ?? []).map(
+        (i) => i.IndexName,
+      ),
+    },
+    fanOutOnBus: of('AWS::Lambda::Function').some(([, r]) => envOf(r)['EVENT_BUS_NAME'] !== undefined),
+    unpriced: [...new Set(entries.map(([, r]) => r.Type))].filter((t) => !(t in resourcePricing)).sort(),
+  };
+}

@@ -1,0 +1,49 @@
+// What makes a ClusterRollout's spec unusable, as sentences naming the field (the webhook refuses such a spec; a
+// rollout that got past it anyway stops with reason InvalidSpec and changes nothing).
+import { parseGoDuration } from '#shared/api/conversion/durations.ts';
+import { isEmptyLabelSelector, validateLabelSelector } from '#shared/api/label-selector.ts';
+import type { ClusterRolloutSpec } from '#shared/api/rollout.ts';
+import { isKnownTimeZone } from '#shared/rollout/desired/compute-maintenance-window.ts';
+import { validateWaves } from '#shared/rollout/desired/compute-wave-plan.ts';
+
+/** Default `spec.healthGate.timeout`. */
+export const defaultHealthTimeout = '30m';
+
+/** A duration field in ms; undefined when it does not parse or is negative. */
+export function computeDurationMs(text: string): number | undefined {
+  try {
+    const seconds = parseGoDuration(text);
+    return seconds < 0 ? undefined : Math.round(seconds * 1000);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Every problem of a spec; empty when it can be rolled out.
+ *
+ * @example
+ * computeSpecProblems({ clusterSelector: {}, change: { version: 'v1.34.1' }, waves: [{ clusters: 1 }] });
+ * // ['spec.clusterSelector: must not be empty (it would select every Cluster of the namespace)', 'spec.waves: ...']
+ */
+export function computeSpecProblems(spec: ClusterRolloutSpec): string[] {
+  const problems: string[] = [];
+  if (isEmptyLabelSelector(spec.clusterSelector)) {
+    problems.push('spec.clusterSelector: must not be empty (it would select every Cluster of the namespace)');
+  } else {
+    for (const p of validateLabelSelector(spec.clusterSelector)) problems.push(`spec.clusterSelector: ${p}`);
+  }
+  problems.push(...validateWaves(spec.waves));
+  if (spec.bakeTime !== undefined && computeDurationMs(spec.bakeTime) === undefined) {
+    problems.push(`spec.bakeTime: invalid duration "${spec.bakeTime}"`);
+  }
+  const timeout = spec.healthGate?.timeout;
+  if (timeout !== undefined && !computeDurationMs(timeout)) {
+    problems.push(`spec.healthGate.timeout: must be a positive duration, got "${timeout}"`);
+  }
+  const zone = spec.maintenanceWindow?.timeZone;
+  if (zone !== undefined && !isKnownTimeZone(zone)) {
+    problems.push(`spec.maintenanceWindow.timeZone: unknown time zone "${zone}"`);
+  }
+  return problems;
+}

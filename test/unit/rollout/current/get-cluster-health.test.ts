@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
+import { getClusterHealth } from '#shared/rollout/current/get-cluster-health.ts';
+import { computeFailingChecks } from '#shared/rollout/desired/compute-cluster-entries.ts';
+import { healthChecks } from '#shared/api/rollout.ts';
+import { deepFreeze } from '#test/unit/addons/fixtures.ts';
+
+const at = '2026-11-27T13:00:00Z';
+const cond = (type: string, status: 'True' | 'False' | 'Unknown', reason: string, observedGeneration = 2) => ({
+  type,
+  status,
+  reason,
+  message: '',
+  lastTransitionTime: at,
+  observedGeneration,
+});
+
+function clusterWith(conditions: ReturnType<typeof cond>[], observedGeneration = 2): Cluster {
+  return deepFreeze({
+    apiVersion: 'cluster.x-k8s.io/v1beta2',
+    kind: 'Cluster',
+    metadata: { namespace: 'fleet', name: 'c1', generation: 2 },
+    status: { observedGeneration, conditions },
+  });
+}
+
+const healthy = [
+  cond('TopologyReconciled', 'True', 'ReconcileSucceeded'),
+  cond('ControlPlaneAvailable', 'True', 'Available'),
+  cond('WorkersAvailable', 'True', 'Available'),
+  cond('ControlPlaneMachinesUpToDate', 'True', 'UpToDate'),
+  cond('WorkerMachinesUpToDate', 'False', 'NoReplicas'),
+  cond('RollingOut', 'False', 'NotRollingOut'),
+  cond('Remediating', 'False', 'NotRemediating'),
+];
+const replace = (c: ReturnType<typeof cond>) => healthy.map((h) => (h.type === c.type ? c : h));
+
+const cases: [string, Cluster, string[]][] = [
+  ['passes a converged Cluster (no worker machines counts as up to date)', clusterWith(healthy), []],
+  [
+    'fails while the topology controller reports an upgrade',
+    clusterWith(replace(cond('TopologyReconciled', 'False', 'ClusterUpgrading'))),
+    ['TopologyReconciled is False (ClusterUpgrading)'],
+  ],
+  [
+    'fails a stale TopologyReconciled True of the previous generation',
+    clusterWith(replace(cond('TopologyReconciled', 'True', 'ReconcileSucceeded', 1))),
+    [
+      'generation 2, observed 2, topology observed 1',
+      'TopologyReconciled is True (ReconcileSucceeded) for generation 1, not 2',
+    ],
+  ],
+  [
+    'fails before the Cluster controller observed the change',
+    clusterWith(healthy, 1),
+    ['generation 2, observed 1, topology observed 2'],
+  ],
+  [
+    'fails while a MachineHealthCheck remediation is in progress',
+    clusterWith(replace(cond('Remediating', 'True', 'Remediating'))),
+    ['Remediating is True (Remediating)'],
+  ],
+  [
+    'fails while machines roll out',
+    clusterWith(replace(cond('RollingOut', 'True', 'RollingOut'))),
+    ['RollingOut is True (RollingOut)'],
+  ],
+  [
+    'fails on a control plane not available and a missing condition',
+    clusterWith(
+      replace(cond('ControlPlaneAvailable', 'False', 'NotAvailable')).filter((c) => c.type !== 'WorkersAvailable'),
+    ),
+    ['ControlPlaneAvailable is False (NotAvailable)', 'WorkersAvailable not reported'],
+  ],
+];
+for (const [name, cluster, failing] of cases) {
+  test(`getClusterHealth ${name}`, () =>
+    assert.deepEqual(computeFailingChecks(getClusterHealth(cluster), healthChecks), failing));
+}
