@@ -6,10 +6,10 @@
 //   RIE_CDK_OUT=<dir>  use an assembly already synthesized with this test's context instead of synthesizing
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { parseAllDocuments } from 'yaml';
-import { createCheckpointStore, createDynamoDBClient, ensureTable } from '#shared/checkpoint/index.ts';
+import { controllers, createCheckpointStore, createDynamoDBClient, ensureTable } from '#shared/checkpoint/index.ts';
 import { applyObject, getObject, listObjects, type KubeObject } from '#shared/kube/index.ts';
 import { objectChangedEvent, tickEvent } from '#shared/runtime/events.ts';
 import { genericCrd, startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
@@ -29,7 +29,8 @@ const kubeconfigSecretName = 'mgmt-kubeconfig';
 const webhookTokenSecretName = 'webhook-token';
 const pathToken = `rie-${randomUUID()}`;
 const sessionToken = `session-${randomUUID()}`;
-const bundled = ['topology', 'addons', 'providers', 'webhooks'] as const;
+// Every Lambda entry in functions/ (the forwarder is a Deployment, not a function).
+const entries = readdirSync(new URL('../../../functions/', import.meta.url)).filter((f) => f.endsWith('.ts'));
 
 function readExample(file: string): KubeObject[] {
   const text = readFileSync(new URL(`../../../examples/docker/${file}`, import.meta.url), 'utf8');
@@ -128,11 +129,15 @@ describe('the bundled functions in the Lambda Runtime Interface Emulator (Node 2
   });
 
   test('cdk synth bundles every function for nodejs22.x with the handler the template names', () => {
-    assert.deepEqual(assembly.functions.map((f) => f.controller).sort(), [...bundled].sort());
+    assert.deepEqual(
+      assembly.functions.map((f) => `${f.controller}.ts`).sort(),
+      entries.sort(),
+      'one bundled function per entry in functions/',
+    );
     for (const fn of assembly.functions) assert.equal(fn.runtime, 'nodejs22.x', fn.controller);
   });
 
-  for (const controller of ['topology', 'addons', 'providers'] as const) {
+  for (const controller of controllers) {
     test(`a tick runs in the ${controller} bundle: it reads the checkpoints and lists its kinds`, async () => {
       const result = await invoke(controller, tickEvent(controller, randomUUID(), new Date()));
       assert.equal(result['status'], 'Handled', JSON.stringify(result));
