@@ -15,6 +15,12 @@ import {
 
 /** Contracts the upstream operator accepts for the providers it installs. */
 export const defaultSupportedContracts: readonly string[] = ['v1beta1', 'v1beta2'];
+/**
+ * The contract the Cluster API Operator v0.29 names in its refusal (`clusterv1.GroupVersion.Version`). NOTE: it names
+ * only this one although it accepts both supported contracts; its words are kept so alerts matching them still fire,
+ * and the accepted list follows them.
+ */
+const operatorContractWord = 'v1beta2';
 
 type ProviderId = { readonly kind: string; readonly namespace?: string; readonly name: string };
 
@@ -94,7 +100,7 @@ export function computeMetadataContract(
   const series = computeReleaseSeries(metadata, version);
   if (!series) {
     throw new ReleaseSeriesNotFoundError(
-      `invalid provider metadata: version ${version} for ${who} does not match any release series`,
+      `invalid provider metadata: version ${version} for the provider ${provider.name} does not match any release series (${who})`,
       {
         ...fields,
         reason: ProviderReason.CAPIVersionIncompatibility,
@@ -103,8 +109,9 @@ export function computeMetadataContract(
   }
   const contract = series.contract ?? '';
   if (!supportedContracts.includes(contract)) {
+    // NOTE: the operator's words first (`capiVersionIncompatibilityMessage`), then which provider version it is.
     throw new UnsupportedContractError(
-      `version ${version} of ${who} implements contract ${JSON.stringify(contract)}, supported contracts are ${supportedContracts.join(', ')}`,
+      `CAPI operator is only compatible with ${operatorContractWord} providers, detected ${contract} for provider ${provider.name}. (${who} ${version} implements contract ${JSON.stringify(contract)}; supported contracts are ${supportedContracts.join(', ')})`,
       { ...fields, reason: ProviderReason.CAPIVersionIncompatibility },
     );
   }

@@ -88,9 +88,11 @@ export function computeVariableSubstitution(
     .map(([name]) => name)
     .sort();
   if (missing.length > 0) {
-    const where = context.source ? ` in ${context.source}` : '';
+    // NOTE: clusterctl's words (the operator's condition message) first, then where: its hint names clusterctl's
+    // sources; the operator reads the variables from the provider's configSecret.
+    const where = context.source ? ` (${context.source})` : '';
     throw new MissingVariablesError(
-      `failed to perform variable substitution${where}: value for variables [${missing.join(', ')}] is not set`,
+      `failed to perform variable substitution: value for variables [${missing.join(', ')}] is not set. Please set the value using os environment variables or the clusterctl config file${where}`,
       missing,
       { ...context.object, reason: ProviderReason.ComponentsFetchError },
     );

@@ -44,6 +44,23 @@ export type FetchedRelease = {
   readonly cacheCreated?: string;
 };
 
+/** The repository of a release URL; a refused URL names the provider first, in the operator's words. */
+function parseProviderUrl(provider: Provider, url: string, gitlabHosts?: readonly string[]) {
+  try {
+    return parseRepositoryUrl(url, gitlabHosts);
+  } catch (err) {
+    if (!(err instanceof ProviderFetchError)) throw err;
+    const name = provider.metadata.name ?? '';
+    throw new ProviderFetchError(
+      `failed to create repo from provider url for provider "${name}": ${err.message}`,
+      {},
+      {
+        cause: err,
+      },
+    );
+  }
+}
+
 /** The release URL a provider fetches from when it has no selector: its own, else the predefined one. */
 export function computeProviderUrl(provider: Provider): string | undefined {
   const fc = provider.spec?.fetchConfig;
@@ -88,7 +105,7 @@ export async function fetchProviderRelease(input: FetchReleaseInput): Promise<Fe
     if (oci) version = parseOciSource(oci, '').tag;
     else {
       const repo = createReleaseRepository(
-        parseRepositoryUrl(url ?? '', input.gitlabHosts),
+        parseProviderUrl(provider, url ?? '', input.gitlabHosts),
         input.fetch,
         input.variables,
       );
@@ -109,7 +126,7 @@ export async function fetchProviderRelease(input: FetchReleaseInput): Promise<Fe
     ({ metadataYaml, componentsYaml } = artifact);
     source = `OCI artifact ${artifact.reference}`;
   } else {
-    const location = parseRepositoryUrl(url ?? '', input.gitlabHosts);
+    const location = parseProviderUrl(provider, url ?? '', input.gitlabHosts);
     const repo = createReleaseRepository(location, input.fetch, input.variables);
     metadataYaml = await repo.getFile(version, 'metadata.yaml');
     componentsYaml = await repo.getFile(version, location.componentsPath);

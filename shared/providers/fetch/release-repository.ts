@@ -47,8 +47,11 @@ export function parseRepositoryUrl(url: string, gitlabHosts: readonly string[] =
   } catch {
     throw new ProviderFetchError(`failed to parse repository url "${url}"`);
   }
+  // NOTE: the refusals carry the operator's words (`util.RepositoryFactory`), then the url.
   if (u.protocol !== 'https:') {
-    throw new ProviderFetchError(`invalid provider url "${url}": only GitHub and GitLab https urls are supported`);
+    throw new ProviderFetchError(
+      `invalid provider url. there are no provider implementation for "${u.protocol.replace(/:$/, '')}" schema (${url})`,
+    );
   }
   const parts = u.pathname.replace(/^\//, '').split('/');
   if (u.host === 'github.com') {
@@ -86,7 +89,9 @@ export function parseRepositoryUrl(url: string, gitlabHosts: readonly string[] =
       componentsPath: parts[8] ?? '',
     };
   }
-  throw new ProviderFetchError(`invalid provider url "${url}": only GitHub and GitLab are supported for https`);
+  throw new ProviderFetchError(
+    `invalid provider url. Only GitHub and GitLab are supported for "https" schema (${url})`,
+  );
 }
 
 export type ReleaseRepository = {

@@ -1,6 +1,6 @@
 // Delete (the proposal): refused while workload Clusters use the provider, and for the core provider while other
 // providers exist — the `Deleting` condition names what blocks it; otherwise the components are removed as
-// clusterctl removes them (CRDs and namespace kept).
+// clusterctl removes them (CRDs and namespace kept). A provider that never installed goes at once.
 import { errorMessage } from '#shared/errors/index.ts';
 import { providerRef } from '#shared/providers/current/get-provider.ts';
 import { listBlockingClusters } from '#shared/providers/current/list-blocking-clusters.ts';
@@ -29,6 +29,9 @@ export const deleteGuardPhase: Phase = {
   reason: ConditionReason.DeletingComponents,
   async run(pass) {
     const p = pass.provider;
+    // NOTE: a provider that never installed (a refused duplicate, a second CoreProvider) serves no Cluster and no
+    // other provider: it goes at once, as the operator lets it.
+    if (pass.installedVersion === undefined) return undefined;
     if (p.kind === 'CoreProvider') {
       const others = pass.allProviders.filter((o) => o.kind !== 'CoreProvider');
       if (others.length > 0) {
@@ -54,6 +57,10 @@ export const deleteComponentsPhase: Phase = {
   condition: ProviderCondition.Deleting,
   reason: ConditionReason.OldComponentsDeletionError,
   async run(pass) {
+    // NOTE: a provider that never installed has nothing of its own; the objects carrying its inventory labels belong
+    // to its installed twin of the same kind and name in another namespace (clusterctl, in the operator, would
+    // delete that twin's cluster-scoped webhooks).
+    if (pass.installedVersion === undefined) return undefined;
     try {
       pass.changed.push(...(await deleteComponents(pass.deps.kube, pass.provider)));
     } catch (err) {

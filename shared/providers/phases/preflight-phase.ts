@@ -60,9 +60,11 @@ function checkVersion(pass: ProviderPass): void {
     installed &&
     (target.major < installed.major || (target.major === installed.major && target.minor < installed.minor))
   ) {
+    // NOTE: the operator's message is `Downgrade is not supported for provider %s`, never formatted (v0.29.0); the
+    // provider's name fills the verb here, and the versions follow.
     fail(
       ConditionReason.UnsupportedProviderDowngrade,
-      `Downgrade is not supported for provider ${providerRef(p)}: installed ${pass.installedVersion ?? ''}, requested ${version}`,
+      `Downgrade is not supported for provider ${p.metadata.name ?? ''} (${providerRef(p)}: installed ${pass.installedVersion ?? ''}, requested ${version})`,
     );
   }
 }
@@ -89,8 +91,12 @@ export const preflightPhase: Phase = {
         'Either Selector, OCI URL or provider URL must be provided for a not predefined provider',
       );
     }
-    for (const other of pass.allProviders) {
-      if (sameObject(other, p) || !isOlder(other, p)) continue;
+    // NOTE: as the operator, every provider of a duplicated kind and name is refused, whichever came first; one
+    // already installed at the requested version keeps running (the operator re-applies it from its cache without a
+    // preflight while its applied spec is unchanged).
+    const keepsClaim = pass.installedVersion !== undefined && pass.installedVersion === p.spec?.version;
+    for (const other of keepsClaim ? [] : pass.allProviders) {
+      if (sameObject(other, p)) continue;
       if (isCore && other.kind === 'CoreProvider') {
         fail(ConditionReason.MoreThanOneExists, 'CoreProvider already exists in the cluster. Only one is allowed.');
       }

@@ -46,6 +46,8 @@ export async function seedReleaseConfigMap(
     labels: Record<string, string>;
     versionIn: 'name' | 'label';
     compressed?: boolean;
+    /** metadata.yaml in place of the fake provider's own. */
+    metadata?: string;
   },
 ): Promise<void> {
   const components = readComponents(opts.provider, opts.version);
@@ -63,7 +65,7 @@ export async function seedReleaseConfigMap(
       labels,
       ...(opts.compressed ? { annotations: { 'provider.cluster.x-k8s.io/compressed': 'true' } } : {}),
     },
-    data: { metadata: readMetadata(opts.provider), ...(opts.compressed ? {} : { components }) },
+    data: { metadata: opts.metadata ?? readMetadata(opts.provider), ...(opts.compressed ? {} : { components }) },
     ...(opts.compressed ? { binaryData: { components: gzipSync(components).toString('base64') } } : {}),
   };
   await applyObject(kube, cm, { fieldManager: userManager });

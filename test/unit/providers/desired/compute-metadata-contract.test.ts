@@ -32,14 +32,19 @@ describe('computeMetadataContract', () => {
         err instanceof ReleaseSeriesNotFoundError &&
         err.reason === 'CAPIVersionIncompatibility' &&
         err.message ===
-          'invalid provider metadata: version v1.10.0 for InfrastructureProvider capd-ops/docker does not match any release series',
+          'invalid provider metadata: version v1.10.0 for the provider docker does not match any release series (InfrastructureProvider capd-ops/docker)',
     );
   });
 
   test('refuses a release series with an unsupported contract', () => {
     assert.throws(
       () => computeMetadataContract(metadata, 'v0.4.7', who),
-      (err: unknown) => err instanceof UnsupportedContractError && /v0\.4\.7.*"v1alpha4"/.test(err.message),
+      (err: unknown) =>
+        err instanceof UnsupportedContractError &&
+        err.message.startsWith(
+          'CAPI operator is only compatible with v1beta2 providers, detected v1alpha4 for provider docker. ',
+        ) &&
+        /v0\.4\.7.*"v1alpha4"/.test(err.message),
     );
   });
 

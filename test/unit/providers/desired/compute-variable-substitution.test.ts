@@ -83,7 +83,10 @@ describe('computeVariableSubstitution', () => {
         assert.deepEqual(err.missing, ['ALPHA', 'ZETA']);
         assert.equal(err.reason, 'ComponentsFetchError');
         assert.equal(err.kind, 'CoreProvider');
-        assert.match(err.message, /components\.yaml: value for variables \[ALPHA, ZETA\] is not set/);
+        assert.equal(
+          err.message,
+          'failed to perform variable substitution: value for variables [ALPHA, ZETA] is not set. Please set the value using os environment variables or the clusterctl config file (components.yaml)',
+        );
         return true;
       },
     );
