@@ -45,7 +45,7 @@ export function startHarnessProcess(
   name: string,
   bin: string,
   args: readonly string[],
-  opts: { verbose?: boolean; env?: NodeJS.ProcessEnv } = {},
+  opts: { verbose?: boolean; env?: NodeJS.ProcessEnv; cwd?: string } = {},
 ): HarnessProcess {
   installExitHook();
   const verbose = opts.verbose ?? process.env['HARNESS_VERBOSE'] === '1';
@@ -53,6 +53,7 @@ export function startHarnessProcess(
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
     ...(opts.env ? { env: opts.env } : {}),
+    ...(opts.cwd ? { cwd: opts.cwd } : {}),
   });
   const chunks: Buffer[] = [];
   const onData = (chunk: Buffer) => {
