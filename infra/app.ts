@@ -1,4 +1,5 @@
-// The CDK app: `npx cdk synth` (offline, no Docker) or `npx cdk deploy`. Context (all optional): kubeconfigSecretName,
+// The CDK app: `npx cdk synth` (offline, no Docker) or `npx cdk deploy`. Context (all optional): stackName (the stack's
+// id and CloudFormation name, default CapiServerless; one install per name), kubeconfigSecretName,
 // tickMinutes, webhookTokenSecretName, webhookReservedConcurrency, alarmTopicArn, logRetentionDays,
 // providerFetchAllowedHosts and providerGitlabHosts (comma-separated), eksClusterName + eksClusterEndpoint +
 // eksClusterCaData, and for private subnets vpcId + availabilityZones + privateSubnetIds +
@@ -42,7 +43,7 @@ const eksClusterEndpoint = text('eksClusterEndpoint');
 const eksClusterCaData = text('eksClusterCaData');
 const vpcId = text('vpcId');
 const securityGroupIds = list('securityGroupIds');
-new CapiServerlessStack(app, 'CapiServerless', {
+new CapiServerlessStack(app, text('stackName') ?? 'CapiServerless', {
   ...(eksClusterName && eksClusterEndpoint && eksClusterCaData
     ? { eksCluster: { name: eksClusterName, endpoint: eksClusterEndpoint, caData: eksClusterCaData } }
     : {}),
