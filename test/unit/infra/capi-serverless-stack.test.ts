@@ -8,6 +8,9 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { CapiServerlessStack, tableActions } from '../../../infra/capi-serverless-stack.ts';
+
+const eksCluster = { name: 'mgmt', endpoint: 'https://ABC.gr7.eu-west-1.eks.amazonaws.com', caData: 'Y2E=' };
+const credentials = { kubeconfigSecretName: 'mgmt-kubeconfig' };
 import { kubeconfigSecretExtensionPort } from '#shared/runtime/config.ts';
 import { parseRuntimeEvent } from '#shared/runtime/events.ts';
 
@@ -116,7 +119,9 @@ describe('CapiServerlessStack', () => {
   test('without a kubeconfig secret only the webhooks function carries the extension (for its token)', () => {
     const plain = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     const fns = Object.values(
-      Template.fromStack(new CapiServerlessStack(plain, 'Plain')).findResources('AWS::Lambda::Function'),
+      Template.fromStack(new CapiServerlessStack(plain, 'Plain', { eksCluster })).findResources(
+        'AWS::Lambda::Function',
+      ),
     ) as Resource[];
     assert.ok(fns.length >= 4);
     const withLayers = fns.filter((fn) => fn.Properties['Layers'] !== undefined);
@@ -171,6 +176,7 @@ describe('CapiServerlessStack', () => {
     const given = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     const t = Template.fromStack(
       new CapiServerlessStack(given, 'Fetch', {
+        ...credentials,
         providerFetchAllowedHosts: ['registry.internal:5000'],
         providerGitlabHosts: ['gitlab.example.com'],
       }),
@@ -200,6 +206,7 @@ describe('CapiServerlessStack', () => {
     const given = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     const t = Template.fromStack(
       new CapiServerlessStack(given, 'Given', {
+        ...credentials,
         webhookTokenSecretName: 'webhook-token',
         webhookReservedConcurrency: 4,
       }),
@@ -305,7 +312,7 @@ describe('CapiServerlessStack', () => {
   test('a given topic is used instead of a new one', () => {
     const given = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     const arn = 'arn:aws:sns:eu-west-1:111111111111:ops-alarms';
-    const t = Template.fromStack(new CapiServerlessStack(given, 'Given', { alarmTopicArn: arn }));
+    const t = Template.fromStack(new CapiServerlessStack(given, 'Given', { ...credentials, alarmTopicArn: arn }));
     t.resourceCountIs('AWS::SNS::Topic', 0);
     for (const alarm of Object.values(t.findResources('AWS::CloudWatch::Alarm')) as Resource[])
       assert.deepEqual(alarm.Properties['AlarmActions'], [arn]);
@@ -321,14 +328,14 @@ describe('CapiServerlessStack', () => {
     }
     const configured = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     const t = Template.fromStack(
-      new CapiServerlessStack(configured, 'Week', { logRetention: logs.RetentionDays.ONE_WEEK }),
+      new CapiServerlessStack(configured, 'Week', { ...credentials, logRetention: logs.RetentionDays.ONE_WEEK }),
     );
     for (const g of Object.values(t.findResources('AWS::Logs::LogGroup')) as Resource[])
       assert.equal(g.Properties['RetentionInDays'], 7);
   });
 
   test('cdk-nag AwsSolutions and Serverless packs: every finding is fixed or acknowledged with a reason', () => {
-    for (const props of [{ kubeconfigSecretName: 'mgmt-kubeconfig' }, {}]) {
+    for (const props of [credentials, { eksCluster }]) {
       const nagged = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
       const s = new CapiServerlessStack(nagged, 'Nag', props);
       for (const pack of [new AwsSolutionsChecks(), new ServerlessChecks()]) {

@@ -107,13 +107,17 @@ describe('the private variant of the stack', () => {
     {
       name: 'refuses a kubeconfig secret in private subnets (it would need a Secrets Manager interface endpoint)',
       props: { eksCluster, privateNetwork, kubeconfigSecretName: 'kubeconfig' },
-      says: /use eksCluster/,
+      says: /setting kubeconfigSecretName: with vpcId \(private subnets\) use eksClusterName/,
     },
-    { name: 'refuses private subnets without an EKS cluster', props: { privateNetwork }, says: /needs eksCluster/ },
+    {
+      name: 'refuses private subnets without an EKS cluster',
+      props: { privateNetwork },
+      says: /setting vpcId: private subnets need eksClusterName/,
+    },
     {
       name: 'refuses a subnet list that does not match the zones',
       props: { eksCluster, privateNetwork: { ...privateNetwork, privateSubnetIds: ['subnet-0aaaaaaaaaaaaaaa1'] } },
-      says: /one private subnet and one route table per availability zone/,
+      says: /setting privateSubnetIds: give one private subnet per availability zone \(2 zones, 1 subnets\)/,
     },
   ];
   for (const c of refused) test(c.name, () => assert.throws(() => synth(c.props), c.says));
