@@ -3,7 +3,7 @@
 // (kubeconfigSecretName, or eksClusterName + eksClusterEndpoint + eksClusterCaData) and optionally stackName (the
 // stack's id and CloudFormation name, default CapiServerless; one install per name), tickMinutes,
 // webhookTokenSecretName, webhookReservedConcurrency, alarmTopicArn, logRetentionDays, providerFetchAllowedHosts and
-// providerGitlabHosts (comma-separated), and for private subnets vpcId + availabilityZones + privateSubnetIds +
+// providerGitlabHosts (comma-separated), tableDeletionProtection (false for test stacks only), and for private subnets vpcId + availabilityZones + privateSubnetIds +
 // privateSubnetRouteTableIds (comma-separated, one per zone) [+ securityGroupIds]. cdk-nag's AwsSolutions and
 // Serverless packs validate the synthesized app (synth fails on a finding not acknowledged).
 import { App, Validations } from 'aws-cdk-lib';

@@ -3,7 +3,7 @@
 // least-privilege IAM; cdk-nag's findings that remain are suppressed with their reasons in nag-suppressions.ts.
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack, Tags, type StackProps } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -63,7 +63,17 @@ export type CapiServerlessStackProps = StackProps & {
    * network: no NAT gateway, no interface endpoint (see infra/private-network.ts). Needs `eksCluster`.
    */
   readonly privateNetwork?: PrivateNetworkProps;
+  /**
+   * Deletion protection on the state table (default true). False is for test stacks only: the table can be deleted,
+   * and `cdk destroy` deletes it with its checkpoints and leases instead of retaining it.
+   */
+  readonly tableDeletionProtection?: boolean;
 };
+
+/** Tags on the stack and every resource that takes tags (cost allocation, finding an install's resources). */
+export const appTag = { key: 'app', value: 'capi-serverless' } as const;
+/** The tag key whose value is the stack's name (which install a resource belongs to). */
+export const stackTagKey = 'capi-serverless:stack';
 
 /** Log retention when none is given: long enough to investigate last month's incident, not forever. */
 export const defaultLogRetention = logs.RetentionDays.ONE_MONTH;
@@ -90,14 +100,19 @@ export class CapiServerlessStack extends Stack {
 
   constructor(scope: Construct, id: string, props: CapiServerlessStackProps = {}) {
     validateStackProps(props);
-    super(scope, id, props);
+    // NOTE: stack tags (CloudFormation tags what it creates with them) and the same tags on every resource in the
+    // template; with @aws-cdk/core:explicitStackTags only props.tags reach the stack itself.
+    const tags = { [appTag.key]: appTag.value, [stackTagKey]: props.stackName ?? id };
+    super(scope, id, { ...props, tags: { ...tags, ...props.tags } });
+    for (const [key, value] of Object.entries(tags)) Tags.of(this).add(key, value);
     this.table = new dynamodb.Table(this, 'State', {
       partitionKey: { name: tableDesign.partitionKey.name, type: dynamodb.AttributeType.STRING },
       sortKey: { name: tableDesign.sortKey.name, type: dynamodb.AttributeType.STRING },
       billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
       timeToLiveAttribute: tableDesign.timeToLiveAttribute,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      removalPolicy: RemovalPolicy.RETAIN,
+      deletionProtection: props.tableDeletionProtection ?? true,
+      removalPolicy: props.tableDeletionProtection === false ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
     });
     // NOTE: the sparse due index the ticks query instead of reading every checkpoint (shared/checkpoint/due.ts).
     this.table.addGlobalSecondaryIndex({

@@ -28,6 +28,7 @@ export const settingKeys = [
   'logRetentionDays',
   'providerFetchAllowedHosts',
   'providerGitlabHosts',
+  'tableDeletionProtection',
   'vpcId',
   'availabilityZones',
   'privateSubnetIds',
@@ -62,6 +63,13 @@ function checkInteger(key: keyof typeof integerBounds, n: number, given: unknown
   if (!Number.isInteger(n) || n < min || n > max)
     throw new StackSettingError(key, `must be a whole number from ${min} to ${max}, got ${JSON.stringify(given)}`);
 }
+
+const boolean = (key: SettingKey, value: unknown): boolean | undefined => {
+  if (value === undefined || value === '') return undefined;
+  if (value === true || value === 'true') return true;
+  if (value === false || value === 'false') return false;
+  throw new StackSettingError(key, `must be true or false, got ${JSON.stringify(value)}`);
+};
 
 const list = (key: SettingKey, value: unknown): string[] | undefined => {
   if (Array.isArray(value)) return value.map((v) => text(key, v) ?? '').filter(Boolean);
@@ -147,6 +155,7 @@ export function computeStackSettings(get: (key: SettingKey) => unknown): {
     ...optional('logRetention', logRetention),
     ...optional('providerFetchAllowedHosts', list('providerFetchAllowedHosts', get('providerFetchAllowedHosts'))),
     ...optional('providerGitlabHosts', list('providerGitlabHosts', get('providerGitlabHosts'))),
+    ...optional('tableDeletionProtection', boolean('tableDeletionProtection', get('tableDeletionProtection'))),
   };
   validateStackProps(props);
   return { stackName, props };

@@ -3,7 +3,7 @@
 // least-privilege IAM, the guarded webhooks Function URL, and cdk-nag's AwsSolutions and Serverless packs.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { App } from 'aws-cdk-lib';
+import { createTestApp } from './test-app.ts';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { Match, Template } from 'aws-cdk-lib/assertions';
@@ -15,7 +15,7 @@ import { kubeconfigSecretExtensionPort } from '#shared/runtime/config.ts';
 import { parseRuntimeEvent } from '#shared/runtime/events.ts';
 
 // NOTE: an empty bundling-stacks list skips esbuild here; `npx cdk synth` bundles for real.
-const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+const app = createTestApp();
 const stack = new CapiServerlessStack(app, 'Test', { kubeconfigSecretName: 'mgmt-kubeconfig', tickMinutes: 5 });
 const template = Template.fromStack(stack);
 
@@ -99,7 +99,7 @@ describe('CapiServerlessStack', () => {
   });
 
   test('the extension layer is the arm64 build for the stack’s region', () => {
-    const regional = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const regional = createTestApp();
     const withRegion = new CapiServerlessStack(regional, 'Regional', {
       env: { account: '111111111111', region: 'eu-west-1' },
       kubeconfigSecretName: 'mgmt-kubeconfig',
@@ -117,7 +117,7 @@ describe('CapiServerlessStack', () => {
   });
 
   test('without a kubeconfig secret only the webhooks function carries the extension (for its token)', () => {
-    const plain = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const plain = createTestApp();
     const fns = Object.values(
       Template.fromStack(new CapiServerlessStack(plain, 'Plain', { eksCluster })).findResources(
         'AWS::Lambda::Function',
@@ -173,7 +173,7 @@ describe('CapiServerlessStack', () => {
   });
 
   test('the providers function alone gets the download allow-list and GitLab hosts when given', () => {
-    const given = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const given = createTestApp();
     const t = Template.fromStack(
       new CapiServerlessStack(given, 'Fetch', {
         ...credentials,
@@ -203,7 +203,7 @@ describe('CapiServerlessStack', () => {
   });
 
   test('a given token secret and concurrency cap replace the defaults', () => {
-    const given = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const given = createTestApp();
     const t = Template.fromStack(
       new CapiServerlessStack(given, 'Given', {
         ...credentials,
@@ -310,7 +310,7 @@ describe('CapiServerlessStack', () => {
   });
 
   test('a given topic is used instead of a new one', () => {
-    const given = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const given = createTestApp();
     const arn = 'arn:aws:sns:eu-west-1:111111111111:ops-alarms';
     const t = Template.fromStack(new CapiServerlessStack(given, 'Given', { ...credentials, alarmTopicArn: arn }));
     t.resourceCountIs('AWS::SNS::Topic', 0);
@@ -326,7 +326,7 @@ describe('CapiServerlessStack', () => {
       const ref = (fn.Properties['LoggingConfig'] as { LogGroup?: { Ref: string } } | undefined)?.LogGroup?.Ref ?? '';
       assert.equal((groups[ref] as Resource | undefined)?.Properties['RetentionInDays'], 30, 'its own group, 30 days');
     }
-    const configured = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const configured = createTestApp();
     const t = Template.fromStack(
       new CapiServerlessStack(configured, 'Week', { ...credentials, logRetention: logs.RetentionDays.ONE_WEEK }),
     );
@@ -336,7 +336,7 @@ describe('CapiServerlessStack', () => {
 
   test('cdk-nag AwsSolutions and Serverless packs: every finding is fixed or acknowledged with a reason', () => {
     for (const props of [credentials, { eksCluster }]) {
-      const nagged = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+      const nagged = createTestApp();
       const s = new CapiServerlessStack(nagged, 'Nag', props);
       for (const pack of [new AwsSolutionsChecks(), new ServerlessChecks()]) {
         const report = pack.validateScope(s);

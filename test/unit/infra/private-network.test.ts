@@ -3,7 +3,7 @@
 // secret, the webhook token resolved at deploy time, tracing off; and the combinations that cannot work refused.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { App } from 'aws-cdk-lib';
+import { createTestApp } from './test-app.ts';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { CapiServerlessStack, type CapiServerlessStackProps } from '../../../infra/capi-serverless-stack.ts';
@@ -19,7 +19,7 @@ const privateNetwork = {
 };
 
 function synth(props: CapiServerlessStackProps): { stack: CapiServerlessStack; template: Template } {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const app = createTestApp();
   const stack = new CapiServerlessStack(app, 'Private', {
     env: { account: '111111111111', region: 'eu-west-1' },
     ...props,

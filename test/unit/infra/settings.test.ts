@@ -1,7 +1,7 @@
 // Every setting is checked at synth: a bad one fails with a message naming it, never deploys to fail at run time.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { App } from 'aws-cdk-lib';
+import { createTestApp } from './test-app.ts';
 import { Template } from 'aws-cdk-lib/assertions';
 import { CapiServerlessStack } from '../../../infra/capi-serverless-stack.ts';
 import { computeStackSettings, StackSettingError, type SettingKey } from '../../../infra/settings.ts';
@@ -10,7 +10,7 @@ type Context = Partial<Record<SettingKey, unknown>>;
 
 /** What `cdk synth -c …` does: settings from context, then the stack. */
 function synthFromContext(context: Context): Template {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } });
+  const app = createTestApp(context);
   const { stackName, props } = computeStackSettings((key) => app.node.tryGetContext(key));
   return Template.fromStack(new CapiServerlessStack(app, stackName, props));
 }
@@ -127,6 +127,12 @@ const bad: { name: string; context: Context; setting: SettingKey; says: RegExp }
     says: /each entry is a host name/,
   },
   {
+    name: 'tableDeletionProtection that is not a boolean',
+    context: { ...kubeconfig, tableDeletionProtection: 'no' },
+    setting: 'tableDeletionProtection',
+    says: /must be true or false, got "no"/,
+  },
+  {
     name: 'a stack name CloudFormation refuses',
     context: { ...kubeconfig, stackName: 'capi_serverless' },
     setting: 'stackName',
@@ -175,7 +181,7 @@ describe('settings checked at synth', () => {
   }
 
   test('the stack constructor checks props given directly too', () => {
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const app = createTestApp();
     assert.throws(
       () => new CapiServerlessStack(app, 'Direct', {}),
       /setting kubeconfigSecretName: no credential source/,

@@ -2,7 +2,7 @@
 // from the stack, so nothing clashes, and the stack's name is what the app is told.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { App } from 'aws-cdk-lib';
+import { createTestApp } from './test-app.ts';
 import { Template } from 'aws-cdk-lib/assertions';
 import { CapiServerlessStack } from '../../../infra/capi-serverless-stack.ts';
 
@@ -35,7 +35,7 @@ function physicalNames(template: Template): string[] {
 }
 
 describe('two stacks side by side in one account and region', () => {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const app = createTestApp();
   const env = { account: '111111111111', region: 'eu-west-1' };
   const props = { env, kubeconfigSecretName: 'mgmt-kubeconfig' };
   // NOTE: both stacks exist before the first synth (the app synthesizes once).
