@@ -1,11 +1,9 @@
-// The admission webhooks as a Lambda with a Function URL, for the stack to add: esbuild-bundled like the controller
-// functions, a 9s timeout (under the webhooks' 10s timeoutSeconds) and the URL as an output to render the
+// The admission webhooks as a Lambda with a Function URL, for the stack to add: bundled as every function is
+// (function-bundling.ts), a 9s timeout (under the webhooks' 10s timeoutSeconds) and the URL as an output to render the
 // Validating/MutatingWebhookConfiguration manifests with (see webhook-manifests.ts). The URL is public (the API
 // server cannot sign requests), so a secret path token is mandatory: a Secrets Manager secret created here with a
 // generated token (or a given one), read per request through the Parameters and Secrets extension; reserved
 // concurrency caps what strangers can cost; alarms on errors, throttles and p99 latency (failures block users' writes).
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { CfnOutput, Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -13,10 +11,9 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
+import { computeBundledFunctionProps, functionRuntimeEnvironment } from '../function-bundling.ts';
 import type { FunctionNetworkProps } from '../private-network.ts';
 import { createSecretsExtension } from '../secrets-extension.ts';
-
-const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 export type WebhooksFunctionProps = {
   /** Secret holding the management cluster's kubeconfig (read through the Parameters and Secrets extension). */
@@ -66,12 +63,7 @@ export class WebhooksFunction extends Construct {
     this.function = new nodejs.NodejsFunction(this, 'Function', {
       logGroup: new logs.LogGroup(this, 'Logs', { retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH }),
       reservedConcurrentExecutions: props.reservedConcurrency ?? defaultWebhookReservedConcurrency,
-      entry: join(repoRoot, 'functions', 'webhooks.ts'),
-      handler: 'handler',
-      projectRoot: repoRoot,
-      depsLockFilePath: join(repoRoot, 'package-lock.json'),
-      runtime: lambda.Runtime.NODEJS_22_X,
-      architecture: lambda.Architecture.ARM_64,
+      ...computeBundledFunctionProps('webhooks'),
       // NOTE: more memory is more CPU: cold starts shrink, and admission latency is what users feel on kubectl apply.
       memorySize: 1024,
       timeout: Duration.seconds(9),
@@ -80,6 +72,7 @@ export class WebhooksFunction extends Construct {
       tracing: props.network ? lambda.Tracing.DISABLED : lambda.Tracing.ACTIVE,
       ...(props.network ?? {}),
       environment: {
+        ...functionRuntimeEnvironment,
         POWERTOOLS_SERVICE_NAME: 'capi-serverless-webhooks',
         ...props.environment,
         ...(props.kubeconfigSecret ? { KUBECONFIG_SECRET_ARN: props.kubeconfigSecret.secretArn } : {}),
@@ -93,17 +86,6 @@ export class WebhooksFunction extends Construct {
       },
       ...(props.layers ? { layers: props.layers } : {}),
       ...(props.network ? {} : { paramsAndSecrets: props.paramsAndSecrets ?? createSecretsExtension() }),
-      bundling: {
-        forceDockerBundling: false,
-        format: nodejs.OutputFormat.ESM,
-        target: 'node20',
-        minify: true,
-        sourceMap: true,
-        keepNames: true,
-        mainFields: ['module', 'main'],
-        banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-        externalModules: [],
-      },
     });
     props.kubeconfigSecret?.grantRead(this.function);
     if (!props.network) this.tokenSecret.grantRead(this.function);
