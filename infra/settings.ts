@@ -23,6 +23,7 @@ export const settingKeys = [
   'eksClusterCaData',
   'tickMinutes',
   'webhookTokenSecretName',
+  'webhookTokenParameterName',
   'webhookReservedConcurrency',
   'alarmTopicArn',
   'logRetentionDays',
@@ -34,6 +35,7 @@ export const settingKeys = [
   'privateSubnetIds',
   'privateSubnetRouteTableIds',
   'securityGroupIds',
+  'secretStoreEndpoint',
 ] as const;
 export type SettingKey = (typeof settingKeys)[number];
 
@@ -127,6 +129,9 @@ export function computeStackSettings(get: (key: SettingKey) => unknown): {
     if (!vpcId && get(key) !== undefined && get(key) !== '')
       throw new StackSettingError(key, 'is only used with vpcId (the private-network variant); set vpcId or remove it');
   const securityGroupIds = list('securityGroupIds', get('securityGroupIds'));
+  const secretStoreEndpoint = boolean('secretStoreEndpoint', get('secretStoreEndpoint'));
+  if (!vpcId && secretStoreEndpoint !== undefined)
+    throw new StackSettingError('secretStoreEndpoint', 'is only used with vpcId (the private-network variant)');
   const optional = <K extends keyof CapiServerlessStackProps>(
     key: K,
     value: CapiServerlessStackProps[K] | undefined,
@@ -144,12 +149,14 @@ export function computeStackSettings(get: (key: SettingKey) => unknown): {
             privateSubnetIds: list('privateSubnetIds', get('privateSubnetIds')) ?? [],
             privateSubnetRouteTableIds: list('privateSubnetRouteTableIds', get('privateSubnetRouteTableIds')) ?? [],
             ...(securityGroupIds ? { securityGroupIds } : {}),
+            ...(secretStoreEndpoint === undefined ? {} : { secretStoreEndpoint }),
           },
         }
       : {}),
     ...optional('kubeconfigSecretName', text('kubeconfigSecretName', get('kubeconfigSecretName'))),
     ...optional('tickMinutes', integer('tickMinutes', get('tickMinutes'))),
     ...optional('webhookTokenSecretName', text('webhookTokenSecretName', get('webhookTokenSecretName'))),
+    ...optional('webhookTokenParameterName', text('webhookTokenParameterName', get('webhookTokenParameterName'))),
     ...optional('webhookReservedConcurrency', integer('webhookReservedConcurrency', get('webhookReservedConcurrency'))),
     ...optional('alarmTopicArn', text('alarmTopicArn', get('alarmTopicArn'))),
     ...optional('logRetention', logRetention),
@@ -235,6 +242,19 @@ export function validateStackProps(props: CapiServerlessStackProps): void {
   if (props.tickMinutes !== undefined) checkInteger('tickMinutes', props.tickMinutes);
   if (props.webhookReservedConcurrency !== undefined)
     checkInteger('webhookReservedConcurrency', props.webhookReservedConcurrency);
+  if (props.webhookTokenSecretName && props.webhookTokenParameterName)
+    throw new StackSettingError(
+      'webhookTokenParameterName',
+      'give either webhookTokenSecretName or webhookTokenParameterName, not both',
+    );
+  if (
+    props.webhookTokenParameterName !== undefined &&
+    !/^[A-Za-z0-9_.\-/]{1,1011}$/.test(props.webhookTokenParameterName)
+  )
+    throw new StackSettingError(
+      'webhookTokenParameterName',
+      `is not an SSM parameter name: ${JSON.stringify(props.webhookTokenParameterName)}`,
+    );
   if (
     props.alarmTopicArn !== undefined &&
     !/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/.test(props.alarmTopicArn)

@@ -133,6 +133,18 @@ const bad: { name: string; context: Context; setting: SettingKey; says: RegExp }
     says: /must be true or false, got "no"/,
   },
   {
+    name: 'both a token secret and a token parameter',
+    context: { ...kubeconfig, webhookTokenSecretName: 'token', webhookTokenParameterName: '/capi/token' },
+    setting: 'webhookTokenParameterName',
+    says: /either webhookTokenSecretName or webhookTokenParameterName, not both/,
+  },
+  {
+    name: 'secretStoreEndpoint without vpcId',
+    context: { ...eks, secretStoreEndpoint: 'false' },
+    setting: 'secretStoreEndpoint',
+    says: /is only used with vpcId/,
+  },
+  {
     name: 'a stack name CloudFormation refuses',
     context: { ...kubeconfig, stackName: 'capi_serverless' },
     setting: 'stackName',
