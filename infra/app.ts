@@ -4,10 +4,10 @@
 // stack's id and CloudFormation name, default CapiServerless; one install per name), tickMinutes,
 // webhookTokenSecretName or webhookTokenParameterName (SSM SecureString), webhookReservedConcurrency, alarmTopicArn,
 // logRetentionDays, providerFetchAllowedHosts and providerGitlabHosts (comma-separated), tableDeletionProtection
-// (false for test stacks only), and for private subnets vpcId + availabilityZones + privateSubnetIds +
-// privateSubnetRouteTableIds (comma-separated, one per zone) [+ securityGroupIds, secretStoreEndpoint=false when the
-// VPC has a Secrets Manager/SSM interface endpoint]. cdk-nag's AwsSolutions and Serverless packs validate the
-// synthesized app (synth fails on a finding not acknowledged).
+// (false for test stacks only), forwarderNamespace and forwarderServiceAccount (EKS Pod Identity), and for private
+// subnets vpcId + availabilityZones + privateSubnetIds + privateSubnetRouteTableIds (comma-separated, one per zone)
+// [+ securityGroupIds, secretStoreEndpoint=false when the VPC has a Secrets Manager/SSM interface endpoint]. cdk-nag's
+// AwsSolutions and Serverless packs validate the synthesized app (synth fails on a finding not acknowledged).
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { CapiServerlessStack } from './capi-serverless-stack.ts';

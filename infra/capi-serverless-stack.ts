@@ -17,6 +17,13 @@ import type { Construct } from 'constructs';
 import { controllers, type Controller } from '#shared/checkpoint/table.ts';
 import { eventSources } from '#shared/runtime/events.ts';
 import { createControllerAlarms, notifyAlarmTopic } from './alarms.ts';
+import {
+  addForwarderPodIdentity,
+  addFunctionAccessEntries,
+  defaultForwarderServiceAccount,
+  functionGroups,
+  type FunctionName,
+} from './cluster-access.ts';
 import { createControllerFunction } from './controller-function.ts';
 import { addEventRouting } from './event-routing.ts';
 import { acknowledgeAcceptedFindings } from './nag-suppressions.ts';
@@ -71,6 +78,10 @@ export type CapiServerlessStackProps = StackProps & {
    * and `cdk destroy` deletes it with its checkpoints and leases instead of retaining it.
    */
   readonly tableDeletionProtection?: boolean;
+  /** Namespace of the forwarder's ServiceAccount (EKS Pod Identity association; default capi-serverless-system). */
+  readonly forwarderNamespace?: string;
+  /** Name of the forwarder's ServiceAccount (default capi-serverless-forwarder). */
+  readonly forwarderServiceAccount?: string;
 };
 
 /** Tags on the stack and every resource that takes tags (cost allocation, finding an install's resources). */
@@ -185,6 +196,56 @@ export class CapiServerlessStack extends Stack {
       ...(network ? { network } : {}),
     });
     alarms.push(...this.webhooks.createAlarms());
+    new CfnOutput(this, 'webhooksRoleArn', {
+      description: 'the webhooks function signs EKS tokens with this role (Kubernetes group capi-serverless:webhooks)',
+      value: this.webhooks.function.role?.roleArn ?? '',
+    });
+
+    // NOTE: on EKS the stack creates the cluster access AWS owns; the RBAC binding the groups ships as YAML.
+    const forwarderServiceAccount = {
+      namespace: props.forwarderNamespace ?? defaultForwarderServiceAccount.namespace,
+      name: props.forwarderServiceAccount ?? defaultForwarderServiceAccount.name,
+    };
+    let forwarderRole: iam.Role | undefined;
+    if (props.eksCluster) {
+      const roles: Partial<Record<FunctionName, iam.IRole>> = {};
+      for (const controller of controllers)
+        if (functions[controller].role) roles[controller] = functions[controller].role;
+      if (this.webhooks.function.role) roles.webhooks = this.webhooks.function.role;
+      addFunctionAccessEntries(this, props.eksCluster.name, roles);
+      forwarderRole = addForwarderPodIdentity(this, props.eksCluster.name, forwarderPolicy, forwarderServiceAccount);
+      new CfnOutput(this, 'ForwarderRoleArn', {
+        description: `the forwarder's role, associated with ServiceAccount ${forwarderServiceAccount.namespace}/${forwarderServiceAccount.name} (EKS Pod Identity)`,
+        value: forwarderRole.roleArn,
+      });
+    }
+    new CfnOutput(this, 'ChartValues', {
+      description: 'values for the cluster side (forwarder, webhook configurations, RBAC), as JSON (YAML reads JSON)',
+      value: this.toJsonString({
+        region: this.region,
+        eventBusName: this.bus.eventBusName,
+        tableName: this.table.tableName,
+        webhooks: {
+          baseUrl: this.webhooks.functionUrl.url,
+          ...(this.webhooks.tokenSecret ? { tokenSecretArn: this.webhooks.tokenSecret.secretArn } : {}),
+          ...(this.webhooks.tokenParameter ? { tokenParameterName: this.webhooks.tokenParameter.parameterName } : {}),
+        },
+        forwarder: {
+          namespace: forwarderServiceAccount.namespace,
+          serviceAccount: forwarderServiceAccount.name,
+          ...(forwarderRole ? { roleArn: forwarderRole.roleArn } : { policyArn: forwarderPolicy.managedPolicyArn }),
+        },
+        functions: Object.fromEntries(
+          [...controllers, 'webhooks' as const].map((fn) => [
+            fn,
+            {
+              group: functionGroups[fn],
+              roleArn: (fn === 'webhooks' ? this.webhooks.function : functions[fn]).role?.roleArn ?? '',
+            },
+          ]),
+        ),
+      }),
+    });
     this.alarms = alarms;
     this.alarmTopic = notifyAlarmTopic(this, alarms, props.alarmTopicArn);
 

@@ -30,6 +30,8 @@ export const settingKeys = [
   'providerFetchAllowedHosts',
   'providerGitlabHosts',
   'tableDeletionProtection',
+  'forwarderNamespace',
+  'forwarderServiceAccount',
   'vpcId',
   'availabilityZones',
   'privateSubnetIds',
@@ -163,6 +165,8 @@ export function computeStackSettings(get: (key: SettingKey) => unknown): {
     ...optional('providerFetchAllowedHosts', list('providerFetchAllowedHosts', get('providerFetchAllowedHosts'))),
     ...optional('providerGitlabHosts', list('providerGitlabHosts', get('providerGitlabHosts'))),
     ...optional('tableDeletionProtection', boolean('tableDeletionProtection', get('tableDeletionProtection'))),
+    ...optional('forwarderNamespace', text('forwarderNamespace', get('forwarderNamespace'))),
+    ...optional('forwarderServiceAccount', text('forwarderServiceAccount', get('forwarderServiceAccount'))),
   };
   validateStackProps(props);
   return { stackName, props };
@@ -273,6 +277,19 @@ export function validateStackProps(props: CapiServerlessStackProps): void {
         `each entry is host or host:port, got ${JSON.stringify(host)}`,
       );
   }
+  if (props.forwarderNamespace !== undefined && !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(props.forwarderNamespace))
+    throw new StackSettingError(
+      'forwarderNamespace',
+      `is not a Kubernetes namespace name: ${JSON.stringify(props.forwarderNamespace)}`,
+    );
+  if (
+    props.forwarderServiceAccount !== undefined &&
+    !/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(props.forwarderServiceAccount)
+  )
+    throw new StackSettingError(
+      'forwarderServiceAccount',
+      `is not a Kubernetes ServiceAccount name: ${JSON.stringify(props.forwarderServiceAccount)}`,
+    );
   for (const host of props.providerGitlabHosts ?? [])
     if (!hostPattern.test(host))
       throw new StackSettingError('providerGitlabHosts', `each entry is a host name, got ${JSON.stringify(host)}`);
