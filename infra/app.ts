@@ -11,10 +11,17 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { CapiServerlessStack } from './capi-serverless-stack.ts';
-import { computeStackSettings } from './settings.ts';
+import { computeStackSettings, StackSettingError } from './settings.ts';
 
 const app = new App();
-const { stackName, props } = computeStackSettings((key) => app.node.tryGetContext(key));
-new CapiServerlessStack(app, stackName, props);
+try {
+  const { stackName, props } = computeStackSettings((key) => app.node.tryGetContext(key));
+  new CapiServerlessStack(app, stackName, props);
+} catch (err) {
+  // NOTE: a bad setting is the user's to fix: its message alone, not a source line and a stack.
+  if (!(err instanceof StackSettingError)) throw err;
+  process.stderr.write(`${err.message}\n`);
+  process.exit(1);
+}
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
 app.synth();
