@@ -1,33 +1,39 @@
 // The deployed product: three controller functions (esbuild-bundled, arm64), the bus and its routing rules, tick
 // schedules, the state table, dead-letter queues, alarms notifying an SNS topic, log groups with retention and
 // least-privilege IAM; cdk-nag's findings that remain are suppressed with their reasons in nag-suppressions.ts.
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
-import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
-import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+// The constructor reads as the parts it adds: table, bus, functions with their routing and alarms, webhooks, alarm
+// topic, outputs (each in its own file, adding to this stack's scope so no construct path and logical id changes).
+import { CfnOutput, Stack, Tags, type StackProps } from 'aws-cdk-lib';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
-import * as eventTargets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import * as lambda from 'aws-cdk-lib/aws-lambda';
-import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
-import * as scheduler from 'aws-cdk-lib/aws-scheduler';
-import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
-import * as sns from 'aws-cdk-lib/aws-sns';
-import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { controllers, dueIndex, tableDesign, type Controller } from '#shared/checkpoint/table.ts';
-import { detailTypes, eventSources } from '#shared/runtime/events.ts';
-import { eventPatternOf, fanOutPatternOf, routes } from '#shared/runtime/routes.ts';
+import { controllers, type Controller } from '#shared/checkpoint/table.ts';
+import { eventSources } from '#shared/runtime/events.ts';
+import { createControllerAlarms, notifyAlarmTopic } from './alarms.ts';
+import {
+  addForwarderPodIdentity,
+  addFunctionAccessEntries,
+  defaultForwarderServiceAccount,
+  functionGroups,
+  type FunctionName,
+} from './cluster-access.ts';
+import { createControllerFunction } from './controller-function.ts';
+import { addEventRouting } from './event-routing.ts';
 import { acknowledgeAcceptedFindings } from './nag-suppressions.ts';
-import { createSecretsExtension } from './secrets-extension.ts';
 import { PrivateNetwork, type PrivateNetworkProps } from './private-network.ts';
+import { createSecretsExtension } from './secrets-extension.ts';
+import { validateStackProps } from './settings.ts';
+import { createStateTable } from './state-table.ts';
 import { WebhooksFunction } from './webhooks/webhooks-function.ts';
 
-const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
+export { tableActions } from './state-table.ts';
 
 export type CapiServerlessStackProps = StackProps & {
   /** Secrets Manager secret (name) holding the management cluster's kubeconfig; unset: in-cluster/default rules. */
@@ -39,6 +45,11 @@ export type CapiServerlessStackProps = StackProps & {
    * token. The webhooks function refuses every request without a token (see docs/deploy.md, "Registering the webhooks").
    */
   readonly webhookTokenSecretName?: string;
+  /**
+   * SSM SecureString parameter (name) holding the webhooks' path token(s) instead of a Secrets Manager secret (no
+   * secret to pay for; create it first with `aws ssm put-parameter --type SecureString`).
+   */
+  readonly webhookTokenParameterName?: string;
   /** Reserved (and maximum) concurrency of the webhooks function (default 10). */
   readonly webhookReservedConcurrency?: number;
   /** SNS topic (ARN) every alarm notifies; unset: the stack creates one (output `AlarmTopicArn`). */
@@ -62,22 +73,27 @@ export type CapiServerlessStackProps = StackProps & {
    * network: no NAT gateway, no interface endpoint (see infra/private-network.ts). Needs `eksCluster`.
    */
   readonly privateNetwork?: PrivateNetworkProps;
+  /**
+   * Deletion protection on the state table (default true). False is for test stacks only: the table can be deleted,
+   * and `cdk destroy` deletes it with its checkpoints and leases instead of retaining it.
+   */
+  readonly tableDeletionProtection?: boolean;
+  /** Namespace of the forwarder's ServiceAccount (EKS Pod Identity association; default capi-serverless-system). */
+  readonly forwarderNamespace?: string;
+  /** Name of the forwarder's ServiceAccount (default capi-serverless-forwarder). */
+  readonly forwarderServiceAccount?: string;
 };
+
+/** Tags on the stack and every resource that takes tags (cost allocation, finding an install's resources). */
+export const appTag = { key: 'app', value: 'capi-serverless' } as const;
+/** The tag key whose value is the stack's name (which install a resource belongs to). */
+export const stackTagKey = 'capi-serverless:stack';
 
 /** Log retention when none is given: long enough to investigate last month's incident, not forever. */
 export const defaultLogRetention = logs.RetentionDays.ONE_MONTH;
 
-/** The DynamoDB actions a pass uses: get the checkpoint, conditional put/update/delete of lease rows, transactions. */
-export const tableActions = [
-  'dynamodb:GetItem',
-  'dynamodb:PutItem',
-  'dynamodb:UpdateItem',
-  'dynamodb:DeleteItem',
-  'dynamodb:ConditionCheckItem',
-  // NOTE: the tick: Query on the due index, BatchGetItem of checkpoints during a sweep.
-  'dynamodb:Query',
-  'dynamodb:BatchGetItem',
-] as const;
+/** Minutes between ticks when none is given. */
+export const defaultTickMinutes = 5;
 
 export class CapiServerlessStack extends Stack {
   readonly table: dynamodb.Table;
@@ -88,35 +104,22 @@ export class CapiServerlessStack extends Stack {
   readonly alarms: readonly cloudwatch.Alarm[];
 
   constructor(scope: Construct, id: string, props: CapiServerlessStackProps = {}) {
-    super(scope, id, props);
-    this.table = new dynamodb.Table(this, 'State', {
-      partitionKey: { name: tableDesign.partitionKey.name, type: dynamodb.AttributeType.STRING },
-      sortKey: { name: tableDesign.sortKey.name, type: dynamodb.AttributeType.STRING },
-      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
-      timeToLiveAttribute: tableDesign.timeToLiveAttribute,
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
-    // NOTE: the sparse due index the ticks query instead of reading every checkpoint (shared/checkpoint/due.ts).
-    this.table.addGlobalSecondaryIndex({
-      indexName: dueIndex.name,
-      partitionKey: { name: dueIndex.partitionKey.name, type: dynamodb.AttributeType.STRING },
-      sortKey: { name: dueIndex.sortKey.name, type: dynamodb.AttributeType.NUMBER },
-      projectionType: dynamodb.ProjectionType.KEYS_ONLY,
-    });
-    this.bus = new events.EventBus(this, 'Bus', { eventBusName: 'capi-serverless' });
-    if (props.privateNetwork && props.kubeconfigSecretName) {
-      throw new Error(
-        'privateNetwork: use eksCluster (EKS access entries) instead of kubeconfigSecretName; reading a secret from ' +
-          'private subnets needs a Secrets Manager interface endpoint, which bills by the hour',
-      );
-    }
-    if (props.privateNetwork && !props.eksCluster) {
-      throw new Error('privateNetwork needs eksCluster: the functions sign EKS tokens with their own roles');
-    }
-    const network = props.privateNetwork
-      ? new PrivateNetwork(this, 'PrivateNetwork', props.privateNetwork).functionProps
+    validateStackProps(props);
+    // NOTE: stack tags (CloudFormation tags what it creates with them) and the same tags on every resource in the
+    // template; with @aws-cdk/core:explicitStackTags only props.tags reach the stack itself.
+    const tags = { [appTag.key]: appTag.value, [stackTagKey]: props.stackName ?? id };
+    super(scope, id, { ...props, tags: { ...tags, ...props.tags } });
+    for (const [key, value] of Object.entries(tags)) Tags.of(this).add(key, value);
+
+    this.table = createStateTable(this, { deletionProtection: props.tableDeletionProtection ?? true });
+    // NOTE: the one physical name the stack sets; every other name is generated by CloudFormation from the stack's.
+    // Derived from the stack name so a second install (staging beside production) in the account and region coexists.
+    this.bus = new events.EventBus(this, 'Bus', { eventBusName: this.stackName });
+    const privateNetwork = props.privateNetwork
+      ? new PrivateNetwork(this, 'PrivateNetwork', props.privateNetwork)
       : undefined;
+    privateNetwork?.addSecretStoreEndpoint(props.webhookTokenParameterName ? 'ssm' : 'secretsmanager');
+    const network = privateNetwork?.functionProps;
     const eksEnvironment = props.eksCluster
       ? {
           EKS_CLUSTER_NAME: props.eksCluster.name,
@@ -124,159 +127,36 @@ export class CapiServerlessStack extends Stack {
           EKS_CLUSTER_CA_DATA: props.eksCluster.caData,
         }
       : {};
-    const secret = props.kubeconfigSecretName
+    const kubeconfigSecret = props.kubeconfigSecretName
       ? secretsmanager.Secret.fromSecretNameV2(this, 'Kubeconfig', props.kubeconfigSecretName)
       : undefined;
-    const paramsAndSecrets = secret ? createSecretsExtension() : undefined;
+    const paramsAndSecrets = kubeconfigSecret ? createSecretsExtension() : undefined;
     const logRetention = props.logRetention ?? defaultLogRetention;
-    const alarms: cloudwatch.Alarm[] = [];
-    const dlqAlarm = (queue: sqs.Queue, name: string) =>
-      alarms.push(
-        queue
-          .metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) })
-          .createAlarm(this, `${name}DlqAlarm`, {
-            alarmDescription: `events for ${name} that could not be delivered or processed`,
-            threshold: 1,
-            evaluationPeriods: 1,
-            comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-            treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-          }),
-      );
 
+    const alarms: cloudwatch.Alarm[] = [];
     const functions = {} as Record<Controller, nodejs.NodejsFunction>;
     const deadLetterQueues: sqs.Queue[] = [];
     for (const controller of controllers) {
-      const name = controller[0]?.toUpperCase() + controller.slice(1);
-      const dlq = new sqs.Queue(this, `${name}Dlq`, {
-        retentionPeriod: Duration.days(14),
-        enforceSSL: true,
-        encryption: sqs.QueueEncryption.SQS_MANAGED,
-      });
-      dlqAlarm(dlq, name);
-      deadLetterQueues.push(dlq);
-      const logGroup = new logs.LogGroup(this, `${name}Logs`, {
-        retention: logRetention,
-      });
-      const fn = new nodejs.NodejsFunction(this, `${name}Function`, {
-        logGroup,
-        entry: join(repoRoot, 'functions', `${controller}.ts`),
-        handler: 'handler',
-        projectRoot: repoRoot,
-        depsLockFilePath: join(repoRoot, 'package-lock.json'),
-        runtime: lambda.Runtime.NODEJS_22_X,
-        architecture: lambda.Architecture.ARM_64,
-        memorySize: 512,
-        timeout: Duration.minutes(5),
-        retryAttempts: 2,
-        deadLetterQueue: dlq,
-        // NOTE: Powertools Tracer writes one segment per invocation; metrics are EMF log lines (no API calls).
-        // In private subnets the X-Ray daemon would need an endpoint or NAT: tracing is off there.
-        tracing: network ? lambda.Tracing.DISABLED : lambda.Tracing.ACTIVE,
-        ...(network ?? {}),
+      const { fn, dlq } = createControllerFunction(this, controller, {
+        table: this.table,
+        bus: this.bus,
+        logRetention,
+        eksEnvironment,
+        ...(kubeconfigSecret ? { kubeconfigSecret } : {}),
         ...(paramsAndSecrets ? { paramsAndSecrets } : {}),
-        environment: {
-          ...eksEnvironment,
-          ...(network ? { POWERTOOLS_TRACE_ENABLED: 'false' } : {}),
-          TABLE_NAME: this.table.tableName,
-          // NOTE: fan-out (shared/runtime/fan-out.ts) puts events on the bus; from private subnets that would need an
-          // EventBridge interface endpoint, which bills by the hour: there every mapped pass runs in its invocation.
-          ...(network ? {} : { EVENT_BUS_NAME: this.bus.eventBusName }),
-          POWERTOOLS_SERVICE_NAME: `capi-serverless-${controller}`,
-          POWERTOOLS_METRICS_NAMESPACE: 'CapiServerless',
-          // NOTE: leases outlive the function timeout, so a crashed pass's lease lapses before a retry could run twice.
-          LEASE_TTL_MS: String(6 * 60_000),
-          ...(props.kubeconfigSecretName ? { KUBECONFIG_SECRET_ARN: props.kubeconfigSecretName } : {}),
-          ...(controller === 'providers' && props.providerFetchAllowedHosts?.length
-            ? { PROVIDER_FETCH_ALLOWED_HOSTS: props.providerFetchAllowedHosts.join(',') }
-            : {}),
-          ...(controller === 'providers' && props.providerGitlabHosts?.length
-            ? { PROVIDER_GITLAB_HOSTS: props.providerGitlabHosts.join(',') }
-            : {}),
-        },
-        bundling: {
-          forceDockerBundling: false,
-          format: nodejs.OutputFormat.ESM,
-          target: 'node20',
-          minify: true,
-          sourceMap: true,
-          keepNames: true,
-          mainFields: ['module', 'main'],
-          banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-          externalModules: [],
-        },
+        ...(network ? { network } : {}),
+        extraEnvironment: controller === 'providers' ? computeProvidersEnvironment(props) : {},
       });
-      // NOTE: the table and its due index by name (Table.grant would add a `/index/*` wildcard).
-      fn.addToRolePolicy(
-        new iam.PolicyStatement({
-          actions: [...tableActions],
-          resources: [this.table.tableArn, `${this.table.tableArn}/index/${dueIndex.name}`],
-        }),
-      );
-      secret?.grantRead(fn);
-      if (!network)
-        fn.addToRolePolicy(
-          new iam.PolicyStatement({
-            actions: ['events:PutEvents'],
-            resources: [this.bus.eventBusArn],
-            conditions: { StringEquals: { 'events:source': eventSources.fanOut } },
-          }),
-        );
-      alarms.push(
-        fn.metricErrors({ period: Duration.minutes(5) }).createAlarm(this, `${name}ErrorsAlarm`, {
-          alarmDescription: `${controller} invocations that failed (not recorded as a pass outcome)`,
-          threshold: 1,
-          evaluationPeriods: 1,
-          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-        }),
-      );
+      alarms.push(...createControllerAlarms(this, controller, { fn, dlq }));
+      addEventRouting(this, controller, {
+        bus: this.bus,
+        fn,
+        dlq,
+        tickMinutes: props.tickMinutes ?? defaultTickMinutes,
+        fanOut: !network,
+      });
       functions[controller] = fn;
-
-      const route = routes.find((r) => r.controller === controller);
-      if (route) {
-        new events.Rule(this, `${name}Rule`, {
-          eventBus: this.bus,
-          description: `object changes routed to ${controller}`,
-          eventPattern: eventPatternOf(route),
-        }).addTarget(
-          new eventTargets.LambdaFunction(fn, {
-            deadLetterQueue: dlq,
-            retryAttempts: 4,
-            maxEventAge: Duration.hours(1),
-          }),
-        );
-      }
-      // Batches of passes another invocation of this controller fanned out (fan-out.ts), retried as object changes.
-      if (!network)
-        new events.Rule(this, `${name}FanOutRule`, {
-          eventBus: this.bus,
-          description: `batches of passes fanned out to ${controller}`,
-          eventPattern: fanOutPatternOf(controller),
-        }).addTarget(
-          new eventTargets.LambdaFunction(fn, {
-            deadLetterQueue: dlq,
-            retryAttempts: 4,
-            maxEventAge: Duration.hours(1),
-          }),
-        );
-      new scheduler.Schedule(this, `${name}Tick`, {
-        description: `${controller} tick: list, compare with checkpoints, reconcile what is due`,
-        schedule: scheduler.ScheduleExpression.rate(Duration.minutes(props.tickMinutes ?? 5)),
-        target: new schedulerTargets.LambdaInvoke(fn, {
-          input: scheduler.ScheduleTargetInput.fromObject({
-            version: '0',
-            id: scheduler.ContextAttribute.executionId,
-            'detail-type': detailTypes.tick,
-            source: eventSources.scheduler,
-            time: scheduler.ContextAttribute.scheduledTime,
-            resources: [],
-            detail: { controller },
-          }),
-          deadLetterQueue: dlq,
-          retryAttempts: 0,
-          maxEventAge: Duration.minutes(5),
-        }),
-      });
+      deadLetterQueues.push(dlq);
     }
     this.functions = functions;
 
@@ -302,11 +182,12 @@ export class CapiServerlessStack extends Stack {
     }
     // Admission webhooks behind a Function URL; register infra/webhooks/manifests with its URL (see docs/deploy.md).
     this.webhooks = new WebhooksFunction(this, 'Webhooks', {
-      ...(secret ? { kubeconfigSecret: secret } : {}),
+      ...(kubeconfigSecret ? { kubeconfigSecret } : {}),
       ...(paramsAndSecrets ? { paramsAndSecrets } : {}),
       ...(props.webhookTokenSecretName
         ? { tokenSecret: secretsmanager.Secret.fromSecretNameV2(this, 'WebhookToken', props.webhookTokenSecretName) }
         : {}),
+      ...(props.webhookTokenParameterName ? { tokenParameterName: props.webhookTokenParameterName } : {}),
       ...(props.webhookReservedConcurrency === undefined
         ? {}
         : { reservedConcurrency: props.webhookReservedConcurrency }),
@@ -315,20 +196,59 @@ export class CapiServerlessStack extends Stack {
       ...(network ? { network } : {}),
     });
     alarms.push(...this.webhooks.createAlarms());
-
-    this.alarmTopic = props.alarmTopicArn
-      ? sns.Topic.fromTopicArn(this, 'AlarmTopic', props.alarmTopicArn)
-      : new sns.Topic(this, 'AlarmTopic', { displayName: 'capi-serverless alarms', enforceSSL: true });
-    const notify = new cloudwatchActions.SnsAction(this.alarmTopic);
-    for (const alarm of alarms) {
-      alarm.addAlarmAction(notify);
-      alarm.addOkAction(notify);
-    }
-    this.alarms = alarms;
-    new CfnOutput(this, 'AlarmTopicArn', {
-      description: 'subscribe to be told when an alarm fires (or clears)',
-      value: this.alarmTopic.topicArn,
+    new CfnOutput(this, 'webhooksRoleArn', {
+      description: 'the webhooks function signs EKS tokens with this role (Kubernetes group capi-serverless:webhooks)',
+      value: this.webhooks.function.role?.roleArn ?? '',
     });
+
+    // NOTE: on EKS the stack creates the cluster access AWS owns; the RBAC binding the groups ships as YAML.
+    const forwarderServiceAccount = {
+      namespace: props.forwarderNamespace ?? defaultForwarderServiceAccount.namespace,
+      name: props.forwarderServiceAccount ?? defaultForwarderServiceAccount.name,
+    };
+    let forwarderRole: iam.Role | undefined;
+    if (props.eksCluster) {
+      const roles: Partial<Record<FunctionName, iam.IRole>> = {};
+      for (const controller of controllers)
+        if (functions[controller].role) roles[controller] = functions[controller].role;
+      if (this.webhooks.function.role) roles.webhooks = this.webhooks.function.role;
+      addFunctionAccessEntries(this, props.eksCluster.name, roles);
+      forwarderRole = addForwarderPodIdentity(this, props.eksCluster.name, forwarderPolicy, forwarderServiceAccount);
+      new CfnOutput(this, 'ForwarderRoleArn', {
+        description: `the forwarder's role, associated with ServiceAccount ${forwarderServiceAccount.namespace}/${forwarderServiceAccount.name} (EKS Pod Identity)`,
+        value: forwarderRole.roleArn,
+      });
+    }
+    new CfnOutput(this, 'ChartValues', {
+      description: 'values for the cluster side (forwarder, webhook configurations, RBAC), as JSON (YAML reads JSON)',
+      value: this.toJsonString({
+        region: this.region,
+        eventBusName: this.bus.eventBusName,
+        tableName: this.table.tableName,
+        webhooks: {
+          baseUrl: this.webhooks.functionUrl.url,
+          ...(this.webhooks.tokenSecret ? { tokenSecretArn: this.webhooks.tokenSecret.secretArn } : {}),
+          ...(this.webhooks.tokenParameter ? { tokenParameterName: this.webhooks.tokenParameter.parameterName } : {}),
+        },
+        forwarder: {
+          namespace: forwarderServiceAccount.namespace,
+          serviceAccount: forwarderServiceAccount.name,
+          ...(forwarderRole ? { roleArn: forwarderRole.roleArn } : { policyArn: forwarderPolicy.managedPolicyArn }),
+        },
+        functions: Object.fromEntries(
+          [...controllers, 'webhooks' as const].map((fn) => [
+            fn,
+            {
+              group: functionGroups[fn],
+              roleArn: (fn === 'webhooks' ? this.webhooks.function : functions[fn]).role?.roleArn ?? '',
+            },
+          ]),
+        ),
+      }),
+    });
+    this.alarms = alarms;
+    this.alarmTopic = notifyAlarmTopic(this, alarms, props.alarmTopicArn);
+
     acknowledgeAcceptedFindings({
       controllerFunctions: Object.values(functions),
       deadLetterQueues,
@@ -337,4 +257,14 @@ export class CapiServerlessStack extends Stack {
       privateNetwork: network !== undefined,
     });
   }
+}
+
+/** The providers function's download allow-list and GitLab hosts, when given. */
+function computeProvidersEnvironment(props: CapiServerlessStackProps): Record<string, string> {
+  return {
+    ...(props.providerFetchAllowedHosts?.length
+      ? { PROVIDER_FETCH_ALLOWED_HOSTS: props.providerFetchAllowedHosts.join(',') }
+      : {}),
+    ...(props.providerGitlabHosts?.length ? { PROVIDER_GITLAB_HOSTS: props.providerGitlabHosts.join(',') } : {}),
+  };
 }

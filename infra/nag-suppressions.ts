@@ -69,12 +69,13 @@ export function acknowledgeAcceptedFindings(scope: AcceptedFindingsScope): void 
   const synchronous = 'only the Function URL invokes it, synchronously; the API server applies failurePolicy';
   acknowledge(webhooks, 'Serverless-LambdaAsyncFailureDestination', synchronous);
   acknowledge(webhooks, 'Serverless-LambdaDLQ', synchronous);
-  acknowledge(
-    scope.webhooks.tokenSecret,
-    'AwsSolutions-SMG4',
-    'the path token is rotated by hand, because the webhook configurations in the cluster must change with it; the ' +
-      'handler accepts two tokens during a rotation (docs/deploy.md, "Rotating the webhook token")',
-  );
+  if (scope.webhooks.tokenSecret)
+    acknowledge(
+      scope.webhooks.tokenSecret,
+      'AwsSolutions-SMG4',
+      'the path token is rotated by hand, because the webhook configurations in the cluster must change with it; the ' +
+        'handler accepts two tokens during a rotation (docs/deploy.md, "Rotating the webhook token")',
+    );
   for (const queue of scope.deadLetterQueues) {
     acknowledge(queue, 'Serverless-SQSRedrivePolicy', 'this queue is itself a dead-letter queue; its depth is alarmed');
   }

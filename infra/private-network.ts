@@ -1,8 +1,9 @@
 // The private path to a management cluster whose API endpoint is private or CIDR-restricted, with nothing that bills
 // by the hour: the functions attach to the cluster's VPC subnets and need no egress to the internet. They talk to
 // the API server and workload clusters inside the VPC, to DynamoDB through a gateway endpoint (free), and to nothing
-// else: EKS tokens are signed locally from the function's role (EKS access entries), the webhook token is resolved
-// into the environment at deploy time, X-Ray tracing is off (it would need an interface endpoint or NAT).
+// else: EKS tokens are signed locally from the function's role (EKS access entries), X-Ray tracing is off (it would
+// need an interface endpoint or NAT). The one exception is the webhooks' path token, read at run time from its store
+// (never put in the environment): an interface endpoint of Secrets Manager or SSM, created here unless the VPC has one.
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { Construct } from 'constructs';
 
@@ -17,7 +18,15 @@ export type PrivateNetworkProps = {
   readonly securityGroupIds?: readonly string[];
   /** Create the DynamoDB gateway endpoint (default true; false when the VPC already routes DynamoDB through one). */
   readonly createDynamoDbEndpoint?: boolean;
+  /**
+   * Create an interface endpoint (private DNS) for the webhook token's store, Secrets Manager or SSM (default true;
+   * false when the VPC already has one). It bills by the hour per zone, the one such cost of this variant.
+   */
+  readonly secretStoreEndpoint?: boolean;
 };
+
+/** Where the webhooks' path token is kept. */
+export type SecretStore = 'secretsmanager' | 'ssm';
 
 /** What a function needs to attach to the private network (spread into its props). */
 export type FunctionNetworkProps = {
@@ -29,6 +38,8 @@ export type FunctionNetworkProps = {
 export class PrivateNetwork extends Construct {
   readonly vpc: ec2.IVpc;
   readonly functionProps: FunctionNetworkProps;
+  private readonly subnets: ec2.ISubnet[];
+  private readonly createsSecretStoreEndpoint: boolean;
 
   constructor(scope: Construct, id: string, props: PrivateNetworkProps) {
     super(scope, id);
@@ -74,5 +85,29 @@ export class PrivateNetwork extends Construct {
       securityGroups = [sg];
     }
     this.functionProps = { vpc: this.vpc, vpcSubnets: { subnets }, securityGroups };
+    this.subnets = subnets;
+    this.createsSecretStoreEndpoint = props.secretStoreEndpoint ?? true;
+  }
+
+  /**
+   * The interface endpoint the webhooks function reads its token through, reachable from the functions' security
+   * groups on 443 only (none when `secretStoreEndpoint` is false).
+   *
+   * @example
+   * network.addSecretStoreEndpoint('secretsmanager');
+   */
+  addSecretStoreEndpoint(store: SecretStore): ec2.InterfaceVpcEndpoint | undefined {
+    if (!this.createsSecretStoreEndpoint) return undefined;
+    const endpoint = new ec2.InterfaceVpcEndpoint(this, 'SecretStoreEndpoint', {
+      vpc: this.vpc,
+      service:
+        store === 'ssm' ? ec2.InterfaceVpcEndpointAwsService.SSM : ec2.InterfaceVpcEndpointAwsService.SECRETS_MANAGER,
+      subnets: { subnets: this.subnets },
+      privateDnsEnabled: true,
+      open: false,
+    });
+    for (const sg of this.functionProps.securityGroups)
+      endpoint.connections.allowFrom(sg, ec2.Port.tcp(443), 'HTTPS from the capi-serverless functions');
+    return endpoint;
   }
 }

@@ -1,22 +1,21 @@
-// The admission webhooks as a Lambda with a Function URL, for the stack to add: esbuild-bundled like the controller
-// functions, a 9s timeout (under the webhooks' 10s timeoutSeconds) and the URL as an output to render the
+// The admission webhooks as a Lambda with a Function URL, for the stack to add: bundled as every function is
+// (function-bundling.ts), a 9s timeout (under the webhooks' 10s timeoutSeconds) and the URL as an output to render the
 // Validating/MutatingWebhookConfiguration manifests with (see webhook-manifests.ts). The URL is public (the API
 // server cannot sign requests), so a secret path token is mandatory: a Secrets Manager secret created here with a
-// generated token (or a given one), read per request through the Parameters and Secrets extension; reserved
+// generated token, a given one, or a given SSM SecureString parameter, read at run time through the Parameters and
+// Secrets extension in every variant (never in the environment, where lambda:GetFunctionConfiguration shows it); reserved
 // concurrency caps what strangers can cost; alarms on errors, throttles and p99 latency (failures block users' writes).
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { CfnOutput, Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
+import { computeBundledFunctionProps, functionRuntimeEnvironment } from '../function-bundling.ts';
 import type { FunctionNetworkProps } from '../private-network.ts';
 import { createSecretsExtension } from '../secrets-extension.ts';
-
-const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 export type WebhooksFunctionProps = {
   /** Secret holding the management cluster's kubeconfig (read through the Parameters and Secrets extension). */
@@ -27,9 +26,14 @@ export type WebhooksFunctionProps = {
   readonly paramsAndSecrets?: lambda.ParamsAndSecretsLayerVersion;
   /**
    * Secret whose string is the accepted path token(s) (whitespace-separated, each at least 16 characters of
-   * [A-Za-z0-9_-]); unset: one is created with a generated 48-character token.
+   * [A-Za-z0-9_-]); unset (and no `tokenParameterName`): one is created with a generated 48-character token.
    */
   readonly tokenSecret?: secretsmanager.ISecret;
+  /**
+   * Name of an SSM SecureString parameter holding the token(s) instead (CloudFormation cannot create SecureString
+   * parameters: create it with `aws ssm put-parameter --type SecureString`); no Secrets Manager secret then.
+   */
+  readonly tokenParameterName?: string;
   /** Reserved (and so maximum) concurrent executions (default 10). */
   readonly reservedConcurrency?: number;
   /** Retention of the function's log group (default one month). */
@@ -39,8 +43,8 @@ export type WebhooksFunctionProps = {
   /** Extra environment (e.g. the EKS cluster settings). */
   readonly environment?: Readonly<Record<string, string>>;
   /**
-   * Private subnets to attach to. There the token secret is resolved into the environment at deploy time (no
-   * Secrets Manager call, so no interface endpoint): rotating it means updating the secret and deploying again.
+   * Private subnets to attach to. The token is read at run time there too, through an interface endpoint of its
+   * store (PrivateNetwork.addSecretStoreEndpoint, or one the VPC has).
    */
   readonly network?: FunctionNetworkProps;
 };
@@ -51,27 +55,31 @@ export const defaultWebhookReservedConcurrency = 10;
 export class WebhooksFunction extends Construct {
   readonly function: nodejs.NodejsFunction;
   readonly functionUrl: lambda.FunctionUrl;
-  readonly tokenSecret: secretsmanager.ISecret | secretsmanager.Secret;
+  /** The token's secret (unset when the token is an SSM parameter). */
+  readonly tokenSecret: secretsmanager.ISecret | secretsmanager.Secret | undefined;
+  /** The token's SSM parameter (unset when the token is a secret). */
+  readonly tokenParameter: ssm.IStringParameter | undefined;
   private readonly latencyThreshold: Duration;
 
   constructor(scope: Construct, id: string, props: WebhooksFunctionProps = {}) {
     super(scope, id);
     this.latencyThreshold = props.latencyThreshold ?? Duration.seconds(3);
-    this.tokenSecret =
-      props.tokenSecret ??
-      new secretsmanager.Secret(this, 'PathToken', {
-        description: 'capi-serverless webhooks: accepted Function URL path token(s), whitespace-separated',
-        generateSecretString: { passwordLength: 48, excludePunctuation: true, includeSpace: false },
-      });
+    this.tokenParameter = props.tokenParameterName
+      ? ssm.StringParameter.fromSecureStringParameterAttributes(this, 'PathTokenParameter', {
+          parameterName: props.tokenParameterName,
+        })
+      : undefined;
+    this.tokenSecret = this.tokenParameter
+      ? undefined
+      : (props.tokenSecret ??
+        new secretsmanager.Secret(this, 'PathToken', {
+          description: 'capi-serverless webhooks: accepted Function URL path token(s), whitespace-separated',
+          generateSecretString: { passwordLength: 48, excludePunctuation: true, includeSpace: false },
+        }));
     this.function = new nodejs.NodejsFunction(this, 'Function', {
       logGroup: new logs.LogGroup(this, 'Logs', { retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH }),
       reservedConcurrentExecutions: props.reservedConcurrency ?? defaultWebhookReservedConcurrency,
-      entry: join(repoRoot, 'functions', 'webhooks.ts'),
-      handler: 'handler',
-      projectRoot: repoRoot,
-      depsLockFilePath: join(repoRoot, 'package-lock.json'),
-      runtime: lambda.Runtime.NODEJS_22_X,
-      architecture: lambda.Architecture.ARM_64,
+      ...computeBundledFunctionProps('webhooks'),
       // NOTE: more memory is more CPU: cold starts shrink, and admission latency is what users feel on kubectl apply.
       memorySize: 1024,
       timeout: Duration.seconds(9),
@@ -80,33 +88,21 @@ export class WebhooksFunction extends Construct {
       tracing: props.network ? lambda.Tracing.DISABLED : lambda.Tracing.ACTIVE,
       ...(props.network ?? {}),
       environment: {
+        ...functionRuntimeEnvironment,
         POWERTOOLS_SERVICE_NAME: 'capi-serverless-webhooks',
         ...props.environment,
         ...(props.kubeconfigSecret ? { KUBECONFIG_SECRET_ARN: props.kubeconfigSecret.secretArn } : {}),
-        ...(props.network
-          ? {
-              // NOTE: a CloudFormation dynamic reference, resolved at deploy time; the template holds no secret.
-              WEBHOOK_PATH_TOKEN: this.tokenSecret.secretValue.unsafeUnwrap(),
-              POWERTOOLS_TRACE_ENABLED: 'false',
-            }
-          : { WEBHOOK_TOKEN_SECRET_ARN: this.tokenSecret.secretArn }),
+        // NOTE: where the token is, never the token: the function reads it at run time.
+        ...(this.tokenSecret ? { WEBHOOK_TOKEN_SECRET_ARN: this.tokenSecret.secretArn } : {}),
+        ...(this.tokenParameter ? { WEBHOOK_TOKEN_PARAMETER_NAME: this.tokenParameter.parameterName } : {}),
+        ...(props.network ? { POWERTOOLS_TRACE_ENABLED: 'false' } : {}),
       },
       ...(props.layers ? { layers: props.layers } : {}),
-      ...(props.network ? {} : { paramsAndSecrets: props.paramsAndSecrets ?? createSecretsExtension() }),
-      bundling: {
-        forceDockerBundling: false,
-        format: nodejs.OutputFormat.ESM,
-        target: 'node20',
-        minify: true,
-        sourceMap: true,
-        keepNames: true,
-        mainFields: ['module', 'main'],
-        banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-        externalModules: [],
-      },
+      paramsAndSecrets: props.paramsAndSecrets ?? createSecretsExtension(),
     });
     props.kubeconfigSecret?.grantRead(this.function);
-    if (!props.network) this.tokenSecret.grantRead(this.function);
+    this.tokenSecret?.grantRead(this.function);
+    this.tokenParameter?.grantRead(this.function);
     // NOTE: the API server cannot sign requests with SigV4, so the URL is public; the path token keeps strangers out
     // (the handler refuses every request, before any read, without an accepted token).
     this.functionUrl = this.function.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.NONE });
@@ -114,10 +110,17 @@ export class WebhooksFunction extends Construct {
       description: 'Base URL for the webhook manifests: append /<token>, the string of WebhookTokenSecretArn',
       value: this.functionUrl.url,
     });
-    new CfnOutput(this, 'WebhookTokenSecretArn', {
-      description: 'Secret holding the webhook path token (aws secretsmanager get-secret-value --secret-id <arn>)',
-      value: this.tokenSecret.secretArn,
-    });
+    if (this.tokenSecret)
+      new CfnOutput(this, 'WebhookTokenSecretArn', {
+        description: 'Secret holding the webhook path token (aws secretsmanager get-secret-value --secret-id <arn>)',
+        value: this.tokenSecret.secretArn,
+      });
+    if (this.tokenParameter)
+      new CfnOutput(this, 'WebhookTokenParameterName', {
+        description:
+          'SSM SecureString parameter holding the webhook path token (aws ssm get-parameter --with-decryption)',
+        value: this.tokenParameter.parameterName,
+      });
   }
 
   /** Alarms on the function's errors, throttles (reserved concurrency reached) and p99 duration. */

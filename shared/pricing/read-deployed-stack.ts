@@ -31,6 +31,10 @@ export const resourcePricing = {
   },
   'AWS::SNS::TopicPolicy': { free: 'access policy' },
   'AWS::EC2::SecurityGroup': { free: 'security groups are free' },
+  'AWS::EC2::SecurityGroupEgress': { free: 'a security group rule is free' },
+  'AWS::EC2::SecurityGroupIngress': { free: 'a security group rule is free' },
+  'AWS::EKS::AccessEntry': { free: 'EKS access entries cost nothing beyond the cluster, which stays either way' },
+  'AWS::EKS::PodIdentityAssociation': { free: 'EKS Pod Identity associations cost nothing' },
   'AWS::CDK::Metadata': { free: 'CDK version metadata, not deployed as anything billable' },
 } as const satisfies Record<string, { priced: string } | { free: string }>;
 

@@ -45,6 +45,29 @@ export async function getSecretString(
 }
 
 /**
+ * Reads an SSM parameter's value (decrypted, for a SecureString) through the AWS Parameters and Secrets Lambda
+ * Extension: `GET localhost:<port>/systemsmanager/parameters/get?name=…&withDecryption=true`. Throws a plain Error
+ * saying what failed.
+ *
+ * @example
+ * const text = await getParameterString('/capi/webhook-token', { port: 2773, sessionToken: process.env['AWS_SESSION_TOKEN'] });
+ */
+export async function getParameterString(
+  name: string,
+  options: { readonly port: number; readonly sessionToken: string | undefined },
+): Promise<string> {
+  const url = `http://localhost:${options.port}/systemsmanager/parameters/get?name=${encodeURIComponent(name)}&withDecryption=true`;
+  const res = await fetch(url, {
+    headers: { 'X-Aws-Parameters-Secrets-Token': options.sessionToken ?? '' },
+    signal: AbortSignal.timeout(secretTimeoutMs),
+  });
+  if (!res.ok) throw new Error(`HTTP ${res.status}: ${await res.text()}`);
+  const body = (await res.json()) as { Parameter?: { Value?: string } };
+  if (!body.Parameter?.Value) throw new Error('the parameter has no value');
+  return body.Parameter.Value;
+}
+
+/**
  * Reads a kubeconfig from Secrets Manager through the extension (see {@link getSecretString}); the secret's string
  * is the kubeconfig YAML.
  *

@@ -1,13 +1,15 @@
 // Dependencies of the webhooks Lambda: settings from the environment (once per cold start) and a management-cluster
 // reader whose client is rebuilt before short-lived credentials (EKS tokens) expire and whose ClusterClass reads are
-// kept for a few seconds per warm container, and the accepted path tokens
-// (read from the token secret through the Parameters and Secrets extension, so a rotation needs no redeploy).
+// kept for a few seconds per warm container, and the accepted path tokens (read at run time from the token secret or
+// SSM SecureString parameter through the Parameters and Secrets extension, cached per warm container for a minute, so
+// a rotation needs no redeploy and no token is in the environment).
 import * as z from 'zod';
 import { errorMessage, ValidationError } from '#shared/errors/index.ts';
 import { createKubeClient, type KubeClient } from '#shared/kube/index.ts';
 import { computeRuntimeConfig } from '#shared/runtime/config.ts';
 import {
   createManagementTokenProvider,
+  getParameterString,
   getSecretString,
   resolveKubeconfigSource,
 } from '#shared/runtime/create-runtime-deps.ts';
@@ -22,7 +24,11 @@ export const WebhooksEnv = z.object({
    * the stack creates it). Read through the extension on every request, so a rotation needs no redeploy.
    */
   WEBHOOK_TOKEN_SECRET_ARN: z.string().min(1).optional(),
-  /** A fixed path token (local mode and tests; see WebhooksHandlerOptions.pathToken). */
+  /** Or the name of an SSM SecureString parameter holding them (no Secrets Manager secret to pay for). */
+  WEBHOOK_TOKEN_PARAMETER_NAME: z.string().min(1).optional(),
+  /** How long a warm container keeps the tokens it read before asking the extension again. */
+  WEBHOOK_TOKEN_CACHE_MS: z.coerce.number().int().nonnegative().default(60_000),
+  /** A fixed path token (local mode and tests only: the stack never puts a token in the environment). */
   WEBHOOK_PATH_TOKEN: z.string().min(16).optional(),
   /**
    * How long (ms) a warm container reuses a ClusterClass it read, as upstream's webhooks read classes from an informer
@@ -68,25 +74,30 @@ export function computeWebhooksHandlerOptions(
       `invalid environment: ${String(parsed.error.issues[0]?.path[0] ?? '')}: ${parsed.error.issues[0]?.message ?? ''}`,
       { fieldPath: String(parsed.error.issues[0]?.path[0] ?? ''), reason: 'InvalidEnvironment' },
     );
-  const tokenSecret = parsed.data.WEBHOOK_TOKEN_SECRET_ARN;
+  const { WEBHOOK_TOKEN_SECRET_ARN: tokenSecret, WEBHOOK_TOKEN_PARAMETER_NAME: tokenParameter } = parsed.data;
+  if (tokenSecret && tokenParameter)
+    throw new ValidationError(
+      'invalid environment: set WEBHOOK_TOKEN_SECRET_ARN or WEBHOOK_TOKEN_PARAMETER_NAME, not both',
+      {
+        fieldPath: 'WEBHOOK_TOKEN_PARAMETER_NAME',
+        reason: 'InvalidEnvironment',
+      },
+    );
+  const extension = { port: config.secretsExtensionPort, sessionToken: env['AWS_SESSION_TOKEN'] };
+  const readTokens =
+    tokenSecret !== undefined
+      ? () => getSecretString(tokenSecret, extension)
+      : tokenParameter !== undefined
+        ? () => getParameterString(tokenParameter, extension)
+        : undefined;
   const tokenProvider = createManagementTokenProvider(config, async () => credentialsFromEnv(env));
   const classCache = createClusterClassCache({ ttlMs: parsed.data.WEBHOOK_CLUSTERCLASS_CACHE_TTL_MS, now });
   let kube: { client: KubeClient; createdAt: number } | undefined;
   return {
     pathToken: parsed.data.WEBHOOK_PATH_TOKEN,
-    ...(tokenSecret === undefined
+    ...(readTokens === undefined
       ? {}
-      : {
-          getPathTokens: async () =>
-            parsePathTokens(
-              await getSecretString(tokenSecret, {
-                port: config.secretsExtensionPort,
-                sessionToken: env['AWS_SESSION_TOKEN'],
-              }).catch((err: unknown) => {
-                throw new Error(`failed to read the webhook token secret: ${errorMessage(err)}`, { cause: err });
-              }),
-            ),
-        }),
+      : { getPathTokens: createCachedPathTokens(readTokens, parsed.data.WEBHOOK_TOKEN_CACHE_MS, now) }),
     async getDeps() {
       if (!kube || now() - kube.createdAt > kubeClientMaxAgeMs) {
         kube?.client.close();
@@ -100,5 +111,33 @@ export function computeWebhooksHandlerOptions(
       }
       return { reader: withClusterClassCache(createWebhookReader(kube.client), classCache) };
     },
+  };
+}
+
+/**
+ * The accepted tokens, read through `read` at most once per `maxAgeMs` per warm container (concurrent callers share
+ * one read; a failed read is not cached).
+ *
+ * @example
+ * const getPathTokens = createCachedPathTokens(() => getSecretString(arn, extension), 60_000, Date.now);
+ */
+export function createCachedPathTokens(
+  read: () => Promise<string>,
+  maxAgeMs: number,
+  now: () => number,
+): () => Promise<string[]> {
+  let cached: { tokens: Promise<string[]>; readAt: number } | undefined;
+  return async () => {
+    if (!cached || now() - cached.readAt >= maxAgeMs) {
+      const tokens = read().then(parsePathTokens, (err: unknown) => {
+        throw new Error(`failed to read the webhook token: ${errorMessage(err)}`, { cause: err });
+      });
+      const entry = { tokens, readAt: now() };
+      cached = entry;
+      tokens.catch(() => {
+        if (cached === entry) cached = undefined;
+      });
+    }
+    return cached.tokens;
   };
 }

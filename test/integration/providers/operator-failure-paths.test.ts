@@ -2,7 +2,7 @@
 // clusters get the same inputs step by step — A is reconciled by the providers pass, B by the operator — and after
 // each step the providers' conditions (type, status, reason; the operator's message contained in ours), installed
 // version and contract, the events about them and the objects left in their namespaces are compared. Every
-// difference must be listed in the step's `deliberate` map with its reason (docs/incoming/providers.md has the
+// difference must be listed in the step's `deliberate` map with its reason (docs/providers.md has the
 // table); a difference that appears or goes away fails the step.
 // By default (`npm test`) only the steps marked `quick` run: preflight, fetch and configuration failures with their
 // recoveries. `npm run test:operator-failures` runs every step (upgrades across contracts, pause, deletion too).

@@ -117,7 +117,7 @@ async function eventsAbout(kind: string, name: string): Promise<{ type: string; 
   }));
 }
 
-/** With ROLLOUT_PRINT=1, what `kubectl` shows at this point (for docs/incoming/rollout.md). */
+/** With ROLLOUT_PRINT=1, what `kubectl` shows at this point (for docs/fleet-rollouts.md). */
 function printKubectl(title: string, ...args: string[]): void {
   if (!process.env['ROLLOUT_PRINT']) return;
   const kubeconfig = ctx.mgmt.controlPlane.kubeconfigPath;

@@ -3,16 +3,19 @@
 // least-privilege IAM, the guarded webhooks Function URL, and cdk-nag's AwsSolutions and Serverless packs.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { App } from 'aws-cdk-lib';
+import { createTestApp } from './test-app.ts';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { CapiServerlessStack, tableActions } from '../../../infra/capi-serverless-stack.ts';
+
+const eksCluster = { name: 'mgmt', endpoint: 'https://ABC.gr7.eu-west-1.eks.amazonaws.com', caData: 'Y2E=' };
+const credentials = { kubeconfigSecretName: 'mgmt-kubeconfig' };
 import { kubeconfigSecretExtensionPort } from '#shared/runtime/config.ts';
 import { parseRuntimeEvent } from '#shared/runtime/events.ts';
 
 // NOTE: an empty bundling-stacks list skips esbuild here; `npx cdk synth` bundles for real.
-const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+const app = createTestApp();
 const stack = new CapiServerlessStack(app, 'Test', { kubeconfigSecretName: 'mgmt-kubeconfig', tickMinutes: 5 });
 const template = Template.fromStack(stack);
 
@@ -96,7 +99,7 @@ describe('CapiServerlessStack', () => {
   });
 
   test('the extension layer is the arm64 build for the stack’s region', () => {
-    const regional = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const regional = createTestApp();
     const withRegion = new CapiServerlessStack(regional, 'Regional', {
       env: { account: '111111111111', region: 'eu-west-1' },
       kubeconfigSecretName: 'mgmt-kubeconfig',
@@ -114,9 +117,11 @@ describe('CapiServerlessStack', () => {
   });
 
   test('without a kubeconfig secret only the webhooks function carries the extension (for its token)', () => {
-    const plain = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const plain = createTestApp();
     const fns = Object.values(
-      Template.fromStack(new CapiServerlessStack(plain, 'Plain')).findResources('AWS::Lambda::Function'),
+      Template.fromStack(new CapiServerlessStack(plain, 'Plain', { eksCluster })).findResources(
+        'AWS::Lambda::Function',
+      ),
     ) as Resource[];
     assert.ok(fns.length >= 4);
     const withLayers = fns.filter((fn) => fn.Properties['Layers'] !== undefined);
@@ -168,9 +173,10 @@ describe('CapiServerlessStack', () => {
   });
 
   test('the providers function alone gets the download allow-list and GitLab hosts when given', () => {
-    const given = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const given = createTestApp();
     const t = Template.fromStack(
       new CapiServerlessStack(given, 'Fetch', {
+        ...credentials,
         providerFetchAllowedHosts: ['registry.internal:5000'],
         providerGitlabHosts: ['gitlab.example.com'],
       }),
@@ -197,9 +203,10 @@ describe('CapiServerlessStack', () => {
   });
 
   test('a given token secret and concurrency cap replace the defaults', () => {
-    const given = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const given = createTestApp();
     const t = Template.fromStack(
       new CapiServerlessStack(given, 'Given', {
+        ...credentials,
         webhookTokenSecretName: 'webhook-token',
         webhookReservedConcurrency: 4,
       }),
@@ -299,9 +306,9 @@ describe('CapiServerlessStack', () => {
   });
 
   test('a given topic is used instead of a new one', () => {
-    const given = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const given = createTestApp();
     const arn = 'arn:aws:sns:eu-west-1:111111111111:ops-alarms';
-    const t = Template.fromStack(new CapiServerlessStack(given, 'Given', { alarmTopicArn: arn }));
+    const t = Template.fromStack(new CapiServerlessStack(given, 'Given', { ...credentials, alarmTopicArn: arn }));
     t.resourceCountIs('AWS::SNS::Topic', 0);
     for (const alarm of Object.values(t.findResources('AWS::CloudWatch::Alarm')) as Resource[])
       assert.deepEqual(alarm.Properties['AlarmActions'], [arn]);
@@ -315,17 +322,17 @@ describe('CapiServerlessStack', () => {
       const ref = (fn.Properties['LoggingConfig'] as { LogGroup?: { Ref: string } } | undefined)?.LogGroup?.Ref ?? '';
       assert.equal((groups[ref] as Resource | undefined)?.Properties['RetentionInDays'], 30, 'its own group, 30 days');
     }
-    const configured = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const configured = createTestApp();
     const t = Template.fromStack(
-      new CapiServerlessStack(configured, 'Week', { logRetention: logs.RetentionDays.ONE_WEEK }),
+      new CapiServerlessStack(configured, 'Week', { ...credentials, logRetention: logs.RetentionDays.ONE_WEEK }),
     );
     for (const g of Object.values(t.findResources('AWS::Logs::LogGroup')) as Resource[])
       assert.equal(g.Properties['RetentionInDays'], 7);
   });
 
   test('cdk-nag AwsSolutions and Serverless packs: every finding is fixed or acknowledged with a reason', () => {
-    for (const props of [{ kubeconfigSecretName: 'mgmt-kubeconfig' }, {}]) {
-      const nagged = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    for (const props of [credentials, { eksCluster }]) {
+      const nagged = createTestApp();
       const s = new CapiServerlessStack(nagged, 'Nag', props);
       for (const pack of [new AwsSolutionsChecks(), new ServerlessChecks()]) {
         const report = pack.validateScope(s);

@@ -58,13 +58,19 @@ describe('the deployed stack, as priced', () => {
     );
   });
 
-  test('the private variant: tracing off, no kubeconfig secret, the token resolved at deploy time, no fan-out', () => {
+  test('the private variant: tracing off, no kubeconfig secret, the token read at run time through the store endpoint, no fan-out', () => {
     const d = readDeployedStack(templates.private);
     assert.ok(d.functions.every((f) => f.tracing !== 'Active'));
     assert.deepEqual([d.secretsCreated, d.secretsReferenced], [1, 0]);
-    assert.ok(d.functions.every((f) => f.secretsRead === 0));
+    assert.deepEqual(
+      d.functions.filter((f) => f.secretsRead > 0).map((f) => f.role),
+      ['webhooks'],
+    );
     assert.equal(d.fanOutOnBus, false);
-    assert.equal(d.interfaceEndpoints, 0);
+    assert.ok(
+      d.interfaceEndpoints > 0,
+      'the token store is reached through an interface endpoint, priced per zone-hour',
+    );
   });
 
   test('every metric the functions may publish is priced: one metric-hour per occurrence, at most every hour', () => {

@@ -50,30 +50,82 @@ describe('computeWebhooksHandlerOptions', () => {
     await assert.rejects(reader.getClusterClass({ namespace: 'default', name: 'x' }), /AWS_ACCESS_KEY_ID/);
   });
 
-  test("with WEBHOOK_TOKEN_SECRET_ARN, the accepted tokens are the secret's, read through the extension per request", async () => {
-    let secretString = 'token-a-0123456789abcdef token-b-0123456789abcdef';
+  /** A stand-in for the Parameters and Secrets extension answering for a secret or an SSM parameter. */
+  async function withExtension(
+    answer: () => unknown,
+    run: (port: string, seen: string[]) => Promise<void>,
+  ): Promise<void> {
     const seen: string[] = [];
     const extension = createServer((req, res) => {
       seen.push(`${req.url ?? ''} ${String(req.headers['x-aws-parameters-secrets-token'])}`);
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ SecretString: secretString }));
+      res.end(JSON.stringify(answer()));
     });
     await new Promise<void>((resolve) => extension.listen(0, '127.0.0.1', () => resolve()));
     try {
-      const options = computeWebhooksHandlerOptions({
-        WEBHOOK_TOKEN_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:111111111111:secret:webhook-token-AbCdEf',
-        PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: String((extension.address() as AddressInfo).port),
-        AWS_SESSION_TOKEN: 'session',
-      });
-      assert.equal(options.pathToken, undefined);
-      assert.deepEqual(await options.getPathTokens?.(), ['token-a-0123456789abcdef', 'token-b-0123456789abcdef']);
-      secretString = 'token-b-0123456789abcdef';
-      assert.deepEqual(await options.getPathTokens?.(), ['token-b-0123456789abcdef'], 'a rotation needs no restart');
-      assert.match(seen[0] ?? '', /^\/secretsmanager\/get\?secretId=arn%3Aaws%3Asecretsmanager%3A.* session$/);
-      secretString = 'short';
-      await assert.rejects(options.getPathTokens?.() ?? Promise.resolve(), /at least 16 characters/);
+      await run(String((extension.address() as AddressInfo).port), seen);
     } finally {
       await new Promise<void>((resolve) => extension.close(() => resolve()));
     }
+  }
+
+  test("with WEBHOOK_TOKEN_SECRET_ARN, the accepted tokens are the secret's, read at run time and cached a minute per warm container", async () => {
+    let secretString = 'token-a-0123456789abcdef token-b-0123456789abcdef';
+    let clock = 0;
+    await withExtension(
+      () => ({ SecretString: secretString }),
+      async (port, seen) => {
+        const options = computeWebhooksHandlerOptions(
+          {
+            WEBHOOK_TOKEN_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:111111111111:secret:webhook-token-AbCdEf',
+            PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: port,
+            AWS_SESSION_TOKEN: 'session',
+          },
+          () => clock,
+        );
+        assert.equal(options.pathToken, undefined);
+        assert.deepEqual(await options.getPathTokens?.(), ['token-a-0123456789abcdef', 'token-b-0123456789abcdef']);
+        secretString = 'token-b-0123456789abcdef';
+        clock = 59_000;
+        await Promise.all([options.getPathTokens?.(), options.getPathTokens?.()]);
+        assert.equal(seen.length, 1, 'one read per minute per warm container');
+        clock = 60_000;
+        assert.deepEqual(await options.getPathTokens?.(), ['token-b-0123456789abcdef'], 'a rotation needs no restart');
+        assert.match(seen[0] ?? '', /^\/secretsmanager\/get\?secretId=arn%3Aaws%3Asecretsmanager%3A.* session$/);
+        secretString = 'short';
+        clock = 120_000;
+        await assert.rejects(options.getPathTokens?.() ?? Promise.resolve(), /at least 16 characters/);
+        secretString = 'token-c-0123456789abcdef';
+        assert.deepEqual(await options.getPathTokens?.(), ['token-c-0123456789abcdef'], 'a failed read is not cached');
+      },
+    );
+  });
+
+  test('with WEBHOOK_TOKEN_PARAMETER_NAME, the tokens are the SSM SecureString parameter’s, decrypted', async () => {
+    await withExtension(
+      () => ({ Parameter: { Name: '/capi/webhook-token', Type: 'SecureString', Value: 'token-p-0123456789abcdef' } }),
+      async (port, seen) => {
+        const options = computeWebhooksHandlerOptions({
+          WEBHOOK_TOKEN_PARAMETER_NAME: '/capi/webhook-token',
+          PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: port,
+          AWS_SESSION_TOKEN: 'session',
+        });
+        assert.deepEqual(await options.getPathTokens?.(), ['token-p-0123456789abcdef']);
+        assert.deepEqual(seen, [
+          '/systemsmanager/parameters/get?name=%2Fcapi%2Fwebhook-token&withDecryption=true session',
+        ]);
+      },
+    );
+  });
+
+  test('refuses both a token secret and a token parameter, naming the variable', () => {
+    assert.throws(
+      () =>
+        computeWebhooksHandlerOptions({
+          WEBHOOK_TOKEN_SECRET_ARN: 'webhook-token',
+          WEBHOOK_TOKEN_PARAMETER_NAME: '/capi/webhook-token',
+        }),
+      /WEBHOOK_TOKEN_PARAMETER_NAME, not both/,
+    );
   });
 });

@@ -1,0 +1,80 @@
+// What AWS owns of the functions' and the forwarder's access to an EKS management cluster: an access entry per
+// function role mapped to its own Kubernetes group (bound to a least-privilege ClusterRole by
+// functions/forwarder/manifests/functions-rbac.yaml, never cluster-admin), and the forwarder's IAM role with an EKS
+// Pod Identity association for its ServiceAccount.
+import type { Stack } from 'aws-cdk-lib';
+import * as eks from 'aws-cdk-lib/aws-eks';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type { Controller } from '#shared/checkpoint/table.ts';
+
+/** The Kubernetes group each function's role is mapped to (functions-rbac.yaml binds each to its ClusterRole). */
+export const functionGroups = {
+  topology: 'capi-serverless:topology',
+  addons: 'capi-serverless:addons',
+  providers: 'capi-serverless:providers',
+  rollout: 'capi-serverless:rollout',
+  webhooks: 'capi-serverless:webhooks',
+} as const satisfies Record<Controller | 'webhooks', string>;
+export type FunctionName = keyof typeof functionGroups;
+
+/** The forwarder's ServiceAccount in functions/forwarder/manifests (namespace and name), unless configured. */
+export const defaultForwarderServiceAccount = {
+  namespace: 'capi-serverless-system',
+  name: 'capi-serverless-forwarder',
+};
+
+/**
+ * Adds an access entry (construct id `<Name>AccessEntry`) per function role.
+ *
+ * @example
+ * addFunctionAccessEntries(stack, 'mgmt', { topology: fn.role!, webhooks: webhooks.function.role! });
+ */
+export function addFunctionAccessEntries(
+  stack: Stack,
+  clusterName: string,
+  roles: Readonly<Partial<Record<FunctionName, iam.IRole>>>,
+): eks.CfnAccessEntry[] {
+  return Object.entries(roles).map(([fn, role]) => {
+    const name = fn[0]?.toUpperCase() + fn.slice(1);
+    return new eks.CfnAccessEntry(stack, `${name}AccessEntry`, {
+      clusterName,
+      principalArn: role.roleArn,
+      type: 'STANDARD',
+      kubernetesGroups: [functionGroups[fn as FunctionName]],
+    });
+  });
+}
+
+/**
+ * The forwarder's role (trusted by EKS Pod Identity) with the policy that lets it put events on the bus, and the
+ * association with its ServiceAccount (construct ids `ForwarderRole`, `ForwarderPodIdentity`).
+ *
+ * @example
+ * const role = addForwarderPodIdentity(stack, 'mgmt', forwarderPolicy, defaultForwarderServiceAccount);
+ */
+export function addForwarderPodIdentity(
+  stack: Stack,
+  clusterName: string,
+  policy: iam.IManagedPolicy,
+  serviceAccount: { readonly namespace: string; readonly name: string },
+): iam.Role {
+  const role = new iam.Role(stack, 'ForwarderRole', {
+    description: 'capi-serverless event forwarder (EKS Pod Identity): puts events on the bus',
+    assumedBy: new iam.ServicePrincipal('pods.eks.amazonaws.com'),
+    managedPolicies: [policy],
+  });
+  // NOTE: Pod Identity tags the session with the cluster, namespace and ServiceAccount.
+  role.assumeRolePolicy?.addStatements(
+    new iam.PolicyStatement({
+      actions: ['sts:TagSession'],
+      principals: [new iam.ServicePrincipal('pods.eks.amazonaws.com')],
+    }),
+  );
+  new eks.CfnPodIdentityAssociation(stack, 'ForwarderPodIdentity', {
+    clusterName,
+    namespace: serviceAccount.namespace,
+    serviceAccount: serviceAccount.name,
+    roleArn: role.roleArn,
+  });
+  return role;
+}

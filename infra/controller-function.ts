@@ -1,0 +1,102 @@
+// One controller's function (topology, addons or providers): its dead-letter queue, log group, environment and the
+// least-privilege grants on the table, the kubeconfig secret and the bus.
+import { Duration, type Stack } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as events from 'aws-cdk-lib/aws-events';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { dueIndex, type Controller } from '#shared/checkpoint/table.ts';
+import { eventSources } from '#shared/runtime/events.ts';
+import { computeBundledFunctionProps, functionRuntimeEnvironment } from './function-bundling.ts';
+import type { FunctionNetworkProps } from './private-network.ts';
+import { tableActions } from './state-table.ts';
+
+export type ControllerFunctionOptions = {
+  readonly table: dynamodb.Table;
+  readonly bus: events.EventBus;
+  readonly logRetention: logs.RetentionDays;
+  /** EKS_CLUSTER_* variables when the management cluster is an EKS cluster. */
+  readonly eksEnvironment: Readonly<Record<string, string>>;
+  readonly kubeconfigSecret?: secretsmanager.ISecret;
+  readonly paramsAndSecrets?: lambda.ParamsAndSecretsLayerVersion;
+  /** Private subnets (no fan-out on the bus, no X-Ray there). */
+  readonly network?: FunctionNetworkProps;
+  /** Variables only this controller reads (the providers' download allow-list). */
+  readonly extraEnvironment?: Readonly<Record<string, string>>;
+};
+
+export type ControllerFunction = { readonly fn: nodejs.NodejsFunction; readonly dlq: sqs.Queue };
+
+/** `topology` → `Topology`: the prefix of the controller's construct ids. */
+export const constructPrefixOf = (controller: Controller): string => controller[0]?.toUpperCase() + controller.slice(1);
+
+/**
+ * Adds a controller's function and dead-letter queue to the stack (construct ids `<Name>Dlq`, `<Name>Logs`,
+ * `<Name>Function`, kept so a deployed stack replaces nothing).
+ *
+ * @example
+ * const { fn, dlq } = createControllerFunction(stack, 'topology', { table, bus, logRetention, eksEnvironment: {} });
+ */
+export function createControllerFunction(
+  stack: Stack,
+  controller: Controller,
+  options: ControllerFunctionOptions,
+): ControllerFunction {
+  const name = constructPrefixOf(controller);
+  const { network, table, bus } = options;
+  const dlq = new sqs.Queue(stack, `${name}Dlq`, {
+    retentionPeriod: Duration.days(14),
+    enforceSSL: true,
+    encryption: sqs.QueueEncryption.SQS_MANAGED,
+  });
+  const logGroup = new logs.LogGroup(stack, `${name}Logs`, { retention: options.logRetention });
+  const fn = new nodejs.NodejsFunction(stack, `${name}Function`, {
+    ...computeBundledFunctionProps(controller),
+    logGroup,
+    memorySize: 512,
+    timeout: Duration.minutes(5),
+    retryAttempts: 2,
+    deadLetterQueue: dlq,
+    // NOTE: Powertools Tracer writes one segment per invocation; metrics are EMF log lines (no API calls).
+    // In private subnets the X-Ray daemon would need an endpoint or NAT: tracing is off there.
+    tracing: network ? lambda.Tracing.DISABLED : lambda.Tracing.ACTIVE,
+    ...(network ?? {}),
+    ...(options.paramsAndSecrets ? { paramsAndSecrets: options.paramsAndSecrets } : {}),
+    environment: {
+      ...functionRuntimeEnvironment,
+      ...options.eksEnvironment,
+      ...(network ? { POWERTOOLS_TRACE_ENABLED: 'false' } : {}),
+      TABLE_NAME: table.tableName,
+      // NOTE: fan-out (shared/runtime/fan-out.ts) puts events on the bus; from private subnets that would need an
+      // EventBridge interface endpoint, which bills by the hour: there every mapped pass runs in its invocation.
+      ...(network ? {} : { EVENT_BUS_NAME: bus.eventBusName }),
+      POWERTOOLS_SERVICE_NAME: `capi-serverless-${controller}`,
+      POWERTOOLS_METRICS_NAMESPACE: 'CapiServerless',
+      // NOTE: leases outlive the function timeout, so a crashed pass's lease lapses before a retry could run twice.
+      LEASE_TTL_MS: String(6 * 60_000),
+      ...(options.kubeconfigSecret ? { KUBECONFIG_SECRET_ARN: options.kubeconfigSecret.secretName } : {}),
+      ...options.extraEnvironment,
+    },
+  });
+  // NOTE: the table and its due index by name (Table.grant would add a `/index/*` wildcard).
+  fn.addToRolePolicy(
+    new iam.PolicyStatement({
+      actions: [...tableActions],
+      resources: [table.tableArn, `${table.tableArn}/index/${dueIndex.name}`],
+    }),
+  );
+  options.kubeconfigSecret?.grantRead(fn);
+  if (!network)
+    fn.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['events:PutEvents'],
+        resources: [bus.eventBusArn],
+        conditions: { StringEquals: { 'events:source': eventSources.fanOut } },
+      }),
+    );
+  return { fn, dlq };
+}

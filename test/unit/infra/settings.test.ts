@@ -1,0 +1,225 @@
+// Every setting is checked at synth: a bad one fails with a message naming it, never deploys to fail at run time.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { createTestApp } from './test-app.ts';
+import { Template } from 'aws-cdk-lib/assertions';
+import { CapiServerlessStack } from '../../../infra/capi-serverless-stack.ts';
+import { computeStackSettings, StackSettingError, type SettingKey } from '../../../infra/settings.ts';
+
+type Context = Partial<Record<SettingKey, unknown>>;
+
+/** What `cdk synth -c …` does: settings from context, then the stack. */
+function synthFromContext(context: Context): Template {
+  const app = createTestApp(context);
+  const { stackName, props } = computeStackSettings((key) => app.node.tryGetContext(key));
+  return Template.fromStack(new CapiServerlessStack(app, stackName, props));
+}
+
+const kubeconfig = { kubeconfigSecretName: 'mgmt-kubeconfig' };
+const eks = {
+  eksClusterName: 'mgmt',
+  eksClusterEndpoint: 'https://ABC.gr7.eu-west-1.eks.amazonaws.com',
+  eksClusterCaData: 'Y2E=',
+};
+const vpc = {
+  ...eks,
+  vpcId: 'vpc-0123456789abcdef0',
+  availabilityZones: 'eu-west-1a,eu-west-1b',
+  privateSubnetIds: 'subnet-0aaaaaaaaaaaaaaa1,subnet-0bbbbbbbbbbbbbbb2',
+  privateSubnetRouteTableIds: 'rtb-0aaaaaaaaaaaaaaa1,rtb-0bbbbbbbbbbbbbbb2',
+};
+
+const bad: { name: string; context: Context; setting: SettingKey; says: RegExp }[] = [
+  {
+    name: 'no credential source at all',
+    context: {},
+    setting: 'kubeconfigSecretName',
+    says: /no credential source for the management cluster: set kubeconfigSecretName .* or eksClusterName/,
+  },
+  {
+    name: 'eksClusterName alone',
+    context: { eksClusterName: 'mgmt' },
+    setting: 'eksClusterName',
+    says: /needs eksClusterName, eksClusterEndpoint and eksClusterCaData together; missing eksClusterEndpoint and eksClusterCaData/,
+  },
+  {
+    name: 'eksClusterName and eksClusterEndpoint without the CA data',
+    context: { eksClusterName: 'mgmt', eksClusterEndpoint: eks.eksClusterEndpoint },
+    setting: 'eksClusterName',
+    says: /missing eksClusterCaData/,
+  },
+  {
+    name: 'an EKS endpoint that is not https',
+    context: { ...eks, eksClusterEndpoint: 'http://ABC.gr7.eu-west-1.eks.amazonaws.com' },
+    setting: 'eksClusterEndpoint',
+    says: /must be the cluster's https:\/\/ API endpoint/,
+  },
+  {
+    name: 'webhookReservedConcurrency=0 (every Cluster write would be refused)',
+    context: { ...kubeconfig, webhookReservedConcurrency: '0' },
+    setting: 'webhookReservedConcurrency',
+    says: /must be a whole number from 1 to 1000, got "0"/,
+  },
+  {
+    name: 'a negative webhookReservedConcurrency',
+    context: { ...kubeconfig, webhookReservedConcurrency: -3 },
+    setting: 'webhookReservedConcurrency',
+    says: /from 1 to 1000, got -3/,
+  },
+  {
+    name: 'a fractional webhookReservedConcurrency',
+    context: { ...kubeconfig, webhookReservedConcurrency: '2.5' },
+    setting: 'webhookReservedConcurrency',
+    says: /from 1 to 1000, got "2.5"/,
+  },
+  {
+    name: 'a webhookReservedConcurrency above the account default',
+    context: { ...kubeconfig, webhookReservedConcurrency: 5000 },
+    setting: 'webhookReservedConcurrency',
+    says: /from 1 to 1000/,
+  },
+  {
+    name: 'tickMinutes=0',
+    context: { ...kubeconfig, tickMinutes: '0' },
+    setting: 'tickMinutes',
+    says: /must be a whole number from 1 to 1440, got "0"/,
+  },
+  {
+    name: 'tickMinutes that is not a number',
+    context: { ...kubeconfig, tickMinutes: 'five' },
+    setting: 'tickMinutes',
+    says: /from 1 to 1440, got "five"/,
+  },
+  {
+    name: 'tickMinutes above a day',
+    context: { ...kubeconfig, tickMinutes: 2000 },
+    setting: 'tickMinutes',
+    says: /from 1 to 1440/,
+  },
+  {
+    name: 'a retention CloudWatch Logs does not offer',
+    context: { ...kubeconfig, logRetentionDays: '2' },
+    setting: 'logRetentionDays',
+    says: /must be one of CloudWatch Logs' retention periods/,
+  },
+  {
+    name: 'an alarm topic that is not an SNS ARN',
+    context: { ...kubeconfig, alarmTopicArn: 'ops-alarms' },
+    setting: 'alarmTopicArn',
+    says: /is not an SNS topic ARN/,
+  },
+  {
+    name: 'a download host with a path',
+    context: { ...kubeconfig, providerFetchAllowedHosts: 'registry.internal:5000/charts' },
+    setting: 'providerFetchAllowedHosts',
+    says: /each entry is host or host:port/,
+  },
+  {
+    name: 'a download host with a port out of range',
+    context: { ...kubeconfig, providerFetchAllowedHosts: 'registry.internal:70000' },
+    setting: 'providerFetchAllowedHosts',
+    says: /each entry is host or host:port/,
+  },
+  {
+    name: 'a GitLab host with a scheme',
+    context: { ...kubeconfig, providerGitlabHosts: 'https://gitlab.example.com' },
+    setting: 'providerGitlabHosts',
+    says: /each entry is a host name/,
+  },
+  {
+    name: 'tableDeletionProtection that is not a boolean',
+    context: { ...kubeconfig, tableDeletionProtection: 'no' },
+    setting: 'tableDeletionProtection',
+    says: /must be true or false, got "no"/,
+  },
+  {
+    name: 'both a token secret and a token parameter',
+    context: { ...kubeconfig, webhookTokenSecretName: 'token', webhookTokenParameterName: '/capi/token' },
+    setting: 'webhookTokenParameterName',
+    says: /either webhookTokenSecretName or webhookTokenParameterName, not both/,
+  },
+  {
+    name: 'secretStoreEndpoint without vpcId',
+    context: { ...eks, secretStoreEndpoint: 'false' },
+    setting: 'secretStoreEndpoint',
+    says: /is only used with vpcId/,
+  },
+  {
+    name: 'a stack name CloudFormation refuses',
+    context: { ...kubeconfig, stackName: 'capi_serverless' },
+    setting: 'stackName',
+    says: /must start with a letter and hold only letters, digits and hyphens/,
+  },
+  {
+    name: 'subnets without vpcId',
+    context: { ...eks, privateSubnetIds: 'subnet-0aaaaaaaaaaaaaaa1' },
+    setting: 'privateSubnetIds',
+    says: /is only used with vpcId/,
+  },
+  {
+    name: 'private subnets with a kubeconfig secret',
+    context: { ...vpc, ...kubeconfig },
+    setting: 'kubeconfigSecretName',
+    says: /use eksClusterName/,
+  },
+  {
+    name: 'one route table for two zones',
+    context: { ...vpc, privateSubnetRouteTableIds: 'rtb-0aaaaaaaaaaaaaaa1' },
+    setting: 'privateSubnetRouteTableIds',
+    says: /one route table per availability zone \(2 zones, 1 route tables\)/,
+  },
+  {
+    name: 'a subnet id that is not one',
+    context: { ...vpc, privateSubnetIds: 'subnet-a,subnet-b' },
+    setting: 'privateSubnetIds',
+    says: /is not a subnet- id: "subnet-a"/,
+  },
+];
+
+describe('settings checked at synth', () => {
+  for (const c of bad) {
+    test(`refuses ${c.name}, naming ${c.setting}`, () => {
+      assert.throws(
+        () => synthFromContext(c.context),
+        (err: unknown) => {
+          assert.ok(err instanceof StackSettingError, String(err));
+          assert.equal(err.fieldPath, c.setting);
+          assert.match(err.message, new RegExp(`^setting ${c.setting}: `));
+          assert.match(err.message, c.says);
+          return true;
+        },
+      );
+    });
+  }
+
+  test('the stack constructor checks props given directly too', () => {
+    const app = createTestApp();
+    assert.throws(
+      () => new CapiServerlessStack(app, 'Direct', {}),
+      /setting kubeconfigSecretName: no credential source/,
+    );
+    assert.throws(
+      () => new CapiServerlessStack(app, 'Zero', { ...kubeconfig, webhookReservedConcurrency: 0 }),
+      /setting webhookReservedConcurrency: must be a whole number from 1 to 1000, got 0/,
+    );
+  });
+
+  const good: { name: string; context: Context }[] = [
+    { name: 'a kubeconfig secret', context: { ...kubeconfig, tickMinutes: '10', webhookReservedConcurrency: '25' } },
+    { name: 'an EKS cluster', context: { ...eks, logRetentionDays: 90, stackName: 'capi-staging' } },
+    { name: 'the private-network variant', context: vpc },
+  ];
+  for (const c of good)
+    test(`accepts ${c.name}`, () => {
+      assert.ok(synthFromContext(c.context).toJSON());
+    });
+
+  test('numbers from -c (strings) and from cdk.json (numbers) mean the same', () => {
+    for (const value of ['25', 25]) {
+      synthFromContext({ ...kubeconfig, webhookReservedConcurrency: value }).hasResourceProperties(
+        'AWS::Lambda::Function',
+        { ReservedConcurrentExecutions: 25 },
+      );
+    }
+  });
+});
