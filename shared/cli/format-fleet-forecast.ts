@@ -46,6 +46,7 @@ export function formatClusterForecast(c: ClusterForecast): string {
     const count = r.replicas === undefined ? 'its Machines' : plural(r.replicas, 'Machine', 'Machines');
     lines.push(`  rolls     ${what}: ${count} (${r.reasons.join(', ')})`);
   }
+  if (lines.length === 1) lines.push('  only the Cluster changes (spec.topology); no other object changes');
   return lines.join('\n') + '\n';
 }
 

@@ -193,19 +193,22 @@ export function computeClusterForecast(
       replacedBy: p.replacedBy ?? '',
       usedBy: usedBy.get(p.object.metadata.name ?? '') ?? usedBy.get(p.replacedBy ?? '') ?? '',
     }));
+  // NOTE: a rotation's clone is named with its rotation, not again as a created object.
+  const clones = new Set(rotations.map((r) => `${r.kind}/${r.replacedBy}`));
+  const createdObjects = created.filter((o) => !clones.has(`${o.kind}/${o.name}`));
   const count = (owners: readonly MachineRollout['owner'][]) =>
     rollouts.filter((r) => owners.includes(r.owner)).reduce((n, r) => n + (r.replicas ?? 0), 0);
   const changed =
     from.class !== target.class ||
     from.version !== target.version ||
-    created.length + inPlace.length + rotations.length + rollouts.length > 0;
+    createdObjects.length + inPlace.length + rotations.length + rollouts.length > 0;
   return {
     namespace,
     name: cluster.metadata.name ?? '',
     from,
     to: target,
     result: changed ? 'Changes' : 'Unchanged',
-    created,
+    created: createdObjects,
     inPlace,
     rotations,
     rollouts,

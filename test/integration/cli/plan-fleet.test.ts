@@ -195,8 +195,9 @@ after(async () => {
 });
 
 describe('plan for a fleet', () => {
-  test('a class change: the Clusters of the class, the rotating worker template, Machines from replicas', async () => {
+  test('a class change: the Clusters of the class, the rotating worker template, Machines from replicas', async (t) => {
     const out = await plan(['--kubeconfig', mgmt.controlPlane.kubeconfigPath, '-f', writeNewClass()]);
+    t.diagnostic(out.stdout);
     assert.equal(out.code, 0, out.stderr);
     const summary = out.stdout.trim().split('\n').at(-1);
     assert.equal(summary, '5 Clusters change; 5 roll 10 worker Machines, 0 roll their control planes (0 Machines)');
@@ -213,6 +214,7 @@ describe('plan for a fleet', () => {
     );
     assert.match(out.stdout, /^ {2}in place {2}KubeadmControlPlane fleet\/c1-\w+$/m);
     assert.doesNotMatch(out.stdout, /rolls {5}MachineDeployment md-b/, 'big-worker did not change');
+    assert.doesNotMatch(out.stdout, /creates/, 'a rotation clone is named once');
   });
 
   test('-o json: the same forecast for tools, stable between runs', async () => {
@@ -251,7 +253,7 @@ describe('plan for a fleet', () => {
     );
   });
 
-  test('a version change for a selector: control plane and workers roll, counted from replicas', async () => {
+  test('a version change for a selector: control plane and workers roll, counted from replicas', async (t) => {
     const out = await plan([
       '--kubeconfig',
       mgmt.controlPlane.kubeconfigPath,
@@ -260,6 +262,7 @@ describe('plan for a fleet', () => {
       '-l',
       'fleet=small',
     ]);
+    t.diagnostic(out.stdout);
     assert.equal(out.code, 0, out.stderr);
     assert.match(out.stdout, /^Cluster fleet\/s1: small@v1.30.0 → small@v1.31.0: changes$/m);
     assert.match(
@@ -296,7 +299,7 @@ describe('plan for a fleet', () => {
     );
   });
 
-  test("a rebase: compatible Clusters change, one using a class the target lacks fails with upstream's message", async () => {
+  test("a rebase: compatible Clusters change, one using a class the target lacks fails with upstream's message", async (t) => {
     const out = await plan([
       '--kubeconfig',
       mgmt.controlPlane.kubeconfigPath,
@@ -305,7 +308,12 @@ describe('plan for a fleet', () => {
       '-l',
       'fleet=quick-start',
     ]);
+    t.diagnostic(out.stdout);
     assert.equal(out.code, 1, 'a Cluster fails validation');
+    assert.match(
+      out.stdout,
+      /^Cluster fleet\/c1: .*: changes\n {2}only the Cluster changes \(spec\.topology\); no other object changes$/m,
+    );
     for (const name of ['c1', 'c2', 'c3', 'c4'])
       assert.match(
         out.stdout,

@@ -187,7 +187,7 @@ describe('computeClusterForecast', () => {
       assert.deepEqual(forecast.machines, c.machines);
     });
 
-  test('a rotated template names what uses it', () => {
+  test('a rotated template names what uses it; its clone is not listed again as created', () => {
     const forecast = computeClusterForecast(cluster, same, [
       updated(md({}, 3), md({ infrastructureRef: { name: 'c1-md-a-infra-b' } }, 3)),
       {
@@ -199,7 +199,16 @@ describe('computeClusterForecast', () => {
         operation: 'replaced',
         replacedBy: 'c1-md-a-infra-b',
       },
+      {
+        object: {
+          apiVersion: 'x/v1',
+          kind: 'DockerMachineTemplate',
+          metadata: { namespace: 'ns', name: 'c1-md-a-infra-b' },
+        },
+        operation: 'created',
+      },
     ]);
+    assert.deepEqual(forecast.created, []);
     assert.deepEqual(forecast.rotations, [
       {
         kind: 'DockerMachineTemplate',
