@@ -11,6 +11,7 @@ import {
   type OutputVersion,
 } from '#shared/cli/plan-versions.ts';
 import { getPlanRuntime, isExtensionConfig } from '#shared/cli/plan-extensions.ts';
+import { fleetFlags, fleetPlanUsage, runFleetPlan } from '#shared/cli/plan-fleet.ts';
 import { CapiError } from '#shared/errors/index.ts';
 import {
   computePlan,
@@ -154,7 +155,7 @@ const describe = (p: PlannedObject) =>
   }`;
 
 /** A suffix generator that is deterministic per run, so plan output does not flap between runs. */
-function deterministicSuffix(): () => string {
+export function deterministicSuffix(): () => string {
   const alphabet = 'bcdfghjklmnpqrstvwxz2456789';
   let n = 0;
   return () => {
@@ -192,14 +193,18 @@ options:
 /** Runs `plan`; returns the exit code. */
 export async function runPlan(argv: readonly string[], io: Streams): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
-    io.stdout.write(planUsage);
+    io.stdout.write(`${planUsage}\n${fleetPlanUsage}`);
     return 0;
   }
+  if (argv.some((a) => (fleetFlags as readonly string[]).includes(a))) return runFleetPlan(argv, io);
   let close: () => void = () => undefined;
   try {
     const args = parsePlanArgs(argv);
     const manifests = readManifests(args.files);
     const given = manifests.filter((input) => !isExtensionConfig(input));
+    // NOTE: a cluster to read and no Cluster in the files: the files are a change to forecast for that cluster's fleet.
+    if (args.kubeconfig !== undefined && !given.some((input) => input.object.kind === 'Cluster'))
+      return await runFleetPlan(argv, io);
     const outputVersion = args.outputVersion ?? computeInputVersion(given);
     const inputs = convertInputsToHub(given);
     const warnings = new Set<string>();
