@@ -25,7 +25,7 @@ export type Expected = unknown;
 export type StepContext = {
   readonly scenario: string;
   readonly step: string;
-  /** The roles (snapshot keys) each side has in this step. */
+  /** The roles (snapshot keys) each side has in this step, and `Leftovers/<kind>` for each kind it has left over. */
   readonly roles: { readonly upstream: ReadonlySet<string>; readonly capiServerless: ReadonlySet<string> };
 };
 
@@ -49,6 +49,8 @@ export type KnownDifference = {
   readonly capiServerless: Expected;
   /** Roles that must be absent on both sides for the cause to act (e.g. no control plane exists). */
   readonly absentOnBothSides?: readonly string[];
+  /** Roles capi-serverless's side must not have (`Leftovers/<kind>`: no leftover of that kind). */
+  readonly absentOnCapiServerless?: readonly string[];
 };
 
 export const absent = '<absent>';
@@ -179,20 +181,22 @@ export function findKnownDifference(
       wholeMatch(k.path, d.path) &&
       matchesExpected(k.upstream, d.upstream, ctx) &&
       matchesExpected(k.capiServerless, d.capiServerless, ctx) &&
-      (k.absentOnBothSides ?? []).every((r) => !ctx.roles.upstream.has(r) && !ctx.roles.capiServerless.has(r)),
+      (k.absentOnBothSides ?? []).every((r) => !ctx.roles.upstream.has(r) && !ctx.roles.capiServerless.has(r)) &&
+      (k.absentOnCapiServerless ?? []).every((r) => !ctx.roles.capiServerless.has(r)),
   );
 }
 
-/** The step context of two snapshots (the roles each side has). */
+function rolesOf(snapshot: NormalizedSnapshot): Set<string> {
+  const leftovers = Array.isArray(snapshot['Leftovers']) ? (snapshot['Leftovers'] as unknown[]) : [];
+  return new Set([...Object.keys(snapshot), ...leftovers.map((o) => `Leftovers/${kindOf(o) ?? ''}`)]);
+}
+
+/** The step context of two snapshots (the roles each side has, and the kinds it has left over). */
 export function computeStepContext(
   scenario: string,
   step: string,
   upstream: NormalizedSnapshot,
   capiServerless: NormalizedSnapshot,
 ): StepContext {
-  return {
-    scenario,
-    step,
-    roles: { upstream: new Set(Object.keys(upstream)), capiServerless: new Set(Object.keys(capiServerless)) },
-  };
+  return { scenario, step, roles: { upstream: rolesOf(upstream), capiServerless: rolesOf(capiServerless) } };
 }

@@ -56,6 +56,9 @@ export const knownDifferences: readonly KnownDifference[] = [
     stepClass:
       'every step but `delete` from the refusal on, also once a later step lets the control plane be created (d07 changes maxSurge): upstream never deletes the copies',
     absentOnBothSides: [],
+    // NOTE: sorted leftovers compare by index: were capi-serverless to leak one copy too, upstream's further copies
+    // would still differ from nothing.
+    absentOnCapiServerless: ['Leftovers/MachineHealthCheck'],
     object: /Leftovers/,
     kind: 'MachineHealthCheck',
     path: /\[\d+\]/,

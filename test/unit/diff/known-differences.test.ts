@@ -37,7 +37,16 @@ function inferRoles(s: StepReport): { ctx: StepContext['roles']; complete: boole
       complete: true,
     };
   const named = new Set(['Cluster', 'Leftovers', ...s.differences.map((d) => d.object)]);
-  return { ctx: { upstream: named, capiServerless: named }, complete: named.size === s.objects };
+  // NOTE: leftovers compare by index, sorted: a difference at [0] with nothing on capi-serverless's side means that
+  // side had no leftover at all; upstream's are the kinds its differences show.
+  const leftovers = s.differences.filter((d) => d.object === 'Leftovers');
+  const upstreamLeftovers = leftovers.flatMap((d) => (d.upstream === '<absent>' ? [] : [`Leftovers/${inferKind(d)}`]));
+  const capiNone = leftovers.some((d) => d.path === '[0]' && d.capiServerless === '<absent>');
+  const capiLeftovers = capiNone ? [] : ['Leftovers/<unknown>'];
+  return {
+    ctx: { upstream: new Set([...named, ...upstreamLeftovers]), capiServerless: new Set([...named, ...capiLeftovers]) },
+    complete: named.size === s.objects,
+  };
 }
 
 function classify(s: StepReport, d: Difference) {
