@@ -143,6 +143,25 @@ export function computeDiffReport(
   };
 }
 
+/**
+ * Why a run fails, beyond errors and unknown differences: a step that hit its time limit on either side compared a
+ * state nobody waited for; in a run of the whole corpus (`fullRun`), a known difference that matched nothing is wider
+ * than its cause or stale (the cause fixed) — only the whole corpus reaches every rule's scenarios.
+ *
+ * @example
+ * computeRunFailures(report, { fullRun: true }) // ['step did not settle: d07-maxsurge0-variables / change a variable (upstream)']
+ */
+export function computeRunFailures(report: DiffReport, opts: { fullRun: boolean }): string[] {
+  return [
+    ...report.unsettledSteps.map((s) => `step did not settle: ${s}`),
+    ...(opts.fullRun
+      ? Object.entries(report.ruleMatches)
+          .filter(([, n]) => n === 0)
+          .map(([id]) => `known difference ${id} matched nothing in the whole corpus`)
+      : []),
+  ];
+}
+
 /** A readable diff: one block per scenario/step with differences, one line per object + path. */
 export function renderDiffText(report: DiffReport): string {
   const lines: string[] = [];

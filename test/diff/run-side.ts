@@ -253,6 +253,10 @@ async function waitUntilSettled(
         .filter((o): o is KubeObject => o !== undefined)
         .map((o) => `${o.kind}/${o.metadata.name ?? ''}`),
     );
+    // NOTE: leftover templates and MachineDeployments go once their MachineSets and Machines are gone: worth waiting
+    // for. A leftover MachineHealthCheck never goes by itself (upstream's leaked control-plane copies, R2b): waiting
+    // for it ran d07's steps into the time limit on upstream's side (the whole corpus of 2026-11-27).
+    const awaitedLeftovers = raw.leftovers.filter((o) => o.kind !== 'MachineHealthCheck').length;
     const beingDeleted = [...Object.values(raw.objects), ...raw.leftovers].some(
       (o) => o.metadata.deletionTimestamp !== undefined,
     );
@@ -267,7 +271,7 @@ async function waitUntilSettled(
         // the state counts as settled whatever it says.
         ((progress.status === 'True' &&
           progress.upToDate &&
-          raw.leftovers.length === 0 &&
+          awaitedLeftovers === 0 &&
           !beingDeleted &&
           !pendingHooks) ||
           // NOTE: the quiet fallback does not cover a leftover template or a pending hook while TopologyReconciled is
@@ -278,7 +282,7 @@ async function waitUntilSettled(
           (quiet >= opts.notTrueQuietMs &&
             progress.status !== undefined &&
             !inProgressReasons.test(progress.reason ?? '') &&
-            (progress.status !== 'True' || (raw.leftovers.length === 0 && !pendingHooks))));
+            (progress.status !== 'True' || (awaitedLeftovers === 0 && !pendingHooks))));
     if (done) return { snapshot, settled: true, quietSince, topologyReconciled, names };
     if (now - started > opts.stepTimeoutMs) return { snapshot, settled: false, quietSince, topologyReconciled, names };
     await sleep(1_000);
