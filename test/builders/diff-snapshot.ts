@@ -64,6 +64,8 @@ export function buildRawSnapshot(
   opts: {
     namespace: string;
     version?: string;
+    /** The MachineDeployments' version, when it is not `version` (mid-upgrade). */
+    workerVersion?: string;
     refusedControlPlane?: boolean;
     leakedHealthChecks?: number;
     /** Rotations of md-0's infrastructure template so far (a new generated name each). */
@@ -173,6 +175,31 @@ export function buildRawSnapshot(
       annotations: { 'cluster.x-k8s.io/cloned-from-name': 'in-memory-control-plane' },
       ownerReferences: ownedByCluster(side),
       finalizers: ['kubeadm.controlplane.cluster.x-k8s.io'],
+      managedFields: [
+        {
+          manager: 'capi-topology',
+          operation: 'Apply',
+          fieldsType: 'FieldsV1',
+          time: side === 'upstream' ? '2026-11-27T10:00:01Z' : '2026-11-27T11:00:01Z',
+          fieldsV1: {
+            'f:metadata': {
+              'f:labels': { 'f:cluster.x-k8s.io/cluster-name': {}, 'f:topology.cluster.x-k8s.io/owned': {} },
+              'f:ownerReferences': { [`k:{"uid":"${side}-c-uid"}`]: {} },
+            },
+            'f:spec': {
+              'f:replicas': {},
+              'f:version': {},
+              'f:machineTemplate': { 'f:spec': { 'f:infrastructureRef': {} } },
+            },
+          },
+        },
+        {
+          manager: 'manager',
+          operation: 'Update',
+          fieldsType: 'FieldsV1',
+          fieldsV1: { 'f:metadata': { 'f:finalizers': {} } },
+        },
+      ],
     }),
     spec: {
       replicas: 1,
@@ -212,7 +239,7 @@ export function buildRawSnapshot(
         metadata: { labels: { ...mdLabels } },
         spec: {
           clusterName: 'c',
-          version,
+          version: opts.workerVersion ?? version,
           infrastructureRef: { apiGroup: group.infra, kind: 'DevMachineTemplate', name: mdInfra },
           bootstrap: { configRef: { apiGroup: group.bootstrap, kind: 'KubeadmConfigTemplate', name: mdBootstrap } },
         },

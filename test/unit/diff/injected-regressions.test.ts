@@ -1,4 +1,4 @@
-// Regressions injected into one side's raw snapshot, fed through the differential's own normalisation, comparison
+// Regressions injected into one side's raw snapshots (one, or a step's polls through the scenario observer), fed through the differential's own normalisation, comparison
 // and known differences (test/diff): each must come back as at least one unknown difference. The untouched pairs
 // (a converged topology; a control plane refused at creation) come back with known differences only, so a
 // regression's unknown is its own.
@@ -8,6 +8,7 @@ import type { KubeObject } from '#shared/kube/index.ts';
 import { buildRawSnapshot, freezeRaw, type MutableRawSnapshot } from '#test/builders/diff-snapshot.ts';
 import { knownDifferences } from '#test/diff/known-differences.ts';
 import { computeNormalizedSnapshot } from '#test/diff/normalize.ts';
+import { createScenarioObserver } from '#test/diff/observe.ts';
 import { computeStepDifferences, type ClassifiedDifference } from '#test/diff/report.ts';
 
 const converged = { scenario: 'd01-base-variables', step: 'change a variable' };
@@ -233,6 +234,24 @@ const cases: readonly Case[] = [
     },
   },
   {
+    name: 'a field capi-topology no longer owns (the control plane version, left to whoever wrote it last)',
+    at: converged,
+    inject: (raw) => {
+      const entry = (obj(raw, 'ControlPlane').metadata['managedFields'] as { fieldsV1: { 'f:spec': object } }[])[0]!;
+      delete (entry.fieldsV1['f:spec'] as Record<string, unknown>)['f:version'];
+    },
+  },
+  {
+    name: 'a field capi-topology owns that upstream does not (an annotation it should not apply)',
+    at: converged,
+    inject: (raw) => {
+      const entry = (
+        obj(raw, 'ControlPlane').metadata['managedFields'] as { fieldsV1: { 'f:metadata': object } }[]
+      )[0]!;
+      (entry.fieldsV1['f:metadata'] as Record<string, unknown>)['f:annotations'] = { 'f:example.com/x': {} };
+    },
+  },
+  {
     name: 'another TopologyReconciled reason',
     at: converged,
     inject: (raw) => {
@@ -251,4 +270,121 @@ describe('an injected regression comes back unknown', () => {
         `every difference was accepted:\n${ds.map((d) => `${d.rule} ${d.object} ${d.path}`).join('\n')}`,
       );
     });
+});
+
+type Poll = Parameters<typeof buildRawSnapshot>[1] & { topologyReconciled?: Record<string, string> };
+
+/** Two steps on each side, each step a sequence of polls through the side's scenario observer; the second compared. */
+function classifyPolls(steps: { upstream: Poll[][]; capiServerless: Poll[][] }, at = converged) {
+  const run = (side: 'upstream' | 'capi-serverless', polls: Poll[][]) => {
+    const observer = createScenarioObserver();
+    let last = {};
+    for (const step of polls) {
+      observer.startStep();
+      for (const poll of step) {
+        const raw = buildRawSnapshot(side, { ...poll, namespace: at.scenario });
+        if (poll.topologyReconciled)
+          Object.assign((raw.cluster!['status'] as { conditions: object[] }).conditions[0]!, poll.topologyReconciled);
+        last = observer.observe(freezeRaw(raw));
+      }
+    }
+    return { ...last, Trajectories: observer.trajectories() };
+  };
+  return computeStepDifferences(
+    at.scenario,
+    at.step,
+    run('upstream', steps.upstream),
+    run('capi-serverless', steps.capiServerless),
+    knownDifferences,
+  ).differences;
+}
+
+const upgrading = { status: 'False', reason: 'ClusterUpgrading', message: 'Control plane upgrading to v1.37.0' };
+
+describe('over the polls of a step', () => {
+  test('the same rotation on both sides, the same upgrade order: only R1', () => {
+    const steps = [
+      [{ namespace: '' }],
+      [
+        { namespace: '', mdInfraRotation: 1 },
+        {
+          namespace: '',
+          mdInfraRotation: 1,
+          version: 'v1.37.0',
+          workerVersion: 'v1.36.0',
+          topologyReconciled: upgrading,
+        },
+        { namespace: '', mdInfraRotation: 1, version: 'v1.37.0' },
+      ],
+    ];
+    const ds = classifyPolls({ upstream: steps, capiServerless: steps });
+    assert.deepEqual(unknown(ds), []);
+  });
+
+  test('a needless template rotation on one side comes back unknown', () => {
+    const ds = classifyPolls({
+      upstream: [[{ namespace: '' }], [{ namespace: '' }]],
+      capiServerless: [[{ namespace: '' }], [{ namespace: '', mdInfraRotation: 1 }]],
+    });
+    assert.ok(
+      unknown(ds).some(
+        (d) => d.object === 'MachineDeployment/md-0/InfrastructureTemplate' && d.path === 'metadata.name',
+      ),
+      JSON.stringify(ds),
+    );
+  });
+
+  test('a rotation done twice on one side (a new name, then another) comes back unknown', () => {
+    const ds = classifyPolls({
+      upstream: [[{ namespace: '' }], [{ namespace: '', mdInfraRotation: 1 }]],
+      capiServerless: [
+        [{ namespace: '' }],
+        [
+          { namespace: '', mdInfraRotation: 1 },
+          { namespace: '', mdInfraRotation: 2 },
+        ],
+      ],
+    });
+    assert.ok(unknown(ds).length > 0);
+  });
+
+  test('workers upgraded before the control plane comes back unknown', () => {
+    const ds = classifyPolls({
+      upstream: [
+        [{ namespace: '' }],
+        [
+          { namespace: '', version: 'v1.37.0', workerVersion: 'v1.36.0' },
+          { namespace: '', version: 'v1.37.0' },
+        ],
+      ],
+      capiServerless: [
+        [{ namespace: '' }],
+        [
+          { namespace: '', version: 'v1.36.0', workerVersion: 'v1.37.0' },
+          { namespace: '', version: 'v1.37.0' },
+        ],
+      ],
+    });
+    assert.ok(
+      unknown(ds).some((d) => d.object === 'Trajectories' && d.path.startsWith('versions')),
+      JSON.stringify(ds),
+    );
+  });
+
+  test('a TopologyReconciled state only one side went through comes back unknown', () => {
+    const ds = classifyPolls({
+      upstream: [[{ namespace: '' }], [{ namespace: '' }]],
+      capiServerless: [
+        [{ namespace: '' }],
+        [
+          { namespace: '', topologyReconciled: { status: 'False', reason: 'ReconcileFailed', message: 'conflict' } },
+          { namespace: '' },
+        ],
+      ],
+    });
+    assert.ok(
+      unknown(ds).some((d) => d.object === 'Trajectories' && d.path.startsWith('topologyReconciled')),
+      JSON.stringify(ds),
+    );
+  });
 });

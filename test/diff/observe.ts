@@ -1,0 +1,107 @@
+// What one side does during a scenario, beyond each step's end state: every poll of the topology goes through the
+// scenario's observer, which gives generated names stable tokens by creation order (per role: a rotation on one side
+// and not the other is a difference) and records, per step, the TopologyReconciled trajectory (each
+// status/reason/message in turn) and the order in which the control plane and the MachineDeployments changed version.
+import type { KubeObject } from '#shared/kube/index.ts';
+import { computeNormalizedSnapshot, randomSuffix, type NormalizedSnapshot } from './normalize.ts';
+import type { RawSnapshot } from './snapshot.ts';
+
+export type TopologyReconciledState = { readonly status: string; readonly reason: string; readonly message: string };
+export type VersionChange = { readonly role: string; readonly version: string };
+
+export type StepTrajectories = {
+  /** Each TopologyReconciled state the step went through, consecutive repeats collapsed (see computeTrajectories). */
+  readonly topologyReconciled: readonly TopologyReconciledState[];
+  /** Each change of a control plane's or MachineDeployment's version during the step, in the order seen. */
+  readonly versions: readonly VersionChange[];
+};
+
+export type ScenarioObserver = {
+  /** Starts a step: its trajectories begin from the state the previous step ended in. */
+  startStep(): void;
+  /** One poll: assigns tokens to names not seen before, records the trajectories, returns the normalised snapshot. */
+  observe(raw: RawSnapshot): NormalizedSnapshot;
+  /** The step's trajectories so far. */
+  trajectories(): StepTrajectories;
+};
+
+type Condition = { type?: string; status?: string; reason?: string; message?: string };
+
+const at = (o: unknown, ...path: string[]): unknown =>
+  path.reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined), o);
+
+/** The version each versioned role has: the control plane's spec.version, a MachineDeployment's or pool's template's. */
+function computeVersions(raw: RawSnapshot): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [role, o] of Object.entries(raw.objects)) {
+    const version =
+      role === 'ControlPlane'
+        ? at(o, 'spec', 'version')
+        : /^(MachineDeployment|MachinePool)\/[^/]+$/.test(role)
+          ? at(o, 'spec', 'template', 'spec', 'version')
+          : undefined;
+    if (typeof version === 'string') out.set(role, version);
+  }
+  return out;
+}
+
+const byCreation = (a: KubeObject, b: KubeObject) =>
+  (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') ||
+  (a.metadata.name ?? '').localeCompare(b.metadata.name ?? '');
+
+/**
+ * A scenario's observer on one side. Tokens: the k-th generated name a role ever holds becomes `<prefix>-<k>` (a
+ * leftover never held by a role counts in the role `Leftovers/<kind>`, in creation-time order within one poll), so
+ * both sides agree exactly when each role went through as many generated names, in the same steps.
+ *
+ * @example
+ * const observer = createScenarioObserver();
+ * observer.startStep();
+ * const snapshot = observer.observe(await getTopologySnapshot(kube, ns, 'c'));
+ */
+export function createScenarioObserver(): ScenarioObserver {
+  const tokens = new Map<string, string>();
+  const perRole = new Map<string, number>();
+  let lastState: TopologyReconciledState | undefined;
+  const lastVersions = new Map<string, string>();
+  let states: TopologyReconciledState[] = [];
+  let versions: VersionChange[] = [];
+  const assign = (role: string, name: string | undefined) => {
+    if (!name || tokens.has(name) || !randomSuffix.test(name)) return;
+    const k = (perRole.get(role) ?? 0) + 1;
+    perRole.set(role, k);
+    tokens.set(name, name.replace(randomSuffix, `-<${k}>`));
+  };
+  return {
+    startStep() {
+      states = lastState ? [lastState] : [];
+      versions = [];
+    },
+    observe(raw) {
+      const clusterName = raw.cluster?.metadata.name;
+      for (const role of Object.keys(raw.objects).sort()) {
+        const name = raw.objects[role]!.metadata.name;
+        if (name !== clusterName) assign(role, name);
+      }
+      for (const o of [...raw.leftovers].sort(byCreation))
+        if (o.metadata.name !== clusterName) assign(`Leftovers/${o.kind}`, o.metadata.name);
+      const snapshot = computeNormalizedSnapshot(raw, tokens);
+      const cluster = snapshot['Cluster'] as { topologyReconciled?: Condition } | undefined;
+      const c = cluster?.topologyReconciled;
+      if (c) {
+        const state = { status: c.status ?? '', reason: c.reason ?? '', message: c.message ?? '' };
+        const last = states[states.length - 1];
+        if (!last || JSON.stringify(last) !== JSON.stringify(state)) states.push(state);
+        lastState = state;
+      }
+      // NOTE: a role that appears (a new MachineDeployment) starts at its version: no change. A role a poll missed
+      // keeps its last version.
+      for (const [role, version] of [...computeVersions(raw).entries()].sort(([a], [b]) => a.localeCompare(b))) {
+        if (lastVersions.has(role) && lastVersions.get(role) !== version) versions.push({ role, version });
+        lastVersions.set(role, version);
+      }
+      return snapshot;
+    },
+    trajectories: () => ({ topologyReconciled: [...states], versions: [...versions] }),
+  };
+}
