@@ -162,7 +162,7 @@ test(
     const text = renderDiffText(report);
     if (text) console.log(text);
     console.log(
-      `differential: ${report.scenarios} scenarios, ${report.steps} steps, ${report.objectsCompared} objects compared; ${report.unknownDifferences} unknown and ${report.knownDifferences} known differences (report: ${join(resultsDir, reportName)}.md)`,
+      `differential: ${report.scenarios} scenarios, ${report.steps} steps, ${report.objectsCompared} entries (${report.kubeObjectsCompared} Kubernetes objects) compared; ${report.unknownDifferences} unknown and ${report.knownDifferences} known differences (report: ${join(resultsDir, reportName)}.md)`,
     );
     assert.deepEqual(report.errors, [], 'every scenario ran on both sides');
     assert.equal(
