@@ -9,6 +9,7 @@ import {
   type StepContext,
 } from './compare.ts';
 import type { NormalizedSnapshot } from './normalize.ts';
+import { computeComparableTrajectories, type StepTrajectories } from './observe.ts';
 import type { SideResult, StepResult } from './run-side.ts';
 import type { Scenario } from './scenarios.ts';
 
@@ -83,7 +84,14 @@ export function computeStepDifferences(
   known: readonly KnownDifference[],
 ): { ctx: StepContext; differences: ClassifiedDifference[] } {
   const ctx = computeStepContext(scenario, step, upstream, capiServerless);
-  const differences = compareSnapshots(upstream, capiServerless).map((d) => {
+  const comparable = (snapshot: NormalizedSnapshot): NormalizedSnapshot =>
+    snapshot['Trajectories']
+      ? {
+          ...snapshot,
+          Trajectories: computeComparableTrajectories(snapshot['Trajectories'] as StepTrajectories),
+        }
+      : snapshot;
+  const differences = compareSnapshots(comparable(upstream), comparable(capiServerless)).map((d) => {
     const k = findKnownDifference(d, known, ctx);
     return k ? { ...d, known: k.reason, rule: k.id } : d;
   });
