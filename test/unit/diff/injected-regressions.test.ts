@@ -388,3 +388,44 @@ describe('over the polls of a step', () => {
     );
   });
 });
+
+describe('documented timing differences of a trajectory', () => {
+  const notReconciled = {
+    status: 'False',
+    reason: 'ReconcileFailed',
+    message: 'ClusterClass is not successfully reconciled: ClusterClass.status.observedGeneration must be 2, but is 1',
+  };
+
+  test('a transient ClusterClass-not-reconciled state on one side is accepted', () => {
+    const ds = classifyPolls({
+      upstream: [[{ namespace: '' }], [{ namespace: '', topologyReconciled: notReconciled }, { namespace: '' }]],
+      capiServerless: [[{ namespace: '' }], [{ namespace: '' }]],
+    });
+    assert.deepEqual(unknown(ds), []);
+  });
+
+  test('the same state as the step’s last one comes back unknown', () => {
+    const ds = classifyPolls({
+      upstream: [[{ namespace: '' }], [{ namespace: '', topologyReconciled: notReconciled }]],
+      capiServerless: [[{ namespace: '' }], [{ namespace: '' }]],
+    });
+    assert.ok(unknown(ds).length > 0);
+  });
+
+  test('a transient failure of another cause comes back unknown', () => {
+    const ds = classifyPolls({
+      upstream: [[{ namespace: '' }], [{ namespace: '' }]],
+      capiServerless: [
+        [{ namespace: '' }],
+        [
+          {
+            namespace: '',
+            topologyReconciled: { status: 'False', reason: 'ReconcileFailed', message: 'spec.replicas: Invalid value' },
+          },
+          { namespace: '' },
+        ],
+      ],
+    });
+    assert.ok(unknown(ds).length > 0);
+  });
+});
