@@ -17,13 +17,15 @@
 // corpus's report, test/diff/results/full/, without servers).
 // DIFF_REPORT_NAME=<name> writes the report as <name>.md/.json (e.g. extension-report for the extension scenarios,
 // d62-d65); scenarios marked `extension` start upstream's test Runtime Extension on each side.
+// The run fails on an unknown difference, on a step that did not settle on either side before its time limit, and, in
+// a whole-corpus run, on a known difference (test/diff/known-differences.ts) that matched nothing.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { knownDifferences } from './known-differences.ts';
-import { computeDiffReport, renderDiffMarkdown, renderDiffText } from './report.ts';
+import { computeDiffReport, computeRunFailures, renderDiffMarkdown, renderDiffText } from './report.ts';
 import { runScenarios, sides, startSide, type ScenarioResult, type SideName, type SideResult } from './run-side.ts';
 import { ciScenarioNames, computeScenarios } from './scenarios.ts';
 
@@ -81,6 +83,16 @@ function mergeShards(): void {
     mkdirSync(rawDir, { recursive: true });
     writeFileSync(join(rawDir, `${name}.json`), JSON.stringify(merged, null, 1));
   }
+}
+
+/** The whole corpus, every scenario run or re-used (DIFF_ALL=1 without a selection, a limit or a shard). */
+function isFullRun(): boolean {
+  return (
+    process.env['DIFF_ALL'] === '1' &&
+    !process.env['DIFF_SCENARIOS'] &&
+    !Number(process.env['DIFF_LIMIT'] ?? 0) &&
+    !shard
+  );
 }
 
 function selectScenarios() {
@@ -150,7 +162,7 @@ test(
     const text = renderDiffText(report);
     if (text) console.log(text);
     console.log(
-      `differential: ${report.scenarios} scenarios, ${report.steps} steps, ${report.objectsCompared} objects compared; ${report.unknownDifferences} unknown and ${report.knownDifferences} known differences (report: ${join(resultsDir, reportName)}.md)`,
+      `differential: ${report.scenarios} scenarios, ${report.steps} steps, ${report.objectsCompared} entries (${report.kubeObjectsCompared} Kubernetes objects) compared; ${report.unknownDifferences} unknown and ${report.knownDifferences} known differences (report: ${join(resultsDir, reportName)}.md)`,
     );
     assert.deepEqual(report.errors, [], 'every scenario ran on both sides');
     assert.equal(
@@ -159,5 +171,6 @@ test(
       'every step was compared',
     );
     assert.equal(report.unknownDifferences, 0, `unlisted differences:\n${text}`);
+    assert.deepEqual(computeRunFailures(report, { fullRun: isFullRun() }), []);
   },
 );

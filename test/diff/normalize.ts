@@ -1,5 +1,5 @@
 // What of a topology snapshot is compared between the two sides, with what is legitimately random normalised away:
-// uids, resourceVersions, generations, timestamps, managedFields, status (written by other controllers at their own
+// uids, resourceVersions, generations, timestamps, managedFields but the field set `capi-topology` applies, status (written by other controllers at their own
 // pace; only the Cluster's TopologyReconciled condition is kept), the random suffix of generated names (everywhere a
 // generated name appears: names, references, owner references, messages) and the in-memory backend's port.
 import type { KubeObject } from '#shared/kube/index.ts';
@@ -8,7 +8,7 @@ import type { RawSnapshot } from './snapshot.ts';
 export type NormalizedSnapshot = Readonly<Record<string, unknown>>;
 
 /** Upstream's generated names end in `-` and five characters of [bcdfghjklmnpqrstvwxz2456789] (utilrand.String). */
-const randomSuffix = /-[a-z0-9]{5}$/;
+export const randomSuffix = /-[a-z0-9]{5}$/;
 const timestamp = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
 type Condition = { type: string; status?: string; reason?: string; message?: string };
@@ -54,7 +54,44 @@ function normalizeEndpoint(spec: unknown): unknown {
   return { ...s, controlPlaneEndpoint: { ...endpoint, port: '<port>' } };
 }
 
+type ManagedFieldsEntry = { manager?: string; operation?: string; subresource?: string; fieldsV1?: unknown };
+
+/** The topology's field manager (upstream's and capi-serverless's): the field set it owns is compared. */
+const topologyManager = 'capi-topology';
+
+/**
+ * A fieldsV1 set with generated names tokenised and uids dropped from its keys (`k:{"uid":...}` of owner references
+ * and `v:"<name>"` of set members name objects).
+ */
+function normalizeFieldSet(fields: unknown, names: Map<string, string>): unknown {
+  if (!fields || typeof fields !== 'object') return fields;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(fields).sort()) {
+    let k: string;
+    if (key.startsWith('k:')) {
+      try {
+        const item = JSON.parse(key.slice(2)) as Record<string, unknown>;
+        if ('uid' in item) item['uid'] = '<uid>';
+        k = `k:${JSON.stringify(mapStrings(item, names))}`;
+      } catch {
+        k = replaceNames(key, names);
+      }
+    } else k = replaceNames(key, names);
+    out[k] = normalizeFieldSet((fields as Record<string, unknown>)[key], names);
+  }
+  return out;
+}
+
+/** The fields `capi-topology` owns by server-side apply on the object (not on a subresource), if any. */
+function computeTopologyFields(obj: KubeObject, names: Map<string, string>): unknown {
+  const entries = ((obj.metadata as { managedFields?: ManagedFieldsEntry[] }).managedFields ?? []).filter(
+    (e) => e.manager === topologyManager && e.operation === 'Apply' && !e.subresource,
+  );
+  return entries.length === 0 ? undefined : normalizeFieldSet(entries[0]!.fieldsV1, names);
+}
+
 function normalizeObject(obj: KubeObject, names: Map<string, string>): Record<string, unknown> {
+  const topologyFields = computeTopologyFields(obj, names);
   const m = obj.metadata as KubeObject['metadata'] & {
     ownerReferences?: { apiVersion: string; kind: string; name: string; controller?: boolean }[];
     finalizers?: string[];
@@ -80,7 +117,10 @@ function normalizeObject(obj: KubeObject, names: Map<string, string>): Record<st
     },
     spec: normalizeEndpoint(obj['spec']),
   };
-  return mapStrings(out, names) as Record<string, unknown>;
+  return {
+    ...(mapStrings(out, names) as Record<string, unknown>),
+    ...(topologyFields === undefined ? {} : { topologyManagedFields: topologyFields }),
+  };
 }
 
 /**
@@ -101,15 +141,17 @@ function computeClassVariables(clusterClass: KubeObject, names: Map<string, stri
 }
 
 /**
- * The comparable form of a snapshot: role → normalised object; `Cluster` keeps spec, labels, annotations and the
+ * The comparable form of a snapshot: role → normalised object (generated names as `tokens` has them, else
+ * `-<random>`); `Cluster` keeps spec, labels, annotations and the
  * TopologyReconciled condition; `ClusterClass` (when read) its status.variables and VariablesReady; `Leftovers` lists
  * the unreferenced topology objects, sorted.
  *
  * @example
  * computeNormalizedSnapshot(await getTopologySnapshot(kube, ns, 'c'))['ControlPlane'];
  */
-export function computeNormalizedSnapshot(raw: RawSnapshot): NormalizedSnapshot {
-  const names = computeNameMap(raw);
+export function computeNormalizedSnapshot(raw: RawSnapshot, tokens?: ReadonlyMap<string, string>): NormalizedSnapshot {
+  // NOTE: the scenario's creation-order tokens (test/diff/observe.ts) where given; a name they lack keeps `-<random>`.
+  const names = tokens ? new Map([...computeNameMap(raw), ...tokens]) : computeNameMap(raw);
   const out: Record<string, unknown> = {};
   if (raw.cluster) {
     const cluster = normalizeObject(raw.cluster, names);

@@ -126,7 +126,11 @@ export async function getTopologySnapshot(
       // NOTE: a MachineDeployment's MachineHealthCheck carries no deployment-name label; its selector does.
       const selected = (at(o, 'spec', 'selector', 'matchLabels') ?? {}) as Record<string, string>;
       const target = selected['topology.cluster.x-k8s.io/deployment-name'];
-      put(target ? `MachineHealthCheck/MachineDeployment/${target}` : 'MachineHealthCheck/ControlPlane', o);
+      // NOTE: the topology names a control plane's MachineHealthCheck after it: of several (upstream's leaked copies
+      // while the control plane was refused, R2b) that one holds the role, the others are leftovers.
+      const role = target ? `MachineHealthCheck/MachineDeployment/${target}` : 'MachineHealthCheck/ControlPlane';
+      if (!target && objects[role]?.metadata.name === objects['ControlPlane']?.metadata.name && objects[role]) continue;
+      put(role, o);
     }
   }
   const held = new Set(Object.values(objects).map((o) => `${o.kind}/${o.metadata.name ?? ''}`));

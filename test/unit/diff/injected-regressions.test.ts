@@ -1,0 +1,456 @@
+// Regressions injected into one side's raw snapshots (one, or a step's polls through the scenario observer), fed through the differential's own normalisation, comparison
+// and known differences (test/diff): each must come back as at least one unknown difference. The untouched pairs
+// (a converged topology; a control plane refused at creation) come back with known differences only, so a
+// regression's unknown is its own.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { KubeObject } from '#shared/kube/index.ts';
+import { buildRawSnapshot, freezeRaw, type MutableRawSnapshot } from '#test/builders/diff-snapshot.ts';
+import { knownDifferences } from '#test/diff/known-differences.ts';
+import { computeNormalizedSnapshot } from '#test/diff/normalize.ts';
+import { createScenarioObserver } from '#test/diff/observe.ts';
+import { computeStepDifferences, type ClassifiedDifference } from '#test/diff/report.ts';
+
+const converged = { scenario: 'd01-base-variables', step: 'change a variable' };
+const refused = { scenario: 'd08-maxsurge0-scale', step: 'scale md-0 to 2' };
+
+type Case = {
+  readonly name: string;
+  /** The scenario and step the pair is compared in. */
+  readonly at: { scenario: string; step: string };
+  readonly refusedControlPlane?: boolean;
+  /** Changes capi-serverless's side (or, with `side: 'upstream'`, upstream's). */
+  readonly inject: (raw: MutableRawSnapshot) => void;
+  readonly side?: 'upstream' | 'capi-serverless';
+};
+
+function classify(at: Case['at'], refusedControlPlane: boolean, inject?: Case['inject'], side?: Case['side']) {
+  const raws = {
+    upstream: buildRawSnapshot('upstream', { namespace: at.scenario, refusedControlPlane }),
+    'capi-serverless': buildRawSnapshot('capi-serverless', { namespace: at.scenario, refusedControlPlane }),
+  };
+  inject?.(raws[side ?? 'capi-serverless']);
+  return computeStepDifferences(
+    at.scenario,
+    at.step,
+    computeNormalizedSnapshot(freezeRaw(raws.upstream)),
+    computeNormalizedSnapshot(freezeRaw(raws['capi-serverless'])),
+    knownDifferences,
+  ).differences;
+}
+
+const unknown = (ds: readonly ClassifiedDifference[]) => ds.filter((d) => !d.rule);
+const obj = (raw: MutableRawSnapshot, role: string): KubeObject & { metadata: Record<string, unknown> } => {
+  const o = raw.objects[role];
+  assert.ok(o, `no ${role}`);
+  return o as KubeObject & { metadata: Record<string, unknown> };
+};
+const spec = (o: KubeObject) => o['spec'] as Record<string, unknown>;
+
+describe('the differential without a regression', () => {
+  test('a converged topology differs only by R1 (the MachineDeployment topology finalizer)', () => {
+    const ds = classify(converged, false);
+    assert.deepEqual(
+      ds.map((d) => [d.rule, d.object, d.path]),
+      [['R1', 'MachineDeployment/md-0', 'metadata.finalizers[1]']],
+    );
+  });
+
+  test('a control plane refused at creation differs only by R2 and R3', () => {
+    const ds = classify(refused, true);
+    assert.deepEqual(unknown(ds), []);
+    assert.deepEqual([...new Set(ds.map((d) => d.rule))].sort(), [
+      'R2a',
+      'R2b',
+      'R3a',
+      'R3b',
+      'R3c',
+      'R3d',
+      'R3e',
+      'R3f',
+    ]);
+  });
+});
+
+const cases: readonly Case[] = [
+  {
+    name: 'a MachineDeployment that lost every finalizer, the core one too',
+    at: converged,
+    inject: (raw) => {
+      delete obj(raw, 'MachineDeployment/md-0').metadata['finalizers'];
+    },
+  },
+  {
+    name: 'a MachineDeployment whose core finalizer was replaced by another',
+    at: converged,
+    inject: (raw) => {
+      obj(raw, 'MachineDeployment/md-0').metadata['finalizers'] = ['example.com/other'];
+    },
+  },
+  {
+    name: 'the topology finalizer on a bootstrap template (R1 is the MachineDeployment only)',
+    at: converged,
+    side: 'upstream',
+    inject: (raw) => {
+      obj(raw, 'MachineDeployment/md-0/BootstrapTemplate').metadata['finalizers'] = [
+        'machinedeployment.topology.cluster.x-k8s.io',
+      ];
+    },
+  },
+  {
+    name: 'a control-plane MachineHealthCheck missing while the control plane exists (in a maxsurge0 scenario)',
+    at: refused,
+    inject: (raw) => {
+      const fresh = buildRawSnapshot('capi-serverless', { namespace: refused.scenario });
+      Object.assign(raw, { cluster: fresh.cluster, objects: fresh.objects });
+      delete raw.objects['MachineHealthCheck/ControlPlane'];
+    },
+  },
+  {
+    name: 'a control-plane MachineHealthCheck missing in a converged scenario',
+    at: converged,
+    inject: (raw) => {
+      delete raw.objects['MachineHealthCheck/ControlPlane'];
+    },
+  },
+  {
+    name: 'a wrong controlPlaneEndpoint while the control plane is refused',
+    at: refused,
+    refusedControlPlane: true,
+    inject: (raw) => {
+      spec(obj(raw, 'InfrastructureCluster'))['controlPlaneEndpoint'] = { host: '10.0.0.7', port: 6443 };
+    },
+  },
+  {
+    name: 'a controlPlaneEndpoint missing in a converged scenario',
+    at: converged,
+    inject: (raw) => {
+      delete spec(obj(raw, 'InfrastructureCluster'))['controlPlaneEndpoint'];
+    },
+  },
+  {
+    name: 'the InfrastructureCluster owned by another Cluster while the control plane is refused',
+    at: refused,
+    refusedControlPlane: true,
+    inject: (raw) => {
+      obj(raw, 'InfrastructureCluster').metadata['ownerReferences'] = [
+        { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Cluster', name: 'other', uid: 'x' },
+      ];
+    },
+  },
+  {
+    name: 'a second owner of the InfrastructureCluster while the control plane is refused',
+    at: refused,
+    refusedControlPlane: true,
+    inject: (raw) => {
+      const refs = obj(raw, 'InfrastructureCluster').metadata['ownerReferences'] as unknown[];
+      refs.push({ apiVersion: 'v1', kind: 'Secret', name: 'c-shim', uid: 'y' });
+    },
+  },
+  {
+    name: 'the InfrastructureCluster owned as controller while the control plane is refused',
+    at: refused,
+    refusedControlPlane: true,
+    inject: (raw) => {
+      const refs = obj(raw, 'InfrastructureCluster').metadata['ownerReferences'] as Record<string, unknown>[];
+      refs[0]!['controller'] = true;
+    },
+  },
+  {
+    name: "the listener annotation naming another scenario's Cluster",
+    at: refused,
+    refusedControlPlane: true,
+    inject: (raw) => {
+      const annotations = obj(raw, 'InfrastructureCluster').metadata['annotations'] as Record<string, string>;
+      annotations['inmemorycluster.infrastructure.cluster.x-k8s.io/listener'] = 'd01-base-variables/c';
+    },
+  },
+  {
+    name: 'the shim owner reference in a converged scenario',
+    at: converged,
+    inject: (raw) => {
+      obj(raw, 'InfrastructureCluster').metadata['ownerReferences'] = [
+        { apiVersion: 'v1', kind: 'Secret', name: 'c-shim', uid: 'y' },
+      ];
+    },
+  },
+  {
+    name: 'a leaked control-plane MachineHealthCheck on capi-serverless’s side',
+    at: refused,
+    refusedControlPlane: true,
+    inject: (raw) => {
+      const copy = JSON.parse(
+        JSON.stringify(
+          buildRawSnapshot('upstream', { namespace: refused.scenario, refusedControlPlane: true }).leftovers[0],
+        ),
+      ) as KubeObject;
+      raw.leftovers.push(copy);
+    },
+  },
+  {
+    name: 'a wrong label value on a MachineDeployment',
+    at: converged,
+    inject: (raw) => {
+      (obj(raw, 'MachineDeployment/md-0').metadata['labels'] as Record<string, string>)[
+        'topology.cluster.x-k8s.io/deployment-name'
+      ] = 'md-1';
+    },
+  },
+  {
+    name: 'a dropped annotation on the control plane',
+    at: converged,
+    inject: (raw) => {
+      obj(raw, 'ControlPlane').metadata['annotations'] = {};
+    },
+  },
+  {
+    name: "a missing MachineDeployment's MachineHealthCheck",
+    at: converged,
+    inject: (raw) => {
+      delete raw.objects['MachineHealthCheck/MachineDeployment/md-0'];
+    },
+  },
+  {
+    name: 'an extra MachineDeployment',
+    at: converged,
+    inject: (raw) => {
+      const md = JSON.parse(JSON.stringify(obj(raw, 'MachineDeployment/md-0'))) as KubeObject;
+      raw.objects['MachineDeployment/md-9'] = { ...md, metadata: { ...md.metadata, name: 'c-md-9-bcdfg' } };
+    },
+  },
+  {
+    name: 'an old template left over',
+    at: converged,
+    inject: (raw) => {
+      const t = JSON.parse(JSON.stringify(obj(raw, 'MachineDeployment/md-0/InfrastructureTemplate'))) as KubeObject;
+      raw.leftovers.push({ ...t, metadata: { ...t.metadata, name: 'c-md-0-zzzzz' } });
+    },
+  },
+  {
+    name: 'the control plane at another version',
+    at: converged,
+    inject: (raw) => {
+      spec(obj(raw, 'ControlPlane'))['version'] = 'v1.37.0';
+    },
+  },
+  {
+    name: 'a field capi-topology no longer owns (the control plane version, left to whoever wrote it last)',
+    at: converged,
+    inject: (raw) => {
+      const entry = (obj(raw, 'ControlPlane').metadata['managedFields'] as { fieldsV1: { 'f:spec': object } }[])[0]!;
+      delete (entry.fieldsV1['f:spec'] as Record<string, unknown>)['f:version'];
+    },
+  },
+  {
+    name: 'a field capi-topology owns that upstream does not (an annotation it should not apply)',
+    at: converged,
+    inject: (raw) => {
+      const entry = (
+        obj(raw, 'ControlPlane').metadata['managedFields'] as { fieldsV1: { 'f:metadata': object } }[]
+      )[0]!;
+      (entry.fieldsV1['f:metadata'] as Record<string, unknown>)['f:annotations'] = { 'f:example.com/x': {} };
+    },
+  },
+  {
+    name: 'another TopologyReconciled reason',
+    at: converged,
+    inject: (raw) => {
+      const status = raw.cluster!['status'] as { conditions: Record<string, unknown>[] };
+      status.conditions[0]!['reason'] = 'ClusterUpgrading';
+    },
+  },
+];
+
+describe('an injected regression comes back unknown', () => {
+  for (const c of cases)
+    test(c.name, () => {
+      const ds = classify(c.at, c.refusedControlPlane ?? false, c.inject, c.side);
+      assert.ok(
+        unknown(ds).length > 0,
+        `every difference was accepted:\n${ds.map((d) => `${d.rule} ${d.object} ${d.path}`).join('\n')}`,
+      );
+    });
+});
+
+type Poll = Parameters<typeof buildRawSnapshot>[1] & { topologyReconciled?: Record<string, string> };
+
+/** Two steps on each side, each step a sequence of polls through the side's scenario observer; the second compared. */
+function classifyPolls(steps: { upstream: Poll[][]; capiServerless: Poll[][] }, at = converged) {
+  const run = (side: 'upstream' | 'capi-serverless', polls: Poll[][]) => {
+    const observer = createScenarioObserver();
+    let last = {};
+    for (const step of polls) {
+      observer.startStep();
+      for (const poll of step) {
+        const raw = buildRawSnapshot(side, { ...poll, namespace: at.scenario });
+        if (poll.topologyReconciled)
+          Object.assign((raw.cluster!['status'] as { conditions: object[] }).conditions[0]!, poll.topologyReconciled);
+        last = observer.observe(freezeRaw(raw));
+      }
+    }
+    return { ...last, Trajectories: observer.trajectories() };
+  };
+  return computeStepDifferences(
+    at.scenario,
+    at.step,
+    run('upstream', steps.upstream),
+    run('capi-serverless', steps.capiServerless),
+    knownDifferences,
+  ).differences;
+}
+
+const upgrading = { status: 'False', reason: 'ClusterUpgrading', message: 'Control plane upgrading to v1.37.0' };
+
+describe('over the polls of a step', () => {
+  test('the same rotation on both sides, the same upgrade order: only R1', () => {
+    const steps = [
+      [{ namespace: '' }],
+      [
+        { namespace: '', mdInfraRotation: 1 },
+        {
+          namespace: '',
+          mdInfraRotation: 1,
+          version: 'v1.37.0',
+          workerVersion: 'v1.36.0',
+          topologyReconciled: upgrading,
+        },
+        { namespace: '', mdInfraRotation: 1, version: 'v1.37.0' },
+      ],
+    ];
+    const ds = classifyPolls({ upstream: steps, capiServerless: steps });
+    assert.deepEqual(unknown(ds), []);
+  });
+
+  test('templates seen as leftovers before their owners reference them (one side only) are no rotation', () => {
+    const early = (raw: MutableRawSnapshot) => {
+      for (const role of ['ControlPlane/InfrastructureTemplate', 'MachineDeployment/md-0/InfrastructureTemplate']) {
+        raw.leftovers.push(raw.objects[role]!);
+        delete raw.objects[role];
+      }
+    };
+    const observe = (side: 'upstream' | 'capi-serverless', first?: (raw: MutableRawSnapshot) => void) => {
+      const observer = createScenarioObserver();
+      observer.startStep();
+      const raw = buildRawSnapshot(side, { namespace: converged.scenario });
+      first?.(raw);
+      observer.observe(freezeRaw(raw));
+      return observer.observe(freezeRaw(buildRawSnapshot(side, { namespace: converged.scenario })));
+    };
+    const ds = computeStepDifferences(
+      converged.scenario,
+      converged.step,
+      observe('upstream'),
+      observe('capi-serverless', early),
+      knownDifferences,
+    ).differences;
+    assert.deepEqual(unknown(ds), []);
+  });
+
+  test('a needless template rotation on one side comes back unknown', () => {
+    const ds = classifyPolls({
+      upstream: [[{ namespace: '' }], [{ namespace: '' }]],
+      capiServerless: [[{ namespace: '' }], [{ namespace: '', mdInfraRotation: 1 }]],
+    });
+    assert.ok(
+      unknown(ds).some(
+        (d) => d.object === 'MachineDeployment/md-0/InfrastructureTemplate' && d.path === 'metadata.name',
+      ),
+      JSON.stringify(ds),
+    );
+  });
+
+  test('a rotation done twice on one side (a new name, then another) comes back unknown', () => {
+    const ds = classifyPolls({
+      upstream: [[{ namespace: '' }], [{ namespace: '', mdInfraRotation: 1 }]],
+      capiServerless: [
+        [{ namespace: '' }],
+        [
+          { namespace: '', mdInfraRotation: 1 },
+          { namespace: '', mdInfraRotation: 2 },
+        ],
+      ],
+    });
+    assert.ok(unknown(ds).length > 0);
+  });
+
+  test('workers upgraded before the control plane comes back unknown', () => {
+    const ds = classifyPolls({
+      upstream: [
+        [{ namespace: '' }],
+        [
+          { namespace: '', version: 'v1.37.0', workerVersion: 'v1.36.0' },
+          { namespace: '', version: 'v1.37.0' },
+        ],
+      ],
+      capiServerless: [
+        [{ namespace: '' }],
+        [
+          { namespace: '', version: 'v1.36.0', workerVersion: 'v1.37.0' },
+          { namespace: '', version: 'v1.37.0' },
+        ],
+      ],
+    });
+    assert.ok(
+      unknown(ds).some((d) => d.object === 'Trajectories' && d.path.startsWith('versions')),
+      JSON.stringify(ds),
+    );
+  });
+
+  test('a TopologyReconciled state only one side went through comes back unknown', () => {
+    const ds = classifyPolls({
+      upstream: [[{ namespace: '' }], [{ namespace: '' }]],
+      capiServerless: [
+        [{ namespace: '' }],
+        [
+          { namespace: '', topologyReconciled: { status: 'False', reason: 'ReconcileFailed', message: 'conflict' } },
+          { namespace: '' },
+        ],
+      ],
+    });
+    assert.ok(
+      unknown(ds).some((d) => d.object === 'Trajectories' && d.path.startsWith('topologyReconciled')),
+      JSON.stringify(ds),
+    );
+  });
+});
+
+describe('documented timing differences of a trajectory', () => {
+  const notReconciled = {
+    status: 'False',
+    reason: 'ReconcileFailed',
+    message: 'ClusterClass is not successfully reconciled: ClusterClass.status.observedGeneration must be 2, but is 1',
+  };
+
+  test('a transient ClusterClass-not-reconciled state on one side is accepted', () => {
+    const ds = classifyPolls({
+      upstream: [[{ namespace: '' }], [{ namespace: '', topologyReconciled: notReconciled }, { namespace: '' }]],
+      capiServerless: [[{ namespace: '' }], [{ namespace: '' }]],
+    });
+    assert.deepEqual(unknown(ds), []);
+  });
+
+  test('the same state as the step’s last one comes back unknown', () => {
+    const ds = classifyPolls({
+      upstream: [[{ namespace: '' }], [{ namespace: '', topologyReconciled: notReconciled }]],
+      capiServerless: [[{ namespace: '' }], [{ namespace: '' }]],
+    });
+    assert.ok(unknown(ds).length > 0);
+  });
+
+  test('a transient failure of another cause comes back unknown', () => {
+    const ds = classifyPolls({
+      upstream: [[{ namespace: '' }], [{ namespace: '' }]],
+      capiServerless: [
+        [{ namespace: '' }],
+        [
+          {
+            namespace: '',
+            topologyReconciled: { status: 'False', reason: 'ReconcileFailed', message: 'spec.replicas: Invalid value' },
+          },
+          { namespace: '' },
+        ],
+      ],
+    });
+    assert.ok(unknown(ds).length > 0);
+  });
+});
