@@ -16,7 +16,7 @@ import { createFunctionHandler } from '#shared/runtime/create-function-handler.t
 import type { ObjectChange } from '#shared/runtime/events.ts';
 import type { FanOutSink } from '#shared/runtime/fan-out.ts';
 import { createLocalBus, type LocalBus } from '#shared/runtime/local-bus.ts';
-import { reconcilers } from '#shared/runtime/reconcilers.ts';
+import { reconcilers } from '#shared/controllers.ts';
 import { computeWebhooksHandlerOptions } from '#shared/webhooks/create-webhook-deps.ts';
 import { createWebhooksHandler } from '#shared/webhooks/create-webhooks-handler.ts';
 import { startDynamoDB } from '#test/harness/dynamodb.ts';
