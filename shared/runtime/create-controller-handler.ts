@@ -11,8 +11,7 @@ import type { Tracer } from '@aws-lambda-powertools/tracer';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import { passMetricNames, recordPassMetrics } from '#shared/runtime/middlewares/record-metrics.ts';
 import { CapiError } from '#shared/errors/index.ts';
-import { createPassRunner } from '#shared/runtime/create-pass-runner.ts';
-import { describeKey } from '#shared/runtime/pass-state.ts';
+import { createPassRunner, describeKey } from '#shared/runtime/run-pass.ts';
 import {
   MalformedEventError,
   parseRuntimeEvent,
@@ -134,7 +133,7 @@ function failOnUnrecordedPasses(): MiddlewareObj<unknown, HandlerResult> {
 }
 
 /**
- * One pass for a mapped key. A pass that finds the lease held asks its holder to run again (see `holdLease`), so
+ * One pass for a mapped key. A pass that finds the lease held asks its holder to run again (see `runPass`), so
  * nothing here waits.
  */
 async function runMappedPass(

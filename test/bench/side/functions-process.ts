@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { createCheckpointStore, createDynamoDBClient, ensureTable, type Controller } from '#shared/checkpoint/index.ts';
 import { errorMessage } from '#shared/errors/index.ts';
 import { applyObject, createKubeClient } from '#shared/kube/index.ts';
-import { describeKey } from '#shared/runtime/pass-state.ts';
+import { describeKey } from '#shared/runtime/run-pass.ts';
 import type { ControllerHandler } from '#shared/runtime/create-controller-handler.ts';
 import { createFunctionHandler } from '#shared/runtime/create-function-handler.ts';
 import type { ObjectChange } from '#shared/runtime/events.ts';
