@@ -27,7 +27,7 @@ import type { ControllerHandler } from '#shared/runtime/create-controller-handle
 import type { FanOutSink } from '#shared/runtime/fan-out.ts';
 import { computeRuntimeConfig } from '#shared/runtime/config.ts';
 import { createLocalBus, defaultLocalConcurrency, type LocalBus } from '#shared/runtime/local-bus.ts';
-import { reconcilers } from '#shared/runtime/reconcilers.ts';
+import { reconcilers } from '#shared/controllers.ts';
 import { defaultTargets, discoverProviderTargets } from '#functions/forwarder/default-targets.ts';
 import { startForwarder, type Forwarder } from '#functions/forwarder/start-forwarder.ts';
 import {

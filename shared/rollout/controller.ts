@@ -8,7 +8,7 @@ import { findObject } from '#shared/kube/index.ts';
 import { findClusterRollout, listClusterRollouts } from '#shared/rollout/current/get-cluster-rollout.ts';
 import { clusterApiVersion, listRolloutClusters } from '#shared/rollout/current/list-rollout-clusters.ts';
 import { reconcileRollout, type RolloutDeps } from '#shared/rollout/reconcile-rollout.ts';
-import { computeInputHash } from '#shared/runtime/reconcilers/compute-input-hash.ts';
+import { computeInputHash } from '#shared/runtime/compute-input-hash.ts';
 import type { ChangedObject, KindRef, ObjectFacts, PassKey, Reconciler, RuntimeDeps } from '#shared/runtime/types.ts';
 
 const rolloutKind = { apiVersion: RolloutApiVersion, kind: RolloutKind } as const satisfies KindRef;
@@ -84,7 +84,7 @@ async function mapClusterChange(deps: RuntimeDeps, change: ChangedObject): Promi
 }
 
 /**
- * The rollout controller's Reconciler (wired in shared/runtime/reconcilers.ts; functions/rollout.ts is its Lambda).
+ * The rollout controller's Reconciler (registered in shared/controllers.ts; functions/rollout.ts is its Lambda).
  *
  * @example
  * const handler = createControllerHandler({ reconciler: rolloutReconciler, logger, getDeps });

@@ -15,8 +15,7 @@ import {
   recordPassMetrics,
 } from '#shared/runtime/middlewares/record-metrics.ts';
 import { CapiError } from '#shared/errors/index.ts';
-import { createPassRunner } from '#shared/runtime/create-pass-runner.ts';
-import { describeKey } from '#shared/runtime/pass-state.ts';
+import { createPassRunner, describeKey } from '#shared/runtime/run-pass.ts';
 import {
   MalformedEventError,
   parseRuntimeEvent,
@@ -141,7 +140,7 @@ function failOnUnrecordedPasses(): MiddlewareObj<unknown, HandlerResult> {
 }
 
 /**
- * One pass for a mapped key. A pass that finds the lease held asks its holder to run again (see `holdLease`), so
+ * One pass for a mapped key. A pass that finds the lease held asks its holder to run again (see `runPass`), so
  * nothing here waits.
  */
 async function runMappedPass(

@@ -14,7 +14,7 @@ import type { Reconciler } from '#shared/runtime/types.ts';
  * Builds a function's handler at module scope (cold start); throws at cold start when the environment is invalid,
  * so a broken deployment fails loudly instead of dropping events.
  *
- * NOTE: the reconciler is passed in (not looked up in shared/runtime/reconcilers.ts) so each function's bundle
+ * NOTE: the reconciler is passed in (not looked up in shared/controllers.ts) so each function's bundle
  * holds only its own controller's code.
  *
  * `local.fanOut` is the local bus's sink (local mode, the benches); on AWS the handler fans out on EVENT_BUS_NAME.

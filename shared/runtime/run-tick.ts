@@ -12,7 +12,7 @@ import {
 import { listObjectMetadata, UnknownKindError } from '#shared/kube/index.ts';
 import { computeListFingerprint } from '#shared/runtime/compute-list-fingerprint.ts';
 import { computeTickDecision, tickReasons, type TickReason } from '#shared/runtime/compute-tick-decision.ts';
-import type { PassRunner } from '#shared/runtime/create-pass-runner.ts';
+import type { PassRunner } from '#shared/runtime/run-pass.ts';
 import type { LambdaContextLike } from '#shared/runtime/lambda-context.ts';
 import { mapLimit } from '#shared/runtime/map-limit.ts';
 import type { PassKey, PassReport, Reconciler, RuntimeDeps } from '#shared/runtime/types.ts';

@@ -12,7 +12,7 @@ import {
 } from '#shared/checkpoint/index.ts';
 import { createControllerHandler, type ControllerHandler } from '#shared/runtime/create-controller-handler.ts';
 import { computeRuntimeConfig } from '#shared/runtime/config.ts';
-import { reconcilers } from '#shared/runtime/reconcilers.ts';
+import { reconcilers } from '#shared/controllers.ts';
 import type { Reconciler, RuntimeDeps } from '#shared/runtime/types.ts';
 import { startManagementCluster, startWorkloadCluster, type TestCluster } from '#test/harness/clusters.ts';
 import { startDynamoDB, type DynamoDBServer } from '#test/harness/dynamodb.ts';
@@ -59,7 +59,7 @@ export async function startBenchEnv(): Promise<BenchEnv> {
   const handlers = {} as Record<Controller, ControllerHandler>;
   for (const controller of controllers) {
     const reconciler = reconcilers[controller];
-    if (!reconciler) throw new Error(`no ${controller} reconciler is wired in shared/runtime/reconcilers.ts`);
+    if (!reconciler) throw new Error(`no ${controller} reconciler is wired in shared/controllers.ts`);
     wired[controller] = reconciler;
     handlers[controller] = createControllerHandler({
       reconciler,

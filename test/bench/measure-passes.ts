@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import type { Controller } from '#shared/checkpoint/index.ts';
 import { applyObject, listObjects } from '#shared/kube/index.ts';
 import { createControllerHandler, type HandlerResult } from '#shared/runtime/create-controller-handler.ts';
-import { createPassRunner } from '#shared/runtime/create-pass-runner.ts';
+import { createPassRunner } from '#shared/runtime/run-pass.ts';
 import { objectChangedEvent, tickEvent, type ObjectChange } from '#shared/runtime/events.ts';
 import { localLambdaContext } from '#shared/runtime/lambda-context.ts';
 import { createLocalBus } from '#shared/runtime/local-bus.ts';

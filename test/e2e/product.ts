@@ -11,7 +11,7 @@ import type { ControllerHandler } from '#shared/runtime/create-controller-handle
 import { createFunctionHandler } from '#shared/runtime/create-function-handler.ts';
 import type { FanOutSink } from '#shared/runtime/fan-out.ts';
 import { createLocalBus, type LocalBus } from '#shared/runtime/local-bus.ts';
-import { reconcilers } from '#shared/runtime/reconcilers.ts';
+import { reconcilers } from '#shared/controllers.ts';
 import { computeWebhooksHandlerOptions } from '#shared/webhooks/create-webhook-deps.ts';
 import { createWebhooksHandler } from '#shared/webhooks/create-webhooks-handler.ts';
 import { defaultTargets, discoverProviderTargets } from '#functions/forwarder/default-targets.ts';

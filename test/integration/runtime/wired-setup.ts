@@ -15,7 +15,7 @@ import {
 } from '#shared/runtime/create-controller-handler.ts';
 import { objectChangedEvent, type ObjectChange } from '#shared/runtime/events.ts';
 import { localLambdaContext } from '#shared/runtime/lambda-context.ts';
-import { reconcilers } from '#shared/runtime/reconcilers.ts';
+import { reconcilers } from '#shared/controllers.ts';
 import type { PassReport, RuntimeDeps } from '#shared/runtime/types.ts';
 import { startManagementCluster, type RequestLog, type TestCluster } from '#test/harness/clusters.ts';
 import { startDynamoDB, type DynamoDBServer } from '#test/harness/dynamodb.ts';

@@ -14,7 +14,7 @@ import { createControllerHandler, type HandlerResult } from '#shared/runtime/cre
 import type { FanOutSink } from '#shared/runtime/fan-out.ts';
 import { localLambdaContext } from '#shared/runtime/lambda-context.ts';
 import { createLocalBus } from '#shared/runtime/local-bus.ts';
-import { reconcilers } from '#shared/runtime/reconcilers.ts';
+import { reconcilers } from '#shared/controllers.ts';
 import { genericCrd } from '#test/harness/clusters.ts';
 import { changeEvent, ddbWrites, invoke, resetCounters, useWiredFunction } from './wired-setup.ts';
 

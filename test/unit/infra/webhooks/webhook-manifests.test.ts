@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
-import { loadWebhookConfigurations } from '../../../infra/webhooks/webhook-manifests.ts';
-import { WebhooksFunction } from '../../../infra/webhooks/webhooks-function.ts';
+import { loadWebhookConfigurations } from '../../../../infra/webhooks/webhook-manifests.ts';
+import { WebhooksFunction } from '../../../../infra/webhooks/webhooks-function.ts';
 
 type Webhook = {
   name: string;

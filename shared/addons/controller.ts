@@ -15,7 +15,7 @@ import {
   type AddonsCluster,
   type AddonsDeps,
 } from '#shared/addons/index.ts';
-import { computeInputHash } from '#shared/runtime/reconcilers/compute-input-hash.ts';
+import { computeInputHash } from '#shared/runtime/compute-input-hash.ts';
 import type {
   ChangedObject,
   KindRef,
@@ -125,7 +125,7 @@ async function mapResourceChange(deps: RuntimeDeps, change: ChangedObject): Prom
 }
 
 /**
- * The addons controller's Reconciler (wired in shared/runtime/reconcilers.ts).
+ * The addons controller's Reconciler (registered in shared/controllers.ts; functions/addons.ts is its Lambda).
  *
  * @example
  * const handler = createControllerHandler({ reconciler: addonsReconciler, logger, getDeps });

@@ -9,7 +9,7 @@ import { parseAllDocuments } from 'yaml';
 type Rule = { apiGroups: string[]; resources: string[]; verbs: string[] };
 type Doc = { kind: string; metadata: { name: string }; rules?: Rule[]; subjects?: unknown[]; roleRef?: unknown };
 
-const manifests = join(import.meta.dirname, '..', '..', '..', 'functions', 'forwarder', 'manifests');
+const manifests = join(import.meta.dirname, '..', '..', '..', '..', 'functions', 'forwarder', 'manifests');
 const docs = parseAllDocuments(readFileSync(join(manifests, 'rbac.yaml'), 'utf8')).map((d) => d.toJS() as Doc);
 
 describe('forwarder RBAC', () => {

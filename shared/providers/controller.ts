@@ -6,7 +6,7 @@ import { operatorApiVersion, providerKindNames, isProviderKind, type Provider } 
 import { formatLabelSelector, matchesLabelSelector } from '#shared/api/label-selector.ts';
 import { findObject, listObjects, type KubeClient, type KubeObject } from '#shared/kube/index.ts';
 import { getProvider, listAllProviders, reconcileProvider, type ProviderDeps } from '#shared/providers/index.ts';
-import { computeInputHash } from '#shared/runtime/reconcilers/compute-input-hash.ts';
+import { computeInputHash } from '#shared/runtime/compute-input-hash.ts';
 import type {
   ChangedObject,
   ObjectFacts,
@@ -112,7 +112,7 @@ async function mapSourceChange(deps: RuntimeDeps, change: ChangedObject): Promis
 }
 
 /**
- * The providers controller's Reconciler (wired in shared/runtime/reconcilers.ts).
+ * The providers controller's Reconciler (registered in shared/controllers.ts; functions/providers.ts is its Lambda).
  *
  * @example
  * const handler = createControllerHandler({ reconciler: createProvidersReconciler(), logger, getDeps });

@@ -22,7 +22,7 @@ import {
   type Unstructured,
 } from '#shared/topology/index.ts';
 import { reconcileExtensionConfig } from '#shared/runtime-sdk/index.ts';
-import { computeInputHash } from '#shared/runtime/reconcilers/compute-input-hash.ts';
+import { computeInputHash } from '#shared/runtime/compute-input-hash.ts';
 import type {
   ChangedObject,
   KindRef,
@@ -353,7 +353,7 @@ async function reconcileCluster(deps: TopologyDeps, key: PassKey, ctx: PassConte
 }
 
 /**
- * The topology controller's Reconciler (wired in shared/runtime/reconcilers.ts). Writes with upstream's field
+ * The topology controller's Reconciler (registered in shared/controllers.ts; functions/topology.ts is its Lambda). Writes with upstream's field
  * manager (`capi-topology`), which the apply logic keys its managed-field comparisons on.
  *
  * @example
