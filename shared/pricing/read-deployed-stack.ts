@@ -69,6 +69,7 @@ export type DeployedStack = {
   readonly standardParameters: number;
   readonly schedules: number;
   readonly queues: number;
+  /** Interface endpoint-zones: each interface endpoint once per subnet (zone) it sits in; gateway endpoints are free. */
   readonly interfaceEndpoints: number;
   readonly table: {
     readonly onDemand: boolean;
@@ -161,8 +162,13 @@ export function readDeployedStack(template: CfnTemplate): DeployedStack {
     standardParameters: parameters.filter((t) => t !== 'Advanced').length,
     schedules: of('AWS::Scheduler::Schedule').length,
     queues: of('AWS::SQS::Queue').length,
-    interfaceEndpoints: of('AWS::EC2::VPCEndpoint').filter(([, r]) => props(r)['VpcEndpointType'] === 'Interface')
-      .length,
+    // NOTE: an interface endpoint is billed per zone it sits in: one network interface per subnet given.
+    interfaceEndpoints: of('AWS::EC2::VPCEndpoint')
+      .filter(([, r]) => props(r)['VpcEndpointType'] === 'Interface')
+      .reduce((zones, [, r]) => {
+        const subnets = props(r)['SubnetIds'];
+        return zones + (Array.isArray(subnets) && subnets.length > 0 ? subnets.length : 1);
+      }, 0),
     table: {
       onDemand: tableProps['BillingMode'] === 'PAY_PER_REQUEST',
       pointInTimeRecovery:

@@ -63,7 +63,8 @@ describe('the shipped flow-control objects on a real API server', () => {
     const { pki } = mgmt.controlPlane;
     const functions = issueCertificate(pki, dir, 'topology', {
       user: 'capi-serverless-topology',
-      groups: ['capi-serverless:functions'],
+      // NOTE: the group the stack's EKS access entry gives the topology function's role.
+      groups: ['capi-serverless:topology'],
     });
     // NOTE: the forwarder is a ServiceAccount: its token comes from the TokenRequest API, as in a Pod.
     await applyObject(

@@ -134,3 +134,27 @@ describe('functions-rbac.yaml', () => {
       for (const verb of ['bind', 'escalate', 'impersonate']) assert.ok(!verbsOf(`capi-serverless-${fn}`).has(verb));
   });
 });
+
+describe('flow-control.yaml', () => {
+  test("the FlowSchema serves every function's access-entry group at capi-serverless's priority level", () => {
+    const file = join(
+      import.meta.dirname,
+      '..',
+      '..',
+      '..',
+      'functions',
+      'forwarder',
+      'manifests',
+      'flow-control.yaml',
+    );
+    type Subject = { kind: string; group?: { name: string } };
+    type FlowSchema = { kind: string; spec?: { rules?: { subjects: Subject[] }[] } };
+    const schemas = parseAllDocuments(readFileSync(file, 'utf8'))
+      .map((d) => d.toJS() as FlowSchema)
+      .filter((d) => d.kind === 'FlowSchema');
+    const groups = new Set(
+      schemas.flatMap((s) => s.spec?.rules?.flatMap((r) => r.subjects.map((x) => x.group?.name)) ?? []),
+    );
+    for (const group of Object.values(functionGroups)) assert.ok(groups.has(group), `${group} is not a subject`);
+  });
+});

@@ -73,6 +73,21 @@ describe('the deployed stack, as priced', () => {
     );
   });
 
+  test('an interface endpoint is counted once per zone (subnet) it sits in', () => {
+    const endpoints = Object.values(templates.private.Resources).filter(
+      (r) => r.Type === 'AWS::EC2::VPCEndpoint' && r.Properties?.['VpcEndpointType'] === 'Interface',
+    );
+    const subnets = endpoints.map((r) => (r.Properties?.['SubnetIds'] as unknown[] | undefined)?.length ?? 0);
+    assert.ok(
+      subnets.some((n) => n > 1),
+      'the private variant puts its endpoint in several zones',
+    );
+    assert.equal(
+      readDeployedStack(templates.private).interfaceEndpoints,
+      subnets.reduce((a, b) => a + b, 0),
+    );
+  });
+
   test('every metric the functions may publish is priced: one metric-hour per occurrence, at most every hour', () => {
     const deployed = readDeployedStack(templates.public);
     const failing: MeasuredProfile = {
