@@ -1,7 +1,7 @@
 // How `plan` prints a fleet forecast: one block per Cluster and a one-line summary for people, or one JSON document
 // for tools (stable key and Cluster order). Pure.
-import type { ClusterForecast, ObjectName } from '#shared/topology/plan/compute-cluster-forecast.ts';
-import type { FleetForecast, FleetSummary } from '#shared/topology/plan/compute-fleet-forecast.ts';
+import type { ClusterForecast, ObjectName } from '#shared/cli/plan/compute-cluster-forecast.ts';
+import type { FleetForecast, FleetSummary } from '#shared/cli/plan/compute-fleet-forecast.ts';
 
 /** The change as the JSON output names it. */
 export type DescribedChange = {

@@ -12,7 +12,7 @@ import {
   type ExtensionRegistry,
   type RuntimeExtensionError,
 } from '#shared/runtime-sdk/index.ts';
-import type { PlanRuntime, SourcedObject } from '#shared/topology/plan/compute-plan.ts';
+import type { PlanRuntime, SourcedObject } from '#shared/cli/plan/compute-plan.ts';
 
 /** Whether an input object is an ExtensionConfig (any served version). */
 export function isExtensionConfig(input: SourcedObject): boolean {

@@ -6,12 +6,12 @@ import { CapiError } from '#shared/errors/index.ts';
 import { formatFleetForecastJson, formatFleetForecastText } from '#shared/cli/format-fleet-forecast.ts';
 import { getPlanRuntime, isExtensionConfig } from '#shared/cli/plan-extensions.ts';
 import { convertInputsToHub } from '#shared/cli/plan-versions.ts';
-import { deterministicSuffix, readManifests } from '#shared/cli/plan.ts';
+import { deterministicSuffix, readManifests } from '#shared/cli/plan-inputs.ts';
 import { parseLabelSelector } from '#shared/providers/desired/label-selector.ts';
 import { computeDefaultedVersion } from '#shared/webhooks/rules/cluster-rules.ts';
-import { computeFleetForecast, type FleetChange } from '#shared/topology/plan/compute-fleet-forecast.ts';
-import { getFleetObjects } from '#shared/topology/plan/current/get-fleet-objects.ts';
-import type { SourcedObject } from '#shared/topology/plan/compute-plan.ts';
+import { computeFleetForecast, type FleetChange } from '#shared/cli/plan/compute-fleet-forecast.ts';
+import { getFleetObjects } from '#shared/cli/plan/current/get-fleet-objects.ts';
+import type { SourcedObject } from '#shared/cli/plan/compute-plan.ts';
 
 type Streams = { stdout: { write(s: string): unknown }; stderr: { write(s: string): unknown } };
 

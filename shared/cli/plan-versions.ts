@@ -10,7 +10,7 @@ import {
   type Unstructured as JsonObject,
 } from '#shared/api/conversion/index.ts';
 import { CapiError } from '#shared/errors/index.ts';
-import type { PlannedObject, SourcedObject } from '#shared/topology/plan/compute-plan.ts';
+import type { PlannedObject, SourcedObject } from '#shared/cli/plan/compute-plan.ts';
 import type { Unstructured } from '#shared/topology/types.ts';
 
 export const OutputVersions = [HubVersion, SpokeVersion] as const;

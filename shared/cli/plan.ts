@@ -1,7 +1,5 @@
 // `capi-serverless plan`: reads manifests, computes one topology pass in memory, prints the resulting objects.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { parseAllDocuments, stringify } from 'yaml';
+import { stringify } from 'yaml';
 import {
   computeInputApiVersions,
   computeInputVersion,
@@ -11,15 +9,10 @@ import {
   type OutputVersion,
 } from '#shared/cli/plan-versions.ts';
 import { getPlanRuntime, isExtensionConfig } from '#shared/cli/plan-extensions.ts';
+import { deterministicSuffix, readManifests } from '#shared/cli/plan-inputs.ts';
 import { fleetFlags, fleetPlanUsage, runFleetPlan } from '#shared/cli/plan-fleet.ts';
 import { CapiError } from '#shared/errors/index.ts';
-import {
-  computePlan,
-  type PlannedObject,
-  type PlannedUpgrade,
-  type SourcedObject,
-} from '#shared/topology/plan/compute-plan.ts';
-import type { Unstructured } from '#shared/topology/types.ts';
+import { computePlan, type PlannedObject, type PlannedUpgrade } from '#shared/cli/plan/compute-plan.ts';
 
 type Streams = { stdout: { write(s: string): unknown }; stderr: { write(s: string): unknown } };
 
@@ -60,54 +53,6 @@ export function parsePlanArgs(argv: readonly string[]): PlanArgs {
   }
   if (args.files.length === 0) throw new CapiError('plan needs at least one -f <file-or-dir>');
   return args;
-}
-
-function listFiles(path: string): string[] {
-  if (!statSync(path).isDirectory()) return [path];
-  return readdirSync(path)
-    .sort()
-    .flatMap((entry) => {
-      const full = join(path, entry);
-      if (statSync(full).isDirectory()) return listFiles(full);
-      return /\.(ya?ml|json)$/.test(entry) ? [full] : [];
-    });
-}
-
-/** Every object in the given files; items of `List` objects are unpacked. Errors name the file and document. */
-export function readManifests(paths: readonly string[]): SourcedObject[] {
-  const out: SourcedObject[] = [];
-  for (const file of paths.flatMap(listFiles)) {
-    const docs = parseAllDocuments(readFileSync(file, 'utf8'));
-    docs.forEach((doc, i) => {
-      if (doc.errors.length > 0)
-        throw new CapiError(`${file}: document ${i + 1}: ${doc.errors[0]?.message ?? 'invalid YAML'}`);
-      const value = doc.toJSON() as unknown;
-      if (value === null || value === undefined) return;
-      const items =
-        typeof value === 'object' && (value as { kind?: string }).kind?.endsWith('List')
-          ? ((value as { items?: unknown[] }).items ?? [])
-          : [value];
-      for (const item of items) {
-        const o = item as Partial<Unstructured>;
-        if (
-          typeof o !== 'object' ||
-          !o ||
-          typeof o.apiVersion !== 'string' ||
-          typeof o.kind !== 'string' ||
-          typeof o.metadata?.name !== 'string'
-        ) {
-          throw new CapiError(
-            `${file}: document ${i + 1}: not a Kubernetes object (apiVersion, kind and metadata.name are required)`,
-          );
-        }
-        out.push({
-          object: { ...(o as Unstructured), metadata: { ...o.metadata, namespace: o.metadata.namespace ?? 'default' } },
-          source: `${file}`,
-        });
-      }
-    });
-  }
-  return out;
 }
 
 /** A line diff of two YAML renderings (`-` removed, `+` added), enough to see what a pass changes. */
@@ -153,21 +98,6 @@ const describe = (p: PlannedObject) =>
         ? ` (${p.heldBack})`
         : ''
   }`;
-
-/** A suffix generator that is deterministic per run, so plan output does not flap between runs. */
-export function deterministicSuffix(): () => string {
-  const alphabet = 'bcdfghjklmnpqrstvwxz2456789';
-  let n = 0;
-  return () => {
-    let x = n++;
-    let s = '';
-    for (let k = 0; k < 5; k++) {
-      s = alphabet[x % alphabet.length] + s;
-      x = Math.floor(x / alphabet.length);
-    }
-    return s;
-  };
-}
 
 export const planUsage = `usage: capi-serverless plan -f <file-or-dir> [-f …] [-o yaml|json] [--diff] [--kubeconfig <file>]
 

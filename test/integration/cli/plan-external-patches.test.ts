@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { parseAllDocuments, stringify } from 'yaml';
-import { readManifests, runPlan } from '#shared/cli/plan.ts';
+import { readManifests } from '#shared/cli/plan-inputs.ts';
+import { runPlan } from '#shared/cli/plan.ts';
 import {
   applyObject,
   applyStatus,

@@ -21,7 +21,7 @@ import {
   type GeneratedUpgradePlan,
 } from '#shared/topology/desired/compute-upgrade-plan.ts';
 import { sortKeysDeep } from '#shared/topology/desired/paths.ts';
-import { computeOverlay, computePlanRotations } from '#shared/topology/plan/compute-plan-rotations.ts';
+import { computeOverlay, computePlanRotations } from '#shared/cli/plan/compute-plan-rotations.ts';
 import { getDiscoveredVariables } from '#shared/topology/get-discovered-variables.ts';
 import { createUpgradePlanCaller, getGeneratedUpgradePlan } from '#shared/topology/get-upgrade-plan.ts';
 import { createPatchExtensions, hasExternalPatches, runPatchEngine } from '#shared/topology/run-patch-engine.ts';

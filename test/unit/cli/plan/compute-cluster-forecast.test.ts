@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { formatFleetSummary } from '#shared/cli/format-fleet-forecast.ts';
 import { parseLabelSelector } from '#shared/providers/desired/label-selector.ts';
-import { computeClusterForecast } from '#shared/topology/plan/compute-cluster-forecast.ts';
-import { computeFleetClusters, computeFleetSummary } from '#shared/topology/plan/compute-fleet-forecast.ts';
-import type { PlannedObject } from '#shared/topology/plan/compute-plan.ts';
+import { computeClusterForecast } from '#shared/cli/plan/compute-cluster-forecast.ts';
+import { computeFleetClusters, computeFleetSummary } from '#shared/cli/plan/compute-fleet-forecast.ts';
+import type { PlannedObject } from '#shared/cli/plan/compute-plan.ts';
 import type { Unstructured } from '#shared/topology/types.ts';
 import { deepFreeze } from '#test/builders/topology.ts';
 

@@ -1,7 +1,7 @@
 // What one Cluster's plan means for its Machines: the objects a change edits in place, the templates it rotates, and
 // the Machines each rollout replaces (control plane, each MachineDeployment and MachinePool), counted from the live
 // objects' replicas. Pure: it reads only the plan and the objects given.
-import type { PlannedObject } from '#shared/topology/plan/compute-plan.ts';
+import type { PlannedObject } from '#shared/cli/plan/compute-plan.ts';
 import {
   ClusterTopologyMachineDeploymentNameLabel,
   ClusterTopologyMachinePoolNameLabel,

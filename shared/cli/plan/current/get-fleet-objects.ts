@@ -6,7 +6,7 @@ import { mapLimit } from '#shared/runtime/map-limit.ts';
 import { createContractResolver } from '#shared/topology/current/get-contracts.ts';
 import { createKubeReader } from '#shared/topology/current/kube-reader.ts';
 import { getPath } from '#shared/topology/desired/paths.ts';
-import type { SourcedObject } from '#shared/topology/plan/compute-plan.ts';
+import type { SourcedObject } from '#shared/cli/plan/compute-plan.ts';
 import type { Unstructured } from '#shared/topology/types.ts';
 
 const capi = 'cluster.x-k8s.io/v1beta2';

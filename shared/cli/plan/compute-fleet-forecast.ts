@@ -4,8 +4,8 @@
 // say what each rollout replaces. Takes everything as arguments; Runtime Extensions are reached through `deps`.
 import { computeLabelSelectorMatch, type LabelRequirement } from '#shared/providers/desired/label-selector.ts';
 import { errorMessage } from '#shared/errors/index.ts';
-import { computeClusterForecast, type ClusterForecast } from '#shared/topology/plan/compute-cluster-forecast.ts';
-import { computePlan, type PlanRuntime, type SourcedObject } from '#shared/topology/plan/compute-plan.ts';
+import { computeClusterForecast, type ClusterForecast } from '#shared/cli/plan/compute-cluster-forecast.ts';
+import { computePlan, type PlanRuntime, type SourcedObject } from '#shared/cli/plan/compute-plan.ts';
 import { ClusterNameLabel } from '#shared/topology/labels.ts';
 import { getPath, setPath } from '#shared/topology/desired/paths.ts';
 import type { Unstructured } from '#shared/topology/types.ts';
