@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { runWithDeadline } from '#shared/deadline/index.ts';
-import { applyObject, getObject, KubeThrottledError } from '#shared/kube/index.ts';
+import { applyObject, getObject, KubeThrottledError, type RequestRecord } from '#shared/kube/index.ts';
 import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
 import {
   createThrottledIdentity,
@@ -39,10 +39,17 @@ describe('requests the API server throttles (429)', () => {
 
   test('a burst meets 429s and every request succeeds after Retry-After', async () => {
     const from = identity.records.length;
-    const read = await Promise.all(Array.from({ length: burst }, () => getObject(identity.kube, ref)));
-    assert.equal(read.filter((o) => o.metadata.name === ref.name).length, burst);
-    const throttled = identity.records.slice(from).filter((r) => r.statusCode === 429);
-    assert.ok(throttled.length > 0, 'the burst met 429s');
+    // NOTE: a burst meets 429s only where its requests overlap on the one seat; on an idle machine a GET can finish
+    // before the next arrives, so bursts go on (up to 10) until one has met a 429. Every request must succeed.
+    let rounds = 0;
+    let throttled: RequestRecord[] = [];
+    while (throttled.length === 0 && rounds < 10) {
+      rounds++;
+      const read = await Promise.all(Array.from({ length: burst }, () => getObject(identity.kube, ref)));
+      assert.equal(read.filter((o) => o.metadata.name === ref.name).length, burst);
+      throttled = identity.records.slice(from).filter((r) => r.statusCode === 429);
+    }
+    assert.ok(throttled.length > 0, `${rounds} bursts of ${burst} met no 429`);
     assert.ok(
       throttled.every((r) => r.retryAfter !== undefined && Number(r.retryAfter) >= 1),
       `each 429 said when to come back (${throttled.map((r) => r.retryAfter).join(', ')})`,
@@ -51,11 +58,16 @@ describe('requests the API server throttles (429)', () => {
 
   test('a retry that would pass the pass deadline is not waited for: the error names the object and the 429', async () => {
     const deadlineMs = 700;
-    const startedAt = Date.now();
-    const outcomes = await runWithDeadline(startedAt + deadlineMs, () =>
-      Promise.allSettled(Array.from({ length: burst }, () => getObject(identity.kube, ref))),
-    );
-    const failures = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason as unknown] : []));
+    // NOTE: as above, bursts go on (up to 10) until one meets a 429; each has its own deadline.
+    let startedAt = Date.now();
+    let failures: unknown[] = [];
+    for (let round = 0; failures.length === 0 && round < 10; round++) {
+      startedAt = Date.now();
+      const outcomes = await runWithDeadline(startedAt + deadlineMs, () =>
+        Promise.allSettled(Array.from({ length: burst }, () => getObject(identity.kube, ref))),
+      );
+      failures = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason as unknown] : []));
+    }
     assert.ok(failures.length > 0, 'some request was throttled');
     for (const err of failures) {
       assert.ok(err instanceof KubeThrottledError, String(err));
