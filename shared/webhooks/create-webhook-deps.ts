@@ -1,8 +1,9 @@
 // Dependencies of the webhooks Lambda: settings from the environment (once per cold start) and a management-cluster
 // reader whose client is rebuilt before short-lived credentials (EKS tokens) expire and whose ClusterClass reads are
-// kept for a few seconds per warm container, and the accepted path tokens (read at run time from the token secret or
-// SSM SecureString parameter through the Parameters and Secrets extension, cached per warm container for a minute, so
-// a rotation needs no redeploy and no token is in the environment).
+// kept for a few seconds per warm container, and the accepted path tokens, read at run time (cached per warm container
+// for a minute, so a rotation needs no redeploy and no token is in the environment) from a Kubernetes Secret through
+// the same API server (the stack's default), or from a Secrets Manager secret or SSM SecureString parameter through
+// the Parameters and Secrets extension.
 import * as z from 'zod';
 import { errorMessage, ValidationError } from '#shared/errors/index.ts';
 import { createKubeClient, type KubeClient } from '#shared/kube/index.ts';
@@ -14,11 +15,17 @@ import {
   resolveKubeconfigSource,
 } from '#shared/runtime/create-runtime-deps.ts';
 import { createClusterClassCache, withClusterClassCache } from '#shared/webhooks/current/cluster-class-cache.ts';
+import { getPathTokenSecret, parsePathTokenSecretRef } from '#shared/webhooks/current/get-path-token-secret.ts';
 import { createWebhookReader } from '#shared/webhooks/current/webhook-reader.ts';
 import { parsePathTokens, type WebhooksHandlerOptions } from '#shared/webhooks/create-webhooks-handler.ts';
 
 /** Environment of the webhooks function besides the shared runtime settings. */
 export const WebhooksEnv = z.object({
+  /**
+   * `<namespace>/<name>` of a Kubernetes Secret whose `token` key holds the accepted path token(s) (the stack's
+   * default): read through the API server the function already reaches, with the function's own identity.
+   */
+  WEBHOOK_TOKEN_KUBE_SECRET: z.string().min(1).optional(),
   /**
    * ARN of the Secrets Manager secret whose string is the accepted path token(s), whitespace-separated (deployed;
    * the stack creates it). Read through the extension on every request, so a rotation needs no redeploy.
@@ -74,42 +81,64 @@ export function computeWebhooksHandlerOptions(
       `invalid environment: ${String(parsed.error.issues[0]?.path[0] ?? '')}: ${parsed.error.issues[0]?.message ?? ''}`,
       { fieldPath: String(parsed.error.issues[0]?.path[0] ?? ''), reason: 'InvalidEnvironment' },
     );
-  const { WEBHOOK_TOKEN_SECRET_ARN: tokenSecret, WEBHOOK_TOKEN_PARAMETER_NAME: tokenParameter } = parsed.data;
-  if (tokenSecret && tokenParameter)
+  const {
+    WEBHOOK_TOKEN_KUBE_SECRET: tokenKubeSecret,
+    WEBHOOK_TOKEN_SECRET_ARN: tokenSecret,
+    WEBHOOK_TOKEN_PARAMETER_NAME: tokenParameter,
+  } = parsed.data;
+  const stores = [
+    ['WEBHOOK_TOKEN_KUBE_SECRET', tokenKubeSecret],
+    ['WEBHOOK_TOKEN_SECRET_ARN', tokenSecret],
+    ['WEBHOOK_TOKEN_PARAMETER_NAME', tokenParameter],
+  ].filter(([, v]) => v !== undefined);
+  if (stores.length > 1)
     throw new ValidationError(
-      'invalid environment: set WEBHOOK_TOKEN_SECRET_ARN or WEBHOOK_TOKEN_PARAMETER_NAME, not both',
-      {
-        fieldPath: 'WEBHOOK_TOKEN_PARAMETER_NAME',
-        reason: 'InvalidEnvironment',
-      },
+      `invalid environment: set only one of WEBHOOK_TOKEN_KUBE_SECRET, WEBHOOK_TOKEN_SECRET_ARN, WEBHOOK_TOKEN_PARAMETER_NAME (got ${stores.map(([k]) => k).join(' and ')})`,
+      { fieldPath: String(stores[1]?.[0]), reason: 'InvalidEnvironment' },
     );
+  const kubeSecretRef =
+    tokenKubeSecret === undefined ? undefined : parsePathTokenSecretRef(tokenKubeSecret, 'WEBHOOK_TOKEN_KUBE_SECRET');
+  const tokenProvider = createManagementTokenProvider(config, async () => credentialsFromEnv(env));
+  let kube: { client: Promise<KubeClient>; createdAt: number } | undefined;
+  const getKube = async (): Promise<KubeClient> => {
+    if (!kube || now() - kube.createdAt > kubeClientMaxAgeMs) {
+      const previous = kube;
+      const client = (async () =>
+        createKubeClient(await resolveKubeconfigSource(config, env), {
+          userAgent: 'capi-serverless/webhooks',
+          // NOTE: the API server waits at most the webhook's timeoutSeconds; a lookup must answer well before.
+          timeoutMs: 5_000,
+          ...(tokenProvider ? { tokenProvider } : {}),
+        }))();
+      kube = { client, createdAt: now() };
+      client.catch(() => {
+        if (kube?.client === client) kube = undefined;
+      });
+      if (previous)
+        void previous.client.then(
+          (c) => c.close(),
+          () => undefined,
+        );
+    }
+    return kube.client;
+  };
   const extension = { port: config.secretsExtensionPort, sessionToken: env['AWS_SESSION_TOKEN'] };
   const readTokens =
-    tokenSecret !== undefined
-      ? () => getSecretString(tokenSecret, extension)
-      : tokenParameter !== undefined
-        ? () => getParameterString(tokenParameter, extension)
-        : undefined;
-  const tokenProvider = createManagementTokenProvider(config, async () => credentialsFromEnv(env));
+    kubeSecretRef !== undefined
+      ? async () => getPathTokenSecret(await getKube(), kubeSecretRef)
+      : tokenSecret !== undefined
+        ? () => getSecretString(tokenSecret, extension)
+        : tokenParameter !== undefined
+          ? () => getParameterString(tokenParameter, extension)
+          : undefined;
   const classCache = createClusterClassCache({ ttlMs: parsed.data.WEBHOOK_CLUSTERCLASS_CACHE_TTL_MS, now });
-  let kube: { client: KubeClient; createdAt: number } | undefined;
   return {
     pathToken: parsed.data.WEBHOOK_PATH_TOKEN,
     ...(readTokens === undefined
       ? {}
       : { getPathTokens: createCachedPathTokens(readTokens, parsed.data.WEBHOOK_TOKEN_CACHE_MS, now) }),
     async getDeps() {
-      if (!kube || now() - kube.createdAt > kubeClientMaxAgeMs) {
-        kube?.client.close();
-        const client = await createKubeClient(await resolveKubeconfigSource(config, env), {
-          userAgent: 'capi-serverless/webhooks',
-          // NOTE: the API server waits at most the webhook's timeoutSeconds; a lookup must answer well before.
-          timeoutMs: 5_000,
-          ...(tokenProvider ? { tokenProvider } : {}),
-        });
-        kube = { client, createdAt: now() };
-      }
-      return { reader: withClusterClassCache(createWebhookReader(kube.client), classCache) };
+      return { reader: withClusterClassCache(createWebhookReader(await getKube()), classCache) };
     },
   };
 }

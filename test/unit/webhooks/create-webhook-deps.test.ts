@@ -125,7 +125,7 @@ describe('computeWebhooksHandlerOptions', () => {
           WEBHOOK_TOKEN_SECRET_ARN: 'webhook-token',
           WEBHOOK_TOKEN_PARAMETER_NAME: '/capi/webhook-token',
         }),
-      /WEBHOOK_TOKEN_PARAMETER_NAME, not both/,
+      /set only one of .*\(got WEBHOOK_TOKEN_SECRET_ARN and WEBHOOK_TOKEN_PARAMETER_NAME\)/,
     );
   });
 });

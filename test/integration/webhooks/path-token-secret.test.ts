@@ -1,0 +1,70 @@
+// The webhooks' path token read at run time from a Kubernetes Secret (WEBHOOK_TOKEN_KUBE_SECRET, the stack's default)
+// through a real kube-apiserver: the Secret's token is accepted and no other, a missing Secret fails closed, and a
+// rotated token is picked up once the per-container cache lapses.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { applyObject, deleteObject, type KubeObject } from '#shared/kube/index.ts';
+import { computeWebhooksHandlerOptions } from '#shared/webhooks/create-webhook-deps.ts';
+import { createWebhooksHandler } from '#shared/webhooks/create-webhooks-handler.ts';
+import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
+
+const namespace = 'capi-serverless-system';
+const name = 'capi-serverless-webhook-token';
+const fieldManager = 'path-token-test';
+
+let mgmt: TestCluster;
+
+const secret = (token: string): KubeObject =>
+  ({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { namespace, name },
+    data: { token: Buffer.from(token).toString('base64') },
+  }) as KubeObject;
+
+/** A Function URL GET on `path`: past the token check it is answered 404 or 405, never 403. */
+const get = (path: string) => ({ rawPath: path, requestContext: { http: { method: 'GET' } } });
+
+function handlerFor(env: Record<string, string>) {
+  return createWebhooksHandler(
+    computeWebhooksHandlerOptions({
+      KUBECONFIG: mgmt.controlPlane.kubeconfigPath,
+      WEBHOOK_TOKEN_KUBE_SECRET: `${namespace}/${name}`,
+      ...env,
+    }),
+  );
+}
+
+before(async () => {
+  mgmt = await startManagementCluster({ name: 'path-token-secret', crds: 'none' });
+  await applyObject(mgmt.kube, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } } as KubeObject, {
+    fieldManager,
+  });
+});
+after(async () => mgmt?.stop());
+
+describe('webhook path token from a Kubernetes Secret', () => {
+  test("accepts the Secret's token and refuses any other", async () => {
+    await applyObject(mgmt.kube, secret('token-a-0123456789abcdef'), { fieldManager, force: true });
+    const handler = handlerFor({});
+    assert.equal((await handler(get('/token-a-0123456789abcdef/validate'))).statusCode, 405);
+    assert.equal((await handler(get('/token-b-0123456789abcdef/validate'))).statusCode, 403);
+  });
+
+  test('a missing Secret fails closed (503) without naming a token', async () => {
+    await deleteObject(mgmt.kube, { apiVersion: 'v1', kind: 'Secret', namespace, name });
+    const result = await handlerFor({})(get('/token-a-0123456789abcdef/validate'));
+    assert.equal(result.statusCode, 503);
+    assert.match(result.body, /webhook path tokens unavailable/);
+    assert.doesNotMatch(result.body, /token-a/);
+  });
+
+  test('a rotated token is accepted once the cache lapses, the old one refused', async () => {
+    await applyObject(mgmt.kube, secret('token-a-0123456789abcdef'), { fieldManager, force: true });
+    const handler = handlerFor({ WEBHOOK_TOKEN_CACHE_MS: '0' });
+    assert.equal((await handler(get('/token-a-0123456789abcdef/validate'))).statusCode, 405);
+    await applyObject(mgmt.kube, secret('token-c-0123456789abcdef'), { fieldManager, force: true });
+    assert.equal((await handler(get('/token-c-0123456789abcdef/validate'))).statusCode, 405);
+    assert.equal((await handler(get('/token-a-0123456789abcdef/validate'))).statusCode, 403);
+  });
+});
