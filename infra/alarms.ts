@@ -1,70 +1,56 @@
-// The stack's alarms and where they notify: a dead-letter queue that holds a message, a function invocation that
-// failed (the webhooks function adds its own), each notifying one SNS topic when it fires and when it clears.
+// The stack's one alarm and where it notifies. Everything that is wrong becomes one custom metric, `Unhealthy` (no
+// dimension, published only when something is wrong, so a healthy month sends it in no hour and costs nothing): a pass
+// that ended in Error, a controller invocation that failed, a forwarder heartbeat that went stale (shared/health/).
+// One standard alarm watches it. Failed asynchronous invocations (after Lambda's retries) also reach the same SNS topic
+// as an on-failure destination of each controller function, beside its dead-letter queue (kept for redrive): SNS
+// publishes are free at these rates, an alarm per queue is not.
 import { CfnOutput, Duration, type Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
-import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sns from 'aws-cdk-lib/aws-sns';
-import type * as sqs from 'aws-cdk-lib/aws-sqs';
-import type { Controller } from '#shared/checkpoint/table.ts';
-import { constructPrefixOf } from './controller-function.ts';
-
-const atLeastOnce = {
-  threshold: 1,
-  evaluationPeriods: 1,
-  comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-  treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-} as const;
+import { healthMetricName, metricsNamespace } from '#shared/runtime/emitted-metrics.ts';
 
 /**
- * A controller's alarms: its dead-letter queue holds a message, an invocation failed (construct ids
- * `<Name>DlqAlarm`, `<Name>ErrorsAlarm`).
+ * The alarm topic: the given one, or one created with construct id `AlarmTopic`; its ARN is output.
  *
  * @example
- * const alarms = createControllerAlarms(stack, 'topology', { fn, dlq });
+ * const topic = createAlarmTopic(stack, props.alarmTopicArn);
  */
-export function createControllerAlarms(
-  stack: Stack,
-  controller: Controller,
-  options: { readonly fn: lambda.IFunction; readonly dlq: sqs.Queue },
-): cloudwatch.Alarm[] {
-  const name = constructPrefixOf(controller);
-  const period = Duration.minutes(5);
-  return [
-    options.dlq.metricApproximateNumberOfMessagesVisible({ period }).createAlarm(stack, `${name}DlqAlarm`, {
-      ...atLeastOnce,
-      alarmDescription: `events for ${name} that could not be delivered or processed`,
-    }),
-    options.fn.metricErrors({ period }).createAlarm(stack, `${name}ErrorsAlarm`, {
-      ...atLeastOnce,
-      alarmDescription: `${controller} invocations that failed (not recorded as a pass outcome)`,
-    }),
-  ];
-}
-
-/**
- * Points every alarm at the topic (the given one, or one created with construct id `AlarmTopic`) for both ALARM and
- * OK, and outputs the topic's ARN.
- *
- * @example
- * const topic = notifyAlarmTopic(stack, alarms, props.alarmTopicArn);
- */
-export function notifyAlarmTopic(
-  stack: Stack,
-  alarms: readonly cloudwatch.Alarm[],
-  alarmTopicArn: string | undefined,
-): sns.ITopic {
+export function createAlarmTopic(stack: Stack, alarmTopicArn: string | undefined): sns.ITopic {
   const topic = alarmTopicArn
     ? sns.Topic.fromTopicArn(stack, 'AlarmTopic', alarmTopicArn)
     : new sns.Topic(stack, 'AlarmTopic', { displayName: 'capi-serverless alarms', enforceSSL: true });
-  const notify = new cloudwatchActions.SnsAction(topic);
-  for (const alarm of alarms) {
-    alarm.addAlarmAction(notify);
-    alarm.addOkAction(notify);
-  }
   new CfnOutput(stack, 'AlarmTopicArn', {
-    description: 'subscribe to be told when an alarm fires (or clears)',
+    description: 'subscribe to be told when the health alarm fires (or clears) and when an event failed every retry',
     value: topic.topicArn,
   });
   return topic;
+}
+
+/**
+ * The one alarm (construct id `HealthAlarm`): `Unhealthy` summed over 5 minutes is at least 1. Missing data is
+ * healthy: the metric is sent only when something is wrong. Notifies the topic when it fires and when it clears.
+ *
+ * @example
+ * const alarm = createHealthAlarm(stack, topic);
+ */
+export function createHealthAlarm(stack: Stack, topic: sns.ITopic): cloudwatch.Alarm {
+  const alarm = new cloudwatch.Metric({
+    namespace: metricsNamespace,
+    metricName: healthMetricName,
+    statistic: cloudwatch.Stats.SUM,
+    period: Duration.minutes(5),
+  }).createAlarm(stack, 'HealthAlarm', {
+    threshold: 1,
+    evaluationPeriods: 1,
+    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    alarmDescription:
+      'capi-serverless is unhealthy: a pass ended in Error, a controller invocation failed, or the forwarder ' +
+      "heartbeat is stale (the functions' logs name which)",
+  });
+  const notify = new cloudwatchActions.SnsAction(topic);
+  alarm.addAlarmAction(notify);
+  alarm.addOkAction(notify);
+  return alarm;
 }

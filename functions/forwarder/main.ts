@@ -5,6 +5,7 @@ import * as z from 'zod';
 import { createKubeClient } from '#shared/kube/client.ts';
 import { defaultTargets, discoverProviderTargets } from '#functions/forwarder/default-targets.ts';
 import { createEventBridgeSink } from '#functions/forwarder/eventbridge-sink.ts';
+import { startHeartbeat } from '#functions/forwarder/renew-heartbeat.ts';
 import { startForwarder } from '#functions/forwarder/start-forwarder.ts';
 
 const ForwarderEnv = z.object({
@@ -14,6 +15,9 @@ const ForwarderEnv = z.object({
   COALESCE_MS: z.coerce.number().int().nonnegative().default(500),
   /** Label selector for Secrets (default: all Secrets; narrow it when ClusterResourceSets use labelled Secrets). */
   SECRET_LABEL_SELECTOR: z.string().optional(),
+  /** The forwarder's namespace and pod (downward API): where its heartbeat Lease is renewed, and by whom. */
+  POD_NAMESPACE: z.string().min(1).default('capi-serverless-system'),
+  POD_NAME: z.string().min(1).default('capi-serverless-forwarder'),
 });
 
 async function main(): Promise<void> {
@@ -28,9 +32,11 @@ async function main(): Promise<void> {
     eventBusName: env.EVENT_BUS_NAME,
   });
   const forwarder = startForwarder({ kube, source, targets, sink, coalesceMs: env.COALESCE_MS, log });
+  const heartbeat = startHeartbeat({ kube, namespace: env.POD_NAMESPACE, holder: env.POD_NAME, log });
   log('forwarder started', { kinds: targets.map((t) => t.kind) });
   const shutdown = async () => {
     log('stopping: flushing pending events');
+    heartbeat.stop();
     await forwarder.stop();
     kube.close();
     process.exit(0);

@@ -16,7 +16,7 @@ export const metricsNamespace = 'CapiServerless';
 export const metricDimensions: readonly string[] = [];
 
 /** What makes a metric non-zero, for the cost model: it prices one metric-hour per occurrence at most. */
-export type MetricOccurrence = 'pass error' | 'rejected event';
+export type MetricOccurrence = 'pass error' | 'rejected event' | 'health finding';
 
 export type EmittedMetric = {
   readonly unit: 'Count';
@@ -28,6 +28,12 @@ export type EmittedMetric = {
 
 /** Every metric the functions may publish, by name; published only in invocations where it is not zero. */
 export const emittedMetrics = {
+  Unhealthy: {
+    unit: 'Count',
+    counts:
+      'things wrong: passes that ended in Error, controller invocations that failed, a stale forwarder heartbeat (the one alarmed metric)',
+    occursOn: 'health finding',
+  },
   PassErrors: { unit: 'Count', counts: 'passes that ended in an error', occursOn: 'pass error' },
   EventsRejected: {
     unit: 'Count',
@@ -48,3 +54,6 @@ export const emittedMetrics = {
 } as const satisfies Record<string, EmittedMetric>;
 
 export type EmittedMetricName = keyof typeof emittedMetrics;
+
+/** The metric the stack's one alarm watches (infra/alarms.ts). */
+export const healthMetricName = 'Unhealthy' satisfies EmittedMetricName;

@@ -13,6 +13,7 @@ export { metricsNamespace } from '#shared/runtime/emitted-metrics.ts';
 export const passMetricNames = {
   failed: 'PassErrors',
   rejected: 'EventsRejected',
+  unhealthy: 'Unhealthy',
 } as const satisfies Record<string, EmittedMetricName>;
 
 /** Passes ended by a dependency that did not answer in time, one metric per dependency. */
@@ -61,7 +62,8 @@ export function publishMetricsWhenAny(metrics: Metrics): void {
 
 /**
  * Adds the invocation's failed passes and dependency timeouts to `metrics` when there are any, and publishes them at
- * the end of the invocation (also when it fails).
+ * the end of the invocation; a failed pass, and an invocation that fails, also count as `Unhealthy` (the alarmed
+ * metric).
  *
  * @example
  * middy(dispatch).use(recordPassMetrics(metrics));
@@ -74,12 +76,17 @@ export function recordPassMetrics(metrics: Metrics): MiddlewareObj<unknown, Hand
       // NOTE: a rejected event ends before the `after` steps; rejectMalformed counts it.
       if (result && result.status !== 'Rejected') {
         const ran = result.passes.filter((p) => p.status === 'Ran');
-        addMetricWhenNonZero(metrics, passMetricNames.failed, ran.filter((p) => p.result === 'Error').length);
+        const failed = ran.filter((p) => p.result === 'Error').length;
+        addMetricWhenNonZero(metrics, passMetricNames.failed, failed);
+        addMetricWhenNonZero(metrics, passMetricNames.unhealthy, failed);
         for (const [dependency, name] of Object.entries(timeoutMetricNames))
           addMetricWhenNonZero(metrics, name, ran.filter((p) => p.timedOut === dependency).length);
       }
       publishMetricsWhenAny(metrics);
     },
-    onError: () => publishMetricsWhenAny(metrics),
+    onError: () => {
+      addMetricWhenNonZero(metrics, passMetricNames.unhealthy, 1);
+      publishMetricsWhenAny(metrics);
+    },
   };
 }

@@ -59,7 +59,7 @@ describe('recordPassMetrics', () => {
     assert.deepEqual(directive?.Dimensions, [metricDimensions]);
     assert.deepEqual(
       directive?.Metrics.map((m) => m.Name),
-      ['PassErrors', 'KubernetesTimeouts'],
+      ['PassErrors', 'Unhealthy', 'KubernetesTimeouts'],
     );
     for (const m of directive?.Metrics ?? []) {
       assert.ok(m.Name in emittedMetrics, `${m.Name} is declared`);
@@ -67,6 +67,23 @@ describe('recordPassMetrics', () => {
     }
     assert.equal(line['PassErrors'], 2);
     assert.equal(line['KubernetesTimeouts'], 1);
+    assert.equal(line['Unhealthy'], 2, 'each failed pass counts toward the alarmed metric');
     assert.equal(line['service'], undefined, 'no per-function service dimension');
+  });
+
+  test('an invocation that fails publishes Unhealthy (the alarmed metric) once', async () => {
+    const lines: string[] = [];
+    const metrics: Metrics = createMetrics();
+    Object.assign(metrics, { console: { log: (line: string) => lines.push(line), warn: () => undefined } });
+    const handler = middy<unknown, HandlerResult>(() => Promise.reject(new Error('boom'))).use(
+      recordPassMetrics(metrics),
+    );
+    await assert.rejects(handler({}, {} as never), /boom/);
+    const [line] = lines.map((l) => JSON.parse(l) as EmfLine);
+    assert.deepEqual(
+      line?._aws.CloudWatchMetrics[0]?.Metrics.map((m) => m.Name),
+      ['Unhealthy'],
+    );
+    assert.equal(line?.['Unhealthy'], 1);
   });
 });
