@@ -1,8 +1,9 @@
-// The deployed product: three controller functions (esbuild-bundled, arm64), the bus and its routing rules, tick
-// schedules, the state table, dead-letter queues, alarms notifying an SNS topic, log groups with retention and
-// least-privilege IAM; cdk-nag's findings that remain are suppressed with their reasons in nag-suppressions.ts.
-// The constructor reads as the parts it adds: table, bus, functions with their routing and alarms, webhooks, alarm
-// topic, outputs (each in its own file, adding to this stack's scope so no construct path and logical id changes).
+// The deployed product: four controller functions (esbuild-bundled, arm64), the bus and its routing rules, tick
+// schedules, the state table, dead-letter queues, one health alarm and the failed events notifying an SNS topic, log
+// groups with retention and least-privilege IAM; cdk-nag's findings that remain are suppressed with their reasons in
+// nag-suppressions.ts. The constructor reads as the parts it adds: table, bus, alarm topic, functions with their
+// routing, webhooks, the alarm, outputs (each in its own file, adding to this stack's scope so no construct path and
+// logical id changes).
 import { CfnOutput, Stack, Tags, type StackProps } from 'aws-cdk-lib';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -16,7 +17,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { controllers, type Controller } from '#shared/checkpoint/table.ts';
 import { eventSources } from '#shared/runtime/events.ts';
-import { createControllerAlarms, notifyAlarmTopic } from './alarms.ts';
+import { createAlarmTopic, createHealthAlarm } from './alarms.ts';
 import {
   addForwarderPodIdentity,
   addFunctionAccessEntries,
@@ -31,7 +32,7 @@ import { PrivateNetwork, type PrivateNetworkProps } from './private-network.ts';
 import { createSecretsExtension } from './secrets-extension.ts';
 import { validateStackProps } from './settings.ts';
 import { createStateTable } from './state-table.ts';
-import { WebhooksFunction } from './webhooks/webhooks-function.ts';
+import { defaultWebhookTokenKubeSecret, WebhooksFunction } from './webhooks/webhooks-function.ts';
 
 export { tableActions } from './state-table.ts';
 
@@ -41,8 +42,14 @@ export type CapiServerlessStackProps = StackProps & {
   /** Minutes between ticks (default 5). */
   readonly tickMinutes?: number;
   /**
-   * Secrets Manager secret (name) holding the webhooks' path token(s); unset: the stack creates one with a generated
-   * token. The webhooks function refuses every request without a token (see docs/deploy.md, "Registering the webhooks").
+   * `<namespace>/<name>` of the Kubernetes Secret (key `token`) holding the webhooks' path token(s), read through the
+   * API server (default `capi-serverless-system/capi-serverless-webhook-token`, which the chart creates). The webhooks
+   * function refuses every request without a token (see docs/deploy.md, "Registering the webhooks").
+   */
+  readonly webhookTokenKubeSecret?: string;
+  /**
+   * Secrets Manager secret (name) holding the webhooks' path token(s) instead ($0.40 a secret-month and its calls; in
+   * private subnets an interface endpoint too).
    */
   readonly webhookTokenSecretName?: string;
   /**
@@ -52,8 +59,16 @@ export type CapiServerlessStackProps = StackProps & {
   readonly webhookTokenParameterName?: string;
   /** Reserved (and maximum) concurrency of the webhooks function (default 10). */
   readonly webhookReservedConcurrency?: number;
-  /** SNS topic (ARN) every alarm notifies; unset: the stack creates one (output `AlarmTopicArn`). */
+  /**
+   * SNS topic (ARN) the health alarm and the failed events notify; unset: the stack creates one (output
+   * `AlarmTopicArn`).
+   */
   readonly alarmTopicArn?: string;
+  /**
+   * X-Ray active tracing on every function (default false: X-Ray bills per trace recorded, and nothing in the stack
+   * reads traces). Not with `privateNetwork` (X-Ray would need an interface endpoint).
+   */
+  readonly tracing?: boolean;
   /** Retention of every function's log group (default one month). */
   readonly logRetention?: logs.RetentionDays;
   /**
@@ -101,7 +116,8 @@ export class CapiServerlessStack extends Stack {
   readonly functions: Readonly<Record<Controller, nodejs.NodejsFunction>>;
   readonly webhooks: WebhooksFunction;
   readonly alarmTopic: sns.ITopic;
-  readonly alarms: readonly cloudwatch.Alarm[];
+  /** The one alarm: the `Unhealthy` metric (infra/alarms.ts). */
+  readonly healthAlarm: cloudwatch.Alarm;
 
   constructor(scope: Construct, id: string, props: CapiServerlessStackProps = {}) {
     validateStackProps(props);
@@ -118,7 +134,9 @@ export class CapiServerlessStack extends Stack {
     const privateNetwork = props.privateNetwork
       ? new PrivateNetwork(this, 'PrivateNetwork', props.privateNetwork)
       : undefined;
-    privateNetwork?.addSecretStoreEndpoint(props.webhookTokenParameterName ? 'ssm' : 'secretsmanager');
+    // NOTE: the default token (a Kubernetes Secret) is read through the API server: an endpoint only for a store.
+    if (props.webhookTokenParameterName) privateNetwork?.addSecretStoreEndpoint('ssm');
+    else if (props.webhookTokenSecretName) privateNetwork?.addSecretStoreEndpoint('secretsmanager');
     const network = privateNetwork?.functionProps;
     const eksEnvironment = props.eksCluster
       ? {
@@ -132,8 +150,9 @@ export class CapiServerlessStack extends Stack {
       : undefined;
     const paramsAndSecrets = kubeconfigSecret ? createSecretsExtension() : undefined;
     const logRetention = props.logRetention ?? defaultLogRetention;
+    const tracing = props.tracing ?? false;
+    this.alarmTopic = createAlarmTopic(this, props.alarmTopicArn);
 
-    const alarms: cloudwatch.Alarm[] = [];
     const functions = {} as Record<Controller, nodejs.NodejsFunction>;
     const deadLetterQueues: sqs.Queue[] = [];
     for (const controller of controllers) {
@@ -145,9 +164,10 @@ export class CapiServerlessStack extends Stack {
         ...(kubeconfigSecret ? { kubeconfigSecret } : {}),
         ...(paramsAndSecrets ? { paramsAndSecrets } : {}),
         ...(network ? { network } : {}),
+        tracing,
+        onFailureTopic: this.alarmTopic,
         extraEnvironment: controller === 'providers' ? computeProvidersEnvironment(props) : {},
       });
-      alarms.push(...createControllerAlarms(this, controller, { fn, dlq }));
       addEventRouting(this, controller, {
         bus: this.bus,
         fn,
@@ -188,6 +208,12 @@ export class CapiServerlessStack extends Stack {
         ? { tokenSecret: secretsmanager.Secret.fromSecretNameV2(this, 'WebhookToken', props.webhookTokenSecretName) }
         : {}),
       ...(props.webhookTokenParameterName ? { tokenParameterName: props.webhookTokenParameterName } : {}),
+      tokenKubeSecret:
+        props.webhookTokenKubeSecret ??
+        (props.forwarderNamespace
+          ? `${props.forwarderNamespace}/${defaultWebhookTokenKubeSecret.split('/')[1]}`
+          : defaultWebhookTokenKubeSecret),
+      tracing,
       ...(props.webhookReservedConcurrency === undefined
         ? {}
         : { reservedConcurrency: props.webhookReservedConcurrency }),
@@ -195,7 +221,6 @@ export class CapiServerlessStack extends Stack {
       environment: eksEnvironment,
       ...(network ? { network } : {}),
     });
-    alarms.push(...this.webhooks.createAlarms());
     new CfnOutput(this, 'webhooksRoleArn', {
       description: 'the webhooks function signs EKS tokens with this role (Kubernetes group capi-serverless:webhooks)',
       value: this.webhooks.function.role?.roleArn ?? '',
@@ -227,6 +252,7 @@ export class CapiServerlessStack extends Stack {
         tableName: this.table.tableName,
         webhooks: {
           baseUrl: this.webhooks.functionUrl.url,
+          ...(this.webhooks.tokenKubeSecret ? { tokenKubeSecret: this.webhooks.tokenKubeSecret } : {}),
           ...(this.webhooks.tokenSecret ? { tokenSecretArn: this.webhooks.tokenSecret.secretArn } : {}),
           ...(this.webhooks.tokenParameter ? { tokenParameterName: this.webhooks.tokenParameter.parameterName } : {}),
         },
@@ -246,8 +272,7 @@ export class CapiServerlessStack extends Stack {
         ),
       }),
     });
-    this.alarms = alarms;
-    this.alarmTopic = notifyAlarmTopic(this, alarms, props.alarmTopicArn);
+    this.healthAlarm = createHealthAlarm(this, this.alarmTopic);
 
     acknowledgeAcceptedFindings({
       controllerFunctions: Object.values(functions),
@@ -255,6 +280,7 @@ export class CapiServerlessStack extends Stack {
       webhooks: this.webhooks,
       schedulerRoles: this.node.children.filter((c) => c.node.id.startsWith('SchedulerRoleForTarget')),
       privateNetwork: network !== undefined,
+      tracing: tracing && network === undefined,
     });
   }
 }

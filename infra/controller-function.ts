@@ -1,13 +1,16 @@
-// One controller's function (topology, addons or providers): its dead-letter queue, log group, environment and the
-// least-privilege grants on the table, the kubeconfig secret and the bus.
+// One controller's function (topology, addons, providers or rollout): its dead-letter queue, the alarm topic as its
+// on-failure destination, log group, environment and the least-privilege grants on the table, the kubeconfig secret
+// and the bus.
 import { Duration, type Stack } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as lambdaDestinations from 'aws-cdk-lib/aws-lambda-destinations';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { dueIndex, type Controller } from '#shared/checkpoint/table.ts';
 import { eventSources } from '#shared/runtime/events.ts';
@@ -25,6 +28,10 @@ export type ControllerFunctionOptions = {
   readonly paramsAndSecrets?: lambda.ParamsAndSecretsLayerVersion;
   /** Private subnets (no fan-out on the bus, no X-Ray there). */
   readonly network?: FunctionNetworkProps;
+  /** X-Ray active tracing (opt-in setting `tracing`; never in private subnets). */
+  readonly tracing: boolean;
+  /** Where a record of an event that failed every retry goes (the alarm topic), besides the dead-letter queue. */
+  readonly onFailureTopic: sns.ITopic;
   /** Variables only this controller reads (the providers' download allow-list). */
   readonly extraEnvironment?: Readonly<Record<string, string>>;
 };
@@ -61,15 +68,17 @@ export function createControllerFunction(
     timeout: Duration.minutes(5),
     retryAttempts: 2,
     deadLetterQueue: dlq,
-    // NOTE: Powertools Tracer writes one segment per invocation; metrics are EMF log lines (no API calls).
-    // In private subnets the X-Ray daemon would need an endpoint or NAT: tracing is off there.
-    tracing: network ? lambda.Tracing.DISABLED : lambda.Tracing.ACTIVE,
+    // NOTE: Lambda delivers the record itself (no route from private subnets needed); SNS publishes are free here.
+    onFailure: new lambdaDestinations.SnsDestination(options.onFailureTopic),
+    // NOTE: Powertools Tracer writes one segment per invocation; metrics are EMF log lines (no API calls). Off unless
+    // the `tracing` setting asks (X-Ray bills per trace); in private subnets it would need an endpoint or NAT.
+    tracing: options.tracing && !network ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
     ...(network ?? {}),
     ...(options.paramsAndSecrets ? { paramsAndSecrets: options.paramsAndSecrets } : {}),
     environment: {
       ...functionRuntimeEnvironment,
       ...options.eksEnvironment,
-      ...(network ? { POWERTOOLS_TRACE_ENABLED: 'false' } : {}),
+      ...(options.tracing && !network ? {} : { POWERTOOLS_TRACE_ENABLED: 'false' }),
       TABLE_NAME: table.tableName,
       // NOTE: fan-out (shared/runtime/fan-out.ts) puts events on the bus; from private subnets that would need an
       // EventBridge interface endpoint, which bills by the hour: there every mapped pass runs in its invocation.

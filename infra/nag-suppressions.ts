@@ -17,6 +17,8 @@ export type AcceptedFindingsScope = {
   readonly schedulerRoles: readonly IConstruct[];
   /** The functions run in private subnets (no X-Ray: it would need an interface endpoint or a NAT gateway). */
   readonly privateNetwork?: boolean;
+  /** X-Ray active tracing is on (the opt-in `tracing` setting). */
+  readonly tracing?: boolean;
 };
 
 const acknowledge = (scope: IConstruct, id: string, reason: string) =>
@@ -51,6 +53,13 @@ export function acknowledgeAcceptedFindings(scope: AcceptedFindingsScope): void 
         'Serverless-LambdaTracing',
         'private subnets without egress: X-Ray would need an interface endpoint or a NAT gateway, billed by the hour',
       );
+    } else if (!scope.tracing) {
+      acknowledge(
+        fn,
+        'Serverless-LambdaTracing',
+        'X-Ray is opt-in (setting `tracing=true`): it bills per trace and the pass and tick log lines carry the same ' +
+          'timings; the health alarm does not depend on traces',
+      );
     }
     acknowledge(
       fn,
@@ -58,26 +67,16 @@ export function acknowledgeAcceptedFindings(scope: AcceptedFindingsScope): void 
       'X-Ray PutTraceSegments/PutTelemetryRecords (active tracing) accept no resource but "*"',
     );
   }
-  for (const fn of scope.controllerFunctions) {
-    acknowledge(
-      fn,
-      'Serverless-LambdaAsyncFailureDestination',
-      'failed asynchronous invocations go to the function’s dead-letter queue (DeadLetterConfig), which is alarmed',
-    );
-  }
   const webhooks = scope.webhooks.function;
   const synchronous = 'only the Function URL invokes it, synchronously; the API server applies failurePolicy';
   acknowledge(webhooks, 'Serverless-LambdaAsyncFailureDestination', synchronous);
   acknowledge(webhooks, 'Serverless-LambdaDLQ', synchronous);
-  if (scope.webhooks.tokenSecret)
-    acknowledge(
-      scope.webhooks.tokenSecret,
-      'AwsSolutions-SMG4',
-      'the path token is rotated by hand, because the webhook configurations in the cluster must change with it; the ' +
-        'handler accepts two tokens during a rotation (docs/deploy.md, "Rotating the webhook token")',
-    );
   for (const queue of scope.deadLetterQueues) {
-    acknowledge(queue, 'Serverless-SQSRedrivePolicy', 'this queue is itself a dead-letter queue; its depth is alarmed');
+    acknowledge(
+      queue,
+      'Serverless-SQSRedrivePolicy',
+      'this queue is itself a dead-letter queue, kept for redrive; each failed event is also sent to the alarm topic',
+    );
   }
   // NOTE: granular findings name the function by logical ID; each scheduler role invokes one of these functions.
   const invokeFindings = scope.controllerFunctions.map(

@@ -22,10 +22,12 @@ export const settingKeys = [
   'eksClusterEndpoint',
   'eksClusterCaData',
   'tickMinutes',
+  'webhookTokenKubeSecret',
   'webhookTokenSecretName',
   'webhookTokenParameterName',
   'webhookReservedConcurrency',
   'alarmTopicArn',
+  'tracing',
   'logRetentionDays',
   'providerFetchAllowedHosts',
   'providerGitlabHosts',
@@ -157,10 +159,12 @@ export function computeStackSettings(get: (key: SettingKey) => unknown): {
       : {}),
     ...optional('kubeconfigSecretName', text('kubeconfigSecretName', get('kubeconfigSecretName'))),
     ...optional('tickMinutes', integer('tickMinutes', get('tickMinutes'))),
+    ...optional('webhookTokenKubeSecret', text('webhookTokenKubeSecret', get('webhookTokenKubeSecret'))),
     ...optional('webhookTokenSecretName', text('webhookTokenSecretName', get('webhookTokenSecretName'))),
     ...optional('webhookTokenParameterName', text('webhookTokenParameterName', get('webhookTokenParameterName'))),
     ...optional('webhookReservedConcurrency', integer('webhookReservedConcurrency', get('webhookReservedConcurrency'))),
     ...optional('alarmTopicArn', text('alarmTopicArn', get('alarmTopicArn'))),
+    ...optional('tracing', boolean('tracing', get('tracing'))),
     ...optional('logRetention', logRetention),
     ...optional('providerFetchAllowedHosts', list('providerFetchAllowedHosts', get('providerFetchAllowedHosts'))),
     ...optional('providerGitlabHosts', list('providerGitlabHosts', get('providerGitlabHosts'))),
@@ -250,6 +254,29 @@ export function validateStackProps(props: CapiServerlessStackProps): void {
     throw new StackSettingError(
       'webhookTokenParameterName',
       'give either webhookTokenSecretName or webhookTokenParameterName, not both',
+    );
+  if (props.webhookTokenKubeSecret !== undefined) {
+    if (props.webhookTokenSecretName || props.webhookTokenParameterName)
+      throw new StackSettingError(
+        'webhookTokenKubeSecret',
+        `give one token store: webhookTokenKubeSecret, or webhookTokenSecretName or webhookTokenParameterName instead`,
+      );
+    const [ns = '', name = '', extra] = props.webhookTokenKubeSecret.split('/');
+    if (
+      extra !== undefined ||
+      !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(ns) ||
+      !/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(name)
+    )
+      throw new StackSettingError(
+        'webhookTokenKubeSecret',
+        `must be <namespace>/<name> of a Kubernetes Secret, got ${JSON.stringify(props.webhookTokenKubeSecret)}`,
+      );
+  }
+  if (props.tracing && props.privateNetwork)
+    throw new StackSettingError(
+      'tracing',
+      'X-Ray tracing from private subnets needs an X-Ray interface endpoint (billed by the hour); the stack does not ' +
+        'add one: leave tracing off with vpcId',
     );
   if (
     props.webhookTokenParameterName !== undefined &&

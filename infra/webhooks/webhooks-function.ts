@@ -1,21 +1,24 @@
 // The admission webhooks as a Lambda with a Function URL, for the stack to add: bundled as every function is
 // (function-bundling.ts), a 9s timeout (under the webhooks' 10s timeoutSeconds) and the URL as an output to render the
 // Validating/MutatingWebhookConfiguration manifests with (see webhook-manifests.ts). The URL is public (the API
-// server cannot sign requests), so a secret path token is mandatory: a Secrets Manager secret created here with a
-// generated token, a given one, or a given SSM SecureString parameter, read at run time through the Parameters and
-// Secrets extension in every variant (never in the environment, where lambda:GetFunctionConfiguration shows it); reserved
-// concurrency caps what strangers can cost; alarms on errors, throttles and p99 latency (failures block users' writes).
+// server cannot sign requests), so a secret path token is mandatory, read at run time (never in the environment, where
+// lambda:GetFunctionConfiguration shows it): by default from a Kubernetes Secret through the API server the function
+// already reaches (nothing to pay for, no endpoint in private subnets), or from a given Secrets Manager secret or SSM
+// SecureString parameter through the Parameters and Secrets extension; reserved concurrency caps what strangers can
+// cost. Its failures reach the stack's one alarm through the `Unhealthy` metric the handler publishes.
 import { CfnOutput, Duration } from 'aws-cdk-lib';
-import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
-import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { computeBundledFunctionProps, functionRuntimeEnvironment } from '../function-bundling.ts';
 import type { FunctionNetworkProps } from '../private-network.ts';
 import { createSecretsExtension } from '../secrets-extension.ts';
+
+/** The Kubernetes Secret (namespace/name, key `token`) the token is read from unless a store is given. */
+export const defaultWebhookTokenKubeSecret = 'capi-serverless-system/capi-serverless-webhook-token';
 
 export type WebhooksFunctionProps = {
   /** Secret holding the management cluster's kubeconfig (read through the Parameters and Secrets extension). */
@@ -25,9 +28,12 @@ export type WebhooksFunctionProps = {
   /** The AWS Parameters and Secrets Lambda Extension the kubeconfig secret is read through. */
   readonly paramsAndSecrets?: lambda.ParamsAndSecretsLayerVersion;
   /**
-   * Secret whose string is the accepted path token(s) (whitespace-separated, each at least 16 characters of
-   * [A-Za-z0-9_-]); unset (and no `tokenParameterName`): one is created with a generated 48-character token.
+   * `<namespace>/<name>` of the Kubernetes Secret whose `token` key holds the accepted path token(s), whitespace-
+   * separated, each at least 16 characters of [A-Za-z0-9_-] (default {@link defaultWebhookTokenKubeSecret}); used
+   * unless `tokenSecret` or `tokenParameterName` is given.
    */
+  readonly tokenKubeSecret?: string;
+  /** A Secrets Manager secret holding the token(s) instead (billed per secret-month and per call). */
   readonly tokenSecret?: secretsmanager.ISecret;
   /**
    * Name of an SSM SecureString parameter holding the token(s) instead (CloudFormation cannot create SecureString
@@ -38,8 +44,8 @@ export type WebhooksFunctionProps = {
   readonly reservedConcurrency?: number;
   /** Retention of the function's log group (default one month). */
   readonly logRetention?: logs.RetentionDays;
-  /** p99 duration above which the latency alarm fires (default 3 s; the webhooks time out after 10 s). */
-  readonly latencyThreshold?: Duration;
+  /** X-Ray active tracing (default off; never in private subnets). */
+  readonly tracing?: boolean;
   /** Extra environment (e.g. the EKS cluster settings). */
   readonly environment?: Readonly<Record<string, string>>;
   /**
@@ -55,27 +61,27 @@ export const defaultWebhookReservedConcurrency = 10;
 export class WebhooksFunction extends Construct {
   readonly function: nodejs.NodejsFunction;
   readonly functionUrl: lambda.FunctionUrl;
-  /** The token's secret (unset when the token is an SSM parameter). */
-  readonly tokenSecret: secretsmanager.ISecret | secretsmanager.Secret | undefined;
-  /** The token's SSM parameter (unset when the token is a secret). */
+  /** The token's Kubernetes Secret, `<namespace>/<name>` (unset when a secret or parameter is given). */
+  readonly tokenKubeSecret: string | undefined;
+  /** The token's Secrets Manager secret, when given. */
+  readonly tokenSecret: secretsmanager.ISecret | undefined;
+  /** The token's SSM parameter, when given. */
   readonly tokenParameter: ssm.IStringParameter | undefined;
-  private readonly latencyThreshold: Duration;
 
   constructor(scope: Construct, id: string, props: WebhooksFunctionProps = {}) {
     super(scope, id);
-    this.latencyThreshold = props.latencyThreshold ?? Duration.seconds(3);
     this.tokenParameter = props.tokenParameterName
       ? ssm.StringParameter.fromSecureStringParameterAttributes(this, 'PathTokenParameter', {
           parameterName: props.tokenParameterName,
         })
       : undefined;
-    this.tokenSecret = this.tokenParameter
-      ? undefined
-      : (props.tokenSecret ??
-        new secretsmanager.Secret(this, 'PathToken', {
-          description: 'capi-serverless webhooks: accepted Function URL path token(s), whitespace-separated',
-          generateSecretString: { passwordLength: 48, excludePunctuation: true, includeSpace: false },
-        }));
+    this.tokenSecret = this.tokenParameter ? undefined : props.tokenSecret;
+    this.tokenKubeSecret =
+      this.tokenParameter || this.tokenSecret ? undefined : (props.tokenKubeSecret ?? defaultWebhookTokenKubeSecret);
+    const tracing = props.tracing === true && !props.network;
+    // NOTE: the extension only where a Secrets Manager secret or SSM parameter is read.
+    const paramsAndSecrets =
+      props.paramsAndSecrets ?? (this.tokenSecret || this.tokenParameter ? createSecretsExtension() : undefined);
     this.function = new nodejs.NodejsFunction(this, 'Function', {
       logGroup: new logs.LogGroup(this, 'Logs', { retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH }),
       reservedConcurrentExecutions: props.reservedConcurrency ?? defaultWebhookReservedConcurrency,
@@ -85,7 +91,7 @@ export class WebhooksFunction extends Construct {
       timeout: Duration.seconds(9),
       // NOTE: the API server calls synchronously; a failure is answered by the webhook's failurePolicy, never retried.
       retryAttempts: 0,
-      tracing: props.network ? lambda.Tracing.DISABLED : lambda.Tracing.ACTIVE,
+      tracing: tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
       ...(props.network ?? {}),
       environment: {
         ...functionRuntimeEnvironment,
@@ -93,12 +99,13 @@ export class WebhooksFunction extends Construct {
         ...props.environment,
         ...(props.kubeconfigSecret ? { KUBECONFIG_SECRET_ARN: props.kubeconfigSecret.secretArn } : {}),
         // NOTE: where the token is, never the token: the function reads it at run time.
+        ...(this.tokenKubeSecret ? { WEBHOOK_TOKEN_KUBE_SECRET: this.tokenKubeSecret } : {}),
         ...(this.tokenSecret ? { WEBHOOK_TOKEN_SECRET_ARN: this.tokenSecret.secretArn } : {}),
         ...(this.tokenParameter ? { WEBHOOK_TOKEN_PARAMETER_NAME: this.tokenParameter.parameterName } : {}),
-        ...(props.network ? { POWERTOOLS_TRACE_ENABLED: 'false' } : {}),
+        ...(tracing ? {} : { POWERTOOLS_TRACE_ENABLED: 'false' }),
       },
       ...(props.layers ? { layers: props.layers } : {}),
-      paramsAndSecrets: props.paramsAndSecrets ?? createSecretsExtension(),
+      ...(paramsAndSecrets ? { paramsAndSecrets } : {}),
     });
     props.kubeconfigSecret?.grantRead(this.function);
     this.tokenSecret?.grantRead(this.function);
@@ -107,9 +114,15 @@ export class WebhooksFunction extends Construct {
     // (the handler refuses every request, before any read, without an accepted token).
     this.functionUrl = this.function.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.NONE });
     new CfnOutput(this, 'WebhookBaseUrl', {
-      description: 'Base URL for the webhook manifests: append /<token>, the string of WebhookTokenSecretArn',
+      description: 'Base URL for the webhook manifests: append /<token>, the path token the function reads',
       value: this.functionUrl.url,
     });
+    if (this.tokenKubeSecret)
+      new CfnOutput(this, 'WebhookTokenKubeSecret', {
+        description:
+          'Kubernetes Secret (namespace/name, key token) holding the webhook path token; the chart creates it',
+        value: this.tokenKubeSecret,
+      });
     if (this.tokenSecret)
       new CfnOutput(this, 'WebhookTokenSecretArn', {
         description: 'Secret holding the webhook path token (aws secretsmanager get-secret-value --secret-id <arn>)',
@@ -121,33 +134,5 @@ export class WebhooksFunction extends Construct {
           'SSM SecureString parameter holding the webhook path token (aws ssm get-parameter --with-decryption)',
         value: this.tokenParameter.parameterName,
       });
-  }
-
-  /** Alarms on the function's errors, throttles (reserved concurrency reached) and p99 duration. */
-  createAlarms(): cloudwatch.Alarm[] {
-    const period = Duration.minutes(5);
-    const fn = this.function;
-    const common = { evaluationPeriods: 1, treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING } as const;
-    return [
-      fn.metricErrors({ period }).createAlarm(this, 'ErrorsAlarm', {
-        ...common,
-        alarmDescription: 'webhooks invocations that failed: the API server applies failurePolicy (writes refused)',
-        threshold: 1,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      }),
-      fn.metricThrottles({ period }).createAlarm(this, 'ThrottlesAlarm', {
-        ...common,
-        alarmDescription: 'webhooks invocations throttled at the reserved concurrency: writes refused or slowed',
-        threshold: 1,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      }),
-      fn.metricDuration({ period, statistic: 'p99' }).createAlarm(this, 'LatencyAlarm', {
-        ...common,
-        evaluationPeriods: 2,
-        alarmDescription: `webhooks p99 duration above ${this.latencyThreshold.toSeconds()} s for 10 minutes: kubectl waits`,
-        threshold: this.latencyThreshold.toMilliseconds(),
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-      }),
-    ];
   }
 }

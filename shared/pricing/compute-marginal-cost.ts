@@ -154,7 +154,13 @@ export function computeMarginalCost(inputs: CostInputs): MarginalCost {
   const writeUnits = activity.passesRun * profile.dynamoDb.passRunWriteUnits + indexWrites;
   const tableGb = (clusters * a.rowsPerCluster * a.rowBytes) / 1e9;
 
-  const occurrences = { 'pass error': activity.passErrors, 'rejected event': a.rejectedEventsPerMonth } as const;
+  // NOTE: `Unhealthy` counts failed passes and failed invocations (none measured) and a stale forwarder heartbeat (none
+  // in a healthy month): one metric-hour per failed pass at worst, as for PassErrors.
+  const occurrences = {
+    'pass error': activity.passErrors,
+    'rejected event': a.rejectedEventsPerMonth,
+    'health finding': activity.passErrors,
+  } as const;
   const metricHours = Object.values(emittedMetrics).reduce((s, m) => s + Math.min(h, occurrences[m.occursOn]), 0);
 
   const perVcpuHour = prices.ec2T3MediumPerHour / 2 / a.nodeVcpus;
@@ -263,7 +269,7 @@ export function computeMarginalCost(inputs: CostInputs): MarginalCost {
       item: 'CloudWatch alarms',
       usd: deployed.alarms * prices.cloudWatchAlarmPerMonth,
       basis: 'template',
-      note: `${deployed.alarms} standard-resolution alarms in the template`,
+      note: `${deployed.alarms} standard-resolution alarm metric(s) in the template${deployed.alarmedMetrics.length > 0 ? ` (${deployed.alarmedMetrics.join(', ')}: sent only in hours something is wrong, so missing data is healthy)` : ''}; A: no monitoring counted`,
     },
     {
       side: 'B',

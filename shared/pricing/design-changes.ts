@@ -1,6 +1,7 @@
 // The design changes issue 32 names, each as a change to the cost model's inputs, so their savings are modelled by
 // the same function that prices the deployed stack: B's total with the change against B's total without it, at a
-// fleet size. None of them is deployed: they say what each line keeping B above A would cost after the change.
+// fleet size. None of them is deployed: they say what each line keeping B above A would cost after the change. (One
+// alarm, no Secrets Manager and X-Ray off by default are deployed since 2026-11-27 and priced from the template.)
 import { computeMarginalCost, type CostInputs } from '#shared/pricing/compute-marginal-cost.ts';
 import { fleetWideChanges } from '#shared/pricing/compute-monthly-activity.ts';
 import type { ChangeFigures, MeasuredProfile } from '#shared/pricing/measured-profile-types.ts';
@@ -27,25 +28,6 @@ const mapChanges = (
 
 export const designChanges: readonly DesignChange[] = [
   {
-    name: 'one alarm instead of nine',
-    how: "one alarm on the webhooks' errors (a failure blocks users' writes); the controllers' failed events reach the alarm topic through an on-failure destination (no alarm, SNS publishes in the free tier) instead of three DLQ and three errors alarms, throttles and p99 alarms dropped",
-    apply: (i) => ({ ...i, deployed: { ...i.deployed, alarms: Math.min(i.deployed.alarms, 1) } }),
-  },
-  {
-    name: 'no Secrets Manager',
-    how: 'EKS access entries instead of a kubeconfig secret; the webhook path token as an SSM SecureString standard parameter (free) resolved at deploy time',
-    apply: (i) => ({
-      ...i,
-      deployed: {
-        ...i.deployed,
-        secretsCreated: 0,
-        secretsReferenced: 0,
-        standardParameters: i.deployed.standardParameters + 1,
-        functions: i.deployed.functions.map((f) => ({ ...f, secretsRead: 0 })),
-      },
-    }),
-  },
-  {
     name: 'hourly sweep plus one-time schedules',
     how: 'each controller ticks once an hour; a pass that asks to run again gets a one-time schedule at its due time instead of waiting for a tick (not priced: the profile does not count requeues apart; failed passes, the measured part, are a few a month)',
     apply: (i) => ({
@@ -57,11 +39,6 @@ export const designChanges: readonly DesignChange[] = [
         ),
       },
     }),
-  },
-  {
-    name: 'X-Ray sampled, none on ticks',
-    how: 'a sampling rule recording 5 % of event invocations and webhook calls and no tick',
-    apply: (i) => ({ ...i, traceSampling: { ticks: 0, events: 0.05 } }),
   },
   {
     name: 'forwarder at 48 MiB',

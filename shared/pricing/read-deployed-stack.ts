@@ -11,7 +11,9 @@ export const resourcePricing = {
   },
   'AWS::Lambda::Url': { priced: 'webhooks Lambda requests and duration (a Function URL adds no charge of its own)' },
   'AWS::Logs::LogGroup': { priced: 'CloudWatch Logs ingestion and storage for its retention' },
-  'AWS::CloudWatch::Alarm': { priced: 'CloudWatch alarms (per standard-resolution alarm metric)' },
+  'AWS::CloudWatch::Alarm': {
+    priced: 'CloudWatch alarms (per standard-resolution alarm metric: a metric-math alarm per metric it reads)',
+  },
   'AWS::SecretsManager::Secret': { priced: 'Secrets Manager secret-months and API calls' },
   'AWS::SSM::Parameter': { priced: 'SSM Parameter Store (advanced parameters per month; standard free)' },
   'AWS::Scheduler::Schedule': { priced: 'EventBridge Scheduler invocations (and the invocations they start)' },
@@ -27,7 +29,7 @@ export const resourcePricing = {
   'AWS::IAM::ManagedPolicy': { free: 'IAM is free' },
   'AWS::SQS::QueuePolicy': { free: 'access policy' },
   'AWS::SNS::Topic': {
-    free: 'a topic costs nothing; alarm notifications are the first 1,000 e-mails / 1 million publishes free',
+    free: 'a topic costs nothing; alarm notifications and failed-event records are the first 1,000 e-mails / 1 million publishes free',
   },
   'AWS::SNS::TopicPolicy': { free: 'access policy' },
   'AWS::EC2::SecurityGroup': { free: 'security groups are free' },
@@ -51,7 +53,10 @@ export type DeployedFunction = {
   readonly tracing: TracingMode;
   /** Retention of its log group, days (0: never expires). */
   readonly logRetentionDays: number;
-  /** Secrets it reads at run time through the Parameters and Secrets extension (none when resolved at deploy time). */
+  /**
+   * Secrets Manager secrets it reads at run time through the Parameters and Secrets extension (a token in a
+   * Kubernetes Secret or an SSM standard parameter costs nothing to read).
+   */
   readonly secretsRead: number;
   /** The extension's cache TTL, seconds: one Secrets Manager call per secret per environment per TTL at most. */
   readonly secretsTtlSeconds: number;
@@ -61,7 +66,10 @@ export type DeployedFunction = {
 
 export type DeployedStack = {
   readonly functions: readonly DeployedFunction[];
+  /** Alarm metrics: one per standard alarm, one per metric a metric-math alarm reads (AWS bills per alarm metric). */
   readonly alarms: number;
+  /** Namespace/name of the custom metrics the alarms watch (the model checks the code declares each). */
+  readonly alarmedMetrics: readonly string[];
   /** Secrets: created by the stack, and referenced by name (the kubeconfig a user keeps in Secrets Manager). */
   readonly secretsCreated: number;
   readonly secretsReferenced: number;
@@ -100,6 +108,12 @@ const refOf = (value: unknown): string | undefined => {
   const getAtt = v['Fn::GetAtt'];
   return Array.isArray(getAtt) && typeof getAtt[0] === 'string' ? getAtt[0] : undefined;
 };
+
+/** A referenced secret's name, whether the environment holds its name or an ARN built from it. */
+function secretNameOf(value: unknown): string {
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return /:secret:([A-Za-z0-9/_+=.@-]+)/.exec(text)?.[1] ?? text;
+}
 
 /**
  * The billable facts of a synthesized template.
@@ -144,18 +158,30 @@ export function readDeployedStack(template: CfnTemplate): DeployedStack {
       scheduledPerMonth: scheduled.get(id) ?? 0,
     };
   });
-  // NOTE: the kubeconfig secret is the user's (referenced by name), billed all the same.
+  // NOTE: a secret the user keeps (the kubeconfig, a given webhook token secret) is referenced by name, not created
+  // here, and billed all the same: each distinct reference that is not a Ref to a secret of the template counts.
+  const created = new Set(of('AWS::SecretsManager::Secret').map(([id]) => id));
   const referenced = new Set(
     of('AWS::Lambda::Function')
-      .map(([, r]) => envOf(r)['KUBECONFIG_SECRET_ARN'])
-      .filter((v): v is string => typeof v === 'string'),
+      .flatMap(([, r]) => ['KUBECONFIG_SECRET_ARN', 'WEBHOOK_TOKEN_SECRET_ARN'].map((k) => envOf(r)[k]))
+      .filter((v) => v !== undefined && !created.has(refOf(v) ?? ''))
+      .map(secretNameOf),
   );
   const parameters = of('AWS::SSM::Parameter').map(([, r]) => props(r)['Tier']);
   const table = of('AWS::DynamoDB::Table')[0]?.[1];
   const tableProps = table ? props(table) : {};
+  const alarms = of('AWS::CloudWatch::Alarm').map(([, r]) => props(r));
+  // NOTE: a metric-math alarm lists its metrics under `Metrics`; only those with a MetricStat are billed.
+  const alarmMetrics = (p: Record<string, unknown>) =>
+    Array.isArray(p['Metrics'])
+      ? (p['Metrics'] as { MetricStat?: unknown }[]).filter((m) => m.MetricStat !== undefined).length
+      : 1;
   return {
     functions,
-    alarms: of('AWS::CloudWatch::Alarm').length,
+    alarms: alarms.reduce((n, p) => n + alarmMetrics(p), 0),
+    alarmedMetrics: alarms
+      .filter((p) => typeof p['Namespace'] === 'string' && typeof p['MetricName'] === 'string')
+      .map((p) => `${String(p['Namespace'])}/${String(p['MetricName'])}`),
     secretsCreated: of('AWS::SecretsManager::Secret').length,
     secretsReferenced: referenced.size,
     advancedParameters: parameters.filter((t) => t === 'Advanced').length,

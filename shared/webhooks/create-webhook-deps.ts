@@ -8,6 +8,7 @@ import * as z from 'zod';
 import { errorMessage, ValidationError } from '#shared/errors/index.ts';
 import { createKubeClient, type KubeClient } from '#shared/kube/index.ts';
 import { computeRuntimeConfig } from '#shared/runtime/config.ts';
+import { createMetrics } from '#shared/runtime/middlewares/record-metrics.ts';
 import {
   createManagementTokenProvider,
   getParameterString,
@@ -134,6 +135,7 @@ export function computeWebhooksHandlerOptions(
   const classCache = createClusterClassCache({ ttlMs: parsed.data.WEBHOOK_CLUSTERCLASS_CACHE_TTL_MS, now });
   return {
     pathToken: parsed.data.WEBHOOK_PATH_TOKEN,
+    metrics: createMetrics(),
     ...(readTokens === undefined
       ? {}
       : { getPathTokens: createCachedPathTokens(readTokens, parsed.data.WEBHOOK_TOKEN_CACHE_MS, now) }),

@@ -4,8 +4,14 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import middy from '@middy/core';
 import type { MiddlewareObj } from '@middy/core';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
 import * as z from 'zod';
 import { errorMessage } from '#shared/errors/index.ts';
+import {
+  addMetricWhenNonZero,
+  passMetricNames,
+  publishMetricsWhenAny,
+} from '#shared/runtime/middlewares/record-metrics.ts';
 import { AdmissionReview } from '#shared/webhooks/admission-review.ts';
 import { reviewAdmission, type AdmissionMode, type WebhookDeps } from '#shared/webhooks/review-admission.ts';
 
@@ -41,6 +47,11 @@ export type WebhooksHandlerOptions = {
    * With neither `pathToken` nor `getPathTokens`, or when this yields no token, every request is refused (403).
    */
   readonly getPathTokens?: (() => Promise<readonly string[]>) | undefined;
+  /**
+   * Powertools Metrics (Lambda): an invocation that fails or answers 5xx (the API server then applies failurePolicy:
+   * writes refused) counts 1 toward `Unhealthy`, the stack's alarmed metric; nothing is published otherwise.
+   */
+  readonly metrics?: Metrics | undefined;
 };
 
 const json = { 'content-type': 'application/json' } as const;
@@ -83,7 +94,7 @@ function modeOf(parts: readonly string[]): AdmissionMode | undefined {
  * then the event becomes `{ mode, review }`, or the request is answered 404/405/400 right away.
  */
 export function parseAdmissionRequest(
-  options: Pick<WebhooksHandlerOptions, 'pathToken' | 'getPathTokens'>,
+  options: Pick<WebhooksHandlerOptions, 'pathToken' | 'getPathTokens' | 'metrics'>,
 ): MiddlewareObj<unknown, FunctionUrlResult> {
   const fixed = options.pathToken === undefined ? [] : parsePathTokens(options.pathToken);
   const getTokens = async (): Promise<readonly string[]> => [
@@ -99,7 +110,9 @@ export function parseAdmissionRequest(
       try {
         tokens = await getTokens();
       } catch (err) {
-        // NOTE: fails closed; the message names what failed but never a token.
+        // NOTE: fails closed; the message names what failed but never a token. An early answer skips the `after`
+        // steps, so it is counted here.
+        if (options.metrics) recordUnhealthy(options.metrics);
         return reply(503, { message: `webhook path tokens unavailable: ${errorMessage(err)}` });
       }
       if (tokens.length === 0) return reply(403, { message: 'forbidden: no webhook path token is configured' });
@@ -142,8 +155,28 @@ export function createWebhooksHandler(options: WebhooksHandlerOptions): Webhooks
     const { mode, review } = event as ParsedRequest;
     return reply(200, await reviewAdmission(await options.getDeps(), mode, review));
   };
-  const handler = middy<unknown, FunctionUrlResult>(dispatch as never, { timeoutEarlyInMillis: 0 }).use(
-    parseAdmissionRequest(options),
-  );
+  const handler = middy<unknown, FunctionUrlResult>(dispatch as never, { timeoutEarlyInMillis: 0 });
+  if (options.metrics) handler.use(recordWebhookHealth(options.metrics));
+  handler.use(parseAdmissionRequest(options));
   return (event, context) => handler(event, (context ?? {}) as never);
+}
+
+/**
+ * Middleware: an answer of 5xx, or a failed invocation, counts 1 toward `Unhealthy` (published at once); a 4xx (a
+ * stranger's request, a refused object) is not unhealthy.
+ */
+export function recordWebhookHealth(metrics: Metrics): MiddlewareObj<unknown, FunctionUrlResult> {
+  const unhealthy = () => recordUnhealthy(metrics);
+  return {
+    name: 'recordWebhookHealth',
+    after: (request) => {
+      if ((request.response?.statusCode ?? 200) >= 500) unhealthy();
+    },
+    onError: () => unhealthy(),
+  };
+}
+
+function recordUnhealthy(metrics: Metrics): void {
+  addMetricWhenNonZero(metrics, passMetricNames.unhealthy, 1);
+  publishMetricsWhenAny(metrics);
 }

@@ -3,9 +3,11 @@
 // rotated token is picked up once the per-container cache lapses.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { applyObject, deleteObject, type KubeObject } from '#shared/kube/index.ts';
 import { computeWebhooksHandlerOptions } from '#shared/webhooks/create-webhook-deps.ts';
 import { createWebhooksHandler } from '#shared/webhooks/create-webhooks-handler.ts';
+import { createMetrics } from '#shared/runtime/middlewares/record-metrics.ts';
 import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
 
 const namespace = 'capi-serverless-system';
@@ -25,14 +27,18 @@ const secret = (token: string): KubeObject =>
 /** A Function URL GET on `path`: past the token check it is answered 404 or 405, never 403. */
 const get = (path: string) => ({ rawPath: path, requestContext: { http: { method: 'GET' } } });
 
-function handlerFor(env: Record<string, string>) {
-  return createWebhooksHandler(
-    computeWebhooksHandlerOptions({
+/** The deployed handler over the harness's API server; its EMF lines (metrics) are collected in `emf`. */
+function handlerFor(env: Record<string, string>, emf: string[] = []) {
+  const metrics: Metrics = createMetrics();
+  Object.assign(metrics, { console: { log: (line: string) => emf.push(line), warn: () => undefined } });
+  return createWebhooksHandler({
+    ...computeWebhooksHandlerOptions({
       KUBECONFIG: mgmt.controlPlane.kubeconfigPath,
       WEBHOOK_TOKEN_KUBE_SECRET: `${namespace}/${name}`,
       ...env,
     }),
-  );
+    metrics,
+  });
 }
 
 before(async () => {
@@ -46,17 +52,24 @@ after(async () => mgmt?.stop());
 describe('webhook path token from a Kubernetes Secret', () => {
   test("accepts the Secret's token and refuses any other", async () => {
     await applyObject(mgmt.kube, secret('token-a-0123456789abcdef'), { fieldManager, force: true });
-    const handler = handlerFor({});
+    const emf: string[] = [];
+    const handler = handlerFor({}, emf);
     assert.equal((await handler(get('/token-a-0123456789abcdef/validate'))).statusCode, 405);
     assert.equal((await handler(get('/token-b-0123456789abcdef/validate'))).statusCode, 403);
+    assert.deepEqual(emf, [], 'a refused stranger is not unhealthy');
   });
 
-  test('a missing Secret fails closed (503) without naming a token', async () => {
+  test('a missing Secret fails closed (503) without naming a token, and counts toward Unhealthy', async () => {
     await deleteObject(mgmt.kube, { apiVersion: 'v1', kind: 'Secret', namespace, name });
-    const result = await handlerFor({})(get('/token-a-0123456789abcdef/validate'));
+    const emf: string[] = [];
+    const result = await handlerFor({}, emf)(get('/token-a-0123456789abcdef/validate'));
     assert.equal(result.statusCode, 503);
     assert.match(result.body, /webhook path tokens unavailable/);
     assert.doesNotMatch(result.body, /token-a/);
+    assert.deepEqual(
+      emf.map((l) => (JSON.parse(l) as Record<string, unknown>)['Unhealthy']),
+      [1],
+    );
   });
 
   test('a rotated token is accepted once the cache lapses, the old one refused', async () => {

@@ -1,5 +1,6 @@
 // The synthesized CloudFormation template: the table's settings, arm64 functions, routing patterns, tick
-// schedules whose input parses as a tick event, dead-letter queues, alarms that notify a topic, log retention,
+// schedules whose input parses as a tick event, dead-letter queues, the one health alarm and failed events notifying
+// a topic, X-Ray off unless asked, log retention,
 // least-privilege IAM, the guarded webhooks Function URL, and cdk-nag's AwsSolutions and Serverless packs.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -66,7 +67,8 @@ describe('CapiServerlessStack', () => {
       assert.ok(env['TABLE_NAME'], 'TABLE_NAME is set');
       assert.equal(env['KUBECONFIG_SECRET_ARN'], 'mgmt-kubeconfig');
       assert.ok(fn.Properties['DeadLetterConfig'], 'failed async invocations go to a DLQ');
-      assert.deepEqual(fn.Properties['TracingConfig'], { Mode: 'Active' }, 'Powertools Tracer segments reach X-Ray');
+      assert.equal(fn.Properties['TracingConfig'], undefined, 'no X-Ray unless the tracing setting asks');
+      assert.equal(env['POWERTOOLS_TRACE_ENABLED'], 'false', 'Powertools Tracer sends no segment');
       assert.equal(env['POWERTOOLS_METRICS_NAMESPACE'], 'CapiServerless');
     }
   });
@@ -116,18 +118,33 @@ describe('CapiServerlessStack', () => {
     }
   });
 
-  test('without a kubeconfig secret only the webhooks function carries the extension (for its token)', () => {
+  test('without a kubeconfig secret no function carries the extension: the token is read through the API server', () => {
     const plain = createTestApp();
     const fns = Object.values(
       Template.fromStack(new CapiServerlessStack(plain, 'Plain', { eksCluster })).findResources(
         'AWS::Lambda::Function',
       ),
     ) as Resource[];
-    assert.ok(fns.length >= 4);
-    const withLayers = fns.filter((fn) => fn.Properties['Layers'] !== undefined);
-    assert.equal(withLayers.length, 1);
-    const env = (withLayers[0]!.Properties['Environment'] as { Variables: Record<string, unknown> }).Variables;
-    assert.equal(env['POWERTOOLS_SERVICE_NAME'], 'capi-serverless-webhooks');
+    assert.equal(fns.length, 5);
+    assert.deepEqual(
+      fns.filter((fn) => fn.Properties['Layers'] !== undefined),
+      [],
+    );
+  });
+
+  test('the tracing setting turns X-Ray on for every function', () => {
+    const traced = createTestApp();
+    const fns = Object.values(
+      Template.fromStack(new CapiServerlessStack(traced, 'Traced', { eksCluster, tracing: true })).findResources(
+        'AWS::Lambda::Function',
+      ),
+    ) as Resource[];
+    assert.equal(fns.length, 5);
+    for (const fn of fns) {
+      assert.deepEqual(fn.Properties['TracingConfig'], { Mode: 'Active' });
+      const env = (fn.Properties['Environment'] as { Variables: Record<string, unknown> }).Variables;
+      assert.equal(env['POWERTOOLS_TRACE_ENABLED'], undefined);
+    }
   });
 
   test('the admission webhooks function is served by a Function URL and never retried', () => {
@@ -143,7 +160,7 @@ describe('CapiServerlessStack', () => {
     template.hasResourceProperties('AWS::Lambda::Url', { AuthType: 'NONE' });
   });
 
-  test('the public Function URL is never open: the function reads a generated token secret and is capped', () => {
+  test('the public Function URL is never open: the function reads its token from a Kubernetes Secret and is capped', () => {
     // NOTE: neither cdk-nag pack flags an AuthType NONE Function URL; this is the check that it is guarded.
     const fns = Object.entries(template.findResources('AWS::Lambda::Function')).filter(
       ([, f]) =>
@@ -157,19 +174,28 @@ describe('CapiServerlessStack', () => {
     assert.deepEqual(url.Properties['TargetFunctionArn'], { 'Fn::GetAtt': [logicalId, 'Arn'] });
     const env = (fn.Properties['Environment'] as { Variables: Record<string, unknown> }).Variables;
     assert.equal(env['WEBHOOK_PATH_TOKEN'], undefined, 'no token in the template');
-    const secrets = template.findResources('AWS::SecretsManager::Secret');
-    const [secretId, secret] = Object.entries(secrets).find(([id]) => id.startsWith('WebhooksPathToken')) ?? [];
-    assert.ok(secretId, 'the stack creates the token secret');
-    assert.deepEqual(env['WEBHOOK_TOKEN_SECRET_ARN'], { Ref: secretId });
-    const generate = (secret as Resource).Properties['GenerateSecretString'] as Record<string, unknown>;
-    assert.ok(Number(generate['PasswordLength']) >= 32 && generate['ExcludePunctuation'] === true);
-    assert.ok(fn.Properties['Layers'], 'the token is read through the Parameters and Secrets extension');
-    const role = (fn.Properties['Role'] as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
-    const reads = Object.values(template.findResources('AWS::IAM::Policy'))
-      .filter((p) => JSON.stringify((p as Resource).Properties['Roles']).includes(role))
-      .flatMap((p) => ((p as Resource).Properties['PolicyDocument'] as { Statement: unknown[] }).Statement);
-    assert.ok(JSON.stringify(reads).includes(`{"Ref":"${secretId}"}`), 'the role may read the token secret');
+    assert.equal(env['WEBHOOK_TOKEN_KUBE_SECRET'], 'capi-serverless-system/capi-serverless-webhook-token');
+    assert.equal(env['WEBHOOK_TOKEN_SECRET_ARN'], undefined);
+    template.resourceCountIs('AWS::SecretsManager::Secret', 0);
+    template.hasOutput('*', { Value: 'capi-serverless-system/capi-serverless-webhook-token' });
     assert.equal(fn.Properties['ReservedConcurrentExecutions'], 10);
+  });
+
+  test('the token Secret follows the forwarder namespace, or a given one', () => {
+    const envOf = (props: ConstructorParameters<typeof CapiServerlessStack>[2], id: string) => {
+      const t = Template.fromStack(new CapiServerlessStack(createTestApp(), id, props));
+      return (Object.values(t.findResources('AWS::Lambda::Function')) as Resource[])
+        .map((f) => (f.Properties['Environment'] as { Variables: Record<string, unknown> }).Variables)
+        .find((e) => e['POWERTOOLS_SERVICE_NAME'] === 'capi-serverless-webhooks');
+    };
+    assert.equal(
+      envOf({ eksCluster, forwarderNamespace: 'capi' }, 'Ns')?.['WEBHOOK_TOKEN_KUBE_SECRET'],
+      'capi/capi-serverless-webhook-token',
+    );
+    assert.equal(
+      envOf({ eksCluster, webhookTokenKubeSecret: 'ops/hook-token' }, 'Given')?.['WEBHOOK_TOKEN_KUBE_SECRET'],
+      'ops/hook-token',
+    );
   });
 
   test('the providers function alone gets the download allow-list and GitLab hosts when given', () => {
@@ -268,41 +294,37 @@ describe('CapiServerlessStack', () => {
     assert.deepEqual(controllers.sort(), ['addons', 'providers', 'rollout', 'topology']);
   });
 
-  test('dead-letter queues and alarms on errors and DLQ depth exist for every function', () => {
+  test('one alarm, on the Unhealthy metric with no dimension; no per-function or per-queue alarm', () => {
     template.resourceCountIs('AWS::SQS::Queue', 4);
     const alarms = resources('AWS::CloudWatch::Alarm');
-    assert.equal(alarms.filter((a) => a.Properties['MetricName'] === 'Errors').length, 5, 'four controllers, webhooks');
-    assert.equal(alarms.filter((a) => a.Properties['MetricName'] === 'ApproximateNumberOfMessagesVisible').length, 4);
+    assert.equal(alarms.length, 1);
+    const [alarm] = alarms;
+    assert.equal(alarm?.Properties['Namespace'], 'CapiServerless');
+    assert.equal(alarm?.Properties['MetricName'], 'Unhealthy');
+    assert.equal(alarm?.Properties['Dimensions'], undefined);
+    assert.equal(alarm?.Properties['Statistic'], 'Sum');
+    assert.equal(alarm?.Properties['Threshold'], 1);
+    assert.equal(alarm?.Properties['TreatMissingData'], 'notBreaching', 'the metric is sent only when unhealthy');
   });
 
-  test('the webhooks function has alarms on errors, throttles and p99 duration', () => {
-    const webhooksFn = Object.entries(template.findResources('AWS::Lambda::Function')).find(
-      ([, f]) =>
-        (f as Resource).Properties['Environment'] !== undefined &&
-        ((f as Resource).Properties['Environment'] as { Variables: Record<string, unknown> }).Variables[
-          'POWERTOOLS_SERVICE_NAME'
-        ] === 'capi-serverless-webhooks',
-    )?.[0];
-    const onWebhooks = resources('AWS::CloudWatch::Alarm').filter((a) =>
-      JSON.stringify(a.Properties['Dimensions']).includes(`"Ref":"${webhooksFn ?? ''}"`),
-    );
-    const byMetric = Object.fromEntries(onWebhooks.map((a) => [a.Properties['MetricName'], a.Properties]));
-    assert.deepEqual(Object.keys(byMetric).sort(), ['Duration', 'Errors', 'Throttles']);
-    assert.equal(byMetric['Duration']?.['ExtendedStatistic'], 'p99');
-    assert.equal(byMetric['Duration']?.['Threshold'], 3000);
-    assert.equal(byMetric['Throttles']?.['Threshold'], 1);
-  });
-
-  test('every alarm notifies the alarm topic when it fires and when it clears', () => {
+  test('the alarm and every controller’s failed events notify the alarm topic; the DLQ keeps them too', () => {
     template.resourceCountIs('AWS::SNS::Topic', 1);
     const topic = Object.keys(template.findResources('AWS::SNS::Topic'))[0] ?? '';
-    const alarms = resources('AWS::CloudWatch::Alarm');
-    assert.equal(alarms.length, 11, 'four DLQ depths, four controller errors, webhooks errors/throttles/latency');
-    for (const alarm of alarms) {
+    for (const alarm of resources('AWS::CloudWatch::Alarm')) {
       assert.deepEqual(alarm.Properties['AlarmActions'], [{ Ref: topic }]);
       assert.deepEqual(alarm.Properties['OKActions'], [{ Ref: topic }]);
     }
     template.hasOutput('AlarmTopicArn', { Value: { Ref: topic } });
+    // NOTE: the webhooks function is invoked synchronously (no retries, no destination).
+    const onFailure = resources('AWS::Lambda::EventInvokeConfig')
+      .map(
+        (c) => (c.Properties['DestinationConfig'] as { OnFailure?: { Destination: unknown } } | undefined)?.OnFailure,
+      )
+      .filter((d) => d !== undefined);
+    assert.deepEqual(
+      onFailure,
+      [0, 1, 2, 3].map(() => ({ Destination: { Ref: topic } })),
+    );
   });
 
   test('a given topic is used instead of a new one', () => {

@@ -91,7 +91,14 @@ describe('cluster access on EKS', () => {
     ])
       assert.ok(outputs.Outputs[key], key);
     const values = JSON.stringify(outputs.Outputs['ChartValues']?.Value);
-    for (const key of ['eventBusName', 'tableName', 'baseUrl', 'tokenSecretArn', 'roleArn', 'capi-serverless:webhooks'])
+    for (const key of [
+      'eventBusName',
+      'tableName',
+      'baseUrl',
+      'tokenKubeSecret',
+      'roleArn',
+      'capi-serverless:webhooks',
+    ])
       assert.ok(values.includes(key), key);
   });
 

@@ -1,6 +1,7 @@
 // The private variant of the stack: functions in the cluster's private subnets with nothing that bills by the hour
-// (no NAT gateway; one interface endpoint, for the webhook token's store), DynamoDB through a gateway endpoint, EKS
-// tokens instead of a kubeconfig secret, tracing off; and the combinations that cannot work refused.
+// (no NAT gateway, no interface endpoint: the webhook token is read through the API server), DynamoDB through a
+// gateway endpoint, EKS tokens instead of a kubeconfig secret, tracing off; and the combinations that cannot work
+// refused.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createTestApp } from './test-app.ts';
@@ -31,9 +32,14 @@ describe('the private variant of the stack', () => {
   const { stack, template } = synth({ eksCluster, privateNetwork });
   const resources = (type: string) => Object.values(template.findResources(type)) as Resource[];
 
-  test('has no NAT gateway, a DynamoDB gateway endpoint on the given route tables and the token store endpoint', () => {
+  test('has no NAT gateway, no interface endpoint, and a DynamoDB gateway endpoint on the given route tables', () => {
     template.resourceCountIs('AWS::EC2::NatGateway', 0);
     template.resourceCountIs('AWS::EC2::InternetGateway', 0);
+    assert.deepEqual(
+      resources('AWS::EC2::VPCEndpoint').filter((e) => e.Properties['VpcEndpointType'] === 'Interface'),
+      [],
+      'nothing billed by the hour',
+    );
     const endpoints = resources('AWS::EC2::VPCEndpoint').filter((e) => e.Properties['VpcEndpointType'] === 'Gateway');
     assert.equal(endpoints.length, 1);
     assert.equal(endpoints[0]?.Properties['VpcEndpointType'], 'Gateway');
@@ -61,7 +67,7 @@ describe('the private variant of the stack', () => {
     );
   });
 
-  test('reaches the cluster with EKS tokens: no kubeconfig secret, the extension only where the token is read', () => {
+  test('reaches the cluster with EKS tokens: no kubeconfig secret, no extension, the token read through the API server', () => {
     const fns = resources('AWS::Lambda::Function').filter((f) => f.Properties['Handler'] === 'index.handler');
     for (const fn of fns) {
       const env = (fn.Properties['Environment'] as { Variables: Record<string, unknown> }).Variables;
@@ -69,8 +75,9 @@ describe('the private variant of the stack', () => {
       assert.equal(env['KUBECONFIG_SECRET_ARN'], undefined);
       assert.equal(env['WEBHOOK_PATH_TOKEN'], undefined, 'no token in the environment');
       const webhooks = env['POWERTOOLS_SERVICE_NAME'] === 'capi-serverless-webhooks';
-      assert.equal(fn.Properties['Layers'] !== undefined, webhooks, 'the extension on the webhooks function only');
-      assert.equal(env['WEBHOOK_TOKEN_SECRET_ARN'] !== undefined, webhooks);
+      assert.equal(fn.Properties['Layers'], undefined, 'no Parameters and Secrets extension');
+      assert.equal(env['WEBHOOK_TOKEN_SECRET_ARN'], undefined);
+      assert.equal(env['WEBHOOK_TOKEN_KUBE_SECRET'] !== undefined, webhooks);
     }
   });
 
@@ -99,6 +106,11 @@ describe('the private variant of the stack', () => {
       name: 'refuses a kubeconfig secret in private subnets (it would need a Secrets Manager interface endpoint)',
       props: { eksCluster, privateNetwork, kubeconfigSecretName: 'kubeconfig' },
       says: /setting kubeconfigSecretName: with vpcId \(private subnets\) use eksClusterName/,
+    },
+    {
+      name: 'refuses X-Ray tracing in private subnets (it would need an X-Ray interface endpoint)',
+      props: { eksCluster, privateNetwork, tracing: true },
+      says: /setting tracing: X-Ray tracing from private subnets needs an X-Ray interface endpoint/,
     },
     {
       name: 'refuses private subnets without an EKS cluster',

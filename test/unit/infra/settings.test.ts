@@ -139,6 +139,30 @@ const bad: { name: string; context: Context; setting: SettingKey; says: RegExp }
     says: /either webhookTokenSecretName or webhookTokenParameterName, not both/,
   },
   {
+    name: 'a token Secret that is not namespace/name',
+    context: { ...eks, webhookTokenKubeSecret: 'token-only' },
+    setting: 'webhookTokenKubeSecret',
+    says: /must be <namespace>\/<name> of a Kubernetes Secret, got "token-only"/,
+  },
+  {
+    name: 'a token Secret beside a token store',
+    context: { ...eks, webhookTokenKubeSecret: 'ns/token', webhookTokenParameterName: '/capi/token' },
+    setting: 'webhookTokenKubeSecret',
+    says: /give one token store/,
+  },
+  {
+    name: 'tracing that is not a boolean',
+    context: { ...eks, tracing: 'yes' },
+    setting: 'tracing',
+    says: /must be true or false, got "yes"/,
+  },
+  {
+    name: 'tracing in private subnets',
+    context: { ...vpc, tracing: 'true' },
+    setting: 'tracing',
+    says: /needs an X-Ray interface endpoint/,
+  },
+  {
     name: 'secretStoreEndpoint without vpcId',
     context: { ...eks, secretStoreEndpoint: 'false' },
     setting: 'secretStoreEndpoint',
@@ -208,6 +232,10 @@ describe('settings checked at synth', () => {
     { name: 'a kubeconfig secret', context: { ...kubeconfig, tickMinutes: '10', webhookReservedConcurrency: '25' } },
     { name: 'an EKS cluster', context: { ...eks, logRetentionDays: 90, stackName: 'capi-staging' } },
     { name: 'the private-network variant', context: vpc },
+    {
+      name: 'tracing on, and a token Secret of its own',
+      context: { ...eks, tracing: 'true', webhookTokenKubeSecret: 'ops/token' },
+    },
   ];
   for (const c of good)
     test(`accepts ${c.name}`, () => {

@@ -38,6 +38,7 @@ const deployed: DeployedStack = Object.freeze({
     },
   ],
   alarms: 9,
+  alarmedMetrics: [],
   secretsCreated: 1,
   secretsReferenced: 1,
   advancedParameters: 0,

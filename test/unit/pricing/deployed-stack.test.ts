@@ -14,8 +14,10 @@ import {
   type CfnTemplate,
   type MeasuredProfile,
 } from '#shared/pricing/index.ts';
+import { App } from 'aws-cdk-lib';
 import { synthesizeStack } from '#shared/pricing/synthesize-stack.ts';
-import { emittedMetrics } from '#shared/runtime/emitted-metrics.ts';
+import { emittedMetrics, healthMetricName, metricsNamespace } from '#shared/runtime/emitted-metrics.ts';
+import { CapiServerlessStack } from '../../../infra/capi-serverless-stack.ts';
 
 const templates = { public: synthesizeStack('public'), private: synthesizeStack('private') };
 
@@ -34,20 +36,23 @@ describe('the deployed stack, as priced', () => {
     assert.deepEqual(readDeployedStack(grown).unpriced, ['AWS::KMS::Key']);
   });
 
-  test('the public variant: two alarms a controller and three more, tracing on every function, a created and a referenced secret, fan-out', () => {
+  test('the public variant: one alarm (on the Unhealthy metric), tracing off, no secret, fan-out', () => {
     const d = readDeployedStack(templates.public);
-    assert.equal(d.alarms, 2 * controllers.length + 3);
+    assert.equal(d.alarms, 1);
+    assert.deepEqual(d.alarmedMetrics, [`${metricsNamespace}/${healthMetricName}`]);
     assert.equal(d.functions.length, controllers.length + 1);
-    assert.deepEqual(
-      d.functions.map((f) => f.tracing),
-      d.functions.map(() => 'Active'),
+    assert.ok(
+      d.functions.every((f) => f.tracing !== 'Active'),
+      'no function traces (the template leaves TracingConfig out: PassThrough)',
     );
-    assert.deepEqual([d.secretsCreated, d.secretsReferenced], [1, 1]);
+    assert.deepEqual([d.secretsCreated, d.secretsReferenced], [0, 0]);
+    assert.ok(d.functions.every((f) => f.secretsRead === 0));
     assert.equal(d.fanOutOnBus, true);
+    assert.equal(d.interfaceEndpoints, 0);
     const webhooks = d.functions.filter((f) => f.role === 'webhooks');
     assert.deepEqual(
-      webhooks.map((f) => [f.memoryGb, f.secretsRead]),
-      [[1, 2]],
+      webhooks.map((f) => f.memoryGb),
+      [1],
     );
     assert.deepEqual(d.table.globalSecondaryIndexes, ['due']);
     assert.equal(d.table.pointInTimeRecovery, true);
@@ -58,34 +63,76 @@ describe('the deployed stack, as priced', () => {
     );
   });
 
-  test('the private variant: tracing off, no kubeconfig secret, the token read at run time through the store endpoint, no fan-out', () => {
+  test('the private variant: one alarm, tracing off, no secret and no interface endpoint, no fan-out', () => {
     const d = readDeployedStack(templates.private);
+    assert.equal(d.alarms, 1);
     assert.ok(d.functions.every((f) => f.tracing !== 'Active'));
-    assert.deepEqual([d.secretsCreated, d.secretsReferenced], [1, 0]);
-    assert.deepEqual(
-      d.functions.filter((f) => f.secretsRead > 0).map((f) => f.role),
-      ['webhooks'],
-    );
+    assert.deepEqual([d.secretsCreated, d.secretsReferenced], [0, 0]);
+    assert.ok(d.functions.every((f) => f.secretsRead === 0));
     assert.equal(d.fanOutOnBus, false);
-    assert.ok(
-      d.interfaceEndpoints > 0,
-      'the token store is reached through an interface endpoint, priced per zone-hour',
+    assert.equal(d.interfaceEndpoints, 0, 'the token is read through the API server: no endpoint billed by the hour');
+  });
+
+  test('opt-ins are priced from the template: tracing, a Secrets Manager token and its endpoint', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stack = new CapiServerlessStack(app, 'OptIns', {
+      env: { account: '111111111111', region: 'us-east-1' },
+      kubeconfigSecretName: 'mgmt-kubeconfig',
+      webhookTokenSecretName: 'webhook-token',
+      tracing: true,
+    });
+    const d = readDeployedStack(app.synth().getStackByName(stack.stackName).template as CfnTemplate);
+    assert.ok(d.functions.every((f) => f.tracing === 'Active'));
+    assert.deepEqual([d.secretsCreated, d.secretsReferenced], [0, 2], 'the kubeconfig and the token secret');
+    assert.deepEqual(
+      d.functions.filter((f) => f.role === 'webhooks').map((f) => f.secretsRead),
+      [2],
     );
   });
 
+  test('a metric-math alarm is billed per metric it reads', () => {
+    const grown: CfnTemplate = {
+      Resources: {
+        ...templates.public.Resources,
+        Math: {
+          Type: 'AWS::CloudWatch::Alarm',
+          Properties: {
+            Metrics: [
+              { Id: 'a', MetricStat: {} },
+              { Id: 'b', MetricStat: {} },
+              { Id: 'e', Expression: 'a+b' },
+            ],
+          },
+        },
+      },
+    };
+    assert.equal(readDeployedStack(grown).alarms, 3);
+  });
+
+  test('every custom metric an alarm watches is one the functions declare (so it is priced)', () => {
+    for (const template of Object.values(templates))
+      for (const m of readDeployedStack(template).alarmedMetrics) {
+        const [namespace, name] = m.split('/');
+        assert.equal(namespace, metricsNamespace);
+        assert.ok((name ?? '') in emittedMetrics, m);
+      }
+  });
+
   test('an interface endpoint is counted once per zone (subnet) it sits in', () => {
-    const endpoints = Object.values(templates.private.Resources).filter(
-      (r) => r.Type === 'AWS::EC2::VPCEndpoint' && r.Properties?.['VpcEndpointType'] === 'Interface',
-    );
-    const subnets = endpoints.map((r) => (r.Properties?.['SubnetIds'] as unknown[] | undefined)?.length ?? 0);
-    assert.ok(
-      subnets.some((n) => n > 1),
-      'the private variant puts its endpoint in several zones',
-    );
-    assert.equal(
-      readDeployedStack(templates.private).interfaceEndpoints,
-      subnets.reduce((a, b) => a + b, 0),
-    );
+    const zones = (subnets: number): CfnTemplate => ({
+      Resources: {
+        Endpoint: {
+          Type: 'AWS::EC2::VPCEndpoint',
+          Properties: {
+            VpcEndpointType: 'Interface',
+            SubnetIds: Array.from({ length: subnets }, (_, i) => `subnet-${i}`),
+          },
+        },
+        Gateway: { Type: 'AWS::EC2::VPCEndpoint', Properties: { VpcEndpointType: 'Gateway' } },
+      },
+    });
+    assert.equal(readDeployedStack(zones(2)).interfaceEndpoints, 2);
+    assert.equal(readDeployedStack(zones(3)).interfaceEndpoints, 3);
   });
 
   test('every metric the functions may publish is priced: one metric-hour per occurrence, at most every hour', () => {
@@ -109,7 +156,10 @@ describe('the deployed stack, as priced', () => {
         forwarderRequests: { cpu: 0.02, memoryMiB: 64 },
         prices: awsPrices,
       }).lines.find((l) => l.item === 'CloudWatch custom metrics')?.usd;
-    const passErrorMetrics = Object.values(emittedMetrics).filter((m) => m.occursOn === 'pass error').length;
+    // NOTE: `Unhealthy` counts failed passes too.
+    const passErrorMetrics = Object.values(emittedMetrics).filter(
+      (m) => m.occursOn === 'pass error' || m.occursOn === 'health finding',
+    ).length;
     // NOTE: with errors every hour each pass-error metric is billed the whole month; the rejected-event one is not.
     assert.ok(
       Math.abs((metricsLine(failing) ?? 0) - passErrorMetrics * awsPrices.cloudWatchCustomMetricPerMonth) < 1e-9,

@@ -85,7 +85,7 @@ describe('WebhooksFunction', () => {
     template.hasResourceProperties('AWS::Lambda::Function', {
       Architectures: ['arm64'],
       Timeout: 9,
-      Environment: { Variables: Match.objectLike({ WEBHOOK_TOKEN_SECRET_ARN: Match.anyValue() }) },
+      Environment: { Variables: Match.objectLike({ WEBHOOK_TOKEN_KUBE_SECRET: Match.anyValue() }) },
     });
   });
 });
