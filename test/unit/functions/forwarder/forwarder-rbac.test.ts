@@ -1,5 +1,5 @@
 // The forwarder's manifests grant read access to what it watches and nothing more: list and watch only (no get, no
-// writes), bound to its own ServiceAccount.
+// writes), bound to its own ServiceAccount; its one write is its heartbeat Lease, in its own namespace.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,8 +30,8 @@ describe('forwarder RBAC', () => {
     assert.deepEqual(core?.verbs.slice().sort(), ['list', 'watch']);
   });
 
-  test('the only other object is one ClusterRoleBinding to the forwarder’s ServiceAccount', () => {
-    assert.deepEqual(docs.map((d) => d.kind).sort(), ['ClusterRole', 'ClusterRoleBinding']);
+  test('the ClusterRole is bound once, to the forwarder’s ServiceAccount', () => {
+    assert.deepEqual(docs.map((d) => d.kind).sort(), ['ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding']);
     const binding = docs.find((d) => d.kind === 'ClusterRoleBinding');
     assert.deepEqual(binding?.subjects, [
       { kind: 'ServiceAccount', name: 'capi-serverless-forwarder', namespace: 'capi-serverless-system' },
@@ -41,5 +41,21 @@ describe('forwarder RBAC', () => {
       kind: 'ClusterRole',
       name: 'capi-serverless-forwarder',
     });
+  });
+
+  test('its one write is the heartbeat Lease, in its own namespace', () => {
+    const heartbeat = docs.find((d) => d.kind === 'Role') as
+      (Doc & { metadata: { namespace: string }; rules: (Rule & { resourceNames?: string[] })[] }) | undefined;
+    assert.equal(heartbeat?.metadata.namespace, 'capi-serverless-system');
+    for (const rule of heartbeat?.rules ?? []) {
+      assert.deepEqual([rule.apiGroups, rule.resources], [['coordination.k8s.io'], ['leases']]);
+      // NOTE: RBAC cannot name the object of a create; everything else is limited to the heartbeat Lease.
+      if (!rule.verbs.every((v) => v === 'create'))
+        assert.deepEqual(rule.resourceNames, ['capi-serverless-forwarder-heartbeat']);
+    }
+    const binding = docs.find((d) => d.kind === 'RoleBinding');
+    assert.deepEqual(binding?.subjects, [
+      { kind: 'ServiceAccount', name: 'capi-serverless-forwarder', namespace: 'capi-serverless-system' },
+    ]);
   });
 });
