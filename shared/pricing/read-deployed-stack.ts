@@ -119,7 +119,7 @@ function secretNameOf(value: unknown): string {
  * The billable facts of a synthesized template.
  *
  * @example
- * readDeployedStack(synthesizeStack('public')).alarms; // 9
+ * readDeployedStack(synthesizeStack('public')).alarms; // 1
  */
 export function readDeployedStack(template: CfnTemplate): DeployedStack {
   const entries = Object.entries(template.Resources);

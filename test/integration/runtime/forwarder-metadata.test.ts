@@ -14,6 +14,8 @@ import { KubeError } from '#shared/kube/errors.ts';
 import { partialObjectMetadataAccept, partialObjectMetadataListAccept } from '#shared/kube/partial-object-metadata.ts';
 import type { ObjectChange } from '#shared/runtime/events.ts';
 import { startForwarder, type Forwarder } from '#functions/forwarder/start-forwarder.ts';
+import { startHeartbeat } from '#functions/forwarder/renew-heartbeat.ts';
+import { checkHealth } from '#shared/health/index.ts';
 import { createPki } from '#test/harness/certs.ts';
 import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
 
@@ -192,6 +194,32 @@ describe('forwarder: metadata only, with no more than its ClusterRole', () => {
         method: 'GET',
         path: `/api/v1/namespaces/${ns}/secrets/kubeconfig-like`,
         target: { verb: 'get', kind: 'Secret', namespace: ns, name: 'kubeconfig-like' },
+      })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    assert.ok(err instanceof KubeError && err.statusCode === 403, String(err));
+  });
+
+  test('the ServiceAccount may create and renew its heartbeat Lease (rbac.yaml), and nothing else of leases', async () => {
+    const failures: string[] = [];
+    const heartbeat = startHeartbeat({
+      kube,
+      namespace: saNamespace,
+      holder: 'forwarder-0',
+      log: (message, fields) => failures.push(`${message} ${JSON.stringify(fields)}`),
+    });
+    heartbeat.stop();
+    await heartbeat.renew();
+    await heartbeat.renew();
+    assert.deepEqual(failures, []);
+    assert.deepEqual(await checkHealth({ kube: mgmt.kube, now: Date.now, forwarderNamespace: saNamespace }), []);
+    const err = await kube
+      .request({
+        method: 'GET',
+        path: `/apis/coordination.k8s.io/v1/namespaces/${saNamespace}/leases/another`,
+        target: { verb: 'get', kind: 'Lease', namespace: saNamespace, name: 'another' },
       })
       .then(
         () => undefined,
