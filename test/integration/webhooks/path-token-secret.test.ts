@@ -2,8 +2,11 @@
 // through a real kube-apiserver: the Secret's token is accepted and no other, a missing Secret fails closed, and a
 // rotated token is picked up once the per-container cache lapses.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
+import { parseAllDocuments } from 'yaml';
 import { applyObject, deleteObject, type KubeObject } from '#shared/kube/index.ts';
 import { computeWebhooksHandlerOptions } from '#shared/webhooks/create-webhook-deps.ts';
 import { createWebhooksHandler } from '#shared/webhooks/create-webhooks-handler.ts';
@@ -79,5 +82,40 @@ describe('webhook path token from a Kubernetes Secret', () => {
     await applyObject(mgmt.kube, secret('token-c-0123456789abcdef'), { fieldManager, force: true });
     assert.equal((await handler(get('/token-c-0123456789abcdef/validate'))).statusCode, 405);
     assert.equal((await handler(get('/token-a-0123456789abcdef/validate'))).statusCode, 403);
+  });
+
+  test("functions-rbac.yaml lets the webhooks' group get this Secret and no other", async () => {
+    const rbac = join(
+      import.meta.dirname,
+      '..',
+      '..',
+      '..',
+      'functions',
+      'forwarder',
+      'manifests',
+      'functions-rbac.yaml',
+    );
+    for (const doc of parseAllDocuments(readFileSync(rbac, 'utf8')))
+      await applyObject(mgmt.kube, doc.toJS() as KubeObject, { fieldManager, force: true });
+    const allowed = async (secret: string, group = 'capi-serverless:webhooks') =>
+      (
+        await mgmt.kube.request<{ status: { allowed: boolean } }>({
+          method: 'POST',
+          path: '/apis/authorization.k8s.io/v1/subjectaccessreviews',
+          body: {
+            apiVersion: 'authorization.k8s.io/v1',
+            kind: 'SubjectAccessReview',
+            spec: {
+              user: 'arn:aws:sts::111111111111:assumed-role/webhooks/fn',
+              groups: [group, 'system:authenticated'],
+              resourceAttributes: { namespace, verb: 'get', resource: 'secrets', name: secret },
+            },
+          },
+          target: { verb: 'create', kind: 'SubjectAccessReview' },
+        })
+      ).status.allowed;
+    assert.equal(await allowed(name), true);
+    assert.equal(await allowed('another-secret'), false);
+    assert.equal(await allowed(name, 'capi-serverless:topology'), false);
   });
 });
