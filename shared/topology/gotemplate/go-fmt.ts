@@ -1,6 +1,7 @@
 // Go's fmt package for the values templates handle: Sprint, Sprintln, Sprintf and %v of float64, slices and maps.
 import { GoInt, GoSlice, GoVersion, goTypeName, sortedKeys } from './values.ts';
 import type { GoValue } from './values.ts';
+import { checkStringLength } from './limits.ts';
 import { quote, quoteRune } from '#shared/lang/go/strconv.ts';
 
 type Flags = {
@@ -172,6 +173,8 @@ export function sprintf(format: string, args: readonly GoValue[]): string {
         f.prec = p.isNum ? p.num : 0;
       }
     }
+    // NOTE: bounded like every template value (see limits.ts); Go builds a string as wide as it is asked to.
+    checkStringLength(Math.max(f.width ?? 0, f.prec ?? 0));
     if (!afterIndex) {
       idx = argNumber(i);
       argNum = idx.argNum;
