@@ -39,6 +39,9 @@ export function celEqual(a: unknown, b: unknown): boolean {
   return ea.length === eb.length && ea.every(([k, v]) => eb.some(([k2, v2]) => celEqual(k, k2) && celEqual(v, v2)));
 }
 
+/** The largest list lists.range builds (cel-go's ext.Lists, as the oracle shows it). */
+const MAX_RANGE = 1_000_000n;
+
 const includes = (list: readonly unknown[], x: unknown) => list.some((y) => celEqual(x, y));
 
 function sliceList(list: readonly unknown[], start: bigint, end: bigint): unknown[] {
@@ -136,6 +139,7 @@ export function registerCollectionLibraries(env: Environment): Environment {
       .registerConstant('lists', 'ListsNamespace', new ListsNamespace())
       .registerFunction('ListsNamespace.range(int): list<int>', (_: unknown, n: bigint) => {
         if (n < 0n) throw new CelFunctionError(`lists.range: size must be non-negative, got ${n}`);
+        if (n > MAX_RANGE) throw new CelFunctionError(`lists.range: size ${n} exceeds maximum allowed (${MAX_RANGE})`);
         // NOTE: priced before the list is built, so a huge n stops at the cost limit instead of allocating.
         chargeCelCost(Number(n));
         return Array.from({ length: Number(n) }, (__, i) => BigInt(i));
