@@ -257,6 +257,8 @@ function badVerb(v: GoValue, verb: string, f: Flags): string {
 
 function pad(s: string, f: Flags, zeroOk = true): string {
   const width = f.width ?? 0;
+  // NOTE: no string has fewer code points than width/2 UTF-16 units; counting them is the slow part.
+  if (s.length >= 2 * width) return s;
   const n = [...s].length;
   if (n >= width) return s;
   const fill = (f.zero && zeroOk ? '0' : ' ').repeat(width - n);
