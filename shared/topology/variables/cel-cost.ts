@@ -25,8 +25,19 @@ export class CelCostLimitError extends CelFunctionError {
   }
 }
 
+const INFO: unique symbol = Symbol('celCost');
+
+/** How a node is priced, worked out once per node and kept on it. */
+type NodeInfo = {
+  readonly kind: 'free' | 'unit' | 'list' | 'map' | 'macro' | 'operator' | 'call';
+  /** The nodes whose values price it (a method's receiver first), for operators and calls. */
+  readonly operands?: readonly Node[];
+  readonly name?: string;
+};
+
 /** The parts of cel-js's AST nodes and evaluator the meter uses. */
 type Node = {
+  [INFO]?: NodeInfo;
   readonly op: string;
   readonly args: unknown;
   readonly meta?: { readonly macro?: unknown; readonly alternate?: unknown };
@@ -37,17 +48,18 @@ type Evaluator = {
   tryEval(node: Node, ctx: unknown): unknown;
 };
 
-type Frame = {
-  readonly node: Node;
-  /** The values of the node's direct operands, for nodes priced by them. */
-  readonly operands: Map<Node, unknown> | undefined;
-  /** Whether the node is a macro: each evaluation of its body costs one more (cel-go's loop condition). */
-  readonly iterates: boolean;
-};
-
+/**
+ * Counts the cost of one evaluation. Like cel-go's tracker it keeps the values of evaluated operands on a stack (no
+ * allocation per node), from which a call or operator reads its own when it returns.
+ */
 class CostMeter {
   cost = 0;
-  readonly stack: Frame[] = [];
+  /** Whether the node running now is a macro (each evaluation of its body costs one more: cel-go's loop step). */
+  private iterates = false;
+  /** Whether the node running now is priced by its operands, which then go on the stack. */
+  private priced = false;
+  private readonly stackNodes: Node[] = [];
+  private readonly stackValues: unknown[] = [];
 
   constructor(readonly limit: number) {}
 
@@ -56,25 +68,37 @@ class CostMeter {
     if (this.cost > this.limit) throw new CelCostLimitError();
   }
 
-  push(node: Node): Frame {
-    const frame: Frame = { node, operands: pricedByOperands(node) ? new Map() : undefined, iterates: isMacro(node) };
-    this.stack.push(frame);
-    return frame;
-  }
-
-  run(ev: Evaluator, node: Node, ctx: unknown): unknown {
-    const parent = this.stack[this.stack.length - 1];
-    if (parent?.iterates) this.charge(1);
-    const frame = this.push(node);
+  /** Runs `node` (with `evaluate`, or by itself); returns its value and charges its own cost. */
+  run(node: Node, ev: Evaluator | undefined, ctx: unknown, evaluate?: () => unknown): unknown {
+    if (this.iterates) this.charge(1);
+    const base = this.stackNodes.length;
+    const outerIterates = this.iterates;
+    const outerPriced = this.priced;
+    const described = describe(node);
+    this.iterates = described.kind === 'macro';
+    this.priced = described.operands !== undefined;
     let value: unknown;
     try {
-      value = node.evaluate(ev, node, ctx);
+      value = evaluate ? evaluate() : node.evaluate(ev as Evaluator, node, ctx);
     } finally {
-      this.stack.pop();
+      this.iterates = outerIterates;
+      this.priced = outerPriced;
     }
-    this.charge(nodeCost(node, frame.operands, value));
-    parent?.operands?.set(node, value);
+    this.charge(nodeCost(described, this, base, value));
+    this.stackNodes.length = base;
+    this.stackValues.length = base;
+    if (outerPriced) {
+      this.stackNodes.push(node);
+      this.stackValues.push(value);
+    }
     return value;
+  }
+
+  /** The value of `node` among the operands pushed since `base`. */
+  operand(base: number, node: Node): unknown {
+    for (let i = this.stackNodes.length - 1; i >= base; i--)
+      if (this.stackNodes[i] === node) return this.stackValues[i];
+    return undefined;
   }
 }
 
@@ -107,18 +131,25 @@ const MACRO_FUNCTIONS = new Set([
   'optFlatMap',
 ]);
 
-function isCall(node: Node): boolean {
-  return node.op === 'call' || node.op === 'rcall';
-}
-
-function isMacro(node: Node): boolean {
-  return isCall(node) && (node.meta?.macro !== undefined || node.meta?.alternate !== undefined);
-}
-
 const PRICED_OPERATORS = new Set(['==', '!=', '<', '<=', '>', '>=', 'in', '+']);
+const FREE = new Set(['value', '?:', '||', '&&', 'accuValue', 'accuInc', 'accuPush', 'comprehension']);
 
-function pricedByOperands(node: Node): boolean {
-  return PRICED_OPERATORS.has(node.op) || (isCall(node) && !isMacro(node));
+function describeNode(node: Node): NodeInfo {
+  if (FREE.has(node.op)) return { kind: 'free' };
+  if (node.op === 'list') return { kind: 'list' };
+  if (node.op === 'map') return { kind: 'map' };
+  if (PRICED_OPERATORS.has(node.op)) return { kind: 'operator', name: node.op, operands: node.args as Node[] };
+  if (node.op !== 'call' && node.op !== 'rcall') return { kind: 'unit' };
+  const name = (node.args as [string])[0];
+  if (node.meta?.macro !== undefined || node.meta?.alternate !== undefined)
+    return MACRO_FUNCTIONS.has(name) ? { kind: 'macro', name } : { kind: 'macro' };
+  if (node.op === 'call') return { kind: 'call', name, operands: (node.args as [string, Node[]])[1] };
+  const [, receiver, args] = node.args as [string, Node, Node[]];
+  return { kind: 'call', name, operands: [receiver, ...args] };
+}
+
+function describe(node: Node): NodeInfo {
+  return (node[INFO] ??= describeNode(node));
 }
 
 /** cel-go's actualSize: the size of strings, bytes, lists and maps (of an optional's value), 1 for anything else. */
@@ -149,17 +180,6 @@ function traversalCost(value: unknown): number {
 }
 
 const traverse = (value: unknown, factor = STRING_TRAVERSAL) => Math.ceil(actualSize(value) * factor);
-
-/** The operands of a call or operator in order (a method's receiver first). */
-function operandValues(node: Node, operands: Map<Node, unknown>): unknown[] {
-  let nodes: readonly Node[];
-  if (node.op === 'call') nodes = (node.args as [string, Node[]])[1];
-  else if (node.op === 'rcall') {
-    const [, receiver, args] = node.args as [string, Node, Node[]];
-    nodes = [receiver, ...args];
-  } else nodes = node.args as Node[];
-  return nodes.map((n) => operands.get(n));
-}
 
 /** The cost of a call, as cel-go's costCall and Kubernetes' library CostEstimator.CallCost price it. */
 function callCost(name: string, args: readonly unknown[], result: unknown): number {
@@ -234,29 +254,24 @@ function operatorCost(op: string, [left, right]: readonly unknown[]): number {
 }
 
 /** The cost of one evaluation of a node (its operands' costs are counted as they run). */
-function nodeCost(node: Node, operands: Map<Node, unknown> | undefined, result: unknown): number {
-  switch (node.op) {
-    case 'value':
-    case '?:':
-    case '||':
-    case '&&':
-    case 'accuValue':
-    case 'accuInc':
-    case 'accuPush':
-    case 'comprehension':
+function nodeCost(node: NodeInfo, meter: CostMeter, base: number, result: unknown): number {
+  switch (node.kind) {
+    case 'free':
       return 0;
     case 'list':
       return 10;
     case 'map':
       return 30;
-    case 'call':
-    case 'rcall': {
-      if (!operands) return 1;
-      const name = (node.args as [string])[0];
-      return MACRO_FUNCTIONS.has(name) && isMacro(node) ? 1 : callCost(name, operandValues(node, operands), result);
+    case 'macro':
+      // NOTE: a macro's own cost is its body's; has() is a select (1), as in cel-go.
+      return node.name === undefined ? 0 : 1;
+    case 'operator':
+    case 'call': {
+      const values = (node.operands ?? []).map((n) => meter.operand(base, n));
+      return node.kind === 'call' ? callCost(node.name ?? '', values, result) : operatorCost(node.name ?? '', values);
     }
     default:
-      return operands ? operatorCost(node.op, operandValues(node, operands)) : 1;
+      return 1;
   }
 }
 
@@ -282,10 +297,7 @@ export function evaluateWithCostLimit(root: unknown, evaluate: () => unknown, li
   const meter = new CostMeter(limit);
   active = meter;
   try {
-    const frame = meter.push(root as Node);
-    const value = evaluate();
-    meter.stack.pop();
-    meter.charge(nodeCost(frame.node, frame.operands, value));
+    const value = meter.run(root as Node, undefined, undefined, evaluate);
     return { ok: true, value, cost: meter.cost };
   } catch (error) {
     return { ok: false, error, cost: error instanceof CelCostLimitError ? limit + 1 : meter.cost };
@@ -314,7 +326,7 @@ export function meterEnvironment(env: Environment): Environment {
   if (!evaluator) throw new Error('cel-js did not call a function with its evaluator');
   const metered = evaluator;
   metered.run = function (node, ctx) {
-    return active ? active.run(this, node, ctx) : node.evaluate(this, node, ctx);
+    return active ? active.run(node, this, ctx) : node.evaluate(this, node, ctx);
   };
   // NOTE: cel-js's quantifiers and logical operators absorb errors a later operand may decide; a cost limit must
   // stop the evaluation instead.
