@@ -82,15 +82,29 @@ const celFragment = fc.constantFrom(
   "'",
   '}',
 );
+/** Rules that compile and cost much on a list: loops in loops, big ranges, growing strings, set operations. */
+const heavyRule = fc.constantFrom(
+  'self.all(x, self.exists(y, y == x))',
+  'self.all(x, self.all(y, self.all(z, true)))',
+  'self.map(x, self.map(y, [x, y])).size() > 0',
+  'lists.range(1000000).size() > 0',
+  'lists.range(999999).all(i, i >= 0)',
+  "self.map(x, string(x)).join(',').replace('', 'ab').size() > 0",
+  'sets.equivalent(self, self)',
+  'self.distinct().size() > 0',
+  'self.sortBy(v, v).size() >= 0',
+  'self.transformList(i, v, self.size()).size() > 0',
+);
 const celRule = fc.oneof(
+  heavyRule,
   fc.array(celFragment, { maxLength: 12 }).map((parts) => parts.join('')),
   fc.string({ maxLength: 40 }),
 );
 const celCase = fc.record({
   rule: celRule,
   value: fc.oneof(
-    fc.array(fc.integer({ min: 0, max: 5 }), { maxLength: 300 }),
-    fc.array(fc.string({ maxLength: 20 }), { maxLength: 300 }),
+    fc.array(fc.integer({ min: 0, max: 5 }), { maxLength: 300, size: 'max' }),
+    fc.array(fc.string({ maxLength: 20 }), { maxLength: 300, size: 'max' }),
   ),
 });
 
