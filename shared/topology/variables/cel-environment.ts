@@ -308,10 +308,14 @@ const kubernetesVersions = /\b(matches|lowerAscii|upperAscii|indexOf|lastIndexOf
 /** cel-js's `cel.bind`: the Kubernetes environment has no bindings extension, so it must not compile. */
 const celBind = /\bcel\s*\.\s*bind\s*\(/g;
 
+/** The cost meter's probe (see cel-cost.ts), which rules must not call. */
+const costMeterProbe = /\bcelCostMeterProbe\s*\(/g;
+
 function renameFunctions(code: string): string {
   return code
     .replace(kubernetesVersions, (_, name: string) => `${name}K8s(`)
-    .replace(celBind, 'celBindIsNotInTheKubernetesEnvironment(');
+    .replace(celBind, 'celBindIsNotInTheKubernetesEnvironment(')
+    .replace(costMeterProbe, 'celCostMeterProbeIsNotInTheKubernetesEnvironment(');
 }
 
 /**

@@ -84,3 +84,12 @@ describe('CEL runtime cost', () => {
     assert.ok(ms < BOUND_MS, `took ${ms} ms`);
   });
 });
+
+describe('CEL cost meter probe', () => {
+  test('is not a function rules can call', () => {
+    const schema: JSONSchemaProps = { type: 'integer', 'x-kubernetes-validations': [{ rule: 'celCostMeterProbe()' }] };
+    const { messages } = timedCheck(schema, 1);
+    assert.equal(messages.length, 1);
+    assert.match(messages[0] ?? '', /rule compile error: compilation failed: /);
+  });
+});
