@@ -290,7 +290,7 @@ export type MeteredResult =
  *
  * @example
  * const parsed = env.parse('self.all(x, x > 0)');
- * evaluateWithCostLimit(parsed.ast, () => parsed({ self: [1n] }), PER_CALL_LIMIT); // { ok: true, value: true, cost: 5 }
+ * evaluateWithCostLimit(parsed.ast, () => parsed({ self: [1n], oldSelf: null }), PER_CALL_LIMIT); // { ok: true, value: true, cost: 7 }
  */
 export function evaluateWithCostLimit(root: unknown, evaluate: () => unknown, limit: number): MeteredResult {
   const outer = active;
