@@ -6,6 +6,7 @@ import { printOne } from './go-fmt.ts';
 import { FuncError, goTypeOfParam } from './go-func.ts';
 import type { FuncMap, GoFunc, ParamType } from './go-func.ts';
 import { lineCol } from './lexer.ts';
+import { TEMPLATE_LIMITS, valueSize } from './limits.ts';
 import { versionMethods } from './sprig-semver.ts';
 import { GoInt, GoMap, GoSlice, GoVersion, goInt, goTypeName, isTrue, sortedKeys } from './values.ts';
 import type { GoValue } from './values.ts';
@@ -37,11 +38,13 @@ export function execute(ctx: ExecContext, data: GoValue): string {
   const state = new State(ctx);
   state.vars.push({ name: '$', value: data });
   state.walk(data, root);
-  return state.out.join('');
+  return state.output();
 }
 
 class State {
-  readonly out: string[] = [];
+  private readonly out: string[] = [];
+  private outLength = 0;
+  private steps = 0;
   vars: { name: string; value: GoValue }[] = [];
   private depth = 0;
   private tmplName: string;
@@ -58,6 +61,23 @@ class State {
 
   private atNode(pos: number, what: string): void {
     this.at = { pos, what };
+  }
+
+  /** Counts one action, call or iteration against TEMPLATE_LIMITS.maxSteps. */
+  private step(): void {
+    if (++this.steps > TEMPLATE_LIMITS.maxSteps)
+      this.fail(`template execution exceeded the limit of ${TEMPLATE_LIMITS.maxSteps} steps`);
+  }
+
+  private write(text: string): void {
+    this.outLength += text.length;
+    if (this.outLength > TEMPLATE_LIMITS.maxLength)
+      this.fail(`template output exceeded the limit of ${TEMPLATE_LIMITS.maxLength} characters`);
+    this.out.push(text);
+  }
+
+  output(): string {
+    return this.out.join('');
   }
 
   private varValue(name: string): GoValue {
@@ -89,15 +109,17 @@ class State {
   }
 
   private walkNode(dot: GoValue, node: Node): void {
+    this.step();
     switch (node.type) {
       case 'text':
-        this.out.push(node.text);
+        this.write(node.text);
         return;
       case 'action': {
         const val = this.evalPipeline(dot, node.pipe);
         if (node.pipe.decl.length === 0) {
           this.atNode(node.pos, argString(node.pipe));
-          this.out.push(val === undefined ? '<no value>' : printOne(val));
+          // NOTE: a value is at most TEMPLATE_LIMITS.maxLength long (see evalCall), so printing it is bounded.
+          this.write(val === undefined ? '<no value>' : printOne(val));
         }
         return;
       }
@@ -152,6 +174,7 @@ class State {
         if (pipe.isAssign) this.setVar(pipe.decl[1] ?? '', elem);
         else this.setTopVar(2, index);
       }
+      this.step();
       try {
         this.walk(elem, list);
       } catch (err) {
@@ -164,6 +187,10 @@ class State {
     try {
       if (val instanceof GoInt) {
         if (pipe.decl.length > 1) this.fail(`can't use ${printOne(val)} to iterate over more than one variable`);
+        if (val.value > BigInt(TEMPLATE_LIMITS.maxListLength))
+          this.fail(
+            `range over ${val.value} exceeds the template limit of ${TEMPLATE_LIMITS.maxListLength} iterations`,
+          );
         for (let i = 0n; i < val.value; i++) {
           ran = true;
           oneIteration(undefined, new GoInt(val.type, i));
@@ -341,12 +368,22 @@ class State {
       if (f.variadic !== undefined) t = numIn - 1 < numFixed ? f.params[numIn - 1] : f.variadic;
       argv.push(this.validateType(final, t));
     }
+    this.step();
+    let result: GoValue;
     try {
-      return f.call(argv);
+      result = f.call(argv);
     } catch (err) {
       if (err instanceof FuncError) this.fail(`error calling ${name}: ${err.message}`);
+      // NOTE: a JavaScript limit reached inside a function (a string or array too long) is that call's error.
+      if (err instanceof RangeError) this.fail(`error calling ${name}: ${err.message}`);
       throw err;
     }
+    const size = valueSize(result);
+    if (size > TEMPLATE_LIMITS.maxLength)
+      this.fail(
+        `error calling ${name}: a value of more than ${TEMPLATE_LIMITS.maxLength} characters exceeds the template limit`,
+      );
+    return result;
   }
 
   private validateType(value: GoValue, typ: ParamType | undefined): GoValue {

@@ -1,6 +1,7 @@
 // Go's fmt package for the values templates handle: Sprint, Sprintln, Sprintf and %v of float64, slices and maps.
 import { GoInt, GoSlice, GoVersion, goTypeName, sortedKeys } from './values.ts';
 import type { GoValue } from './values.ts';
+import { checkStringLength } from './limits.ts';
 import { quote, quoteRune } from '#shared/lang/go/strconv.ts';
 
 type Flags = {
@@ -172,6 +173,8 @@ export function sprintf(format: string, args: readonly GoValue[]): string {
         f.prec = p.isNum ? p.num : 0;
       }
     }
+    // NOTE: bounded like every template value (see limits.ts); Go builds a string as wide as it is asked to.
+    checkStringLength(Math.max(f.width ?? 0, f.prec ?? 0));
     if (!afterIndex) {
       idx = argNumber(i);
       argNum = idx.argNum;
@@ -254,6 +257,8 @@ function badVerb(v: GoValue, verb: string, f: Flags): string {
 
 function pad(s: string, f: Flags, zeroOk = true): string {
   const width = f.width ?? 0;
+  // NOTE: no string has fewer code points than width/2 UTF-16 units; counting them is the slow part.
+  if (s.length >= 2 * width) return s;
   const n = [...s].length;
   if (n >= width) return s;
   const fill = (f.zero && zeroOk ? '0' : ' ').repeat(width - n);

@@ -1,5 +1,6 @@
 // sprig's string functions (strings.go, regex.go and the string entries of functions.go).
 import { sprint } from './go-fmt.ts';
+import { checkListLength, checkStringLength, TEMPLATE_LIMITS } from './limits.ts';
 import { quote as strconvQuote } from '#shared/lang/go/strconv.ts';
 import { FuncError, fn } from './go-func.ts';
 import type { GoFunc } from './go-func.ts';
@@ -172,8 +173,10 @@ function trunc(c: number, s: string): string {
 
 function indent(spaces: number, v: string): string {
   if (spaces < 0) throw new FuncError('strings: negative Repeat count');
+  const lines = v.split('\n');
+  checkStringLength(v.length + spaces * lines.length);
   const pad = ' '.repeat(spaces);
-  return pad + v.split('\n').join(`\n${pad}`);
+  return pad + lines.join(`\n${pad}`);
 }
 
 function quote(args: GoValue[]): string {
@@ -203,6 +206,7 @@ function splitMap(parts: string[]): GoMap {
 
 function untilStep(start: number, stop: number, step: number): GoSlice {
   const v: GoValue[] = [];
+  if ((stop < start && step < 0) || (stop > start && step > 0)) checkListLength(Math.ceil((stop - start) / step));
   if (stop < start) {
     if (step >= 0) return new GoSlice('int', v);
     for (let i = start; i > stop; i += step) v.push(goInt(i));
@@ -240,6 +244,19 @@ function seq(params: number[]): string {
     default:
       return '';
   }
+}
+
+/**
+ * Refuses, before it is built, a regexp replacement whose result would exceed the template limit: each match becomes
+ * the replacement, where a `$` reference expands to at most the longest match.
+ */
+function checkReplacement(re: GoRegexp, s: string, replacement: string, literal: boolean): GoRegexp {
+  if (s.length + (s.length + 1) * replacement.length <= TEMPLATE_LIMITS.maxLength) return re;
+  const matches = re.findAllString(s, -1);
+  const refs = literal ? 0 : replacement.split('$').length - 1;
+  const longest = matches.reduce((n, m) => Math.max(n, m.length), 0);
+  checkStringLength(s.length + matches.length * (replacement.length + refs * longest));
+  return re;
 }
 
 /** regexp.Compile inside a `must*` function: a bad pattern is the function's error. */
@@ -284,6 +301,7 @@ export const stringFuncs: ReadonlyMap<string, GoFunc> = new Map<string, GoFunc>(
     'repeat',
     fn(['int', 'string'], ([c, s]) => {
       if (N(c) < 0) throw new FuncError('strings: negative Repeat count');
+      checkStringLength(N(c) * S(s).length);
       return S(s).repeat(N(c));
     }),
   ],
@@ -309,9 +327,11 @@ export const stringFuncs: ReadonlyMap<string, GoFunc> = new Map<string, GoFunc>(
   ['nindent', fn(['int', 'string'], ([n, s]) => `\n${indent(N(n), S(s))}`)],
   [
     'replace',
-    fn(['string', 'string', 'string'], ([o, n, s]) =>
-      S(o) === '' ? S(n) + [...S(s)].map((c) => c + S(n)).join('') : S(s).split(S(o)).join(S(n)),
-    ),
+    fn(['string', 'string', 'string'], ([o, n, s]) => {
+      const parts = S(o) === '' ? ['', ...S(s), ''] : S(s).split(S(o));
+      checkStringLength(S(s).length + (parts.length - 1) * (S(n).length - S(o).length));
+      return S(o) === '' ? S(n) + [...S(s)].map((c) => c + S(n)).join('') : parts.join(S(n));
+    }),
   ],
   ['plural', fn(['string', 'string', 'int'], ([one, many, c]) => (N(c) === 1 ? S(one) : S(many)))],
   ['toString', fn(['any'], ([v]) => strval(v))],
@@ -339,7 +359,14 @@ export const stringFuncs: ReadonlyMap<string, GoFunc> = new Map<string, GoFunc>(
   ['toStrings', fn(['any'], ([v]) => strslice(v))],
   ['until', fn(['int'], ([c]) => untilStep(0, N(c), N(c) < 0 ? -1 : 1))],
   ['untilStep', fn(['int', 'int', 'int'], ([a, b, c]) => untilStep(N(a), N(b), N(c)))],
-  ['join', fn(['string', 'any'], ([sep, v]) => (strslice(v).items as string[]).join(S(sep)))],
+  [
+    'join',
+    fn(['string', 'any'], ([sep, v]) => {
+      const items = strslice(v).items as string[];
+      checkStringLength(items.reduce((n, item) => n + item.length, 0) + Math.max(0, items.length - 1) * S(sep).length);
+      return items.join(S(sep));
+    }),
+  ],
   // Regular expressions.
   [
     'regexMatch',
@@ -366,16 +393,27 @@ export const stringFuncs: ReadonlyMap<string, GoFunc> = new Map<string, GoFunc>(
   ['mustRegexFind', fn(['string', 'string'], ([r, s]) => regex(S(r)).findString(S(s)))],
   [
     'regexReplaceAll',
-    fn(['string', 'string', 'string'], ([r, s, p]) => mustCompile(S(r)).replaceAllString(S(s), S(p))),
+    fn(['string', 'string', 'string'], ([r, s, p]) =>
+      checkReplacement(mustCompile(S(r)), S(s), S(p), false).replaceAllString(S(s), S(p)),
+    ),
   ],
-  ['mustRegexReplaceAll', fn(['string', 'string', 'string'], ([r, s, p]) => regex(S(r)).replaceAllString(S(s), S(p)))],
+  [
+    'mustRegexReplaceAll',
+    fn(['string', 'string', 'string'], ([r, s, p]) =>
+      checkReplacement(regex(S(r)), S(s), S(p), false).replaceAllString(S(s), S(p)),
+    ),
+  ],
   [
     'regexReplaceAllLiteral',
-    fn(['string', 'string', 'string'], ([r, s, p]) => mustCompile(S(r)).replaceAllLiteralString(S(s), S(p))),
+    fn(['string', 'string', 'string'], ([r, s, p]) =>
+      checkReplacement(mustCompile(S(r)), S(s), S(p), true).replaceAllLiteralString(S(s), S(p)),
+    ),
   ],
   [
     'mustRegexReplaceAllLiteral',
-    fn(['string', 'string', 'string'], ([r, s, p]) => regex(S(r)).replaceAllLiteralString(S(s), S(p))),
+    fn(['string', 'string', 'string'], ([r, s, p]) =>
+      checkReplacement(regex(S(r)), S(s), S(p), true).replaceAllLiteralString(S(s), S(p)),
+    ),
   ],
   [
     'regexSplit',

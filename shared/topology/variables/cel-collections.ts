@@ -5,6 +5,7 @@
 import { Optional } from '@marcbachmann/cel-js';
 import type { Environment } from '@marcbachmann/cel-js';
 import { CelFunctionError } from '#shared/topology/variables/cel-function-error.ts';
+import { chargeCelCost } from '#shared/topology/variables/cel-cost.ts';
 
 /** A CEL number as a JavaScript number or bigint (ints are bigints, uints objects whose valueOf is a bigint). */
 function numeric(v: unknown): bigint | number | undefined {
@@ -37,6 +38,9 @@ export function celEqual(a: unknown, b: unknown): boolean {
   const eb = entries(b);
   return ea.length === eb.length && ea.every(([k, v]) => eb.some(([k2, v2]) => celEqual(k, k2) && celEqual(v, v2)));
 }
+
+/** The largest list lists.range builds (cel-go's ext.Lists, as the oracle shows it). */
+const MAX_RANGE = 1_000_000n;
 
 const includes = (list: readonly unknown[], x: unknown) => list.some((y) => celEqual(x, y));
 
@@ -119,25 +123,32 @@ export function registerCollectionLibraries(env: Environment): Environment {
     env
       .registerType('SetsNamespace', SetsNamespace)
       .registerConstant('sets', 'SetsNamespace', new SetsNamespace())
-      .registerFunction('SetsNamespace.contains(list, list): bool', (_: unknown, a: unknown[], b: unknown[]) =>
-        b.every((x) => includes(a, x)),
-      )
-      .registerFunction(
-        'SetsNamespace.equivalent(list, list): bool',
-        (_: unknown, a: unknown[], b: unknown[]) => b.every((x) => includes(a, x)) && a.every((x) => includes(b, x)),
-      )
-      .registerFunction('SetsNamespace.intersects(list, list): bool', (_: unknown, a: unknown[], b: unknown[]) =>
-        a.some((x) => includes(b, x)),
-      )
+      .registerFunction('SetsNamespace.contains(list, list): bool', (_: unknown, a: unknown[], b: unknown[]) => {
+        chargeCelCost(a.length * b.length);
+        return b.every((x) => includes(a, x));
+      })
+      .registerFunction('SetsNamespace.equivalent(list, list): bool', (_: unknown, a: unknown[], b: unknown[]) => {
+        chargeCelCost(2 * a.length * b.length);
+        return b.every((x) => includes(a, x)) && a.every((x) => includes(b, x));
+      })
+      .registerFunction('SetsNamespace.intersects(list, list): bool', (_: unknown, a: unknown[], b: unknown[]) => {
+        chargeCelCost(a.length * b.length);
+        return a.some((x) => includes(b, x));
+      })
       .registerType('ListsNamespace', ListsNamespace)
       .registerConstant('lists', 'ListsNamespace', new ListsNamespace())
       .registerFunction('ListsNamespace.range(int): list<int>', (_: unknown, n: bigint) => {
         if (n < 0n) throw new CelFunctionError(`lists.range: size must be non-negative, got ${n}`);
+        if (n > MAX_RANGE) throw new CelFunctionError(`lists.range: size ${n} exceeds maximum allowed (${MAX_RANGE})`);
+        // NOTE: priced before the list is built, so a huge n stops at the cost limit instead of allocating.
+        chargeCelCost(Number(n));
         return Array.from({ length: Number(n) }, (__, i) => BigInt(i));
       })
-      .registerFunction('list<A>.distinct(): list<A>', (list: unknown[]) =>
-        list.filter((x, i) => !includes(list.slice(0, i), x)),
-      )
+      .registerFunction('list<A>.distinct(): list<A>', (list: unknown[]) => {
+        // NOTE: every element is compared with the ones before it.
+        chargeCelCost((list.length * list.length) / 2);
+        return list.filter((x, i) => !includes(list.slice(0, i), x));
+      })
       .registerFunction('list.flatten(): list', (list: unknown[]) => flatten(list, 1n))
       .registerFunction('list.flatten(int): list', (list: unknown[], depth: bigint) => {
         // NOTE: Kubernetes' cost tracker prices a negative depth beyond the runtime cost limit before it runs.

@@ -4,6 +4,7 @@ import { Environment } from '@marcbachmann/cel-js';
 import { compileRegexp, RegexpSyntaxError } from '#shared/lang/go/regexp.ts';
 import type { GoRegexp } from '#shared/lang/go/regexp.ts';
 import { CelFunctionError } from '#shared/topology/variables/cel-function-error.ts';
+import { chargeCelCost, meterEnvironment } from '#shared/topology/variables/cel-cost.ts';
 import { registerCollectionLibraries } from '#shared/topology/variables/cel-collections.ts';
 import { registerFormatLibrary } from '#shared/topology/variables/cel-format.ts';
 import { registerMacros } from '#shared/topology/variables/cel-macros.ts';
@@ -99,7 +100,21 @@ function listMax(list: readonly Comparable[]): Comparable {
   return list.reduce((m, x) => (compare(x, m) > 0 ? x : m));
 }
 
+/** How many times `from` occurs in `s` (Go's strings.Count: an empty `from` occurs between every code point). */
+function countOccurrences(s: string, from: string): number {
+  if (from === '') return codePoints(s).length + 1;
+  let count = 0;
+  for (let at = s.indexOf(from); at >= 0; at = s.indexOf(from, at + from.length)) count++;
+  return count;
+}
+
 function replaceN(s: string, from: string, to: string, n: bigint): string {
+  // NOTE: priced by what it builds before it builds it: `s.replace("", s)` is quadratic in the length of s.
+  if (to.length > from.length) {
+    const count = countOccurrences(s, from);
+    const replaced = n < 0n ? count : Math.min(count, Number(n));
+    chargeCelCost((s.length + replaced * (to.length - from.length)) * 0.1);
+  }
   if (n < 0n) return s.split(from).join(to);
   let out = s;
   let start = 0;
@@ -221,6 +236,7 @@ export function newCelEnvironment(selfType = 'dyn'): Environment {
   registerCollectionLibraries(env);
   registerFormatLibrary(env);
   registerMacros(env);
+  meterEnvironment(env);
   return env
     .registerVariable('self', selfType)
     .registerVariable('oldSelf', 'dyn')
@@ -292,10 +308,14 @@ const kubernetesVersions = /\b(matches|lowerAscii|upperAscii|indexOf|lastIndexOf
 /** cel-js's `cel.bind`: the Kubernetes environment has no bindings extension, so it must not compile. */
 const celBind = /\bcel\s*\.\s*bind\s*\(/g;
 
+/** The cost meter's probe (see cel-cost.ts), which rules must not call. */
+const costMeterProbe = /\bcelCostMeterProbe\s*\(/g;
+
 function renameFunctions(code: string): string {
   return code
     .replace(kubernetesVersions, (_, name: string) => `${name}K8s(`)
-    .replace(celBind, 'celBindIsNotInTheKubernetesEnvironment(');
+    .replace(celBind, 'celBindIsNotInTheKubernetesEnvironment(')
+    .replace(costMeterProbe, 'celCostMeterProbeIsNotInTheKubernetesEnvironment(');
 }
 
 /**

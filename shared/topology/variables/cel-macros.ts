@@ -5,6 +5,7 @@
 import { Optional } from '@marcbachmann/cel-js';
 import type { Environment } from '@marcbachmann/cel-js';
 import { CelFunctionError } from '#shared/topology/variables/cel-function-error.ts';
+import { CelCostLimitError, chargeCelCost } from '#shared/topology/variables/cel-cost.ts';
 import { celEqual, sortByKeys } from '#shared/topology/variables/cel-collections.ts';
 
 /** The parts of cel-js's AST nodes, types, type checker, evaluator and scopes the macros use. */
@@ -119,6 +120,7 @@ function tryBool(evaluator: Evaluator, node: Node, scope: Scope): boolean | Erro
   try {
     return runBool(evaluator, node, scope);
   } catch (error) {
+    if (error instanceof CelCostLimitError) throw error;
     return error instanceof Error ? error : new Error(String(error));
   }
 }
@@ -193,7 +195,10 @@ function evaluateComprehension(kind: Kind) {
         out.push([entry[0], value]);
         continue;
       }
-      for (const [k, v] of iterationEntries(value)) {
+      const added = iterationEntries(value);
+      // NOTE: each new key is compared with every key so far.
+      chargeCelCost(added.length * out.length * 0.1);
+      for (const [k, v] of added) {
         if (out.some(([key]) => celEqual(key, k)))
           throw new CelFunctionError(`insert failed: key ${keyText(k)} already exists`);
         out.push([k, v]);
@@ -227,6 +232,7 @@ function evaluateSortBy(evaluator: Evaluator, macro: Macro, scope: Scope): unkno
   const list = evaluator.run(macro.receiver, scope);
   if (!Array.isArray(list)) throw new CelFunctionError(`no such overload: ${typeName(list)}.sortBy`);
   const keys = list.map((v) => evaluator.run(macro.body[0] as Node, bind(evaluator, macro, scope, [v])));
+  chargeCelCost(list.length * Math.log2(list.length + 1));
   return sortByKeys(list, keys);
 }
 

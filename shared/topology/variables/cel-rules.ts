@@ -19,6 +19,15 @@ import {
   withKubernetesFunctions,
 } from '#shared/topology/variables/cel-environment.ts';
 import { invalidLiterals } from '#shared/topology/variables/cel-literals.ts';
+import type { MeteredResult } from '#shared/topology/variables/cel-cost.ts';
+import {
+  CelCostLimitError,
+  COST_LIMIT_EXCEEDED,
+  evaluateWithCostLimit,
+  PER_CALL_LIMIT,
+  RUNTIME_CEL_COST_BUDGET,
+} from '#shared/topology/variables/cel-cost.ts';
+import { quote } from '#shared/lang/go/strconv.ts';
 import { isJsonObject } from '#shared/topology/variables/json-value.ts';
 
 /** The longest message a messageExpression may produce (celconfig.MaxEvaluatedMessageExpressionSizeBytes). */
@@ -34,7 +43,8 @@ type Compiled =
       readonly ok: true;
       readonly usesOldSelf: boolean;
       readonly type: string;
-      readonly program: (context: RuleContext) => unknown;
+      /** Evaluates the expression with a cost limit (see cel-cost.ts). */
+      readonly program: (context: RuleContext, costLimit: number) => MeteredResult;
     }
   | {
       readonly ok: false;
@@ -104,7 +114,12 @@ function compileIn(selfType: string, expression: string, usesOldSelf: boolean): 
       ...(literalError.phase === 'program' && { detail: `program instantiation failed: ${literalError.message}` }),
     };
   }
-  return { ok: true, usesOldSelf, type: String(checked.type), program: (context) => parsed(context) as unknown };
+  return {
+    ok: true,
+    usesOldSelf,
+    type: String(checked.type),
+    program: (context, costLimit) => evaluateWithCostLimit(parsed.ast, () => parsed(context), costLimit),
+  };
 }
 
 /**
@@ -276,23 +291,47 @@ function goRuntimeError(error: unknown): string {
   return message;
 }
 
-function evaluateMessageExpression(expression: string, context: RuleContext): string | undefined {
+/** What is left of the cost budget of one validateCelRules call; below zero, no further rule runs. */
+type CostBudget = { remaining: number };
+
+const OUT_OF_BUDGET = 'validation failed due to running out of cost budget, no further validation rules will be run';
+
+function isCostLimitError(error: unknown): boolean {
+  return error instanceof CelCostLimitError || celErrorMessage(error).startsWith(COST_LIMIT_EXCEEDED);
+}
+
+/**
+ * A messageExpression's message, undefined when it fails (the rule's message is shown instead), or the detail of an
+ * error that stops validation: its cost past the per-call limit or the budget (apiextensions' evalMessageExpression).
+ */
+function evaluateMessageExpression(
+  expression: string,
+  context: RuleContext,
+  budget: CostBudget,
+): { readonly message?: string; readonly stop?: string } {
   const compiled = compile(expression);
-  if (!compiled.ok) return undefined;
-  try {
-    const result = compiled.program(context);
-    if (typeof result !== 'string') return undefined;
-    const trimmed = result.trim();
-    if (
-      trimmed === '' ||
-      trimmed.includes('\n') ||
-      new TextEncoder().encode(trimmed).length > MAX_MESSAGE_EXPRESSION_BYTES
-    )
-      return undefined;
-    return trimmed;
-  } catch {
-    return undefined;
+  if (!compiled.ok) return {};
+  const outcome = compiled.program(context, PER_CALL_LIMIT);
+  if (outcome.cost > budget.remaining) {
+    return {
+      stop: 'messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run',
+    };
   }
+  if (!outcome.ok && isCostLimitError(outcome.error)) {
+    return {
+      stop: `no further validation rules will be run due to call cost exceeds limit for messageExpression: ${quote(expression)}`,
+    };
+  }
+  budget.remaining -= outcome.cost;
+  if (!outcome.ok || typeof outcome.value !== 'string') return {};
+  const trimmed = outcome.value.trim();
+  if (
+    trimmed === '' ||
+    trimmed.includes('\n') ||
+    new TextEncoder().encode(trimmed).length > MAX_MESSAGE_EXPRESSION_BYTES
+  )
+    return {};
+  return { message: trimmed };
 }
 
 function errorForReason(path: string, badValue: BadValue, detail: string, rule: ValidationRule): FieldError {
@@ -327,6 +366,7 @@ function validateRulesAt(
   schema: JSONSchemaProps,
   path: string,
   options: CelValidationOptions,
+  budget: CostBudget,
 ): FieldError[] {
   const badValue = options.badValue ?? schema.type ?? '';
   const rules = schema['x-kubernetes-validations'] ?? [];
@@ -340,6 +380,10 @@ function validateRulesAt(
     ];
   }
   if (rules.length === 0) return [];
+  if (budget.remaining <= 0) {
+    budget.remaining = -1;
+    return [fieldInvalid(path, badValue, OUT_OF_BUDGET)];
+  }
   const errors: FieldError[] = [];
   const selfType = selfCelType(schema);
   const context: RuleContext = {
@@ -357,11 +401,27 @@ function validateRulesAt(
     }
     // Transition rules run only where there is an old value to compare with.
     if (compiled.usesOldSelf && context.oldSelf === null) continue;
-    let result: unknown;
-    try {
-      result = compiled.program(context);
-    } catch (error) {
-      const text = goRuntimeError(error);
+    const outcome = compiled.program(context, PER_CALL_LIMIT);
+    // NOTE: as apiextensions: the cost is checked against the budget first, then the error.
+    if (outcome.cost > budget.remaining) {
+      budget.remaining = -1;
+      errors.push(fieldInvalid(path, badValue, OUT_OF_BUDGET));
+      return errors;
+    }
+    budget.remaining -= outcome.cost;
+    if (!outcome.ok) {
+      if (isCostLimitError(outcome.error)) {
+        budget.remaining = -1;
+        errors.push(
+          fieldInvalid(
+            path,
+            badValue,
+            `'${COST_LIMIT_EXCEEDED}': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleErrorString(rule)}`,
+          ),
+        );
+        return errors;
+      }
+      const text = goRuntimeError(outcome.error);
       const detail =
         text === 'no such overload'
           ? `'${text}': call arguments did not match a supported operator, function or macro signature for rule: ${ruleErrorString(rule)}`
@@ -369,15 +429,21 @@ function validateRulesAt(
       errors.push(fieldInvalid(path, badValue, detail));
       continue;
     }
-    if (result === true) continue;
+    if (outcome.value === true) continue;
     // NOTE: as apiextensions, a messageExpression that does not compile also drops the rule's fieldPath.
     const messageCompiles = messageExpressionError(rule, selfType) === undefined;
     const fieldPath = messageCompiles ? normalizedFieldPath(rule.fieldPath) : '';
     const rulePath = fieldPath ? childPath(path, fieldPath) : path;
-    const message =
-      messageCompiles && rule.messageExpression !== undefined && rule.messageExpression !== ''
-        ? evaluateMessageExpression(rule.messageExpression, context)
-        : undefined;
+    let message: string | undefined;
+    if (messageCompiles && rule.messageExpression !== undefined && rule.messageExpression !== '') {
+      const evaluated = evaluateMessageExpression(rule.messageExpression, context, budget);
+      if (evaluated.stop !== undefined) {
+        budget.remaining = -1;
+        errors.push(fieldInvalid(rulePath, badValue, evaluated.stop));
+        return errors;
+      }
+      message = evaluated.message;
+    }
     const shown = options.badValue ?? failedValue(value, schema);
     errors.push(errorForReason(rulePath, shown, message ?? ruleMessageOrDefault(rule), rule));
   }
@@ -390,19 +456,25 @@ function walk(
   schema: JSONSchemaProps | undefined,
   path: string,
   options: CelValidationOptions,
+  budget: CostBudget,
 ): FieldError[] {
   if (!schema || value === null || value === undefined) return [];
-  const errors = validateRulesAt(value, oldValue, schema, path, options);
+  const errors = validateRulesAt(value, oldValue, schema, path, options, budget);
+  if (budget.remaining < 0) return errors;
   if (Array.isArray(value)) {
     // NOTE: items of atomic lists (the only lists variable schemas have) have no old value.
-    value.forEach((item, i) => errors.push(...walk(item, undefined, schema.items, indexPath(path, i), options)));
+    for (const [i, item] of value.entries()) {
+      errors.push(...walk(item, undefined, schema.items, indexPath(path, i), options, budget));
+      if (budget.remaining < 0) break;
+    }
   } else if (isJsonObject(value)) {
     const old = isJsonObject(oldValue) ? oldValue : {};
     for (const [key, item] of Object.entries(value)) {
       const property = schema.properties?.[key];
-      if (property) errors.push(...walk(item, old[key], property, childPath(path, key), options));
+      if (property) errors.push(...walk(item, old[key], property, childPath(path, key), options, budget));
       else if (schema.additionalProperties)
-        errors.push(...walk(item, old[key], schema.additionalProperties, keyPath(path, key), options));
+        errors.push(...walk(item, old[key], schema.additionalProperties, keyPath(path, key), options, budget));
+      if (budget.remaining < 0) break;
     }
   }
   return errors;
@@ -426,5 +498,5 @@ export function validateCelRules(
   options: CelValidationOptions = {},
 ): FieldError[] {
   if (!hasCelRules(schema)) return [];
-  return walk(value, oldValue, schema, path, options);
+  return walk(value, oldValue, schema, path, options, { remaining: RUNTIME_CEL_COST_BUDGET });
 }
