@@ -17,6 +17,8 @@ export type AcceptedFindingsScope = {
   readonly schedulerRoles: readonly IConstruct[];
   /** The functions run in private subnets (no X-Ray: it would need an interface endpoint or a NAT gateway). */
   readonly privateNetwork?: boolean;
+  /** The group the controller functions create their one-time schedules in (none in private subnets). */
+  readonly wakeUpScheduleGroupName?: string;
 };
 
 const acknowledge = (scope: IConstruct, id: string, reason: string) =>
@@ -76,6 +78,13 @@ export function acknowledgeAcceptedFindings(scope: AcceptedFindingsScope): void 
       'the path token is rotated by hand, because the webhook configurations in the cluster must change with it; the ' +
         'handler accepts two tokens during a rotation (docs/deploy.md, "Rotating the webhook token")',
     );
+  if (scope.wakeUpScheduleGroupName !== undefined)
+    for (const fn of scope.controllerFunctions)
+      acknowledge(
+        fn,
+        `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${scope.wakeUpScheduleGroupName}/*]`,
+        'one-time schedules are named per object at run time; the grant is the stack’s own schedule group only',
+      );
   for (const queue of scope.deadLetterQueues) {
     acknowledge(queue, 'Serverless-SQSRedrivePolicy', 'this queue is itself a dead-letter queue; its depth is alarmed');
   }
