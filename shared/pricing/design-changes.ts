@@ -46,19 +46,6 @@ export const designChanges: readonly DesignChange[] = [
     }),
   },
   {
-    name: 'hourly sweep plus one-time schedules',
-    how: 'each controller ticks once an hour; a pass that asks to run again gets a one-time schedule at its due time instead of waiting for a tick (not priced: the profile does not count requeues apart; failed passes, the measured part, are a few a month)',
-    apply: (i) => ({
-      ...i,
-      deployed: {
-        ...i.deployed,
-        functions: i.deployed.functions.map((f) =>
-          f.scheduledPerMonth > 0 ? { ...f, scheduledPerMonth: i.prices.hoursPerMonth } : f,
-        ),
-      },
-    }),
-  },
-  {
     name: 'X-Ray sampled, none on ticks',
     how: 'a sampling rule recording 5 % of event invocations and webhook calls and no tick',
     apply: (i) => ({ ...i, traceSampling: { ticks: 0, events: 0.05 } }),

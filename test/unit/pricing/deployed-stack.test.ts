@@ -52,10 +52,12 @@ describe('the deployed stack, as priced', () => {
     assert.deepEqual(d.table.globalSecondaryIndexes, ['due']);
     assert.equal(d.table.pointInTimeRecovery, true);
     for (const f of d.functions) assert.equal(f.logRetentionDays, 30);
+    // NOTE: an hourly sweep per controller (730 h a month); requeued passes get one-time schedules instead of ticks.
     assert.deepEqual(
       d.functions.filter((f) => f.role === 'controller').map((f) => f.scheduledPerMonth),
-      controllers.map(() => 8_760),
+      controllers.map(() => 730),
     );
+    assert.equal(d.wakeUpSchedules, true);
   });
 
   test('the private variant: tracing off, no kubeconfig secret, the token read at run time through the store endpoint, no fan-out', () => {
@@ -67,6 +69,11 @@ describe('the deployed stack, as priced', () => {
       ['webhooks'],
     );
     assert.equal(d.fanOutOnBus, false);
+    assert.equal(d.wakeUpSchedules, false, 'no Scheduler API from private subnets: the 5-minute ticks stay');
+    assert.deepEqual(
+      d.functions.filter((f) => f.role === 'controller').map((f) => f.scheduledPerMonth),
+      controllers.map(() => 8_760),
+    );
     assert.ok(
       d.interfaceEndpoints > 0,
       'the token store is reached through an interface endpoint, priced per zone-hour',

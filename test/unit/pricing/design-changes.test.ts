@@ -40,15 +40,6 @@ describe('design changes', () => {
       assert.ok(Math.abs(lineOf(change(name), item) - usd) < 1e-9);
     });
 
-  test('an hourly sweep cuts the ticks twelvefold', () => {
-    assert.ok(
-      Math.abs(
-        lineOf(change('hourly sweep plus one-time schedules'), 'EventBridge Scheduler') * 12 -
-          lineOf(inputs, 'EventBridge Scheduler'),
-      ) < 1e-9,
-    );
-  });
-
   test('sampling X-Ray and batching bursts lower their lines', () => {
     assert.ok(lineOf(change('X-Ray sampled, none on ticks'), 'X-Ray') < lineOf(inputs, 'X-Ray') / 10);
     assert.ok(lineOf(change('batched event bursts'), 'Lambda: controller') < lineOf(inputs, 'Lambda: controller'));
