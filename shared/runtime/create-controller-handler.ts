@@ -279,7 +279,13 @@ export function createControllerHandler(options: ControllerHandlerOptions): Cont
     if (requests.length === 0) return result;
     // NOTE: outside Lambda there is no function ARN to invoke; the sweep finds the passes in the due index.
     if (context.invokedFunctionArn === undefined) return result;
-    const wakeUps = await sink(reconciler.controller, context.invokedFunctionArn, requests);
+    // NOTE: a schedule left unsent when the invocation runs out of time is the sweep's to run (it is in the due index).
+    const wakeUps = await sink(
+      reconciler.controller,
+      context.invokedFunctionArn,
+      requests,
+      () => context.getRemainingTimeInMillis() < wakeUpReserveMs,
+    );
     logger.info('scheduled passes that asked to run again', { ...wakeUps });
     return { ...result, wakeUps };
   };
@@ -300,6 +306,9 @@ export function createControllerHandler(options: ControllerHandlerOptions): Cont
   );
   return (event, context) => handler(event, context as never);
 }
+
+/** Stop sending one-time schedules with less than this left of the invocation (a call takes at most 3 s). */
+const wakeUpReserveMs = 5_000;
 
 /**
  * The wake-ups an invocation's passes ask for: every recorded pass with a next attempt (Requeue, Error), and, in an

@@ -43,6 +43,8 @@ export type WakeUpSink = (
   controller: Controller,
   targetArn: string,
   requests: readonly WakeUpRequest[],
+  /** True when the invocation is running out of time: requests not yet sent are left to the sweep (failed). */
+  shouldStop?: () => boolean,
 ) => Promise<WakeUpReport>;
 
 export type SchedulerWakeUpsOptions = {
@@ -71,7 +73,7 @@ const scheduleConcurrency = 8;
  */
 export function createSchedulerWakeUps(options: SchedulerWakeUpsOptions): WakeUpSink {
   const now = options.now ?? Date.now;
-  return async (controller, targetArn, requests) => {
+  return async (controller, targetArn, requests, shouldStop = () => false) => {
     // NOTE: one request per object, the earliest (a pass that ran again in the same invocation asks again).
     const byName = new Map<string, WakeUpRequest>();
     for (const r of requests) {
@@ -80,6 +82,7 @@ export function createSchedulerWakeUps(options: SchedulerWakeUpsOptions): WakeUp
       if (seen === undefined || r.dueAtMs < seen.dueAtMs) byName.set(name, r);
     }
     const outcomes = await mapLimit([...byName], scheduleConcurrency, async ([name, request]) => {
+      if (shouldStop()) return 'failed' as const;
       try {
         return await scheduleWakeUp(options, { controller, targetArn, name, request, now: now() });
       } catch (err) {

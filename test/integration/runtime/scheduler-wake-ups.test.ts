@@ -80,6 +80,12 @@ describe('one-time schedules on EventBridge Scheduler (moto)', () => {
     assert.equal((await dueTimes())['a'], 20 * min);
   });
 
+  test('with the invocation out of time nothing more is sent: the requests are left to the sweep', async () => {
+    const report = await sink('topology', arn, [{ key: key('d'), dueAtMs: t0 + 30 * min }], () => true);
+    assert.deepEqual(report, { created: 0, updated: 0, kept: 0, failed: 1 });
+    assert.equal((await dueTimes())['d'], undefined);
+  });
+
   test('a failure is counted and never thrown (the sweep runs the pass from the due index)', async () => {
     const broken = createSchedulerWakeUps({
       client,
