@@ -1,7 +1,7 @@
 // The CDK app: `npx cdk synth` (offline, no Docker) or `npx cdk deploy`, configured with CDK context (`-c key=value`
 // or cdk.json; every key and its check in infra/settings.ts, a bad value fails synth naming it): a credential source
 // (kubeconfigSecretName, or eksClusterName + eksClusterEndpoint + eksClusterCaData) and optionally stackName (the
-// stack's id and CloudFormation name, default CapiServerless; one install per name), tickMinutes,
+// stack's id and CloudFormation name, default CapiServerless; one install per name), sweepMinutes,
 // webhookTokenSecretName or webhookTokenParameterName (SSM SecureString), webhookReservedConcurrency, alarmTopicArn,
 // logRetentionDays, providerFetchAllowedHosts and providerGitlabHosts (comma-separated), tableDeletionProtection
 // (false for test stacks only), forwarderNamespace and forwarderServiceAccount (EKS Pod Identity), and for private

@@ -1,5 +1,5 @@
-// The deployed product: four controller functions (esbuild-bundled, arm64), the bus and its routing rules, tick
-// schedules, the state table, dead-letter queues, one health alarm and the failed events notifying an SNS topic, log
+// The deployed product: four controller functions (esbuild-bundled, arm64), the bus and its routing rules, sweep
+// schedules and the group of requeued passes' one-time schedules, the state table, dead-letter queues, one health alarm and the failed events notifying an SNS topic, log
 // groups with retention and least-privilege IAM; cdk-nag's findings that remain are suppressed with their reasons in
 // nag-suppressions.ts. The constructor reads as the parts it adds: table, bus, alarm topic, functions with their
 // routing, webhooks, the alarm, outputs (each in its own file, adding to this stack's scope so no construct path and
@@ -26,7 +26,7 @@ import {
   type FunctionName,
 } from './cluster-access.ts';
 import { createControllerFunction } from './controller-function.ts';
-import { addEventRouting } from './event-routing.ts';
+import { addEventRouting, createWakeUpSchedules } from './event-routing.ts';
 import { acknowledgeAcceptedFindings } from './nag-suppressions.ts';
 import { PrivateNetwork, type PrivateNetworkProps } from './private-network.ts';
 import { createSecretsExtension } from './secrets-extension.ts';
@@ -39,8 +39,12 @@ export { tableActions } from './state-table.ts';
 export type CapiServerlessStackProps = StackProps & {
   /** Secrets Manager secret (name) holding the management cluster's kubeconfig; unset: in-cluster/default rules. */
   readonly kubeconfigSecretName?: string;
-  /** Minutes between ticks (default 5). */
-  readonly tickMinutes?: number;
+  /**
+   * Minutes between sweeps of each controller (default 60; 5 with `privateNetwork`, where there are no one-time
+   * schedules): list every kind and pass over what no event reached. A pass that asks to run again at a time gets a
+   * one-time schedule then, so no periodic tick waits for it.
+   */
+  readonly sweepMinutes?: number;
   /**
    * `<namespace>/<name>` of the Kubernetes Secret (key `token`) holding the webhooks' path token(s), read through the
    * API server (default `capi-serverless-system/capi-serverless-webhook-token`, which the chart creates). The webhooks
@@ -107,8 +111,10 @@ export const stackTagKey = 'capi-serverless:stack';
 /** Log retention when none is given: long enough to investigate last month's incident, not forever. */
 export const defaultLogRetention = logs.RetentionDays.ONE_MONTH;
 
-/** Minutes between ticks when none is given. */
-export const defaultTickMinutes = 5;
+/** Minutes between sweeps when none is given. */
+export const defaultSweepMinutes = 60;
+/** Minutes between ticks in private subnets (no one-time schedules there) when none is given. */
+export const defaultPrivateTickMinutes = 5;
 
 export class CapiServerlessStack extends Stack {
   readonly table: dynamodb.Table;
@@ -153,6 +159,10 @@ export class CapiServerlessStack extends Stack {
     const tracing = props.tracing ?? false;
     this.alarmTopic = createAlarmTopic(this, props.alarmTopicArn);
 
+    // NOTE: from private subnets the Scheduler API would need an interface endpoint, which bills by the hour: there
+    // no one-time schedules, and the tick keeps its 5 minutes so a requeued pass waits at most that long.
+    const sweepMinutes = props.sweepMinutes ?? (network ? defaultPrivateTickMinutes : defaultSweepMinutes);
+    const wakeUps = network ? undefined : createWakeUpSchedules(this);
     const functions = {} as Record<Controller, nodejs.NodejsFunction>;
     const deadLetterQueues: sqs.Queue[] = [];
     for (const controller of controllers) {
@@ -167,16 +177,19 @@ export class CapiServerlessStack extends Stack {
         tracing,
         onFailureTopic: this.alarmTopic,
         extraEnvironment: controller === 'providers' ? computeProvidersEnvironment(props) : {},
+        sweepMinutes,
+        ...(wakeUps ? { wakeUps } : {}),
       });
       addEventRouting(this, controller, {
         bus: this.bus,
         fn,
         dlq,
-        tickMinutes: props.tickMinutes ?? defaultTickMinutes,
+        sweepMinutes,
         fanOut: !network,
       });
       functions[controller] = fn;
       deadLetterQueues.push(dlq);
+      wakeUps?.allowInvoking(fn);
     }
     this.functions = functions;
 
@@ -278,9 +291,13 @@ export class CapiServerlessStack extends Stack {
       controllerFunctions: Object.values(functions),
       deadLetterQueues,
       webhooks: this.webhooks,
-      schedulerRoles: this.node.children.filter((c) => c.node.id.startsWith('SchedulerRoleForTarget')),
+      schedulerRoles: [
+        ...this.node.children.filter((c) => c.node.id.startsWith('SchedulerRoleForTarget')),
+        ...(wakeUps ? [wakeUps.role] : []),
+      ],
       privateNetwork: network !== undefined,
       tracing: tracing && network === undefined,
+      ...(wakeUps ? { wakeUpScheduleGroupName: wakeUps.group.scheduleGroupName } : {}),
     });
   }
 }

@@ -1,6 +1,6 @@
 // One controller's function (topology, addons, providers or rollout): its dead-letter queue, the alarm topic as its
-// on-failure destination, log group, environment and the least-privilege grants on the table, the kubeconfig secret
-// and the bus.
+// on-failure destination, log group, environment and the least-privilege grants on the table, the kubeconfig secret,
+// the bus and its one-time schedules.
 import { Duration, type Stack } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as events from 'aws-cdk-lib/aws-events';
@@ -14,6 +14,7 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { dueIndex, type Controller } from '#shared/checkpoint/table.ts';
 import { eventSources } from '#shared/runtime/events.ts';
+import type { WakeUpSchedules } from './event-routing.ts';
 import { computeBundledFunctionProps, functionRuntimeEnvironment } from './function-bundling.ts';
 import type { FunctionNetworkProps } from './private-network.ts';
 import { tableActions } from './state-table.ts';
@@ -34,6 +35,10 @@ export type ControllerFunctionOptions = {
   readonly onFailureTopic: sns.ITopic;
   /** Variables only this controller reads (the providers' download allow-list). */
   readonly extraEnvironment?: Readonly<Record<string, string>>;
+  /** Minutes between sweeps: every tick of the sweep schedule sweeps. */
+  readonly sweepMinutes: number;
+  /** Where requeued passes get their one-time schedules (none in private subnets). */
+  readonly wakeUps?: WakeUpSchedules;
 };
 
 export type ControllerFunction = { readonly fn: nodejs.NodejsFunction; readonly dlq: sqs.Queue };
@@ -87,6 +92,9 @@ export function createControllerFunction(
       POWERTOOLS_METRICS_NAMESPACE: 'CapiServerless',
       // NOTE: leases outlive the function timeout, so a crashed pass's lease lapses before a retry could run twice.
       LEASE_TTL_MS: String(6 * 60_000),
+      // NOTE: half the schedule's rate, so a tick that fires a little early still sweeps, and two at once sweep once.
+      SWEEP_INTERVAL_MS: String((options.sweepMinutes * 60_000) / 2),
+      ...options.wakeUps?.environment,
       ...(options.kubeconfigSecret ? { KUBECONFIG_SECRET_ARN: options.kubeconfigSecret.secretName } : {}),
       ...options.extraEnvironment,
     },
@@ -99,6 +107,7 @@ export function createControllerFunction(
     }),
   );
   options.kubeconfigSecret?.grantRead(fn);
+  options.wakeUps?.grantScheduling(fn);
   if (!network)
     fn.addToRolePolicy(
       new iam.PolicyStatement({

@@ -1,6 +1,8 @@
 // What invokes a controller's function: its rule for object changes on the bus, its rule for batches of passes it
-// fanned out to itself, and its tick schedule; every delivery retried, then dead-lettered.
-import { Duration, type Stack } from 'aws-cdk-lib';
+// fanned out to itself, its sweep schedule (every delivery retried, then dead-lettered), and the one-time schedules
+// its requeued passes create in the stack's schedule group.
+import { ArnFormat, Duration, type Stack } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as eventTargets from 'aws-cdk-lib/aws-events-targets';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -16,17 +18,18 @@ export type EventRoutingOptions = {
   readonly bus: events.EventBus;
   readonly fn: lambda.IFunction;
   readonly dlq: sqs.IQueue;
-  readonly tickMinutes: number;
+  /** Minutes between sweeps (the tick schedule's rate). */
+  readonly sweepMinutes: number;
   /** Add the fan-out rule (false in private subnets, where the functions do not put events). */
   readonly fanOut: boolean;
 };
 
 /**
- * Adds a controller's rules and tick schedule to the stack (construct ids `<Name>Rule`, `<Name>FanOutRule`,
- * `<Name>Tick`).
+ * Adds a controller's rules and sweep schedule to the stack (construct ids `<Name>Rule`, `<Name>FanOutRule`,
+ * `<Name>Tick`, kept so a deployed stack replaces nothing).
  *
  * @example
- * addEventRouting(stack, 'topology', { bus, fn, dlq, tickMinutes: 5, fanOut: true });
+ * addEventRouting(stack, 'topology', { bus, fn, dlq, sweepMinutes: 60, fanOut: true });
  */
 export function addEventRouting(stack: Stack, controller: Controller, options: EventRoutingOptions): void {
   const name = constructPrefixOf(controller);
@@ -48,8 +51,8 @@ export function addEventRouting(stack: Stack, controller: Controller, options: E
       eventPattern: fanOutPatternOf(controller),
     }).addTarget(target());
   new scheduler.Schedule(stack, `${name}Tick`, {
-    description: `${controller} tick: list, compare with checkpoints, reconcile what is due`,
-    schedule: scheduler.ScheduleExpression.rate(Duration.minutes(options.tickMinutes)),
+    description: `${controller} sweep: list, compare with checkpoints, reconcile what is due or was missed`,
+    schedule: scheduler.ScheduleExpression.rate(Duration.minutes(options.sweepMinutes)),
     target: new schedulerTargets.LambdaInvoke(fn, {
       input: scheduler.ScheduleTargetInput.fromObject({
         version: '0',
@@ -65,4 +68,70 @@ export function addEventRouting(stack: Stack, controller: Controller, options: E
       maxEventAge: Duration.minutes(5),
     }),
   });
+}
+
+/** The schedule group and role of the one-time schedules requeued passes create (see scheduler-wake-ups.ts). */
+export type WakeUpSchedules = {
+  readonly group: scheduler.ScheduleGroup;
+  /** Assumed by EventBridge Scheduler to invoke the functions; passed by the functions when they create schedules. */
+  readonly role: iam.Role;
+  /** Lets the role invoke this function (and its versions). */
+  allowInvoking(fn: lambda.IFunction): void;
+  /** Lets this function create and update schedules in the group, and pass the role to EventBridge Scheduler. */
+  grantScheduling(fn: lambda.IFunction): void;
+  /** The function's environment: SCHEDULE_GROUP_NAME, SCHEDULER_ROLE_ARN. */
+  readonly environment: Readonly<Record<string, string>>;
+};
+
+/**
+ * Adds the group (`WakeUpSchedules`, its name generated from the stack's, so a second install has its own) and the role
+ * (`WakeUpSchedulerRole`) of one-time schedules.
+ *
+ * @example
+ * const wakeUps = createWakeUpSchedules(stack);
+ * wakeUps.allowInvoking(fn);
+ * wakeUps.grantScheduling(fn);
+ */
+export function createWakeUpSchedules(stack: Stack): WakeUpSchedules {
+  const group = new scheduler.ScheduleGroup(stack, 'WakeUpSchedules', {});
+  const role = new iam.Role(stack, 'WakeUpSchedulerRole', {
+    description: 'EventBridge Scheduler invokes the controller functions with it at the due times of requeued passes',
+    assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com', {
+      conditions: { StringEquals: { 'aws:SourceAccount': stack.account } },
+    }),
+  });
+  // NOTE: `schedule/<group>/*`: the schedules of this stack's group only, not every schedule in the account.
+  const schedulesArn = stack.formatArn({
+    service: 'scheduler',
+    resource: 'schedule',
+    resourceName: `${group.scheduleGroupName}/*`,
+    arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+  });
+  return {
+    group,
+    role,
+    allowInvoking: (fn) =>
+      role.addToPolicy(
+        new iam.PolicyStatement({
+          actions: ['lambda:InvokeFunction'],
+          resources: [fn.functionArn, `${fn.functionArn}:*`],
+        }),
+      ),
+    grantScheduling: (fn) => {
+      fn.addToRolePolicy(
+        new iam.PolicyStatement({
+          actions: ['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:GetSchedule'],
+          resources: [schedulesArn],
+        }),
+      );
+      fn.addToRolePolicy(
+        new iam.PolicyStatement({
+          actions: ['iam:PassRole'],
+          resources: [role.roleArn],
+          conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+        }),
+      );
+    },
+    environment: { SCHEDULE_GROUP_NAME: group.scheduleGroupName, SCHEDULER_ROLE_ARN: role.roleArn },
+  };
 }

@@ -19,6 +19,8 @@ export type AcceptedFindingsScope = {
   readonly privateNetwork?: boolean;
   /** X-Ray active tracing is on (the opt-in `tracing` setting). */
   readonly tracing?: boolean;
+  /** The group the controller functions create their one-time schedules in (none in private subnets). */
+  readonly wakeUpScheduleGroupName?: string;
 };
 
 const acknowledge = (scope: IConstruct, id: string, reason: string) =>
@@ -71,6 +73,13 @@ export function acknowledgeAcceptedFindings(scope: AcceptedFindingsScope): void 
   const synchronous = 'only the Function URL invokes it, synchronously; the API server applies failurePolicy';
   acknowledge(webhooks, 'Serverless-LambdaAsyncFailureDestination', synchronous);
   acknowledge(webhooks, 'Serverless-LambdaDLQ', synchronous);
+  if (scope.wakeUpScheduleGroupName !== undefined)
+    for (const fn of scope.controllerFunctions)
+      acknowledge(
+        fn,
+        `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${scope.wakeUpScheduleGroupName}/*]`,
+        'one-time schedules are named per object at run time; the grant is the stack’s own schedule group only',
+      );
   for (const queue of scope.deadLetterQueues) {
     acknowledge(
       queue,

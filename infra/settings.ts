@@ -21,6 +21,7 @@ export const settingKeys = [
   'eksClusterName',
   'eksClusterEndpoint',
   'eksClusterCaData',
+  'sweepMinutes',
   'tickMinutes',
   'webhookTokenKubeSecret',
   'webhookTokenSecretName',
@@ -45,8 +46,9 @@ export type SettingKey = (typeof settingKeys)[number];
 
 /** Whole-number settings and their bounds. */
 export const integerBounds = {
-  // NOTE: EventBridge Scheduler's finest rate is one minute; past a day a missed event waits too long for a tick.
-  tickMinutes: { min: 1, max: 1440 },
+  // NOTE: EventBridge Scheduler's finest rate is one minute; past a day a missed event waits too long for a sweep.
+  // Requeued passes have their own one-time schedules: the sweep finds missed events and schedules that failed.
+  sweepMinutes: { min: 1, max: 1440 },
   // NOTE: 0 would refuse every Cluster write (failurePolicy: Fail); Lambda's default account limit is 1,000.
   webhookReservedConcurrency: { min: 1, max: 1000 },
 } as const satisfies Partial<Record<SettingKey, { min: number; max: number }>>;
@@ -136,6 +138,12 @@ export function computeStackSettings(get: (key: SettingKey) => unknown): {
   const secretStoreEndpoint = boolean('secretStoreEndpoint', get('secretStoreEndpoint'));
   if (!vpcId && secretStoreEndpoint !== undefined)
     throw new StackSettingError('secretStoreEndpoint', 'is only used with vpcId (the private-network variant)');
+  if (get('tickMinutes') !== undefined && get('tickMinutes') !== '')
+    throw new StackSettingError(
+      'tickMinutes',
+      'was replaced by sweepMinutes (default 60): the functions sweep on that schedule and requeued passes get ' +
+        'one-time schedules at their due times',
+    );
   const optional = <K extends keyof CapiServerlessStackProps>(
     key: K,
     value: CapiServerlessStackProps[K] | undefined,
@@ -158,7 +166,7 @@ export function computeStackSettings(get: (key: SettingKey) => unknown): {
         }
       : {}),
     ...optional('kubeconfigSecretName', text('kubeconfigSecretName', get('kubeconfigSecretName'))),
-    ...optional('tickMinutes', integer('tickMinutes', get('tickMinutes'))),
+    ...optional('sweepMinutes', integer('sweepMinutes', get('sweepMinutes'))),
     ...optional('webhookTokenKubeSecret', text('webhookTokenKubeSecret', get('webhookTokenKubeSecret'))),
     ...optional('webhookTokenSecretName', text('webhookTokenSecretName', get('webhookTokenSecretName'))),
     ...optional('webhookTokenParameterName', text('webhookTokenParameterName', get('webhookTokenParameterName'))),
@@ -184,7 +192,7 @@ const hostPattern =
  * throws a {@link StackSettingError} naming the setting's context key.
  *
  * @example
- * validateStackProps({ kubeconfigSecretName: 'mgmt-kubeconfig', tickMinutes: 5 });
+ * validateStackProps({ kubeconfigSecretName: 'mgmt-kubeconfig', sweepMinutes: 60 });
  */
 export function validateStackProps(props: CapiServerlessStackProps): void {
   if (props.stackName !== undefined && !/^[A-Za-z][A-Za-z0-9-]{0,127}$/.test(props.stackName))
@@ -247,7 +255,7 @@ export function validateStackProps(props: CapiServerlessStackProps): void {
     if (!/^[A-Za-z0-9+/]+={0,2}$/.test(caData))
       throw new StackSettingError('eksClusterCaData', "must be the cluster's base64 certificate authority data");
   }
-  if (props.tickMinutes !== undefined) checkInteger('tickMinutes', props.tickMinutes);
+  if (props.sweepMinutes !== undefined) checkInteger('sweepMinutes', props.sweepMinutes);
   if (props.webhookReservedConcurrency !== undefined)
     checkInteger('webhookReservedConcurrency', props.webhookReservedConcurrency);
   if (props.webhookTokenSecretName && props.webhookTokenParameterName)

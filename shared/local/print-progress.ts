@@ -8,6 +8,7 @@ const clock = (now: Date) => now.toISOString().slice(11, 19);
 function triggerOf(event: RuntimeEvent): string {
   if (event['detail-type'] === 'Tick') return 'tick';
   if (event['detail-type'] === 'Passes Requested') return `fanned out: ${event.detail.trigger}`;
+  if (event['detail-type'] === 'Pass Due') return `due at ${new Date(event.detail.dueAt).toISOString()}`;
   const d = event.detail;
   return `${d.type} ${d.kind} ${d.namespace ? `${d.namespace}/` : ''}${d.name}`;
 }

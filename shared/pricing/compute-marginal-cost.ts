@@ -107,9 +107,14 @@ export function computeMarginalCost(inputs: CostInputs): MarginalCost {
   const controllerGb = controllers.reduce((s, f) => s + f.memoryGb, 0) / nControllers;
   const webhooksGb = webhooks.reduce((s, f) => s + f.memoryGb, 0) / Math.max(1, webhooks.length);
   const ticks = controllers.reduce((s, f) => s + f.scheduledPerMonth, 0);
+  // NOTE: each pass that asks to run again gets a one-time schedule that fires once (an earlier one kept instead
+  // counts as one; a pass an event ran first still gets its invocation, skipped): one Scheduler invocation and one
+  // Lambda invocation each. Without them (private subnets) the template's ticks run those passes.
+  const wakeUps = deployed.wakeUpSchedules ? activity.passesAskingToRunAgain : 0;
   const webhookCalls = webhooks.length > 0 ? activity.webhookCalls : 0;
-  // NOTE: worst case for INIT: every tick starts cold, and so does every change burst (one per webhooks burst too).
-  const controllerColdStarts = ticks + Math.min(activity.changeBursts, activity.eventInvocations);
+  // NOTE: worst case for INIT: every tick and every wake-up starts cold, and so does every change burst (one per
+  // webhooks burst too).
+  const controllerColdStarts = ticks + wakeUps + Math.min(activity.changeBursts, activity.eventInvocations);
   const webhooksColdStarts = Math.min(activity.changeBursts, webhookCalls);
   const initSeconds = profile.moduleLoadMs.value / 1000;
 
@@ -135,7 +140,7 @@ export function computeMarginalCost(inputs: CostInputs): MarginalCost {
   );
 
   const logBytes =
-    (activity.eventInvocations + ticks + webhookCalls) * a.platformLogBytesPerInvocation +
+    (activity.eventInvocations + ticks + wakeUps + webhookCalls) * a.platformLogBytesPerInvocation +
     (2 * activity.passesRun + activity.passesSkipped + ticks) * a.logBytesPerLine;
   const logGb = logBytes / 1e9;
   // NOTE: with retention R days the stored volume settles at R days of ingestion (never-expiring groups: a year).
@@ -201,6 +206,17 @@ export function computeMarginalCost(inputs: CostInputs): MarginalCost {
     },
     {
       side: 'B',
+      item: 'Lambda: passes woken by one-time schedules',
+      usd:
+        million(wakeUps, prices.lambdaPerMillionRequests) +
+        wakeUps * (profile.invocationMs.change / 1000) * controllerGb * gbSecond,
+      basis: 'modelled',
+      note: deployed.wakeUpSchedules
+        ? `${fmt(wakeUps)} invocations, one per pass that asked to run again (upper bound: ${fmt(activity.passErrors)} pass errors measured + every pass beyond one per converged change), ${profile.invocationMs.change.toFixed(0)} ms each (a change invocation's mean, measured)`
+        : 'no one-time schedules in the template (the ticks run requeued passes)',
+    },
+    {
+      side: 'B',
       item: 'Lambda: webhooks (Function URL)',
       usd:
         million(webhookCalls, prices.lambdaPerMillionRequests) +
@@ -213,7 +229,7 @@ export function computeMarginalCost(inputs: CostInputs): MarginalCost {
       item: 'Lambda: INIT (cold starts)',
       usd: initSeconds * gbSecond * (controllerColdStarts * controllerGb + webhooksColdStarts * webhooksGb),
       basis: 'modelled',
-      note: `worst case: every tick and every change burst cold (${fmt(controllerColdStarts)} controller, ${fmt(webhooksColdStarts)} webhooks), ${profile.moduleLoadMs.value.toFixed(0)} ms each measured (module load, largest bundle)`,
+      note: `worst case: every tick, wake-up and change burst cold (${fmt(controllerColdStarts)} controller, ${fmt(webhooksColdStarts)} webhooks), ${profile.moduleLoadMs.value.toFixed(0)} ms each measured (module load, largest bundle)`,
     },
     {
       side: 'B',
@@ -221,6 +237,15 @@ export function computeMarginalCost(inputs: CostInputs): MarginalCost {
       usd: million(ticks, prices.schedulerPerMillionInvocations),
       basis: 'template',
       note: `${fmt(ticks)} invocations of the template's schedules (free tier not applied)`,
+    },
+    {
+      side: 'B',
+      item: 'EventBridge Scheduler: one-time schedules',
+      usd: million(wakeUps, prices.schedulerPerMillionInvocations),
+      basis: 'modelled',
+      note: deployed.wakeUpSchedules
+        ? `${fmt(wakeUps)} one-time schedules fired, one per pass that asked to run again (upper bound, see the Lambda line; free tier not applied; API calls are not billed)`
+        : 'no one-time schedules in the template',
     },
     {
       side: 'B',

@@ -39,6 +39,12 @@ export type MonthlyActivity = {
   readonly passesRun: number;
   readonly passesSkipped: number;
   readonly passErrors: number;
+  /**
+   * Passes that asked to run again at a time (Requeue, or Error with backoff), modelled as an upper bound: the
+   * measured pass errors, plus every pass that ran beyond one per converged change (the profile does not count
+   * requeues apart; an upgrade's topology pass requeues while the control plane and workers roll).
+   */
+  readonly passesAskingToRunAgain: number;
   readonly forwarderEvents: number;
   readonly fanOutEntries: number;
   readonly webhookCalls: number;
@@ -80,6 +86,7 @@ export function computeMonthlyActivity(
     passesRun: over((f) => f.passesRun),
     passesSkipped: over((f) => f.passesSkipped),
     passErrors: over((f) => f.passErrors),
+    passesAskingToRunAgain: over((f) => f.passErrors + Math.max(0, f.passesRun - f.passErrors - 1)),
     forwarderEvents: over((f) => f.forwarderEvents) + idleHours * profile.idle.forwarderEventsPerClusterHour,
     fanOutEntries: over((f) => f.fanOutEntries),
     webhookCalls: over((f) => f.webhookCalls) + idleHours * profile.idle.webhookCallsPerClusterHour,

@@ -28,19 +28,6 @@ const mapChanges = (
 
 export const designChanges: readonly DesignChange[] = [
   {
-    name: 'hourly sweep plus one-time schedules',
-    how: 'each controller ticks once an hour; a pass that asks to run again gets a one-time schedule at its due time instead of waiting for a tick (not priced: the profile does not count requeues apart; failed passes, the measured part, are a few a month)',
-    apply: (i) => ({
-      ...i,
-      deployed: {
-        ...i.deployed,
-        functions: i.deployed.functions.map((f) =>
-          f.scheduledPerMonth > 0 ? { ...f, scheduledPerMonth: i.prices.hoursPerMonth } : f,
-        ),
-      },
-    }),
-  },
-  {
     name: 'forwarder at 48 MiB',
     how: 'metadata-only watches, Secrets and ConfigMaps narrowed to what a ClusterResourceSet can reference: 48 MiB RSS with 10,000 watched objects, its memory request lowered to 48Mi',
     apply: (i) => ({

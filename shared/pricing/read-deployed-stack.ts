@@ -17,6 +17,9 @@ export const resourcePricing = {
   'AWS::SecretsManager::Secret': { priced: 'Secrets Manager secret-months and API calls' },
   'AWS::SSM::Parameter': { priced: 'SSM Parameter Store (advanced parameters per month; standard free)' },
   'AWS::Scheduler::Schedule': { priced: 'EventBridge Scheduler invocations (and the invocations they start)' },
+  'AWS::Scheduler::ScheduleGroup': {
+    priced: 'the one-time schedules requeued passes create in it: Scheduler invocations and the passes they start',
+  },
   'AWS::DynamoDB::Table': { priced: 'DynamoDB reads, writes incl. index writes, storage and PITR' },
   'AWS::SQS::Queue': { priced: 'SQS requests (a dead-letter queue gets one per failed event)' },
   'AWS::EC2::VPCEndpoint': { priced: 'interface endpoints per zone-hour (a gateway endpoint is free)' },
@@ -87,6 +90,11 @@ export type DeployedStack = {
   };
   /** Whether the functions may put fanned-out batches on the bus (EVENT_BUS_NAME set). */
   readonly fanOutOnBus: boolean;
+  /**
+   * Whether a pass that asks to run again gets a one-time schedule at its due time (SCHEDULE_GROUP_NAME set): one
+   * Scheduler invocation and one Lambda invocation per requeue. Without them the template's ticks run those passes.
+   */
+  readonly wakeUpSchedules: boolean;
   /** Resource types the model has no price for: the test fails on any. */
   readonly unpriced: readonly string[];
 };
@@ -205,6 +213,7 @@ export function readDeployedStack(template: CfnTemplate): DeployedStack {
       ),
     },
     fanOutOnBus: of('AWS::Lambda::Function').some(([, r]) => envOf(r)['EVENT_BUS_NAME'] !== undefined),
+    wakeUpSchedules: of('AWS::Lambda::Function').some(([, r]) => envOf(r)['SCHEDULE_GROUP_NAME'] !== undefined),
     unpriced: [...new Set(entries.map(([, r]) => r.Type))].filter((t) => !(t in resourcePricing)).sort(),
   };
 }

@@ -51,6 +51,12 @@ export const RuntimeEnv = z.object({
    */
   SWEEP_INTERVAL_MS: ms(60 * 60_000),
   /**
+   * The EventBridge Scheduler group and role of one-time schedules: a pass that asks to run again at a time gets a
+   * schedule invoking the function then (the stack sets both; unset: only the sweep runs requeued passes).
+   */
+  SCHEDULE_GROUP_NAME: z.string().min(1).max(64).optional(),
+  SCHEDULER_ROLE_ARN: z.string().min(1).optional(),
+  /**
    * Optional drift net for objects nothing watches: a sweep also forces a pass over objects whose last pass is older
    * than this. Unset (the default): no pass per object on a timer.
    */
@@ -108,6 +114,8 @@ export type RuntimeConfig = {
   readonly requeueAfterMs: number;
   readonly stopBeforeTimeoutMs: number;
   readonly sweepIntervalMs: number;
+  /** One-time schedules for passes that asked to run again (undefined: the sweep alone runs them). */
+  readonly wakeUps: { readonly groupName: string; readonly roleArn: string } | undefined;
   readonly resyncAfterMs: number | undefined;
   readonly tickConcurrency: number;
   /** Invocations of one controller at once (see CONTROLLER_CONCURRENCY). */
@@ -150,6 +158,16 @@ export function computeRuntimeConfig(env: Readonly<Record<string, string | undef
       reason: 'InvalidEnvironment',
     });
   }
+  if ((e.SCHEDULE_GROUP_NAME === undefined) !== (e.SCHEDULER_ROLE_ARN === undefined)) {
+    const missing = e.SCHEDULE_GROUP_NAME === undefined ? 'SCHEDULE_GROUP_NAME' : 'SCHEDULER_ROLE_ARN';
+    throw new ValidationError(
+      `invalid environment: SCHEDULE_GROUP_NAME and SCHEDULER_ROLE_ARN go together; ${missing} is unset`,
+      {
+        fieldPath: missing,
+        reason: 'InvalidEnvironment',
+      },
+    );
+  }
   if (e.BACKOFF_MAX_MS < e.BACKOFF_BASE_MS) {
     throw new ValidationError(`invalid environment: BACKOFF_MAX_MS must be >= BACKOFF_BASE_MS`, {
       fieldPath: 'BACKOFF_MAX_MS',
@@ -177,6 +195,10 @@ export function computeRuntimeConfig(env: Readonly<Record<string, string | undef
     requeueAfterMs: e.REQUEUE_AFTER_MS,
     stopBeforeTimeoutMs: e.STOP_BEFORE_TIMEOUT_MS,
     sweepIntervalMs: e.SWEEP_INTERVAL_MS,
+    wakeUps:
+      e.SCHEDULE_GROUP_NAME === undefined || e.SCHEDULER_ROLE_ARN === undefined
+        ? undefined
+        : { groupName: e.SCHEDULE_GROUP_NAME, roleArn: e.SCHEDULER_ROLE_ARN },
     resyncAfterMs: e.RESYNC_AFTER_MS,
     tickConcurrency: e.TICK_CONCURRENCY,
     // NOTE: a controller's identity is one flow (the FlowSchema distinguishes by user): invocations × passes per

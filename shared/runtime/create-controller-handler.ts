@@ -1,5 +1,6 @@
 // A controller's Lambda handler: a middy chain that adds the Lambda context to logs, rejects malformed events
-// (dropped, never retried) and dispatches an object change, a tick or a fanned-out batch to the pass pipeline.
+// (dropped, never retried) and dispatches an object change, a tick, a pass that is due or a fanned-out batch to the
+// pass pipeline; passes that asked to run again at a time get a one-time schedule at that time.
 import { cleanupMiddlewares } from '@aws-lambda-powertools/commons';
 import middy from '@middy/core';
 import type { MiddlewareObj } from '@middy/core';
@@ -27,6 +28,7 @@ import { mapChangeToFanOut } from '#shared/runtime/map-change-to-fan-out.ts';
 import type { LambdaContextLike } from '#shared/runtime/lambda-context.ts';
 import { mapLimit } from '#shared/runtime/map-limit.ts';
 import { runTick, type TickReport } from '#shared/runtime/run-tick.ts';
+import type { WakeUpReport, WakeUpRequest, WakeUpSink } from '#shared/runtime/scheduler-wake-ups.ts';
 import type { ChangedObject, MappedKey, PassReport, Reconciler, RuntimeDeps } from '#shared/runtime/types.ts';
 
 /** What an invocation returns (and what the local bus prints). */
@@ -41,6 +43,8 @@ export type HandlerResult =
       readonly handedOff?: number;
       /** The mapping ran short of time: the rest of its list went to another invocation. */
       readonly mappingContinued?: boolean;
+      /** One-time schedules for passes that asked to run again (with a wake-up sink). */
+      readonly wakeUps?: WakeUpReport;
     };
 
 export type ControllerHandler = (event: unknown, context: LambdaContextLike) => Promise<HandlerResult>;
@@ -63,6 +67,11 @@ export type ControllerHandlerOptions = {
    * fan-out.ts); unset: every mapped pass runs in the invocation.
    */
   readonly fanOut?: FanOutSink;
+  /**
+   * Where a pass that asked to run again at a time (Requeue, Error with backoff) gets a one-time schedule
+   * (shared/runtime/scheduler-wake-ups.ts); unset: only the sweep finds it in the due index.
+   */
+  readonly wakeUps?: WakeUpSink;
 };
 
 /**
@@ -81,7 +90,8 @@ export function rejectMalformed(
       try {
         const event = parseRuntimeEvent(request.event);
         if (event['detail-type'] !== 'Object Changed' && event.detail.controller !== controller) {
-          const what = event['detail-type'] === 'Tick' ? 'tick' : 'passes';
+          const what =
+            event['detail-type'] === 'Tick' ? 'tick' : event['detail-type'] === 'Pass Due' ? 'pass due' : 'passes';
           throw new MalformedEventError(
             `rejected ${what} for controller ${event.detail.controller}, this is ${controller}`,
             {
@@ -175,6 +185,10 @@ export function createControllerHandler(options: ControllerHandlerOptions): Cont
       const { passes, ...tick } = await runTick(reconciler, deps, runPass, context, `tick ${event.id}`);
       return { status: 'Handled', eventId: event.id, passes, tick };
     }
+    if (event['detail-type'] === 'Pass Due') {
+      const report = await runMappedPass(runPass, event.detail.key, `schedule ${event.id}`, context);
+      return { status: 'Handled', eventId: event.id, passes: [report] };
+    }
     if (event['detail-type'] === 'Passes Requested') {
       const { keys, trigger, mapping } = event.detail;
       const fanOutTrigger = `${trigger} (fan-out ${event.id})`;
@@ -256,8 +270,28 @@ export function createControllerHandler(options: ControllerHandlerOptions): Cont
       ...(continued ? { mappingContinued: true } : {}),
     };
   };
+  /** Dispatches, then gives every pass that asked to run again at a time its one-time schedule. */
+  const dispatchAndScheduleWakeUps = async (raw: unknown, context: LambdaContextLike): Promise<HandlerResult> => {
+    const result = await dispatch(raw, context);
+    const sink = options.wakeUps;
+    if (sink === undefined || result.status !== 'Handled') return result;
+    const requests = computeWakeUpRequests(result.passes, (raw as RuntimeEvent)['detail-type'] === 'Pass Due');
+    if (requests.length === 0) return result;
+    // NOTE: outside Lambda there is no function ARN to invoke; the sweep finds the passes in the due index.
+    if (context.invokedFunctionArn === undefined) return result;
+    // NOTE: a schedule left unsent when the invocation runs out of time is the sweep's to run (it is in the due index).
+    const wakeUps = await sink(
+      reconciler.controller,
+      context.invokedFunctionArn,
+      requests,
+      () => context.getRemainingTimeInMillis() < wakeUpReserveMs,
+    );
+    logger.info('scheduled passes that asked to run again', { ...wakeUps });
+    return { ...result, wakeUps };
+  };
+
   // NOTE: registered first so its `after` runs last, once the pass metrics are published.
-  const handler = middy<unknown, HandlerResult>(dispatch as never, { timeoutEarlyInMillis: 0 })
+  const handler = middy<unknown, HandlerResult>(dispatchAndScheduleWakeUps as never, { timeoutEarlyInMillis: 0 })
     .use(failOnUnrecordedPasses())
     .use(injectLambdaContext(logger, { resetKeys: true }));
   if (options.tracer) handler.use(captureLambdaHandler(options.tracer, { captureResponse: false }));
@@ -271,4 +305,25 @@ export function createControllerHandler(options: ControllerHandlerOptions): Cont
     }),
   );
   return (event, context) => handler(event, context as never);
+}
+
+/** Stop sending one-time schedules with less than this left of the invocation (a call takes at most 3 s). */
+const wakeUpReserveMs = 5_000;
+
+/**
+ * The wake-ups an invocation's passes ask for: every recorded pass with a next attempt (Requeue, Error), and, in an
+ * invocation a one-time schedule started, a pass it found still backing off (an earlier schedule won, or the pass
+ * was requeued again meanwhile): its schedule moves to the checkpoint's own due time.
+ *
+ * @example
+ * computeWakeUpRequests([{ key, status: 'Ran', result: 'Requeue', nextAttemptAt: 1_800_000, ... }], false);
+ * // [{ key, dueAtMs: 1_800_000 }]
+ */
+export function computeWakeUpRequests(passes: readonly PassReport[], fromSchedule: boolean): WakeUpRequest[] {
+  return passes.flatMap((p) => {
+    if (p.nextAttemptAt === undefined || p.unrecorded === true) return [];
+    const ran = p.status === 'Ran' && p.result !== 'Success';
+    const stillBackingOff = fromSchedule && p.status === 'Skipped' && p.reason === 'BackingOff';
+    return ran || stillBackingOff ? [{ key: p.key, dueAtMs: p.nextAttemptAt }] : [];
+  });
 }

@@ -2,12 +2,14 @@
 // controller handler around the reconciler its function module passes in.
 import { Tracer } from '@aws-lambda-powertools/tracer';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { computeRuntimeConfig } from '#shared/runtime/config.ts';
 import { createMetrics } from '#shared/runtime/middlewares/record-metrics.ts';
 import { createControllerHandler, type ControllerHandler } from '#shared/runtime/create-controller-handler.ts';
 import { createLogger, createRuntimeDepsFactory } from '#shared/runtime/create-runtime-deps.ts';
 import { createEventBridgeFanOut } from '#shared/runtime/eventbridge-fan-out.ts';
 import type { FanOutSink } from '#shared/runtime/fan-out.ts';
+import { createSchedulerWakeUps } from '#shared/runtime/scheduler-wake-ups.ts';
 import type { Reconciler } from '#shared/runtime/types.ts';
 
 /**
@@ -37,8 +39,14 @@ export function createFunctionHandler(
     (eventBusName === undefined
       ? undefined
       : createEventBridgeFanOut({ client: new EventBridgeClient({ region: config.region }), eventBusName, logger }));
+  // NOTE: SCHEDULE_GROUP_NAME and SCHEDULER_ROLE_ARN (the stack sets both): requeued passes get one-time schedules.
+  const wakeUps =
+    config.wakeUps === undefined
+      ? undefined
+      : createSchedulerWakeUps({ client: new SchedulerClient({ region: config.region }), ...config.wakeUps, logger });
   return createControllerHandler({
     ...(fanOut ? { fanOut } : {}),
+    ...(wakeUps ? { wakeUps } : {}),
     reconciler,
     logger,
     getDeps: createRuntimeDepsFactory(reconciler.controller, config, logger),

@@ -1,6 +1,6 @@
 // The events the functions accept: EventBridge envelopes carrying an object change (from the forwarder), a tick
-// (from EventBridge Scheduler) or a batch of passes a function fanned out (from the functions), validated with zod at
-// the edge.
+// (the sweep schedule), a pass that is due (a one-time schedule a requeued pass asked for), or a batch of passes a
+// function fanned out (from the functions), validated with zod at the edge.
 import * as z from 'zod';
 import { controllers } from '#shared/checkpoint/index.ts';
 import { ValidationError } from '#shared/errors/index.ts';
@@ -14,6 +14,7 @@ export const eventSources = {
 export const detailTypes = {
   objectChanged: 'Object Changed',
   tick: 'Tick',
+  passDue: 'Pass Due',
   passesRequested: 'Passes Requested',
 } as const;
 
@@ -41,6 +42,22 @@ export type ObjectChange = z.infer<typeof ObjectChange>;
 
 export const TickDetail = z.object({ controller: z.enum(controllers) });
 export type TickDetail = z.infer<typeof TickDetail>;
+
+/**
+ * A pass whose due time has come: the one-time schedule a pass that asked to run again created (see
+ * shared/runtime/scheduler-wake-ups.ts). `dueAt` is the time it asked for (epoch ms), for logs.
+ */
+export const PassDue = z.object({
+  controller: z.enum(controllers),
+  key: z.object({
+    apiVersion: z.string().min(1),
+    kind: z.string().min(1),
+    namespace: z.string().default(''),
+    name: dnsName,
+  }),
+  dueAt: z.number().int().nonnegative(),
+});
+export type PassDue = z.infer<typeof PassDue>;
 
 /** The most keys one fanned-out event may carry (an EventBridge entry holds 256 KB; a key is a few hundred bytes). */
 export const maxKeysPerRequest = 100;
@@ -108,6 +125,12 @@ export const RuntimeEvent = z.discriminatedUnion('detail-type', [
   }),
   z.object({
     ...envelope,
+    'detail-type': z.literal(detailTypes.passDue),
+    source: z.literal(eventSources.scheduler),
+    detail: PassDue,
+  }),
+  z.object({
+    ...envelope,
     'detail-type': z.literal(detailTypes.passesRequested),
     source: z.literal(eventSources.fanOut),
     detail: PassesRequested,
@@ -161,6 +184,19 @@ export function tickEvent(controller: TickDetail['controller'], id: string, time
     time: time.toISOString(),
     resources: [],
     detail: { controller },
+  };
+}
+
+/** The event a one-time schedule sends when a requeued pass is due (the Scheduler target's input is exactly this). */
+export function passDueEvent(detail: PassDue, id: string, time: Date): RuntimeEvent {
+  return {
+    version: '0',
+    id,
+    'detail-type': detailTypes.passDue,
+    source: eventSources.scheduler,
+    time: time.toISOString(),
+    resources: [],
+    detail,
   };
 }
 

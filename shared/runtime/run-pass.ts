@@ -119,6 +119,9 @@ export async function runPass(
       logger.debug('pass is due', { reason: 'OwnedObjectChanged' });
     } else if (due === 'UpToDate' || due === 'BackingOff') {
       logger.debug('skipped pass', { reason: due });
+      // NOTE: a pass woken by its one-time schedule before the checkpoint's time schedules that time instead.
+      if (due === 'BackingOff' && previous?.nextAttemptAt !== undefined)
+        return { ...skipped(due), nextAttemptAt: previous.nextAttemptAt };
       return skipped(due);
     } else {
       logger.debug('pass is due', { reason: due });

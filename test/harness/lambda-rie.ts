@@ -117,12 +117,15 @@ export type EnvironmentBindings = {
    * value); `undefined` drops the variable.
    */
   readonly refsByType: Readonly<Record<string, string | undefined | ((logicalId: string) => string)>>;
+  /** The value of `Fn::GetAtt: [id, 'Arn']` by the resource's type (a function of its logical id); unbound throws. */
+  readonly arnsByType?: Readonly<Record<string, (logicalId: string) => string>>;
   readonly region: string;
   readonly accountId: string;
 };
 
 /**
- * The template's environment with intrinsics resolved (`Ref` by resource type, pseudo parameters, `Fn::Join`); an
+ * The template's environment with intrinsics resolved (`Ref` and `Fn::GetAtt … Arn` by resource type, pseudo
+ * parameters, `Fn::Join`); an
  * intrinsic it does not know throws, so a new kind of setting in infra/ is noticed here.
  */
 export function resolveEnvironment(
@@ -146,6 +149,12 @@ export function resolveEnvironment(
         throw new Error(`${fn.controller}: ${name} refers to ${value.Ref} (${type ?? 'unknown'}), not bound here`);
       const bound = bindings.refsByType[type];
       return typeof bound === 'function' ? bound(value.Ref) : bound;
+    }
+    if (value && typeof value === 'object' && 'Fn::GetAtt' in value && Array.isArray(value['Fn::GetAtt'])) {
+      const [id, attribute] = value['Fn::GetAtt'] as [string, string];
+      const type = assembly.resourceTypes[id];
+      const arnOf = type === undefined ? undefined : bindings.arnsByType?.[type];
+      if (attribute === 'Arn' && arnOf) return arnOf(id);
     }
     if (value && typeof value === 'object' && 'Fn::Join' in value && Array.isArray(value['Fn::Join'])) {
       const [separator, parts] = value['Fn::Join'] as [string, unknown[]];

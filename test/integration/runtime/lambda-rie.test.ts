@@ -91,6 +91,9 @@ describe('the bundled functions in the Lambda Runtime Interface Emulator (Node 2
           'AWS::Events::EventBus': undefined,
           'AWS::SecretsManager::Secret': (id) => `arn:aws:secretsmanager:${ddb.region}:${accountId}:secret:${id}`,
         },
+        // NOTE: the one-time schedules' role; a requeued pass here would fail to reach Scheduler and leave its pass to
+        // the sweep (the schedules are tested on moto's Scheduler API in scheduler-wake-ups.test.ts).
+        arnsByType: { 'AWS::IAM::Role': (id) => `arn:aws:iam::${accountId}:role/${id}` },
         region: ddb.region,
         accountId,
       });

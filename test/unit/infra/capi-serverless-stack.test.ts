@@ -17,7 +17,7 @@ import { parseRuntimeEvent } from '#shared/runtime/events.ts';
 
 // NOTE: an empty bundling-stacks list skips esbuild here; `npx cdk synth` bundles for real.
 const app = createTestApp();
-const stack = new CapiServerlessStack(app, 'Test', { kubeconfigSecretName: 'mgmt-kubeconfig', tickMinutes: 5 });
+const stack = new CapiServerlessStack(app, 'Test', { kubeconfigSecretName: 'mgmt-kubeconfig', sweepMinutes: 60 });
 const template = Template.fromStack(stack);
 
 type Resource = { Properties: Record<string, unknown> };
@@ -281,17 +281,82 @@ describe('CapiServerlessStack', () => {
     });
   }
 
-  test('each controller has a tick schedule whose input is a valid tick event for it', () => {
+  test('each controller has an hourly sweep schedule whose input is a valid tick event for it', () => {
     const schedules = resources('AWS::Scheduler::Schedule');
     assert.equal(schedules.length, 4);
     const controllers = schedules.map((s) => {
-      assert.equal(s.Properties['ScheduleExpression'], 'rate(5 minutes)');
+      assert.equal(s.Properties['ScheduleExpression'], 'rate(1 hour)');
       const input = (s.Properties['Target'] as { Input: string }).Input;
       const event = parseRuntimeEvent(JSON.parse(input.replaceAll('<aws.scheduler.', '<')));
       assert.equal(event['detail-type'], 'Tick');
       return event['detail-type'] === 'Tick' ? event.detail.controller : '';
     });
     assert.deepEqual(controllers.sort(), ['addons', 'providers', 'rollout', 'topology']);
+  });
+
+  test('every tick sweeps: SWEEP_INTERVAL_MS is half the schedule, so a tick a little early still claims it', () => {
+    const t = Template.fromStack(
+      new CapiServerlessStack(createTestApp(), 'Sweep', { ...credentials, sweepMinutes: 20 }),
+    );
+    const fns = (Object.values(t.findResources('AWS::Lambda::Function')) as Resource[])
+      .map((f) => (f.Properties['Environment'] as { Variables: Record<string, unknown> }).Variables)
+      .filter((v) => v['TABLE_NAME'] !== undefined);
+    assert.equal(fns.length, 4);
+    for (const v of fns) assert.equal(v['SWEEP_INTERVAL_MS'], String(10 * 60_000));
+    for (const s of Object.values(t.findResources('AWS::Scheduler::Schedule')) as Resource[])
+      assert.equal(s.Properties['ScheduleExpression'], 'rate(20 minutes)');
+  });
+
+  test('one-time schedules: a group, a role only Scheduler assumes that invokes the four controllers, group-scoped grants', () => {
+    template.resourceCountIs('AWS::Scheduler::ScheduleGroup', 1);
+    const group = Object.values(template.findResources('AWS::Scheduler::ScheduleGroup'))[0] as Resource;
+    const groupName = String(group.Properties['Name']);
+    assert.match(groupName, /^Test-WakeUpSchedules-/);
+    const roles = Object.entries(template.findResources('AWS::IAM::Role')).filter(([id]) =>
+      id.startsWith('WakeUpSchedulerRole'),
+    );
+    assert.equal(roles.length, 1);
+    const [roleId, role] = roles[0] as [string, Resource];
+    const trust = JSON.stringify(role.Properties['AssumeRolePolicyDocument']);
+    assert.match(trust, /scheduler\.amazonaws\.com/);
+    assert.match(trust, /aws:SourceAccount/);
+    type Statement = { Action: string | string[]; Resource: unknown; Condition?: unknown };
+    const policies = resources('AWS::IAM::Policy');
+    const roleStatements = policies
+      .filter((p) => JSON.stringify(p.Properties['Roles']).includes(`"Ref":"${roleId}"`))
+      .flatMap((p) => (p.Properties['PolicyDocument'] as { Statement: Statement[] }).Statement);
+    assert.deepEqual([...new Set(roleStatements.flatMap((st) => [st.Action].flat()))], ['lambda:InvokeFunction']);
+    const invoked = JSON.stringify(roleStatements.map((st) => st.Resource));
+    for (const name of ['Topology', 'Addons', 'Providers', 'Rollout'])
+      assert.match(invoked, new RegExp(`"${name}Function[0-9A-F]+","Arn"`), `${name} function`);
+    assert.ok(!invoked.includes('Webhooks'), 'not the webhooks function');
+    const statements = policies.flatMap(
+      (p) => (p.Properties['PolicyDocument'] as { Statement: Statement[] }).Statement,
+    );
+    const scheduling = statements.filter((st) => [st.Action].flat().includes('scheduler:CreateSchedule'));
+    assert.equal(scheduling.length, 4);
+    for (const st of scheduling) {
+      assert.deepEqual([st.Action].flat().sort(), [
+        'scheduler:CreateSchedule',
+        'scheduler:GetSchedule',
+        'scheduler:UpdateSchedule',
+      ]);
+      const resource = JSON.stringify(st.Resource);
+      assert.ok(resource.includes(`:schedule/${groupName}/*`), resource);
+    }
+    const passRole = statements.filter((st) => [st.Action].flat().includes('iam:PassRole'));
+    assert.equal(passRole.length, 4);
+    for (const st of passRole) {
+      assert.deepEqual(st.Resource, { 'Fn::GetAtt': [roleId, 'Arn'] });
+      assert.deepEqual(st.Condition, { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } });
+    }
+    const fns = (Object.values(template.findResources('AWS::Lambda::Function')) as Resource[])
+      .map((f) => (f.Properties['Environment'] as { Variables: Record<string, unknown> }).Variables)
+      .filter((v) => v['TABLE_NAME'] !== undefined);
+    for (const v of fns) {
+      assert.equal(v['SCHEDULE_GROUP_NAME'], groupName);
+      assert.deepEqual(v['SCHEDULER_ROLE_ARN'], { 'Fn::GetAtt': [roleId, 'Arn'] });
+    }
   });
 
   test('one alarm, on the Unhealthy metric with no dimension; no per-function or per-queue alarm', () => {

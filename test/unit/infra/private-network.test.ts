@@ -47,6 +47,17 @@ describe('the private variant of the stack', () => {
     assert.deepEqual(endpoints[0]?.Properties['RouteTableIds'], privateNetwork.privateSubnetRouteTableIds);
   });
 
+  test('has no one-time schedules (the Scheduler API would need an endpoint) and keeps a 5-minute tick', () => {
+    template.resourceCountIs('AWS::Scheduler::ScheduleGroup', 0);
+    const ticks = resources('AWS::Scheduler::Schedule');
+    assert.equal(ticks.length, 4);
+    for (const t of ticks) assert.equal(t.Properties['ScheduleExpression'], 'rate(5 minutes)');
+    for (const fn of resources('AWS::Lambda::Function')) {
+      const vars = (fn.Properties['Environment'] as { Variables?: Record<string, unknown> } | undefined)?.Variables;
+      assert.equal(vars?.['SCHEDULE_GROUP_NAME'], undefined);
+    }
+  });
+
   test('attaches every function to the private subnets with a security group that allows HTTPS out only', () => {
     const fns = resources('AWS::Lambda::Function').filter((f) => f.Properties['Handler'] === 'index.handler');
     assert.equal(fns.length, 5, 'four controllers and the webhooks');

@@ -79,22 +79,28 @@ const bad: { name: string; context: Context; setting: SettingKey; says: RegExp }
     says: /from 1 to 1000/,
   },
   {
-    name: 'tickMinutes=0',
-    context: { ...kubeconfig, tickMinutes: '0' },
-    setting: 'tickMinutes',
+    name: 'sweepMinutes=0',
+    context: { ...kubeconfig, sweepMinutes: '0' },
+    setting: 'sweepMinutes',
     says: /must be a whole number from 1 to 1440, got "0"/,
   },
   {
-    name: 'tickMinutes that is not a number',
-    context: { ...kubeconfig, tickMinutes: 'five' },
-    setting: 'tickMinutes',
+    name: 'sweepMinutes that is not a number',
+    context: { ...kubeconfig, sweepMinutes: 'five' },
+    setting: 'sweepMinutes',
     says: /from 1 to 1440, got "five"/,
   },
   {
-    name: 'tickMinutes above a day',
-    context: { ...kubeconfig, tickMinutes: 2000 },
-    setting: 'tickMinutes',
+    name: 'sweepMinutes above a day',
+    context: { ...kubeconfig, sweepMinutes: 2000 },
+    setting: 'sweepMinutes',
     says: /from 1 to 1440/,
+  },
+  {
+    name: 'tickMinutes, replaced by sweepMinutes',
+    context: { ...kubeconfig, tickMinutes: '5' },
+    setting: 'tickMinutes',
+    says: /was replaced by sweepMinutes \(default 60\)/,
   },
   {
     name: 'a retention CloudWatch Logs does not offer',
@@ -229,7 +235,7 @@ describe('settings checked at synth', () => {
   });
 
   const good: { name: string; context: Context }[] = [
-    { name: 'a kubeconfig secret', context: { ...kubeconfig, tickMinutes: '10', webhookReservedConcurrency: '25' } },
+    { name: 'a kubeconfig secret', context: { ...kubeconfig, sweepMinutes: '30', webhookReservedConcurrency: '25' } },
     { name: 'an EKS cluster', context: { ...eks, logRetentionDays: 90, stackName: 'capi-staging' } },
     { name: 'the private-network variant', context: vpc },
     {

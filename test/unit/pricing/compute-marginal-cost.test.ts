@@ -48,6 +48,7 @@ const deployed: DeployedStack = Object.freeze({
   interfaceEndpoints: 0,
   table: { onDemand: true, pointInTimeRecovery: true, globalSecondaryIndexes: ['due'] },
   fanOutOnBus: true,
+  wakeUpSchedules: true,
   unpriced: [],
 });
 const none = Object.fromEntries(changeTypes.map((t) => [t, 0])) as ChangeMix;
@@ -89,6 +90,26 @@ describe('computeMarginalCost', () => {
     assert.ok(Math.abs(line(cost(100), 'CloudWatch alarms') - 0.9) < 1e-9);
     assert.ok(Math.abs(line(cost(100, { d: fewer }), 'CloudWatch alarms') - 0.1) < 1e-9);
     assert.ok(line(cost(100, { d: fewer }), 'Secrets Manager') < line(cost(100), 'Secrets Manager'));
+  });
+
+  test('one-time schedules: one Scheduler and one Lambda invocation per pass that asks to run again', () => {
+    const upgrades = { ...none, upgrade: 1 };
+    const figures = measuredProfile.changes.upgrade;
+    assert.ok(figures !== 'not measured');
+    const perUpgrade = figures.passErrors + Math.max(0, figures.passesRun - figures.passErrors - 1);
+    const c = cost(1_000, { mix: upgrades });
+    assert.equal(c.activity.passesAskingToRunAgain, 1_000 * perUpgrade);
+    assert.ok(Math.abs(line(c, 'EventBridge Scheduler: one-time') - (1_000 * perUpgrade) / 1e6) < 1e-12);
+    assert.ok(line(c, 'Lambda: passes woken') > 0);
+    assert.equal(line(cost(1_000, { mix: none }), 'EventBridge Scheduler: one-time'), 0, 'no change, no requeue');
+  });
+
+  test('without one-time schedules in the template (private subnets) the ticks run requeued passes', () => {
+    const ticksOnly: DeployedStack = { ...deployed, wakeUpSchedules: false };
+    const c = cost(1_000, { d: ticksOnly });
+    assert.equal(line(c, 'EventBridge Scheduler: one-time'), 0);
+    assert.equal(line(c, 'Lambda: passes woken'), 0);
+    assert.ok(line(c, 'Lambda: INIT') < line(cost(1_000), 'Lambda: INIT'));
   });
 
   test('tracing off in the template prices no X-Ray traces', () => {

@@ -57,10 +57,12 @@ describe('the deployed stack, as priced', () => {
     assert.deepEqual(d.table.globalSecondaryIndexes, ['due']);
     assert.equal(d.table.pointInTimeRecovery, true);
     for (const f of d.functions) assert.equal(f.logRetentionDays, 30);
+    // NOTE: an hourly sweep per controller (730 h a month); requeued passes get one-time schedules instead of ticks.
     assert.deepEqual(
       d.functions.filter((f) => f.role === 'controller').map((f) => f.scheduledPerMonth),
-      controllers.map(() => 8_760),
+      controllers.map(() => 730),
     );
+    assert.equal(d.wakeUpSchedules, true);
   });
 
   test('the private variant: one alarm, tracing off, no secret and no interface endpoint, no fan-out', () => {
@@ -70,6 +72,11 @@ describe('the deployed stack, as priced', () => {
     assert.deepEqual([d.secretsCreated, d.secretsReferenced], [0, 0]);
     assert.ok(d.functions.every((f) => f.secretsRead === 0));
     assert.equal(d.fanOutOnBus, false);
+    assert.equal(d.wakeUpSchedules, false, 'no Scheduler API from private subnets: the 5-minute ticks stay');
+    assert.deepEqual(
+      d.functions.filter((f) => f.role === 'controller').map((f) => f.scheduledPerMonth),
+      controllers.map(() => 8_760),
+    );
     assert.equal(d.interfaceEndpoints, 0, 'the token is read through the API server: no endpoint billed by the hour');
   });
 

@@ -14,6 +14,15 @@ describe('computeRuntimeConfig', () => {
     assert.equal(config.eks, undefined);
   });
 
+  test('one-time schedules only with both the schedule group and the scheduler role', () => {
+    assert.equal(computeRuntimeConfig({}).wakeUps, undefined);
+    assert.deepEqual(
+      computeRuntimeConfig({ SCHEDULE_GROUP_NAME: 'g', SCHEDULER_ROLE_ARN: 'arn:aws:iam::123456789012:role/r' })
+        .wakeUps,
+      { groupName: 'g', roleArn: 'arn:aws:iam::123456789012:role/r' },
+    );
+  });
+
   test('reads the EKS cluster name, endpoint and CA', () => {
     const config = computeRuntimeConfig({
       EKS_CLUSTER_NAME: 'mgmt',
@@ -76,6 +85,16 @@ describe('computeRuntimeConfig', () => {
       name: 'rejects an EKS endpoint that is not a URL',
       env: { EKS_CLUSTER_NAME: 'm', EKS_CLUSTER_ENDPOINT: 'x' },
       field: 'EKS_CLUSTER_ENDPOINT',
+    },
+    {
+      name: 'rejects a schedule group without the role Scheduler invokes the function with',
+      env: { SCHEDULE_GROUP_NAME: 'wake-ups' },
+      field: 'SCHEDULER_ROLE_ARN',
+    },
+    {
+      name: 'rejects a scheduler role without the schedule group',
+      env: { SCHEDULER_ROLE_ARN: 'arn:aws:iam::123456789012:role/r' },
+      field: 'SCHEDULE_GROUP_NAME',
     },
     {
       name: 'rejects a sweep interval that is not a number',

@@ -3,7 +3,13 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { ValidationError } from '#shared/errors/index.ts';
 import { computeRuntimeConfig } from '#shared/runtime/config.ts';
-import { MalformedEventError, objectChangedEvent, parseRuntimeEvent, tickEvent } from '#shared/runtime/events.ts';
+import {
+  MalformedEventError,
+  objectChangedEvent,
+  parseRuntimeEvent,
+  passDueEvent,
+  tickEvent,
+} from '#shared/runtime/events.ts';
 import { routeKind } from '#shared/runtime/routes.ts';
 
 describe('parseRuntimeEvent', () => {
@@ -16,6 +22,16 @@ describe('parseRuntimeEvent', () => {
     );
     assert.deepEqual(parseRuntimeEvent(JSON.parse(JSON.stringify(change))), change);
     assert.deepEqual(parseRuntimeEvent(tickEvent('providers', 't1', time)).detail, { controller: 'providers' });
+  });
+
+  test('accepts the event of a one-time schedule: the pass that is due and the time it asked for', () => {
+    const key = { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Cluster', namespace: 'default', name: 'c1' };
+    const event = passDueEvent({ controller: 'topology', key, dueAt: 1_000 }, 's1', new Date(0));
+    assert.deepEqual(parseRuntimeEvent(JSON.parse(JSON.stringify(event))), event);
+    assert.throws(
+      () => parseRuntimeEvent({ ...event, detail: { controller: 'topology', key: { ...key, name: '' }, dueAt: 1 } }),
+      MalformedEventError,
+    );
   });
 
   test('only typed MalformedEventErrors escape, whatever the input', () => {
