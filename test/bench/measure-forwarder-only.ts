@@ -37,7 +37,7 @@ try {
         `RSS when synced:        ${mib(f.rssMiB)} (anonymous ${mib(f.anonRssMiB)})`,
         `peak RSS:               ${mib(f.peakRssMiB)} (target ≤ 48 MiB at 10,000)`,
         `ready after:            ${(f.readyAfterMs / 1000).toFixed(1)} s`,
-        `events per spec change: ${f.eventsPerSpecChange}`,
+        `events per spec change: ${f.eventsPerSpecChange} (after ${f.specChangeLatencyMs} ms)`,
         `node flags:             ${f.nodeFlags.join(' ')}`,
       ].join('\n'),
     );

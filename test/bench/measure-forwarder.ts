@@ -28,6 +28,8 @@ export type ForwarderFigures = {
   /** Anonymous (heap, stacks) part of the RSS; the rest is the node binary's and libraries' file pages. */
   readonly anonRssMiB: number;
   readonly eventsPerSpecChange: number;
+  /** From the spec change's apply until its entry reached the PutEvents endpoint (the coalescing window included). */
+  readonly specChangeLatencyMs: number;
   /** From the start of the process until /readyz answered 200. */
   readonly readyAfterMs: number;
   readonly nodeFlags: readonly string[];
@@ -118,6 +120,10 @@ function readProc(pid: number): { rss: number; hwm: number; anon: number } {
   return { rss: kib('VmRSS'), hwm: kib('VmHWM'), anon: kib('RssAnon') };
 }
 
+// NOTE: each measurement changes the spec to a value it has not had (a second run on the same fleet setting the same
+// replicas would change nothing, and rightly send nothing).
+let specChanges = 0;
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function getText(url: string): Promise<{ status: number; body: string } | undefined> {
@@ -190,18 +196,30 @@ export async function measureForwarder(
         apiVersion: 'cluster.x-k8s.io/v1beta2',
         kind: 'Cluster',
         metadata: { namespace: fleetNamespace, name: key.name },
-        spec: { topology: { classRef: { name: 'quick-start' }, version: 'v1.30.0', controlPlane: { replicas: 5 } } },
+        spec: {
+          topology: {
+            classRef: { name: 'quick-start' },
+            version: 'v1.30.0',
+            controlPlane: { replicas: 5 + 2 * specChanges++ },
+          },
+        },
       },
       { fieldManager: 'bench-spec-change', force: true },
     );
-    await sleep(3_000);
-    const eventsPerSpecChange = recorder.requests
-      .slice(before)
-      .flatMap((r) => r.entries)
-      .filter((e) => {
-        const c = JSON.parse(e.Detail) as { kind?: string; name?: string };
-        return c.kind === 'Cluster' && c.name === key.name;
-      }).length;
+    const changeEntries = () =>
+      recorder.requests
+        .slice(before)
+        .flatMap((r) => r.entries)
+        .filter((e) => {
+          const c = JSON.parse(e.Detail) as { kind?: string; name?: string };
+          return c.kind === 'Cluster' && c.name === key.name;
+        }).length;
+    const changedAt = Date.now();
+    while (changeEntries() === 0 && Date.now() - changedAt < 15_000) await sleep(100);
+    const specChangeLatencyMs = Date.now() - changedAt;
+    // NOTE: a second entry for the same change would come within the coalescing window (500 ms).
+    await sleep(2_000);
+    const eventsPerSpecChange = changeEntries();
     const end = readProc(child.pid!);
     return {
       kinds,
@@ -211,6 +229,7 @@ export async function measureForwarder(
       peakRssMiB: mib(end.hwm),
       anonRssMiB: mib(settled.anon),
       eventsPerSpecChange,
+      specChangeLatencyMs,
       readyAfterMs,
       nodeFlags,
     };
