@@ -19,8 +19,24 @@ const operatorProviderKinds = Object.keys({
   RuntimeExtensionProvider: true,
 } satisfies Record<ProviderKind, true>) as ProviderKind[];
 
+/** The one Secret type a ClusterResourceSet may reference (upstream's `ClusterResourceSetSecretType`, v1beta1 on). */
+export const clusterResourceSetSecretType = 'addons.cluster.x-k8s.io/resource-set';
+
+/** Which Secrets the forwarder watches (metadata only either way). */
+export type SecretWatch = {
+  /**
+   * `resource-set` (default): only Secrets of {@link clusterResourceSetSecretType}, the only ones a ClusterResourceSet
+   * applies, selected by the API server (`fieldSelector=type=...`), so the cluster's other Secret churn (bootstrap
+   * tokens, kubeconfigs, certificates) costs the forwarder neither memory nor events. `all`: every Secret (a provider's
+   * `configSecret` change then wakes its pass at once instead of at the next sweep).
+   */
+  readonly scope?: 'resource-set' | 'all';
+  /** A label selector on top (e.g. `addons.example.com/crs=true`). */
+  readonly labelSelector?: string;
+};
+
 /** The kinds every deployment watches (kinds the cluster does not serve are logged and skipped). */
-export function defaultTargets(secretLabelSelector?: string): WatchTarget[] {
+export function defaultTargets(secrets: SecretWatch = {}): WatchTarget[] {
   return [
     // NOTE: in full, for the few status fields the passes read; the core manager's other status writes (conditions,
     // replica counters: dozens per rollout) send nothing.
@@ -41,8 +57,15 @@ export function defaultTargets(secretLabelSelector?: string): WatchTarget[] {
       kind,
       fallbackApiVersions: ['addons.cluster.x-k8s.io/v1beta1'],
     })),
+    // NOTE: metadata only (name, labels, resourceVersion are all a ClusterResourceSet or provider mapping reads), but
+    // not narrowed: a ClusterResourceSet or a provider's fetchConfig may name any ConfigMap, of any type.
     { apiVersion: 'v1', kind: 'ConfigMap' },
-    { apiVersion: 'v1', kind: 'Secret', ...(secretLabelSelector ? { labelSelector: secretLabelSelector } : {}) },
+    {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      ...(secrets.scope === 'all' ? {} : { fieldSelector: `type=${clusterResourceSetSecretType}` }),
+      ...(secrets.labelSelector ? { labelSelector: secrets.labelSelector } : {}),
+    },
     ...operatorProviderKinds.map((kind) => ({ apiVersion: 'operator.cluster.x-k8s.io/v1alpha2', kind })),
     { apiVersion: 'management.cluster.x-k8s.io/v1alpha1', kind: 'ClusterRollout' },
   ];

@@ -16,6 +16,23 @@ export type EventBatcherOptions = {
   readonly retryBaseMs?: number;
   readonly retryMaxMs?: number;
   readonly onDrop?: (change: ObjectChange, error: string) => void;
+  /** Clock for `lastSentAtMs` (default `Date.now`). */
+  readonly now?: () => number;
+};
+
+/** Counts of one kind's changes through the outbox (a coalesced change is counted once in `added`). */
+export type KindOutboxStats = { added: number; coalesced: number; sent: number; failed: number; dropped: number };
+
+export type EventBatcherStats = {
+  sent: number;
+  coalesced: number;
+  failed: number;
+  dropped: number;
+  requests: number;
+  /** Per changed object's kind. */
+  readonly byKind: Map<string, KindOutboxStats>;
+  /** When a PutEvents last accepted at least one entry (epoch ms). */
+  lastSentAtMs: number | undefined;
 };
 
 export type EventBatcher = {
@@ -24,7 +41,9 @@ export type EventBatcher = {
   flush(): Promise<void>;
   /** Flushes and stops the timers. */
   stop(): Promise<void>;
-  readonly stats: { sent: number; coalesced: number; failed: number; dropped: number; requests: number };
+  readonly stats: EventBatcherStats;
+  /** Changes waiting for their window or a retry. */
+  pending(): number;
 };
 
 /**
@@ -47,7 +66,7 @@ const supersedes = (next: ObjectChange, pending: ObjectChange): boolean =>
  * Creates the outbox.
  *
  * @example
- * const outbox = createEventBatcher({ sink: createEventBridgeSink({ client, eventBusName }) });
+ * const outbox = createEventBatcher({ sink: createPutEventsSink({ eventBusName, region, getCredentials }) });
  * outbox.add(change);
  */
 export function createEventBatcher(options: EventBatcherOptions): EventBatcher {
@@ -60,7 +79,21 @@ export function createEventBatcher(options: EventBatcherOptions): EventBatcher {
   const retryBaseMs = options.retryBaseMs ?? 200;
   const retryMaxMs = options.retryMaxMs ?? 30_000;
   const pending = new Map<string, { change: ObjectChange; attempts: number }>();
-  const stats = { sent: 0, coalesced: 0, failed: 0, dropped: 0, requests: 0 };
+  const now = options.now ?? Date.now;
+  const stats: EventBatcherStats = {
+    sent: 0,
+    coalesced: 0,
+    failed: 0,
+    dropped: 0,
+    requests: 0,
+    byKind: new Map(),
+    lastSentAtMs: undefined,
+  };
+  const kindStats = (kind: string): KindOutboxStats => {
+    let k = stats.byKind.get(kind);
+    if (!k) stats.byKind.set(kind, (k = { added: 0, coalesced: 0, sent: 0, failed: 0, dropped: 0 }));
+    return k;
+  };
   let timer: ReturnType<typeof setTimeout> | undefined;
   let sending: Promise<void> = Promise.resolve();
   let stopped = false;
@@ -90,14 +123,21 @@ export function createEventBatcher(options: EventBatcherOptions): EventBatcher {
         reason = err instanceof Error ? err.message : String(err);
       }
       stats.sent += batch.length - failed.length;
+      if (failed.length < batch.length) stats.lastSentAtMs = now();
       for (const [key, entry] of chunk) {
-        if (!failed.includes(entry.change)) continue;
+        const perKind = kindStats(entry.change.kind);
+        if (!failed.includes(entry.change)) {
+          perKind.sent++;
+          continue;
+        }
         stats.failed++;
+        perKind.failed++;
         // NOTE: a newer change of the same object arrived meanwhile; it supersedes the failed one.
         if (pending.has(key)) continue;
         const attempts = entry.attempts + 1;
         if (attempts >= maxAttempts) {
           stats.dropped++;
+          perKind.dropped++;
           options.onDrop?.(entry.change, reason);
           continue;
         }
@@ -113,7 +153,12 @@ export function createEventBatcher(options: EventBatcherOptions): EventBatcher {
     add(change) {
       const key = changeKey(change);
       const existing = pending.get(key);
-      if (existing) stats.coalesced++;
+      const perKind = kindStats(change.kind);
+      perKind.added++;
+      if (existing) {
+        stats.coalesced++;
+        perKind.coalesced++;
+      }
       const kept = existing === undefined || supersedes(change, existing.change) ? change : existing.change;
       pending.set(key, { change: kept, attempts: existing?.attempts ?? 0 });
       schedule(coalesceMs);
@@ -133,5 +178,6 @@ export function createEventBatcher(options: EventBatcherOptions): EventBatcher {
       if (timer) clearTimeout(timer);
     },
     stats,
+    pending: () => pending.size,
   };
 }

@@ -2,6 +2,7 @@
 // to resources, so its image does not load the zod schema of every kind the way `resolveResource` does).
 import { CapiError } from '#shared/errors/index.ts';
 import type { KubeClient } from '#shared/kube/client.ts';
+import { KubeNotFoundError } from '#shared/kube/errors.ts';
 import type { KindRef } from '#shared/runtime/types.ts';
 
 type DiscoveryList = { resources?: { name: string; kind: string; namespaced: boolean }[] };
@@ -37,7 +38,11 @@ export async function getCollectionPath(
   const apiVersions = [target.apiVersion, ...(target.fallbackApiVersions ?? [])];
   for (const refresh of [false, true]) {
     for (const apiVersion of apiVersions) {
-      const list = await discover(kube, apiVersion, refresh).catch(() => undefined);
+      // NOTE: 404 is a group version the server does not serve; any other failure (unreachable, 5xx) is thrown.
+      const list = await discover(kube, apiVersion, refresh).catch((err: unknown) => {
+        if (err instanceof KubeNotFoundError) return undefined;
+        throw err;
+      });
       const found = list?.resources?.find((r) => r.kind === target.kind && !r.name.includes('/'));
       if (!found) continue;
       const base = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;

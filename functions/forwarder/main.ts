@@ -1,43 +1,54 @@
-// The forwarder's container entry point: in-cluster credentials, the default watch list (plus every provider
-// `*Template` kind found among the CRDs), PutEvents to EVENT_BUS_NAME; SIGTERM flushes the outbox and exits.
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import * as z from 'zod';
+// The forwarder's container entry point: settings from the environment, in-cluster credentials, the default watch
+// list (plus every provider `*Template` kind found among the CRDs), PutEvents to EVENT_BUS_NAME, the HTTP endpoint on
+// FORWARDER_HTTP_PORT; SIGTERM flushes the outbox and exits. A start-up failure is one line on stderr and exit code 1.
 import { createKubeClient } from '#shared/kube/client.ts';
+import { errorMessage } from '#shared/errors/index.ts';
 import { defaultTargets, discoverProviderTargets } from '#functions/forwarder/default-targets.ts';
-import { createEventBridgeSink } from '#functions/forwarder/eventbridge-sink.ts';
+import { createCredentialsProvider, findCredentialsSource } from '#functions/forwarder/get-aws-credentials.ts';
+import { parseForwarderConfig } from '#functions/forwarder/parse-forwarder-config.ts';
+import { createPutEventsSink } from '#functions/forwarder/put-events-sink.ts';
 import { startHeartbeat } from '#functions/forwarder/renew-heartbeat.ts';
 import { startForwarder } from '#functions/forwarder/start-forwarder.ts';
+import { startHttpServer } from '#functions/forwarder/start-http-server.ts';
 
-const ForwarderEnv = z.object({
-  EVENT_BUS_NAME: z.string().min(1),
-  AWS_REGION: z.string().min(1),
-  /** Milliseconds a change waits for more changes of the same object. */
-  COALESCE_MS: z.coerce.number().int().nonnegative().default(500),
-  /** Label selector for Secrets (default: all Secrets; narrow it when ClusterResourceSets use labelled Secrets). */
-  SECRET_LABEL_SELECTOR: z.string().optional(),
-  /** The forwarder's namespace and pod (downward API): where its heartbeat Lease is renewed, and by whom. */
-  POD_NAMESPACE: z.string().min(1).default('capi-serverless-system'),
-  POD_NAME: z.string().min(1).default('capi-serverless-forwarder'),
-});
+const log = (message: string, fields: Record<string, unknown> = {}) =>
+  console.log(JSON.stringify({ level: 'INFO', service: 'capi-serverless-forwarder', message, ...fields }));
+
+function exitWith(what: string, err: unknown): never {
+  // NOTE: the message only: a stack trace of the minified bundle says nothing to the person reading the pod's log.
+  process.stderr.write(`capi-serverless-forwarder: ${what}: ${errorMessage(err).replace(/\s*\n\s*/g, ' ')}\n`);
+  process.exit(1);
+}
 
 async function main(): Promise<void> {
-  const env = ForwarderEnv.parse(process.env);
-  const log = (message: string, fields: Record<string, unknown> = {}) =>
-    console.log(JSON.stringify({ level: 'INFO', service: 'capi-serverless-forwarder', message, ...fields }));
+  const config = parseForwarderConfig(process.env);
+  if (findCredentialsSource(process.env) === undefined) {
+    throw new Error(
+      'no AWS credentials: set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, or run with EKS Pod Identity or IRSA',
+    );
+  }
   const source = { fromDefault: true } as const;
   const kube = await createKubeClient(source, { userAgent: 'capi-serverless/forwarder' });
-  const targets = [...defaultTargets(env.SECRET_LABEL_SELECTOR), ...(await discoverProviderTargets(kube))];
-  const sink = createEventBridgeSink({
-    client: new EventBridgeClient({ region: env.AWS_REGION }),
-    eventBusName: env.EVENT_BUS_NAME,
+  const targets = [...defaultTargets(config.secrets), ...(await discoverProviderTargets(kube))];
+  const sink = createPutEventsSink({
+    eventBusName: config.eventBusName,
+    region: config.region,
+    ...(config.endpoint === undefined ? {} : { endpoint: config.endpoint }),
+    getCredentials: createCredentialsProvider({ env: process.env, region: config.region }),
   });
-  const forwarder = startForwarder({ kube, source, targets, sink, coalesceMs: env.COALESCE_MS, log });
-  const heartbeat = startHeartbeat({ kube, namespace: env.POD_NAMESPACE, holder: env.POD_NAME, log });
-  log('forwarder started', { kinds: targets.map((t) => t.kind) });
+  const forwarder = startForwarder({ kube, source, targets, sink, coalesceMs: config.coalesceMs, log });
+  const http = await startHttpServer({
+    port: config.httpPort,
+    snapshot: forwarder.snapshot,
+    wedgedAfterMs: config.wedgedAfterMs,
+  });
+  const heartbeat = startHeartbeat({ kube, namespace: config.podNamespace, holder: config.podName, log });
+  log('forwarder started', { kinds: targets.map((t) => t.kind), httpPort: http.port });
   const shutdown = async () => {
     log('stopping: flushing pending events');
     heartbeat.stop();
     await forwarder.stop();
+    await http.close();
     kube.close();
     process.exit(0);
   };
@@ -45,4 +56,5 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown());
 }
 
-await main();
+process.on('uncaughtException', (err) => exitWith('stopped', err));
+main().catch((err: unknown) => exitWith('cannot start', err));

@@ -3,6 +3,7 @@
 import type { KubeClient, KubeconfigSource } from '#shared/kube/client.ts';
 import { createEventBatcher, type EventBatcher, type EventSink } from '#functions/forwarder/event-batcher.ts';
 import { startKindWatcher, type KindWatcher, type WatchTarget } from '#functions/forwarder/watch-kind.ts';
+import type { ForwarderSnapshot } from '#functions/forwarder/compute-forwarder-status.ts';
 
 export type ForwarderOptions = {
   /** Client for LISTs and discovery. */
@@ -24,6 +25,8 @@ export type ForwarderOptions = {
 export type Forwarder = {
   readonly outbox: EventBatcher;
   readonly watchers: ReadonlyMap<string, KindWatcher>;
+  /** The watchers' and the outbox's state now, for the HTTP endpoint. */
+  snapshot(): ForwarderSnapshot;
   /** Stops the watches, sends what is pending, and resolves when everything ended. */
   stop(): Promise<void>;
 };
@@ -69,6 +72,20 @@ export function startForwarder(options: ForwarderOptions): Forwarder {
   return {
     outbox,
     watchers,
+    snapshot: () => ({
+      nowMs: Date.now(),
+      kinds: [...watchers].map(([key, w]) => ({
+        target: key,
+        kind: key.slice(key.lastIndexOf('/') + 1),
+        health: w.health(),
+        stats: w.stats,
+        knownObjects: w.knownObjects(),
+      })),
+      outbox: { byKind: outbox.stats.byKind, pending: outbox.pending(), lastSentAtMs: outbox.stats.lastSentAtMs },
+      memory: (({ rss, heapUsed, heapTotal, external }) => ({ rss, heapUsed, heapTotal, external }))(
+        process.memoryUsage(),
+      ),
+    }),
     async stop() {
       for (const w of watchers.values()) w.stop();
       await Promise.all([...watchers.values()].map((w) => w.done));

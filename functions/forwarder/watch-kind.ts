@@ -8,7 +8,7 @@ import { partialObjectMetadataAccept, partialObjectMetadataListAccept } from '#s
 import { startWatch, type WatchHandle } from '#shared/kube/watch.ts';
 import type { ObjectChange } from '#shared/runtime/events.ts';
 import type { KindRef } from '#shared/runtime/types.ts';
-import { getCollectionPath } from '#functions/forwarder/get-collection-path.ts';
+import { getCollectionPath, UnservedKindError } from '#functions/forwarder/get-collection-path.ts';
 import { listPages } from '#shared/kube/list-pages.ts';
 import {
   computeClusterFingerprint,
@@ -18,6 +18,8 @@ import {
 export type WatchTarget = KindRef & {
   readonly namespace?: string;
   readonly labelSelector?: string;
+  /** Server-side field selector on the LIST and the watch (e.g. a Secret's `type`). */
+  readonly fieldSelector?: string;
   /**
    * Versions to watch in when the server does not serve `apiVersion` (e.g. v1beta1 up to upstream v1.10); changes
    * still name `apiVersion`, the version the controllers read in (they convert at the edge).
@@ -44,6 +46,20 @@ export type KindWatcherOptions = {
   readonly log?: (message: string, fields?: Record<string, unknown>) => void;
   readonly retryBaseMs?: number;
   readonly retryMaxMs?: number;
+  /** Clock for `health()` (default `Date.now`). */
+  readonly now?: () => number;
+};
+
+/**
+ * Where the loop is: `listing` its first list, `watching` (listed once at least; relists and reconnects included),
+ * `unserved` (the cluster does not serve the kind: skipped), `stopped`.
+ */
+export type KindWatcherState = 'listing' | 'watching' | 'unserved' | 'stopped';
+
+export type KindWatcherHealth = {
+  readonly state: KindWatcherState;
+  /** Since when every LIST or watch has failed (epoch ms); undefined while they succeed. */
+  readonly failingSinceMs: number | undefined;
 };
 
 export type KindWatcherStats = {
@@ -57,6 +73,8 @@ export type KindWatcherStats = {
   /** Watches that ended with 410 Gone (their resourceVersion was compacted). */
   gone: number;
   events: number;
+  /** Changes a relist found (SYNC for new or changed objects, DELETED for vanished ones). */
+  synced: number;
   /** Watch events of a kind watched in full (`changesOf`) not sent: nothing the passes read changed. */
   filtered: number;
 };
@@ -70,6 +88,7 @@ export type KindWatcher = {
   resourceVersion(): string | undefined;
   /** How many objects the watcher remembers for its next relist diff. */
   knownObjects(): number;
+  health(): KindWatcherHealth;
 };
 
 const clusterNameLabel = 'cluster.x-k8s.io/cluster-name';
@@ -114,12 +133,25 @@ export function startKindWatcher(options: KindWatcherOptions): KindWatcher {
   const { kube, source, target, emit } = options;
   const log = options.log ?? (() => undefined);
   const known = new Map<string, string>();
-  const stats: KindWatcherStats = { lists: 0, pages: 0, listRestarts: 0, watches: 0, gone: 0, events: 0, filtered: 0 };
+  const stats: KindWatcherStats = {
+    lists: 0,
+    pages: 0,
+    listRestarts: 0,
+    watches: 0,
+    gone: 0,
+    events: 0,
+    synced: 0,
+    filtered: 0,
+  };
   const owned = target.changesOf !== undefined;
   const factOf = target.changesOf === undefined ? metadataFactOf : fullFactOf[target.changesOf];
   const listAccept = owned ? {} : { accept: partialObjectMetadataListAccept };
   const watchAccept = owned ? {} : { accept: partialObjectMetadataAccept };
+  const now = options.now ?? Date.now;
   let rv = options.resumeFrom;
+  let state: KindWatcherState = rv === undefined ? 'listing' : 'watching';
+  let failingSinceMs: number | undefined;
+  const succeeded = () => (failingSinceMs = undefined);
   let stopped = false;
   let current: WatchHandle | undefined;
   let wake: (() => void) | undefined;
@@ -143,6 +175,7 @@ export function startKindWatcher(options: KindWatcherOptions): KindWatcher {
         ...listAccept,
         ...(target.namespace === undefined ? {} : { namespace: target.namespace }),
         ...(target.labelSelector === undefined ? {} : { labelSelector: target.labelSelector }),
+        ...(target.fieldSelector === undefined ? {} : { fieldSelector: target.fieldSelector }),
         ...(options.pageSize === undefined ? {} : { limit: options.pageSize }),
       },
       {
@@ -154,6 +187,7 @@ export function startKindWatcher(options: KindWatcherOptions): KindWatcher {
             seen.add(key);
             if (known.get(key) === fact) continue;
             known.set(key, fact);
+            stats.synced++;
             emit(changeOf(target, item, 'SYNC'));
           }
         },
@@ -170,6 +204,7 @@ export function startKindWatcher(options: KindWatcherOptions): KindWatcher {
     for (const [key, fact] of known) {
       if (seen.has(key)) continue;
       known.delete(key);
+      stats.synced++;
       const slash = key.indexOf('/');
       emit({
         apiVersion: target.apiVersion,
@@ -181,13 +216,18 @@ export function startKindWatcher(options: KindWatcherOptions): KindWatcher {
       });
     }
     rv = listed.resourceVersion;
+    state = 'watching';
+    succeeded();
   }
 
   async function loop(): Promise<void> {
-    const path = await getCollectionPath(kube, target, target.namespace);
+    let path: string | undefined;
     let failures = 0;
     while (!stopped) {
       try {
+        // NOTE: inside the retry loop: an API server that cannot be reached at start-up is retried, not mistaken for
+        // one that does not serve the kind.
+        path ??= await getCollectionPath(kube, target, target.namespace);
         if (rv === undefined) await relist(path);
         if (stopped) break;
         let gone = false;
@@ -199,6 +239,7 @@ export function startKindWatcher(options: KindWatcherOptions): KindWatcher {
             ...watchAccept,
             ...(rv === undefined ? {} : { resourceVersion: rv }),
             ...(target.labelSelector ? { labelSelector: target.labelSelector } : {}),
+            ...(target.fieldSelector ? { fieldSelector: target.fieldSelector } : {}),
           },
           (event) => {
             if (event.type === 'ERROR') {
@@ -208,6 +249,7 @@ export function startKindWatcher(options: KindWatcherOptions): KindWatcher {
               return;
             }
             rv = event.object.metadata.resourceVersion ?? rv;
+            succeeded();
             if (event.type === 'BOOKMARK') return;
             stats.events++;
             const key = keyOf(event.object);
@@ -234,10 +276,17 @@ export function startKindWatcher(options: KindWatcherOptions): KindWatcher {
           continue;
         }
         if (error) throw error;
+        // NOTE: a watch the server closed at its timeout is a success (the stream was open until then).
+        succeeded();
         failures = 0;
       } catch (err) {
         if (stopped) break;
+        if (err instanceof UnservedKindError) {
+          state = 'unserved';
+          throw err;
+        }
         failures++;
+        failingSinceMs ??= now();
         const delay = Math.min(options.retryMaxMs ?? 30_000, (options.retryBaseMs ?? 250) * 2 ** (failures - 1));
         log('watch failed; retrying', { kind: target.kind, error: (err as Error).message, delayMs: delay });
         await sleep(delay);
@@ -245,7 +294,11 @@ export function startKindWatcher(options: KindWatcherOptions): KindWatcher {
     }
   }
 
-  const done = loop().catch((err: unknown) => log('watch loop ended', { kind: target.kind, error: String(err) }));
+  const done = loop()
+    .catch((err: unknown) => log('watch loop ended', { kind: target.kind, error: String(err) }))
+    .finally(() => {
+      if (state !== 'unserved') state = 'stopped';
+    });
   return {
     done,
     stop() {
@@ -256,5 +309,6 @@ export function startKindWatcher(options: KindWatcherOptions): KindWatcher {
     stats,
     resourceVersion: () => rv,
     knownObjects: () => known.size,
+    health: () => ({ state, failingSinceMs }),
   };
 }

@@ -5,8 +5,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { RequestOptions } from 'node:https';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
-import * as z from 'zod';
 import type * as ClientNode from '@kubernetes/client-node';
 import { CapiError, errorMessage } from '#shared/errors/index.ts';
 
@@ -40,43 +38,6 @@ export type KubeConnection = {
 
 export class KubeconfigError extends CapiError {}
 
-const NamedCluster = z.object({
-  name: z.string(),
-  cluster: z.object({
-    server: z.string().min(1),
-    'certificate-authority-data': z.string().optional(),
-    'certificate-authority': z.string().optional(),
-    'insecure-skip-tls-verify': z.boolean().optional(),
-    'tls-server-name': z.string().optional(),
-  }),
-});
-const NamedUser = z.object({
-  name: z.string(),
-  user: z
-    .object({
-      'client-certificate-data': z.string().optional(),
-      'client-certificate': z.string().optional(),
-      'client-key-data': z.string().optional(),
-      'client-key': z.string().optional(),
-      token: z.string().optional(),
-      tokenFile: z.string().optional(),
-      username: z.string().optional(),
-      password: z.string().optional(),
-      exec: z.unknown().optional(),
-      'auth-provider': z.unknown().optional(),
-    })
-    .nullish(),
-});
-const Kubeconfig = z.object({
-  'current-context': z.string().optional(),
-  clusters: z.array(NamedCluster).nullish(),
-  users: z.array(NamedUser).nullish(),
-  contexts: z
-    .array(z.object({ name: z.string(), context: z.object({ cluster: z.string(), user: z.string().optional() }) }))
-    .nullish(),
-});
-type Kubeconfig = z.infer<typeof Kubeconfig>;
-
 const serviceAccountDir = '/var/run/secrets/kubernetes.io/serviceaccount';
 /** Re-read token files this often: projected service-account tokens rotate while a pod runs. */
 const tokenFileMaxAgeMs = 60_000;
@@ -97,36 +58,19 @@ function withTokenProvider(tokenProvider: TokenProvider): () => Promise<Record<s
   return async () => ({ Authorization: `Bearer ${await tokenProvider()}` });
 }
 
-function parseKubeconfig(text: string, origin: string): Kubeconfig {
-  let raw: unknown;
-  try {
-    raw = parseYaml(text);
-  } catch (err) {
-    throw new KubeconfigError(`failed to parse kubeconfig ${origin}: ${errorMessage(err)}`, {
-      reason: 'InvalidKubeconfig',
-    });
-  }
-  const parsed = Kubeconfig.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new KubeconfigError(
-      `failed to parse kubeconfig ${origin}: ${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`,
-      { fieldPath: issue?.path.join('.') ?? '', reason: 'InvalidKubeconfig' },
-    );
-  }
-  return parsed.data;
-}
-
 /**
  * The connection of a kubeconfig's current context. Returns undefined when the user authenticates in a way only
  * @kubernetes/client-node implements (exec plugin, auth provider) and no `tokenProvider` replaces it.
  */
-function connectionFromKubeconfig(
+async function connectionFromKubeconfig(
   text: string,
   baseDir: string | undefined,
   origin: string,
   tokenProvider: TokenProvider | undefined,
-): KubeConnection | undefined {
+): Promise<KubeConnection | undefined> {
+  // NOTE: loaded on demand: the YAML parser and the schema are about 3 MiB of a process's memory, which a pod reading
+  // its service account (the forwarder) never needs.
+  const { parseKubeconfig } = await import('#shared/kube/parse-kubeconfig.ts');
   const kc = parseKubeconfig(text, origin);
   const contextName = kc['current-context'];
   const context = kc.contexts?.find((c) => c.name === contextName)?.context;
@@ -249,7 +193,7 @@ async function fromFile(
 ): Promise<KubeConnection> {
   const text = readKubeconfigFile(path, origin);
   return (
-    connectionFromKubeconfig(text, dirname(path), path, tokenProvider) ??
+    (await connectionFromKubeconfig(text, dirname(path), path, tokenProvider)) ??
     (await connectionFromClientNode((kc) => kc.loadFromFile(path), path))
   );
 }
@@ -278,7 +222,7 @@ export async function loadKubeConnection(
   }
   if ('kubeconfig' in source) {
     return (
-      connectionFromKubeconfig(source.kubeconfig, undefined, '(inline)', tokenProvider) ??
+      (await connectionFromKubeconfig(source.kubeconfig, undefined, '(inline)', tokenProvider)) ??
       (await connectionFromClientNode((kc) => kc.loadFromString(source.kubeconfig), '(inline)'))
     );
   }

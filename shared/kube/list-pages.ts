@@ -11,6 +11,8 @@ export type ListPagesRequest = {
   readonly kind: string;
   readonly namespace?: string;
   readonly labelSelector?: string;
+  /** e.g. `type=addons.cluster.x-k8s.io/resource-set` (only the fields the kind's API supports). */
+  readonly fieldSelector?: string;
   /** Objects per page (default 100). */
   readonly limit?: number;
   /** How many times an expired continue token restarts the list before the 410 is thrown (default 3). */
@@ -68,7 +70,12 @@ export async function listPages(
       body = await kube.request<ListBody>({
         method: 'GET',
         path: req.path,
-        query: { limit, continue: continueToken, labelSelector: req.labelSelector || undefined },
+        query: {
+          limit,
+          continue: continueToken,
+          labelSelector: req.labelSelector || undefined,
+          fieldSelector: req.fieldSelector || undefined,
+        },
         ...(req.accept === undefined ? {} : { accept: req.accept }),
         target: {
           verb: 'list',

@@ -19,6 +19,8 @@ export type WatchRequest = {
   /** Start after this version; omit to get the current state as ADDED events first. */
   readonly resourceVersion?: string;
   readonly labelSelector?: string;
+  /** e.g. `type=addons.cluster.x-k8s.io/resource-set` (only the fields the kind's API supports). */
+  readonly fieldSelector?: string;
   /** Ask the server to close the stream after this many seconds (it picks 30-60 min otherwise). */
   readonly timeoutSeconds?: number;
   /** Accept header; default `application/json` (see `partialObjectMetadataListAccept` for metadata only). */
@@ -94,6 +96,7 @@ export async function startWatch(
   url.searchParams.set('allowWatchBookmarks', 'true');
   if (req.resourceVersion !== undefined) url.searchParams.set('resourceVersion', req.resourceVersion);
   if (req.labelSelector !== undefined) url.searchParams.set('labelSelector', req.labelSelector);
+  if (req.fieldSelector !== undefined) url.searchParams.set('fieldSelector', req.fieldSelector);
   if (req.timeoutSeconds !== undefined) url.searchParams.set('timeoutSeconds', String(req.timeoutSeconds));
   const headers = { Accept: req.accept ?? 'application/json', ...(await conn.getAuthHeaders()) };
 

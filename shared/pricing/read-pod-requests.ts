@@ -46,7 +46,7 @@ type Resources = { requests?: { cpu?: string; memory?: string }; limits?: { memo
  * The summed requests of a Deployment's containers, and their summed memory limit when every container has one.
  *
  * @example
- * readPodRequests(forwarderManifest); // { cpu: 0.02, memoryMiB: 64, memoryLimitMiB: 128 }
+ * readPodRequests(forwarderManifest); // { cpu: 0.02, memoryMiB: 80, memoryLimitMiB: 128 }
  */
 export function readPodRequests(file: string): PodRequests {
   const doc = parse(readFileSync(file, 'utf8')) as {

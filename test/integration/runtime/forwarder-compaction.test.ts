@@ -3,7 +3,6 @@
 // (with the cache, kube-apiserver replays recent events from memory however far etcd has been compacted).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import {
   applyObject,
   createKubeClient,
@@ -13,7 +12,7 @@ import {
   type RequestRecord,
 } from '#shared/kube/index.ts';
 import { ObjectChange } from '#shared/runtime/events.ts';
-import { createEventBridgeSink } from '#functions/forwarder/eventbridge-sink.ts';
+import { createPutEventsSink } from '#functions/forwarder/put-events-sink.ts';
 import { startForwarder, type Forwarder } from '#functions/forwarder/start-forwarder.ts';
 import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
 import { startEventBridgeRecorder, startGatedProxy, type EventBridgeRecorder, type GatedProxy } from './loopback.ts';
@@ -55,7 +54,6 @@ describe('event forwarder against a compacted etcd', () => {
   let proxy: GatedProxy;
   let kube: KubeClient;
   let kubeconfig: string;
-  let eventBridge: EventBridgeClient;
   const requests: RequestRecord[] = [];
   const logs: { message: string; fields: Record<string, unknown> }[] = [];
   const forwarders: Forwarder[] = [];
@@ -80,7 +78,12 @@ describe('event forwarder against a compacted etcd', () => {
       kube: client,
       source: { kubeconfig },
       targets: [target],
-      sink: createEventBridgeSink({ client: eventBridge, eventBusName: 'capi-serverless-test' }),
+      sink: createPutEventsSink({
+        eventBusName: 'capi-serverless-test',
+        region: 'us-east-1',
+        endpoint: recorder.endpoint,
+        getCredentials: () => Promise.resolve({ accessKeyId: 'test', secretAccessKey: 'test' }),
+      }),
       coalesceMs: 200,
       retryBaseMs: 50,
       ...(pageSize === undefined ? {} : { pageSize }),
@@ -102,11 +105,6 @@ describe('event forwarder against a compacted etcd', () => {
       `https://${server.hostname}:${proxy.port}`,
     );
     kube = await createKubeClient({ kubeconfig }, { onRequest: (r) => requests.push(r) });
-    eventBridge = new EventBridgeClient({
-      endpoint: recorder.endpoint,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-    });
     await applyObject(
       mgmt.kube,
       { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } },
@@ -115,7 +113,6 @@ describe('event forwarder against a compacted etcd', () => {
   });
   after(async () => {
     for (const f of forwarders) await f.stop();
-    eventBridge?.destroy();
     kube?.close();
     await Promise.all([proxy?.stop(), recorder?.stop(), mgmt?.stop()]);
   });

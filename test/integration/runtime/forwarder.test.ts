@@ -1,11 +1,10 @@
-// The forwarder against a real kube-apiserver, putting events through the real EventBridge SDK to a recording
+// The forwarder against a real kube-apiserver, putting events through the forwarder's PutEvents client to a recording
 // endpoint on loopback: batches of at most 10, coalesced bursts, resume after the watch connection is cut, retries of entries EventBridge refused.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { applyObject, createKubeClient, type KubeClient } from '#shared/kube/index.ts';
 import { ObjectChange } from '#shared/runtime/events.ts';
-import { createEventBridgeSink } from '#functions/forwarder/eventbridge-sink.ts';
+import { createPutEventsSink } from '#functions/forwarder/put-events-sink.ts';
 import { startForwarder, type Forwarder } from '#functions/forwarder/start-forwarder.ts';
 import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
 import {
@@ -32,7 +31,6 @@ describe('event forwarder on a real kube-apiserver', () => {
   let proxy: CuttableProxy;
   let kube: KubeClient;
   let kubeconfig: string;
-  let eventBridge: EventBridgeClient;
   const forwarders: Forwarder[] = [];
 
   const changes = () =>
@@ -52,7 +50,12 @@ describe('event forwarder on a real kube-apiserver', () => {
       kube,
       source: { kubeconfig },
       targets: [target],
-      sink: createEventBridgeSink({ client: eventBridge, eventBusName: 'capi-serverless-test' }),
+      sink: createPutEventsSink({
+        eventBusName: 'capi-serverless-test',
+        region: 'us-east-1',
+        endpoint: recorder.endpoint,
+        getCredentials: () => Promise.resolve({ accessKeyId: 'test', secretAccessKey: 'test' }),
+      }),
       coalesceMs: 300,
       retryBaseMs: 50,
     });
@@ -69,11 +72,6 @@ describe('event forwarder on a real kube-apiserver', () => {
       `https://${server.hostname}:${proxy.port}`,
     );
     kube = await createKubeClient({ kubeconfig });
-    eventBridge = new EventBridgeClient({
-      endpoint: recorder.endpoint,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-    });
     await applyObject(
       mgmt.kube,
       { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } },
@@ -83,7 +81,6 @@ describe('event forwarder on a real kube-apiserver', () => {
   });
   after(async () => {
     for (const f of forwarders) await f.stop();
-    eventBridge?.destroy();
     kube?.close();
     await Promise.all([proxy?.stop(), recorder?.stop(), mgmt?.stop()]);
   });

@@ -5,7 +5,7 @@ import { parseCpuQuantity, parseMemoryQuantity } from '#shared/pricing/read-pod-
 
 describe('readPodRequests', () => {
   test("reads the forwarder's requests and limit from its shipped Deployment", () => {
-    assert.deepEqual(readPodRequests(forwarderManifest), { cpu: 0.02, memoryMiB: 64, memoryLimitMiB: 128 });
+    assert.deepEqual(readPodRequests(forwarderManifest), { cpu: 0.02, memoryMiB: 80, memoryLimitMiB: 128 });
   });
 
   const quantities: [string, number, number][] = [

@@ -82,3 +82,25 @@ describe('createEventBatcher', () => {
     assert.throws(() => createEventBatcher({ sink: () => Promise.resolve([]), maxBatch: 11 }), /1\.\.10/);
   });
 });
+
+describe('createEventBatcher per-kind counts', () => {
+  test('counts added, coalesced, sent and failed entries per kind, and when PutEvents last accepted one', async () => {
+    let fail = true;
+    const outbox = createEventBatcher({
+      sink: (b) => Promise.resolve(fail ? b.filter((c) => c.kind === 'Secret') : []),
+      coalesceMs: 1_000,
+      retryBaseMs: 1,
+      now: () => 42_000,
+    });
+    outbox.add(change('a', '1'));
+    outbox.add(change('a', '2'));
+    outbox.add(Object.freeze({ ...change('s', '1'), kind: 'Secret' }));
+    await outbox.flush();
+    fail = false;
+    await outbox.stop();
+    assert.deepEqual(outbox.stats.byKind.get('ConfigMap'), { added: 2, coalesced: 1, sent: 1, failed: 0, dropped: 0 });
+    assert.deepEqual(outbox.stats.byKind.get('Secret'), { added: 1, coalesced: 0, sent: 1, failed: 1, dropped: 0 });
+    assert.equal(outbox.stats.lastSentAtMs, 42_000);
+    assert.equal(outbox.pending(), 0);
+  });
+});
