@@ -1,6 +1,7 @@
 // helm (built from its Go module by test/harness/build-helm.sh, cached; .ci/run builds it first) for the chart tests:
 // render, lint and install infra/chart/capi-serverless.
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -63,4 +64,39 @@ export async function renderChart(chart: string, args: readonly string[]): Promi
   return parseAllDocuments(stdout)
     .map((d) => d.toJS() as KubeObject | null)
     .filter((o): o is KubeObject => o !== null);
+}
+
+/**
+ * `helm upgrade --install` of the chart into the cluster of `kubeconfigPath` (namespace capi-serverless-system,
+ * created when missing) with `values` as its values file; throws with helm's message.
+ *
+ * @example
+ * await installChart(mgmt.controlPlane.kubeconfigPath, { region: 'us-east-1', ... });
+ */
+export async function installChart(
+  kubeconfigPath: string,
+  values: Readonly<Record<string, unknown>>,
+  opts: { release?: string; namespace?: string } = {},
+): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'chart-values-'));
+  try {
+    const file = join(dir, 'values.json');
+    writeFileSync(file, JSON.stringify(values));
+    const { code, stdout, stderr } = await runHelm([
+      'upgrade',
+      '--install',
+      opts.release ?? 'capi-serverless',
+      join(repoRoot, 'infra', 'chart', 'capi-serverless'),
+      '--kubeconfig',
+      kubeconfigPath,
+      '-n',
+      opts.namespace ?? 'capi-serverless-system',
+      '--create-namespace',
+      '-f',
+      file,
+    ]);
+    if (code !== 0) throw new Error(`helm upgrade --install failed: ${stderr.trim() || stdout.trim()}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
