@@ -174,6 +174,24 @@ const bad: { name: string; context: Context; setting: SettingKey; says: RegExp }
     setting: 'privateSubnetIds',
     says: /is not a subnet- id: "subnet-a"/,
   },
+  {
+    name: 'forwarderImage that is not a boolean',
+    context: { ...kubeconfig, forwarderImage: 'yes' },
+    setting: 'forwarderImage',
+    says: /must be true or false, got "yes"/,
+  },
+  {
+    name: 'an image platform without forwarderImage',
+    context: { ...kubeconfig, forwarderImagePlatform: 'linux/arm64' },
+    setting: 'forwarderImagePlatform',
+    says: /needs forwarderImage=true/,
+  },
+  {
+    name: 'an unknown image platform',
+    context: { ...kubeconfig, forwarderImage: 'true', forwarderImagePlatform: 'linux/s390x' },
+    setting: 'forwarderImagePlatform',
+    says: /must be one of linux\/amd64, linux\/arm64, got "linux\/s390x"/,
+  },
 ];
 
 describe('settings checked at synth', () => {
@@ -208,6 +226,7 @@ describe('settings checked at synth', () => {
     { name: 'a kubeconfig secret', context: { ...kubeconfig, tickMinutes: '10', webhookReservedConcurrency: '25' } },
     { name: 'an EKS cluster', context: { ...eks, logRetentionDays: 90, stackName: 'capi-staging' } },
     { name: 'the private-network variant', context: vpc },
+    { name: 'the forwarder image built at deploy', context: { ...eks, forwarderImage: 'true' } },
   ];
   for (const c of good)
     test(`accepts ${c.name}`, () => {
