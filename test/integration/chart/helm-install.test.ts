@@ -121,6 +121,10 @@ describe('helm install of the chart on a real API server', () => {
     const { code, stdout, stderr } = await runHelm(['install', release, chartDir, '--create-namespace', ...helmArgs]);
     assert.equal(code, 0, `${stdout}\n${stderr}`);
     assert.match(stdout, /STATUS: deployed/);
+    assert.match(
+      stdout,
+      /NOTES:[^]*kubectl -n capi-serverless-system rollout status deployment\/capi-serverless-forwarder/,
+    );
     for (const ref of installed) {
       const object = await getObject(mgmt.kube, ref);
       assert.equal(object.metadata.labels?.['app.kubernetes.io/managed-by'], 'Helm', `${ref.kind} ${ref.name}`);
