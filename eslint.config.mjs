@@ -29,7 +29,7 @@ const ioModules = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'cdk.out/**', 'shared/api/crds/**', '**/*.d.ts'] },
+  { ignores: ['node_modules/**', 'cdk.out/**', 'dist/**', 'shared/api/crds/**', '**/*.d.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

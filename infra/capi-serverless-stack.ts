@@ -26,6 +26,7 @@ import {
   type FunctionName,
 } from './cluster-access.ts';
 import { createControllerFunction } from './controller-function.ts';
+import { createForwarderImage, type ForwarderImagePlatform } from './forwarder-image.ts';
 import { addEventRouting, createWakeUpSchedules } from './event-routing.ts';
 import { acknowledgeAcceptedFindings } from './nag-suppressions.ts';
 import { PrivateNetwork, type PrivateNetworkProps } from './private-network.ts';
@@ -101,6 +102,13 @@ export type CapiServerlessStackProps = StackProps & {
   readonly forwarderNamespace?: string;
   /** Name of the forwarder's ServiceAccount (default capi-serverless-forwarder). */
   readonly forwarderServiceAccount?: string;
+  /**
+   * Build functions/forwarder/Dockerfile at `cdk deploy` (local Docker) and push it to the CDK assets repository in
+   * ECR; ChartValues then names the image (default false: no Docker needed, bring your own image).
+   */
+  readonly forwarderImage?: boolean;
+  /** The image's platform, `linux/amd64` (default) or `linux/arm64`: the management cluster's nodes. */
+  readonly forwarderImagePlatform?: string;
 };
 
 /** Tags on the stack and every resource that takes tags (cost allocation, finding an install's resources). */
@@ -213,7 +221,7 @@ export class CapiServerlessStack extends Stack {
         value: functions[controller].role?.roleArn ?? '',
       });
     }
-    // Admission webhooks behind a Function URL; register infra/webhooks/manifests with its URL (see docs/deploy.md).
+    // Admission webhooks behind a Function URL; the chart (infra/chart) registers them with its URL (see docs/deploy.md).
     this.webhooks = new WebhooksFunction(this, 'Webhooks', {
       ...(kubeconfigSecret ? { kubeconfigSecret } : {}),
       ...(paramsAndSecrets ? { paramsAndSecrets } : {}),
@@ -239,7 +247,7 @@ export class CapiServerlessStack extends Stack {
       value: this.webhooks.function.role?.roleArn ?? '',
     });
 
-    // NOTE: on EKS the stack creates the cluster access AWS owns; the RBAC binding the groups ships as YAML.
+    // NOTE: on EKS the stack creates the cluster access AWS owns; the RBAC binding the groups is in the chart.
     const forwarderServiceAccount = {
       namespace: props.forwarderNamespace ?? defaultForwarderServiceAccount.namespace,
       name: props.forwarderServiceAccount ?? defaultForwarderServiceAccount.name,
@@ -257,6 +265,14 @@ export class CapiServerlessStack extends Stack {
         value: forwarderRole.roleArn,
       });
     }
+    const forwarderImage = props.forwarderImage
+      ? createForwarderImage(this, props.forwarderImagePlatform as ForwarderImagePlatform | undefined)
+      : undefined;
+    if (forwarderImage)
+      new CfnOutput(this, 'ForwarderImageUri', {
+        description: 'the forwarder image built from functions/forwarder/Dockerfile at cdk deploy',
+        value: forwarderImage.imageUri,
+      });
     new CfnOutput(this, 'ChartValues', {
       description: 'values for the cluster side (forwarder, webhook configurations, RBAC), as JSON (YAML reads JSON)',
       value: this.toJsonString({
@@ -273,6 +289,11 @@ export class CapiServerlessStack extends Stack {
           namespace: forwarderServiceAccount.namespace,
           serviceAccount: forwarderServiceAccount.name,
           ...(forwarderRole ? { roleArn: forwarderRole.roleArn } : { policyArn: forwarderPolicy.managedPolicyArn }),
+          // NOTE: without an EKS cluster there is no Pod Identity association: credentials are the user's to give.
+          ...(forwarderRole ? {} : { identity: 'none' }),
+          ...(forwarderImage
+            ? { image: { repository: forwarderImage.repository.repositoryUri, tag: forwarderImage.imageTag } }
+            : {}),
         },
         functions: Object.fromEntries(
           [...controllers, 'webhooks' as const].map((fn) => [

@@ -1,13 +1,13 @@
 // What AWS owns of the functions' and the forwarder's access to an EKS management cluster: an access entry per
 // function role mapped to its own Kubernetes group (bound to a least-privilege ClusterRole by
-// functions/forwarder/manifests/functions-rbac.yaml, never cluster-admin), and the forwarder's IAM role with an EKS
+// the Helm chart's files/functions-rbac.yaml, never cluster-admin), and the forwarder's IAM role with an EKS
 // Pod Identity association for its ServiceAccount.
 import type { Stack } from 'aws-cdk-lib';
 import * as eks from 'aws-cdk-lib/aws-eks';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Controller } from '#shared/checkpoint/table.ts';
 
-/** The Kubernetes group each function's role is mapped to (functions-rbac.yaml binds each to its ClusterRole). */
+/** The Kubernetes group each function's role is mapped to (the chart's functions-rbac.yaml binds each to its ClusterRole). */
 export const functionGroups = {
   topology: 'capi-serverless:topology',
   addons: 'capi-serverless:addons',
@@ -17,7 +17,7 @@ export const functionGroups = {
 } as const satisfies Record<Controller | 'webhooks', string>;
 export type FunctionName = keyof typeof functionGroups;
 
-/** The forwarder's ServiceAccount in functions/forwarder/manifests (namespace and name), unless configured. */
+/** The forwarder's ServiceAccount (namespace and name) as the chart installs it by default, unless configured. */
 export const defaultForwarderServiceAccount = {
   namespace: 'capi-serverless-system',
   name: 'capi-serverless-forwarder',

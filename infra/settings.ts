@@ -3,6 +3,7 @@
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { ValidationError } from '#shared/errors/index.ts';
 import type { CapiServerlessStackProps } from './capi-serverless-stack.ts';
+import { forwarderImagePlatforms } from './forwarder-image.ts';
 
 /** A setting that cannot deploy; `fieldPath` is the setting's context key. */
 export class StackSettingError extends ValidationError {
@@ -35,6 +36,8 @@ export const settingKeys = [
   'tableDeletionProtection',
   'forwarderNamespace',
   'forwarderServiceAccount',
+  'forwarderImage',
+  'forwarderImagePlatform',
   'vpcId',
   'availabilityZones',
   'privateSubnetIds',
@@ -179,6 +182,8 @@ export function computeStackSettings(get: (key: SettingKey) => unknown): {
     ...optional('tableDeletionProtection', boolean('tableDeletionProtection', get('tableDeletionProtection'))),
     ...optional('forwarderNamespace', text('forwarderNamespace', get('forwarderNamespace'))),
     ...optional('forwarderServiceAccount', text('forwarderServiceAccount', get('forwarderServiceAccount'))),
+    ...optional('forwarderImage', boolean('forwarderImage', get('forwarderImage'))),
+    ...optional('forwarderImagePlatform', text('forwarderImagePlatform', get('forwarderImagePlatform'))),
   };
   validateStackProps(props);
   return { stackName, props };
@@ -325,6 +330,15 @@ export function validateStackProps(props: CapiServerlessStackProps): void {
       'forwarderServiceAccount',
       `is not a Kubernetes ServiceAccount name: ${JSON.stringify(props.forwarderServiceAccount)}`,
     );
+  if (props.forwarderImagePlatform !== undefined) {
+    if (!forwarderImagePlatforms.some((p) => p === props.forwarderImagePlatform))
+      throw new StackSettingError(
+        'forwarderImagePlatform',
+        `must be one of ${forwarderImagePlatforms.join(', ')}, got ${JSON.stringify(props.forwarderImagePlatform)}`,
+      );
+    if (!props.forwarderImage)
+      throw new StackSettingError('forwarderImagePlatform', 'needs forwarderImage=true (no image is built without it)');
+  }
   for (const host of props.providerGitlabHosts ?? [])
     if (!hostPattern.test(host))
       throw new StackSettingError('providerGitlabHosts', `each entry is a host name, got ${JSON.stringify(host)}`);

@@ -1,12 +1,13 @@
-// The Validating/MutatingWebhookConfiguration manifests of manifests/, rendered for one webhook URL: what a
-// deployment applies to the management cluster and what the integration tests register with a real API server.
+// The Validating/MutatingWebhookConfiguration manifests (the chart's files/webhooks/, infra/chart/capi-serverless),
+// rendered for one webhook URL as the chart's templates/webhooks.yaml renders them: what the integration tests
+// register with a real API server.
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { parse } from 'yaml';
 import type { KubeObject } from '#shared/kube/index.ts';
+import { chartFile } from '../chart/chart-files.ts';
 
-const manifestsDir = join(dirname(fileURLToPath(import.meta.url)), 'manifests');
+const manifestsDir = chartFile('webhooks');
 
 export const webhookManifestFiles = [
   'validating-webhook-configuration.yaml',

@@ -16,7 +16,7 @@ import { computeDesignOutcome, designChanges, type DesignOutcome } from '#shared
 import { changeTypes, type ChangeType } from '#shared/pricing/measured-profile-types.ts';
 import { measuredProfile } from '#shared/pricing/measured-profile.ts';
 import { readDeployedStack, type DeployedStack } from '#shared/pricing/read-deployed-stack.ts';
-import { forwarderManifest, readPodRequests } from '#shared/pricing/read-pod-requests.ts';
+import { forwarderValues, readPodRequests } from '#shared/pricing/read-pod-requests.ts';
 import { stackVariants, synthesizeStack, type StackVariant } from '#shared/pricing/synthesize-stack.ts';
 
 type Streams = { stdout: { write(s: string): unknown }; stderr: { write(s: string): unknown } };
@@ -140,7 +140,7 @@ export type CostResult = {
 
 /** Every variant × fleet size, for each user type. */
 export function computeCostResults(args: CostArgs, prices: AwsPrices): CostResult[] {
-  const forwarderRequests = readPodRequests(forwarderManifest);
+  const forwarderRequests = readPodRequests(forwarderValues);
   return args.variants.flatMap((variant) => {
     const deployed = getDeployedStack(variant);
     return args.clusters.map((clusters) => {

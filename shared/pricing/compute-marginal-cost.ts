@@ -59,7 +59,7 @@ export type CostInputs = {
   readonly clusters: number;
   readonly mix: ChangeMix;
   readonly userType: UserType;
-  /** The forwarder's Deployment requests (functions/forwarder/manifests/deployment.yaml). */
+  /** The forwarder's requests (the chart's values.yaml, forwarder.resources). */
   readonly forwarderRequests: PodRequests;
   readonly prices: AwsPrices;
   /**
@@ -339,7 +339,7 @@ export function computeMarginalCost(inputs: CostInputs): MarginalCost {
       item: "forwarder pod's node share",
       usd: node(forwarderCpu, forwarderMiB),
       basis: 'measured',
-      note: `max(request in deployment.yaml, measured): ${forwarderCpu.toFixed(3)} vCPU, ${forwarderMiB.toFixed(0)} MiB for ${fmt(watched)} watched objects${watched > 10_102 ? ' (RSS extrapolated linearly beyond the 10,102 measured)' : ''}${inputs.forwarderRequests.memoryLimitMiB !== undefined && forwarderRss > inputs.forwarderRequests.memoryLimitMiB ? ` ABOVE its ${inputs.forwarderRequests.memoryLimitMiB} MiB limit (OOM-killed)` : ''}, of a t3.medium priced half by vCPU, half by GiB`,
+      note: `max(request in the chart's values.yaml, measured): ${forwarderCpu.toFixed(3)} vCPU, ${forwarderMiB.toFixed(0)} MiB for ${fmt(watched)} watched objects${watched > 10_102 ? ' (RSS extrapolated linearly beyond the 10,102 measured)' : ''}${inputs.forwarderRequests.memoryLimitMiB !== undefined && forwarderRss > inputs.forwarderRequests.memoryLimitMiB ? ` ABOVE its ${inputs.forwarderRequests.memoryLimitMiB} MiB limit (OOM-killed)` : ''}, of a t3.medium priced half by vCPU, half by GiB`,
     },
     {
       side: 'A',

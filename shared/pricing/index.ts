@@ -29,6 +29,6 @@ export type { ChangeFigures, ChangeType, MeasuredProfile } from '#shared/pricing
 export { measuredProfile } from '#shared/pricing/measured-profile.ts';
 export { readDeployedStack, resourcePricing } from '#shared/pricing/read-deployed-stack.ts';
 export type { DeployedFunction, DeployedStack } from '#shared/pricing/read-deployed-stack.ts';
-export { forwarderManifest, readPodRequests } from '#shared/pricing/read-pod-requests.ts';
+export { forwarderValues, readPodRequests } from '#shared/pricing/read-pod-requests.ts';
 // NOTE: synthesize-stack.ts (aws-cdk-lib and infra/, seconds to load) is imported directly where it is needed.
 export type { CfnTemplate, StackVariant } from '#shared/pricing/synthesize-stack.ts';

@@ -1,20 +1,20 @@
-// A Deployment manifest's container resource requests (vCPU, MiB): what the scheduler reserves on a node, which the
-// cost model charges as the pod's share of node capacity.
+// The forwarder pod's resource requests (vCPU, MiB) as the Helm chart's values.yaml sets them: what the scheduler
+// reserves on a node, which the cost model charges as the pod's share of node capacity.
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import type { PodRequests } from '#shared/pricing/compute-marginal-cost.ts';
 
-/** The forwarder's Deployment, as shipped. */
-export const forwarderManifest = join(
+/** The chart's values.yaml (`forwarder.resources`), as shipped. */
+export const forwarderValues = join(
   dirname(fileURLToPath(import.meta.url)),
   '..',
   '..',
-  'functions',
-  'forwarder',
-  'manifests',
-  'deployment.yaml',
+  'infra',
+  'chart',
+  'capi-serverless',
+  'values.yaml',
 );
 
 /** `20m` → 0.02, `1` → 1 (vCPU). */
@@ -43,29 +43,21 @@ export function parseMemoryQuantity(q: string): number {
 type Resources = { requests?: { cpu?: string; memory?: string }; limits?: { memory?: string } };
 
 /**
- * The summed requests of a Deployment's containers, and their summed memory limit when every container has one.
+ * The forwarder's requests and memory limit from a values file of the chart (`forwarder.resources`; one container).
  *
  * @example
- * readPodRequests(forwarderManifest); // { cpu: 0.02, memoryMiB: 80, memoryLimitMiB: 128 }
+ * readPodRequests(forwarderValues); // { cpu: 0.02, memoryMiB: 80, memoryLimitMiB: 128 }
  */
 export function readPodRequests(file: string): PodRequests {
-  const doc = parse(readFileSync(file, 'utf8')) as {
-    spec?: {
-      template?: { spec?: { containers?: { resources?: Resources }[] } };
-    };
+  const values = parse(readFileSync(file, 'utf8')) as { forwarder?: { resources?: Resources } } | null;
+  const resources = values?.forwarder?.resources;
+  const requests = resources?.requests;
+  if (!resources || !requests?.cpu || !requests.memory)
+    throw new Error(`${file}: forwarder.resources.requests needs cpu and memory`);
+  const limit = resources.limits?.memory;
+  return {
+    cpu: parseCpuQuantity(String(requests.cpu)),
+    memoryMiB: parseMemoryQuantity(String(requests.memory)),
+    ...(limit === undefined ? {} : { memoryLimitMiB: parseMemoryQuantity(String(limit)) }),
   };
-  const containers = doc.spec?.template?.spec?.containers ?? [];
-  if (containers.length === 0) throw new Error(`${file}: no containers`);
-  const requests = containers.reduce(
-    (sum, c) => {
-      const r = c.resources?.requests;
-      if (!r?.cpu || !r.memory) throw new Error(`${file}: every container needs cpu and memory requests`);
-      return { cpu: sum.cpu + parseCpuQuantity(r.cpu), memoryMiB: sum.memoryMiB + parseMemoryQuantity(r.memory) };
-    },
-    { cpu: 0, memoryMiB: 0 },
-  );
-  const limits = containers.map((c) => c.resources?.limits?.memory);
-  return limits.every((l): l is string => l !== undefined)
-    ? { ...requests, memoryLimitMiB: limits.reduce((sum, l) => sum + parseMemoryQuantity(l), 0) }
-    : requests;
 }

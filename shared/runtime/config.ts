@@ -9,7 +9,7 @@ export const kubeconfigSecretExtensionPort = 2773;
 /**
  * Requests one flow may have queued in the shipped `capi-serverless` priority level before the API server answers
  * 429: its hand of queues times each queue's length (handSize 4 × queueLengthLimit 50 in
- * functions/forwarder/manifests/flow-control.yaml; a unit test keeps the two in step).
+ * infra/chart/capi-serverless/files/flow-control.yaml; a unit test keeps the two in step).
  */
 export const flowQueueCapacity = 4 * 50;
 

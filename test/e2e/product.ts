@@ -1,11 +1,10 @@
 // The real product on a management cluster that already runs upstream Cluster API: DynamoDB Local, the functions'
 // own handlers (functions/<controller>.ts's createFunctionHandler over the same reconcilers) behind the local bus,
 // the forwarder watching the cluster and feeding the bus, ticks on a timer, and the webhooks Lambda's handler served
-// on loopback and registered with the deployment's own configurations. Every pass's outcome is kept for failures.
+// on loopback and registered by the deployment's own Helm chart. Every pass's outcome is kept for failures.
 import { randomBytes } from 'node:crypto';
 import { createCheckpointStore, createDynamoDBClient, ensureTable, type Controller } from '#shared/checkpoint/index.ts';
 import { errorMessage } from '#shared/errors/index.ts';
-import { applyObject } from '#shared/kube/index.ts';
 import { computeProgressLines } from '#shared/local/print-progress.ts';
 import type { ControllerHandler } from '#shared/runtime/create-controller-handler.ts';
 import { createFunctionHandler } from '#shared/runtime/create-function-handler.ts';
@@ -18,8 +17,8 @@ import { defaultTargets, discoverProviderTargets } from '#functions/forwarder/de
 import { startForwarder, type Forwarder } from '#functions/forwarder/start-forwarder.ts';
 import type { TestCluster } from '#test/harness/clusters.ts';
 import { startDynamoDB } from '#test/harness/dynamodb.ts';
+import { installChart } from '#test/harness/helm.ts';
 import { startWebhookServer } from '#test/harness/webhook-server.ts';
-import { loadWebhookConfigurations } from '../../infra/webhooks/webhook-manifests.ts';
 
 export type RunningProduct = {
   readonly bus: LocalBus;
@@ -131,11 +130,17 @@ export async function startProduct(
       createWebhooksHandler(computeWebhooksHandlerOptions({ ...env, WEBHOOK_PATH_TOKEN: pathToken })),
     );
     stops.push(() => webhooks.stop());
-    for (const object of loadWebhookConfigurations({
-      baseUrl: `${webhooks.url}/${pathToken}`,
-      caBundle: webhooks.caBundle,
-    }))
-      await applyObject(mgmt.kube, object, { fieldManager: 'capi-serverless-install', force: true });
+    // NOTE: the cluster side is installed as a user installs it: the Helm chart, with values shaped as the stack's
+    // ChartValues output. Its forwarder Deployment never runs here (no kubelet): the forwarder runs in process below.
+    await installChart(kubeconfigPath, {
+      region: 'us-east-1',
+      eventBusName: 'capi-serverless-e2e',
+      webhooks: { baseUrl: webhooks.url, token: pathToken, caBundle: webhooks.caBundle },
+      forwarder: {
+        namespace: 'capi-serverless-system',
+        image: { repository: 'capi-serverless-forwarder', tag: 'e2e' },
+      },
+    });
 
     stops.push(() => bus.stop());
     const targets = [...defaultTargets(), ...(await discoverProviderTargets(mgmt.kube))];

@@ -1,4 +1,4 @@
-// The shipped API Priority and Fairness objects (functions/forwarder/manifests/flow-control.yaml) on a real
+// The shipped API Priority and Fairness objects (the chart's files/flow-control.yaml) on a real
 // kube-apiserver: accepted as written, and a request from the functions' group or the forwarder's ServiceAccount is
 // served by the `capi-serverless` priority level (the API server names it in every response's
 // X-Kubernetes-PF-PriorityLevel-UID header), while another authenticated user stays in global-default.
@@ -12,8 +12,9 @@ import { parseAllDocuments } from 'yaml';
 import { applyObject, getObject, type KubeObject } from '#shared/kube/index.ts';
 import { issueCertificate } from '#test/harness/certs.ts';
 import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
+import { chartFile } from '../../../infra/chart/chart-files.ts';
 
-const manifest = new URL('../../../functions/forwarder/manifests/flow-control.yaml', import.meta.url);
+const manifest = chartFile('flow-control.yaml');
 
 /**
  * GET /api/v1/namespaces as a client-certificate user or with a bearer token; answers the uid of the priority level

@@ -1,5 +1,5 @@
 // The forwarder reads metadata only and needs no more than its manifests grant: run against a real kube-apiserver
-// (RBAC on) as the `capi-serverless-forwarder` ServiceAccount bound to `functions/forwarder/manifests/rbac.yaml`,
+// (RBAC on) as the `capi-serverless-forwarder` ServiceAccount bound to the chart's `files/forwarder-rbac.yaml`,
 // through a recording HTTPS proxy on loopback that shows the headers of every LIST and watch it sends.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { parse, parseAllDocuments } from 'yaml';
+import { parseAllDocuments } from 'yaml';
 import { applyObject, createKubeClient, type KubeClient, type KubeObject } from '#shared/kube/index.ts';
 import { KubeError } from '#shared/kube/errors.ts';
 import { partialObjectMetadataAccept, partialObjectMetadataListAccept } from '#shared/kube/partial-object-metadata.ts';
@@ -18,11 +18,11 @@ import { startHeartbeat } from '#functions/forwarder/renew-heartbeat.ts';
 import { checkHealth } from '#shared/health/index.ts';
 import { createPki } from '#test/harness/certs.ts';
 import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
+import { chartFile } from '../../../infra/chart/chart-files.ts';
 
 const ns = 'fwd-meta';
 const saNamespace = 'capi-serverless-system';
 const saName = 'capi-serverless-forwarder';
-const manifests = join(import.meta.dirname, '..', '..', '..', 'functions', 'forwarder', 'manifests');
 
 type Recorded = { method: string; url: string; accept: string; status: number };
 
@@ -95,8 +95,12 @@ describe('forwarder: metadata only, with no more than its ClusterRole', () => {
   before(async () => {
     mgmt = await startManagementCluster({ name: 'forwarder-rbac' });
     for (const name of [ns, saNamespace]) await apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-    await apply(parse(readFileSync(join(manifests, 'service-account.yaml'), 'utf8')) as KubeObject);
-    for (const doc of parseAllDocuments(readFileSync(join(manifests, 'rbac.yaml'), 'utf8')))
+    await apply({
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name: saName, namespace: saNamespace },
+    });
+    for (const doc of parseAllDocuments(readFileSync(chartFile('forwarder-rbac.yaml'), 'utf8')))
       await apply(doc.toJS() as KubeObject);
     const tokenRequest = await mgmt.kube.request<{ status: { token: string } }>({
       method: 'POST',

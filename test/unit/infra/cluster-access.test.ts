@@ -1,14 +1,14 @@
 // On an EKS management cluster the stack creates the access AWS owns: an access entry per function role (webhooks
-// included) mapped to its own Kubernetes group, which functions-rbac.yaml binds to a least-privilege ClusterRole; the
+// included) mapped to its own Kubernetes group, which the chart's files/functions-rbac.yaml binds to a least-privilege ClusterRole; the
 // forwarder's role with an EKS Pod Identity association; and outputs a chart's values can be read from.
 import assert from 'node:assert/strict';
 import { controllers } from '#shared/checkpoint/table.ts';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { Template } from 'aws-cdk-lib/assertions';
 import { parseAllDocuments } from 'yaml';
 import { CapiServerlessStack } from '../../../infra/capi-serverless-stack.ts';
+import { chartFile } from '../../../infra/chart/chart-files.ts';
 import { functionGroups } from '../../../infra/cluster-access.ts';
 import { createTestApp } from './test-app.ts';
 
@@ -23,16 +23,7 @@ type Doc = {
 };
 
 const eksCluster = { name: 'mgmt', endpoint: 'https://ABC.gr7.eu-west-1.eks.amazonaws.com', caData: 'Y2E=' };
-const rbacFile = join(
-  import.meta.dirname,
-  '..',
-  '..',
-  '..',
-  'functions',
-  'forwarder',
-  'manifests',
-  'functions-rbac.yaml',
-);
+const rbacFile = chartFile('functions-rbac.yaml');
 const rbac = parseAllDocuments(readFileSync(rbacFile, 'utf8')).map((d) => d.toJS() as Doc);
 
 describe('cluster access on EKS', () => {
@@ -144,16 +135,7 @@ describe('functions-rbac.yaml', () => {
 
 describe('flow-control.yaml', () => {
   test("the FlowSchema serves every function's access-entry group at capi-serverless's priority level", () => {
-    const file = join(
-      import.meta.dirname,
-      '..',
-      '..',
-      '..',
-      'functions',
-      'forwarder',
-      'manifests',
-      'flow-control.yaml',
-    );
+    const file = chartFile('flow-control.yaml');
     type Subject = { kind: string; group?: { name: string } };
     type FlowSchema = { kind: string; spec?: { rules?: { subjects: Subject[] }[] } };
     const schemas = parseAllDocuments(readFileSync(file, 'utf8'))

@@ -204,6 +204,24 @@ const bad: { name: string; context: Context; setting: SettingKey; says: RegExp }
     setting: 'privateSubnetIds',
     says: /is not a subnet- id: "subnet-a"/,
   },
+  {
+    name: 'forwarderImage that is not a boolean',
+    context: { ...kubeconfig, forwarderImage: 'yes' },
+    setting: 'forwarderImage',
+    says: /must be true or false, got "yes"/,
+  },
+  {
+    name: 'an image platform without forwarderImage',
+    context: { ...kubeconfig, forwarderImagePlatform: 'linux/arm64' },
+    setting: 'forwarderImagePlatform',
+    says: /needs forwarderImage=true/,
+  },
+  {
+    name: 'an unknown image platform',
+    context: { ...kubeconfig, forwarderImage: 'true', forwarderImagePlatform: 'linux/s390x' },
+    setting: 'forwarderImagePlatform',
+    says: /must be one of linux\/amd64, linux\/arm64, got "linux\/s390x"/,
+  },
 ];
 
 describe('settings checked at synth', () => {
@@ -242,6 +260,7 @@ describe('settings checked at synth', () => {
       name: 'tracing on, and a token Secret of its own',
       context: { ...eks, tracing: 'true', webhookTokenKubeSecret: 'ops/token' },
     },
+    { name: 'the forwarder image built at deploy', context: { ...eks, forwarderImage: 'true' } },
   ];
   for (const c of good)
     test(`accepts ${c.name}`, () => {

@@ -1,11 +1,27 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { forwarderManifest, readPodRequests } from '#shared/pricing/index.ts';
+import { forwarderValues, readPodRequests } from '#shared/pricing/index.ts';
 import { parseCpuQuantity, parseMemoryQuantity } from '#shared/pricing/read-pod-requests.ts';
 
 describe('readPodRequests', () => {
-  test("reads the forwarder's requests and limit from its shipped Deployment", () => {
-    assert.deepEqual(readPodRequests(forwarderManifest), { cpu: 0.02, memoryMiB: 80, memoryLimitMiB: 128 });
+  test("reads the forwarder's requests and limit from the chart's values.yaml", () => {
+    assert.deepEqual(readPodRequests(forwarderValues), { cpu: 0.02, memoryMiB: 80, memoryLimitMiB: 128 });
+  });
+
+  test('reads a values file of the chart, and refuses one without requests', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pod-requests-'));
+    try {
+      const file = join(dir, 'values.yaml');
+      writeFileSync(file, 'forwarder:\n  resources:\n    requests: { cpu: 50m, memory: 96Mi }\n');
+      assert.deepEqual(readPodRequests(file), { cpu: 0.05, memoryMiB: 96 });
+      writeFileSync(file, 'forwarder:\n  resources: { limits: { memory: 1Gi } }\n');
+      assert.throws(() => readPodRequests(file), /forwarder\.resources\.requests needs cpu and memory/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   const quantities: [string, number, number][] = [

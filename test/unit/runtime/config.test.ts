@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { parseAllDocuments } from 'yaml';
+import { chartFile } from '../../../infra/chart/chart-files.ts';
 import { ValidationError } from '#shared/errors/index.ts';
 import { computeRuntimeConfig, flowQueueCapacity, kubeconfigSecretExtensionPort } from '#shared/runtime/config.ts';
 
@@ -50,7 +51,7 @@ describe('computeRuntimeConfig', () => {
   });
 
   test("the flow queue capacity is the shipped priority level's handSize × queueLengthLimit", () => {
-    const manifest = new URL('../../../functions/forwarder/manifests/flow-control.yaml', import.meta.url);
+    const manifest = chartFile('flow-control.yaml');
     const level = parseAllDocuments(readFileSync(manifest, 'utf8'))
       .map(
         (d) => d.toJS() as { kind: string; spec: { limited: { limitResponse: { queuing: Record<string, number> } } } },

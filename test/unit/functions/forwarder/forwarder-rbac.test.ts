@@ -1,16 +1,15 @@
-// The forwarder's manifests grant read access to what it watches and nothing more: list and watch only (no get, no
+// The forwarder's RBAC (the chart's files/forwarder-rbac.yaml) grants read access to what it watches and nothing more: list and watch only (no get, no
 // writes), bound to its own ServiceAccount; its one write is its heartbeat Lease, in its own namespace.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { parseAllDocuments } from 'yaml';
+import { chartFile } from '../../../../infra/chart/chart-files.ts';
 
 type Rule = { apiGroups: string[]; resources: string[]; verbs: string[] };
 type Doc = { kind: string; metadata: { name: string }; rules?: Rule[]; subjects?: unknown[]; roleRef?: unknown };
 
-const manifests = join(import.meta.dirname, '..', '..', '..', '..', 'functions', 'forwarder', 'manifests');
-const docs = parseAllDocuments(readFileSync(join(manifests, 'rbac.yaml'), 'utf8')).map((d) => d.toJS() as Doc);
+const docs = parseAllDocuments(readFileSync(chartFile('forwarder-rbac.yaml'), 'utf8')).map((d) => d.toJS() as Doc);
 
 describe('forwarder RBAC', () => {
   const role = docs.find((d) => d.kind === 'ClusterRole');
