@@ -27,6 +27,11 @@ export type ControllerFunctionOptions = {
   readonly network?: FunctionNetworkProps;
   /** Variables only this controller reads (the providers' download allow-list). */
   readonly extraEnvironment?: Readonly<Record<string, string>>;
+  /**
+   * Invocations at once: the function's reserved (and so maximum) concurrency and its CONTROLLER_CONCURRENCY, so the
+   * controller's requests stay within its flow's queues at the API server (unset: the account's limit only).
+   */
+  readonly concurrency?: number;
 };
 
 export type ControllerFunction = { readonly fn: nodejs.NodejsFunction; readonly dlq: sqs.Queue };
@@ -61,6 +66,7 @@ export function createControllerFunction(
     timeout: Duration.minutes(5),
     retryAttempts: 2,
     deadLetterQueue: dlq,
+    ...(options.concurrency === undefined ? {} : { reservedConcurrentExecutions: options.concurrency }),
     // NOTE: Powertools Tracer writes one segment per invocation; metrics are EMF log lines (no API calls).
     // In private subnets the X-Ray daemon would need an endpoint or NAT: tracing is off there.
     tracing: network ? lambda.Tracing.DISABLED : lambda.Tracing.ACTIVE,
@@ -79,6 +85,7 @@ export function createControllerFunction(
       // NOTE: leases outlive the function timeout, so a crashed pass's lease lapses before a retry could run twice.
       LEASE_TTL_MS: String(6 * 60_000),
       ...(options.kubeconfigSecret ? { KUBECONFIG_SECRET_ARN: options.kubeconfigSecret.secretName } : {}),
+      ...(options.concurrency === undefined ? {} : { CONTROLLER_CONCURRENCY: String(options.concurrency) }),
       ...options.extraEnvironment,
     },
   });

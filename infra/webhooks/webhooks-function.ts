@@ -36,6 +36,12 @@ export type WebhooksFunctionProps = {
   readonly tokenParameterName?: string;
   /** Reserved (and so maximum) concurrent executions (default 10). */
   readonly reservedConcurrency?: number;
+  /**
+   * Warm containers kept ready (provisioned concurrency, at most `reservedConcurrency`): set, the function gets a
+   * version and the alias `live` carrying it, and the Function URL targets the alias (a new URL: render the webhook
+   * manifests again). Unset: no version or alias, the URL targets the function.
+   */
+  readonly provisionedConcurrency?: number;
   /** Retention of the function's log group (default one month). */
   readonly logRetention?: logs.RetentionDays;
   /** p99 duration above which the latency alarm fires (default 3 s; the webhooks time out after 10 s). */
@@ -54,6 +60,8 @@ export const defaultWebhookReservedConcurrency = 10;
 
 export class WebhooksFunction extends Construct {
   readonly function: nodejs.NodejsFunction;
+  /** The alias `live` with the provisioned concurrency (unset without `provisionedConcurrency`). */
+  readonly alias: lambda.Alias | undefined;
   readonly functionUrl: lambda.FunctionUrl;
   /** The token's secret (unset when the token is an SSM parameter). */
   readonly tokenSecret: secretsmanager.ISecret | secretsmanager.Secret | undefined;
@@ -105,7 +113,18 @@ export class WebhooksFunction extends Construct {
     this.tokenParameter?.grantRead(this.function);
     // NOTE: the API server cannot sign requests with SigV4, so the URL is public; the path token keeps strangers out
     // (the handler refuses every request, before any read, without an accepted token).
-    this.functionUrl = this.function.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.NONE });
+    // NOTE: provisioned concurrency serves only a version or an alias; invocations of $LATEST would get cold
+    // containers, so the URL moves to the alias when it is set.
+    this.alias =
+      props.provisionedConcurrency === undefined
+        ? undefined
+        : new lambda.Alias(this, 'Live', {
+            aliasName: 'live',
+            // NOTE: Version.role is optional where IVersion.role is not, under exactOptionalPropertyTypes.
+            version: this.function.currentVersion as lambda.IVersion,
+            provisionedConcurrentExecutions: props.provisionedConcurrency,
+          });
+    this.functionUrl = (this.alias ?? this.function).addFunctionUrl({ authType: lambda.FunctionUrlAuthType.NONE });
     new CfnOutput(this, 'WebhookBaseUrl', {
       description: 'Base URL for the webhook manifests: append /<token>, the string of WebhookTokenSecretArn',
       value: this.functionUrl.url,
