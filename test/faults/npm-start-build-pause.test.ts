@@ -1,6 +1,6 @@
 // Fault: `npm start` on a fresh machine builds upstream's managers (a couple of minutes) after its management cluster's
 // client has opened kept-alive connections, and the build blocks the process (execFileSync), so the API server closes
-// those connections at its idle timeout (90 s in kube-apiserver) while nothing reads them; the first request after the
+// those connections at its idle timeout (kube-apiserver's http.Server IdleTimeout, 90 s) while nothing reads them; the first request after the
 // build met one ("failed to apply CustomResourceDefinition …: socket hang up", issue 34). Here the build is held for
 // 100 s (a `bash` in front of the real one on PATH sleeps before running build-upstream-capi.sh, so the process is
 // blocked exactly where a fresh machine's build blocks it); `npm start` must still reach the reconciled examples and
