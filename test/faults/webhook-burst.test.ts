@@ -228,11 +228,10 @@ describe('admission under a burst and hostile inputs, through the bundled webhoo
     ]);
     const calls = pool.records.slice(recordsBefore);
     const admitted = calls.filter((r) => r.status === 200).map((r) => r.durationMs);
-    const { items } = await listObjects(mgmt.kube, {
-      apiVersion: 'cluster.x-k8s.io/v1beta2',
-      kind: 'Cluster',
-      namespace: 'default',
-    });
+    // NOTE: a loaded machine's API server may not answer the LIST within the client's 30 s: ask again (3 times).
+    const listClusters = () =>
+      listObjects(mgmt.kube, { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Cluster', namespace: 'default' });
+    const { items } = await listClusters().catch(listClusters).catch(listClusters);
     const created = items.filter((c) => /^b-\d+$/.test(c.metadata.name ?? '')).length;
     const row = {
       fault: `webhook burst: ${writes} topology Cluster creates in ${windowMs / 1000} s (${writers} writers) beside upstream's core manager`,
