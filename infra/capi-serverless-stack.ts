@@ -16,6 +16,7 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { controllers, type Controller } from '#shared/checkpoint/table.ts';
+import { defaultControllerConcurrency } from '#shared/runtime/config.ts';
 import { eventSources } from '#shared/runtime/events.ts';
 import { createAlarmTopic, createHealthAlarm } from './alarms.ts';
 import {
@@ -64,6 +65,16 @@ export type CapiServerlessStackProps = StackProps & {
   readonly webhookTokenParameterName?: string;
   /** Reserved (and maximum) concurrency of the webhooks function (default 10). */
   readonly webhookReservedConcurrency?: number;
+  /**
+   * Warm containers Lambda keeps for the webhooks (provisioned concurrency on the alias `live`, which the Function URL
+   * then targets; at most `webhookReservedConcurrency`). Unset: none, the URL targets the function.
+   */
+  readonly webhookProvisionedConcurrency?: number;
+  /**
+   * Reserved (and maximum) concurrency of each controller function, passed to it as CONTROLLER_CONCURRENCY (default
+   * 50: what one flow of the shipped priority level queues, divided by the passes an invocation runs at once).
+   */
+  readonly controllerConcurrency?: number;
   /**
    * SNS topic (ARN) the health alarm and the failed events notify; unset: the stack creates one (output
    * `AlarmTopicArn`).
@@ -187,6 +198,7 @@ export class CapiServerlessStack extends Stack {
         extraEnvironment: controller === 'providers' ? computeProvidersEnvironment(props) : {},
         sweepMinutes,
         ...(wakeUps ? { wakeUps } : {}),
+        concurrency: props.controllerConcurrency ?? defaultControllerConcurrency,
       });
       addEventRouting(this, controller, {
         bus: this.bus,
@@ -238,6 +250,9 @@ export class CapiServerlessStack extends Stack {
       ...(props.webhookReservedConcurrency === undefined
         ? {}
         : { reservedConcurrency: props.webhookReservedConcurrency }),
+      ...(props.webhookProvisionedConcurrency === undefined
+        ? {}
+        : { provisionedConcurrency: props.webhookProvisionedConcurrency }),
       logRetention,
       environment: eksEnvironment,
       ...(network ? { network } : {}),

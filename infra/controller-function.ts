@@ -39,6 +39,11 @@ export type ControllerFunctionOptions = {
   readonly sweepMinutes: number;
   /** Where requeued passes get their one-time schedules (none in private subnets). */
   readonly wakeUps?: WakeUpSchedules;
+  /**
+   * Invocations at once: the function's reserved (and so maximum) concurrency and its CONTROLLER_CONCURRENCY, so the
+   * controller's requests stay within its flow's queues at the API server (unset: the account's limit only).
+   */
+  readonly concurrency?: number;
 };
 
 export type ControllerFunction = { readonly fn: nodejs.NodejsFunction; readonly dlq: sqs.Queue };
@@ -73,6 +78,7 @@ export function createControllerFunction(
     timeout: Duration.minutes(5),
     retryAttempts: 2,
     deadLetterQueue: dlq,
+    ...(options.concurrency === undefined ? {} : { reservedConcurrentExecutions: options.concurrency }),
     // NOTE: Lambda delivers the record itself (no route from private subnets needed); SNS publishes are free here.
     onFailure: new lambdaDestinations.SnsDestination(options.onFailureTopic),
     // NOTE: Powertools Tracer writes one segment per invocation; metrics are EMF log lines (no API calls). Off unless
@@ -96,6 +102,7 @@ export function createControllerFunction(
       SWEEP_INTERVAL_MS: String((options.sweepMinutes * 60_000) / 2),
       ...options.wakeUps?.environment,
       ...(options.kubeconfigSecret ? { KUBECONFIG_SECRET_ARN: options.kubeconfigSecret.secretName } : {}),
+      ...(options.concurrency === undefined ? {} : { CONTROLLER_CONCURRENCY: String(options.concurrency) }),
       ...options.extraEnvironment,
     },
   });

@@ -1,7 +1,10 @@
 // The stack's settings: read from CDK context (`-c key=value` or cdk.json) once, and every value checked at synth
 // with a message naming the setting, so a bad setting never deploys (and never fails later, at run time).
 import * as logs from 'aws-cdk-lib/aws-logs';
+import { controllers } from '#shared/checkpoint/table.ts';
 import { ValidationError } from '#shared/errors/index.ts';
+import { defaultControllerConcurrency } from '#shared/runtime/config.ts';
+import { defaultWebhookReservedConcurrency } from './webhooks/webhooks-function.ts';
 import type { CapiServerlessStackProps } from './capi-serverless-stack.ts';
 import { forwarderImagePlatforms } from './forwarder-image.ts';
 
@@ -28,6 +31,8 @@ export const settingKeys = [
   'webhookTokenSecretName',
   'webhookTokenParameterName',
   'webhookReservedConcurrency',
+  'webhookProvisionedConcurrency',
+  'controllerConcurrency',
   'alarmTopicArn',
   'tracing',
   'logRetentionDays',
@@ -54,6 +59,10 @@ export const integerBounds = {
   sweepMinutes: { min: 1, max: 1440 },
   // NOTE: 0 would refuse every Cluster write (failurePolicy: Fail); Lambda's default account limit is 1,000.
   webhookReservedConcurrency: { min: 1, max: 1000 },
+  // NOTE: warm containers kept for the webhooks (billed by the hour); at most the reserved concurrency.
+  webhookProvisionedConcurrency: { min: 1, max: 1000 },
+  // NOTE: reserved for each controller function and passed as CONTROLLER_CONCURRENCY (its flow's queues).
+  controllerConcurrency: { min: 1, max: 1000 },
 } as const satisfies Partial<Record<SettingKey, { min: number; max: number }>>;
 
 const text = (key: SettingKey, value: unknown): string | undefined => {
@@ -174,6 +183,11 @@ export function computeStackSettings(get: (key: SettingKey) => unknown): {
     ...optional('webhookTokenSecretName', text('webhookTokenSecretName', get('webhookTokenSecretName'))),
     ...optional('webhookTokenParameterName', text('webhookTokenParameterName', get('webhookTokenParameterName'))),
     ...optional('webhookReservedConcurrency', integer('webhookReservedConcurrency', get('webhookReservedConcurrency'))),
+    ...optional(
+      'webhookProvisionedConcurrency',
+      integer('webhookProvisionedConcurrency', get('webhookProvisionedConcurrency')),
+    ),
+    ...optional('controllerConcurrency', integer('controllerConcurrency', get('controllerConcurrency'))),
     ...optional('alarmTopicArn', text('alarmTopicArn', get('alarmTopicArn'))),
     ...optional('tracing', boolean('tracing', get('tracing'))),
     ...optional('logRetention', logRetention),
@@ -187,6 +201,38 @@ export function computeStackSettings(get: (key: SettingKey) => unknown): {
   };
   validateStackProps(props);
   return { stackName, props };
+}
+
+/**
+ * Lambda refuses reserved concurrency that leaves the account fewer than 100 unreserved executions; 1,000 is the
+ * default account quota in established accounts (new accounts start lower and need a quota increase).
+ */
+export const accountConcurrencyQuota = 1000;
+const unreservedMinimum = 100;
+
+function checkConcurrency(props: CapiServerlessStackProps): void {
+  if (props.webhookReservedConcurrency !== undefined)
+    checkInteger('webhookReservedConcurrency', props.webhookReservedConcurrency);
+  if (props.controllerConcurrency !== undefined) checkInteger('controllerConcurrency', props.controllerConcurrency);
+  const webhookReserved = props.webhookReservedConcurrency ?? defaultWebhookReservedConcurrency;
+  if (props.webhookProvisionedConcurrency !== undefined) {
+    checkInteger('webhookProvisionedConcurrency', props.webhookProvisionedConcurrency);
+    if (props.webhookProvisionedConcurrency > webhookReserved)
+      throw new StackSettingError(
+        'webhookProvisionedConcurrency',
+        `must not exceed webhookReservedConcurrency (${webhookReserved}): Lambda cannot keep more warm containers ` +
+          `than the function may run, got ${props.webhookProvisionedConcurrency}`,
+      );
+  }
+  const controllerReserved = props.controllerConcurrency ?? defaultControllerConcurrency;
+  const reserved = controllers.length * controllerReserved + webhookReserved;
+  if (reserved > accountConcurrencyQuota - unreservedMinimum)
+    throw new StackSettingError(
+      props.controllerConcurrency === undefined ? 'webhookReservedConcurrency' : 'controllerConcurrency',
+      `the stack would reserve ${reserved} concurrent executions (${controllers.length} controllers × ` +
+        `${controllerReserved} + webhooks ${webhookReserved}); Lambda keeps 100 of the account's quota ` +
+        `(${accountConcurrencyQuota} by default) unreserved, so at most ${accountConcurrencyQuota - unreservedMinimum}`,
+    );
 }
 
 const hostPattern =
@@ -261,8 +307,7 @@ export function validateStackProps(props: CapiServerlessStackProps): void {
       throw new StackSettingError('eksClusterCaData', "must be the cluster's base64 certificate authority data");
   }
   if (props.sweepMinutes !== undefined) checkInteger('sweepMinutes', props.sweepMinutes);
-  if (props.webhookReservedConcurrency !== undefined)
-    checkInteger('webhookReservedConcurrency', props.webhookReservedConcurrency);
+  checkConcurrency(props);
   if (props.webhookTokenSecretName && props.webhookTokenParameterName)
     throw new StackSettingError(
       'webhookTokenParameterName',

@@ -42,6 +42,12 @@ export type WebhooksFunctionProps = {
   readonly tokenParameterName?: string;
   /** Reserved (and so maximum) concurrent executions (default 10). */
   readonly reservedConcurrency?: number;
+  /**
+   * Warm containers kept ready (provisioned concurrency, at most `reservedConcurrency`): set, the function gets a
+   * version and the alias `live` carrying it, and the Function URL targets the alias (a new URL: render the webhook
+   * manifests again). Unset: no version or alias, the URL targets the function.
+   */
+  readonly provisionedConcurrency?: number;
   /** Retention of the function's log group (default one month). */
   readonly logRetention?: logs.RetentionDays;
   /** X-Ray active tracing (default off; never in private subnets). */
@@ -60,6 +66,8 @@ export const defaultWebhookReservedConcurrency = 10;
 
 export class WebhooksFunction extends Construct {
   readonly function: nodejs.NodejsFunction;
+  /** The alias `live` with the provisioned concurrency (unset without `provisionedConcurrency`). */
+  readonly alias: lambda.Alias | undefined;
   readonly functionUrl: lambda.FunctionUrl;
   /** The token's Kubernetes Secret, `<namespace>/<name>` (unset when a secret or parameter is given). */
   readonly tokenKubeSecret: string | undefined;
@@ -112,7 +120,18 @@ export class WebhooksFunction extends Construct {
     this.tokenParameter?.grantRead(this.function);
     // NOTE: the API server cannot sign requests with SigV4, so the URL is public; the path token keeps strangers out
     // (the handler refuses every request, before any read, without an accepted token).
-    this.functionUrl = this.function.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.NONE });
+    // NOTE: provisioned concurrency serves only a version or an alias; invocations of $LATEST would get cold
+    // containers, so the URL moves to the alias when it is set.
+    this.alias =
+      props.provisionedConcurrency === undefined
+        ? undefined
+        : new lambda.Alias(this, 'Live', {
+            aliasName: 'live',
+            // NOTE: Version.role is optional where IVersion.role is not, under exactOptionalPropertyTypes.
+            version: this.function.currentVersion as lambda.IVersion,
+            provisionedConcurrentExecutions: props.provisionedConcurrency,
+          });
+    this.functionUrl = (this.alias ?? this.function).addFunctionUrl({ authType: lambda.FunctionUrlAuthType.NONE });
     new CfnOutput(this, 'WebhookBaseUrl', {
       description: 'Base URL for the webhook manifests: append /<token>, the path token the function reads',
       value: this.functionUrl.url,

@@ -13,6 +13,15 @@ export const kubeconfigSecretExtensionPort = 2773;
  */
 export const flowQueueCapacity = 4 * 50;
 
+/** Passes a tick (or one invocation's mapped passes) runs at once when TICK_CONCURRENCY is unset. */
+export const defaultTickConcurrency = 4;
+
+/**
+ * Invocations of one controller at once when CONTROLLER_CONCURRENCY is unset: what one flow queues divided by the
+ * passes each invocation runs at once (200 / 4 = 50). The stack reserves it for each controller function.
+ */
+export const defaultControllerConcurrency = Math.floor(flowQueueCapacity / defaultTickConcurrency);
+
 const ms = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
 /** The environment variables the functions read (all optional except where a deployment needs them). */
@@ -62,7 +71,7 @@ export const RuntimeEnv = z.object({
    */
   RESYNC_AFTER_MS: z.coerce.number().int().positive().optional(),
   /** How many objects a tick (or one invocation's mapped passes) reconciles at the same time. */
-  TICK_CONCURRENCY: ms(4),
+  TICK_CONCURRENCY: ms(defaultTickConcurrency),
   /**
    * At most this many invocations of one controller at once (Lambda: its reserved concurrency; local mode: the
    * bus, at most 16). Default: what one flow of the shipped priority level queues, {@link flowQueueCapacity},

@@ -6,12 +6,14 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { after, describe, test } from 'node:test';
 import { Logger } from '@aws-lambda-powertools/logger';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { applyObject, createKubeClient, listObjects } from '#shared/kube/index.ts';
 import { createControllerHandler, type HandlerResult } from '#shared/runtime/create-controller-handler.ts';
-import { objectChangedEvent, tickEvent, type ObjectChange } from '#shared/runtime/events.ts';
+import { createEventBridgeFanOut } from '#shared/runtime/eventbridge-fan-out.ts';
+import { objectChangedEvent, parseRuntimeEvent, tickEvent, type ObjectChange } from '#shared/runtime/events.ts';
 import { localLambdaContext } from '#shared/runtime/lambda-context.ts';
 import { mapLimit } from '#shared/runtime/map-limit.ts';
-import type { PassReport } from '#shared/runtime/types.ts';
+import type { PassReport, Reconciler } from '#shared/runtime/types.ts';
 import { startForwarder } from '#functions/forwarder/start-forwarder.ts';
 import {
   createConfigMapReconciler,
@@ -19,7 +21,7 @@ import {
   type ConfigMapReconcilerHooks,
 } from '#test/integration/runtime/configmap-reconciler.ts';
 import { freezeThisThread, startIdleProxy } from '#test/harness/idle-proxy.ts';
-import { startGatedProxy } from '#test/integration/runtime/loopback.ts';
+import { startEventBridgeRecorder, startGatedProxy } from '#test/integration/runtime/loopback.ts';
 import { putSource, useRuntimeServers } from '#test/integration/runtime/setup.ts';
 
 const burstSize = 12;
@@ -27,6 +29,9 @@ const lambdaTimeoutMs = 8_000;
 const convergeWithinMs = 90_000;
 const resultsPath = new URL('./results/faults.json', import.meta.url);
 const forwarderFault = "the forwarder's watch cut during the burst, down 3 s";
+const putEventsFault =
+  'EventBridge PutEvents partial failure (FailedEntryCount 3 of 5) while a change fans out to the burst, from a ' +
+  'loopback endpoint speaking the EventBridge JSON protocol to the real AWS SDK (a protocol-level stand-in)';
 const frozenFault =
   'process frozen 3 s past a 1 s idle timeout and thawed (the proxy in front of the API server dropped the ' +
   "kept-alive connections, as the EKS endpoint's load balancer does, and resets their next packet)";
@@ -278,6 +283,7 @@ const scenarios: Scenario[] = [
   { fault: 'conflicting writes from another field manager', run: runConflictScenario },
   { fault: forwarderFault, run: runForwarderScenario },
   { fault: frozenFault, run: runFrozenScenario, noFailedPass: true },
+  { fault: putEventsFault, run: runPutEventsScenario, noFailedPass: true },
 ];
 
 describe('fault suite on real servers', () => {
@@ -531,5 +537,95 @@ async function runFrozenScenario(index: number): Promise<FaultResult> {
   } finally {
     kube.close();
     await proxy.stop();
+  }
+}
+
+/**
+ * One change of a watched kind (a Secret) maps to every object of the burst; the handler runs the first batch of 2
+ * and fans the other five out with PutEvents through the real AWS SDK to a loopback EventBridge endpoint, which
+ * refuses three entries (FailedEntryCount 3). The refused batches run in the same invocation; the accepted entries
+ * are delivered to the handler as EventBridge delivers them. Every object must get exactly one pass.
+ */
+async function runPutEventsScenario(index: number): Promise<FaultResult> {
+  const prefix = `f${index}-`;
+  const names = Array.from({ length: burstSize }, (_, i) => `${prefix}${i}`);
+  const expected = new Map<string, string>();
+  for (const name of names) {
+    await putSource(ctx, name, { v: 'round0' });
+    expected.set(name, 'round0');
+  }
+  await deliver(names);
+  const baseline = await audit(prefix, expected);
+  assert.deepEqual(baseline, { lost: 0, wrong: 0, duplicated: 0 }, `${putEventsFault}: converged before the fault`);
+  for (const name of names) {
+    await putSource(ctx, name, { v: 'round1' });
+    expected.set(name, 'round1');
+  }
+  const recorder = await startEventBridgeRecorder();
+  const client = new EventBridgeClient({
+    endpoint: recorder.endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+    maxAttempts: 1,
+  });
+  const fanning: Reconciler = {
+    ...createConfigMapReconciler(),
+    watchedKinds: [{ apiVersion: 'v1', kind: 'Secret' }],
+    mapChange: () =>
+      Promise.resolve(names.map((name) => ({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name }))),
+  };
+  const deps = { ...ctx.deps, config: { ...ctx.deps.config, fanOut: { eventBusName: 'faults', batch: 2 } } };
+  const fanningHandler = createControllerHandler({
+    reconciler: fanning,
+    logger,
+    getDeps: () => Promise.resolve(deps),
+    fanOut: createEventBridgeFanOut({ client, eventBusName: 'faults', logger }),
+  });
+  try {
+    recorder.failNextEntries(3);
+    const startedAt = Date.now();
+    ctx.clock.now = Date.now();
+    const change = { apiVersion: 'v1', kind: 'Secret', namespace: 'default', name: `${prefix}fan`, type: 'MODIFIED' };
+    const first = await fanningHandler(
+      objectChangedEvent(change as ObjectChange, `fault-event-${++eventCount}`, new Date(ctx.clock.now)),
+      localLambdaContext('addons', lambdaTimeoutMs),
+    );
+    const reports = [...passesOf(first)];
+    const ranInFirst = reports.length;
+    const entries = recorder.requests.flatMap((r) => r.entries.filter((_, i) => !r.failedIndexes.includes(i)));
+    const refused = recorder.requests.reduce((n, r) => n + r.failedIndexes.length, 0);
+    // EventBridge invokes the function once per accepted entry.
+    for (const entry of entries) {
+      const event = parseRuntimeEvent({
+        id: `eb-${++eventCount}`,
+        source: entry.Source,
+        'detail-type': entry.DetailType,
+        detail: JSON.parse(entry.Detail) as unknown,
+      });
+      reports.push(...passesOf(await fanningHandler(event, localLambdaContext('addons', lambdaTimeoutMs))));
+    }
+    const converged = await audit(prefix, expected);
+    const passesPerObject = names.map(
+      (name) => reports.filter((r) => r.key.name === name && r.status === 'Ran').length,
+    );
+    const failed = reports.filter((r) => r.result === 'Error');
+    return {
+      fault: putEventsFault,
+      userSees:
+        failed.length > 0
+          ? [...new Set(failed.map((r) => normalize(r.reason)))].slice(0, 2).join(' | ')
+          : `(no failed pass) ${refused} entries refused; their ${refused * 2} passes ran in the mapping invocation ` +
+            `(${ranInFirst} passes there), ${entries.length} accepted entries delivered; passes per object ` +
+            `${Math.min(...passesPerObject)}-${Math.max(...passesPerObject)}`,
+      failedPasses: failed.length,
+      convergeAfterClearMs: Date.now() - startedAt,
+      ...converged,
+      // NOTE: an object that got no pass is lost, one that got two is a duplicated pass, even if its data is right.
+      lost: converged.lost + passesPerObject.filter((n) => n === 0).length,
+      duplicated: converged.duplicated + passesPerObject.filter((n) => n > 1).length,
+    };
+  } finally {
+    client.destroy();
+    await recorder.stop();
   }
 }

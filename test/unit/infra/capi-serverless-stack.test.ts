@@ -198,6 +198,57 @@ describe('CapiServerlessStack', () => {
     );
   });
 
+  test("each controller function reserves CONTROLLER_CONCURRENCY (default 50, its flow's queues) and is told it", () => {
+    const controllerFns = (t: Template) =>
+      (Object.values(t.findResources('AWS::Lambda::Function')) as Resource[]).filter((f) =>
+        /^capi-serverless-(topology|addons|providers|rollout)$/.test(
+          String(
+            (f.Properties['Environment'] as { Variables: Record<string, unknown> }).Variables[
+              'POWERTOOLS_SERVICE_NAME'
+            ],
+          ),
+        ),
+      );
+    const capacity = (t: Template) =>
+      controllerFns(t).map((f) => [
+        f.Properties['ReservedConcurrentExecutions'],
+        (f.Properties['Environment'] as { Variables: Record<string, unknown> }).Variables['CONTROLLER_CONCURRENCY'],
+      ]);
+    assert.deepEqual(
+      capacity(template),
+      Array.from({ length: 4 }, () => [50, '50']),
+    );
+    const given = Template.fromStack(
+      new CapiServerlessStack(createTestApp(), 'Capacity', { ...credentials, controllerConcurrency: 12 }),
+    );
+    assert.deepEqual(
+      capacity(given),
+      Array.from({ length: 4 }, () => [12, '12']),
+    );
+  });
+
+  test('without provisioned concurrency the webhooks have no alias; with it, the URL targets the alias `live`', () => {
+    template.resourceCountIs('AWS::Lambda::Alias', 0);
+    template.resourceCountIs('AWS::Lambda::Version', 0);
+    const t = Template.fromStack(
+      new CapiServerlessStack(createTestApp(), 'Provisioned', {
+        ...credentials,
+        webhookReservedConcurrency: 20,
+        webhookProvisionedConcurrency: 5,
+      }),
+    );
+    const aliases = Object.entries(t.findResources('AWS::Lambda::Alias')) as [string, Resource][];
+    assert.equal(aliases.length, 1);
+    const [, alias] = aliases[0]!;
+    assert.equal(alias.Properties['Name'], 'live');
+    assert.deepEqual(alias.Properties['ProvisionedConcurrencyConfig'], { ProvisionedConcurrentExecutions: 5 });
+    t.resourceCountIs('AWS::Lambda::Version', 1);
+    const urls = Object.values(t.findResources('AWS::Lambda::Url')) as Resource[];
+    assert.equal(urls.length, 1);
+    assert.equal(urls[0]!.Properties['Qualifier'], 'live', 'the URL invokes the alias, so the warm containers');
+    t.hasResourceProperties('AWS::Lambda::Function', { ReservedConcurrentExecutions: 20 });
+  });
+
   test('the providers function alone gets the download allow-list and GitLab hosts when given', () => {
     const given = createTestApp();
     const t = Template.fromStack(

@@ -55,6 +55,30 @@ const bad: { name: string; context: Context; setting: SettingKey; says: RegExp }
     says: /must be the cluster's https:\/\/ API endpoint/,
   },
   {
+    name: 'controllerConcurrency=0 (no pass could run)',
+    context: { ...kubeconfig, controllerConcurrency: '0' },
+    setting: 'controllerConcurrency',
+    says: /must be a whole number from 1 to 1000, got "0"/,
+  },
+  {
+    name: 'a controllerConcurrency that reserves more than Lambda leaves unreserved',
+    context: { ...kubeconfig, controllerConcurrency: '250' },
+    setting: 'controllerConcurrency',
+    says: /would reserve 1010 concurrent executions \(4 controllers × 250 \+ webhooks 10\); .* at most 900/,
+  },
+  {
+    name: 'more provisioned than reserved webhook concurrency',
+    context: { ...kubeconfig, webhookReservedConcurrency: '5', webhookProvisionedConcurrency: '6' },
+    setting: 'webhookProvisionedConcurrency',
+    says: /must not exceed webhookReservedConcurrency \(5\).* got 6/,
+  },
+  {
+    name: 'a webhookProvisionedConcurrency that is not a whole number',
+    context: { ...kubeconfig, webhookProvisionedConcurrency: '2.5' },
+    setting: 'webhookProvisionedConcurrency',
+    says: /must be a whole number from 1 to 1000, got "2.5"/,
+  },
+  {
     name: 'webhookReservedConcurrency=0 (every Cluster write would be refused)',
     context: { ...kubeconfig, webhookReservedConcurrency: '0' },
     setting: 'webhookReservedConcurrency',
@@ -254,6 +278,15 @@ describe('settings checked at synth', () => {
 
   const good: { name: string; context: Context }[] = [
     { name: 'a kubeconfig secret', context: { ...kubeconfig, sweepMinutes: '30', webhookReservedConcurrency: '25' } },
+    {
+      name: 'capacity settings',
+      context: {
+        ...kubeconfig,
+        controllerConcurrency: '20',
+        webhookReservedConcurrency: 20,
+        webhookProvisionedConcurrency: 20,
+      },
+    },
     { name: 'an EKS cluster', context: { ...eks, logRetentionDays: 90, stackName: 'capi-staging' } },
     { name: 'the private-network variant', context: vpc },
     {
