@@ -275,7 +275,12 @@ async function rolloutStatus(name: string): Promise<ClusterRolloutStatus> {
 
 const describeRollout = (s: ClusterRolloutStatus) =>
   `${s.phase ?? '?'} wave ${s.currentWave ?? '?'} ${s.progress ?? ''} ` +
-  (s.clusters ?? []).map((c) => `${c.name}=${c.state}${c.reason ? `(${c.reason})` : ''}`).join(' ');
+  (s.clusters ?? [])
+    .map(
+      (c) =>
+        `${c.name}=${c.state}${c.reason ? `(${c.reason}${c.state === 'Failed' ? `: ${c.message ?? ''}` : ''})` : ''}`,
+    )
+    .join(' ');
 
 async function waitForPhase(name: string, phase: string, timeoutMs: number): Promise<ClusterRolloutStatus> {
   return eventually(
