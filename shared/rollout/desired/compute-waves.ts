@@ -125,9 +125,13 @@ export function computeWaves(input: WavesInput): WavesOutcome {
             name: entry.name,
             resourceVersion: cluster.resourceVersion,
             wave: i,
+            // NOTE: both fields of the target, also the one this rollout does not change: every rollout applies
+            // with the same field manager, and a server-side apply drops the fields that manager owned and no longer
+            // sends, so a version rollout after a rebase rollout would remove the rebase's classRef (seen beside
+            // upstream's managers: refused, `spec.topology.classRef.name: Required value`).
             set: {
-              ...(spec.change.classRef ? { classRef: spec.change.classRef } : {}),
-              ...(spec.change.version !== undefined ? { version: spec.change.version } : {}),
+              ...(target.classRef ? { classRef: target.classRef } : {}),
+              ...(target.version !== undefined ? { version: target.version } : {}),
             },
             from: entry.original ?? {},
             to: target,

@@ -528,3 +528,54 @@ describe('a ClusterRollout outside its maintenance window', () => {
     assert.equal(await versionOf('w2'), 'v1.33.0');
   });
 });
+
+describe('a version rollout after a rebase rollout of the same Cluster', () => {
+  // NOTE: both rollouts apply with the same field manager; a server-side apply drops the fields that manager owned
+  // and no longer sends. Seen beside upstream's managers (test/e2e/fleet-rollout.test.ts): the version rollout's
+  // write removed the rebase's classRef and was refused.
+  const clusterOf = async (name: string) =>
+    (await getObject(ctx.mgmt.kube, clusterRef(name)))['spec'] as {
+      topology: { classRef: { name: string }; version: string };
+    };
+
+  before(async () => {
+    await createCluster('seq-1', { team: 'seq' });
+    await setHealth('seq-1');
+  });
+
+  test('keeps the classRef the first rollout set and changes the version', async () => {
+    ctx.clock.now = Date.parse('2026-11-27T16:00:00Z');
+    const spec = (change: object) => ({
+      clusterSelector: { matchLabels: { team: 'seq' } },
+      change,
+      waves: [{ clusters: 'rest' }],
+    });
+    await createObject(
+      ctx.mgmt.kube,
+      { ...rolloutRef, metadata: { namespace: ns, name: 'seq-rebase' }, spec: spec({ classRef: { name: 'dev2' } }) },
+      user,
+    );
+    await invoke(ctx.countedHandler, changeEvent({ ...rolloutRef, name: 'seq-rebase' }));
+    assert.equal((await clusterOf('seq-1')).topology.classRef.name, 'dev2');
+    await setHealth('seq-1');
+    await deliver('seq-1');
+    const rebase = ((await getObject(ctx.mgmt.kube, { ...rolloutRef, name: 'seq-rebase' }))['status'] ??
+      {}) as ClusterRolloutStatus;
+    assert.equal(rebase.phase, 'Completed');
+
+    await createObject(
+      ctx.mgmt.kube,
+      { ...rolloutRef, metadata: { namespace: ns, name: 'seq-version' }, spec: spec({ version: 'v1.34.1' }) },
+      user,
+    );
+    await invoke(ctx.countedHandler, changeEvent({ ...rolloutRef, name: 'seq-version' }));
+    const status = ((await getObject(ctx.mgmt.kube, { ...rolloutRef, name: 'seq-version' }))['status'] ??
+      {}) as ClusterRolloutStatus;
+    const entry = status.clusters?.find((e) => e.name === 'seq-1');
+    assert.equal(entry?.state, 'Changing', `${entry?.reason ?? ''}: ${entry?.message ?? ''}`);
+    assert.deepEqual(
+      { classRef: (await clusterOf('seq-1')).topology.classRef.name, version: await versionOf('seq-1') },
+      { classRef: 'dev2', version: 'v1.34.1' },
+    );
+  });
+});

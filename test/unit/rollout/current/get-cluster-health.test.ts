@@ -36,7 +36,17 @@ const healthy = [
 ];
 const replace = (c: ReturnType<typeof cond>) => healthy.map((h) => (h.type === c.type ? c : h));
 
-const cases: [string, Cluster, string[]][] = [
+const md = (generation: number, observedGeneration: number, rollingOut = false) =>
+  deepFreeze({
+    kind: 'MachineDeployment',
+    metadata: { name: 'c1-md-0-x', generation },
+    status: {
+      observedGeneration,
+      conditions: [cond('RollingOut', rollingOut ? 'True' : 'False', rollingOut ? 'RollingOut' : 'NotRollingOut')],
+    },
+  });
+
+const cases: [string, Cluster, string[], ReturnType<typeof md>[]?][] = [
   ['passes a converged Cluster (no worker machines counts as up to date)', clusterWith(healthy), []],
   [
     'fails while the topology controller reports an upgrade',
@@ -73,8 +83,21 @@ const cases: [string, Cluster, string[]][] = [
     ),
     ['ControlPlaneAvailable is False (NotAvailable)', 'WorkersAvailable not reported'],
   ],
+  ['passes with its MachineDeployment observed and not rolling out', clusterWith(healthy), [], [md(3, 3)]],
+  [
+    "fails while a MachineDeployment has not observed the topology's change (the Cluster's conditions are stale)",
+    clusterWith(healthy),
+    ['generation 2, observed 2, topology observed 2; MachineDeployment c1-md-0-x generation 4, observed 3'],
+    [md(4, 3)],
+  ],
+  [
+    'fails while a MachineDeployment rolls out before the Cluster says so',
+    clusterWith(healthy),
+    ['RollingOut is False (NotRollingOut); MachineDeployment c1-md-0-x RollingOut is True'],
+    [md(4, 4, true)],
+  ],
 ];
-for (const [name, cluster, failing] of cases) {
+for (const [name, cluster, failing, workers] of cases) {
   test(`getClusterHealth ${name}`, () =>
-    assert.deepEqual(computeFailingChecks(getClusterHealth(cluster), healthChecks), failing));
+    assert.deepEqual(computeFailingChecks(getClusterHealth(cluster, workers), healthChecks), failing));
 }

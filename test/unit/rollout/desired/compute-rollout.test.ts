@@ -44,7 +44,8 @@ describe('computeRollout: waves', () => {
     const d = pass(base, [...clusters].reverse(), t0);
     assert.deepEqual(
       d.changes.map((c) => [c.name, c.set, c.wave]),
-      [['c01', { version: 'v1.34.1' }, 0]],
+      // NOTE: the classRef the rollout does not change is sent too (its field manager keeps owning both fields).
+      [['c01', { classRef: { name: 'dev' }, version: 'v1.34.1' }, 0]],
     );
     assert.deepEqual(
       (d.status.clusters ?? []).map((e) => [e.name, e.wave, e.state]),
