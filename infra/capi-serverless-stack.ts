@@ -195,7 +195,13 @@ export class CapiServerlessStack extends Stack {
         ...(network ? { network } : {}),
         tracing,
         onFailureTopic: this.alarmTopic,
-        extraEnvironment: controller === 'providers' ? computeProvidersEnvironment(props) : {},
+        extraEnvironment:
+          controller === 'providers'
+            ? computeProvidersEnvironment(props)
+            : // NOTE: the topology function's ticks check the forwarder's heartbeat Lease in its namespace.
+              controller === 'topology'
+              ? { FORWARDER_NAMESPACE: props.forwarderNamespace ?? defaultForwarderServiceAccount.namespace }
+              : {},
         sweepMinutes,
         ...(wakeUps ? { wakeUps } : {}),
         concurrency: props.controllerConcurrency ?? defaultControllerConcurrency,

@@ -72,6 +72,8 @@ export type ControllerHandlerOptions = {
    * (shared/runtime/scheduler-wake-ups.ts); unset: only the sweep finds it in the due index.
    */
   readonly wakeUps?: WakeUpSink;
+  /** Runs after a tick's sweep (the topology function's health check, shared/health/); must not throw. */
+  readonly onTick?: (deps: RuntimeDeps, metrics: Metrics | undefined) => Promise<unknown>;
 };
 
 /**
@@ -183,6 +185,7 @@ export function createControllerHandler(options: ControllerHandlerOptions): Cont
     const runPass = createPassRunner(reconciler, deps);
     if (event['detail-type'] === 'Tick') {
       const { passes, ...tick } = await runTick(reconciler, deps, runPass, context, `tick ${event.id}`);
+      await options.onTick?.(deps, options.metrics);
       return { status: 'Handled', eventId: event.id, passes, tick };
     }
     if (event['detail-type'] === 'Pass Due') {

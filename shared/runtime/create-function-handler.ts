@@ -5,7 +5,11 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { computeRuntimeConfig } from '#shared/runtime/config.ts';
 import { createMetrics } from '#shared/runtime/middlewares/record-metrics.ts';
-import { createControllerHandler, type ControllerHandler } from '#shared/runtime/create-controller-handler.ts';
+import {
+  createControllerHandler,
+  type ControllerHandler,
+  type ControllerHandlerOptions,
+} from '#shared/runtime/create-controller-handler.ts';
 import { createLogger, createRuntimeDepsFactory } from '#shared/runtime/create-runtime-deps.ts';
 import { createEventBridgeFanOut } from '#shared/runtime/eventbridge-fan-out.ts';
 import type { FanOutSink } from '#shared/runtime/fan-out.ts';
@@ -28,6 +32,7 @@ export function createFunctionHandler(
   reconciler: Reconciler,
   env: Readonly<Record<string, string | undefined>> = process.env,
   local: { readonly fanOut?: FanOutSink } = {},
+  hooks: Pick<ControllerHandlerOptions, 'onTick'> = {},
 ): ControllerHandler {
   const config = computeRuntimeConfig(env);
   const serviceName = `capi-serverless-${reconciler.controller}`;
@@ -45,6 +50,7 @@ export function createFunctionHandler(
       ? undefined
       : createSchedulerWakeUps({ client: new SchedulerClient({ region: config.region }), ...config.wakeUps, logger });
   return createControllerHandler({
+    ...hooks,
     ...(fanOut ? { fanOut } : {}),
     ...(wakeUps ? { wakeUps } : {}),
     reconciler,

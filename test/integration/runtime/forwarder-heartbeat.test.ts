@@ -7,6 +7,8 @@ import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { applyObject, deleteObject, getObject, type KubeObject } from '#shared/kube/index.ts';
 import { checkHealth, forwarderHeartbeatLease, recordHealthFindings } from '#shared/health/index.ts';
 import { createMetrics, publishMetricsWhenAny } from '#shared/runtime/middlewares/record-metrics.ts';
+import { runHealthCheck } from '#shared/health/run-health-check.ts';
+import type { RuntimeDeps } from '#shared/runtime/types.ts';
 import { startHeartbeat } from '#functions/forwarder/renew-heartbeat.ts';
 import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
 
@@ -61,5 +63,31 @@ describe('forwarder heartbeat', () => {
     publishMetricsWhenAny(metrics);
     assert.equal(lines.length, 1);
     assert.equal((JSON.parse(lines[0] ?? '{}') as Record<string, unknown>)['Unhealthy'], 1);
+  });
+});
+
+describe('the topology function’s tick health check (runHealthCheck)', () => {
+  test('a missing heartbeat is counted and logged as unhealthy; a fresh one is neither', async () => {
+    const errors: unknown[] = [];
+    const deps = {
+      kube: mgmt.kube,
+      now: () => renewedAt.getTime(),
+      logger: { error: (...args: unknown[]) => errors.push(args) },
+    } as unknown as RuntimeDeps;
+    await deleteObject(mgmt.kube, { ...forwarderHeartbeatLease }).catch(() => undefined);
+    const lines: string[] = [];
+    const metrics: Metrics = createMetrics();
+    Object.assign(metrics, { console: { log: (line: string) => lines.push(line), warn: () => undefined } });
+    const missing = await runHealthCheck(deps, metrics);
+    assert.equal(missing.length, 1);
+    assert.equal(errors.length, 1);
+    publishMetricsWhenAny(metrics);
+    assert.equal(lines.length, 1);
+    assert.match(lines[0] ?? '', /"Unhealthy"/);
+    const heartbeat = startHeartbeat({ kube: mgmt.kube, holder: 'forwarder-0', now: () => renewedAt });
+    heartbeat.stop();
+    await heartbeat.renew();
+    assert.deepEqual(await runHealthCheck(deps, metrics), []);
+    assert.equal(errors.length, 1, 'nothing logged while healthy');
   });
 });
