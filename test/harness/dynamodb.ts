@@ -2,7 +2,7 @@
 // temporary directory, to survive a restart), on loopback. Set DYNAMODB_ENDPOINT to use a running server instead.
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -45,6 +45,8 @@ export type StartDynamoDBOptions = {
    * of in the JVM's memory, so `restart()` brings the same data back.
    */
   readonly onDisk?: boolean;
+  /** The port to listen on (default: a free one); for the test that two servers on one port are told apart. */
+  readonly port?: number;
 };
 
 const defaultRegion = 'us-east-1';
@@ -94,7 +96,7 @@ export async function startDynamoDB(opts: StartDynamoDBOptions = {}): Promise<Dy
   let lastError: unknown;
   // NOTE: the free port is found by binding and closing it, so another process may grab it first; retry then.
   for (let attempt = 0; attempt < 3; attempt++) {
-    const port = await findFreePort();
+    const port = opts.port ?? (await findFreePort());
     let server = launch(installDir, port, dbPath);
     const endpoint = `http://127.0.0.1:${port}`;
     try {
@@ -296,12 +298,50 @@ function findFreePort(): Promise<number> {
 }
 
 /** Polls ListTables with a plain HTTP request (DynamoDB Local does not check signatures) until it answers 200. */
+/**
+ * Whether process `pid` holds the socket listening on loopback `port` (Linux: /proc/net/tcp{,6} and the process's
+ * fds). Elsewhere it answers true: the check is skipped.
+ */
+function holdsListeningPort(pid: number | undefined, port: number): boolean {
+  if (process.platform !== 'linux' || pid === undefined) return true;
+  const hexPort = `:${port.toString(16).toUpperCase().padStart(4, '0')}`;
+  const inodes = new Set<string>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text: string;
+    try {
+      text = readFileSync(table, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const cols = line.trim().split(/\s+/);
+      // NOTE: columns: sl, local address, remote address, state (0A is LISTEN), ..., inode (10th).
+      if (cols.length >= 10 && cols[3] === '0A' && cols[1]?.endsWith(hexPort)) inodes.add(cols[9] ?? '');
+    }
+  }
+  let fds: string[];
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return false;
+  }
+  return fds.some((fd) => {
+    try {
+      const inode = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1];
+      return inode !== undefined && inodes.has(inode);
+    } catch {
+      return false;
+    }
+  });
+}
+
 async function waitUntilReady(
   endpoint: string,
   region: string,
   server: RunningServer,
   deadline: number,
 ): Promise<void> {
+  const port = Number(new URL(endpoint).port);
   let exited = false;
   void server.exited.then(() => (exited = true));
   let lastError = 'no answer yet';
@@ -319,8 +359,10 @@ async function waitUntilReady(
         signal: AbortSignal.timeout(2_000),
       });
       await response.text();
-      if (response.ok) return;
-      lastError = `ListTables answered ${response.status}`;
+      // NOTE: two test files can pick the same free port at once; the JVM that loses the bind exits a moment later,
+      // and until then its file would take the winner's answer for its own and share another file's tables.
+      if (response.ok && holdsListeningPort(server.child.pid, port)) return;
+      lastError = response.ok ? `another process answers on port ${port}` : `ListTables answered ${response.status}`;
     } catch (err) {
       lastError = err instanceof Error ? err.message : String(err);
     }

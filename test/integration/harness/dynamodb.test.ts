@@ -51,3 +51,15 @@ test('an in-memory DynamoDB Local refuses restart(), which would bring it back e
     await server.stop();
   }
 });
+
+test('a second DynamoDB Local on a port another already serves fails instead of sharing its tables', async () => {
+  const first = await startDynamoDB();
+  try {
+    const port = Number(new URL(first.endpoint).port);
+    // NOTE: what two test files picking the same free port at once come to: the second JVM cannot bind, and the
+    // first one's answers must not be taken for its own.
+    await assert.rejects(startDynamoDB({ port, startTimeoutMs: 30_000 }), /exited early|another process answers/);
+  } finally {
+    await first.stop();
+  }
+});

@@ -3,7 +3,6 @@
 // rotated token is picked up once the per-container cache lapses.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { parseAllDocuments } from 'yaml';
@@ -12,6 +11,7 @@ import { computeWebhooksHandlerOptions } from '#shared/webhooks/create-webhook-d
 import { createWebhooksHandler } from '#shared/webhooks/create-webhooks-handler.ts';
 import { createMetrics } from '#shared/runtime/middlewares/record-metrics.ts';
 import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
+import { chartFile } from '../../../infra/chart/chart-files.ts';
 
 const namespace = 'capi-serverless-system';
 const name = 'capi-serverless-webhook-token';
@@ -85,16 +85,7 @@ describe('webhook path token from a Kubernetes Secret', () => {
   });
 
   test("functions-rbac.yaml lets the webhooks' group get this Secret and no other", async () => {
-    const rbac = join(
-      import.meta.dirname,
-      '..',
-      '..',
-      '..',
-      'functions',
-      'forwarder',
-      'manifests',
-      'functions-rbac.yaml',
-    );
+    const rbac = chartFile('functions-rbac.yaml');
     for (const doc of parseAllDocuments(readFileSync(rbac, 'utf8')))
       await applyObject(mgmt.kube, doc.toJS() as KubeObject, { fieldManager, force: true });
     const allowed = async (secret: string, group = 'capi-serverless:webhooks') =>
