@@ -1,6 +1,6 @@
 // The forwarder's sink on AWS: each batch one PutEvents request (JSON 1.1 protocol, SigV4-signed on node:crypto),
 // reporting the entries EventBridge refused. NOTE: not the AWS SDK: its client alone is about 15 MiB of the
-// container's resident memory (measured; docs/incoming/forwarder-lean.md), a third of the forwarder's budget.
+// container's resident memory (measured; docs/benchmarks.md, "The forwarder alone"), a third of the forwarder's budget.
 import type { detailTypes, eventSources, ObjectChange } from '#shared/runtime/events.ts';
 import { CapiError } from '#shared/errors/index.ts';
 import type { EventSink } from '#functions/forwarder/event-batcher.ts';

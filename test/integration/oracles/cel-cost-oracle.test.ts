@@ -3,7 +3,8 @@
 // with the same field errors, and rules upstream runs to the end run to the end here. The cost is counted by a model
 // of cel-go's (shared/topology/variables/cel-cost.ts), so the cases keep clear of the limits' edges. NOTE: a
 // replace that squares a string is left out on purpose: cel-go prices it by its input and builds it (400 MB for a
-// 20,000-character string), this model prices what it builds and stops it (docs/incoming/cel-bounds.md).
+// 20,000-character string), this model prices what it builds and stops it (docs/differences.md, "CEL rules of
+// variable schemas").
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { JSONSchemaProps } from '#shared/api/jsonschema.ts';

@@ -239,7 +239,7 @@ describe('Cluster admission', () => {
 
   test("refuses a value whose CEL rule runs past the per-call cost limit quickly, with upstream's message", async () => {
     // NOTE: upstream refuses this ClusterClass already, by the static cost estimate capi-serverless does not make
-    // (docs/incoming/cel-bounds.md); the runtime limit is what bounds it here.
+    // (docs/differences.md, "CEL rules of variable schemas"); the runtime limit is what bounds it here.
     const rule = 'self.ids.all(x, self.ids.exists(y, y == x))';
     const cc = new ClusterClassBuilder('costly')
       .variables([

@@ -1,7 +1,7 @@
 // Fuzzing of every parser that takes user input: ClusterClass variable schemas and patterns, CEL rules, Go templates,
 // provider components YAML and kubeconfigs. Each case returns or throws our error type (never a TypeError or a
 // crash), within a bounded time, and the heap does not run away. Small by default (a few hundred cases, seconds);
-// FUZZ_RUNS=<cases per parser> for a long run, FUZZ_CASE_MS=<ms> to change the per-case bound (docs/incoming).
+// FUZZ_RUNS=<cases per parser> for a long run, FUZZ_CASE_MS=<ms> to change the per-case bound (docs/testing.md, "Fuzzing user input").
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
