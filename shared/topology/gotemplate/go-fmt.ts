@@ -3,6 +3,8 @@ import { GoInt, GoSlice, GoVersion, goTypeName, sortedKeys } from './values.ts';
 import type { GoValue } from './values.ts';
 import { checkStringLength } from './limits.ts';
 import { quote, quoteRune } from '#shared/lang/go/strconv.ts';
+import { formatFloat as strconvFormatFloat } from '#shared/lang/go/format-float.ts';
+import type { FloatFormat } from '#shared/lang/go/format-float.ts';
 
 type Flags = {
   minus: boolean;
@@ -337,113 +339,21 @@ function formatInteger(v: GoInt, verb: string, f: Flags): string {
   return pad(sign + prefix + digits, { ...f, zero: false });
 }
 
-/** Go's %v of a float64: shortest digits, exponent form for exponents below -4 or from 21 on. */
-export function formatFloatV(v: number): string {
-  return formatFloat(v, 'v', noFlags());
-}
-
+/** fmt's fmtFloat: strconv.FormatFloat of the magnitude (%e and %f default to 6 digits, %g and %v to the shortest). */
 function formatFloat(v: number, verb: string, f: Flags): string {
   let s: string;
   if (Number.isNaN(v)) s = 'NaN';
   else if (!Number.isFinite(v)) s = v > 0 ? '+Inf' : '-Inf';
   else {
     const neg = v < 0 || Object.is(v, -0);
-    const abs = Math.abs(v);
-    let body: string;
-    switch (verb) {
-      case 'e':
-      case 'E': {
-        const { digits, exp } = significant(abs, (f.prec ?? 6) + 1);
-        const mant = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
-        body = `${mant}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
-        if (verb === 'E') body = body.toUpperCase();
-        break;
-      }
-      case 'f':
-      case 'F':
-        body = fixedForm(abs, f.prec ?? 6);
-        break;
-      default: {
-        body = gForm(abs, verb === 'v' ? undefined : f.prec);
-        if (verb === 'G') body = body.toUpperCase();
-      }
-    }
-    s = (neg ? '-' : f.plus ? '+' : f.space ? ' ' : '') + body;
+    const format: FloatFormat =
+      verb === 'e' || verb === 'E' || verb === 'G' ? verb : verb === 'f' || verb === 'F' ? 'f' : 'g';
+    const prec = verb === 'v' ? -1 : (f.prec ?? (format === 'e' || format === 'E' || format === 'f' ? 6 : -1));
+    s = (neg ? '-' : f.plus ? '+' : f.space ? ' ' : '') + strconvFormatFloat(Math.abs(v), format, prec);
     return padNumber(s, f);
   }
   if (f.plus && s === 'NaN') s = '+NaN';
   return pad(s, { ...f, zero: false });
-}
-
-/** `nd` significant digits of abs (rounded exactly, halves to even) and the decimal exponent of the first. */
-function significant(abs: number, nd: number): { digits: string; exp: number } {
-  if (abs === 0) return { digits: '0'.repeat(nd), exp: 0 };
-  let exp = Number(/e([+-]\d+)$/.exec(abs.toExponential())?.[1] ?? 0);
-  let digits = roundScaled(abs, nd - 1 - exp).toString();
-  if (digits.length > nd) {
-    exp++;
-    digits = roundScaled(abs, nd - 1 - exp).toString();
-  }
-  return { digits, exp };
-}
-
-/** Rounds abs × 10^p to an integer exactly, halves to even, as strconv does. */
-function roundScaled(abs: number, p: number): bigint {
-  const view = new DataView(new ArrayBuffer(8));
-  view.setFloat64(0, abs);
-  const hi = view.getUint32(0);
-  const lo = view.getUint32(4);
-  const bexp = (hi >>> 20) & 0x7ff;
-  let mant = (BigInt(hi & 0xfffff) << 32n) | BigInt(lo);
-  let e2: number;
-  if (bexp === 0) e2 = -1074;
-  else {
-    mant |= 1n << 52n;
-    e2 = bexp - 1075;
-  }
-  let num = mant * (p >= 0 ? 10n ** BigInt(p) : 1n);
-  let den = p < 0 ? 10n ** BigInt(-p) : 1n;
-  if (e2 >= 0) num <<= BigInt(e2);
-  else den <<= BigInt(-e2);
-  const q = num / den;
-  const r2 = (num % den) * 2n;
-  if (r2 > den || (r2 === den && q % 2n === 1n)) return q + 1n;
-  return q;
-}
-
-/** %f with exact decimal rounding (JavaScript's toFixed rounds halves up). */
-function fixedForm(abs: number, prec: number): string {
-  const digits = roundScaled(abs, prec)
-    .toString()
-    .padStart(prec + 1, '0');
-  return prec > 0 ? `${digits.slice(0, -prec)}.${digits.slice(-prec)}` : digits;
-}
-
-/** %g: shortest (prec undefined) or `prec` significant digits; %e form when the exponent is < -4 or >= the precision. */
-function gForm(abs: number, prec: number | undefined): string {
-  const p = prec === 0 ? 1 : prec;
-  let digits: string;
-  let exp: number;
-  if (p === undefined) {
-    const m = /^(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(abs.toExponential());
-    digits = (m?.[1] ?? '') + (m?.[2] ?? '');
-    exp = Number(m?.[3] ?? 0);
-  } else {
-    ({ digits, exp } = significant(abs, p));
-  }
-  digits = digits.replace(/0+$/, '') || '0';
-  if (abs === 0) digits = '0';
-  const dp = abs === 0 ? 1 : exp + 1;
-  let eprec = p ?? 6;
-  if (p !== undefined && eprec > digits.length && digits.length >= dp) eprec = digits.length;
-  if (exp < -4 || exp >= eprec) {
-    const mant = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
-    const ex = Math.abs(exp);
-    return `${mant}e${exp < 0 ? '-' : '+'}${ex < 10 ? '0' : ''}${ex}`;
-  }
-  if (dp <= 0) return `0.${'0'.repeat(-dp)}${digits}`;
-  if (dp >= digits.length) return digits + '0'.repeat(dp - digits.length);
-  return `${digits.slice(0, dp)}.${digits.slice(dp)}`;
 }
 
 /** fmt's fmtC/fmtQc: an integer that is no valid rune (negative, too large, a surrogate) prints as U+FFFD. */

@@ -1,4 +1,5 @@
 // JSON helpers for variable values: structural equality, canonical (sorted-key) rendering and Go-style printing.
+import { formatFloat } from '#shared/lang/go/format-float.ts';
 
 /** A plain JSON object (not an array, not null). */
 export function isJsonObject(value: unknown): value is Record<string, unknown> {
@@ -63,19 +64,7 @@ export function goJson(value: unknown): string {
     .replaceAll('\u2029', '\\u2029');
 }
 
-/** Go's `%v` of a float64 (`strconv.FormatFloat(f, 'g', -1, 64)`): `1e+06`, `1.5`, `100000`. */
-export function goFormatFloat(value: number): string {
-  if (!Number.isFinite(value)) return value > 0 ? '+Inf' : value < 0 ? '-Inf' : 'NaN';
-  if (value === 0) return Object.is(value, -0) ? '-0' : '0';
-  const [mantissa = '0', expPart = '0'] = value.toExponential().split('e');
-  const exp = Number(expPart);
-  if (exp < -4 || exp >= 6) {
-    return `${mantissa}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
-  }
-  return String(value);
-}
-
 /** Go's `%v` of a number decoded from JSON: integers print as int64, others as float64. */
 export function goFormatNumber(value: number): string {
-  return Number.isSafeInteger(value) ? String(value) : goFormatFloat(value);
+  return Number.isSafeInteger(value) ? String(value) : formatFloat(value, 'g', -1);
 }

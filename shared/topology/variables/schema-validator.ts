@@ -12,9 +12,10 @@ import {
   fieldTypeInvalid,
 } from '#shared/topology/variables/field-error.ts';
 import { compileRegexp, regexpSyntaxError } from '#shared/lang/go/regexp.ts';
-import { canonicalJson, goFormatFloat, isJsonObject, jsonEqual } from '#shared/topology/variables/json-value.ts';
+import { canonicalJson, isJsonObject, jsonEqual } from '#shared/topology/variables/json-value.ts';
 import { stringFormatChecker } from '#shared/topology/variables/string-formats.ts';
 import { quote } from '#shared/lang/go/strconv.ts';
+import { formatFloat } from '#shared/lang/go/format-float.ts';
 
 /** What kube-openapi reports: a validation error at a (dotted) name, or a plain error about the whole value. */
 export type OpenAPIError =
@@ -171,7 +172,7 @@ function validateNumber(data: number, schema: JSONSchemaProps, path: string): Op
         ? data <= limitValue
         : data < limitValue;
     if (!failed) return boundaryErrors;
-    const shown = useInt ? String(limitValue) : goFormatFloat(limitValue);
+    const shown = useInt ? String(limitValue) : formatFloat(limitValue, 'g', -1);
     const relation = isMax
       ? exclusive
         ? 'should be less than'

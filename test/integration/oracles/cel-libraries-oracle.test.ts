@@ -25,22 +25,15 @@ import {
   urlString,
 } from '#test/oracles/cel-library-arbitraries.ts';
 import { quote } from '#shared/lang/go/strconv.ts';
+import { formatFloat } from '#shared/lang/go/format-float.ts';
 
 const env = newCelEnvironment();
-
-/** Go's strconv.FormatFloat(f, 'e', -1, 64). */
-function goFloat(f: number): string {
-  if (Number.isNaN(f)) return 'NaN';
-  if (!Number.isFinite(f)) return f > 0 ? '+Inf' : '-Inf';
-  const text = Object.is(f, -0) ? '-0e+0' : f.toExponential();
-  return text.replace(/e([+-])(\d)$/, 'e$10$2');
-}
 
 /** A CEL value printed as the oracle prints it (test/oracles/go/main.go renderCel). */
 function render(value: unknown): string {
   if (value instanceof Optional) return value.hasValue() ? `optional.of(${render(value.value())})` : 'optional.none()';
   if (typeof value === 'boolean' || typeof value === 'bigint') return String(value);
-  if (typeof value === 'number') return goFloat(value);
+  if (typeof value === 'number') return formatFloat(value, 'e', -1);
   if (typeof value === 'string') return quote(value);
   if (Array.isArray(value)) return `[${value.map(render).join(', ')}]`;
   if (value instanceof Map) {
