@@ -3,6 +3,6 @@
 # Needs Go and the Go module proxy; the golden file is checked in so the TypeScript tests run without Go.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-root="$(cd "$here/../../.." && pwd)"
+root="$(git -C "$here" rev-parse --show-toplevel)"
 cd "$here"
 go run . "$root/test/fixtures/golden/gotemplate-cases.json" "$root/test/fixtures/golden/gotemplate-golden.json"

@@ -4,6 +4,6 @@
 # proxy). Needs Go; the golden file is checked in so the TypeScript tests run without Go.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-root="$(cd "$here/../../.." && pwd)"
+root="$(git -C "$here" rev-parse --show-toplevel)"
 cd "$here"
 go run . "$root/test/fixtures/golden/operator-hash-cases.json" "$root/test/fixtures/golden/operator-hash-golden.json"
