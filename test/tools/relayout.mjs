@@ -14,7 +14,9 @@
 // - file-relative paths: `new URL('…', import.meta.url)` (a template's static part up to its last `/`) and
 //   `join|resolve(import.meta.dirname | dirname(fileURLToPath(import.meta.url)), '…', …)`;
 // - repository paths written out anywhere (docs, comments, package.json scripts, .ci/run, eslint globs):
-//   `shared/topology/gotemplate/…`, `test/harness/…`, each moved file's full path.
+//   `shared/topology/gotemplate/…`, `test/harness/…`, each moved file's full path (also as a regular
+//   expression literal writes it, `test\/fixtures\/…`), and the bare names of the files
+//   the CEL pattern renames (`cel-ip.ts` → `ip.ts`).
 // Running it twice changes nothing: a move whose source is gone and whose destination exists is done, and a rewritten
 // path no longer names a moved place. It refuses to run when a move's source and destination both exist.
 import { execFileSync } from 'node:child_process';
@@ -47,6 +49,19 @@ const folderMoves = [
 
 /** Single files. */
 const fileMoves = [
+  // The general CEL libraries and the x-kubernetes-validations rules over them (also matched by the pattern below, for
+  // files added later; listed so that a second run still knows where the old paths went).
+  ['shared/topology/variables/cel-collections.ts', 'shared/lang/cel/collections.ts'],
+  ['shared/topology/variables/cel-environment.ts', 'shared/lang/cel/environment.ts'],
+  ['shared/topology/variables/cel-format.ts', 'shared/lang/cel/format.ts'],
+  ['shared/topology/variables/cel-function-error.ts', 'shared/lang/cel/function-error.ts'],
+  ['shared/topology/variables/cel-ip.ts', 'shared/lang/cel/ip.ts'],
+  ['shared/topology/variables/cel-literals.ts', 'shared/lang/cel/literals.ts'],
+  ['shared/topology/variables/cel-macros.ts', 'shared/lang/cel/macros.ts'],
+  ['shared/topology/variables/cel-quantity.ts', 'shared/lang/cel/quantity.ts'],
+  ['shared/topology/variables/cel-rules.ts', 'shared/lang/cel/rules.ts'],
+  ['shared/topology/variables/cel-semver.ts', 'shared/lang/cel/semver.ts'],
+  ['shared/topology/variables/cel-url.ts', 'shared/lang/cel/url.ts'],
   // OpenAPI schema validation as the API server does it (kube-openapi, apiextensions, apimachinery).
   ['shared/topology/variables/schema-validator.ts', 'shared/lang/openapi/schema-validator.ts'],
   ['shared/topology/variables/structural.ts', 'shared/lang/openapi/structural.ts'],
@@ -273,13 +288,36 @@ function rewriteCode(text, oldDir, newDir) {
 const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const textKeys = [
   ...[...fileMap.keys()].map((k) => [k, `(?![A-Za-z0-9_-])`]),
-  ...[...folderMap.keys()].map((k) => [k, `(?![A-Za-z0-9_.-])`]),
+  ...[...folderMap.keys()].map((k) => [k, `(?![A-Za-z0-9_-]|\\.[A-Za-z0-9])`]),
 ].sort((a, b) => b[0].length - a[0].length);
 const textPattern = new RegExp(
   `(?<![A-Za-z0-9_-])(?:${textKeys.map(([k, tail]) => `${escape(k)}${tail}`).join('|')})`,
   'g',
 );
-const rewriteText = (text) => text.replace(textPattern, (p) => mapPath(p));
+// Bare names of files a pattern renamed (`cel-ip.ts` → `ip.ts`), as prose beside a full path writes them.
+const renamed = new Map();
+for (const { from } of patternMoves) {
+  for (const [oldPath, newPath] of fileMap) {
+    if (path.dirname(oldPath) === from && path.basename(oldPath) !== path.basename(newPath)) {
+      renamed.set(path.basename(oldPath), path.basename(newPath));
+    }
+  }
+}
+const bareKeys = [...renamed.keys()].sort((a, b) => b.length - a.length).map(escape);
+const barePattern =
+  bareKeys.length > 0 ? new RegExp(`(?<![A-Za-z0-9_./-])(?:${bareKeys.join('|')})(?![A-Za-z0-9_-])`, 'g') : undefined;
+// The same paths inside a regular-expression literal (`/test\/fixtures\/plan\/bad\.yaml/`).
+const inRegexp = (p) => p.replaceAll('/', '\\/').replaceAll('.', '\\.');
+const regexpPattern = new RegExp(
+  `(?<![A-Za-z0-9_-])(?:${textKeys.map(([k, tail]) => `${escape(inRegexp(k))}${tail}`).join('|')})`,
+  'g',
+);
+const rewriteText = (text) => {
+  const out = text
+    .replace(textPattern, (p) => mapPath(p))
+    .replace(regexpPattern, (p) => inRegexp(mapPath(p.replaceAll('\\/', '/').replaceAll('\\.', '.'))));
+  return barePattern ? out.replace(barePattern, (name) => renamed.get(name)) : out;
+};
 
 const codeExt = /\.(?:ts|mts|cts|mjs|cjs|js)$/;
 const skip = (file) =>
