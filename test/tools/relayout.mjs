@@ -203,6 +203,24 @@ const aliases = Object.entries(pkg.imports ?? {})
   .map(([k, v]) => [k.slice(0, -1), path.normalize(v.slice(0, -1)) + '/']);
 
 const existsOld = (p) => p === '.' || trackedSet.has(p) || isDir(p);
+/** A path this tree has, or one the moves know (a file merged in after its folder moved names its old place). */
+const known = (p) => !p.startsWith('..') && (existsOld(p) || mapPath(p) !== p);
+
+/** Where a file stood before the moves, for a file that a merge brought to its new place with old relative paths. */
+function formerPath(p) {
+  for (const [from, to] of fileMap) if (to === p) return from;
+  for (const [from, to] of folderMap) if (p.startsWith(`${to}/`)) return from + p.slice(to.length);
+  return undefined;
+}
+
+/** The first of `dirs` from which `rel` names a known path: that path and the folder it was read from. */
+function resolveFrom(rel, dirs) {
+  for (const dir of dirs) {
+    const resolved = tidy(path.join(dir, rel || '.'));
+    if (known(resolved)) return { resolved, dir };
+  }
+  return undefined;
+}
 
 /** A relative path from dir to target, in the `./x` / `../x` form specifiers use. */
 function relativeFrom(dir, target, trailingSlash) {
@@ -213,7 +231,7 @@ function relativeFrom(dir, target, trailingSlash) {
 }
 
 /** The specifier for the same module from the file's new place, or undefined when it does not change. */
-function rewriteSpecifier(spec, oldDir, newDir) {
+function rewriteSpecifier(spec, dirs, newDir) {
   for (const [alias, target] of aliases) {
     if (!spec.startsWith(alias)) continue;
     const resolved = target + spec.slice(alias.length);
@@ -223,10 +241,11 @@ function rewriteSpecifier(spec, oldDir, newDir) {
     return newAlias ? newAlias[0] + mapped.slice(newAlias[1].length) : relativeFrom(newDir, mapped, false);
   }
   if (!spec.startsWith('./') && !spec.startsWith('../')) return undefined;
-  const resolved = tidy(path.join(oldDir, spec));
-  if (resolved.startsWith('..') || !existsOld(resolved)) return undefined;
+  const found = resolveFrom(spec, dirs);
+  if (!found) return undefined;
+  const { resolved, dir } = found;
   const mapped = mapPath(resolved);
-  if (mapped === resolved && newDir === oldDir) return undefined;
+  if (mapped === resolved && newDir === dir) return undefined;
   const rel = relativeFrom(newDir, mapped, spec.endsWith('/'));
   return rel === spec ? undefined : rel;
 }
@@ -235,11 +254,12 @@ function rewriteSpecifier(spec, oldDir, newDir) {
 const tidy = (p) => path.normalize(p || '.').replace(/\/$/, '') || '.';
 
 /** A file-relative path (as `new URL` or `join` take it) from the new place, or undefined when it does not change. */
-function rewriteRelative(rel, oldDir, newDir) {
-  const resolved = tidy(path.join(oldDir, rel || '.'));
-  if (resolved.startsWith('..') || !existsOld(resolved)) return undefined;
+function rewriteRelative(rel, dirs, newDir) {
+  const found = resolveFrom(rel, dirs);
+  if (!found) return undefined;
+  const { resolved, dir } = found;
   const mapped = mapPath(resolved);
-  if (mapped === resolved && newDir === oldDir) return undefined;
+  if (mapped === resolved && newDir === dir) return undefined;
   const out = relativeFrom(newDir, mapped, rel.endsWith('/') || rel === '' || rel === '.');
   return tidy(out) === tidy(rel) ? undefined : out;
 }
@@ -250,9 +270,9 @@ const urlPattern = /(new URL\(\s*)(['"`])((?:(?!\2)[^$\n\\]|\$(?!\{))*)(?=(\2|\$
 const dirnamePattern =
   /(\b(?:join|resolve)\(\s*(?:import\.meta\.dirname|dirname\(fileURLToPath\(import\.meta\.url\)\)))((?:\s*,\s*'[^'\n]*')+)/g;
 
-function rewriteCode(text, oldDir, newDir) {
+function rewriteCode(text, dirs, newDir) {
   text = text.replace(importPattern, (all, head, q, spec) => {
-    const next = rewriteSpecifier(spec, oldDir, newDir);
+    const next = rewriteSpecifier(spec, dirs, newDir);
     return next === undefined ? all : `${head}${q}${next}${q}`;
   });
   text = text.replace(urlPattern, (all, head, q, lit, _close, offset, whole) => {
@@ -263,8 +283,8 @@ function rewriteCode(text, oldDir, newDir) {
     const dirPart = lit.slice(0, cut);
     const rest = lit.slice(cut);
     // The whole path when it names a file of the tree, else its folder part (a template, or a file not yet written).
-    const isWhole = !after.startsWith('${') && rest !== '' && existsOld(tidy(path.join(oldDir, lit)));
-    const next = isWhole ? rewriteRelative(lit, oldDir, newDir) : rewriteRelative(dirPart, oldDir, newDir);
+    const isWhole = !after.startsWith('${') && rest !== '' && resolveFrom(lit, dirs) !== undefined;
+    const next = isWhole ? rewriteRelative(lit, dirs, newDir) : rewriteRelative(dirPart, dirs, newDir);
     if (next === undefined) return all;
     const out = isWhole ? next.replace(/\/$/, '') : next + rest;
     return `${head}${q}${out}`;
@@ -272,10 +292,11 @@ function rewriteCode(text, oldDir, newDir) {
   text = text.replace(dirnamePattern, (all, head, argText) => {
     const parts = [...argText.matchAll(/'([^'\n]*)'/g)].map((m) => m[1]);
     const joined = path.join(...parts);
-    const resolved = tidy(path.join(oldDir, joined));
-    if (resolved.startsWith('..') || !existsOld(resolved)) return all;
+    const found = resolveFrom(joined, dirs);
+    if (!found) return all;
+    const { resolved, dir } = found;
     const mapped = mapPath(resolved);
-    if (mapped === resolved && newDir === oldDir) return all;
+    if (mapped === resolved && newDir === dir) return all;
     const rel = path.relative(newDir, mapped);
     if (tidy(rel) === tidy(joined)) return all;
     const segments = rel === '' ? ['.'] : rel.split('/');
@@ -336,7 +357,9 @@ for (const file of tracked) {
   const before = readFileSync(file, 'utf8');
   if (before.includes('\0')) continue;
   const newFile = mapPath(file);
-  let after = codeExt.test(file) ? rewriteCode(before, path.dirname(file), path.dirname(newFile)) : before;
+  const former = newFile === file ? formerPath(file) : undefined;
+  const dirs = [path.dirname(file), ...(former ? [path.dirname(former)] : [])];
+  let after = codeExt.test(file) ? rewriteCode(before, dirs, path.dirname(newFile)) : before;
   after = rewriteText(after);
   if (after !== before) {
     changed.push(newFile);
