@@ -7,7 +7,7 @@ const pureFolders = [
   'shared/*/desired/**/*.ts',
   'shared/topology/patches/**/*.ts',
   'shared/topology/variables/**/*.ts',
-  'shared/topology/gotemplate/**/*.ts',
+  'shared/lang/gotemplate/**/*.ts',
   'shared/lang/**/*.ts',
 ];
 

@@ -1,7 +1,11 @@
 // The addons controller as the runtime sees it: ClusterResourceSets are the objects it reconciles; a change of a
 // Cluster, a ClusterResourceSetBinding or a ConfigMap/Secret is mapped to the ClusterResourceSets it affects, or to
 // the Cluster whose binding must go once the Cluster is gone.
-import { AddonsApiVersion, UpstreamClusterResourceSetFinalizer, type ClusterResourceSet } from '#shared/api/addons.ts';
+import {
+  AddonsApiVersion,
+  UpstreamClusterResourceSetFinalizer,
+  type ClusterResourceSet,
+} from '#shared/api/addons/v1beta2/cluster-resource-set.ts';
 import { matchesLabelSelector } from '#shared/api/label-selector.ts';
 import {
   getBinding,

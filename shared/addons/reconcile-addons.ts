@@ -1,7 +1,7 @@
 // One ClusterResourceSet pass: read current state → compute what to apply (pure) → apply to the workload clusters →
 // record bindings and status → outcome. Also the pass for a Cluster event (every ClusterResourceSet selecting it,
 // or removing its binding once it is gone) and the deletion of a ClusterResourceSet.
-import type { ClusterResourceSet } from '#shared/api/addons.ts';
+import type { ClusterResourceSet } from '#shared/api/addons/v1beta2/cluster-resource-set.ts';
 import { matchesLabelSelector } from '#shared/api/label-selector.ts';
 import type { ObjectKey } from '#shared/api/object-meta.ts';
 import { computeBinding, computeBindingWithoutCRS } from '#shared/addons/desired/binding.ts';
@@ -16,7 +16,10 @@ import { computeResourcesToApply } from '#shared/addons/desired/resources-to-app
 import { computePausedCondition, isPaused, PausedCondition } from '#shared/addons/desired/paused-condition.ts';
 import { computeSecretTypeCheck } from '#shared/addons/desired/secret-type-check.ts';
 import { computeFinalizers, holdsFinalizer } from '#shared/addons/desired/finalizers.ts';
-import { ClusterResourceSetResourcesApplied, ResourcesAppliedV1Beta1Condition } from '#shared/api/addons.ts';
+import {
+  ClusterResourceSetResourcesApplied,
+  ResourcesAppliedV1Beta1Condition,
+} from '#shared/api/addons/v1beta2/cluster-resource-set.ts';
 import { getBinding, listBindings, listBindingsOf, type BindingLookup } from '#shared/addons/current/get-binding.ts';
 import { getClusterResourceSet, listClusterResourceSets } from '#shared/addons/current/get-cluster-resource-set.ts';
 import { getResources, type CurrentResources } from '#shared/addons/current/get-resources.ts';

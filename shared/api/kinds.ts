@@ -1,19 +1,22 @@
 // The kinds capi-serverless reads and writes, with everything needed to generate their CRDs and to address them
 // on the API server (group, version, plural, scope, printer columns, subresources).
 import type { z } from 'zod';
-import { ClusterResourceSetBindingV1Beta1, ClusterResourceSetV1Beta1 } from '#shared/api/addons-v1beta1.ts';
-import { Cluster as V1Beta1Cluster } from '#shared/api/cluster.ts';
-import { operatorKinds } from '#shared/api/operator.ts';
-import { ClusterRollout, RolloutGroup } from '#shared/api/rollout.ts';
-import { ClusterClass as V1Beta1ClusterClass } from '#shared/api/cluster-class.ts';
-import { MachineDeployment as V1Beta1MachineDeployment } from '#shared/api/machine-deployment.ts';
-import { MachineHealthCheck as V1Beta1MachineHealthCheck } from '#shared/api/machine-health-check.ts';
-import { MachinePool as V1Beta1MachinePool } from '#shared/api/machine-pool.ts';
-import { Cluster } from '#shared/api/v1beta2/cluster.ts';
-import { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
-import { MachineDeployment } from '#shared/api/v1beta2/machine-deployment.ts';
-import { MachineHealthCheck } from '#shared/api/v1beta2/machine-health-check.ts';
-import { MachinePool } from '#shared/api/v1beta2/machine-pool.ts';
+import {
+  ClusterResourceSetBindingV1Beta1,
+  ClusterResourceSetV1Beta1,
+} from '#shared/api/addons/v1beta1/cluster-resource-set.ts';
+import { Cluster as V1Beta1Cluster } from '#shared/api/core/v1beta1/cluster.ts';
+import { operatorKinds } from '#shared/api/operator/v1alpha2/provider.ts';
+import { ClusterRollout, RolloutGroup } from '#shared/api/management/v1alpha1/cluster-rollout.ts';
+import { ClusterClass as V1Beta1ClusterClass } from '#shared/api/core/v1beta1/cluster-class.ts';
+import { MachineDeployment as V1Beta1MachineDeployment } from '#shared/api/core/v1beta1/machine-deployment.ts';
+import { MachineHealthCheck as V1Beta1MachineHealthCheck } from '#shared/api/core/v1beta1/machine-health-check.ts';
+import { MachinePool as V1Beta1MachinePool } from '#shared/api/core/v1beta1/machine-pool.ts';
+import { Cluster } from '#shared/api/core/v1beta2/cluster.ts';
+import { ClusterClass } from '#shared/api/core/v1beta2/cluster-class.ts';
+import { MachineDeployment } from '#shared/api/core/v1beta2/machine-deployment.ts';
+import { MachineHealthCheck } from '#shared/api/core/v1beta2/machine-health-check.ts';
+import { MachinePool } from '#shared/api/core/v1beta2/machine-pool.ts';
 
 export type PrinterColumn = {
   readonly name: string;

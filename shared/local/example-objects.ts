@@ -1,11 +1,11 @@
 // The objects `npm start` applies: examples/docker (a ClusterClass and its Cluster), a ClusterResourceSet with a
-// ConfigMap selecting that Cluster, and a core provider served from release ConfigMaps (test/fixtures/providers-release).
+// ConfigMap selecting that Cluster, and a core provider served from release ConfigMaps (test/support/fixtures/providers-release).
 import { readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
-import { AddonsApiVersion } from '#shared/api/addons.ts';
-import { operatorApiVersion } from '#shared/api/operator.ts';
+import { AddonsApiVersion } from '#shared/api/addons/v1beta2/cluster-resource-set.ts';
+import { operatorApiVersion } from '#shared/api/operator/v1alpha2/provider.ts';
 import type { KubeObject } from '#shared/kube/index.ts';
-import { genericCrd } from '#test/harness/clusters.ts';
+import { genericCrd } from '#test/support/harness/clusters.ts';
 import { computeInMemoryObjects } from '#test/e2e/in-memory-class.ts';
 
 const root = new URL('../../', import.meta.url);
@@ -89,7 +89,7 @@ export function addonsExample(): KubeObject[] {
 
 /** The fake core provider's v1.0.0 release in a ConfigMap, and the CoreProvider selecting it. */
 export function providersExample(): KubeObject[] {
-  const release = 'test/fixtures/providers-release/core/';
+  const release = 'test/support/fixtures/providers-release/core/';
   const components = readFileSync(new URL(`${release}components-template.yaml`, root), 'utf8').replaceAll(
     '@VERSION@',
     'v1.0.0',

@@ -35,10 +35,10 @@ import {
   harnessFieldManager,
   startManagementCluster,
   startWorkloadCluster,
-} from '#test/harness/clusters.ts';
-import type { TestCluster } from '#test/harness/clusters.ts';
-import { startDynamoDB } from '#test/harness/dynamodb.ts';
-import { computeUpstreamCrds } from '#test/harness/upstream-crds.ts';
+} from '#test/support/harness/clusters.ts';
+import type { TestCluster } from '#test/support/harness/clusters.ts';
+import { startDynamoDB } from '#test/support/harness/dynamodb.ts';
+import { computeUpstreamCrds } from '#test/support/harness/upstream-crds.ts';
 import {
   computeGatesForAllManagers,
   getInMemoryApiRequests,
@@ -46,8 +46,8 @@ import {
   startUpstreamManagementCluster,
   upstreamCoreWorkloadUserAgent,
   type UpstreamCapi,
-} from '#test/harness/upstream-capi.ts';
-import { startWebhookServer } from '#test/harness/webhook-server.ts';
+} from '#test/support/harness/upstream-capi.ts';
+import { startWebhookServer } from '#test/support/harness/webhook-server.ts';
 import { computeWebhooksHandlerOptions } from '#shared/webhooks/create-webhook-deps.ts';
 import { createWebhooksHandler } from '#shared/webhooks/create-webhooks-handler.ts';
 import { loadWebhookConfigurations } from '../../infra/webhooks/webhook-manifests.ts';

@@ -2,7 +2,12 @@
 // ConfigMap or Secret is mapped to the providers that read it (release ConfigMaps picked by `fetchConfig.selector`,
 // `additionalManifests`, `configSecret`).
 import { createCheckedTransport } from '#shared/providers/fetch/checked-transport.ts';
-import { operatorApiVersion, providerKindNames, isProviderKind, type Provider } from '#shared/api/operator.ts';
+import {
+  operatorApiVersion,
+  providerKindNames,
+  isProviderKind,
+  type Provider,
+} from '#shared/api/operator/v1alpha2/provider.ts';
 import { formatLabelSelector, matchesLabelSelector } from '#shared/api/label-selector.ts';
 import { findObject, listObjects, type KubeClient, type KubeObject } from '#shared/kube/index.ts';
 import { getProvider, listAllProviders, reconcileProvider, type ProviderDeps } from '#shared/providers/index.ts';

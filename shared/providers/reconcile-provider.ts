@@ -1,6 +1,6 @@
 // One pass of the provider operator over one provider object: read it, run the ordered phases (a failing phase sets
 // its condition and stops the pass), then write status only when it changed.
-import type { ProviderStatus } from '#shared/api/operator.ts';
+import type { ProviderStatus } from '#shared/api/operator/v1alpha2/provider.ts';
 import { errorMessage } from '#shared/errors/index.ts';
 import { getProvider, listAllProviders } from '#shared/providers/current/get-provider.ts';
 import { setFinalizers, writeProviderStatus } from '#shared/providers/apply/write-provider.ts';

@@ -3,7 +3,13 @@
 // Cluster event that changes nothing the gate reads is skipped, and an idle rollout (baking, waiting for a window)
 // runs no pass until the due time its checkpoint records.
 import { matchesLabelSelector } from '#shared/api/label-selector.ts';
-import { RolloutApiVersion, RolloutKind, RolloutPhase, healthChecks, ClusterRollout } from '#shared/api/rollout.ts';
+import {
+  RolloutApiVersion,
+  RolloutKind,
+  RolloutPhase,
+  healthChecks,
+  ClusterRollout,
+} from '#shared/api/management/v1alpha1/cluster-rollout.ts';
 import { findObject } from '#shared/kube/index.ts';
 import { findClusterRollout, listClusterRollouts } from '#shared/rollout/current/get-cluster-rollout.ts';
 import { clusterApiVersion, listRolloutClusters } from '#shared/rollout/current/list-rollout-clusters.ts';

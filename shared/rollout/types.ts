@@ -1,6 +1,11 @@
 // The shapes the rollout's steps hand each other: the facts read of each Cluster (current/), what the pure step
 // decides (desired/), and what the writes report back (apply/).
-import type { ClusterRolloutStatus, HealthCheck, RolloutClassRef, TopologyTarget } from '#shared/api/rollout.ts';
+import type {
+  ClusterRolloutStatus,
+  HealthCheck,
+  RolloutClassRef,
+  TopologyTarget,
+} from '#shared/api/management/v1alpha1/cluster-rollout.ts';
 
 /** One health check's verdict on a Cluster, with what it saw (for status and events). */
 export type CheckResult = { readonly ok: boolean; readonly detail: string };

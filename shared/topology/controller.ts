@@ -1,8 +1,8 @@
 // The topology controller as the runtime sees it: Clusters are reconciled; a change of a ClusterClass or of a
 // template it references is mapped to the ClusterClass and the Clusters using it.
 import { randomInt } from 'node:crypto';
-import { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
-import type { ClusterClassTemplateReference } from '#shared/api/v1beta2/common.ts';
+import { ClusterClass } from '#shared/api/core/v1beta2/cluster-class.ts';
+import type { ClusterClassTemplateReference } from '#shared/api/core/v1beta2/common.ts';
 import { parseObject } from '#shared/api/parse.ts';
 import {
   findHubObject,

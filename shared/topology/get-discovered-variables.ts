@@ -1,8 +1,8 @@
 // The variables a ClusterClass's external patches define (DiscoverVariables), as upstream's ClusterClass controller
 // asks for them: used by the ClusterClass pass and by `plan`.
 import * as z from 'zod';
-import type { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
-import { ClusterClassVariable } from '#shared/api/v1beta2/variables.ts';
+import type { ClusterClass } from '#shared/api/core/v1beta2/cluster-class.ts';
+import { ClusterClassVariable } from '#shared/api/core/v1beta2/variables.ts';
 import { errorMessage } from '#shared/errors/index.ts';
 import { callNamedExtension, type ExtensionCallDeps, type ExtensionRegistry } from '#shared/runtime-sdk/index.ts';
 import type { DiscoveredVariables } from '#shared/topology/validation/validate-cluster-class.ts';

@@ -11,7 +11,7 @@ import {
 } from '#shared/topology/desired/compute-upgrade-plan.ts';
 import { computeHookRequestCluster } from '#shared/topology/run-lifecycle-hooks.ts';
 import type { Blueprint, CurrentState, Unstructured } from '#shared/topology/types.ts';
-import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
+import type { Cluster } from '#shared/api/core/v1beta2/cluster.ts';
 
 /** Calls the GenerateUpgradePlan handler `name` for a Cluster in `namespace`. */
 export type UpgradePlanCaller = (

@@ -1,9 +1,9 @@
 // How a topology pass ended, as data (pure): the Cluster's TopologyReconciled condition with upstream's reasons and
 // messages, the merged condition list, and the pass outcome the runtime records.
 import type { NoChangeRecord } from '#shared/topology/apply/apply-proofs.ts';
-import type { Condition as V1Beta1Condition } from '#shared/api/condition.ts';
-import type { Condition } from '#shared/api/v1beta2/common.ts';
-import { ClusterTopologyReconciled } from '#shared/api/v1beta2/conditions.ts';
+import type { Condition as V1Beta1Condition } from '#shared/api/core/v1beta1/condition.ts';
+import type { Condition } from '#shared/api/core/v1beta2/common.ts';
+import { ClusterTopologyReconciled } from '#shared/api/core/v1beta2/conditions.ts';
 import {
   computeAggregateRetryAfter,
   computeBlockingHooksMessage,

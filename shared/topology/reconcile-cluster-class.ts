@@ -1,10 +1,10 @@
 // One ClusterClass pass (upstream ClusterClass controller): the ClusterClass becomes an owner of every template it
 // references, its variable definitions are published in `status.variables`, and `status.observedGeneration` tells
 // Cluster passes the class they read is the reconciled one.
-import { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
+import { ClusterClass } from '#shared/api/core/v1beta2/cluster-class.ts';
 import type { ObjectKey, OwnerReference } from '#shared/api/object-meta.ts';
-import type { ClusterClassTemplateReference } from '#shared/api/v1beta2/common.ts';
-import { ClusterClassRefVersionsUpToDate, ClusterClassVariablesReady } from '#shared/api/v1beta2/conditions.ts';
+import type { ClusterClassTemplateReference } from '#shared/api/core/v1beta2/common.ts';
+import { ClusterClassRefVersionsUpToDate, ClusterClassVariablesReady } from '#shared/api/core/v1beta2/conditions.ts';
 import { parseObject } from '#shared/api/parse.ts';
 import { describeObject, errorMessage } from '#shared/errors/index.ts';
 import { applyObject, findHubObject } from '#shared/kube/index.ts';

@@ -1,8 +1,8 @@
 // One topology pass over a Cluster: read current state → compute desired state (pure) → server-side apply → the
 // TopologyReconciled condition → outcome. The code the topology Lambda, the local mode and the tests all run.
 import { isDeepStrictEqual } from 'node:util';
-import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
-import type { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
+import type { Cluster } from '#shared/api/core/v1beta2/cluster.ts';
+import type { ClusterClass } from '#shared/api/core/v1beta2/cluster-class.ts';
 import type { ObjectKey } from '#shared/api/object-meta.ts';
 import { CapiError, describeObject, errorMessage } from '#shared/errors/index.ts';
 import type { KubeClient } from '#shared/kube/index.ts';

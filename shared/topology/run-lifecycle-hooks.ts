@@ -3,7 +3,7 @@
 // nothing is left to ask; then the pending-hooks annotation is written as the computation marked it. Deletion's
 // BeforeClusterDelete and its ok-to-delete annotation live here too (upstream's reconcileDelete).
 import { ConversionDataAnnotation } from '#shared/api/conversion/index.ts';
-import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
+import type { Cluster } from '#shared/api/core/v1beta2/cluster.ts';
 import { patchObject, refOf, type KubeClient } from '#shared/kube/index.ts';
 import { callAllExtensions } from '#shared/runtime-sdk/index.ts';
 import { computeWriteError } from '#shared/topology/apply/errors.ts';

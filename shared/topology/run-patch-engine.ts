@@ -2,9 +2,9 @@
 // either applied inline (pure) or sent to its GeneratePatches extension and the answer applied (pure), then every
 // ValidateTopology extension over the patched templates, then the patched templates copied onto the desired state.
 // The only I/O is the extension calls, behind PatchExtensions.
-import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
-import type { ClusterClassPatch } from '#shared/api/v1beta2/cluster-class.ts';
-import { VariableDefinitionFrom } from '#shared/api/v1beta2/variables.ts';
+import type { Cluster } from '#shared/api/core/v1beta2/cluster.ts';
+import type { ClusterClassPatch } from '#shared/api/core/v1beta2/cluster-class.ts';
+import { VariableDefinitionFrom } from '#shared/api/core/v1beta2/variables.ts';
 import type { CommonResponse, GeneratePatchesResponse } from '#shared/api/runtime-extension.ts';
 import { CapiError, errorMessage } from '#shared/errors/index.ts';
 import { callNamedExtension, type ExtensionCallDeps, type ExtensionRegistry } from '#shared/runtime-sdk/index.ts';

@@ -1,10 +1,10 @@
 // The shapes that flow through a topology pass: the blueprint (ClusterClass + templates), the current state read
 // from the API server, and the desired state computed from them.
-import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
-import type { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
-import type { MachineDeployment } from '#shared/api/v1beta2/machine-deployment.ts';
-import type { MachineHealthCheck } from '#shared/api/v1beta2/machine-health-check.ts';
-import type { MachinePool } from '#shared/api/v1beta2/machine-pool.ts';
+import type { Cluster } from '#shared/api/core/v1beta2/cluster.ts';
+import type { ClusterClass } from '#shared/api/core/v1beta2/cluster-class.ts';
+import type { MachineDeployment } from '#shared/api/core/v1beta2/machine-deployment.ts';
+import type { MachineHealthCheck } from '#shared/api/core/v1beta2/machine-health-check.ts';
+import type { MachinePool } from '#shared/api/core/v1beta2/machine-pool.ts';
 import type { KubeObjectMeta } from '#shared/api/object-meta.ts';
 import type { ContractVersion } from '#shared/topology/contract/contract-version.ts';
 import type { HookDecision } from '#shared/topology/desired/lifecycle-hooks.ts';

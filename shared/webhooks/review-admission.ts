@@ -1,7 +1,7 @@
 // One AdmissionReview in, one AdmissionReview out: the rules of the admitted kind for the webhook's mode
 // (`mutate` or `validate`); a failed lookup refuses with an InternalError Status instead of escaping.
 import { errorMessage } from '#shared/errors/index.ts';
-import { operatorGroup } from '#shared/api/operator.ts';
+import { operatorGroup } from '#shared/api/operator/v1alpha2/provider.ts';
 import {
   computeAdmissionReviewResponse,
   type AdmissionOutcome,

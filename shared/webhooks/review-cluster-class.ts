@@ -1,7 +1,7 @@
 // Admission of ClusterClasses: parsing, validation with the same
 // validateClusterClass the reconcile pass and `plan` use, update rules checked against the Clusters using the class,
 // and deletion refused while Clusters use it.
-import { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
+import { ClusterClass } from '#shared/api/core/v1beta2/cluster-class.ts';
 import { validateClusterClass } from '#shared/topology/validation/validate-cluster-class.ts';
 import type { FieldError } from '#shared/topology/variables/index.ts';
 import type { AdmissionOutcome, AdmissionRequest } from '#shared/webhooks/admission-review.ts';

@@ -1,6 +1,6 @@
 // Admission of ClusterResourceSets: `strategy` defaulted to ApplyOnce, then the selector and immutability rules; and
 // of ClusterResourceSetBindings: `spec.clusterName` immutable.
-import { ClusterResourceSet, ClusterResourceSetBinding } from '#shared/api/addons.ts';
+import { ClusterResourceSet, ClusterResourceSetBinding } from '#shared/api/addons/v1beta2/cluster-resource-set.ts';
 import type { AdmissionOutcome, AdmissionRequest } from '#shared/webhooks/admission-review.ts';
 import { computeFieldOutcome, type AdmittedObject } from '#shared/webhooks/admission-status.ts';
 import { cloneJson, computeJsonPatch, objectAt } from '#shared/webhooks/compute-json-patch.ts';

@@ -1,7 +1,7 @@
 // Admission of ClusterRollouts: a usable spec (non-empty selector, waves covering every Cluster, durations, time
 // zone), an existing class to rebase to, a version that downgrades none of the selected Clusters, and, once the
 // rollout has started, a target (selector, change, waves) that no longer moves.
-import { ClusterRollout, RolloutGroup, RolloutKind } from '#shared/api/rollout.ts';
+import { ClusterRollout, RolloutGroup, RolloutKind } from '#shared/api/management/v1alpha1/cluster-rollout.ts';
 import { formatLabelSelector, isEmptyLabelSelector } from '#shared/api/label-selector.ts';
 import { compareVersions, parseVersionSemantic } from '#shared/lang/semver/semver.ts';
 import { computeSpecProblems } from '#shared/rollout/desired/compute-spec-problems.ts';

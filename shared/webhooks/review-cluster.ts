@@ -1,8 +1,8 @@
 // Admission of Clusters: defaulting (the `v` of the version, topology variables from the
 // class's schemas) and validation against the ClusterClass with the same computeDefaultedTopology and
 // validateClusterTopology the reconcile pass and `plan` use, plus upstream's update rules.
-import { Cluster } from '#shared/api/v1beta2/cluster.ts';
-import type { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
+import { Cluster } from '#shared/api/core/v1beta2/cluster.ts';
+import type { ClusterClass } from '#shared/api/core/v1beta2/cluster-class.ts';
 import { computeDefaultedTopology, validateClusterTopology } from '#shared/topology/validation/validate-cluster.ts';
 import type { FieldError } from '#shared/topology/variables/index.ts';
 import type { AdmissionOutcome, AdmissionRequest } from '#shared/webhooks/admission-review.ts';

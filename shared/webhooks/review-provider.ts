@@ -4,7 +4,7 @@
 // manifestPatches — the zod schema). A misnamed core provider, a second core provider, a duplicate name or a
 // malformed version are admitted and reported by the preflight phase in the PreflightCheckPassed condition, as the
 // operator does, so GitOps tools sync the object and show its condition instead of failing the whole sync.
-import { isProviderKind, providerSchemas } from '#shared/api/operator.ts';
+import { isProviderKind, providerSchemas } from '#shared/api/operator/v1alpha2/provider.ts';
 import type { AdmissionOutcome, AdmissionRequest } from '#shared/webhooks/admission-review.ts';
 import { computeFieldOutcome } from '#shared/webhooks/admission-status.ts';
 import { cloneJson, computeJsonPatch, defaultRefNamespace, objectAt } from '#shared/webhooks/compute-json-patch.ts';

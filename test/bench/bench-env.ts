@@ -14,8 +14,8 @@ import { createControllerHandler, type ControllerHandler } from '#shared/runtime
 import { computeRuntimeConfig } from '#shared/runtime/config.ts';
 import { reconcilers } from '#shared/controllers.ts';
 import type { Reconciler, RuntimeDeps } from '#shared/runtime/types.ts';
-import { startManagementCluster, startWorkloadCluster, type TestCluster } from '#test/harness/clusters.ts';
-import { startDynamoDB, type DynamoDBServer } from '#test/harness/dynamodb.ts';
+import { startManagementCluster, startWorkloadCluster, type TestCluster } from '#test/support/harness/clusters.ts';
+import { startDynamoDB, type DynamoDBServer } from '#test/support/harness/dynamodb.ts';
 import { startRequestCounter, type RequestCounter, type ServerRole } from '#test/bench/http-counter.ts';
 import { fleetCrds } from '#test/bench/fleet.ts';
 

@@ -4,10 +4,10 @@
 // infrastructure provider served from release ConfigMaps.
 import { readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
-import { AddonsApiVersion } from '#shared/api/addons.ts';
+import { AddonsApiVersion } from '#shared/api/addons/v1beta2/cluster-resource-set.ts';
 import { applyObject, applyStatus, type KubeClient, type KubeObject } from '#shared/kube/index.ts';
 import { mapLimit } from '#shared/runtime/map-limit.ts';
-import { genericCrd } from '#test/harness/clusters.ts';
+import { genericCrd } from '#test/support/harness/clusters.ts';
 import {
   applyProvider,
   createSecret,
@@ -16,7 +16,7 @@ import {
   seedInfrastructure,
   seedReleaseConfigMap,
 } from '#test/integration/providers/provider-fixtures.ts';
-import { providerVersion } from '#test/builders/topology.ts';
+import { providerVersion } from '#test/support/builders/topology.ts';
 
 export const fleetNamespace = 'fleet';
 export const fleetManager = 'bench-user';

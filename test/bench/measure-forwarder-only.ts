@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { createFleet, fleetCrds } from '#test/bench/fleet.ts';
 import { measureForwarder, type ForwarderFigures } from '#test/bench/measure-forwarder.ts';
-import { startManagementCluster } from '#test/harness/clusters.ts';
+import { startManagementCluster } from '#test/support/harness/clusters.ts';
 
 const clusters = Number(process.env['BENCH_CLUSTERS'] ?? 10);
 if (!Number.isInteger(clusters) || clusters < 1) throw new Error('BENCH_CLUSTERS must be a positive integer');

@@ -14,7 +14,7 @@ import { mapLimit } from '#shared/runtime/map-limit.ts';
 import { ensureNamespace } from '#test/integration/providers/provider-fixtures.ts';
 import { startEventBridgeRecorder } from '#test/integration/runtime/loopback.ts';
 import type { BenchEnv } from '#test/bench/bench-env.ts';
-import { providerVersion } from '#test/builders/topology.ts';
+import { providerVersion } from '#test/support/builders/topology.ts';
 import { fleetManager, fleetNamespace } from '#test/bench/fleet.ts';
 import { clusterKey } from '#test/bench/measure-passes.ts';
 

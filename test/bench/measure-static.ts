@@ -7,8 +7,8 @@ import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { build } from 'esbuild';
-import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
-import type { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
+import type { Cluster } from '#shared/api/core/v1beta2/cluster.ts';
+import type { ClusterClass } from '#shared/api/core/v1beta2/cluster-class.ts';
 import type { Controller } from '#shared/checkpoint/index.ts';
 import {
   createContractResolver,

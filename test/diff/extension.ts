@@ -2,8 +2,8 @@
 // management cluster, its ExtensionConfig (limited to the extension scenarios' namespaces) and what each extension
 // scenario needs before its Cluster: the hook-response ConfigMap and the ClusterClass's discovered variables.
 import { applyObject, findObject, type KubeClient, type KubeObject } from '#shared/kube/index.ts';
-import type { TestCluster } from '#test/harness/clusters.ts';
-import { startTestExtension, type TestExtension } from '#test/harness/test-extension.ts';
+import type { TestCluster } from '#test/support/harness/clusters.ts';
+import { startTestExtension, type TestExtension } from '#test/support/harness/test-extension.ts';
 import { clusterName, extensionConfigName } from './scenarios.ts';
 
 /** The namespace label the ExtensionConfig's namespaceSelector matches: only extension scenarios call it. */

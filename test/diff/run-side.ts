@@ -5,11 +5,11 @@
 // (observe.ts: creation-order name tokens, the step's TopologyReconciled and version trajectories).
 import { applyObject, deleteObject, type KubeClient, type KubeObject } from '#shared/kube/index.ts';
 import { errorMessage } from '#shared/errors/index.ts';
-import { createAuditLog, type AuditEvent, type AuditLog } from '#test/harness/audit-log.ts';
-import type { TestCluster } from '#test/harness/clusters.ts';
-import { computeGatesForAllManagers, startUpstreamManagementCluster } from '#test/harness/upstream-capi.ts';
+import { createAuditLog, type AuditEvent, type AuditLog } from '#test/support/harness/audit-log.ts';
+import type { TestCluster } from '#test/support/harness/clusters.ts';
+import { computeGatesForAllManagers, startUpstreamManagementCluster } from '#test/support/harness/upstream-capi.ts';
 import { startProduct, type RunningProduct } from '#test/e2e/product.ts';
-import type { TestExtension } from '#test/harness/test-extension.ts';
+import type { TestExtension } from '#test/support/harness/test-extension.ts';
 import { applyHookResponses, extensionNamespaceLabel, startDiffExtension, waitForClassVariables } from './extension.ts';
 import { getTopologyProgress, type NormalizedSnapshot } from './normalize.ts';
 import { createScenarioObserver, type ScenarioObserver } from './observe.ts';

@@ -14,16 +14,16 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
-import { RolloutApiVersion, type ClusterRolloutStatus } from '#shared/api/rollout.ts';
+import { RolloutApiVersion, type ClusterRolloutStatus } from '#shared/api/management/v1alpha1/cluster-rollout.ts';
 import { runPlan } from '#shared/cli/plan.ts';
 import { applyObject, createObject, getObject, listObjects, patchObject, type KubeObject } from '#shared/kube/index.ts';
-import { createAuditLog, type AuditEvent, type AuditLog } from '#test/harness/audit-log.ts';
-import { ourCrds, type TestCluster } from '#test/harness/clusters.ts';
+import { createAuditLog, type AuditEvent, type AuditLog } from '#test/support/harness/audit-log.ts';
+import { ourCrds, type TestCluster } from '#test/support/harness/clusters.ts';
 import {
   computeGatesForAllManagers,
   startUpstreamManagementCluster,
   type UpstreamCapi,
-} from '#test/harness/upstream-capi.ts';
+} from '#test/support/harness/upstream-capi.ts';
 import { computeInMemoryObjects } from './in-memory-class.ts';
 import { startProduct, type RunningProduct } from './product.ts';
 

@@ -35,7 +35,7 @@
 import { readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
 import type { KubeObject } from '#shared/kube/index.ts';
-import { resolveUpstreamManifests } from '#test/harness/upstream-crds.ts';
+import { resolveUpstreamManifests } from '#test/support/harness/upstream-crds.ts';
 
 /**
  * clusterctl's substitution: `${VAR}`, `${VAR:-default}` (a default may itself be `${OTHER}`); an unset variable

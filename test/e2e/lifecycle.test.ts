@@ -27,10 +27,10 @@ import {
   upstreamCoreWorkloadUserAgent,
   upstreamManagerUsers,
   type UpstreamCapi,
-} from '#test/harness/upstream-capi.ts';
-import { createAuditLog, type AuditLog } from '#test/harness/audit-log.ts';
-import type { TestCluster } from '#test/harness/clusters.ts';
-import { startTestExtension, type TestExtension } from '#test/harness/test-extension.ts';
+} from '#test/support/harness/upstream-capi.ts';
+import { createAuditLog, type AuditLog } from '#test/support/harness/audit-log.ts';
+import type { TestCluster } from '#test/support/harness/clusters.ts';
+import { startTestExtension, type TestExtension } from '#test/support/harness/test-extension.ts';
 import { computeInMemoryObjects } from './in-memory-class.ts';
 import { startProduct, type RunningProduct } from './product.ts';
 
@@ -58,7 +58,7 @@ const timings: [string, number][] = [];
 
 // NOTE: capi-serverless writes topology objects with upstream's field manager, `capi-topology` (so a fleet switches
 // over without field-ownership conflicts), so managedFields cannot tell the two implementations apart. The API
-// server's audit log can (test/harness/audit-log.ts).
+// server's audit log can (test/support/harness/audit-log.ts).
 let audit: AuditLog | undefined;
 const auditEvents = () => audit?.events() ?? [];
 

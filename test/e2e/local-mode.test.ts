@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { processCommandLines, runNpmStart } from '#test/harness/npm-start.ts';
+import { processCommandLines, runNpmStart } from '#test/support/harness/npm-start.ts';
 
 describe('npm start (the full plane beside upstream Cluster API)', () => {
   const tmp = mkdtempSync(join(tmpdir(), 'capi-serverless-local-mode-test-'));

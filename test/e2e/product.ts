@@ -15,10 +15,10 @@ import { computeWebhooksHandlerOptions } from '#shared/webhooks/create-webhook-d
 import { createWebhooksHandler } from '#shared/webhooks/create-webhooks-handler.ts';
 import { defaultTargets, discoverProviderTargets } from '#functions/forwarder/default-targets.ts';
 import { startForwarder, type Forwarder } from '#functions/forwarder/start-forwarder.ts';
-import type { TestCluster } from '#test/harness/clusters.ts';
-import { startDynamoDB } from '#test/harness/dynamodb.ts';
-import { installChart } from '#test/harness/helm.ts';
-import { startWebhookServer } from '#test/harness/webhook-server.ts';
+import type { TestCluster } from '#test/support/harness/clusters.ts';
+import { startDynamoDB } from '#test/support/harness/dynamodb.ts';
+import { installChart } from '#test/support/harness/helm.ts';
+import { startWebhookServer } from '#test/support/harness/webhook-server.ts';
 
 export type RunningProduct = {
   readonly bus: LocalBus;

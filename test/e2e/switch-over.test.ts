@@ -8,15 +8,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { applyObject, getObject, listObjects, type KubeObject } from '#shared/kube/index.ts';
-import { createAuditLog, type AuditLog } from '#test/harness/audit-log.ts';
-import type { TestCluster } from '#test/harness/clusters.ts';
+import { createAuditLog, type AuditLog } from '#test/support/harness/audit-log.ts';
+import type { TestCluster } from '#test/support/harness/clusters.ts';
 import {
   computeGatesForAllManagers,
   startUpstreamCapi,
   startUpstreamManagementCluster,
   upstreamManagerUsers,
   type UpstreamCapi,
-} from '#test/harness/upstream-capi.ts';
+} from '#test/support/harness/upstream-capi.ts';
 import { computeInMemoryObjects } from './in-memory-class.ts';
 import { startProduct, type RunningProduct } from './product.ts';
 

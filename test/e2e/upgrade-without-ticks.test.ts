@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { applyObject, getObject, listObjects, type KubeObject } from '#shared/kube/index.ts';
-import { computeGatesForAllManagers, startUpstreamManagementCluster } from '#test/harness/upstream-capi.ts';
-import type { TestCluster } from '#test/harness/clusters.ts';
+import { computeGatesForAllManagers, startUpstreamManagementCluster } from '#test/support/harness/upstream-capi.ts';
+import type { TestCluster } from '#test/support/harness/clusters.ts';
 import { computeInMemoryObjects } from './in-memory-class.ts';
 import { startProduct, type RunningProduct } from './product.ts';
 

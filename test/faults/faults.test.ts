@@ -20,7 +20,7 @@ import {
   sourceLabel,
   type ConfigMapReconcilerHooks,
 } from '#test/integration/runtime/configmap-reconciler.ts';
-import { freezeThisThread, startIdleProxy } from '#test/harness/idle-proxy.ts';
+import { freezeThisThread, startIdleProxy } from '#test/support/harness/idle-proxy.ts';
 import { startEventBridgeRecorder, startGatedProxy } from '#test/integration/runtime/loopback.ts';
 import { putSource, useRuntimeServers } from '#test/integration/runtime/setup.ts';
 

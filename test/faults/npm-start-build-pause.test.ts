@@ -11,7 +11,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { runNpmStart } from '#test/harness/npm-start.ts';
+import { runNpmStart } from '#test/support/harness/npm-start.ts';
 
 const pauseSeconds = 100;
 

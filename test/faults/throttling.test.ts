@@ -16,13 +16,13 @@ import { localLambdaContext } from '#shared/runtime/lambda-context.ts';
 import { computeRuntimeConfig } from '#shared/runtime/config.ts';
 import { mapLimit } from '#shared/runtime/map-limit.ts';
 import { createConfigMapReconciler, sourceLabel } from '#test/integration/runtime/configmap-reconciler.ts';
-import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
-import { startDynamoDB, type DynamoDBServer } from '#test/harness/dynamodb.ts';
+import { startManagementCluster, type TestCluster } from '#test/support/harness/clusters.ts';
+import { startDynamoDB, type DynamoDBServer } from '#test/support/harness/dynamodb.ts';
 import {
   createThrottledIdentity,
   tinyServerConcurrencyArgs,
   type ThrottledIdentity,
-} from '#test/harness/throttled-identity.ts';
+} from '#test/support/harness/throttled-identity.ts';
 
 const burstSize = 24;
 // NOTE: a 15 s Lambda with a 4 s stop margin gives each pass 11 s (production: 5 min and 10 s); the 429s' Retry-After

@@ -1,7 +1,7 @@
 // Fault: a burst of Cluster writes at the admission webhooks, and hostile inputs through them. A real kube-apiserver
 // (with upstream's core manager running beside capi-serverless, as in docs/beside-upstream.md, making its normal
 // traffic) calls the webhooks function as `cdk synth` bundles it, in the AWS Lambda Runtime Interface Emulator, over
-// HTTPS through a Function URL stand-in with as many containers as the stack reserves (test/harness/function-url-pool.ts
+// HTTPS through a Function URL stand-in with as many containers as the stack reserves (test/support/harness/function-url-pool.ts
 // says what is modelled). 500 topology Clusters are created within 10 s by four writers; every write the API server
 // refuses is counted, with the admission latency the API server waited on (p50/p99) and the throttled calls. Then a
 // catastrophic-backtracking pattern (ReDoS) and an expensive CEL rule go through the same webhooks (answer time).
@@ -13,8 +13,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
-import type { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
+import type { Cluster } from '#shared/api/core/v1beta2/cluster.ts';
+import type { ClusterClass } from '#shared/api/core/v1beta2/cluster-class.ts';
 import {
   applyObject,
   createKubeClient,
@@ -24,8 +24,8 @@ import {
   type KubeClient,
   type KubeObject,
 } from '#shared/kube/index.ts';
-import { ClusterBuilder, ClusterClassBuilder } from '#test/builders/topology.ts';
-import { startFunctionUrlPool, type FunctionUrlPool } from '#test/harness/function-url-pool.ts';
+import { ClusterBuilder, ClusterClassBuilder } from '#test/support/builders/topology.ts';
+import { startFunctionUrlPool, type FunctionUrlPool } from '#test/support/harness/function-url-pool.ts';
 import {
   getLambdaRuntimeTools,
   resolveEnvironment,
@@ -34,8 +34,8 @@ import {
   synthesizeApp,
   type CloudAssembly,
   type EmulatedFunction,
-} from '#test/harness/lambda-rie.ts';
-import { startUpstreamManagementCluster } from '#test/harness/upstream-capi.ts';
+} from '#test/support/harness/lambda-rie.ts';
+import { startUpstreamManagementCluster } from '#test/support/harness/upstream-capi.ts';
 import { loadWebhookConfigurations } from '../../infra/webhooks/webhook-manifests.ts';
 import { defaultWebhookReservedConcurrency } from '../../infra/webhooks/webhooks-function.ts';
 

@@ -1,7 +1,7 @@
 // Writes the objects of one ClusterResourceSet resource to a workload cluster: ApplyOnce creates (an object that
 // exists is left alone and counts as applied), Reconcile server-side applies under our field manager, so fields other
 // managers own survive (upstream's merge patch drops them).
-import type { ClusterResourceSetStrategy } from '#shared/api/addons.ts';
+import type { ClusterResourceSetStrategy } from '#shared/api/addons/v1beta2/cluster-resource-set.ts';
 import type { ResourceObject } from '#shared/addons/desired/resource-objects.ts';
 import { describeObject, errorMessage } from '#shared/errors/index.ts';
 import {

@@ -3,7 +3,7 @@
 // `MergeFromWithOptimisticLock`); a conflict means "read again", never a lost entry. Bindings are computed in
 // v1beta2 and written in the version the server serves (v1beta1 through the edge conversion up to upstream v1.10).
 import { isDeepStrictEqual } from 'node:util';
-import type { ClusterResourceSetBinding } from '#shared/api/addons.ts';
+import type { ClusterResourceSetBinding } from '#shared/api/addons/v1beta2/cluster-resource-set.ts';
 import type { BindingWithoutCRS } from '#shared/addons/desired/binding.ts';
 import { describeObject } from '#shared/errors/index.ts';
 import {

@@ -2,11 +2,11 @@
 // the status subresource. Metadata lists are replaced whole, so those writes are locked on the resourceVersion read.
 // Everything is written in the version the server serves (the status in v1beta2, converted at the edge if need be).
 import { isDeepStrictEqual } from 'node:util';
-import type { ClusterResourceSet } from '#shared/api/addons.ts';
-import { AddonsApiVersion, PausedCondition } from '#shared/api/addons.ts';
-import type { Condition as V1Beta1Condition } from '#shared/api/condition.ts';
+import type { ClusterResourceSet } from '#shared/api/addons/v1beta2/cluster-resource-set.ts';
+import { AddonsApiVersion, PausedCondition } from '#shared/api/addons/v1beta2/cluster-resource-set.ts';
+import type { Condition as V1Beta1Condition } from '#shared/api/core/v1beta1/condition.ts';
 import type { OwnerReference } from '#shared/api/object-meta.ts';
-import type { Condition } from '#shared/api/v1beta2/common.ts';
+import type { Condition } from '#shared/api/core/v1beta2/common.ts';
 import { describeObject } from '#shared/errors/index.ts';
 import { applyHubStatus, patchObject, servedApiVersion, type KubeClient, type KubeObject } from '#shared/kube/index.ts';
 

@@ -1,6 +1,6 @@
 // Reads ClusterResourceSetBindings (one per Cluster, named after it) from the management cluster, in the v1beta2
 // shape whatever version the server serves.
-import { AddonsApiVersion, ClusterResourceSetBinding } from '#shared/api/addons.ts';
+import { AddonsApiVersion, ClusterResourceSetBinding } from '#shared/api/addons/v1beta2/cluster-resource-set.ts';
 import type { ObjectKey } from '#shared/api/object-meta.ts';
 import { parseObject } from '#shared/api/parse.ts';
 import { findHubObject, listHubObjects, type KubeClient } from '#shared/kube/index.ts';

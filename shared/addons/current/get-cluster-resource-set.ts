@@ -1,6 +1,6 @@
 // Reads ClusterResourceSets from the management cluster in the v1beta2 shape (the server's v1beta2, or its v1beta1
 // converted at the edge), parsed once at the boundary.
-import { ClusterResourceSet, AddonsApiVersion } from '#shared/api/addons.ts';
+import { ClusterResourceSet, AddonsApiVersion } from '#shared/api/addons/v1beta2/cluster-resource-set.ts';
 import type { ObjectKey } from '#shared/api/object-meta.ts';
 import { parseObject } from '#shared/api/parse.ts';
 import { findHubObject, listHubObjects, type KubeClient } from '#shared/kube/index.ts';

@@ -1,5 +1,5 @@
 // Reads the ConfigMaps and Secrets a ClusterResourceSet references, once per pass for all its Clusters.
-import type { ClusterResourceSet } from '#shared/api/addons.ts';
+import type { ClusterResourceSet } from '#shared/api/addons/v1beta2/cluster-resource-set.ts';
 import type { FetchedResource } from '#shared/addons/desired/resources-to-apply.ts';
 import { resourceRefKey } from '#shared/addons/desired/resources-to-apply.ts';
 import { errorMessage } from '#shared/errors/index.ts';

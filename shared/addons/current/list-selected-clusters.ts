@@ -1,6 +1,6 @@
 // The Clusters a ClusterResourceSet selects, and which of them can get add-ons now.
 import * as z from 'zod';
-import type { ClusterResourceSet } from '#shared/api/addons.ts';
+import type { ClusterResourceSet } from '#shared/api/addons/v1beta2/cluster-resource-set.ts';
 import { formatLabelSelector, isEmptyLabelSelector } from '#shared/api/label-selector.ts';
 import { KubeObjectMeta, type ObjectKey } from '#shared/api/object-meta.ts';
 import { parseObject } from '#shared/api/parse.ts';

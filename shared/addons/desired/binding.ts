@@ -7,8 +7,8 @@ import type {
   ResourceBinding,
   ResourceRef,
   ResourceSetBinding,
-} from '#shared/api/addons.ts';
-import { AddonsApiVersion, AddonsGroup } from '#shared/api/addons.ts';
+} from '#shared/api/addons/v1beta2/cluster-resource-set.ts';
+import { AddonsApiVersion, AddonsGroup } from '#shared/api/addons/v1beta2/cluster-resource-set.ts';
 import type { ResourceOutcome } from '#shared/addons/desired/resource-outcome.ts';
 
 /** Enough of a Cluster to bind to it. */

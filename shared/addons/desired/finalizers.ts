@@ -6,7 +6,7 @@ import {
   ClusterResourceSetFinalizer,
   UpstreamClusterResourceSetFinalizer,
   type ClusterResourceSet,
-} from '#shared/api/addons.ts';
+} from '#shared/api/addons/v1beta2/cluster-resource-set.ts';
 
 /** The finalizers the add-on pass handles: its own and upstream's. */
 export const handledFinalizers: readonly string[] = [ClusterResourceSetFinalizer, UpstreamClusterResourceSetFinalizer];

@@ -1,8 +1,8 @@
 // The `Paused` condition of a ClusterResourceSet (upstream `paused.EnsurePausedCondition`, v1beta2 conditions only):
 // a ClusterResourceSet with the `cluster.x-k8s.io/paused` annotation is not reconciled, and says so.
-import type { ClusterResourceSet } from '#shared/api/addons.ts';
-import { PausedCondition as Paused } from '#shared/api/addons.ts';
-import type { Condition } from '#shared/api/v1beta2/common.ts';
+import type { ClusterResourceSet } from '#shared/api/addons/v1beta2/cluster-resource-set.ts';
+import { PausedCondition as Paused } from '#shared/api/addons/v1beta2/cluster-resource-set.ts';
+import type { Condition } from '#shared/api/core/v1beta2/common.ts';
 import { formatKubeTime } from '#shared/addons/desired/binding.ts';
 
 export const PausedAnnotation = 'cluster.x-k8s.io/paused';

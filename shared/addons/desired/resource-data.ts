@@ -1,7 +1,7 @@
 // The data of a ClusterResourceSet resource (a ConfigMap or Secret), normalized the way upstream's `normalizeData`
 // does: values in sorted key order, Secret values base64-decoded. Both the hash and the objects start from here.
 import { CapiError, describeObject } from '#shared/errors/index.ts';
-import type { ClusterResourceSetResourceKind } from '#shared/api/addons.ts';
+import type { ClusterResourceSetResourceKind } from '#shared/api/addons/v1beta2/cluster-resource-set.ts';
 
 /** What the read layer hands over about one ConfigMap or Secret referenced by a ClusterResourceSet. */
 export type ResourceContent = {

@@ -1,6 +1,6 @@
 // What happened to each resource of a ClusterResourceSet on one cluster: the decision from computeResourcesToApply
 // plus, for applied resources, the result of applying. Feeds both the binding and the ResourcesApplied condition.
-import type { ResourceRef } from '#shared/api/addons.ts';
+import type { ResourceRef } from '#shared/api/addons/v1beta2/cluster-resource-set.ts';
 import type { ResourceToApply } from '#shared/addons/desired/resources-to-apply.ts';
 
 export type ResourceOutcome =

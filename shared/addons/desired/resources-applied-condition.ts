@@ -1,13 +1,13 @@
 // The ClusterResourceSet's `ResourcesApplied` conditions, from what happened on every matching cluster: the v1beta2
 // one (metav1, upstream v1.14's reasons) and the v1beta1 one upstream keeps under `status.deprecated.v1beta1`.
-import type { Condition } from '#shared/api/condition.ts';
-import type { ClusterResourceSetV1Beta1Reason as ClusterResourceSetReason } from '#shared/api/addons.ts';
+import type { Condition } from '#shared/api/core/v1beta1/condition.ts';
+import type { ClusterResourceSetV1Beta1Reason as ClusterResourceSetReason } from '#shared/api/addons/v1beta2/cluster-resource-set.ts';
 import {
   ClusterResourceSetResourcesApplied,
   ClusterResourceSetV1Beta1Reason as Reason,
   ResourcesAppliedV1Beta1Condition as ResourcesAppliedCondition,
-} from '#shared/api/addons.ts';
-import type { Condition as MetaCondition } from '#shared/api/v1beta2/common.ts';
+} from '#shared/api/addons/v1beta2/cluster-resource-set.ts';
+import type { Condition as MetaCondition } from '#shared/api/core/v1beta2/common.ts';
 import { formatKubeTime } from '#shared/addons/desired/binding.ts';
 import type { ClusterOutcome } from '#shared/addons/desired/resource-outcome.ts';
 

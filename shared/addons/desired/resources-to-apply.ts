@@ -6,7 +6,7 @@ import type {
   ClusterResourceSetStrategy,
   ResourceBinding,
   ResourceRef,
-} from '#shared/api/addons.ts';
+} from '#shared/api/addons/v1beta2/cluster-resource-set.ts';
 import type { ResourceContent } from '#shared/addons/desired/resource-data.ts';
 import { ResourceParseError } from '#shared/addons/desired/resource-data.ts';
 import { computeResourceHash } from '#shared/addons/desired/resource-hash.ts';

@@ -1,7 +1,7 @@
 // Only Secrets of type `addons.cluster.x-k8s.io/resource-set` may feed a ClusterResourceSet, so a ClusterResourceSet
 // cannot copy arbitrary Secrets of its namespace into workload clusters.
 import { CapiError, describeObject } from '#shared/errors/index.ts';
-import { ClusterResourceSetSecretType } from '#shared/api/addons.ts';
+import { ClusterResourceSetSecretType } from '#shared/api/addons/v1beta2/cluster-resource-set.ts';
 
 /** A Secret referenced by a ClusterResourceSet has a type other than `addons.cluster.x-k8s.io/resource-set`. */
 export class WrongSecretTypeError extends CapiError {

@@ -3,8 +3,8 @@
 // reconcile the ClusterClasses in memory (variables of DiscoverVariables extensions included), run one pass per
 // Cluster (external patches and ValidateTopology through the Runtime Extensions) and return every object the
 // topology manages.
-import { Cluster } from '#shared/api/v1beta2/cluster.ts';
-import { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
+import { Cluster } from '#shared/api/core/v1beta2/cluster.ts';
+import { ClusterClass } from '#shared/api/core/v1beta2/cluster-class.ts';
 import { computeDroppedFields, parseObject } from '#shared/api/parse.ts';
 import { CapiError, describeObject, errorMessage, ValidationError } from '#shared/errors/index.ts';
 import type { ExtensionCallDeps, ExtensionRegistry } from '#shared/runtime-sdk/index.ts';

@@ -1,7 +1,7 @@
 // Installs provider components with server-side apply, in install order, and removes old ones the way clusterctl
 // deletes a provider (CRDs and the namespace kept, cluster-scoped objects only when they belong to the instance).
 import { isDeepStrictEqual } from 'node:util';
-import type { Provider } from '#shared/api/operator.ts';
+import type { Provider } from '#shared/api/operator/v1alpha2/provider.ts';
 import { describeObject } from '#shared/errors/index.ts';
 import { applyObject, deleteObject, refOf } from '#shared/kube/index.ts';
 import type { KubeClient, KubeObject } from '#shared/kube/index.ts';

@@ -1,7 +1,7 @@
 // Writes to the provider object itself: the finalizer, the resolved version, the applied-inputs hash (metadata and
 // spec, by JSON merge patch guarded by resourceVersion) and its status (only when it changed).
-import type { Provider, ProviderStatus } from '#shared/api/operator.ts';
-import { operatorApiVersion, providerSchemas } from '#shared/api/operator.ts';
+import type { Provider, ProviderStatus } from '#shared/api/operator/v1alpha2/provider.ts';
+import { operatorApiVersion, providerSchemas } from '#shared/api/operator/v1alpha2/provider.ts';
 import { parseObject } from '#shared/api/parse.ts';
 import { patchObject, updateStatus } from '#shared/kube/index.ts';
 import type { KubeClient, KubeObject } from '#shared/kube/index.ts';

@@ -1,7 +1,7 @@
 // Reads what the Cluster API Operator's applied-spec hash covers besides the spec: the components cache Secret of the
 // provider's version, the config Secret's raw data and the ConfigMap its selector matches.
 import { formatLabelSelector } from '#shared/api/label-selector.ts';
-import type { Provider } from '#shared/api/operator.ts';
+import type { Provider } from '#shared/api/operator/v1alpha2/provider.ts';
 import { findObject, listObjects } from '#shared/kube/index.ts';
 import type { KubeClient } from '#shared/kube/index.ts';
 import { computeComponentsCacheName } from '#shared/providers/desired/compute-components-cache.ts';

@@ -1,6 +1,6 @@
 // Reads the inputs a provider references: its config Secret (variables, credentials, `images`) and its additional
 // manifests ConfigMap.
-import type { Provider } from '#shared/api/operator.ts';
+import type { Provider } from '#shared/api/operator/v1alpha2/provider.ts';
 import { describeObject, errorMessage } from '#shared/errors/index.ts';
 import { getObject } from '#shared/kube/index.ts';
 import type { KubeClient } from '#shared/kube/index.ts';

@@ -1,7 +1,7 @@
 // Reads provider objects: the one a pass reconciles, and every provider of every kind (for the singleton, duplicate,
 // contract and pause rules).
-import { operatorApiVersion, providerKindNames, providerSchemas } from '#shared/api/operator.ts';
-import type { Provider } from '#shared/api/operator.ts';
+import { operatorApiVersion, providerKindNames, providerSchemas } from '#shared/api/operator/v1alpha2/provider.ts';
+import type { Provider } from '#shared/api/operator/v1alpha2/provider.ts';
 import { parseObject } from '#shared/api/parse.ts';
 import { findObject, listObjects } from '#shared/kube/index.ts';
 import type { KubeClient } from '#shared/kube/index.ts';

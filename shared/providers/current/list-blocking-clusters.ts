@@ -1,7 +1,7 @@
 // Which workload Clusters use a provider (the proposal's delete guard): every Cluster uses the core provider; a
 // Cluster uses another provider when one of its references (or one of its Machines' references) points into an
 // API group served by the provider's CRDs.
-import type { Provider } from '#shared/api/operator.ts';
+import type { Provider } from '#shared/api/operator/v1alpha2/provider.ts';
 import { listHubObjects, listObjects } from '#shared/kube/index.ts';
 import type { KubeClient, KubeObject } from '#shared/kube/index.ts';
 import { computeInventorySelector } from '#shared/providers/current/list-provider-objects.ts';

@@ -1,7 +1,7 @@
 // Finds what a provider installed: its Deployments, and every object carrying its clusterctl inventory labels (for
 // upgrade and delete), found through discovery as clusterctl's `ListResources` does.
-import { computeManifestLabel } from '#shared/api/operator.ts';
-import type { Provider } from '#shared/api/operator.ts';
+import { computeManifestLabel } from '#shared/api/operator/v1alpha2/provider.ts';
+import type { Provider } from '#shared/api/operator/v1alpha2/provider.ts';
 import { listObjects } from '#shared/kube/index.ts';
 import type { KubeClient, KubeObject } from '#shared/kube/index.ts';
 import { clusterctlLabel, providerNameLabel } from '#shared/providers/desired/compute-provider-components.ts';

@@ -7,8 +7,8 @@
 //   referenced), the selector ConfigMap's data and binaryData (when selected), the cache Secret's data and the
 //   operator's clusterctl config file (`""` without one); written on both the provider and the cache Secret.
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { operatorApiVersion } from '#shared/api/operator.ts';
-import type { Provider } from '#shared/api/operator.ts';
+import { operatorApiVersion } from '#shared/api/operator/v1alpha2/provider.ts';
+import type { Provider } from '#shared/api/operator/v1alpha2/provider.ts';
 import { describeObject } from '#shared/errors/index.ts';
 import { computeSha256 } from '#shared/hash/sha256.ts';
 import { handoffAnnotation, handoffAppliedValue } from '#shared/providers/desired/compute-handoff.ts';

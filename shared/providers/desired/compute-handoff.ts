@@ -4,7 +4,7 @@
 // it (kubeadm control plane, Docker), matchConditions on three core validating webhooks, and a ValidatingAdmissionPolicy
 // refusing the core manager's writes to ClusterResourceSets. The same functions build the harness's proven handoff.
 import { isDeepStrictEqual } from 'node:util';
-import type { Provider, ProviderKind } from '#shared/api/operator.ts';
+import type { Provider, ProviderKind } from '#shared/api/operator/v1alpha2/provider.ts';
 import type { ComponentObject } from '#shared/providers/desired/parse-components-yaml.ts';
 
 /** Opt-out: `management.cluster.x-k8s.io/handoff: disabled` on a provider object installs it as the operator would. */

@@ -3,7 +3,7 @@
 import jsonpatch from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
 import { parse as parseYaml } from 'yaml';
-import type { Patch, PatchSelector } from '#shared/api/operator.ts';
+import type { Patch, PatchSelector } from '#shared/api/operator/v1alpha2/provider.ts';
 import { computeLabelSelectorMatch, parseLabelSelector } from '#shared/providers/desired/label-selector.ts';
 import type { LabelRequirement } from '#shared/providers/desired/label-selector.ts';
 import type { ComponentObject } from '#shared/providers/desired/parse-components-yaml.ts';

@@ -1,7 +1,7 @@
 // Which Cluster API contract a provider version implements, from its metadata.yaml release series.
 import { parse as parseYaml } from 'yaml';
-import { Metadata } from '#shared/api/operator.ts';
-import type { ReleaseSeries } from '#shared/api/operator.ts';
+import { Metadata } from '#shared/api/operator/v1alpha2/provider.ts';
+import type { ReleaseSeries } from '#shared/api/operator/v1alpha2/provider.ts';
 import { describeObject, errorMessage } from '#shared/errors/index.ts';
 import type { ErrorFields } from '#shared/errors/index.ts';
 import { parseVersionSemantic } from '#shared/lang/semver/semver.ts';

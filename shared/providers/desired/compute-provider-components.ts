@@ -1,8 +1,8 @@
 // The whole processing of one provider version's components, as clusterctl's `NewComponents` and the operator's
 // Fetch phase do it: substitution, parsing, image overrides, target namespace, inventory labels, ordering, then
 // the ProviderSpec customisations (deployment, manager flags, patches).
-import { computeManifestLabel, operatorApiVersion, providerKinds } from '#shared/api/operator.ts';
-import type { Provider, ProviderType } from '#shared/api/operator.ts';
+import { computeManifestLabel, operatorApiVersion, providerKinds } from '#shared/api/operator/v1alpha2/provider.ts';
+import type { Provider, ProviderType } from '#shared/api/operator/v1alpha2/provider.ts';
 import { describeObject } from '#shared/errors/index.ts';
 import {
   computeImageOverrides,

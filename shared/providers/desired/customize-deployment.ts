@@ -1,6 +1,6 @@
 // The operator's Deployment customisation (upstream `component_customizer.go`): DeploymentSpec overrides first, then
 // the ManagerSpec rendered into the manager container's flags, which therefore win over container args.
-import type { ContainerSpec, DeploymentSpec, EnvVar, ManagerSpec } from '#shared/api/operator.ts';
+import type { ContainerSpec, DeploymentSpec, EnvVar, ManagerSpec } from '#shared/api/operator/v1alpha2/provider.ts';
 import type { ComponentObject } from '#shared/providers/desired/parse-components-yaml.ts';
 import { parseGoDuration, roundGoSeconds } from '#shared/providers/desired/go-duration.ts';
 import { ProviderComponentsError, ProviderReason } from '#shared/providers/desired/provider-components-error.ts';

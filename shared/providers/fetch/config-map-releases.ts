@@ -4,8 +4,8 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { formatLabelSelector } from '#shared/api/label-selector.ts';
 import type { LabelSelector } from '#shared/api/label-selector.ts';
-import { operatorApiVersion } from '#shared/api/operator.ts';
-import type { Provider, ProviderKind } from '#shared/api/operator.ts';
+import { operatorApiVersion } from '#shared/api/operator/v1alpha2/provider.ts';
+import type { Provider, ProviderKind } from '#shared/api/operator/v1alpha2/provider.ts';
 import { describeObject } from '#shared/errors/index.ts';
 import { createObject, KubeConflictError, listObjects } from '#shared/kube/index.ts';
 import type { KubeClient, KubeObject } from '#shared/kube/index.ts';

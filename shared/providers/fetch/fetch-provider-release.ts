@@ -2,8 +2,8 @@
 // ConfigMaps, else from the download cache, else downloaded from its URL (or the predefined repository of its
 // name) or OCI artifact and cached in a ConfigMap, so later passes need no network.
 import { formatLabelSelector } from '#shared/api/label-selector.ts';
-import { providerKinds } from '#shared/api/operator.ts';
-import type { Provider } from '#shared/api/operator.ts';
+import { providerKinds } from '#shared/api/operator/v1alpha2/provider.ts';
+import type { Provider } from '#shared/api/operator/v1alpha2/provider.ts';
 import { describeObject } from '#shared/errors/index.ts';
 import type { KubeClient } from '#shared/kube/index.ts';
 import { computeLatestVersion } from '#shared/providers/desired/compute-latest-version.ts';

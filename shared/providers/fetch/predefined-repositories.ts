@@ -1,6 +1,6 @@
 // clusterctl's built-in provider repositories (`cmd/clusterctl/client/config/providers_client.go`): the release URL
 // used when a provider declares no fetchConfig.
-import type { ProviderType } from '#shared/api/operator.ts';
+import type { ProviderType } from '#shared/api/operator/v1alpha2/provider.ts';
 
 const gh = (repo: string, file: string) => `https://github.com/${repo}/releases/latest/${file}`;
 const infra = (repo: string) => gh(repo, 'infrastructure-components.yaml');

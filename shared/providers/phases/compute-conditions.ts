@@ -2,7 +2,7 @@
 // changes, and conditions stay in a stable order so an unchanged pass writes nothing. NOTE: the Cluster API Operator's
 // conditions (v0.29.0) are metav1.Conditions: no `severity` (its CRDs prune one, so a pass writing it would find the
 // status changed every time and write it again).
-import type { Condition, ConditionStatus } from '#shared/api/condition.ts';
+import type { Condition, ConditionStatus } from '#shared/api/core/v1beta1/condition.ts';
 
 export type ConditionInput = {
   readonly type: string;

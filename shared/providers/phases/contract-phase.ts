@@ -3,7 +3,7 @@
 // change of the core provider's contract (the management cluster's) waits until every provider is paused, and
 // unpausing waits until no provider is left on a contract the core provider's no longer accepts. Other providers
 // change contract within the window without pausing anyone, as clusterctl upgrades them.
-import type { Provider } from '#shared/api/operator.ts';
+import type { Provider } from '#shared/api/operator/v1alpha2/provider.ts';
 import { providerRef } from '#shared/providers/current/get-provider.ts';
 import { isPausedDeployment } from '#shared/providers/apply/scale-deployments.ts';
 import { computeCompatibleContracts } from '#shared/providers/desired/compute-compatible-contracts.ts';

@@ -2,8 +2,8 @@
 // `cluster-api` and alone, one provider per kind and name across namespaces, a fetch source for providers clusterctl
 // does not know, and non-core providers wait until the core provider is Ready (paused ones: installed). Condition
 // reasons and messages are the Cluster API Operator's.
-import { providerKinds } from '#shared/api/operator.ts';
-import type { Provider } from '#shared/api/operator.ts';
+import { providerKinds } from '#shared/api/operator/v1alpha2/provider.ts';
+import type { Provider } from '#shared/api/operator/v1alpha2/provider.ts';
 import { providerRef } from '#shared/providers/current/get-provider.ts';
 import { parseVersionSemantic } from '#shared/lang/semver/semver.ts';
 import { findPredefinedRepository } from '#shared/providers/fetch/predefined-repositories.ts';

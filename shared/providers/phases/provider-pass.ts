@@ -1,7 +1,7 @@
 // What one provider pass carries from phase to phase, the phase contract (a function that continues, stops or throws
 // a PhaseError), and the condition types and reasons the phases report (upstream's, plus ours for pausing/deleting).
-import type { Condition } from '#shared/api/condition.ts';
-import type { Provider, ProviderKind } from '#shared/api/operator.ts';
+import type { Condition } from '#shared/api/core/v1beta1/condition.ts';
+import type { Provider, ProviderKind } from '#shared/api/operator/v1alpha2/provider.ts';
 import { CapiError } from '#shared/errors/index.ts';
 import type { KubeClient, KubeObject } from '#shared/kube/index.ts';
 import type { ComponentsCacheState } from '#shared/providers/current/get-components-cache.ts';

@@ -1,6 +1,6 @@
 // The rollout's status, written with server-side apply under its own field manager, and only when it changed.
-import type { ClusterRollout, ClusterRolloutStatus } from '#shared/api/rollout.ts';
-import { RolloutApiVersion, RolloutKind } from '#shared/api/rollout.ts';
+import type { ClusterRollout, ClusterRolloutStatus } from '#shared/api/management/v1alpha1/cluster-rollout.ts';
+import { RolloutApiVersion, RolloutKind } from '#shared/api/management/v1alpha1/cluster-rollout.ts';
 import { computeStableJson } from '#shared/hash/stable-json.ts';
 import { applyStatus, type KubeClient, type KubeObject } from '#shared/kube/index.ts';
 import { formatTime } from '#shared/rollout/desired/format-time.ts';

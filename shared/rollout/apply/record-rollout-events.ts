@@ -1,6 +1,10 @@
 // Kubernetes Events (core/v1) on the rollout and on each Cluster it changed, failed or found in conflict. An Event
 // that cannot be written is logged and dropped: Events are best effort, never a reason to fail a pass.
-import { RolloutApiVersion, RolloutKind, type ClusterRollout } from '#shared/api/rollout.ts';
+import {
+  RolloutApiVersion,
+  RolloutKind,
+  type ClusterRollout,
+} from '#shared/api/management/v1alpha1/cluster-rollout.ts';
 import { errorMessage } from '#shared/errors/index.ts';
 import { createObject, type KubeClient } from '#shared/kube/index.ts';
 import { clusterApiVersion } from '#shared/rollout/current/list-rollout-clusters.ts';

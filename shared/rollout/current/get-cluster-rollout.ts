@@ -1,7 +1,7 @@
 // Reads a ClusterRollout, parsed once at the boundary.
 import type { ObjectKey } from '#shared/api/object-meta.ts';
 import { parseObject } from '#shared/api/parse.ts';
-import { ClusterRollout, RolloutApiVersion, RolloutKind } from '#shared/api/rollout.ts';
+import { ClusterRollout, RolloutApiVersion, RolloutKind } from '#shared/api/management/v1alpha1/cluster-rollout.ts';
 import { findObject, listObjects, type KubeClient, type KubeObject } from '#shared/kube/index.ts';
 
 /**

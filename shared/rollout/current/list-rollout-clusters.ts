@@ -5,7 +5,7 @@ import * as z from 'zod';
 import { formatLabelSelector, isEmptyLabelSelector } from '#shared/api/label-selector.ts';
 import { KubeObjectMeta } from '#shared/api/object-meta.ts';
 import { parseObject } from '#shared/api/parse.ts';
-import { ClusterRolloutState, type ClusterRollout } from '#shared/api/rollout.ts';
+import { ClusterRolloutState, type ClusterRollout } from '#shared/api/management/v1alpha1/cluster-rollout.ts';
 import { findObject, listObjects, UnknownKindError, type KubeClient, type KubeObject } from '#shared/kube/index.ts';
 import { getClusterHealth, type WorkerSource } from '#shared/rollout/current/get-cluster-health.ts';
 import type { RolloutClusterFacts } from '#shared/rollout/types.ts';

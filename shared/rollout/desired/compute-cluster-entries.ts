@@ -8,7 +8,7 @@ import {
   type HealthCheck,
   type RolloutClusterStatus,
   type TopologyTarget,
-} from '#shared/api/rollout.ts';
+} from '#shared/api/management/v1alpha1/cluster-rollout.ts';
 import { formatTime, parseTime } from '#shared/rollout/desired/format-time.ts';
 import { compareNames, computeWaveAssignment } from '#shared/rollout/desired/compute-wave-plan.ts';
 import { computeTarget, describeTopology, isSameTopology } from '#shared/rollout/desired/topology-target.ts';

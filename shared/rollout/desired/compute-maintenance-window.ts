@@ -1,6 +1,6 @@
 // Maintenance windows in a time zone, with the time passed in: whether one is open at an instant and when the next
 // one starts. Intl does the zone arithmetic (daylight saving included); nothing here reads the clock.
-import { weekdays, type MaintenanceWindow, type Weekday } from '#shared/api/rollout.ts';
+import { weekdays, type MaintenanceWindow, type Weekday } from '#shared/api/management/v1alpha1/cluster-rollout.ts';
 
 type LocalTime = { year: number; month: number; day: number; weekday: Weekday; minutes: number };
 

@@ -1,6 +1,10 @@
 // The Kubernetes Events of a pass, from how the status moved: one on the rollout and one on the Cluster for each
 // Cluster changed, failed or found in conflict, and one on the rollout when a wave completes or the phase changes.
-import { ClusterRolloutState as State, WaveState, type ClusterRolloutStatus } from '#shared/api/rollout.ts';
+import {
+  ClusterRolloutState as State,
+  WaveState,
+  type ClusterRolloutStatus,
+} from '#shared/api/management/v1alpha1/cluster-rollout.ts';
 import { describeTopology } from '#shared/rollout/desired/topology-target.ts';
 import type { ClusterChange, RolloutEvent } from '#shared/rollout/types.ts';
 

@@ -9,8 +9,8 @@ import {
   type RolloutCounts,
   type RolloutPhase as Phase,
   type RolloutWaveStatus,
-} from '#shared/api/rollout.ts';
-import type { Condition } from '#shared/api/v1beta2/common.ts';
+} from '#shared/api/management/v1alpha1/cluster-rollout.ts';
+import type { Condition } from '#shared/api/core/v1beta2/common.ts';
 import type { Entry } from '#shared/rollout/desired/compute-cluster-entries.ts';
 import { formatTime } from '#shared/rollout/desired/format-time.ts';
 

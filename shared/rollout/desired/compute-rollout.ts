@@ -8,7 +8,7 @@ import {
   healthChecks,
   type ClusterRollout,
   type RolloutPhase as Phase,
-} from '#shared/api/rollout.ts';
+} from '#shared/api/management/v1alpha1/cluster-rollout.ts';
 import {
   computeClusterEntry,
   computePlannedEntries,

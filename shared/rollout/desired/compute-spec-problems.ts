@@ -2,7 +2,7 @@
 // rollout that got past it anyway stops with reason InvalidSpec and changes nothing).
 import { parseGoDuration } from '#shared/api/conversion/durations.ts';
 import { isEmptyLabelSelector, validateLabelSelector } from '#shared/api/label-selector.ts';
-import type { ClusterRolloutSpec } from '#shared/api/rollout.ts';
+import type { ClusterRolloutSpec } from '#shared/api/management/v1alpha1/cluster-rollout.ts';
 import { isKnownTimeZone } from '#shared/rollout/desired/compute-maintenance-window.ts';
 import { validateWaves } from '#shared/rollout/desired/compute-wave-plan.ts';
 

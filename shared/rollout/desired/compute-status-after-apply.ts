@@ -8,7 +8,7 @@ import {
   WaveState,
   type ClusterRollout,
   type RolloutPhase as Phase,
-} from '#shared/api/rollout.ts';
+} from '#shared/api/management/v1alpha1/cluster-rollout.ts';
 import type { Entry } from '#shared/rollout/desired/compute-cluster-entries.ts';
 import { computeRolloutStatus } from '#shared/rollout/desired/compute-rollout-status.ts';
 import { computeDurationMs, defaultHealthTimeout } from '#shared/rollout/desired/compute-spec-problems.ts';

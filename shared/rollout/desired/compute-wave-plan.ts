@@ -1,6 +1,6 @@
 // Waves: checking the spec's list, and dealing the selected Clusters (sorted by name) into waves of the sizes it
 // asks for. Shared by the pass and the admission webhook.
-import type { RolloutWave } from '#shared/api/rollout.ts';
+import type { RolloutWave } from '#shared/api/management/v1alpha1/cluster-rollout.ts';
 
 /** Problems with `spec.waves`, each a sentence naming the field; empty when the list is valid. */
 export function validateWaves(waves: readonly RolloutWave[]): string[] {

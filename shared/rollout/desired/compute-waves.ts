@@ -7,7 +7,7 @@ import {
   WaveState,
   type ClusterRollout,
   type RolloutWaveStatus,
-} from '#shared/api/rollout.ts';
+} from '#shared/api/management/v1alpha1/cluster-rollout.ts';
 import type { Entry } from '#shared/rollout/desired/compute-cluster-entries.ts';
 import { computeNextWindowStart, isWindowOpen } from '#shared/rollout/desired/compute-maintenance-window.ts';
 import { waveName } from '#shared/rollout/desired/compute-wave-plan.ts';

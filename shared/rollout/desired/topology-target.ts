@@ -1,5 +1,5 @@
 // Comparing what a Cluster's topology says with what the rollout started from and where it goes.
-import type { RolloutChange, TopologyTarget } from '#shared/api/rollout.ts';
+import type { RolloutChange, TopologyTarget } from '#shared/api/management/v1alpha1/cluster-rollout.ts';
 
 /** The Cluster's classRef/version once the rollout's change is made on top of `original`. */
 export function computeTarget(original: TopologyTarget | undefined, change: RolloutChange): TopologyTarget {

@@ -7,8 +7,8 @@
 // 100 ms, Jitter 1.0).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isDeepStrictEqual } from 'node:util';
-import type { Condition as V1Beta1Condition } from '#shared/api/condition.ts';
-import type { Condition } from '#shared/api/v1beta2/common.ts';
+import type { Condition as V1Beta1Condition } from '#shared/api/core/v1beta1/condition.ts';
+import type { Condition } from '#shared/api/core/v1beta2/common.ts';
 import { getObject, KubeConflictError, patchObject, refOf, type KubeClient } from '#shared/kube/index.ts';
 import { computeWriteError } from '#shared/topology/apply/errors.ts';
 import { computeConditions, computeV1Beta1Conditions, type ConditionPair } from '#shared/topology/outcome.ts';

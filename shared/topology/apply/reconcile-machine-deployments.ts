@@ -1,7 +1,7 @@
 // MachineDeployments of a topology (upstream reconcileMachineDeployments): create new ones with their templates and
 // health checks, update existing ones (template rotation first, the MachineDeployment repointed after), delete
 // removed ones, and finally delete the topology's templates nothing references any more.
-import type { MachineDeployment } from '#shared/api/v1beta2/machine-deployment.ts';
+import type { MachineDeployment } from '#shared/api/core/v1beta2/machine-deployment.ts';
 import { listObjects, UnknownKindError } from '#shared/kube/index.ts';
 import { reconcileMachineHealthCheck } from '#shared/topology/apply/reconcile-machine-health-check.ts';
 import {

@@ -1,6 +1,6 @@
 // MachineHealthChecks of the control plane and of MachineDeployments (upstream reconcileMachineHealthCheck): created,
 // updated or deleted to follow the class and the topology; the topology owns their whole spec.
-import type { MachineHealthCheck } from '#shared/api/v1beta2/machine-health-check.ts';
+import type { MachineHealthCheck } from '#shared/api/core/v1beta2/machine-health-check.ts';
 import { deleteCurrentObject, reconcileObject, type ApplyContext } from '#shared/topology/apply/reconcile-object.ts';
 import type { Unstructured } from '#shared/topology/types.ts';
 

@@ -1,7 +1,7 @@
 // Reads the ClusterClass of a Cluster and every template it references (upstream getBlueprint).
-import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
-import { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
-import type { ClusterClassTemplateReference } from '#shared/api/v1beta2/common.ts';
+import type { Cluster } from '#shared/api/core/v1beta2/cluster.ts';
+import { ClusterClass } from '#shared/api/core/v1beta2/cluster-class.ts';
+import type { ClusterClassTemplateReference } from '#shared/api/core/v1beta2/common.ts';
 import { parseObject } from '#shared/api/parse.ts';
 import { CapiError } from '#shared/errors/index.ts';
 import type { ContractResolver } from '#shared/topology/current/get-contracts.ts';

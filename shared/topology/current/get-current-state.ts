@@ -2,13 +2,13 @@
 // references and through the topology labels, never by guessing names. An InfrastructureCluster or ControlPlane a
 // pass created but could not reference from the Cluster (the pass died before its cleanup) is found by its labels
 // and owner, and reused.
-import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
-import { MachineDeployment } from '#shared/api/v1beta2/machine-deployment.ts';
-import { MachineHealthCheck } from '#shared/api/v1beta2/machine-health-check.ts';
-import { MachinePool } from '#shared/api/v1beta2/machine-pool.ts';
+import type { Cluster } from '#shared/api/core/v1beta2/cluster.ts';
+import { MachineDeployment } from '#shared/api/core/v1beta2/machine-deployment.ts';
+import { MachineHealthCheck } from '#shared/api/core/v1beta2/machine-health-check.ts';
+import { MachinePool } from '#shared/api/core/v1beta2/machine-pool.ts';
 import type { ObjectReference } from '#shared/api/object-meta.ts';
 import { parseObject } from '#shared/api/parse.ts';
-import type { ContractVersionedObjectReference } from '#shared/api/v1beta2/common.ts';
+import type { ContractVersionedObjectReference } from '#shared/api/core/v1beta2/common.ts';
 import { controlPlaneContract, controlPlaneContractPaths } from '#shared/topology/contract/control-plane-contract.ts';
 import type { ContractVersion } from '#shared/topology/contract/contract-version.ts';
 import type { ContractResolver } from '#shared/topology/current/get-contracts.ts';

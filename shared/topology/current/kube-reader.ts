@@ -2,7 +2,7 @@
 // named by a reference are read with one GET, the topology's own objects with one label-selected LIST per kind (the
 // Cluster's name is in the selector), and every later read of the same object or label set is answered from memory.
 // The raw objects are kept so writes compare against exactly what the server holds.
-import { Cluster } from '#shared/api/v1beta2/cluster.ts';
+import { Cluster } from '#shared/api/core/v1beta2/cluster.ts';
 import type { ObjectKey } from '#shared/api/object-meta.ts';
 import { parseObject } from '#shared/api/parse.ts';
 // NOTE: Cluster API kinds are read in the version the server serves and converted to the v1beta2 hub at the edge.

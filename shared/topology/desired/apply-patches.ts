@@ -1,7 +1,7 @@
 // Runs the ClusterClass patches over the class templates with the builtin and user variables of this pass, then
 // copies the patched specs onto the desired objects, keeping the fields the topology controls (upstream
 // patches.Engine.Apply + updateDesiredState). Nothing happens for a class without patches, as upstream.
-import type { Cluster, Topology } from '#shared/api/v1beta2/cluster.ts';
+import type { Cluster, Topology } from '#shared/api/core/v1beta2/cluster.ts';
 import {
   computeClusterBuiltins,
   computeControlPlaneBuiltins,

@@ -1,7 +1,7 @@
 // The builtin variables (`builtin.cluster.*`, `builtin.controlPlane.*`, `builtin.machineDeployment.*`,
 // `builtin.machinePool.*`) exactly as upstream builds them from the desired objects: values come from what this
 // pass will write (e.g. the control plane version after upgrade sequencing), fields omitted when upstream omits them.
-import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
+import type { Cluster } from '#shared/api/core/v1beta2/cluster.ts';
 import { controlPlaneContract } from '#shared/topology/desired/compute-control-plane.ts';
 import { getPath } from '#shared/topology/desired/paths.ts';
 import type { DesiredMachineDeployment, DesiredMachinePool, Unstructured } from '#shared/topology/types.ts';

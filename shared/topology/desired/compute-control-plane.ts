@@ -3,8 +3,8 @@
 // shape of its provider contract (v1beta1 or v1beta2, read from its CRD in current/).
 import type { ObjectReference } from '#shared/api/object-meta.ts';
 import { CapiError } from '#shared/errors/index.ts';
-import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
-import type { ContractVersionedObjectReference } from '#shared/api/v1beta2/common.ts';
+import type { Cluster } from '#shared/api/core/v1beta2/cluster.ts';
+import type { ContractVersionedObjectReference } from '#shared/api/core/v1beta2/common.ts';
 import {
   computeDurationFromSeconds,
   controlPlaneContract,

@@ -1,6 +1,6 @@
 // The desired state of a managed topology, computed from the Cluster, its blueprint and the current state — pure:
 // facts (control plane status, which workers are upgrading) come in as data, randomness as a function.
-import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
+import type { Cluster } from '#shared/api/core/v1beta2/cluster.ts';
 import { CapiError } from '#shared/errors/index.ts';
 import {
   computeControlPlane,

@@ -1,7 +1,7 @@
 // Desired InfrastructureCluster and the Cluster's own desired fields (upstream computeInfrastructureCluster and
 // computeCluster).
-import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
-import type { ContractVersionedObjectReference } from '#shared/api/v1beta2/common.ts';
+import type { Cluster } from '#shared/api/core/v1beta2/cluster.ts';
+import type { ContractVersionedObjectReference } from '#shared/api/core/v1beta2/common.ts';
 import { computeTemplateName, defaultInfrastructureClusterNameTemplate } from '#shared/topology/desired/names.ts';
 import {
   computeCarriedClusterOwnerRef,

@@ -1,7 +1,7 @@
 // Desired MachineDeployment with its bootstrap and infrastructure template clones and its health check
 // (upstream computeMachineDeployment and computeMachineDeploymentVersion).
-import type { Cluster, MachineDeploymentTopology, Topology } from '#shared/api/v1beta2/cluster.ts';
-import type { MachineDeployment, MachineDeploymentRolloutSpec } from '#shared/api/v1beta2/machine-deployment.ts';
+import type { Cluster, MachineDeploymentTopology, Topology } from '#shared/api/core/v1beta2/cluster.ts';
+import type { MachineDeployment, MachineDeploymentRolloutSpec } from '#shared/api/core/v1beta2/machine-deployment.ts';
 import { CapiError } from '#shared/errors/index.ts';
 import { computeContractVersionedRef } from '#shared/topology/desired/compute-infrastructure-cluster.ts';
 import {

@@ -1,13 +1,13 @@
 // Desired MachineHealthChecks for the control plane and MachineDeployments (upstream computeMachineHealthCheck,
 // including the default upstream's webhook applies: nodeStartupTimeoutSeconds 600).
 import type { LabelSelector } from '#shared/api/label-selector.ts';
-import type { Cluster, MachineDeploymentTopology } from '#shared/api/v1beta2/cluster.ts';
-import type { MachineDeploymentClass } from '#shared/api/v1beta2/cluster-class.ts';
+import type { Cluster, MachineDeploymentTopology } from '#shared/api/core/v1beta2/cluster.ts';
+import type { MachineDeploymentClass } from '#shared/api/core/v1beta2/cluster-class.ts';
 import type {
   MachineHealthCheck,
   MachineHealthCheckChecks,
   MachineHealthCheckRemediation,
-} from '#shared/api/v1beta2/machine-health-check.ts';
+} from '#shared/api/core/v1beta2/machine-health-check.ts';
 import { computeClusterOwnerRef } from '#shared/topology/desired/template-to-object.ts';
 import {
   ClusterNameLabel,

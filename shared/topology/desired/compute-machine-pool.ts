@@ -1,7 +1,7 @@
 // Desired MachinePool with its bootstrap config and infrastructure machine pool objects (upstream computeMachinePool
 // and computeMachinePoolVersion). MachinePools serve managed node groups in managed topologies.
-import type { Cluster, MachinePoolTopology, Topology } from '#shared/api/v1beta2/cluster.ts';
-import type { MachinePool } from '#shared/api/v1beta2/machine-pool.ts';
+import type { Cluster, MachinePoolTopology, Topology } from '#shared/api/core/v1beta2/cluster.ts';
+import type { MachinePool } from '#shared/api/core/v1beta2/machine-pool.ts';
 import { CapiError } from '#shared/errors/index.ts';
 import { computeContractVersionedRef } from '#shared/topology/desired/compute-infrastructure-cluster.ts';
 import { removeUndefined } from '#shared/topology/desired/compute-machine-deployment.ts';

@@ -2,7 +2,7 @@
 // plane goes through to reach spec.topology.version and the fewest worker steps that respect the version skew. The
 // plan comes from one minor at a time (default), the ClusterClass's spec.kubernetesVersions, or the answer of its
 // GenerateUpgradePlan extension, which the I/O side calls beforehand and hands in.
-import type { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
+import type { ClusterClass } from '#shared/api/core/v1beta2/cluster-class.ts';
 import { CapiError } from '#shared/errors/index.ts';
 import { controlPlaneContract } from '#shared/topology/contract/control-plane-contract.ts';
 import { getPath } from '#shared/topology/desired/paths.ts';

@@ -2,7 +2,7 @@
 // desiredstate/lifecycle_hooks.go, callAfterHooks and internal/hooks/tracking.go), as pure decisions: the pass hands in
 // the hooks pending on the Cluster (its `runtime.cluster.x-k8s.io/pending-hooks` annotation) and the answers it
 // already has; the computation either asks for one more hook call or says what is pending now and what blocks.
-import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
+import type { Cluster } from '#shared/api/core/v1beta2/cluster.ts';
 import type { UpgradePlans } from '#shared/topology/desired/compute-upgrade-plan.ts';
 
 /** Upstream's PendingHooksAnnotation: hooks whose call is still due, comma-separated, sorted. */

@@ -1,6 +1,6 @@
 // Names of generated objects, as upstream's internal/topology/names: a prefix plus 5 random characters, or a
 // ClusterClass naming template rendered with `.cluster.name`, `.random` and the worker's `.topologyName`.
-import { renderTemplate } from '#shared/topology/gotemplate/index.ts';
+import { renderTemplate } from '#shared/lang/gotemplate/index.ts';
 import { CapiError } from '#shared/errors/index.ts';
 
 const maxNameLength = 63;

@@ -1,5 +1,5 @@
 // The inline patch engine: applies a ClusterClass's patches to the topology's templates, in ClusterClass order.
-import type { ClusterClassPatch } from '#shared/api/v1beta2/cluster-class.ts';
+import type { ClusterClassPatch } from '#shared/api/core/v1beta2/cluster-class.ts';
 import type { Unstructured } from '#shared/topology/types.ts';
 import { applyJSONPatch, ApplyJSONPatchError } from '#shared/topology/patches/apply-json-patch.ts';
 import { PatchError, PatchErrorReason } from '#shared/topology/patches/errors.ts';

@@ -1,8 +1,8 @@
 // Turning a patch definition's jsonPatches into RFC 6902 operations for one template: values from `value`,
 // `valueFrom.variable` or a rendered `valueFrom.template`, and `enabledIf`, as upstream's inline generator does.
-import type { JSONPatch } from '#shared/api/v1beta2/cluster-class.ts';
+import type { JSONPatch } from '#shared/api/core/v1beta2/cluster-class.ts';
 import { CapiError } from '#shared/errors/index.ts';
-import { TemplateParseError, renderTemplate } from '#shared/topology/gotemplate/index.ts';
+import { TemplateParseError, renderTemplate } from '#shared/lang/gotemplate/index.ts';
 import { cloneJson, computeTemplateData } from '#shared/topology/patches/patch-variables.ts';
 import { parseRenderedValue } from '#shared/topology/patches/rendered-value.ts';
 import { getVariableValue } from '#shared/topology/patches/variable-value.ts';

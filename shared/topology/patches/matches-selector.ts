@@ -1,5 +1,5 @@
 // Whether a patch definition's selector picks a target, exactly as upstream's inline generator decides.
-import type { PatchSelector } from '#shared/api/v1beta2/cluster-class.ts';
+import type { PatchSelector } from '#shared/api/core/v1beta2/cluster-class.ts';
 import { HolderKind } from '#shared/topology/patches/patch-target.ts';
 import type { PatchTarget } from '#shared/topology/patches/patch-target.ts';
 import { getVariableValue } from '#shared/topology/patches/variable-value.ts';

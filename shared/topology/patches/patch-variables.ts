@@ -1,8 +1,8 @@
 // The variables a patch sees for each template: Cluster variables + `builtin`, merged with the template's own
 // (control plane / MachineDeployment / MachinePool overrides and builtins), as upstream's variables package builds them.
-import type { Topology } from '#shared/api/v1beta2/cluster.ts';
-import type { ClusterClassStatusVariable, ClusterVariable } from '#shared/api/v1beta2/variables.ts';
-import { VariableDefinitionFrom } from '#shared/api/v1beta2/variables.ts';
+import type { Topology } from '#shared/api/core/v1beta2/cluster.ts';
+import type { ClusterClassStatusVariable, ClusterVariable } from '#shared/api/core/v1beta2/variables.ts';
+import { VariableDefinitionFrom } from '#shared/api/core/v1beta2/variables.ts';
 import { HolderKind } from '#shared/topology/patches/patch-target.ts';
 import type { PatchTarget } from '#shared/topology/patches/patch-target.ts';
 import type { VariableMap } from '#shared/topology/patches/variable-value.ts';

@@ -1,7 +1,7 @@
 // The rules upstream's ClusterClass webhook enforces on inline patches, checked again before any patch is applied
 // (there is no admission webhook in front of a serverless controller).
-import type { ClusterClassPatch, JSONPatch } from '#shared/api/v1beta2/cluster-class.ts';
-import { parseTemplate } from '#shared/topology/gotemplate/index.ts';
+import type { ClusterClassPatch, JSONPatch } from '#shared/api/core/v1beta2/cluster-class.ts';
+import { parseTemplate } from '#shared/lang/gotemplate/index.ts';
 import { ExternalPatchNotSupportedError, PatchError, PatchErrorReason } from '#shared/topology/patches/errors.ts';
 
 /**

@@ -1,19 +1,19 @@
 // ClusterClass validation shared by the reconcile pass, `plan` and the admission webhooks: references, the managed
 // Kubernetes rule (seed 003: one kind cannot be both infrastructure cluster and control plane), unique classes,
 // variables, patch syntax and naming templates.
-import type { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
+import type { ClusterClass } from '#shared/api/core/v1beta2/cluster-class.ts';
 import type {
   ClusterClassStatusVariable,
   ClusterClassStatusVariableDefinition,
   ClusterClassVariable,
-} from '#shared/api/v1beta2/variables.ts';
+} from '#shared/api/core/v1beta2/variables.ts';
 import { computeStableJson } from '#shared/hash/stable-json.ts';
-import { executeTemplate, parseTemplate } from '#shared/topology/gotemplate/index.ts';
+import { executeTemplate, parseTemplate } from '#shared/lang/gotemplate/index.ts';
 import { groupKindOf } from '#shared/topology/desired/template-to-object.ts';
 import type { FieldError } from '#shared/topology/variables/index.ts';
 import { validateClusterClassVariables } from '#shared/topology/variables/index.ts';
-import { isDNS1123Subdomain } from '#shared/topology/variables/apimachinery-validation.ts';
-import { goJson } from '#shared/topology/variables/json-value.ts';
+import { isDNS1123Subdomain } from '#shared/lang/openapi/apimachinery-validation.ts';
+import { goJson } from '#shared/lang/openapi/json-value.ts';
 import { quote } from '#shared/lang/go/strconv.ts';
 
 const fe = (type: FieldError['type'], field: string, detail: string, badValue?: string): FieldError =>

@@ -1,9 +1,9 @@
 // Cluster topology defaulting and validation against its ClusterClass, as upstream's Cluster webhook: variables
 // defaulted then validated (overrides too), worker names unique, classes known, health checks enabled only where one
 // is defined.
-import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
-import type { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
-import type { ClusterClassStatusVariable } from '#shared/api/v1beta2/variables.ts';
+import type { Cluster } from '#shared/api/core/v1beta2/cluster.ts';
+import type { ClusterClass } from '#shared/api/core/v1beta2/cluster-class.ts';
+import type { ClusterClassStatusVariable } from '#shared/api/core/v1beta2/variables.ts';
 import { computeClusterClassStatusVariables } from '#shared/topology/validation/validate-cluster-class.ts';
 import {
   defaultClusterVariables,

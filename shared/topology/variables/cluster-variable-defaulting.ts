@@ -1,10 +1,10 @@
 // Defaulting of Cluster variable values from the ClusterClass variable schemas, as upstream's
 // cluster_variable_defaulting.go (structural defaulting at every level of the value).
-import type { ClusterClassStatusVariable, ClusterVariable } from '#shared/api/v1beta2/variables.ts';
-import type { FieldError } from '#shared/topology/variables/field-error.ts';
-import { fieldInvalid, keyPath } from '#shared/topology/variables/field-error.ts';
-import { canonicalizeJson } from '#shared/topology/variables/json-value.ts';
-import { applyStructuralDefaults } from '#shared/topology/variables/structural.ts';
+import type { ClusterClassStatusVariable, ClusterVariable } from '#shared/api/core/v1beta2/variables.ts';
+import type { FieldError } from '#shared/lang/openapi/field-error.ts';
+import { fieldInvalid, keyPath } from '#shared/lang/openapi/field-error.ts';
+import { canonicalizeJson } from '#shared/lang/openapi/json-value.ts';
+import { applyStructuralDefaults } from '#shared/lang/openapi/structural.ts';
 import { indexDefinitions, indexValues, rawValue } from '#shared/topology/variables/variable-indexes.ts';
 
 /** The defaulted values, or why they could not be defaulted. */

@@ -1,12 +1,12 @@
 // Validation of Cluster variable values (spec.topology.variables and the per-topology overrides) against the
 // definitions in ClusterClass status.variables, as upstream's cluster_variable_validation.go.
 import type { JSONSchemaProps } from '#shared/api/jsonschema.ts';
-import type { ClusterClassStatusVariable, ClusterVariable } from '#shared/api/v1beta2/variables.ts';
-import type { FieldError } from '#shared/topology/variables/field-error.ts';
-import { validateCelRules } from '#shared/topology/variables/cel-rules.ts';
-import { childPath, fieldInvalid, fieldRequired, keyPath } from '#shared/topology/variables/field-error.ts';
-import { openAPIErrorsToFieldErrors, validateAgainstSchema } from '#shared/topology/variables/schema-validator.ts';
-import { findUnknownFields } from '#shared/topology/variables/structural.ts';
+import type { ClusterClassStatusVariable, ClusterVariable } from '#shared/api/core/v1beta2/variables.ts';
+import type { FieldError } from '#shared/lang/openapi/field-error.ts';
+import { validateCelRules } from '#shared/lang/cel/rules.ts';
+import { childPath, fieldInvalid, fieldRequired, keyPath } from '#shared/lang/openapi/field-error.ts';
+import { openAPIErrorsToFieldErrors, validateAgainstSchema } from '#shared/lang/openapi/schema-validator.ts';
+import { findUnknownFields } from '#shared/lang/openapi/structural.ts';
 import { indexDefinitions, indexValues, rawValue } from '#shared/topology/variables/variable-indexes.ts';
 
 /** Options of validateClusterVariables. */

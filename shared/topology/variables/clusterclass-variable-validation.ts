@@ -2,9 +2,9 @@
 // clusterclass_variable_validation.go: names, metadata, and schemas (structural, defaults, examples, enums, rules).
 import type { JSONSchemaProps } from '#shared/api/jsonschema.ts';
 import { JSONSchemaTypes } from '#shared/api/jsonschema.ts';
-import type { ClusterClassVariable } from '#shared/api/v1beta2/variables.ts';
-import { compileCelRules, hasCelRules, validateCelRules } from '#shared/topology/variables/cel-rules.ts';
-import type { BadValue, FieldError } from '#shared/topology/variables/field-error.ts';
+import type { ClusterClassVariable } from '#shared/api/core/v1beta2/variables.ts';
+import { compileCelRules, hasCelRules, validateCelRules } from '#shared/lang/cel/rules.ts';
+import type { BadValue, FieldError } from '#shared/lang/openapi/field-error.ts';
 import {
   childPath,
   fieldForbidden,
@@ -14,10 +14,10 @@ import {
   fieldRequired,
   indexPath,
   keyPath,
-} from '#shared/topology/variables/field-error.ts';
+} from '#shared/lang/openapi/field-error.ts';
 import { validateAnnotations, validateLabels } from '#shared/topology/variables/metadata-validation.ts';
-import { openAPIErrorsToFieldErrors, validateAgainstSchema } from '#shared/topology/variables/schema-validator.ts';
-import { findUnknownFields, validateStructuralSchema } from '#shared/topology/variables/structural.ts';
+import { openAPIErrorsToFieldErrors, validateAgainstSchema } from '#shared/lang/openapi/schema-validator.ts';
+import { findUnknownFields, validateStructuralSchema } from '#shared/lang/openapi/structural.ts';
 
 /** The name of the builtin variable, reserved. */
 export const BUILTINS_VARIABLE_NAME = 'builtin';

@@ -1,6 +1,6 @@
 // ClusterClass variables: validation of variable definitions and of Cluster values against them, and defaulting,
 // with upstream Cluster API's semantics and Kubernetes-style field errors. Pure: no I/O.
-export type { BadValue, FieldError, FieldErrorType } from '#shared/topology/variables/field-error.ts';
+export type { BadValue, FieldError, FieldErrorType } from '#shared/lang/openapi/field-error.ts';
 export {
   childPath,
   formatFieldError,
@@ -8,8 +8,8 @@ export {
   indexPath,
   keyPath,
   toValidationError,
-} from '#shared/topology/variables/field-error.ts';
-export { canonicalJson, canonicalizeJson, jsonEqual } from '#shared/topology/variables/json-value.ts';
+} from '#shared/lang/openapi/field-error.ts';
+export { canonicalJson, canonicalizeJson, jsonEqual } from '#shared/lang/openapi/json-value.ts';
 export type { ValidateClusterVariablesOptions } from '#shared/topology/variables/cluster-variable-validation.ts';
 export {
   validateClusterVariable,
@@ -26,4 +26,4 @@ export {
   defaultMachineVariables,
 } from '#shared/topology/variables/cluster-variable-defaulting.ts';
 export { validateClusterClassVariables } from '#shared/topology/variables/clusterclass-variable-validation.ts';
-export { applyStructuralDefaults, findUnknownFields } from '#shared/topology/variables/structural.ts';
+export { applyStructuralDefaults, findUnknownFields } from '#shared/lang/openapi/structural.ts';

@@ -1,7 +1,7 @@
 // Label and annotation checks (apimachinery's ValidateLabels / ValidateAnnotations) for variable metadata.
-import type { FieldError } from '#shared/topology/variables/field-error.ts';
-import { fieldInvalid, fieldTooLong } from '#shared/topology/variables/field-error.ts';
-import { goBytes, isLabelKey, isLabelValue } from '#shared/topology/variables/apimachinery-validation.ts';
+import type { FieldError } from '#shared/lang/openapi/field-error.ts';
+import { fieldInvalid, fieldTooLong } from '#shared/lang/openapi/field-error.ts';
+import { goBytes, isLabelKey, isLabelValue } from '#shared/lang/openapi/apimachinery-validation.ts';
 
 /** Total size limit of annotations, in bytes. */
 const totalAnnotationSizeLimitB = 256 * 1024;

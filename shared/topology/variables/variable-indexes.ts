@@ -3,10 +3,10 @@ import type {
   ClusterClassStatusVariable,
   ClusterClassStatusVariableDefinition,
   ClusterVariable,
-} from '#shared/api/v1beta2/variables.ts';
-import type { FieldError } from '#shared/topology/variables/field-error.ts';
-import { fieldInvalid, fieldTypeInvalid, keyPath } from '#shared/topology/variables/field-error.ts';
-import { canonicalJson } from '#shared/topology/variables/json-value.ts';
+} from '#shared/api/core/v1beta2/variables.ts';
+import type { FieldError } from '#shared/lang/openapi/field-error.ts';
+import { fieldInvalid, fieldTypeInvalid, keyPath } from '#shared/lang/openapi/field-error.ts';
+import { canonicalJson } from '#shared/lang/openapi/json-value.ts';
 
 /** A variable's value as upstream shows it in errors: its raw JSON (Go writes object keys sorted). */
 export function rawValue(value: unknown): string {

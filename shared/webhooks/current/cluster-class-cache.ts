@@ -1,7 +1,7 @@
 // The ClusterClasses the admission webhooks read, kept per warm container for a few seconds, as upstream's webhooks
 // read them from their manager's informer cache: a burst of Cluster writes against one class reads it once, not twice
 // per write (the defaulting and the validating webhook each read it).
-import type { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
+import type { ClusterClass } from '#shared/api/core/v1beta2/cluster-class.ts';
 import type { ObjectKey } from '#shared/api/object-meta.ts';
 import type { WebhookReader } from '#shared/webhooks/current/webhook-reader.ts';
 

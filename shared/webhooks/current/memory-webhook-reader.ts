@@ -1,7 +1,7 @@
 // The webhook reader over objects held in memory: `plan` runs the Cluster webhook's rules (version moves, class
 // rebases) against a snapshot of the fleet, read once, so the forecast makes no request per rule.
-import { Cluster } from '#shared/api/v1beta2/cluster.ts';
-import { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
+import { Cluster } from '#shared/api/core/v1beta2/cluster.ts';
+import { ClusterClass } from '#shared/api/core/v1beta2/cluster-class.ts';
 import { parseObject } from '#shared/api/parse.ts';
 import { computeCrdName } from '#shared/topology/contract/contract-version.ts';
 import { getPath } from '#shared/topology/desired/paths.ts';

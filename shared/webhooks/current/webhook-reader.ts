@@ -1,9 +1,14 @@
 // The only reads the admission webhooks make: the ClusterClass of a Cluster, the Clusters using a ClusterClass, the
 // provider objects of a kind and the live objects of a Cluster whose topology version changes. Injectable, so rules are tested with in-memory fakes.
-import { Cluster } from '#shared/api/v1beta2/cluster.ts';
-import { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
+import { Cluster } from '#shared/api/core/v1beta2/cluster.ts';
+import { ClusterClass } from '#shared/api/core/v1beta2/cluster-class.ts';
 import type { ObjectKey } from '#shared/api/object-meta.ts';
-import { operatorApiVersion, providerSchemas, type Provider, type ProviderKind } from '#shared/api/operator.ts';
+import {
+  operatorApiVersion,
+  providerSchemas,
+  type Provider,
+  type ProviderKind,
+} from '#shared/api/operator/v1alpha2/provider.ts';
 import { parseObject } from '#shared/api/parse.ts';
 import { findObject, listObjects, type KubeClient } from '#shared/kube/index.ts';
 import { computeCrdName } from '#shared/topology/contract/contract-version.ts';

@@ -1,10 +1,10 @@
 // ClusterClass update rules of the admission webhook, as upstream's ClusterClass webhook and topology checks:
 // referenced template kinds and groups stay (bootstrap templates excepted), classes and variables in use stay, and
 // variable schema changes must keep every existing Cluster's values valid. Pure: the Clusters are passed in.
-import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
-import type { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
-import type { ClusterClassTemplateReference } from '#shared/api/v1beta2/common.ts';
-import type { ClusterClassStatusVariable, ClusterVariable } from '#shared/api/v1beta2/variables.ts';
+import type { Cluster } from '#shared/api/core/v1beta2/cluster.ts';
+import type { ClusterClass } from '#shared/api/core/v1beta2/cluster-class.ts';
+import type { ClusterClassTemplateReference } from '#shared/api/core/v1beta2/common.ts';
+import type { ClusterClassStatusVariable, ClusterVariable } from '#shared/api/core/v1beta2/variables.ts';
 import { compareWithBuildTags, formatVersion, parseVersionTolerant } from '#shared/lang/semver/semver.ts';
 import { groupOf } from '#shared/topology/desired/template-to-object.ts';
 import { computeClusterClassStatusVariables } from '#shared/topology/validation/validate-cluster-class.ts';

@@ -1,7 +1,7 @@
 // ClusterResourceSet rules of the admission webhook, as upstream's: the selector parses and is not empty (an empty
 // selector selects nothing), `strategy` defaults to ApplyOnce, and `strategy` and `clusterSelector` are immutable;
 // a ClusterResourceSetBinding's `spec.clusterName` is immutable once set.
-import type { ClusterResourceSet, ClusterResourceSetBinding } from '#shared/api/addons.ts';
+import type { ClusterResourceSet, ClusterResourceSetBinding } from '#shared/api/addons/v1beta2/cluster-resource-set.ts';
 import { isEmptyLabelSelector, validateLabelSelector } from '#shared/api/label-selector.ts';
 import { jsonEqual, type FieldError } from '#shared/topology/variables/index.ts';
 

@@ -2,8 +2,8 @@
 // never decreases, skips no minor version unless the class plans chained upgrades (spec.kubernetesVersions, which
 // must then list it, or a GenerateUpgradePlan extension), and does not change while AfterClusterUpgrade is pending;
 // a topology cannot be added to or removed from an existing Cluster. Pure.
-import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
-import type { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
+import type { Cluster } from '#shared/api/core/v1beta2/cluster.ts';
+import type { ClusterClass } from '#shared/api/core/v1beta2/cluster-class.ts';
 import { computePendingHooks, PendingHooksAnnotation } from '#shared/topology/desired/lifecycle-hooks.ts';
 import { compareVersions, formatVersion, parseVersionTolerant, type Version } from '#shared/lang/semver/semver.ts';
 import type { FieldError } from '#shared/topology/variables/index.ts';

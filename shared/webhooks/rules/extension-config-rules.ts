@@ -9,14 +9,9 @@ import {
   isDNS1123Label,
   isLabelKey,
   isLabelValue,
-} from '#shared/topology/variables/apimachinery-validation.ts';
-import {
-  fieldForbidden,
-  fieldInvalid,
-  fieldRequired,
-  type FieldError,
-} from '#shared/topology/variables/field-error.ts';
-import { goJson } from '#shared/topology/variables/json-value.ts';
+} from '#shared/lang/openapi/apimachinery-validation.ts';
+import { fieldForbidden, fieldInvalid, fieldRequired, type FieldError } from '#shared/lang/openapi/field-error.ts';
+import { goJson } from '#shared/lang/openapi/json-value.ts';
 import { UrlError, parseRequestURI } from '#shared/lang/go/url.ts';
 import { quote } from '#shared/lang/go/strconv.ts';
 

@@ -26,8 +26,8 @@ import {
   type CheckpointStore,
 } from '#shared/checkpoint/index.ts';
 import { mapLimit } from '#shared/runtime/map-limit.ts';
-import { startManagementCluster } from '#test/harness/clusters.ts';
-import { startDynamoDB } from '#test/harness/dynamodb.ts';
+import { startManagementCluster } from '#test/support/harness/clusters.ts';
+import { startDynamoDB } from '#test/support/harness/dynamodb.ts';
 import { machineDescription, writeFormatted } from '#test/bench/report.ts';
 import { percentile } from '#test/bench/stats.ts';
 import type { SideBenchResult } from '#test/bench/side/side-report.ts';

@@ -1,6 +1,6 @@
 // Requests per user as the API server saw them, from its audit log: every request once (a watch when it started, any
 // other request when it completed), attributed to a time window by when it was received.
-import type { AuditEvent } from '#test/harness/audit-log.ts';
+import type { AuditEvent } from '#test/support/harness/audit-log.ts';
 
 /** Metadata of every request (one line each); the bench counts them per user. */
 export const everyRequestAuditPolicy = `apiVersion: audit.k8s.io/v1

@@ -19,8 +19,8 @@ import { createLocalBus, type LocalBus } from '#shared/runtime/local-bus.ts';
 import { reconcilers } from '#shared/controllers.ts';
 import { computeWebhooksHandlerOptions } from '#shared/webhooks/create-webhook-deps.ts';
 import { createWebhooksHandler } from '#shared/webhooks/create-webhooks-handler.ts';
-import { startDynamoDB } from '#test/harness/dynamodb.ts';
-import { startWebhookServer } from '#test/harness/webhook-server.ts';
+import { startDynamoDB } from '#test/support/harness/dynamodb.ts';
+import { startWebhookServer } from '#test/support/harness/webhook-server.ts';
 import { loadWebhookConfigurations } from '../../../infra/webhooks/webhook-manifests.ts';
 
 export type FunctionsStats = {

@@ -13,16 +13,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { errorMessage } from '#shared/errors/index.ts';
 import type { KubeClient } from '#shared/kube/index.ts';
-import { createAuditLog, type AuditLog } from '#test/harness/audit-log.ts';
-import { issueCertificate, renderKubeconfig } from '#test/harness/certs.ts';
-import { acquireExclusiveLock, dockerInMemoryPortLock, type ExclusiveLock } from '#test/harness/exclusive-lock.ts';
-import { startHarnessProcess, type HarnessProcess } from '#test/harness/processes.ts';
+import { createAuditLog, type AuditLog } from '#test/support/harness/audit-log.ts';
+import { issueCertificate, renderKubeconfig } from '#test/support/harness/certs.ts';
+import {
+  acquireExclusiveLock,
+  dockerInMemoryPortLock,
+  type ExclusiveLock,
+} from '#test/support/harness/exclusive-lock.ts';
+import { startHarnessProcess, type HarnessProcess } from '#test/support/harness/processes.ts';
 import {
   computeGatesForAllManagers,
   startUpstreamManagementCluster,
   upstreamManagerUsers,
   type UpstreamManager,
-} from '#test/harness/upstream-capi.ts';
+} from '#test/support/harness/upstream-capi.ts';
 import { machineDescription, writeFormatted } from '#test/bench/report.ts';
 import { percentile } from '#test/bench/stats.ts';
 import {

@@ -3,7 +3,7 @@
 // infrastructure is not ready is recorded in its binding and on the condition, as upstream v1.14 does.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ClusterResourceSet } from '#shared/api/addons.ts';
+import { ClusterResourceSet } from '#shared/api/addons/v1beta2/cluster-resource-set.ts';
 import { parseObject } from '#shared/api/parse.ts';
 import { getBinding, reconcileAddons } from '#shared/addons/index.ts';
 import { applyObject, findObject, getObject, patchObject } from '#shared/kube/index.ts';

@@ -2,7 +2,7 @@
 // workload clusters, what the bindings and the ClusterResourceSet status record, and what a pass sends.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ClusterResourceSet, type ClusterResourceSetBinding } from '#shared/api/addons.ts';
+import { ClusterResourceSet, type ClusterResourceSetBinding } from '#shared/api/addons/v1beta2/cluster-resource-set.ts';
 import { parseObject } from '#shared/api/parse.ts';
 import {
   computeResourceHash,

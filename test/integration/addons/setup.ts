@@ -19,7 +19,7 @@ import {
   startWorkloadCluster,
   type RequestLog,
   type TestCluster,
-} from '#test/harness/clusters.ts';
+} from '#test/support/harness/clusters.ts';
 
 export const user = 'test-user';
 export const addonsFieldManager = 'capi-serverless-addons';

@@ -7,17 +7,22 @@
 // with the credentials of the same kubeconfig Secret) and from the workload object's managedFields.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ClusterResourceSetFinalizer } from '#shared/api/addons.ts';
+import { ClusterResourceSetFinalizer } from '#shared/api/addons/v1beta2/cluster-resource-set.ts';
 import type { ObjectKey } from '#shared/api/object-meta.ts';
 import { getBinding, reconcileAddons, type AddonsDeps } from '#shared/addons/index.ts';
 import { applyObject, applyStatus, deleteObject, findObject, getObject, type KubeObject } from '#shared/kube/index.ts';
-import { allRequestsAuditPolicy, createAuditLog, type AuditEvent, type AuditLog } from '#test/harness/audit-log.ts';
-import { startWorkloadCluster, type TestCluster } from '#test/harness/clusters.ts';
+import {
+  allRequestsAuditPolicy,
+  createAuditLog,
+  type AuditEvent,
+  type AuditLog,
+} from '#test/support/harness/audit-log.ts';
+import { startWorkloadCluster, type TestCluster } from '#test/support/harness/clusters.ts';
 import {
   startUpstreamManagementCluster,
   upstreamManagerUsers,
   type UpstreamCapi,
-} from '#test/harness/upstream-capi.ts';
+} from '#test/support/harness/upstream-capi.ts';
 import { configMap, ensureNamespace, putResourceConfigMap, yamlDocs } from '#test/integration/addons/setup.ts';
 
 const ns = 'crs-handoff';
@@ -42,7 +47,7 @@ let deps: AddonsDeps;
 
 const at = (e: AuditEvent) => new Date(e.requestReceivedTimestamp ?? 0).getTime();
 const byUpstreamCore = (e: AuditEvent) => e.user.username === upstreamManagerUsers.core;
-/** Requests to ClusterResourceSet kinds, but the harness's dry-run probe of the policy (test/harness/upstream-capi.ts). */
+/** Requests to ClusterResourceSet kinds, but the harness's dry-run probe of the policy (test/support/harness/upstream-capi.ts). */
 const onAddonKinds = (e: AuditEvent) =>
   e.objectRef?.apiGroup === 'addons.cluster.x-k8s.io' &&
   (e.objectRef.resource ?? '').startsWith('clusterresourceset') &&

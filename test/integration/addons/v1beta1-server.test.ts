@@ -14,7 +14,7 @@ import {
 import { reconcileAddons } from '#shared/addons/index.ts';
 import { defaultTargets } from '#functions/forwarder/default-targets.ts';
 import { getCollectionPath } from '#functions/forwarder/get-collection-path.ts';
-import { computeV1Beta1OnlyCrds } from '#test/harness/clusters.ts';
+import { computeV1Beta1OnlyCrds } from '#test/support/harness/clusters.ts';
 import {
   configMap,
   configMapData,

@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createObject, findObject, getObject, type KubeObject, type ObjectRef } from '#shared/kube/index.ts';
-import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
-import { runHelm } from '#test/harness/helm.ts';
-import { startWebhookServer, type WebhookServer } from '#test/harness/webhook-server.ts';
+import { startManagementCluster, type TestCluster } from '#test/support/harness/clusters.ts';
+import { runHelm } from '#test/support/harness/helm.ts';
+import { startWebhookServer, type WebhookServer } from '#test/support/harness/webhook-server.ts';
 import { chartDir } from '../../../infra/chart/chart-files.ts';
 
 const namespace = 'capi-serverless-system';

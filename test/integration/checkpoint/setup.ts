@@ -2,8 +2,8 @@
 import { after, before } from 'node:test';
 import { createCheckpointStore, createDynamoDBClient, ensureTable } from '#shared/checkpoint/index.ts';
 import type { CheckpointStore } from '#shared/checkpoint/index.ts';
-import { startDynamoDB } from '#test/harness/dynamodb.ts';
-import type { DynamoDBServer } from '#test/harness/dynamodb.ts';
+import { startDynamoDB } from '#test/support/harness/dynamodb.ts';
+import type { DynamoDBServer } from '#test/support/harness/dynamodb.ts';
 
 export type CheckpointTestContext = { store: CheckpointStore; server: DynamoDBServer };
 

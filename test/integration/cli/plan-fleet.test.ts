@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { stringify } from 'yaml';
-import type { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
+import type { ClusterClass } from '#shared/api/core/v1beta2/cluster-class.ts';
 import { runPlan } from '#shared/cli/plan.ts';
 import {
   applyObject,
@@ -19,9 +19,9 @@ import {
   type KubeObject,
 } from '#shared/kube/index.ts';
 import { reconcileClusterClass, reconcileTopology, type TopologyDeps } from '#shared/topology/index.ts';
-import { ClusterBuilder, sequentialSuffix, templates } from '#test/builders/topology.ts';
-import { allRequestsAuditPolicy, createAuditLog, type AuditLog } from '#test/harness/audit-log.ts';
-import { genericCrd, startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
+import { ClusterBuilder, sequentialSuffix, templates } from '#test/support/builders/topology.ts';
+import { allRequestsAuditPolicy, createAuditLog, type AuditLog } from '#test/support/harness/audit-log.ts';
+import { genericCrd, startManagementCluster, type TestCluster } from '#test/support/harness/clusters.ts';
 import { testClusterClass } from '#test/integration/topology/setup.ts';
 
 const ns = 'fleet';

@@ -1,6 +1,6 @@
 // `capi-serverless plan` on upstream Cluster API's own current v1beta2 quick-start: the Docker ClusterClass and the
 // development Cluster template that `clusterctl generate cluster --flavor development` renders, read from the pinned
-// upstream module's e2e data (test/harness/fetch-upstream.sh; nothing upstream is committed here).
+// upstream module's e2e data (test/support/harness/fetch-upstream.sh; nothing upstream is committed here).
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { runPlan } from '#shared/cli/plan.ts';
-import { resolveUpstreamManifests } from '#test/harness/upstream-crds.ts';
+import { resolveUpstreamManifests } from '#test/support/harness/upstream-crds.ts';
 
 type Planned = { apiVersion: string; kind: string; metadata: { name: string }; spec?: Record<string, unknown> };
 

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { applyObject, deleteObject, findObject, type KubeObject, type ObjectRef } from '#shared/kube/index.ts';
-import { genericCrd, startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
+import { genericCrd, startManagementCluster, type TestCluster } from '#test/support/harness/clusters.ts';
 
 const fieldManager = 'test';
 

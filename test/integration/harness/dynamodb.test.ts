@@ -10,7 +10,7 @@ import {
   recordCheckpoint,
 } from '#shared/checkpoint/index.ts';
 import type { Checkpoint, CheckpointKey } from '#shared/checkpoint/index.ts';
-import { startDynamoDB } from '#test/harness/dynamodb.ts';
+import { startDynamoDB } from '#test/support/harness/dynamodb.ts';
 
 const key: CheckpointKey = { controller: 'addons', namespace: 'default', name: 'survivor' };
 

@@ -1,4 +1,4 @@
-// The harness's cross-process exclusive lock (test/harness/exclusive-lock.ts), which queues the test files that start
+// The harness's cross-process exclusive lock (test/support/harness/exclusive-lock.ts), which queues the test files that start
 // upstream's Docker in-memory manager (fixed port 19000): real processes contending for a real lock file.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -11,12 +11,12 @@ import {
   dockerInMemoryPortLockPath,
   networkNamespaceId,
   readLockHolder,
-} from '#test/harness/exclusive-lock.ts';
+} from '#test/support/harness/exclusive-lock.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'capi-serverless-lock-test-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-const lockModule = new URL('../../harness/exclusive-lock.ts', import.meta.url).href;
+const lockModule = new URL('../../support/harness/exclusive-lock.ts', import.meta.url).href;
 
 /** A node process that takes the lock, says `held` on stdout, keeps it `holdMs`, then releases it and exits. */
 function holdInChild(path: string, holdMs: number): Promise<{ held: Promise<number>; exited: Promise<number> }> {

@@ -15,9 +15,13 @@ import {
   patchObject,
   type KubeObject,
 } from '#shared/kube/index.ts';
-import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
-import { startUpstreamCapi, startUpstreamManagementCluster, type UpstreamCapi } from '#test/harness/upstream-capi.ts';
-import { resolveUpstreamManifests } from '#test/harness/upstream-crds.ts';
+import { startManagementCluster, type TestCluster } from '#test/support/harness/clusters.ts';
+import {
+  startUpstreamCapi,
+  startUpstreamManagementCluster,
+  type UpstreamCapi,
+} from '#test/support/harness/upstream-capi.ts';
+import { resolveUpstreamManifests } from '#test/support/harness/upstream-crds.ts';
 
 const ns = 'default';
 const fieldManager = 'test';

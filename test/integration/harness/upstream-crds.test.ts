@@ -4,12 +4,12 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { applyObject, getObject, type KubeObject } from '#shared/kube/index.ts';
-import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
+import { startManagementCluster, type TestCluster } from '#test/support/harness/clusters.ts';
 import {
   computeUpstreamCrds,
   computeUpstreamWebhookConfigurations,
   resolveUpstreamManifests,
-} from '#test/harness/upstream-crds.ts';
+} from '#test/support/harness/upstream-crds.ts';
 
 type Crd = KubeObject & {
   spec: {

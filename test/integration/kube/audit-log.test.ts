@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { applyObject } from '#shared/kube/index.ts';
 import { everyRequestAuditPolicy } from '#test/bench/side/count-requests.ts';
-import { createAuditLog, type AuditEvent, type AuditLog } from '#test/harness/audit-log.ts';
-import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
+import { createAuditLog, type AuditEvent, type AuditLog } from '#test/support/harness/audit-log.ts';
+import { startManagementCluster, type TestCluster } from '#test/support/harness/clusters.ts';
 
 describe('the harness audit log', () => {
   let mgmt: TestCluster;

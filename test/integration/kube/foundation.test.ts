@@ -2,7 +2,7 @@
 // field, server-side apply shares labels between managers, dry-run persists nothing.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { Cluster } from '#shared/api/v1beta2/cluster.ts';
+import { Cluster } from '#shared/api/core/v1beta2/cluster.ts';
 import { parseObject } from '#shared/api/parse.ts';
 import { ValidationError } from '#shared/errors/index.ts';
 import {
@@ -17,7 +17,7 @@ import {
   listObjects,
   type KubeObject,
 } from '#shared/kube/index.ts';
-import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
+import { startManagementCluster, type TestCluster } from '#test/support/harness/clusters.ts';
 
 const ns = 'default';
 

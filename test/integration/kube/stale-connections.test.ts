@@ -1,5 +1,5 @@
 // Kept-alive sockets the other end closed while the client was idle or frozen, on a real kube-apiserver behind a
-// proxy that ends idle connections (test/harness/idle-proxy.ts): a request whose replay is harmless is sent once
+// proxy that ends idle connections (test/support/harness/idle-proxy.ts): a request whose replay is harmless is sent once
 // more on a fresh connection and succeeds; a create with generateName is not sent twice: it fails, naming why,
 // and no object is created behind the caller's back.
 import assert from 'node:assert/strict';
@@ -16,8 +16,13 @@ import {
   type KubeClient,
   type RequestRecord,
 } from '#shared/kube/index.ts';
-import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
-import { freezeThisThread, startIdleProxy, type IdleProxy, type IdleProxyMode } from '#test/harness/idle-proxy.ts';
+import { startManagementCluster, type TestCluster } from '#test/support/harness/clusters.ts';
+import {
+  freezeThisThread,
+  startIdleProxy,
+  type IdleProxy,
+  type IdleProxyMode,
+} from '#test/support/harness/idle-proxy.ts';
 
 const idleMs = 300;
 const fieldManager = 'stale-connections';

@@ -5,12 +5,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { runWithDeadline } from '#shared/deadline/index.ts';
 import { applyObject, getObject, KubeThrottledError, type RequestRecord } from '#shared/kube/index.ts';
-import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
+import { startManagementCluster, type TestCluster } from '#test/support/harness/clusters.ts';
 import {
   createThrottledIdentity,
   tinyServerConcurrencyArgs,
   type ThrottledIdentity,
-} from '#test/harness/throttled-identity.ts';
+} from '#test/support/harness/throttled-identity.ts';
 
 const burst = 30;
 const ref = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'throttled' };

@@ -19,8 +19,8 @@ import {
   type KubeObject,
 } from '#shared/kube/index.ts';
 import { createKubeReader, getCluster } from '#shared/topology/current/kube-reader.ts';
-import { genericCrd, ourCrds } from '#test/harness/clusters.ts';
-import { startControlPlane, type ControlPlane } from '#test/harness/control-plane.ts';
+import { genericCrd, ourCrds } from '#test/support/harness/clusters.ts';
+import { startControlPlane, type ControlPlane } from '#test/support/harness/control-plane.ts';
 
 const ns = 'default';
 

@@ -8,12 +8,12 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import jsonpatch from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
-import type { ClusterClass, ClusterClassPatch } from '#shared/api/v1beta2/cluster-class.ts';
+import type { ClusterClass, ClusterClassPatch } from '#shared/api/core/v1beta2/cluster-class.ts';
 import type { AdmissionReview, AdmissionStatus } from '#shared/webhooks/admission-review.ts';
 import type { WebhookReader } from '#shared/webhooks/current/webhook-reader.ts';
 import { reviewAdmission, type AdmissionMode } from '#shared/webhooks/review-admission.ts';
-import { ClusterClassBuilder } from '#test/builders/topology.ts';
-import { startGoOracle, type AdmissionAnswer, type GoOracle } from '#test/oracles/go-oracle.ts';
+import { ClusterClassBuilder } from '#test/support/builders/topology.ts';
+import { startGoOracle, type AdmissionAnswer, type GoOracle } from '#test/support/oracles/go-oracle.ts';
 
 /** A table row with its cells trimmed (prettier pads the docs page's columns). */
 const normalizeRow = (row: string) =>

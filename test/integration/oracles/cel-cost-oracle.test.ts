@@ -1,7 +1,7 @@
 // The CEL cost limits against upstream Cluster API's own code (internal/topology/variables v1.14 over apiextensions'
 // validator, run by the Go oracle): rules that upstream stops at its per-call limit or cost budget are stopped here
 // with the same field errors, and rules upstream runs to the end run to the end here. The cost is counted by a model
-// of cel-go's (shared/topology/variables/cel-cost.ts), so the cases keep clear of the limits' edges. NOTE: a
+// of cel-go's (shared/lang/cel/cost.ts), so the cases keep clear of the limits' edges. NOTE: a
 // replace that squares a string is left out on purpose: cel-go prices it by its input and builds it (400 MB for a
 // 20,000-character string), this model prices what it builds and stops it (docs/differences.md, "CEL rules of
 // variable schemas").
@@ -9,8 +9,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { JSONSchemaProps } from '#shared/api/jsonschema.ts';
 import { formatFieldError, validateClusterVariables } from '#shared/topology/variables/index.ts';
-import { startGoOracle } from '#test/oracles/go-oracle.ts';
-import type { GoOracle } from '#test/oracles/go-oracle.ts';
+import { startGoOracle } from '#test/support/oracles/go-oracle.ts';
+import type { GoOracle } from '#test/support/oracles/go-oracle.ts';
 
 let go: GoOracle;
 before(() => {

@@ -6,16 +6,12 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { Optional } from '@marcbachmann/cel-js';
-import {
-  celErrorMessage,
-  newCelEnvironment,
-  withKubernetesFunctions,
-} from '#shared/topology/variables/cel-environment.ts';
-import { namedFormats } from '#shared/topology/variables/cel-format.ts';
-import { invalidLiterals } from '#shared/topology/variables/cel-literals.ts';
+import { celErrorMessage, newCelEnvironment, withKubernetesFunctions } from '#shared/lang/cel/environment.ts';
+import { namedFormats } from '#shared/lang/cel/format.ts';
+import { invalidLiterals } from '#shared/lang/cel/literals.ts';
 
-import { oracleRunSettings, startGoOracle } from '#test/oracles/go-oracle.ts';
-import type { CelResult, GoOracle } from '#test/oracles/go-oracle.ts';
+import { oracleRunSettings, startGoOracle } from '#test/support/oracles/go-oracle.ts';
+import type { CelResult, GoOracle } from '#test/support/oracles/go-oracle.ts';
 import {
   cidrString,
   formatInput,
@@ -23,13 +19,13 @@ import {
   quantityString,
   semverString,
   urlString,
-} from '#test/oracles/cel-library-arbitraries.ts';
+} from '#test/support/oracles/cel-library-arbitraries.ts';
 import { quote } from '#shared/lang/go/strconv.ts';
 import { formatFloat } from '#shared/lang/go/format-float.ts';
 
 const env = newCelEnvironment();
 
-/** A CEL value printed as the oracle prints it (test/oracles/go/main.go renderCel). */
+/** A CEL value printed as the oracle prints it (test/support/oracles/go/main.go renderCel). */
 function render(value: unknown): string {
   if (value instanceof Optional) return value.hasValue() ? `optional.of(${render(value.value())})` : 'optional.none()';
   if (typeof value === 'boolean' || typeof value === 'bigint') return String(value);

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { JSONSchemaProps } from '#shared/api/jsonschema.ts';
-import type { ClusterClassStatusVariable, ClusterVariable } from '#shared/api/variables.ts';
+import type { ClusterClassStatusVariable, ClusterVariable } from '#shared/api/core/v1beta1/variables.ts';
 import {
   canonicalJson,
   formatFieldError,
@@ -14,9 +14,9 @@ import {
   validateClusterVariables,
 } from '#shared/topology/variables/index.ts';
 import type { FieldError } from '#shared/topology/variables/index.ts';
-import { oracleRunSettings, startGoOracle } from '#test/oracles/go-oracle.ts';
-import type { GoFieldError, GoOracle } from '#test/oracles/go-oracle.ts';
-import { celSchemaValueAndOld, celSchemaWithSamples } from '#test/oracles/cel-arbitraries.ts';
+import { oracleRunSettings, startGoOracle } from '#test/support/oracles/go-oracle.ts';
+import type { GoFieldError, GoOracle } from '#test/support/oracles/go-oracle.ts';
+import { celSchemaValueAndOld, celSchemaWithSamples } from '#test/support/oracles/cel-arbitraries.ts';
 
 /**
  * Messages as a sorted set. NOTE: the text after `compilation failed:` is the CEL compiler's own wording (cel-go's

@@ -3,11 +3,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { TemplateExecError, TemplateParseError, renderTemplate } from '#shared/topology/gotemplate/index.ts';
-import type { TemplateOptions } from '#shared/topology/gotemplate/index.ts';
-import { data, template } from '#test/oracles/gotemplate-arbitraries.ts';
-import { oracleRunSettings, startGoOracle } from '#test/oracles/go-oracle.ts';
-import type { GoOracle, TemplateRequest } from '#test/oracles/go-oracle.ts';
+import { TemplateExecError, TemplateParseError, renderTemplate } from '#shared/lang/gotemplate/index.ts';
+import type { TemplateOptions } from '#shared/lang/gotemplate/index.ts';
+import { data, template } from '#test/support/oracles/gotemplate-arbitraries.ts';
+import { oracleRunSettings, startGoOracle } from '#test/support/oracles/go-oracle.ts';
+import type { GoOracle, TemplateRequest } from '#test/support/oracles/go-oracle.ts';
 
 // ---- comparison -----------------------------------------------------------------------------------------------
 type Outcome = { readonly output: string } | { readonly phase: 'parse' | 'exec'; readonly detail: string };

@@ -5,9 +5,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { compileRegexp, regexpSyntaxError } from '#shared/lang/go/regexp.ts';
-import { inputs, pattern, replacement } from '#test/oracles/regexp-arbitraries.ts';
-import { oracleRunSettings, startGoOracle } from '#test/oracles/go-oracle.ts';
-import type { GoOracle, RegexpAnswer } from '#test/oracles/go-oracle.ts';
+import { inputs, pattern, replacement } from '#test/support/oracles/regexp-arbitraries.ts';
+import { oracleRunSettings, startGoOracle } from '#test/support/oracles/go-oracle.ts';
+import type { GoOracle, RegexpAnswer } from '#test/support/oracles/go-oracle.ts';
 
 let go: GoOracle;
 before(() => {

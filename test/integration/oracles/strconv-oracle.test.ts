@@ -5,8 +5,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { quote, quoteBytes, quoteRune, unquote } from '#shared/lang/go/strconv.ts';
-import { oracleRunSettings, startGoOracle } from '#test/oracles/go-oracle.ts';
-import type { GoOracle } from '#test/oracles/go-oracle.ts';
+import { oracleRunSettings, startGoOracle } from '#test/support/oracles/go-oracle.ts';
+import type { GoOracle } from '#test/support/oracles/go-oracle.ts';
 
 let go: GoOracle;
 before(() => {

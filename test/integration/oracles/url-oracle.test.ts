@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { parse, parseRequestURI } from '#shared/lang/go/url.ts';
 import type { URL } from '#shared/lang/go/url.ts';
-import { urlString } from '#test/oracles/cel-library-arbitraries.ts';
-import { oracleRunSettings, startGoOracle } from '#test/oracles/go-oracle.ts';
-import type { GoOracle, GoUrl } from '#test/oracles/go-oracle.ts';
+import { urlString } from '#test/support/oracles/cel-library-arbitraries.ts';
+import { oracleRunSettings, startGoOracle } from '#test/support/oracles/go-oracle.ts';
+import type { GoOracle, GoUrl } from '#test/support/oracles/go-oracle.ts';
 
 let go: GoOracle;
 before(() => {

@@ -4,7 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import type { ClusterClassStatusVariable, ClusterVariable } from '#shared/api/variables.ts';
+import type { ClusterClassStatusVariable, ClusterVariable } from '#shared/api/core/v1beta1/variables.ts';
 import {
   canonicalJson,
   defaultClusterVariables,
@@ -13,10 +13,10 @@ import {
   validateClusterVariables,
 } from '#shared/topology/variables/index.ts';
 import type { FieldError } from '#shared/topology/variables/index.ts';
-import { oracleRunSettings, startGoOracle } from '#test/oracles/go-oracle.ts';
-import type { GoFieldError, GoOracle } from '#test/oracles/go-oracle.ts';
-import { classVariables, mostlyValidClassVariables, valueFor } from '#test/oracles/variables-arbitraries.ts';
-import type { ClassVariable } from '#test/oracles/variables-arbitraries.ts';
+import { oracleRunSettings, startGoOracle } from '#test/support/oracles/go-oracle.ts';
+import type { GoFieldError, GoOracle } from '#test/support/oracles/go-oracle.ts';
+import { classVariables, mostlyValidClassVariables, valueFor } from '#test/support/oracles/variables-arbitraries.ts';
+import type { ClassVariable } from '#test/support/oracles/variables-arbitraries.ts';
 
 /**
  * Messages as a sorted set. NOTE: the text after `error parsing regexp:` is the regexp engine's own wording, which

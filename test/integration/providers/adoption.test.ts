@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { readFileSync } from 'node:fs';
-import { operatorApiVersion } from '#shared/api/operator.ts';
+import { operatorApiVersion } from '#shared/api/operator/v1alpha2/provider.ts';
 import {
   applyObject,
   deleteObject,
@@ -23,7 +23,7 @@ import { handoffAnnotation } from '#shared/providers/desired/compute-handoff.ts'
 import { computeProviderComponents } from '#shared/providers/desired/compute-provider-components.ts';
 import { defaultFetchPolicy } from '#shared/providers/fetch/fetch-policy.ts';
 import type { FetchFn } from '#shared/providers/phases/provider-pass.ts';
-import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
+import { startManagementCluster, type TestCluster } from '#test/support/harness/clusters.ts';
 import {
   applyProvider,
   conditionOf,
@@ -59,9 +59,9 @@ function goJson(v: unknown): string {
   return JSON.stringify(v).replace(/[<>&]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`);
 }
 
-// The spec bytes Go produced for this provider (test/golden/operator-hash).
+// The spec bytes Go produced for this provider (test/support/golden/operator-hash).
 const golden = JSON.parse(
-  readFileSync(new URL('../../fixtures/golden/operator-hash-golden.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../../support/fixtures/golden/operator-hash-golden.json', import.meta.url), 'utf8'),
 ) as { name: string; specJson: string }[];
 const goldenSpec = (name: string) => golden.find((g) => g.name === name)?.specJson ?? '';
 const specJson = goldenSpec("the adoption test's core provider");
@@ -183,7 +183,7 @@ describe('adopting providers the Cluster API Operator installed', () => {
   });
 
   test('the first pass after the switch sends no mutating request', async () => {
-    assert.ok(specJson, 'golden spec missing; run test/golden/operator-hash/regenerate.sh');
+    assert.ok(specJson, 'golden spec missing; run test/support/golden/operator-hash/regenerate.sh');
     const { kube, log } = await mgmt.newClient();
     try {
       const outcome = await pass(kube, 'CoreProvider', 'capi-system', 'cluster-api');
@@ -229,7 +229,7 @@ describe('adopting providers the Cluster API Operator installed', () => {
     assert.equal(secret.metadata.annotations?.[hashAnnotation], hash);
     // The hash the operator would compute over the same objects: it would apply from this cache, not reinstall.
     const nextSpec = goldenSpec("the adoption test's upgraded core provider");
-    assert.ok(nextSpec, 'golden spec missing; run test/golden/operator-hash/regenerate.sh');
+    assert.ok(nextSpec, 'golden spec missing; run test/support/golden/operator-hash/regenerate.sh');
     const cm = await getObject(mgmt.kube, {
       apiVersion: 'v1',
       kind: 'ConfigMap',

@@ -6,17 +6,17 @@
 // components without it; deleting the providers leaves no policy behind.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { operatorApiVersion } from '#shared/api/operator.ts';
-import type { ProviderKind } from '#shared/api/operator.ts';
+import { operatorApiVersion } from '#shared/api/operator/v1alpha2/provider.ts';
+import type { ProviderKind } from '#shared/api/operator/v1alpha2/provider.ts';
 import { deleteObject, findObject } from '#shared/kube/index.ts';
 import type { KubeClient } from '#shared/kube/index.ts';
 import { handoffAnnotation } from '#shared/providers/desired/compute-handoff.ts';
-import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
+import { startManagementCluster, type TestCluster } from '#test/support/harness/clusters.ts';
 import {
   certManagerCrds,
   resolveUpstreamRelease,
   type UpstreamRelease,
-} from '#test/harness/upstream-provider-components.ts';
+} from '#test/support/harness/upstream-provider-components.ts';
 import {
   applyProvider,
   ensureNamespace,

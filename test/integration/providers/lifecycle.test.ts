@@ -3,10 +3,10 @@
 // providers scale to 0 and come back to their recorded replicas, beside providers on a contract still accepted; deleting a provider waits until no workload Cluster uses it.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { operatorApiVersion } from '#shared/api/operator.ts';
+import { operatorApiVersion } from '#shared/api/operator/v1alpha2/provider.ts';
 import { providerPausedAnnotation } from '#shared/providers/desired/is-provider-paused.ts';
 import { applyObject, deleteObject, findObject, getObject } from '#shared/kube/index.ts';
-import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
+import { startManagementCluster, type TestCluster } from '#test/support/harness/clusters.ts';
 import {
   applyProvider,
   conditionOf,

@@ -1,17 +1,17 @@
-// The Cluster API Operator itself as the oracle (built from its Go module, test/harness/capi-operator.ts), on two twin
+// The Cluster API Operator itself as the oracle (built from its Go module, test/support/harness/capi-operator.ts), on two twin
 // management clusters with the operator's own CRDs: the operator installs the same core provider and infrastructure
 // provider (gzip release, config Secret variables) from air-gapped ConfigMap releases on both. On A the operator is then stopped and the providers pass takes over: its first pass
 // must send no mutating request to the components; then both sides upgrade by a patch release (A: the providers pass,
 // B: the operator) and the results are compared object by object.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { operatorApiVersion } from '#shared/api/operator.ts';
-import type { Provider } from '#shared/api/operator.ts';
+import { operatorApiVersion } from '#shared/api/operator/v1alpha2/provider.ts';
+import type { Provider } from '#shared/api/operator/v1alpha2/provider.ts';
 import { deleteObject, findObject, KubeConflictError, listObjects } from '#shared/kube/index.ts';
 import type { KubeClient, KubeObject } from '#shared/kube/index.ts';
 import { handoffAnnotation } from '#shared/providers/desired/compute-handoff.ts';
-import { startCapiOperator, type CapiOperator } from '#test/harness/capi-operator.ts';
-import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
+import { startCapiOperator, type CapiOperator } from '#test/support/harness/capi-operator.ts';
+import { startManagementCluster, type TestCluster } from '#test/support/harness/clusters.ts';
 import {
   applyProvider,
   createSecret,
@@ -32,7 +32,7 @@ const deployment = { namespace: 'capi-system', name: 'capi-controller-manager' }
 const optOut = { [handoffAnnotation]: 'disabled' };
 const componentNamespaces = ['capi-system', 'capf-system'];
 
-/** Everything the fake core provider's components consist of, by kind (test/fixtures/providers-release/core). */
+/** Everything the fake core provider's components consist of, by kind (test/support/fixtures/providers-release/core). */
 const componentKinds = [
   { apiVersion: 'v1', kind: 'Namespace' },
   { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' },

@@ -12,14 +12,14 @@
 import assert from 'node:assert/strict';
 import { appendFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { operatorApiVersion } from '#shared/api/operator.ts';
-import type { Provider, ProviderKind, ProviderSpec } from '#shared/api/operator.ts';
+import { operatorApiVersion } from '#shared/api/operator/v1alpha2/provider.ts';
+import type { Provider, ProviderKind, ProviderSpec } from '#shared/api/operator/v1alpha2/provider.ts';
 import { applyObject, deleteObject, findObject, listObjects } from '#shared/kube/index.ts';
 import type { KubeClient, KubeObject } from '#shared/kube/index.ts';
 import { handoffAnnotation } from '#shared/providers/desired/compute-handoff.ts';
 import { providerPausedAnnotation } from '#shared/providers/desired/is-provider-paused.ts';
-import { startCapiOperator, type CapiOperator } from '#test/harness/capi-operator.ts';
-import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
+import { startCapiOperator, type CapiOperator } from '#test/support/harness/capi-operator.ts';
+import { startManagementCluster, type TestCluster } from '#test/support/harness/clusters.ts';
 import {
   createSecret,
   ensureNamespace,

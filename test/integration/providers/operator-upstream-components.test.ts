@@ -1,6 +1,6 @@
 // Upstream Cluster API's own providers through the Cluster API Operator itself: the core, kubeadm bootstrap, kubeadm
 // control-plane and Docker providers' components as a release publishes them (built by kustomize from the pinned
-// upstream Go modules, test/harness/upstream-provider-components.ts), mirrored into gzip ConfigMaps (the air-gapped
+// upstream Go modules, test/support/harness/upstream-provider-components.ts), mirrored into gzip ConfigMaps (the air-gapped
 // path). The handoff configuration (docs/beside-upstream.md) is in place from the start, expressed
 // in the providers' specs as an operator user would: a config Secret variable `CLUSTER_TOPOLOGY: "true"` for the kubeadm
 // control plane and Docker providers, an additional manifest (the ClusterResourceSet policy and binding) and a
@@ -12,8 +12,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { stringify } from 'yaml';
-import { operatorApiVersion } from '#shared/api/operator.ts';
-import type { Provider, ProviderSpec } from '#shared/api/operator.ts';
+import { operatorApiVersion } from '#shared/api/operator/v1alpha2/provider.ts';
+import type { Provider, ProviderSpec } from '#shared/api/operator/v1alpha2/provider.ts';
 import { applyObject, deleteObject, findObject, KubeConflictError } from '#shared/kube/index.ts';
 import type { KubeClient } from '#shared/kube/index.ts';
 import {
@@ -23,13 +23,13 @@ import {
   computeServiceAccountUser,
 } from '#shared/providers/desired/compute-handoff.ts';
 import { computeProviderComponents } from '#shared/providers/desired/compute-provider-components.ts';
-import { startCapiOperator, type CapiOperator } from '#test/harness/capi-operator.ts';
-import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
+import { startCapiOperator, type CapiOperator } from '#test/support/harness/capi-operator.ts';
+import { startManagementCluster, type TestCluster } from '#test/support/harness/clusters.ts';
 import {
   certManagerCrds,
   resolveUpstreamRelease,
   type UpstreamRelease,
-} from '#test/harness/upstream-provider-components.ts';
+} from '#test/support/harness/upstream-provider-components.ts';
 import {
   applyProvider,
   createSecret,

@@ -4,9 +4,9 @@
 // operator's words and installs nothing.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { operatorApiVersion } from '#shared/api/operator.ts';
+import { operatorApiVersion } from '#shared/api/operator/v1alpha2/provider.ts';
 import { deleteObject, findObject } from '#shared/kube/index.ts';
-import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
+import { startManagementCluster, type TestCluster } from '#test/support/harness/clusters.ts';
 import {
   applyProvider,
   conditionOf,

@@ -1,10 +1,10 @@
-// Shared helpers of the provider operator's integration tests: the fake release (test/fixtures/providers-release),
+// Shared helpers of the provider operator's integration tests: the fake release (test/support/fixtures/providers-release),
 // ConfigMap repositories, provider objects, a pass runner, and setting Deployment availability the way the
 // Deployment controller would (the harness runs no controller-manager).
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import { operatorApiVersion } from '#shared/api/operator.ts';
-import type { Provider, ProviderKind, ProviderSpec } from '#shared/api/operator.ts';
+import { operatorApiVersion } from '#shared/api/operator/v1alpha2/provider.ts';
+import type { Provider, ProviderKind, ProviderSpec } from '#shared/api/operator/v1alpha2/provider.ts';
 import { applyObject, getObject, updateStatus } from '#shared/kube/index.ts';
 import type { KubeClient, KubeObject } from '#shared/kube/index.ts';
 import { reconcileProvider } from '#shared/providers/reconcile-provider.ts';
@@ -15,7 +15,7 @@ import { getProvider, listAllProviders } from '#shared/providers/current/get-pro
 
 export const userManager = 'test-user';
 export const operatorManager = 'capi-serverless-providers';
-const root = new URL('../../fixtures/providers-release/', import.meta.url);
+const root = new URL('../../support/fixtures/providers-release/', import.meta.url);
 
 export type FakeProvider = 'core' | 'infrastructure';
 

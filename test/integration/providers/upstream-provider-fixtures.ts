@@ -4,11 +4,11 @@
 import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
 import { parseAllDocuments } from 'yaml';
-import type { ProviderKind } from '#shared/api/operator.ts';
+import type { ProviderKind } from '#shared/api/operator/v1alpha2/provider.ts';
 import { applyObject, findObject, listObjects } from '#shared/kube/index.ts';
 import type { KubeClient, KubeObject } from '#shared/kube/index.ts';
-import { computeHarnessHandoffPolicy } from '#test/harness/upstream-capi.ts';
-import type { UpstreamProvider, UpstreamRelease } from '#test/harness/upstream-provider-components.ts';
+import { computeHarnessHandoffPolicy } from '#test/support/harness/upstream-capi.ts';
+import type { UpstreamProvider, UpstreamRelease } from '#test/support/harness/upstream-provider-components.ts';
 
 export type Installed = {
   readonly kind: ProviderKind;
@@ -159,7 +159,7 @@ const findPolicy = (kube: KubeClient, kind: string) =>
   findObject(kube, { apiVersion: 'admissionregistration.k8s.io/v1', kind, name: handoffPolicy });
 
 /**
- * Asserts the handoff the harness proved on upstream's binaries (test/harness/upstream-capi.ts) is installed: the
+ * Asserts the handoff the harness proved on upstream's binaries (test/support/harness/upstream-capi.ts) is installed: the
  * matchConditions on the three core webhooks, the ClusterResourceSet policy and binding for the core manager's
  * ServiceAccount in capi-system (the harness's policy spec, with the name the providers pass gives it), the core
  * manager's ClusterTopology gate off, the kubeadm control plane's and Docker's on, the bootstrap manager's arguments

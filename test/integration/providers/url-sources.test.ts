@@ -14,7 +14,7 @@ import { defaultFetchPolicy, type FetchPolicy } from '#shared/providers/fetch/fe
 import { parseRepositoryUrl } from '#shared/providers/fetch/release-repository.ts';
 import { parseOciSource } from '#shared/providers/fetch/oci-artifact.ts';
 import type { FetchFn } from '#shared/providers/phases/provider-pass.ts';
-import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
+import { startManagementCluster, type TestCluster } from '#test/support/harness/clusters.ts';
 import {
   applyProvider,
   conditionOf,

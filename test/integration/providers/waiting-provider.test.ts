@@ -4,7 +4,7 @@
 // wrote one found the status changed on every pass and wrote it again.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
+import { startManagementCluster, type TestCluster } from '#test/support/harness/clusters.ts';
 import {
   applyProvider,
   conditionOf,

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
-import { RolloutApiVersion, type ClusterRolloutStatus } from '#shared/api/rollout.ts';
+import { RolloutApiVersion, type ClusterRolloutStatus } from '#shared/api/management/v1alpha1/cluster-rollout.ts';
 import { getCheckpoint } from '#shared/checkpoint/index.ts';
 import { applyObject, applyStatus, createObject, getObject } from '#shared/kube/index.ts';
 import { reconcilers } from '#shared/controllers.ts';
@@ -18,7 +18,13 @@ import { createControllerHandler, type HandlerResult } from '#shared/runtime/cre
 import { parseRuntimeEvent, tickEvent } from '#shared/runtime/events.ts';
 import { localLambdaContext } from '#shared/runtime/lambda-context.ts';
 import { createSchedulerWakeUps } from '#shared/runtime/scheduler-wake-ups.ts';
-import { createScheduleGroup, fireSchedule, getSchedules, startMoto, type MotoServer } from '#test/harness/moto.ts';
+import {
+  createScheduleGroup,
+  fireSchedule,
+  getSchedules,
+  startMoto,
+  type MotoServer,
+} from '#test/support/harness/moto.ts';
 import { changeEvent, useWiredFunction } from '#test/integration/runtime/wired-setup.ts';
 
 const ctx = useWiredFunction('rollout');

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { before, describe, test } from 'node:test';
-import { RolloutApiVersion, type ClusterRolloutStatus } from '#shared/api/rollout.ts';
+import { RolloutApiVersion, type ClusterRolloutStatus } from '#shared/api/management/v1alpha1/cluster-rollout.ts';
 import { getCheckpoint } from '#shared/checkpoint/index.ts';
 import {
   applyObject,

@@ -14,10 +14,15 @@ import { reconcileClusterClass, reconcileTopology, type TopologyDeps } from '#sh
 import { createLifecycleHookCaller } from '#shared/topology/run-lifecycle-hooks.ts';
 import type { TopologyOutcome } from '#shared/topology/outcome.ts';
 import type { Unstructured } from '#shared/topology/types.ts';
-import { sequentialSuffix } from '#test/builders/topology.ts';
-import { genericCrd, harnessFieldManager, startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
-import { startTestExtension, type TestExtension } from '#test/harness/test-extension.ts';
-import { computeUpstreamCrds } from '#test/harness/upstream-crds.ts';
+import { sequentialSuffix } from '#test/support/builders/topology.ts';
+import {
+  genericCrd,
+  harnessFieldManager,
+  startManagementCluster,
+  type TestCluster,
+} from '#test/support/harness/clusters.ts';
+import { startTestExtension, type TestExtension } from '#test/support/harness/test-extension.ts';
+import { computeUpstreamCrds } from '#test/support/harness/upstream-crds.ts';
 
 const infra = 'infrastructure.cluster.x-k8s.io/v1beta2';
 const cpApi = 'controlplane.cluster.x-k8s.io/v1beta2';

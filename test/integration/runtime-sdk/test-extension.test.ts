@@ -13,9 +13,9 @@ import {
   reconcileExtensionConfig,
   RuntimeExtensionError,
 } from '#shared/runtime-sdk/index.ts';
-import { harnessFieldManager, startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
-import { startTestExtension, type TestExtension } from '#test/harness/test-extension.ts';
-import { computeUpstreamCrds } from '#test/harness/upstream-crds.ts';
+import { harnessFieldManager, startManagementCluster, type TestCluster } from '#test/support/harness/clusters.ts';
+import { startTestExtension, type TestExtension } from '#test/support/harness/test-extension.ts';
+import { computeUpstreamCrds } from '#test/support/harness/upstream-crds.ts';
 
 let mgmt: TestCluster;
 let ext: TestExtension;

@@ -7,9 +7,9 @@ import { applyObject } from '#shared/kube/index.ts';
 import { tickEvent } from '#shared/runtime/events.ts';
 import { localLambdaContext } from '#shared/runtime/lambda-context.ts';
 import { getExtensionConfig } from '#shared/runtime-sdk/index.ts';
-import { harnessFieldManager } from '#test/harness/clusters.ts';
-import { startTestExtension, type TestExtension } from '#test/harness/test-extension.ts';
-import { computeUpstreamCrds } from '#test/harness/upstream-crds.ts';
+import { harnessFieldManager } from '#test/support/harness/clusters.ts';
+import { startTestExtension, type TestExtension } from '#test/support/harness/test-extension.ts';
+import { computeUpstreamCrds } from '#test/support/harness/upstream-crds.ts';
 import { changeEvent, invoke, useWiredFunction } from '../runtime/wired-setup.ts';
 
 const ctx = useWiredFunction('topology', {

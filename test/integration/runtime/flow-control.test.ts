@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { applyObject, getObject, type KubeObject } from '#shared/kube/index.ts';
-import { issueCertificate } from '#test/harness/certs.ts';
-import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
+import { issueCertificate } from '#test/support/harness/certs.ts';
+import { startManagementCluster, type TestCluster } from '#test/support/harness/clusters.ts';
 import { chartFile } from '../../../infra/chart/chart-files.ts';
 
 const manifest = chartFile('flow-control.yaml');

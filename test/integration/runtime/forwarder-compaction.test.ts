@@ -14,7 +14,7 @@ import {
 import { ObjectChange } from '#shared/runtime/events.ts';
 import { createPutEventsSink } from '#functions/forwarder/put-events-sink.ts';
 import { startForwarder, type Forwarder } from '#functions/forwarder/start-forwarder.ts';
-import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
+import { startManagementCluster, type TestCluster } from '#test/support/harness/clusters.ts';
 import { startEventBridgeRecorder, startGatedProxy, type EventBridgeRecorder, type GatedProxy } from './loopback.ts';
 
 const ns = 'compaction';

@@ -9,7 +9,7 @@ import type { ObjectChange } from '#shared/runtime/events.ts';
 import { clusterResourceSetSecretType, defaultTargets } from '#functions/forwarder/default-targets.ts';
 import { startForwarder, type Forwarder } from '#functions/forwarder/start-forwarder.ts';
 import { startHttpServer, type HttpServer } from '#functions/forwarder/start-http-server.ts';
-import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
+import { startManagementCluster, type TestCluster } from '#test/support/harness/clusters.ts';
 import { startCuttableProxy, type CuttableProxy } from './loopback.ts';
 
 const ns = 'fwd-endpoint';

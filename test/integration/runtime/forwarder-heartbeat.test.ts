@@ -10,7 +10,7 @@ import { createMetrics, publishMetricsWhenAny } from '#shared/runtime/middleware
 import { runHealthCheck } from '#shared/health/run-health-check.ts';
 import type { RuntimeDeps } from '#shared/runtime/types.ts';
 import { startHeartbeat } from '#functions/forwarder/renew-heartbeat.ts';
-import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
+import { startManagementCluster, type TestCluster } from '#test/support/harness/clusters.ts';
 
 const namespace = forwarderHeartbeatLease.namespace;
 const renewedAt = new Date('2026-11-27T12:00:00.000Z');

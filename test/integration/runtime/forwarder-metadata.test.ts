@@ -16,8 +16,8 @@ import type { ObjectChange } from '#shared/runtime/events.ts';
 import { startForwarder, type Forwarder } from '#functions/forwarder/start-forwarder.ts';
 import { startHeartbeat } from '#functions/forwarder/renew-heartbeat.ts';
 import { checkHealth } from '#shared/health/index.ts';
-import { createPki } from '#test/harness/certs.ts';
-import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
+import { createPki } from '#test/support/harness/certs.ts';
+import { startManagementCluster, type TestCluster } from '#test/support/harness/clusters.ts';
 import { chartFile } from '../../../infra/chart/chart-files.ts';
 
 const ns = 'fwd-meta';

@@ -6,7 +6,7 @@ import { applyObject, createKubeClient, type KubeClient } from '#shared/kube/ind
 import { ObjectChange } from '#shared/runtime/events.ts';
 import { createPutEventsSink } from '#functions/forwarder/put-events-sink.ts';
 import { startForwarder, type Forwarder } from '#functions/forwarder/start-forwarder.ts';
-import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
+import { startManagementCluster, type TestCluster } from '#test/support/harness/clusters.ts';
 import {
   startCuttableProxy,
   startEventBridgeRecorder,

@@ -12,8 +12,8 @@ import { parseAllDocuments } from 'yaml';
 import { controllers, createCheckpointStore, createDynamoDBClient, ensureTable } from '#shared/checkpoint/index.ts';
 import { applyObject, getObject, listObjects, type KubeObject } from '#shared/kube/index.ts';
 import { objectChangedEvent, tickEvent } from '#shared/runtime/events.ts';
-import { genericCrd, startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
-import { startDynamoDB, type DynamoDBServer } from '#test/harness/dynamodb.ts';
+import { genericCrd, startManagementCluster, type TestCluster } from '#test/support/harness/clusters.ts';
+import { startDynamoDB, type DynamoDBServer } from '#test/support/harness/dynamodb.ts';
 import {
   getLambdaRuntimeTools,
   resolveEnvironment,
@@ -22,7 +22,7 @@ import {
   synthesizeApp,
   type CloudAssembly,
   type EmulatedFunction,
-} from '#test/harness/lambda-rie.ts';
+} from '#test/support/harness/lambda-rie.ts';
 
 const capi = 'cluster.x-k8s.io/v1beta2';
 const kubeconfigSecretName = 'mgmt-kubeconfig';

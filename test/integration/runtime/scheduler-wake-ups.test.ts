@@ -8,7 +8,7 @@ import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { parseAtExpression } from '#shared/runtime/compute-wake-up.ts';
 import { parseRuntimeEvent } from '#shared/runtime/events.ts';
 import { createSchedulerWakeUps, type WakeUpSink } from '#shared/runtime/scheduler-wake-ups.ts';
-import { createScheduleGroup, getSchedules, startMoto, type MotoServer } from '#test/harness/moto.ts';
+import { createScheduleGroup, getSchedules, startMoto, type MotoServer } from '#test/support/harness/moto.ts';
 
 const group = 'sink';
 const arn = 'arn:aws:lambda:us-east-1:123456789012:function:Test-TopologyFunction';

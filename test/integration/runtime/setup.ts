@@ -7,8 +7,8 @@ import type { CheckpointStore } from '#shared/checkpoint/index.ts';
 import { applyObject } from '#shared/kube/index.ts';
 import { computeRuntimeConfig } from '#shared/runtime/config.ts';
 import type { RuntimeDeps } from '#shared/runtime/types.ts';
-import { startManagementCluster, type RequestLog, type TestCluster } from '#test/harness/clusters.ts';
-import { startDynamoDB, type DynamoDBServer, type StartDynamoDBOptions } from '#test/harness/dynamodb.ts';
+import { startManagementCluster, type RequestLog, type TestCluster } from '#test/support/harness/clusters.ts';
+import { startDynamoDB, type DynamoDBServer, type StartDynamoDBOptions } from '#test/support/harness/dynamodb.ts';
 import { sourceLabel } from './configmap-reconciler.ts';
 
 export type RuntimeTestContext = {

@@ -3,10 +3,10 @@
 // records a checkpoint, an unchanged object costs no writes, and Cluster/ConfigMap/binding changes reach the right pass.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { AddonsApiVersion } from '#shared/api/addons.ts';
+import { AddonsApiVersion } from '#shared/api/addons/v1beta2/cluster-resource-set.ts';
 import { getCheckpoint } from '#shared/checkpoint/index.ts';
 import { applyObject, applyStatus, deleteObject, findObject, getObject, patchObject } from '#shared/kube/index.ts';
-import { startWorkloadCluster, type TestCluster } from '#test/harness/clusters.ts';
+import { startWorkloadCluster, type TestCluster } from '#test/support/harness/clusters.ts';
 import { changeEvent, ddbWrites, invoke, resetCounters, useWiredFunction } from './wired-setup.ts';
 
 const ctx = useWiredFunction('addons');

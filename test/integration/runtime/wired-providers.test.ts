@@ -3,7 +3,7 @@
 // unchanged provider costs no writes, and a new release ConfigMap reaches the provider that selects it.
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import { operatorApiVersion } from '#shared/api/operator.ts';
+import { operatorApiVersion } from '#shared/api/operator/v1alpha2/provider.ts';
 import { getCheckpoint } from '#shared/checkpoint/index.ts';
 import {
   applyProvider,

@@ -17,8 +17,8 @@ import { objectChangedEvent, type ObjectChange } from '#shared/runtime/events.ts
 import { localLambdaContext } from '#shared/runtime/lambda-context.ts';
 import { reconcilers } from '#shared/controllers.ts';
 import type { PassReport, RuntimeDeps } from '#shared/runtime/types.ts';
-import { startManagementCluster, type RequestLog, type TestCluster } from '#test/harness/clusters.ts';
-import { startDynamoDB, type DynamoDBServer } from '#test/harness/dynamodb.ts';
+import { startManagementCluster, type RequestLog, type TestCluster } from '#test/support/harness/clusters.ts';
+import { startDynamoDB, type DynamoDBServer } from '#test/support/harness/dynamodb.ts';
 
 export const writeCommands = new Set([
   'PutItemCommand',

@@ -15,7 +15,7 @@ import type { FanOutSink } from '#shared/runtime/fan-out.ts';
 import { localLambdaContext } from '#shared/runtime/lambda-context.ts';
 import { createLocalBus } from '#shared/runtime/local-bus.ts';
 import { reconcilers } from '#shared/controllers.ts';
-import { genericCrd } from '#test/harness/clusters.ts';
+import { genericCrd } from '#test/support/harness/clusters.ts';
 import { changeEvent, ddbWrites, invoke, resetCounters, useWiredFunction } from './wired-setup.ts';
 
 const ctx = useWiredFunction('topology', {

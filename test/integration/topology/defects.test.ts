@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { applyObject } from '#shared/kube/index.ts';
 import { reconcileClusterClass } from '#shared/topology/index.ts';
-import { templates } from '#test/builders/topology.ts';
-import { startWebhookServer, type WebhookServer } from '#test/harness/webhook-server.ts';
+import { templates } from '#test/support/builders/topology.ts';
+import { startWebhookServer, type WebhookServer } from '#test/support/harness/webhook-server.ts';
 import {
   capi,
   dig,

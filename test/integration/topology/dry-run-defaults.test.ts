@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { applyObject } from '#shared/kube/index.ts';
 import { TopologyDryRunAnnotation } from '#shared/topology/apply/apply-intent.ts';
-import { startWebhookServer, type WebhookServer } from '#test/harness/webhook-server.ts';
+import { startWebhookServer, type WebhookServer } from '#test/support/harness/webhook-server.ts';
 import {
   capi,
   dig,

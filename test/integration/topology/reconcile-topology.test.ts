@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { applyObject, deleteObject, installCrds, patchObject } from '#shared/kube/index.ts';
-import { genericCrd } from '#test/harness/clusters.ts';
-import { templates } from '#test/builders/topology.ts';
+import { genericCrd } from '#test/support/harness/clusters.ts';
+import { templates } from '#test/support/builders/topology.ts';
 import { reconcileClusterClass, reconcileTopology } from '#shared/topology/index.ts';
 import type { Unstructured } from '#shared/topology/types.ts';
 import {

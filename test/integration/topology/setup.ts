@@ -2,10 +2,10 @@
 // worker DockerMachineTemplate with a real schema, so the API server can reject a bad patch result), a ClusterClass
 // with two MachineDeployment classes, variables and patches, and helpers to run passes and read objects.
 import { after, before } from 'node:test';
-import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
-import type { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
+import type { Cluster } from '#shared/api/core/v1beta2/cluster.ts';
+import type { ClusterClass } from '#shared/api/core/v1beta2/cluster-class.ts';
 import type { ObjectKey } from '#shared/api/object-meta.ts';
-import type { ClusterVariable } from '#shared/api/v1beta2/variables.ts';
+import type { ClusterVariable } from '#shared/api/core/v1beta2/variables.ts';
 import {
   applyObject,
   applyStatus,
@@ -22,8 +22,13 @@ import {
   type TopologyOutcome,
 } from '#shared/topology/index.ts';
 import type { Unstructured } from '#shared/topology/types.ts';
-import { ClusterBuilder, ClusterClassBuilder, sequentialSuffix, templates } from '#test/builders/topology.ts';
-import { genericCrd, startManagementCluster, type RequestLog, type TestCluster } from '#test/harness/clusters.ts';
+import { ClusterBuilder, ClusterClassBuilder, sequentialSuffix, templates } from '#test/support/builders/topology.ts';
+import {
+  genericCrd,
+  startManagementCluster,
+  type RequestLog,
+  type TestCluster,
+} from '#test/support/harness/clusters.ts';
 
 export const user = 'test-user';
 

@@ -5,8 +5,8 @@
 // with the deployed function's own dependencies (computeWebhooksHandlerOptions) and so its own ClusterClass cache.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
-import type { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
+import type { Cluster } from '#shared/api/core/v1beta2/cluster.ts';
+import type { ClusterClass } from '#shared/api/core/v1beta2/cluster-class.ts';
 import {
   applyObject,
   createObject,
@@ -18,10 +18,10 @@ import {
 } from '#shared/kube/index.ts';
 import { computeWebhooksHandlerOptions } from '#shared/webhooks/create-webhook-deps.ts';
 import { createWebhooksHandler } from '#shared/webhooks/create-webhooks-handler.ts';
-import { ClusterBuilder, ClusterClassBuilder } from '#test/builders/topology.ts';
-import { createAuditLog, type AuditLog } from '#test/harness/audit-log.ts';
-import { genericCrd, startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
-import { startWebhookServer, type WebhookServer } from '#test/harness/webhook-server.ts';
+import { ClusterBuilder, ClusterClassBuilder } from '#test/support/builders/topology.ts';
+import { createAuditLog, type AuditLog } from '#test/support/harness/audit-log.ts';
+import { genericCrd, startManagementCluster, type TestCluster } from '#test/support/harness/clusters.ts';
+import { startWebhookServer, type WebhookServer } from '#test/support/harness/webhook-server.ts';
 import { loadWebhookConfigurations } from '../../../infra/webhooks/webhook-manifests.ts';
 
 const fieldManager = 'admission-traffic-test';

@@ -10,7 +10,7 @@ import { applyObject, deleteObject, type KubeObject } from '#shared/kube/index.t
 import { computeWebhooksHandlerOptions } from '#shared/webhooks/create-webhook-deps.ts';
 import { createWebhooksHandler } from '#shared/webhooks/create-webhooks-handler.ts';
 import { createMetrics } from '#shared/runtime/middlewares/record-metrics.ts';
-import { startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
+import { startManagementCluster, type TestCluster } from '#test/support/harness/clusters.ts';
 import { chartFile } from '../../../infra/chart/chart-files.ts';
 
 const namespace = 'capi-serverless-system';

@@ -3,8 +3,8 @@
 // created without optional variables comes back defaulted.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
-import type { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
+import type { Cluster } from '#shared/api/core/v1beta2/cluster.ts';
+import type { ClusterClass } from '#shared/api/core/v1beta2/cluster-class.ts';
 import {
   applyObject,
   createObject,
@@ -17,9 +17,9 @@ import {
 } from '#shared/kube/index.ts';
 import { createWebhookReader } from '#shared/webhooks/current/webhook-reader.ts';
 import { createWebhooksHandler } from '#shared/webhooks/create-webhooks-handler.ts';
-import { ClusterBuilder, ClusterClassBuilder } from '#test/builders/topology.ts';
-import { genericCrd, startManagementCluster, type TestCluster } from '#test/harness/clusters.ts';
-import { startWebhookServer, type WebhookServer } from '#test/harness/webhook-server.ts';
+import { ClusterBuilder, ClusterClassBuilder } from '#test/support/builders/topology.ts';
+import { genericCrd, startManagementCluster, type TestCluster } from '#test/support/harness/clusters.ts';
+import { startWebhookServer, type WebhookServer } from '#test/support/harness/webhook-server.ts';
 import { loadWebhookConfigurations } from '../../../infra/webhooks/webhook-manifests.ts';
 
 const fieldManager = 'webhooks-test';

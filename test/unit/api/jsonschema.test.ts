@@ -8,7 +8,7 @@ import {
   ClusterVariable,
   ClusterVariables,
   VariableDefinitionFrom,
-} from '#shared/api/variables.ts';
+} from '#shared/api/core/v1beta1/variables.ts';
 
 describe('JSONSchemaProps', () => {
   test('parses a recursive schema at every level', () => {

@@ -9,7 +9,7 @@ import {
   validateLabelSelector,
 } from '#shared/api/label-selector.ts';
 import { ValidationError } from '#shared/errors/index.ts';
-import { deepFreeze } from '#test/unit/addons/fixtures.ts';
+import { deepFreeze } from '#test/support/fixtures/addons.ts';
 
 const labels = deepFreeze({ cni: 'calico', env: 'prod', tier: '' });
 

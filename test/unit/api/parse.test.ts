@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { Cluster } from '#shared/api/cluster.ts';
-import { ClusterClass } from '#shared/api/cluster-class.ts';
+import { Cluster } from '#shared/api/core/v1beta1/cluster.ts';
+import { ClusterClass } from '#shared/api/core/v1beta1/cluster-class.ts';
 import { formatFieldPath, parseObject } from '#shared/api/parse.ts';
 import { ValidationError } from '#shared/errors/index.ts';
 

@@ -13,8 +13,8 @@ import { CapiServerlessStack, type CapiServerlessStackProps } from '../../../inf
 import { chartDir } from '../../../infra/chart/chart-files.ts';
 import { functionGroups } from '../../../infra/cluster-access.ts';
 import { loadWebhookConfigurations } from '../../../infra/webhooks/webhook-manifests.ts';
-import { renderChart, runHelm } from '#test/harness/helm.ts';
-import { cdkJsonContext, createTestApp } from '../infra/test-app.ts';
+import { renderChart, runHelm } from '#test/support/harness/helm.ts';
+import { cdkJsonContext, createTestApp } from '../../support/builders/test-app.ts';
 import { resolveOutput } from './resolve-outputs.ts';
 
 const region = 'eu-west-1';

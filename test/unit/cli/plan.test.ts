@@ -123,13 +123,13 @@ describe('capi-serverless plan', () => {
       '-f',
       'examples/docker/clusterclass.yaml',
       '-f',
-      'test/fixtures/plan/bad-cluster.yaml',
+      'test/support/fixtures/plan/bad-cluster.yaml',
     ]);
     assert.equal(code, 1);
     assert.equal(stdout, '');
     assert.match(
       stderr,
-      /test\/fixtures\/plan\/bad-cluster\.yaml: invalid Cluster default\/bad: spec\.topology\.workers\.machineDeployments\[0\]\.class: Invalid value: "no-such-class"/,
+      /test\/support\/fixtures\/plan\/bad-cluster\.yaml: invalid Cluster default\/bad: spec\.topology\.workers\.machineDeployments\[0\]\.class: Invalid value: "no-such-class"/,
     );
   });
 

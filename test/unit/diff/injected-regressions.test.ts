@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { KubeObject } from '#shared/kube/index.ts';
-import { buildRawSnapshot, freezeRaw, type MutableRawSnapshot } from '#test/builders/diff-snapshot.ts';
+import { buildRawSnapshot, freezeRaw, type MutableRawSnapshot } from '#test/support/builders/diff-snapshot.ts';
 import { knownDifferences } from '#test/diff/known-differences.ts';
 import { computeNormalizedSnapshot } from '#test/diff/normalize.ts';
 import { createScenarioObserver } from '#test/diff/observe.ts';

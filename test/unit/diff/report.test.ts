@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { buildRawSnapshot, freezeRaw } from '#test/builders/diff-snapshot.ts';
+import { buildRawSnapshot, freezeRaw } from '#test/support/builders/diff-snapshot.ts';
 import { knownDifferences } from '#test/diff/known-differences.ts';
 import { computeNormalizedSnapshot } from '#test/diff/normalize.ts';
 import { computeDiffReport, computeRunFailures } from '#test/diff/report.ts';

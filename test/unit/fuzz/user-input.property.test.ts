@@ -7,13 +7,13 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { CapiError } from '#shared/errors/index.ts';
 import { compileRegexp } from '#shared/lang/go/regexp.ts';
-import { renderTemplate } from '#shared/topology/gotemplate/index.ts';
+import { renderTemplate } from '#shared/lang/gotemplate/index.ts';
 import { validateClusterClassVariables, validateClusterVariables } from '#shared/topology/variables/index.ts';
 import { parseComponentsYaml } from '#shared/providers/desired/parse-components-yaml.ts';
 import { loadKubeConnection } from '#shared/kube/kubeconfig.ts';
-import { classVariables, schema as variableSchema, valueFor } from '#test/oracles/variables-arbitraries.ts';
-import { pattern, inputs } from '#test/oracles/regexp-arbitraries.ts';
-import { template, data } from '#test/oracles/gotemplate-arbitraries.ts';
+import { classVariables, schema as variableSchema, valueFor } from '#test/support/oracles/variables-arbitraries.ts';
+import { pattern, inputs } from '#test/support/oracles/regexp-arbitraries.ts';
+import { template, data } from '#test/support/oracles/gotemplate-arbitraries.ts';
 
 const RUNS = Number(process.env['FUZZ_RUNS'] ?? '50');
 const CASE_MS = Number(process.env['FUZZ_CASE_MS'] ?? '2000');

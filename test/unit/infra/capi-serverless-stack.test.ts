@@ -4,7 +4,7 @@
 // least-privilege IAM, the guarded webhooks Function URL, and cdk-nag's AwsSolutions and Serverless packs.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createTestApp } from './test-app.ts';
+import { createTestApp } from '../../support/builders/test-app.ts';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { Match, Template } from 'aws-cdk-lib/assertions';

@@ -10,7 +10,7 @@ import { parseAllDocuments } from 'yaml';
 import { CapiServerlessStack } from '../../../infra/capi-serverless-stack.ts';
 import { chartFile } from '../../../infra/chart/chart-files.ts';
 import { functionGroups } from '../../../infra/cluster-access.ts';
-import { createTestApp } from './test-app.ts';
+import { createTestApp } from '../../support/builders/test-app.ts';
 
 type Resource = { Properties: Record<string, unknown> };
 type Rule = { apiGroups: string[]; resources: string[]; verbs: string[] };

@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import { Template } from 'aws-cdk-lib/assertions';
 import { CapiServerlessStack } from '../../../infra/capi-serverless-stack.ts';
 import { functionBundling, functionRuntime } from '../../../infra/function-bundling.ts';
-import { createTestApp } from './test-app.ts';
+import { createTestApp } from '../../support/builders/test-app.ts';
 
 type Resource = { Properties: Record<string, unknown> };
 const infraDir = join(import.meta.dirname, '..', '..', '..', 'infra');

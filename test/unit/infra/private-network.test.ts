@@ -4,7 +4,7 @@
 // refused.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createTestApp } from './test-app.ts';
+import { createTestApp } from '../../support/builders/test-app.ts';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { CapiServerlessStack, type CapiServerlessStackProps } from '../../../infra/capi-serverless-stack.ts';

@@ -1,7 +1,7 @@
 // Every setting is checked at synth: a bad one fails with a message naming it, never deploys to fail at run time.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createTestApp } from './test-app.ts';
+import { createTestApp } from '../../support/builders/test-app.ts';
 import { Template } from 'aws-cdk-lib/assertions';
 import { CapiServerlessStack } from '../../../infra/capi-serverless-stack.ts';
 import { computeStackSettings, StackSettingError, type SettingKey } from '../../../infra/settings.ts';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { isClusterSpecChangedMeanwhile } from '#shared/topology/compute-spec-changed-meanwhile.ts';
 import type { Unstructured } from '#shared/topology/types.ts';
-import { deepFreeze } from '#test/builders/topology.ts';
+import { deepFreeze } from '#test/support/builders/topology.ts';
 
 const cluster = (spec: Record<string, unknown>, annotations: Record<string, string> = {}): Unstructured =>
   deepFreeze({

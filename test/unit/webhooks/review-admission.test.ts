@@ -2,15 +2,15 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import jsonpatch from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
-import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
-import type { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
+import type { Cluster } from '#shared/api/core/v1beta2/cluster.ts';
+import type { ClusterClass } from '#shared/api/core/v1beta2/cluster-class.ts';
 import type { ObjectKey } from '#shared/api/object-meta.ts';
-import type { Provider } from '#shared/api/operator.ts';
+import type { Provider } from '#shared/api/operator/v1alpha2/provider.ts';
 import type { AdmissionReview, AdmissionReviewResponse } from '#shared/webhooks/admission-review.ts';
 import type { WebhookReader } from '#shared/webhooks/current/webhook-reader.ts';
 import { reviewAdmission, type AdmissionMode } from '#shared/webhooks/review-admission.ts';
 import type { TopologyUpgradeState } from '#shared/webhooks/rules/topology-upgrade-rules.ts';
-import { ClusterBuilder, ClusterClassBuilder, deepFreeze } from '#test/builders/topology.ts';
+import { ClusterBuilder, ClusterClassBuilder, deepFreeze } from '#test/support/builders/topology.ts';
 
 /** An in-memory reader that counts its calls. */
 function fakeReader(

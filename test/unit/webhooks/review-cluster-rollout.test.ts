@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
-import type { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
+import type { Cluster } from '#shared/api/core/v1beta2/cluster.ts';
+import type { ClusterClass } from '#shared/api/core/v1beta2/cluster-class.ts';
 import type { AdmissionRequest } from '#shared/webhooks/admission-review.ts';
 import type { WebhookReader } from '#shared/webhooks/current/webhook-reader.ts';
 import { validateClusterRolloutAdmission } from '#shared/webhooks/review-cluster-rollout.ts';
-import { rollout } from '#test/builders/rollout.ts';
-import { deepFreeze } from '#test/unit/addons/fixtures.ts';
+import { rollout } from '#test/support/builders/rollout.ts';
+import { deepFreeze } from '#test/support/fixtures/addons.ts';
 
 const clusterAt = (name: string, version: string): Cluster =>
   deepFreeze({

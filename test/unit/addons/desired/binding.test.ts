@@ -1,9 +1,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ClusterResourceSetBinding } from '#shared/api/addons.ts';
+import type { ClusterResourceSetBinding } from '#shared/api/addons/v1beta2/cluster-resource-set.ts';
 import { computeBinding, computeBindingWithoutCRS, formatKubeTime } from '#shared/addons/desired/binding.ts';
 import type { ResourceOutcome } from '#shared/addons/desired/resource-outcome.ts';
-import { binding, crs, deepFreeze } from '#test/unit/addons/fixtures.ts';
+import { binding, crs, deepFreeze } from '#test/support/fixtures/addons.ts';
 
 const now = new Date('2024-05-06T07:08:09.123Z');
 const stamp = '2024-05-06T07:08:09Z';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { computeFinalizers, holdsFinalizer } from '#shared/addons/desired/finalizers.ts';
-import { deepFreeze } from '#test/unit/addons/fixtures.ts';
+import { deepFreeze } from '#test/support/fixtures/addons.ts';
 
 const ours = 'management.cluster.x-k8s.io/clusterresourceset';
 const upstream = 'addons.cluster.x-k8s.io';

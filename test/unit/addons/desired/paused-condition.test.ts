@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Condition } from '#shared/api/v1beta2/common.ts';
+import type { Condition } from '#shared/api/core/v1beta2/common.ts';
 import { computePausedCondition, isPaused } from '#shared/addons/desired/paused-condition.ts';
-import { crs, deepFreeze } from '#test/unit/addons/fixtures.ts';
+import { crs, deepFreeze } from '#test/support/fixtures/addons.ts';
 
 const now = new Date('2024-05-06T07:08:09Z');
 const paused = deepFreeze({

@@ -3,11 +3,11 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { computeResourceHash } from '#shared/addons/desired/resource-hash.ts';
 import { ResourceParseError } from '#shared/addons/desired/resource-data.ts';
-import { configMap, hashInputs, secret } from '#test/unit/addons/fixtures.ts';
+import { configMap, hashInputs, secret } from '#test/support/fixtures/addons.ts';
 
 describe('computeResourceHash', () => {
   // Expected values printed by a Go program running upstream's normalizeData + computeHash (crypto/sha256, sort.Strings,
-  // base64.StdEncoding) over test/fixtures/addons/hash-inputs.json, with Go 1.26.
+  // base64.StdEncoding) over test/support/fixtures/addons/hash-inputs.json, with Go 1.26.
   const goVectors: Record<string, string> = {
     'ConfigMap/calico-addon': 'sha256:9d96d04ec632913539d1abb6e15f310d62b6a270aec840755a0a6762cf1f1254',
     'Secret/db-secret': 'sha256:284c99ee33aa90b9ffff066ede2a2481e56bea2ad74b4e5f171fc3f4d7e5297c',

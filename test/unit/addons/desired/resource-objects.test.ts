@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { parse } from 'yaml';
 import { ResourceParseError } from '#shared/addons/desired/resource-data.ts';
 import { computeResourceObjects, isJSONList, splitYamlDocuments } from '#shared/addons/desired/resource-objects.ts';
-import { configMap, deepFreeze, readFixture, secret } from '#test/unit/addons/fixtures.ts';
+import { configMap, deepFreeze, readFixture, secret } from '#test/support/fixtures/addons.ts';
 
 const summary = (objects: ReturnType<typeof computeResourceObjects>) =>
   objects.map((o) => {

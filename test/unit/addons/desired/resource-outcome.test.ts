@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { ResourceToApply } from '#shared/addons/desired/resources-to-apply.ts';
 import { computeResourceOutcome } from '#shared/addons/desired/resource-outcome.ts';
 import { ResourceParseError } from '#shared/addons/desired/resource-data.ts';
-import { deepFreeze } from '#test/unit/addons/fixtures.ts';
+import { deepFreeze } from '#test/support/fixtures/addons.ts';
 
 const ref = { name: 'cni', kind: 'ConfigMap' } as const;
 

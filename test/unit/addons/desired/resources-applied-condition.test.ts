@@ -1,13 +1,13 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Condition } from '#shared/api/condition.ts';
+import type { Condition } from '#shared/api/core/v1beta1/condition.ts';
 import type { ClusterOutcome } from '#shared/addons/desired/resource-outcome.ts';
 import {
   computeResourcesAppliedCondition,
   computeResourcesAppliedV1Beta2Condition,
   type ResourcesAppliedInput,
 } from '#shared/addons/desired/resources-applied-condition.ts';
-import { deepFreeze } from '#test/unit/addons/fixtures.ts';
+import { deepFreeze } from '#test/support/fixtures/addons.ts';
 
 const now = new Date('2024-05-06T07:08:09Z');
 const cm = { name: 'cni', kind: 'ConfigMap' } as const;

@@ -1,10 +1,10 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ClusterResourceSetBinding, ResourceRef } from '#shared/api/addons.ts';
+import type { ClusterResourceSetBinding, ResourceRef } from '#shared/api/addons/v1beta2/cluster-resource-set.ts';
 import type { FetchedResource } from '#shared/addons/desired/resources-to-apply.ts';
 import { computeResourcesToApply, resourceRefKey } from '#shared/addons/desired/resources-to-apply.ts';
 import { computeResourceHash } from '#shared/addons/desired/resource-hash.ts';
-import { binding, configMap, crs, deepFreeze, secret } from '#test/unit/addons/fixtures.ts';
+import { binding, configMap, crs, deepFreeze, secret } from '#test/support/fixtures/addons.ts';
 
 const cmRef: ResourceRef = { name: 'cni', kind: 'ConfigMap' };
 const secretRef: ResourceRef = { name: 'db', kind: 'Secret' };

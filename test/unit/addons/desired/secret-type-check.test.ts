@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { WrongSecretTypeError, computeSecretTypeCheck } from '#shared/addons/desired/secret-type-check.ts';
-import { deepFreeze } from '#test/unit/addons/fixtures.ts';
+import { deepFreeze } from '#test/support/fixtures/addons.ts';
 
 describe('computeSecretTypeCheck', () => {
   test('accepts a Secret of type addons.cluster.x-k8s.io/resource-set', () => {

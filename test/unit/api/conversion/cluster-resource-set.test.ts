@@ -3,10 +3,13 @@
 // server and comes back up unchanged, and each side parses with the project's schema for that version.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ClusterResourceSet, ClusterResourceSetBinding } from '#shared/api/addons.ts';
-import { ClusterResourceSetBindingV1Beta1, ClusterResourceSetV1Beta1 } from '#shared/api/addons-v1beta1.ts';
+import { ClusterResourceSet, ClusterResourceSetBinding } from '#shared/api/addons/v1beta2/cluster-resource-set.ts';
+import {
+  ClusterResourceSetBindingV1Beta1,
+  ClusterResourceSetV1Beta1,
+} from '#shared/api/addons/v1beta1/cluster-resource-set.ts';
 import { convertFromHub, convertToHub, type Unstructured } from '#shared/api/conversion/index.ts';
-import { deepFreeze } from '#test/unit/addons/fixtures.ts';
+import { deepFreeze } from '#test/support/fixtures/addons.ts';
 
 const noReferences = () => undefined;
 const meta = {

@@ -8,7 +8,7 @@ import { computeClusterForecast } from '#shared/cli/plan/compute-cluster-forecas
 import { computeFleetClusters, computeFleetSummary } from '#shared/cli/plan/compute-fleet-forecast.ts';
 import type { PlannedObject } from '#shared/cli/plan/compute-plan.ts';
 import type { Unstructured } from '#shared/topology/types.ts';
-import { deepFreeze } from '#test/builders/topology.ts';
+import { deepFreeze } from '#test/support/builders/topology.ts';
 
 const capi = 'cluster.x-k8s.io/v1beta2';
 const cluster = deepFreeze({

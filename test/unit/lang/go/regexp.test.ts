@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { RegexpSyntaxError, compileRegexp, quoteMeta, regexpSyntaxError } from '#shared/lang/go/regexp.ts';
-import { pattern as goPattern } from '#test/oracles/regexp-arbitraries.ts';
+import { pattern as goPattern } from '#test/support/oracles/regexp-arbitraries.ts';
 
 /** Patterns a backtracking engine takes exponential (or high polynomial) time to refuse on the inputs below. */
 const catastrophic: readonly { readonly pattern: string; readonly input: (n: number) => string }[] = [

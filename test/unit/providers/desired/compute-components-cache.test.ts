@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import type { Provider } from '#shared/api/operator.ts';
+import type { Provider } from '#shared/api/operator/v1alpha2/provider.ts';
 import {
   computeComponentsCacheSecret,
   computeOperatorHash,
@@ -11,8 +11,8 @@ import type { OperatorHashInput } from '#shared/providers/desired/compute-compon
 import { computeGoProviderSpecJson, formatGoDuration } from '#shared/providers/desired/go-json-provider-spec.ts';
 import type { ComponentObject } from '#shared/providers/desired/parse-components-yaml.ts';
 
-// Cases and golden output of test/golden/operator-hash (Go's encoding/json over the operator's own v1alpha2 types).
-const dir = new URL('../../../fixtures/golden/', import.meta.url);
+// Cases and golden output of test/support/golden/operator-hash (Go's encoding/json over the operator's own v1alpha2 types).
+const dir = new URL('../../../support/fixtures/golden/', import.meta.url);
 type Case = {
   name: string;
   spec: unknown;
@@ -31,7 +31,7 @@ describe('the operator applied-spec hash, against Go', () => {
   for (const c of cases) {
     const want = golden.find((g) => g.name === c.name);
     test(`${c.name}: spec bytes`, () => {
-      assert.ok(want, 'golden entry missing; run test/golden/operator-hash/regenerate.sh');
+      assert.ok(want, 'golden entry missing; run test/support/golden/operator-hash/regenerate.sh');
       assert.equal(computeGoProviderSpecJson(Object.freeze(c.spec)), want.specJson);
     });
     test(`${c.name}: hash`, () => {

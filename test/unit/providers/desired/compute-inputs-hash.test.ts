@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { computeInputsHash, computeStableJson } from '#shared/providers/desired/compute-inputs-hash.ts';
 import type { ProviderComponentsInput } from '#shared/providers/desired/compute-provider-components.ts';
-import { componentsYaml, deepFreeze, provider } from '#test/unit/providers/fixtures.ts';
+import { componentsYaml, deepFreeze, provider } from '#test/support/fixtures/providers.ts';
 
 const base: ProviderComponentsInput = deepFreeze({
   provider: provider({ manager: { verbosity: 2 } }),

@@ -7,7 +7,7 @@ import {
 } from '#shared/providers/desired/compute-manifest-patches.ts';
 import type { ComponentObject } from '#shared/providers/desired/parse-components-yaml.ts';
 import { ProviderComponentsError } from '#shared/providers/desired/provider-components-error.ts';
-import { deepFreeze } from '#test/unit/providers/fixtures.ts';
+import { deepFreeze } from '#test/support/fixtures/providers.ts';
 
 const objs = deepFreeze([
   {

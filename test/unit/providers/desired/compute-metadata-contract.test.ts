@@ -11,7 +11,7 @@ import {
   ReleaseSeriesNotFoundError,
   UnsupportedContractError,
 } from '#shared/providers/desired/provider-components-error.ts';
-import { deepFreeze, metadataYaml } from '#test/unit/providers/fixtures.ts';
+import { deepFreeze, metadataYaml } from '#test/support/fixtures/providers.ts';
 
 const metadata = deepFreeze(parseMetadataYaml(metadataYaml, 'metadata.yaml'));
 const who = { kind: 'InfrastructureProvider', namespace: 'capd-ops', name: 'docker' };

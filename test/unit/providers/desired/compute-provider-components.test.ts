@@ -1,11 +1,11 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ProviderSpec } from '#shared/api/operator.ts';
+import type { ProviderSpec } from '#shared/api/operator/v1alpha2/provider.ts';
 import { computeProviderComponents } from '#shared/providers/desired/compute-provider-components.ts';
 import type { ProviderComponentsInput } from '#shared/providers/desired/compute-provider-components.ts';
 import type { ComponentObject } from '#shared/providers/desired/parse-components-yaml.ts';
 import { MissingVariablesError, ProviderComponentsError } from '#shared/providers/desired/provider-components-error.ts';
-import { componentsYaml, deepFreeze, provider } from '#test/unit/providers/fixtures.ts';
+import { componentsYaml, deepFreeze, provider } from '#test/support/fixtures/providers.ts';
 
 const vars = deepFreeze({ DOCKER_HOST: 'unix:///var/run/docker.sock' });
 

@@ -7,7 +7,7 @@ import {
 import { parseComponentsYaml } from '#shared/providers/desired/parse-components-yaml.ts';
 import type { ComponentObject } from '#shared/providers/desired/parse-components-yaml.ts';
 import { ProviderComponentsError } from '#shared/providers/desired/provider-components-error.ts';
-import { componentsYaml, deepFreeze } from '#test/unit/providers/fixtures.ts';
+import { componentsYaml, deepFreeze } from '#test/support/fixtures/providers.ts';
 
 const objs = deepFreeze(parseComponentsYaml(componentsYaml, 'fixture'));
 

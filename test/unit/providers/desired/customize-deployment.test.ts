@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ManagerSpec } from '#shared/api/operator.ts';
+import type { ManagerSpec } from '#shared/api/operator/v1alpha2/provider.ts';
 import {
   customizeDeployment,
   customizeManagerContainer,
@@ -9,7 +9,7 @@ import {
 } from '#shared/providers/desired/customize-deployment.ts';
 import type { ComponentObject } from '#shared/providers/desired/parse-components-yaml.ts';
 import { ProviderComponentsError } from '#shared/providers/desired/provider-components-error.ts';
-import { deepFreeze } from '#test/unit/providers/fixtures.ts';
+import { deepFreeze } from '#test/support/fixtures/providers.ts';
 
 const deployment = deepFreeze({
   apiVersion: 'apps/v1',

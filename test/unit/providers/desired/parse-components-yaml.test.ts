@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseComponentsYaml } from '#shared/providers/desired/parse-components-yaml.ts';
 import { ComponentsParseError } from '#shared/providers/desired/provider-components-error.ts';
-import { componentsYaml } from '#test/unit/providers/fixtures.ts';
+import { componentsYaml } from '#test/support/fixtures/providers.ts';
 
 describe('parseComponentsYaml', () => {
   test('parses every document of the fixture in order', () => {

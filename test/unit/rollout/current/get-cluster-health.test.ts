@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
+import type { Cluster } from '#shared/api/core/v1beta2/cluster.ts';
 import { getClusterHealth } from '#shared/rollout/current/get-cluster-health.ts';
 import { computeFailingChecks } from '#shared/rollout/desired/compute-cluster-entries.ts';
-import { healthChecks } from '#shared/api/rollout.ts';
-import { deepFreeze } from '#test/unit/addons/fixtures.ts';
+import { healthChecks } from '#shared/api/management/v1alpha1/cluster-rollout.ts';
+import { deepFreeze } from '#test/support/fixtures/addons.ts';
 
 const at = '2026-11-27T13:00:00Z';
 const cond = (type: string, status: 'True' | 'False' | 'Unknown', reason: string, observedGeneration = 2) => ({

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { MaintenanceWindow } from '#shared/api/rollout.ts';
+import type { MaintenanceWindow } from '#shared/api/management/v1alpha1/cluster-rollout.ts';
 import {
   computeNextWindowStart,
   isKnownTimeZone,
   isWindowOpen,
 } from '#shared/rollout/desired/compute-maintenance-window.ts';
-import { deepFreeze } from '#test/unit/addons/fixtures.ts';
+import { deepFreeze } from '#test/support/fixtures/addons.ts';
 
 const weekdayOffice: MaintenanceWindow = deepFreeze({
   days: ['Mon', 'Tue', 'Wed', 'Thu', 'Fri'],

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { computeRollout } from '#shared/rollout/desired/compute-rollout.ts';
 import { computeRolloutEvents } from '#shared/rollout/desired/compute-rollout-events.ts';
-import { fleet, health, newTopology, rollout } from '#test/builders/rollout.ts';
+import { fleet, health, newTopology, rollout } from '#test/support/builders/rollout.ts';
 
 const t0 = Date.parse('2026-11-27T13:00:00Z');
 

@@ -4,11 +4,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import type { RolloutWave } from '#shared/api/rollout.ts';
+import type { RolloutWave } from '#shared/api/management/v1alpha1/cluster-rollout.ts';
 import { computeRollout } from '#shared/rollout/desired/compute-rollout.ts';
 import { computeWaveSizes } from '#shared/rollout/desired/compute-wave-plan.ts';
 import type { RolloutClusterFacts } from '#shared/rollout/types.ts';
-import { fleet, health, newTopology, rollout } from '#test/builders/rollout.ts';
+import { fleet, health, newTopology, rollout } from '#test/support/builders/rollout.ts';
 
 const waveSize = fc.oneof(
   fc.integer({ min: 1, max: 6 }),

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { ClusterRollout, ClusterRolloutSpec } from '#shared/api/rollout.ts';
+import type { ClusterRollout, ClusterRolloutSpec } from '#shared/api/management/v1alpha1/cluster-rollout.ts';
 import { computeRollout } from '#shared/rollout/desired/compute-rollout.ts';
 import { computeStatusAfterApply } from '#shared/rollout/desired/compute-status-after-apply.ts';
 import type { DesiredRollout, RolloutClusterFacts } from '#shared/rollout/types.ts';
-import { cluster, fleet, health, newTopology, oldTopology, rollout } from '#test/builders/rollout.ts';
-import { deepFreeze } from '#test/unit/addons/fixtures.ts';
+import { cluster, fleet, health, newTopology, oldTopology, rollout } from '#test/support/builders/rollout.ts';
+import { deepFreeze } from '#test/support/fixtures/addons.ts';
 
 const t0 = Date.parse('2026-11-27T13:00:00Z');
 const min = 60_000;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { RolloutWave } from '#shared/api/rollout.ts';
+import type { RolloutWave } from '#shared/api/management/v1alpha1/cluster-rollout.ts';
 import { computeWaveAssignment, computeWaveSizes, validateWaves } from '#shared/rollout/desired/compute-wave-plan.ts';
 
 describe('computeWaveSizes', () => {

@@ -8,7 +8,7 @@ import {
   computeMachinePoolBuiltins,
 } from '#shared/topology/desired/compute-builtins.ts';
 import { computeDesiredState } from '#shared/topology/desired/compute-desired-state.ts';
-import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
+import type { Cluster } from '#shared/api/core/v1beta2/cluster.ts';
 import {
   blueprintFor,
   ClusterBuilder,
@@ -16,7 +16,7 @@ import {
   deepFreeze,
   emptyCurrent,
   sequentialSuffix,
-} from '#test/builders/topology.ts';
+} from '#test/support/builders/topology.ts';
 
 describe('builtin variables', () => {
   const cluster = deepFreeze(new ClusterBuilder().build());

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
-import type { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
+import type { Cluster } from '#shared/api/core/v1beta2/cluster.ts';
+import type { ClusterClass } from '#shared/api/core/v1beta2/cluster-class.ts';
 import { computeDesiredState, DesiredStateError } from '#shared/topology/desired/compute-desired-state.ts';
 import type { CurrentState, MachineDeploymentState, Unstructured } from '#shared/topology/types.ts';
 import {
@@ -11,7 +11,7 @@ import {
   deepFreeze,
   emptyCurrent,
   sequentialSuffix,
-} from '#test/builders/topology.ts';
+} from '#test/support/builders/topology.ts';
 
 function compute(cluster: Cluster, cc: ClusterClass, current?: Partial<CurrentState>) {
   const input = deepFreeze({ cluster, blueprint: blueprintFor(cc), current: { ...emptyCurrent(cluster), ...current } });

@@ -1,12 +1,12 @@
 // Upstream's own cases (exp/topology/desiredstate/upgrade_plan_test.go, v1.14.0, extracted into
-// test/fixtures/topology/upgrade-plan-cases.json by test/golden/upgrade-plan/extract.mjs) run against the pure plan
+// test/support/fixtures/topology/upgrade-plan-cases.json by test/support/golden/upgrade-plan/extract.mjs) run against the pure plan
 // computation. Parse errors come from another semver library: their text after the version differs, so only the
 // part upstream writes itself is compared.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import type { MachineDeployment } from '#shared/api/v1beta2/machine-deployment.ts';
-import type { MachinePool } from '#shared/api/v1beta2/machine-pool.ts';
+import type { MachineDeployment } from '#shared/api/core/v1beta2/machine-deployment.ts';
+import type { MachinePool } from '#shared/api/core/v1beta2/machine-pool.ts';
 import {
   computeUpgradePlan,
   computeUpgradePlanSource,
@@ -15,7 +15,7 @@ import {
   UpgradePlanError,
 } from '#shared/topology/desired/compute-upgrade-plan.ts';
 import type { CurrentState } from '#shared/topology/types.ts';
-import { ClusterBuilder, ClusterClassBuilder, deepFreeze } from '#test/builders/topology.ts';
+import { ClusterBuilder, ClusterClassBuilder, deepFreeze } from '#test/support/builders/topology.ts';
 
 type Plan = string[] | null;
 type Cases = {
@@ -49,7 +49,7 @@ type Cases = {
   }[];
 };
 const cases = JSON.parse(
-  readFileSync(new URL('../../../fixtures/topology/upgrade-plan-cases.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../../../support/fixtures/topology/upgrade-plan-cases.json', import.meta.url), 'utf8'),
 ) as Cases;
 
 const cluster = new ClusterBuilder().build();

@@ -3,8 +3,8 @@
 // callAfterHooks and tracking.go).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
-import type { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
+import type { Cluster } from '#shared/api/core/v1beta2/cluster.ts';
+import type { ClusterClass } from '#shared/api/core/v1beta2/cluster-class.ts';
 import { computeDesiredState, computeUnpatchedDesiredState } from '#shared/topology/desired/compute-desired-state.ts';
 import {
   computeAggregateRetryAfter,
@@ -24,7 +24,7 @@ import {
   deepFreeze,
   emptyCurrent,
   sequentialSuffix,
-} from '#test/builders/topology.ts';
+} from '#test/support/builders/topology.ts';
 
 const cc = new ClusterClassBuilder().build();
 const base = new ClusterBuilder().machineDeployments([{ class: 'default-worker', name: 'md-0' }]).build();

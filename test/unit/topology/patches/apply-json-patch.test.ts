@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { applyJSONPatch, ApplyJSONPatchError } from '#shared/topology/patches/index.ts';
 import type { JSONPatchOperation } from '#shared/topology/patches/index.ts';
-import { deepFreeze } from '#test/unit/topology/patches/fixtures.ts';
+import { deepFreeze } from '#test/support/fixtures/topology/patches.ts';
 
 const doc = deepFreeze({ spec: { a: 1, list: ['x', 'y'], obj: { 'k/1': 'slash', 'k~0': 'tilde' }, nil: null } });
 

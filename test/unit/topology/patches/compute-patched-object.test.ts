@@ -16,7 +16,7 @@ import type {
   DesiredState,
   Unstructured,
 } from '#shared/topology/types.ts';
-import { api, byId, deepFreeze, patch, selector, targets, variables } from '#test/unit/topology/patches/fixtures.ts';
+import { api, byId, deepFreeze, patch, selector, targets, variables } from '#test/support/fixtures/topology/patches.ts';
 
 function kcpTemplate(spec: Record<string, unknown>): Unstructured {
   return deepFreeze({

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ClusterClassPatch } from '#shared/api/v1beta2/cluster-class.ts';
+import type { ClusterClassPatch } from '#shared/api/core/v1beta2/cluster-class.ts';
 import {
   computePatchedTargets,
   ExternalPatchNotSupportedError,
@@ -17,7 +17,7 @@ import {
   targets,
   templateSpec,
   variables,
-} from '#test/unit/topology/patches/fixtures.ts';
+} from '#test/support/fixtures/topology/patches.ts';
 
 const infra = selector(api.awsCluster, { infrastructureCluster: true });
 const workers = selector(api.awsMachine, { machineDeploymentClass: { names: ['default-worker'] } });

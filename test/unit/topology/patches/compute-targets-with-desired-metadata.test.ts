@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { computePatchTargets, computeTargetsWithDesiredMetadata } from '#shared/topology/patches/index.ts';
 import type { DesiredState, Unstructured } from '#shared/topology/types.ts';
-import { deepFreeze } from '#test/unit/topology/patches/fixtures.ts';
+import { deepFreeze } from '#test/support/fixtures/topology/patches.ts';
 
 const template = (kind: string, extra: Record<string, unknown> = {}): Unstructured =>
   deepFreeze({ apiVersion: 'x.cluster.x-k8s.io/v1beta2', kind, metadata: { name: kind.toLowerCase() }, ...extra });

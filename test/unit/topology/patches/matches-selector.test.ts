@@ -1,8 +1,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { PatchSelector } from '#shared/api/v1beta2/cluster-class.ts';
+import type { PatchSelector } from '#shared/api/core/v1beta2/cluster-class.ts';
 import { matchesClassName, matchesSelector, PatchVariablesResolver } from '#shared/topology/patches/index.ts';
-import { api, selector, targets, variables } from '#test/unit/topology/patches/fixtures.ts';
+import { api, selector, targets, variables } from '#test/support/fixtures/topology/patches.ts';
 
 const resolver = new PatchVariablesResolver(variables);
 

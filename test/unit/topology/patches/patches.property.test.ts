@@ -1,10 +1,10 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import type { ClusterClassPatch, JSONPatch, PatchSelector } from '#shared/api/v1beta2/cluster-class.ts';
+import type { ClusterClassPatch, JSONPatch, PatchSelector } from '#shared/api/core/v1beta2/cluster-class.ts';
 import { computePatchedTargets, PatchError } from '#shared/topology/patches/index.ts';
 import type { PatchTarget } from '#shared/topology/patches/index.ts';
-import { api, deepFreeze, selector, targets, variables } from '#test/unit/topology/patches/fixtures.ts';
+import { api, deepFreeze, selector, targets, variables } from '#test/support/fixtures/topology/patches.ts';
 
 const key = fc.constantFrom('a', 'b', 'list', 'region', 'instanceType', 'k~x');
 const leaf = fc.oneof(fc.string({ maxLength: 4 }), fc.integer(), fc.boolean(), fc.constant(null));

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseRenderedValue, patchIsEnabled, RenderedValueError } from '#shared/topology/patches/index.ts';
-import { readFixture } from '#test/unit/topology/patches/fixtures.ts';
+import { readFixture } from '#test/support/fixtures/topology/patches.ts';
 
 // Golden outputs from Go: sigs.k8s.io/yaml.Unmarshal into apiextensionsv1.JSON (see the fixture's yaml-golden/).
 const golden = JSON.parse(readFixture('rendered-yaml-golden.json')) as {

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { getVariableValue, VariableValueError } from '#shared/topology/patches/index.ts';
-import { deepFreeze } from '#test/unit/topology/patches/fixtures.ts';
+import { deepFreeze } from '#test/support/fixtures/topology/patches.ts';
 
 const variables = deepFreeze(
   new Map<string, unknown>([

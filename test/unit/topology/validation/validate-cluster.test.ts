@@ -1,10 +1,10 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
-import type { ClusterVariable } from '#shared/api/v1beta2/variables.ts';
+import type { Cluster } from '#shared/api/core/v1beta2/cluster.ts';
+import type { ClusterVariable } from '#shared/api/core/v1beta2/variables.ts';
 import { validateClusterTopology } from '#shared/topology/validation/validate-cluster.ts';
 import { formatFieldErrors } from '#shared/topology/variables/index.ts';
-import { ClusterBuilder, ClusterClassBuilder, deepFreeze } from '#test/builders/topology.ts';
+import { ClusterBuilder, ClusterClassBuilder, deepFreeze } from '#test/support/builders/topology.ts';
 
 /** A class whose `replicas` variable may never decrease (a transition rule). */
 const clusterClass = deepFreeze(

@@ -1,12 +1,12 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ClusterVariable } from '#shared/api/v1beta2/variables.ts';
+import type { ClusterVariable } from '#shared/api/core/v1beta2/variables.ts';
 import {
   defaultClusterVariables,
   defaultMachineVariables,
   formatFieldErrors,
 } from '#shared/topology/variables/index.ts';
-import { deepFreeze, definition, value } from '#test/unit/topology/variables/fixtures.ts';
+import { deepFreeze, definition, value } from '#test/support/fixtures/topology/variables.ts';
 
 const nested = definition('cfg', {
   type: 'object',

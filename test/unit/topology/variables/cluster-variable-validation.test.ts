@@ -9,7 +9,7 @@ import {
   validateMachineVariables,
 } from '#shared/topology/variables/index.ts';
 import { ValidationError } from '#shared/errors/index.ts';
-import { deepFreeze, definition, value } from '#test/unit/topology/variables/fixtures.ts';
+import { deepFreeze, definition, value } from '#test/support/fixtures/topology/variables.ts';
 
 const P = 'spec.topology.variables[v].value';
 

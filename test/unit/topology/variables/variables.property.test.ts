@@ -9,7 +9,7 @@ import {
   validateClusterClassVariables,
   validateClusterVariables,
 } from '#shared/topology/variables/index.ts';
-import { deepFreeze, definition, value } from '#test/unit/topology/variables/fixtures.ts';
+import { deepFreeze, definition, value } from '#test/support/fixtures/topology/variables.ts';
 
 const scalar = fc.oneof(
   fc.string({ maxLength: 6 }),

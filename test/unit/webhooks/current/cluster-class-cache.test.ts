@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
+import type { ClusterClass } from '#shared/api/core/v1beta2/cluster-class.ts';
 import { createClusterClassCache } from '#shared/webhooks/current/cluster-class-cache.ts';
-import { ClusterClassBuilder } from '#test/builders/topology.ts';
+import { ClusterClassBuilder } from '#test/support/builders/topology.ts';
 
 const key = { namespace: 'default', name: 'quick-start' };
 

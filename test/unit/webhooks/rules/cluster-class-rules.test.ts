@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
-import type { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
-import type { ClusterClassVariable } from '#shared/api/v1beta2/variables.ts';
+import type { Cluster } from '#shared/api/core/v1beta2/cluster.ts';
+import type { ClusterClass } from '#shared/api/core/v1beta2/cluster-class.ts';
+import type { ClusterClassVariable } from '#shared/api/core/v1beta2/variables.ts';
 import { formatFieldErrors } from '#shared/topology/variables/index.ts';
 import {
   computeChangedVariables,
@@ -12,7 +12,7 @@ import {
   validateRemovedClassesAreNotUsed,
   validateVariableChangesAgainstClusters,
 } from '#shared/webhooks/rules/cluster-class-rules.ts';
-import { ClusterBuilder, ClusterClassBuilder, deepFreeze } from '#test/builders/topology.ts';
+import { ClusterBuilder, ClusterClassBuilder, deepFreeze } from '#test/support/builders/topology.ts';
 
 const variables: ClusterClassVariable[] = [
   { name: 'cpu', required: true, schema: { openAPIV3Schema: { type: 'integer', minimum: 1 } } },

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { ClusterResourceSet, ClusterResourceSetBinding } from '#shared/api/addons.ts';
+import type { ClusterResourceSet, ClusterResourceSetBinding } from '#shared/api/addons/v1beta2/cluster-resource-set.ts';
 import { formatFieldErrors } from '#shared/topology/variables/index.ts';
 import {
   validateClusterResourceSet,
   validateClusterResourceSetBinding,
 } from '#shared/webhooks/rules/cluster-resource-set-rules.ts';
-import { deepFreeze } from '#test/builders/topology.ts';
+import { deepFreeze } from '#test/support/builders/topology.ts';
 
 const crs = (spec: Partial<ClusterResourceSet['spec']>): ClusterResourceSet =>
   deepFreeze({

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Cluster } from '#shared/api/v1beta2/cluster.ts';
-import type { ClusterClass } from '#shared/api/v1beta2/cluster-class.ts';
+import type { Cluster } from '#shared/api/core/v1beta2/cluster.ts';
+import type { ClusterClass } from '#shared/api/core/v1beta2/cluster-class.ts';
 import { formatFieldErrors } from '#shared/topology/variables/index.ts';
 import {
   computeDefaultedVersion,
@@ -11,7 +11,7 @@ import {
   validateTopologyVersionFormat,
   validateVersionInClusterClass,
 } from '#shared/webhooks/rules/cluster-rules.ts';
-import { ClusterBuilder, ClusterClassBuilder, deepFreeze } from '#test/builders/topology.ts';
+import { ClusterBuilder, ClusterClassBuilder, deepFreeze } from '#test/support/builders/topology.ts';
 
 describe('validateTopologyVersionChange', () => {
   const cases: [string, string, string, string[]][] = [

@@ -13,7 +13,7 @@ import {
   validateExtensionConfig,
   type AdmittedExtensionConfig,
 } from '#shared/webhooks/rules/extension-config-rules.ts';
-import { deepFreeze } from '#test/builders/topology.ts';
+import { deepFreeze } from '#test/support/builders/topology.ts';
 
 describe('labelSelectorError (metav1.LabelSelectorAsSelector)', () => {
   test('accepts an empty selector and valid requirements', () => {
