@@ -7,7 +7,6 @@ const pureFolders = [
   'shared/*/desired/**/*.ts',
   'shared/topology/patches/**/*.ts',
   'shared/topology/variables/**/*.ts',
-  'shared/lang/gotemplate/**/*.ts',
   'shared/lang/**/*.ts',
 ];
 
