@@ -16,7 +16,7 @@ let helmPath: Promise<string> | undefined;
 
 /** The cached helm binary's path (builds it on first use when missing: needs the Go module proxy). */
 export function getHelm(): Promise<string> {
-  helmPath ??= run('bash', [join(repoRoot, 'test', 'harness', 'build-helm.sh')]).then(
+  helmPath ??= run('bash', [join(repoRoot, 'test', 'support', 'harness', 'build-helm.sh')]).then(
     ({ stdout }) => stdout.trim().split('\n').at(-1) ?? '',
   );
   return helmPath;

@@ -23,7 +23,7 @@ export const node22BinDir = join(homedir(), '.cache', 'capi-serverless', 'node22
 export async function getLambdaRuntimeTools(): Promise<{ rie: string; ric: string }> {
   const env = { ...process.env, PATH: `${node22BinDir}${delimiter}${process.env['PATH'] ?? ''}` };
   const lastLine = async (script: string) => {
-    const { stdout } = await run('bash', [join(repoRoot, 'test', 'harness', script)], { env });
+    const { stdout } = await run('bash', [join(repoRoot, 'test', 'support', 'harness', script)], { env });
     return stdout.trim().split('\n').at(-1) ?? '';
   };
   return { rie: await lastLine('build-lambda-rie.sh'), ric: await lastLine('install-lambda-ric.sh') };
