@@ -14,7 +14,7 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { dueIndex, type Controller } from '#shared/checkpoint/table.ts';
 import { eventSources } from '#shared/runtime/events.ts';
-import type { WakeUpSchedules } from './event-routing.ts';
+import { constructPrefixOf, type WakeUpSchedules } from './event-routing.ts';
 import { computeBundledFunctionProps, functionRuntimeEnvironment } from './function-bundling.ts';
 import type { FunctionNetworkProps } from './private-network.ts';
 import { tableActions } from './state-table.ts';
@@ -47,9 +47,6 @@ export type ControllerFunctionOptions = {
 };
 
 export type ControllerFunction = { readonly fn: nodejs.NodejsFunction; readonly dlq: sqs.Queue };
-
-/** `topology` → `Topology`: the prefix of the controller's construct ids. */
-export const constructPrefixOf = (controller: Controller): string => controller[0]?.toUpperCase() + controller.slice(1);
 
 /**
  * Adds a controller's function and dead-letter queue to the stack (construct ids `<Name>Dlq`, `<Name>Logs`,

@@ -12,7 +12,9 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Controller } from '#shared/checkpoint/table.ts';
 import { detailTypes, eventSources } from '#shared/runtime/events.ts';
 import { eventPatternOf, fanOutPatternOf, routes } from '#shared/runtime/routes.ts';
-import { constructPrefixOf } from './controller-function.ts';
+
+/** `topology` → `Topology`: the prefix of the controller's construct ids (its function's and its rules'). */
+export const constructPrefixOf = (controller: Controller): string => controller[0]?.toUpperCase() + controller.slice(1);
 
 export type EventRoutingOptions = {
   readonly bus: events.EventBus;

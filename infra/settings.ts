@@ -5,7 +5,7 @@ import { controllers } from '#shared/checkpoint/table.ts';
 import { ValidationError } from '#shared/errors/index.ts';
 import { defaultControllerConcurrency } from '#shared/runtime/config.ts';
 import { defaultWebhookReservedConcurrency } from './webhooks/webhooks-function.ts';
-import type { CapiServerlessStackProps } from './capi-serverless-stack.ts';
+import type { CapiServerlessStackProps } from './stack-props.ts';
 import { forwarderImagePlatforms } from './forwarder-image.ts';
 
 /** A setting that cannot deploy; `fieldPath` is the setting's context key. */

@@ -13,41 +13,13 @@ import { MachineDeployment as V1Beta1MachineDeployment } from '#shared/api/core/
 import { MachineHealthCheck as V1Beta1MachineHealthCheck } from '#shared/api/core/v1beta1/machine-health-check.ts';
 import { MachinePool as V1Beta1MachinePool } from '#shared/api/core/v1beta1/machine-pool.ts';
 import { Cluster } from '#shared/api/core/v1beta2/cluster.ts';
+import type { KindInfo, PrinterColumn } from '#shared/api/kind-info.ts';
 import { ClusterClass } from '#shared/api/core/v1beta2/cluster-class.ts';
 import { MachineDeployment } from '#shared/api/core/v1beta2/machine-deployment.ts';
 import { MachineHealthCheck } from '#shared/api/core/v1beta2/machine-health-check.ts';
 import { MachinePool } from '#shared/api/core/v1beta2/machine-pool.ts';
 
-export type PrinterColumn = {
-  readonly name: string;
-  readonly type: 'string' | 'integer' | 'date' | 'boolean' | 'number';
-  readonly jsonPath: string;
-  readonly description?: string;
-  readonly priority?: number;
-};
-
-export type KindInfo = {
-  readonly group: string;
-  readonly version: string;
-  readonly kind: string;
-  readonly plural: string;
-  readonly singular: string;
-  readonly namespaced: boolean;
-  readonly shortNames?: readonly string[];
-  readonly categories?: readonly string[];
-  readonly schema: z.ZodType;
-  /**
-   * Older versions also served (not stored), each with its own schema. NOTE: without a conversion webhook the API
-   * server converts between them by rewriting apiVersion only, so these CRDs are for tests and local mode.
-   */
-  readonly servedVersions?: readonly { readonly version: string; readonly schema: z.ZodType }[];
-  readonly printerColumns?: readonly PrinterColumn[];
-  readonly scale?: {
-    readonly specReplicasPath: string;
-    readonly statusReplicasPath: string;
-    readonly labelSelectorPath?: string;
-  };
-};
+export type { KindInfo, PrinterColumn } from '#shared/api/kind-info.ts';
 
 const age: PrinterColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' };
 const core = { group: 'cluster.x-k8s.io', version: 'v1beta2', namespaced: true, categories: ['cluster-api'] } as const;

@@ -14,7 +14,8 @@ import {
 } from '#shared/deadline/index.ts';
 import { errorMessage } from '#shared/errors/index.ts';
 import { computeThrottleRetry } from '#shared/kube/compute-throttle-retry.ts';
-import { mapKubeError, mapThrottledError, type RequestTarget } from '#shared/kube/errors.ts';
+import { mapKubeError, mapThrottledError } from '#shared/kube/errors.ts';
+import type { KubeRequest } from '#shared/kube/request.ts';
 import { loadKubeConnection, type KubeconfigSource, type TokenProvider } from '#shared/kube/kubeconfig.ts';
 import { isReplaySafe } from '#shared/kube/replay-safe.ts';
 
@@ -32,6 +33,8 @@ export type RequestRecord = {
   readonly retryAfter?: string;
 };
 
+export type { KubeRequest } from '#shared/kube/request.ts';
+
 export type KubeClientOptions = {
   readonly userAgent?: string;
   /** Called after every request, e.g. to count mutating requests in a test. */
@@ -40,17 +43,6 @@ export type KubeClientOptions = {
   readonly timeoutMs?: number;
   /** Replaces the kubeconfig user's credentials, e.g. {@link createEksTokenProvider}. */
   readonly tokenProvider?: TokenProvider;
-};
-
-export type KubeRequest = {
-  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-  readonly path: string;
-  readonly query?: Readonly<Record<string, string | undefined>>;
-  readonly body?: unknown;
-  readonly contentType?: string;
-  /** Accept header; default `application/json` (see `partialObjectMetadataListAccept` for metadata only). */
-  readonly accept?: string;
-  readonly target: RequestTarget;
 };
 
 export type KubeClient = {

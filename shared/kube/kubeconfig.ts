@@ -6,7 +6,8 @@ import type { RequestOptions } from 'node:https';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import type * as ClientNode from '@kubernetes/client-node';
-import { CapiError, errorMessage } from '#shared/errors/index.ts';
+import { errorMessage } from '#shared/errors/index.ts';
+import { KubeconfigError } from '#shared/kube/kubeconfig-error.ts';
 
 /** Where the credentials come from: kubeconfig text, a kubeconfig file, or the default loading rules. */
 export type KubeconfigSource =
@@ -36,7 +37,7 @@ export type KubeConnection = {
   getAuthHeaders(): Promise<Readonly<Record<string, string>>>;
 };
 
-export class KubeconfigError extends CapiError {}
+export { KubeconfigError } from '#shared/kube/kubeconfig-error.ts';
 
 const serviceAccountDir = '/var/run/secrets/kubernetes.io/serviceaccount';
 /** Re-read token files this often: projected service-account tokens rotate while a pod runs. */

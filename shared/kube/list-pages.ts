@@ -2,7 +2,7 @@
 // caller and dropped before the next one is read, so memory stays one page deep however large the collection.
 import type { KubeClient } from '#shared/kube/client.ts';
 import { KubeError } from '#shared/kube/errors.ts';
-import type { KubeObject } from '#shared/kube/objects.ts';
+import type { KubeObject } from '#shared/kube/kube-object.ts';
 
 export type ListPagesRequest = {
   /** Collection path (see `resourcePath`). */

@@ -1,19 +1,13 @@
 // Typed reads and writes of Kubernetes objects: get, list with label selectors, create, server-side apply (with
 // dry-run), status writes, delete with preconditions. Callers parse results with their zod schema at the boundary.
-import type { KubeObjectMeta } from '#shared/api/object-meta.ts';
 import type { KubeClient } from '#shared/kube/client.ts';
 import { KubeNotFoundError } from '#shared/kube/errors.ts';
+import type { KubeObject } from '#shared/kube/kube-object.ts';
 import { listPages } from '#shared/kube/list-pages.ts';
 import { partialObjectMetadataListAccept } from '#shared/kube/partial-object-metadata.ts';
 import { resolveResource, resourcePath } from '#shared/kube/resources.ts';
 
-/** Any Kubernetes object, as read from or sent to the API server. */
-export type KubeObject = {
-  apiVersion: string;
-  kind: string;
-  metadata: KubeObjectMeta;
-  [field: string]: unknown;
-};
+export type { KubeObject } from '#shared/kube/kube-object.ts';
 
 export type ObjectRef = {
   readonly apiVersion: string;

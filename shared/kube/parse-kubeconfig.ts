@@ -3,7 +3,7 @@
 import { parse as parseYaml } from 'yaml';
 import * as z from 'zod';
 import { errorMessage } from '#shared/errors/index.ts';
-import { KubeconfigError } from '#shared/kube/kubeconfig.ts';
+import { KubeconfigError } from '#shared/kube/kubeconfig-error.ts';
 
 const NamedCluster = z.object({
   name: z.string(),

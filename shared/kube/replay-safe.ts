@@ -1,6 +1,6 @@
 // Which requests may be sent again after the server reset a reused keep-alive socket: those whose replay cannot do
 // anything the first attempt did not (reads, server-side apply, dry runs, writes guarded by a precondition).
-import type { KubeRequest } from '#shared/kube/client.ts';
+import type { KubeRequest } from '#shared/kube/request.ts';
 
 const applyPatch = 'application/apply-patch+yaml';
 const mergePatch = 'application/merge-patch+json';

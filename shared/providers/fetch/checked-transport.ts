@@ -13,7 +13,7 @@ import {
   isAllowedHost,
   type FetchPolicy,
 } from '#shared/providers/fetch/fetch-policy.ts';
-import type { FetchFn } from '#shared/providers/phases/provider-pass.ts';
+import type { FetchFn } from '#shared/providers/fetch/fetch-fn.ts';
 
 function checkedLookup(url: URL, policy: Pick<FetchPolicy, 'allowedHosts'>): LookupFunction {
   const exempt = isAllowedHost(url, policy.allowedHosts);

@@ -6,7 +6,7 @@ import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import { errorMessage } from '#shared/errors/index.ts';
 import { ProviderFetchError } from '#shared/providers/fetch/provider-release.ts';
-import type { FetchFn } from '#shared/providers/phases/provider-pass.ts';
+import type { FetchFn } from '#shared/providers/fetch/fetch-fn.ts';
 
 export type FetchPolicy = {
   /**

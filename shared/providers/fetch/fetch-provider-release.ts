@@ -23,7 +23,7 @@ import {
   parseRepositoryUrl,
   resolveRepositoryVersion,
 } from '#shared/providers/fetch/release-repository.ts';
-import type { FetchFn } from '#shared/providers/phases/provider-pass.ts';
+import type { FetchFn } from '#shared/providers/fetch/fetch-fn.ts';
 
 export type FetchReleaseInput = {
   readonly kube: KubeClient;

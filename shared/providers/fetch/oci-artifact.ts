@@ -3,7 +3,7 @@
 // read from them over the OCI distribution API (anonymous, basic or bearer-token auth).
 import { createHash } from 'node:crypto';
 import { errorMessage } from '#shared/errors/index.ts';
-import type { FetchFn } from '#shared/providers/phases/provider-pass.ts';
+import type { FetchFn } from '#shared/providers/fetch/fetch-fn.ts';
 import { ProviderFetchError } from '#shared/providers/fetch/provider-release.ts';
 
 /** Config variables upstream reads OCI credentials from. */

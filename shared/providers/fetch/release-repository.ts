@@ -5,7 +5,7 @@ import { compareVersions, formatVersion, parseVersionSemantic } from '#shared/la
 import type { Version } from '#shared/lang/semver/semver.ts';
 import { computeReleaseSeries, parseMetadataYaml } from '#shared/providers/desired/compute-metadata-contract.ts';
 import { errorMessage } from '#shared/errors/index.ts';
-import type { FetchFn } from '#shared/providers/phases/provider-pass.ts';
+import type { FetchFn } from '#shared/providers/fetch/fetch-fn.ts';
 import { ProviderFetchError } from '#shared/providers/fetch/provider-release.ts';
 
 export type RepositoryLocation =

@@ -8,10 +8,8 @@ import type { ComponentsCacheState } from '#shared/providers/current/get-compone
 import type { ProviderComponents } from '#shared/providers/desired/compute-provider-components.ts';
 import type { FetchPolicy } from '#shared/providers/fetch/fetch-policy.ts';
 import type { ComponentObject } from '#shared/providers/desired/parse-components-yaml.ts';
+import type { FetchFn } from '#shared/providers/fetch/fetch-fn.ts';
 import type { ProviderRelease } from '#shared/providers/fetch/provider-release.ts';
-
-/** `fetch` as the global one: injectable so tests can serve releases from loopback. */
-export type FetchFn = (url: string, init?: RequestInit) => Promise<Response>;
 
 export type ProviderDeps = {
   readonly kube: KubeClient;

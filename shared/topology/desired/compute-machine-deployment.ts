@@ -1,5 +1,6 @@
 // Desired MachineDeployment with its bootstrap and infrastructure template clones and its health check
 // (upstream computeMachineDeployment and computeMachineDeploymentVersion).
+import { computeWorkerVersion } from '#shared/topology/desired/compute-worker-version.ts';
 import type { Cluster, MachineDeploymentTopology, Topology } from '#shared/api/core/v1beta2/cluster.ts';
 import type { MachineDeployment, MachineDeploymentRolloutSpec } from '#shared/api/core/v1beta2/machine-deployment.ts';
 import { CapiError } from '#shared/errors/index.ts';
@@ -15,15 +16,9 @@ import {
   defaultMachineDeploymentNameTemplate,
   namePrefixes,
 } from '#shared/topology/desired/names.ts';
-import { isHookBlocking, LifecycleHook } from '#shared/topology/desired/lifecycle-hooks.ts';
 import { mergeMaps } from '#shared/topology/desired/paths.ts';
 import { computeClusterOwnerRef, computeTemplateFromTemplate } from '#shared/topology/desired/template-to-object.ts';
-import {
-  isControlPlaneStable,
-  isControlPlaneStableOrWaitingForWorkersUpgrade,
-  isUpgradeConcurrencyReached,
-  type UpgradeTracker,
-} from '#shared/topology/desired/upgrade-tracker.ts';
+import type { UpgradeTracker } from '#shared/topology/desired/upgrade-tracker.ts';
 import {
   ClusterNameLabel,
   ClusterTopologyDeferUpgradeAnnotation,
@@ -31,73 +26,13 @@ import {
   ClusterTopologyMachineDeploymentNameLabel,
   ClusterTopologyOwnedLabel,
 } from '#shared/topology/labels.ts';
-import type {
-  Blueprint,
-  CurrentState,
-  DesiredMachineDeployment,
-  MachineDeploymentState,
-  PureDeps,
-} from '#shared/topology/types.ts';
+import type { Blueprint, CurrentState, DesiredMachineDeployment, PureDeps } from '#shared/topology/types.ts';
 
 export class UnknownClassError extends CapiError {}
 
 /** The object without its undefined fields (so a desired object never carries `undefined`). */
 export function removeUndefined<T extends Record<string, unknown>>(obj: T): T {
   return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as T;
-}
-
-/** Deferred: the topology holds or defers its upgrade, or an earlier topology in the list holds the sequence. */
-export function isMachineDeploymentDeferred(topology: Topology, md: MachineDeploymentTopology): boolean {
-  const own = md.metadata?.annotations ?? {};
-  if (ClusterTopologyDeferUpgradeAnnotation in own || ClusterTopologyHoldUpgradeSequenceAnnotation in own) return true;
-  for (const other of topology.workers?.machineDeployments ?? []) {
-    if (ClusterTopologyHoldUpgradeSequenceAnnotation in (other.metadata?.annotations ?? {})) return true;
-    if (other.name === md.name) return false;
-  }
-  return false;
-}
-
-/** The version of one MachineDeployment in this pass, recording pending/deferred/upgrading in `tracker`. */
-export function computeMachineDeploymentVersion(
-  topology: Topology,
-  md: MachineDeploymentTopology,
-  current: MachineDeploymentState | undefined,
-  tracker: UpgradeTracker,
-): string {
-  const desiredVersion = topology.version;
-  const w = tracker.machineDeployments;
-  // NOTE: AfterControlPlaneUpgrade or BeforeWorkersUpgrade blocking holds worker creation and upgrades (upstream).
-  const hookBlocks =
-    isHookBlocking(tracker.hooks, LifecycleHook.AfterControlPlaneUpgrade) ||
-    isHookBlocking(tracker.hooks, LifecycleHook.BeforeWorkersUpgrade);
-  if (!current) {
-    if (!isControlPlaneStable(tracker) || hookBlocks) w.pendingCreate.add(md.name);
-    return desiredVersion;
-  }
-  const currentVersion = current.object.spec.template.spec.version ?? '';
-  const name = current.object.metadata.name ?? '';
-  if (currentVersion === desiredVersion) return currentVersion;
-  if (isMachineDeploymentDeferred(topology, md)) {
-    w.deferredUpgrade.add(name);
-    w.pendingUpgrade.add(name);
-    return currentVersion;
-  }
-  if (hookBlocks || isUpgradeConcurrencyReached(w) || !isControlPlaneStableOrWaitingForWorkersUpgrade(tracker)) {
-    w.pendingUpgrade.add(name);
-    return currentVersion;
-  }
-  const nextVersion = tracker.plans.machineDeployments[0];
-  if (nextVersion === undefined)
-    throw new CapiError(
-      'cannot compute the machinedeployment version if the machinedeployment is pending upgrade and the upgrade plan is not set',
-    );
-  // NOTE: a MachineDeployment already at the plan's first step waits for the control plane to take the next one.
-  if (nextVersion === currentVersion) {
-    w.pendingUpgrade.add(name);
-    return currentVersion;
-  }
-  w.upgrading.add(name);
-  return nextVersion;
 }
 
 /** The desired state of one MachineDeployment topology. */
@@ -152,7 +87,16 @@ export function computeMachineDeployment(
     labels: topologyLabel,
     ownerRef,
   });
-  const version = computeMachineDeploymentVersion(topology, md, currentState, tracker);
+  const version = computeWorkerVersion(
+    topology,
+    'machineDeployments',
+    md,
+    currentState && {
+      name: currentState.object.metadata.name ?? '',
+      version: currentState.object.spec.template.spec.version ?? '',
+    },
+    tracker,
+  );
   const name =
     currentState?.object.metadata.name ??
     computeTemplateName(

@@ -1,8 +1,8 @@
 // Desired MachinePool with its bootstrap config and infrastructure machine pool objects (upstream computeMachinePool
 // and computeMachinePoolVersion). MachinePools serve managed node groups in managed topologies.
+import { computeWorkerVersion } from '#shared/topology/desired/compute-worker-version.ts';
 import type { Cluster, MachinePoolTopology, Topology } from '#shared/api/core/v1beta2/cluster.ts';
 import type { MachinePool } from '#shared/api/core/v1beta2/machine-pool.ts';
-import { CapiError } from '#shared/errors/index.ts';
 import { computeContractVersionedRef } from '#shared/topology/desired/compute-infrastructure-cluster.ts';
 import { removeUndefined } from '#shared/topology/desired/compute-machine-deployment.ts';
 import { UnknownClassError } from '#shared/topology/desired/compute-machine-deployment.ts';
@@ -12,15 +12,9 @@ import {
   defaultMachinePoolNameTemplate,
   namePrefixes,
 } from '#shared/topology/desired/names.ts';
-import { isHookBlocking, LifecycleHook } from '#shared/topology/desired/lifecycle-hooks.ts';
 import { mergeMaps } from '#shared/topology/desired/paths.ts';
 import { computeClusterOwnerRef, computeObjectFromTemplate } from '#shared/topology/desired/template-to-object.ts';
-import {
-  isControlPlaneStable,
-  isControlPlaneStableOrWaitingForWorkersUpgrade,
-  isUpgradeConcurrencyReached,
-  type UpgradeTracker,
-} from '#shared/topology/desired/upgrade-tracker.ts';
+import type { UpgradeTracker } from '#shared/topology/desired/upgrade-tracker.ts';
 import {
   ClusterNameLabel,
   ClusterTopologyDeferUpgradeAnnotation,
@@ -28,65 +22,7 @@ import {
   ClusterTopologyMachinePoolNameLabel,
   ClusterTopologyOwnedLabel,
 } from '#shared/topology/labels.ts';
-import type {
-  Blueprint,
-  CurrentState,
-  DesiredMachinePool,
-  MachinePoolState,
-  PureDeps,
-} from '#shared/topology/types.ts';
-
-export function isMachinePoolDeferred(topology: Topology, mp: MachinePoolTopology): boolean {
-  const own = mp.metadata?.annotations ?? {};
-  if (ClusterTopologyDeferUpgradeAnnotation in own || ClusterTopologyHoldUpgradeSequenceAnnotation in own) return true;
-  for (const other of topology.workers?.machinePools ?? []) {
-    if (ClusterTopologyHoldUpgradeSequenceAnnotation in (other.metadata?.annotations ?? {})) return true;
-    if (other.name === mp.name) return false;
-  }
-  return false;
-}
-
-export function computeMachinePoolVersion(
-  topology: Topology,
-  mp: MachinePoolTopology,
-  current: MachinePoolState | undefined,
-  tracker: UpgradeTracker,
-): string {
-  const desiredVersion = topology.version;
-  const w = tracker.machinePools;
-  // NOTE: AfterControlPlaneUpgrade or BeforeWorkersUpgrade blocking holds worker creation and upgrades (upstream).
-  const hookBlocks =
-    isHookBlocking(tracker.hooks, LifecycleHook.AfterControlPlaneUpgrade) ||
-    isHookBlocking(tracker.hooks, LifecycleHook.BeforeWorkersUpgrade);
-  if (!current) {
-    if (!isControlPlaneStable(tracker) || hookBlocks) w.pendingCreate.add(mp.name);
-    return desiredVersion;
-  }
-  const currentVersion = current.object.spec.template.spec.version ?? '';
-  const name = current.object.metadata.name ?? '';
-  if (currentVersion === desiredVersion) return currentVersion;
-  if (isMachinePoolDeferred(topology, mp)) {
-    w.deferredUpgrade.add(name);
-    w.pendingUpgrade.add(name);
-    return currentVersion;
-  }
-  if (hookBlocks || isUpgradeConcurrencyReached(w) || !isControlPlaneStableOrWaitingForWorkersUpgrade(tracker)) {
-    w.pendingUpgrade.add(name);
-    return currentVersion;
-  }
-  const nextVersion = tracker.plans.machinePools[0];
-  if (nextVersion === undefined)
-    throw new CapiError(
-      'cannot compute the machinepool version if the machinepool is pending upgrade and the upgrade plan is not set',
-    );
-  // NOTE: a MachinePool already at the plan's first step waits for the control plane to take the next one.
-  if (nextVersion === currentVersion) {
-    w.pendingUpgrade.add(name);
-    return currentVersion;
-  }
-  w.upgrading.add(name);
-  return nextVersion;
-}
+import type { Blueprint, CurrentState, DesiredMachinePool, PureDeps } from '#shared/topology/types.ts';
 
 export function computeMachinePool(
   blueprint: Blueprint,
@@ -141,7 +77,16 @@ export function computeMachinePool(
     labels: poolLabel,
     ownerRef,
   });
-  const version = computeMachinePoolVersion(topology, mp, currentState, tracker);
+  const version = computeWorkerVersion(
+    topology,
+    'machinePools',
+    mp,
+    currentState && {
+      name: currentState.object.metadata.name ?? '',
+      version: currentState.object.spec.template.spec.version ?? '',
+    },
+    tracker,
+  );
   const name =
     currentState?.object.metadata.name ??
     computeTemplateName(

@@ -22,7 +22,7 @@ import type { KubeClient, KubeObject } from '#shared/kube/index.ts';
 import { handoffAnnotation } from '#shared/providers/desired/compute-handoff.ts';
 import { computeProviderComponents } from '#shared/providers/desired/compute-provider-components.ts';
 import { defaultFetchPolicy } from '#shared/providers/fetch/fetch-policy.ts';
-import type { FetchFn } from '#shared/providers/phases/provider-pass.ts';
+import type { FetchFn } from '#shared/providers/fetch/fetch-fn.ts';
 import { startManagementCluster, type TestCluster } from '#test/support/harness/clusters.ts';
 import {
   applyProvider,

@@ -10,7 +10,7 @@ import type { KubeClient, KubeObject } from '#shared/kube/index.ts';
 import { reconcileProvider } from '#shared/providers/reconcile-provider.ts';
 import type { ProviderPassOutcome } from '#shared/providers/reconcile-provider.ts';
 import type { FetchPolicy } from '#shared/providers/fetch/fetch-policy.ts';
-import type { FetchFn } from '#shared/providers/phases/provider-pass.ts';
+import type { FetchFn } from '#shared/providers/fetch/fetch-fn.ts';
 import { getProvider, listAllProviders } from '#shared/providers/current/get-provider.ts';
 
 export const userManager = 'test-user';

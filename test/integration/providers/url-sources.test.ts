@@ -13,7 +13,7 @@ import { findPredefinedRepository } from '#shared/providers/fetch/predefined-rep
 import { defaultFetchPolicy, type FetchPolicy } from '#shared/providers/fetch/fetch-policy.ts';
 import { parseRepositoryUrl } from '#shared/providers/fetch/release-repository.ts';
 import { parseOciSource } from '#shared/providers/fetch/oci-artifact.ts';
-import type { FetchFn } from '#shared/providers/phases/provider-pass.ts';
+import type { FetchFn } from '#shared/providers/fetch/fetch-fn.ts';
 import { startManagementCluster, type TestCluster } from '#test/support/harness/clusters.ts';
 import {
   applyProvider,

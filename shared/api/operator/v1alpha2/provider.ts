@@ -2,7 +2,7 @@
 // BootstrapProvider, …) sharing ProviderSpec/ProviderStatus, plus clusterctl's `metadata.yaml` (Metadata).
 import * as z from 'zod';
 import { Conditions } from '#shared/api/core/v1beta1/condition.ts';
-import type { KindInfo } from '#shared/api/kinds.ts';
+import type { KindInfo } from '#shared/api/kind-info.ts';
 import { LabelSelector } from '#shared/api/label-selector.ts';
 import { duration, listMap, preserveUnknown } from '#shared/api/meta.ts';
 import { KubeObjectMeta, LocalObjectReference, StringMap } from '#shared/api/object-meta.ts';

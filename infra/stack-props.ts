@@ -1,0 +1,89 @@
+// The stack's properties: every setting `cdk deploy -c` takes (read and checked in settings.ts), in its own module so
+// the settings and the stack both import it and neither imports the other.
+import type { StackProps } from 'aws-cdk-lib';
+import type * as logs from 'aws-cdk-lib/aws-logs';
+import type { PrivateNetworkProps } from './private-network.ts';
+
+export type CapiServerlessStackProps = StackProps & {
+  /** Secrets Manager secret (name) holding the management cluster's kubeconfig; unset: in-cluster/default rules. */
+  readonly kubeconfigSecretName?: string;
+  /**
+   * Minutes between sweeps of each controller (default 60; 5 with `privateNetwork`, where there are no one-time
+   * schedules): list every kind and pass over what no event reached. A pass that asks to run again at a time gets a
+   * one-time schedule then, so no periodic tick waits for it.
+   */
+  readonly sweepMinutes?: number;
+  /**
+   * `<namespace>/<name>` of the Kubernetes Secret (key `token`) holding the webhooks' path token(s), read through the
+   * API server (default `capi-serverless-system/capi-serverless-webhook-token`, which the chart creates). The webhooks
+   * function refuses every request without a token (see docs/deploy.md, "Registering the webhooks").
+   */
+  readonly webhookTokenKubeSecret?: string;
+  /**
+   * Secrets Manager secret (name) holding the webhooks' path token(s) instead ($0.40 a secret-month and its calls; in
+   * private subnets an interface endpoint too).
+   */
+  readonly webhookTokenSecretName?: string;
+  /**
+   * SSM SecureString parameter (name) holding the webhooks' path token(s) instead of a Secrets Manager secret (no
+   * secret to pay for; create it first with `aws ssm put-parameter --type SecureString`).
+   */
+  readonly webhookTokenParameterName?: string;
+  /** Reserved (and maximum) concurrency of the webhooks function (default 10). */
+  readonly webhookReservedConcurrency?: number;
+  /**
+   * Warm containers Lambda keeps for the webhooks (provisioned concurrency on the alias `live`, which the Function URL
+   * then targets; at most `webhookReservedConcurrency`). Unset: none, the URL targets the function.
+   */
+  readonly webhookProvisionedConcurrency?: number;
+  /**
+   * Reserved (and maximum) concurrency of each controller function, passed to it as CONTROLLER_CONCURRENCY (default
+   * 50: what one flow of the shipped priority level queues, divided by the passes an invocation runs at once).
+   */
+  readonly controllerConcurrency?: number;
+  /**
+   * SNS topic (ARN) the health alarm and the failed events notify; unset: the stack creates one (output
+   * `AlarmTopicArn`).
+   */
+  readonly alarmTopicArn?: string;
+  /**
+   * X-Ray active tracing on every function (default false: X-Ray bills per trace recorded, and nothing in the stack
+   * reads traces). Not with `privateNetwork` (X-Ray would need an interface endpoint).
+   */
+  readonly tracing?: boolean;
+  /** Retention of every function's log group (default one month). */
+  readonly logRetention?: logs.RetentionDays;
+  /**
+   * Hosts (`host` or `host:port`) the providers function may download from over plain HTTP or at private addresses
+   * (`PROVIDER_FETCH_ALLOWED_HOSTS`; default none: HTTPS to public addresses only).
+   */
+  readonly providerFetchAllowedHosts?: readonly string[];
+  /** GitLab hosts (exact) of provider URLs (`PROVIDER_GITLAB_HOSTS`; default gitlab.com). */
+  readonly providerGitlabHosts?: readonly string[];
+  /**
+   * An EKS management cluster reached with IAM tokens the functions sign themselves (EKS access entries map each
+   * function's role, output `<controller>RoleArn`): no kubeconfig secret, so no Secrets Manager call.
+   */
+  readonly eksCluster?: { readonly name: string; readonly endpoint: string; readonly caData: string };
+  /**
+   * Attach the functions to these private subnets (a private or CIDR-restricted API endpoint) with no fixed-cost
+   * network: no NAT gateway, no interface endpoint (see infra/private-network.ts). Needs `eksCluster`.
+   */
+  readonly privateNetwork?: PrivateNetworkProps;
+  /**
+   * Deletion protection on the state table (default true). False is for test stacks only: the table can be deleted,
+   * and `cdk destroy` deletes it with its checkpoints and leases instead of retaining it.
+   */
+  readonly tableDeletionProtection?: boolean;
+  /** Namespace of the forwarder's ServiceAccount (EKS Pod Identity association; default capi-serverless-system). */
+  readonly forwarderNamespace?: string;
+  /** Name of the forwarder's ServiceAccount (default capi-serverless-forwarder). */
+  readonly forwarderServiceAccount?: string;
+  /**
+   * Build functions/forwarder/Dockerfile at `cdk deploy` (local Docker) and push it to the CDK assets repository in
+   * ECR; ChartValues then names the image (default false: no Docker needed, bring your own image).
+   */
+  readonly forwarderImage?: boolean;
+  /** The image's platform, `linux/amd64` (default) or `linux/arm64`: the management cluster's nodes. */
+  readonly forwarderImagePlatform?: string;
+};
