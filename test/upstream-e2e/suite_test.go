@@ -72,6 +72,11 @@ var _ = BeforeSuite(func() {
 	By("Using the existing management cluster (no kind, no clusterctl init)")
 	bootstrapClusterProxy = framework.NewClusterProxy("bootstrap", kubeconfigPath, initScheme())
 	Expect(bootstrapClusterProxy).ToNot(BeNil())
+
+	By("Standing in for the kubelet's pods/portforward to the Docker manager (no kubelet runs here)")
+	kubeletPort, err := startStandInKubelet(ctx)
+	Expect(err).ToNot(HaveOccurred())
+	Expect(registerDockerManagerPod(ctx, bootstrapClusterProxy.GetClient(), kubeletPort)).To(Succeed())
 })
 
 var _ = AfterSuite(func() {
