@@ -83,7 +83,9 @@ func startStandInKubelet(ctx context.Context) (int32, error) {
 		portforward.ServePortForward(w, req, loopbackForwarder{}, parts[1], "", opts, 4*time.Hour, 30*time.Second, portforward.SupportedProtocols)
 	})
 	server := &http.Server{Handler: mux, ReadHeaderTimeout: 30 * time.Second}
-	go func() { _ = server.Serve(tls.NewListener(listener, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})) }()
+	go func() {
+		_ = server.Serve(tls.NewListener(listener, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}))
+	}()
 	go func() { <-ctx.Done(); _ = server.Close() }()
 	return int32(listener.Addr().(*net.TCPAddr).Port), nil //nolint:gosec // a TCP port fits
 }
