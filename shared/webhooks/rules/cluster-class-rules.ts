@@ -24,12 +24,15 @@ function refGroupKind(template: TemplateSlot | undefined): { group: string; kind
   return { group: groupOf(ref.apiVersion), kind: ref.kind };
 }
 
-/** upstream `ClusterClassTemplateAreCompatible`: same group and kind, in the ClusterClass's namespace. */
+/**
+ * upstream `ClusterClassTemplateAreCompatible`: same group and kind. NOTE: no namespace check: in v1beta2 a template
+ * is always in its ClusterClass's namespace, and a Cluster may be rebased to a class in another namespace (upstream's
+ * ClusterClassChangesSpec does; v1.14 dropped the v1beta1-era "same namespace" check).
+ */
 function validateTemplatesAreCompatible(
   current: TemplateSlot | undefined,
   desired: TemplateSlot | undefined,
   path: string,
-  namespaces: { readonly current: string; readonly desired: string },
 ): FieldError[] {
   const a = refGroupKind(current);
   const b = refGroupKind(desired);
@@ -47,14 +50,6 @@ function validateTemplatesAreCompatible(
       field: `${path}.templateRef.kind`,
       detail: `apiVersion.kind cannot be changed from "${a.kind}" to "${b.kind}" to prevent incompatible changes in the Clusters`,
     });
-  const nsA = namespaces.current;
-  const nsB = namespaces.desired;
-  if (nsA !== nsB)
-    errors.push({
-      type: 'Forbidden',
-      field: `${path}.templateRef`,
-      detail: `templates must be in the same namespace as the ClusterClass (${nsA})`,
-    });
   return errors;
 }
 
@@ -67,12 +62,11 @@ function validateTemplatesAreCompatible(
  * validateClusterClassesAreCompatible(oldClass, newClass); // [] when compatible
  */
 export function validateClusterClassesAreCompatible(current: ClusterClass, desired: ClusterClass): FieldError[] {
-  const namespaces = { current: current.metadata.namespace ?? '', desired: desired.metadata.namespace ?? '' };
   const a = current.spec;
   const b = desired.spec;
   const errors = [
-    ...validateTemplatesAreCompatible(a.infrastructure, b.infrastructure, 'spec.infrastructure', namespaces),
-    ...validateTemplatesAreCompatible(a.controlPlane, b.controlPlane, 'spec.controlPlane', namespaces),
+    ...validateTemplatesAreCompatible(a.infrastructure, b.infrastructure, 'spec.infrastructure'),
+    ...validateTemplatesAreCompatible(a.controlPlane, b.controlPlane, 'spec.controlPlane'),
   ];
   if (a.controlPlane?.machineInfrastructure && b.controlPlane?.machineInfrastructure)
     errors.push(
@@ -80,7 +74,6 @@ export function validateClusterClassesAreCompatible(current: ClusterClass, desir
         a.controlPlane.machineInfrastructure,
         b.controlPlane.machineInfrastructure,
         'spec.controlPlane.machineInfrastructure',
-        namespaces,
       ),
     );
   (b.workers?.machineDeployments ?? []).forEach((md, i) => {
@@ -91,7 +84,6 @@ export function validateClusterClassesAreCompatible(current: ClusterClass, desir
           old.infrastructure,
           md.infrastructure,
           `spec.workers.machineDeployments[${i}].infrastructure`,
-          namespaces,
         ),
       );
   });
@@ -103,7 +95,6 @@ export function validateClusterClassesAreCompatible(current: ClusterClass, desir
           old.infrastructure,
           mp.infrastructure,
           `spec.workers.machinePools[${i}].infrastructure`,
-          namespaces,
         ),
       );
   });

@@ -65,6 +65,12 @@ describe('validateClusterClassesAreCompatible', () => {
       [],
     ],
     [
+      // A Cluster rebased to a copy of its class in another namespace (upstream's ClusterClassChangesSpec).
+      'accepts the same class in another namespace',
+      base((cc) => (cc.metadata.namespace = 'other-namespace')),
+      [],
+    ],
+    [
       'refuses a changed infrastructure cluster kind',
       base((cc) => (cc.spec.infrastructure.templateRef.kind = 'AWSClusterTemplate')),
       [
