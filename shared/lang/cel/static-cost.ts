@@ -144,12 +144,27 @@ export function maxCardinality(minSerializedSize: number): number {
  * maxProperties, 1 for an object's properties, undefined when unbounded.
  */
 export function childCardinalityFactor(schema: JSONSchemaProps): number | undefined {
-  if (schema.type === 'object')
-    return typeof schema.additionalProperties === 'object'
-      ? schema.maxProperties && Math.max(0, schema.maxProperties)
-      : 1;
-  if (schema.type === 'array') return schema.maxItems === undefined ? undefined : Math.max(0, schema.maxItems);
+  const bound = (limit: number | undefined) => (limit === undefined ? undefined : Math.max(0, limit));
+  if (schema.type === 'array') return bound(schema.maxItems);
+  if (schema.type === 'object' && typeof schema.additionalProperties === 'object') return bound(schema.maxProperties);
   return 1;
+}
+
+/**
+ * The estimated cost of all rules and messageExpressions of one schema (apiextensions' TotalCost), with the four most
+ * expensive of those that make up at least 1% of the schema's limit.
+ */
+export class StaticCostTotal {
+  total = 0;
+  readonly mostExpensive: { readonly path: string; readonly cost: number }[] = [];
+
+  observe(path: string, cost: number): void {
+    this.total = Math.min(this.total + cost, MAX_UINT64);
+    if (cost < STATIC_ESTIMATED_CRD_COST_LIMIT / 100) return;
+    this.mostExpensive.push({ path, cost });
+    this.mostExpensive.sort((a, b) => b.cost - a.cost);
+    this.mostExpensive.splice(4);
+  }
 }
 
 /** cel-go's multiplyWithOverflowGuard / multiplyUint64NoOverflow. */
@@ -393,7 +408,10 @@ class CostEstimator {
         const select = args[0] as Node;
         return this.cost(nodeArgs(select)[0] as Node);
       }
-      if (receiver) return this.costComprehension(node, name, receiver, args);
+      if (receiver && COMPREHENSIONS.has(name)) return this.costComprehension(node, name, receiver, args);
+      if (receiver && name === 'sortBy') return this.costSortBy(node, receiver, args);
+      if (receiver && (name === 'optMap' || name === 'optFlatMap'))
+        return add(this.cost(receiver), 1, this.costInScope(args, receiver));
     }
     if (name === 'dyn' && args.length === 1) {
       const cost = add(1, this.cost(args[0] as Node));
@@ -679,6 +697,31 @@ class CostEstimator {
     return MAX_UINT64;
   }
 
+  /** The cost of a macro's last argument with its variable bound to the receiver's value (optMap, optFlatMap). */
+  private costInScope(args: readonly Node[], receiver: Node): number {
+    const name = args[0]?.args as string;
+    this.push(name, { path: this.path(receiver), size: this.size(receiver) });
+    const cost = this.cost(args[args.length - 1] as Node);
+    this.pop(name);
+    return cost;
+  }
+
+  /**
+   * NOTE: an approximation of cel-go's expansion of sortBy (a binding of the list, the keys computed as by map, then
+   * @sortByAssociatedKeys priced as sort over the keys).
+   */
+  private costSortBy(node: Node, range: Node, args: readonly Node[]): number {
+    const keys = { op: 'rcall', args: ['map', range, args], meta: { alternate: true } } as unknown as Node;
+    const mapCost = this.costComprehension(keys, 'map', range, args);
+    const elem = this.entry(keys)?.val;
+    const n = this.sizeOrUnknown(range);
+    const keyKind = this.kind(args[args.length - 1] as Node);
+    const factor = keyKind === 'string' || keyKind === 'bytes' ? 2.1 : 2;
+    this.at(node).size = n;
+    if (elem !== undefined) this.at(node).entry = this.entry(range);
+    return add(mapCost, byFactor(multiplyCost(n, n), factor), 1, LIST_CREATE);
+  }
+
   /**
    * A macro, priced as cel-go prices the comprehension it expands to: the range, the accumulator's start, the result,
    * and per element the loop condition and the step.
@@ -757,6 +800,19 @@ class CostEstimator {
 /** The namespaces of functions in the Kubernetes base environment. */
 const NAMESPACES = new Set(['sets', 'lists', 'strings', 'format', 'ip', 'optional', 'math', 'base64']);
 
+/** The macros that expand to comprehensions. */
+const COMPREHENSIONS = new Set([
+  'all',
+  'exists',
+  'existsOne',
+  'exists_one',
+  'map',
+  'filter',
+  'transformList',
+  'transformMap',
+  'transformMapEntry',
+]);
+
 const TWO_VARIABLE_MACROS = new Set([
   'all',
   'exists',
@@ -775,7 +831,12 @@ const TWO_VARIABLE_MACROS = new Set([
  * estimateCelCost(env.parse('self.all(x, x > 0)').ast, computeDeclSize({ type: 'array', maxItems: 10, items: { type: 'integer' } })); // 52
  */
 export function estimateCelCost(ast: unknown, self: DeclSize | undefined): number {
-  return new CostEstimator(self).cost(ast as Node);
+  try {
+    return new CostEstimator(self).cost(ast as Node);
+  } catch {
+    // NOTE: an AST shape this estimate does not know is left to the runtime limits rather than failing validation.
+    return 0;
+  }
 }
 
 /** apiextensions' getCostErrorMessage. */
