@@ -32,6 +32,9 @@ const forwarderFault = "the forwarder's watch cut during the burst, down 3 s";
 const putEventsFault =
   'EventBridge PutEvents partial failure (FailedEntryCount 3 of 5) while a change fans out to the burst, from a ' +
   'loopback endpoint speaking the EventBridge JSON protocol to the real AWS SDK (a protocol-level stand-in)';
+const killedFault =
+  'Lambda timeout mid-apply: every invocation of the burst killed at its deadline after 5 of 12 applies were sent ' +
+  '(nothing recorded, leases left held)';
 const frozenFault =
   'process frozen 3 s past a 1 s idle timeout and thawed (the proxy in front of the API server dropped the ' +
   "kept-alive connections, as the EKS endpoint's load balancer does, and resets their next packet)";
@@ -282,6 +285,7 @@ const scenarios: Scenario[] = [
   }),
   { fault: 'conflicting writes from another field manager', run: runConflictScenario },
   { fault: forwarderFault, run: runForwarderScenario },
+  { fault: killedFault, run: runKilledScenario },
   { fault: frozenFault, run: runFrozenScenario, noFailedPass: true },
   { fault: putEventsFault, run: runPutEventsScenario, noFailedPass: true },
 ];
@@ -628,4 +632,114 @@ async function runPutEventsScenario(index: number): Promise<FaultResult> {
     client.destroy();
     await recorder.stop();
   }
+}
+
+const never = () => new Promise<never>(() => undefined);
+
+/**
+ * The Lambda runtime ends the invocations at their deadline in the middle of the burst's server-side applies: once
+ * `appliesBeforeKill` applies have been sent (and reached the API server), nothing the killed invocations do reaches
+ * Kubernetes or DynamoDB again (their process is gone): no error is recorded, no lease is released. Their leases last
+ * a fifth longer than the Lambda timeout (LEASE_TTL_MS, as deployed). Lambda retries each failed invocation twice (they meet the dead
+ * passes' leases and ask them to run again); the tick finds the lapsed leases and runs those objects' passes. Lost:
+ * a source whose derived object is missing; wrong: one with stale data; duplicated: a derived object with the
+ * scenario's prefix that no source accounts for (an object nothing owns).
+ */
+async function runKilledScenario(index: number): Promise<FaultResult> {
+  const appliesBeforeKill = 5;
+  const prefix = `f${index}-`;
+  const names = Array.from({ length: burstSize }, (_, i) => `${prefix}${i}`);
+  const expected = new Map<string, string>();
+  for (const name of names) {
+    await putSource(ctx, name, { v: 'round0' });
+    expected.set(name, 'round0');
+  }
+  await deliver(names);
+  const baseline = await audit(prefix, expected);
+  assert.deepEqual(baseline, { lost: 0, wrong: 0, duplicated: 0 }, `${killedFault}: converged before the fault`);
+  for (const name of names) {
+    await putSource(ctx, name, { v: 'round1' });
+    expected.set(name, 'round1');
+  }
+
+  let applies = 0;
+  let killed = false;
+  const kube = {
+    ...ctx.deps.kube,
+    request: <T>(req: Parameters<typeof ctx.deps.kube.request>[0]): Promise<T> => {
+      if (killed) return never();
+      if (req.method !== 'PATCH') return ctx.deps.kube.request<T>(req);
+      const sent = ctx.deps.kube.request<T>(req);
+      // NOTE: the apply is sent (it reaches the API server); the invocation dies before it reads the answer.
+      if (++applies >= appliesBeforeKill) {
+        killed = true;
+        return sent.then(never, never);
+      }
+      return sent;
+    },
+  };
+  const documents = new Proxy(ctx.store.documents, {
+    get(target, prop, receiver) {
+      if (prop !== 'send') return Reflect.get(target, prop, receiver) as unknown;
+      return (...args: Parameters<typeof target.send>) => (killed ? never() : target.send(...args));
+    },
+  });
+  const deps = {
+    ...ctx.deps,
+    kube,
+    store: { ...ctx.store, documents },
+    // NOTE: as deployed (infra/controller-function.ts: 5 min timeout, 6 min lease), the lease outlives the Lambda
+    // timeout by a fifth: Lambda's first retry may meet it held, a later one finds it lapsed.
+    config: { ...ctx.deps.config, leaseTtlMs: lambdaTimeoutMs * 1.2 },
+  };
+  const killable = createControllerHandler({
+    reconciler: createConfigMapReconciler(),
+    logger,
+    getDeps: () => Promise.resolve(deps),
+  });
+  // The Lambda runtime's hard timeout: the invocation is abandoned at its deadline, whatever it was doing.
+  const killedAtDeadline = (event: unknown, context: ReturnType<typeof localLambdaContext>) =>
+    Promise.race([
+      killable(event, context),
+      sleep(lambdaTimeoutMs).then(() => {
+        killed = true;
+        throw new Error('Task timed out (killed at the Lambda deadline)');
+      }),
+    ]);
+  const reports = await deliver(names, lambdaTimeoutMs, killedAtDeadline);
+  const killedAt = Date.now();
+  const appliedBeforeKill = applies;
+  const afterKill = await audit(prefix, expected);
+  assert.ok(
+    afterKill.wrong > 0 && afterKill.wrong < burstSize,
+    `the kill landed in the middle of the applies: ${JSON.stringify(afterKill)}`,
+  );
+  // Lambda's two retries of each failed invocation, with the product's handler.
+  let retry = [...new Set(reports.filter((r) => r.reason.startsWith('invocation failed')).map((r) => r.key.name))];
+  const retried = retry.length;
+  const retryReasons = new Set<string>();
+  for (let attempt = 1; attempt <= 2 && retry.length > 0; attempt++) {
+    await sleep(1_000 * attempt);
+    const again = await deliver(retry);
+    for (const r of again) retryReasons.add(normalize(r.reason).replace(/LeaseHeld by .*?(,|$)/, 'LeaseHeld$1'));
+    retry = [...new Set(again.filter((r) => r.reason.startsWith('invocation failed')).map((r) => r.key.name))];
+  }
+  let converged = await audit(prefix, expected);
+  const tickPasses: PassReport[] = [];
+  while (converged.lost + converged.wrong > 0 && Date.now() - killedAt < convergeWithinMs) {
+    tickPasses.push(...(await tick()));
+    converged = await audit(prefix, expected);
+    if (converged.lost + converged.wrong > 0) await sleep(250);
+  }
+  const tickSucceeded = new Set(tickPasses.filter((r) => r.result === 'Success').map((r) => r.key.name)).size;
+  return {
+    fault: killedFault,
+    userSees:
+      `${retried} invocations timed out (${appliedBeforeKill} applies sent, ${expected.size - afterKill.wrong - afterKill.lost} ` +
+      `objects right at the kill); Lambda's retries: ${[...retryReasons].slice(0, 2).join(' / ')}; ` +
+      `the tick ran ${tickSucceeded} lapsed-lease passes to Success`,
+    failedPasses: retried,
+    convergeAfterClearMs: Date.now() - killedAt,
+    ...converged,
+  };
 }

@@ -23,6 +23,15 @@ import {
   PER_CALL_LIMIT,
   RUNTIME_CEL_COST_BUDGET,
 } from '#shared/lang/cel/cost.ts';
+import type { StaticCostTotal } from '#shared/lang/cel/static-cost.ts';
+import {
+  computeDeclSize,
+  costErrorMessage,
+  estimateCelCost,
+  maxCardinality,
+  multiplyCost,
+  STATIC_ESTIMATED_COST_LIMIT,
+} from '#shared/lang/cel/static-cost.ts';
 import { quote } from '#shared/lang/go/strconv.ts';
 import { isJsonObject } from '#shared/lang/openapi/json-value.ts';
 
@@ -39,6 +48,8 @@ type Compiled =
       readonly ok: true;
       readonly usesOldSelf: boolean;
       readonly type: string;
+      /** The type-checked AST, for the static cost estimate (static-cost.ts). */
+      readonly ast: unknown;
       /** Evaluates the expression with a cost limit (see cost.ts). */
       readonly program: (context: RuleContext, costLimit: number) => MeteredResult;
     }
@@ -114,6 +125,7 @@ function compileIn(selfType: string, expression: string, usesOldSelf: boolean): 
     ok: true,
     usesOldSelf,
     type: String(checked.type),
+    ast: parsed.ast,
     program: (context, costLimit) => evaluateWithCostLimit(parsed.ast, () => parsed(context), costLimit),
   };
 }
@@ -164,16 +176,39 @@ function ruleBadValue(rule: ValidationRule): BadValue {
   };
 }
 
-/** Why a rule's messageExpression does not compile, if it does not. */
-function messageExpressionError(rule: ValidationRule, selfType: string): string | undefined {
-  if (rule.messageExpression === undefined || rule.messageExpression === '') return undefined;
+/** Why a rule's messageExpression does not compile, if it does not; else its type-checked AST (if it has one). */
+function compileMessageExpression(rule: ValidationRule, selfType: string): { error?: string; ast?: unknown } {
+  if (rule.messageExpression === undefined || rule.messageExpression === '') return {};
   const message = compile(rule.messageExpression, selfType);
   if (!message.ok)
-    return message.detail === undefined
-      ? `messageExpression compilation failed: ${message.error}`
-      : `messageExpression instantiation failed: ${message.error}`;
-  if (message.type !== 'string' && message.type !== 'dyn') return 'messageExpression must evaluate to a string';
-  return undefined;
+    return {
+      error:
+        message.detail === undefined
+          ? `messageExpression compilation failed: ${message.error}`
+          : `messageExpression instantiation failed: ${message.error}`,
+    };
+  if (message.type !== 'string' && message.type !== 'dyn')
+    return { error: 'messageExpression must evaluate to a string' };
+  return { ast: message.ast };
+}
+
+/**
+ * Where a node's rules sit, for their static cost (apiextensions' CELSchemaContext): how many times they may run in
+ * one value (the product of maxItems and maxProperties above them; undefined when a list or map above is unbounded)
+ * and the schema's running total.
+ */
+export type StaticCostContext = {
+  readonly cardinality: number | undefined;
+  readonly isRoot: boolean;
+  readonly total: StaticCostTotal;
+};
+
+/** The static cost of one rule: its estimate times how many times it may run (Cluster API's getExpressionCost). */
+function ruleStaticCost(ast: unknown, schema: JSONSchemaProps, cost: StaticCostContext): number {
+  const decl = computeDeclSize(schema, cost.isRoot);
+  const estimate = estimateCelCost(ast, decl);
+  if (estimate === 0) return 0;
+  return multiplyCost(estimate, cost.cardinality ?? maxCardinality(decl?.minSerializedSize ?? 1));
 }
 
 /**
@@ -185,7 +220,12 @@ function messageExpressionError(rule: ValidationRule, selfType: string): string 
  * compileCelRules({ type: 'string', 'x-kubernetes-validations': [{ rule: 'self >' }] }, 'spec.variables[a].schema.openAPIV3Schema');
  * // [{ type: 'Invalid', field: '….x-kubernetes-validations[0].rule', detail: 'compilation failed: …' }]
  */
-export function compileCelRules(schema: JSONSchemaProps, path: string, uncorrelatablePath?: string): FieldError[] {
+export function compileCelRules(
+  schema: JSONSchemaProps,
+  path: string,
+  uncorrelatablePath?: string,
+  cost?: StaticCostContext,
+): FieldError[] {
   const errors: FieldError[] = [];
   const selfType = selfCelType(schema);
   (schema['x-kubernetes-validations'] ?? []).forEach((rule, i) => {
@@ -207,10 +247,32 @@ export function compileCelRules(schema: JSONSchemaProps, path: string, uncorrela
       );
       return;
     }
+    if (cost) {
+      const ruleCost = ruleStaticCost(compiled.ast, schema, cost);
+      if (ruleCost > STATIC_ESTIMATED_COST_LIMIT)
+        errors.push(
+          fieldForbidden(
+            childPath(rulePath, 'rule'),
+            costErrorMessage('estimated rule cost', ruleCost, STATIC_ESTIMATED_COST_LIMIT),
+          ),
+        );
+      cost.total.observe(childPath(rulePath, 'rule'), ruleCost);
+    }
     // NOTE: as apiextensions, the messageExpression is compiled only once the rule has.
-    const messageError = messageExpressionError(rule, selfType);
-    if (messageError !== undefined) {
-      errors.push(fieldInvalid(childPath(rulePath, 'messageExpression'), ruleBadValue(rule), messageError));
+    const message = compileMessageExpression(rule, selfType);
+    if (message.error !== undefined) {
+      errors.push(fieldInvalid(childPath(rulePath, 'messageExpression'), ruleBadValue(rule), message.error));
+    } else if (cost && message.ast !== undefined) {
+      // NOTE: as apiextensions, a messageExpression's estimate is not multiplied by the rule's cardinality.
+      const messageCost = estimateCelCost(message.ast, computeDeclSize(schema, cost.isRoot));
+      if (messageCost > STATIC_ESTIMATED_COST_LIMIT)
+        errors.push(
+          fieldForbidden(
+            childPath(rulePath, 'messageExpression'),
+            costErrorMessage('estimated messageExpression cost', messageCost, STATIC_ESTIMATED_COST_LIMIT),
+          ),
+        );
+      cost.total.observe(childPath(rulePath, 'messageExpression'), messageCost);
     }
     if (compiled.usesOldSelf && uncorrelatablePath !== undefined) {
       errors.push(
@@ -427,7 +489,7 @@ function validateRulesAt(
     }
     if (outcome.value === true) continue;
     // NOTE: as apiextensions, a messageExpression that does not compile also drops the rule's fieldPath.
-    const messageCompiles = messageExpressionError(rule, selfType) === undefined;
+    const messageCompiles = compileMessageExpression(rule, selfType).error === undefined;
     const fieldPath = messageCompiles ? normalizedFieldPath(rule.fieldPath) : '';
     const rulePath = fieldPath ? childPath(path, fieldPath) : path;
     let message: string | undefined;

@@ -3,7 +3,15 @@
 import type { JSONSchemaProps } from '#shared/api/jsonschema.ts';
 import { JSONSchemaTypes } from '#shared/api/jsonschema.ts';
 import type { ClusterClassVariable } from '#shared/api/core/v1beta2/variables.ts';
+import type { StaticCostContext } from '#shared/lang/cel/rules.ts';
 import { compileCelRules, hasCelRules, validateCelRules } from '#shared/lang/cel/rules.ts';
+import {
+  childCardinalityFactor,
+  costErrorMessage,
+  multiplyCost,
+  STATIC_ESTIMATED_CRD_COST_LIMIT,
+  StaticCostTotal,
+} from '#shared/lang/cel/static-cost.ts';
 import type { BadValue, FieldError } from '#shared/lang/openapi/field-error.ts';
 import {
   childPath,
@@ -161,6 +169,7 @@ function validateRulesCompile(
   path: string,
   uncorrelatablePath: string | undefined,
   celContext: CelContext,
+  cost: StaticCostContext,
   errors: SchemaErrors,
 ): void {
   if ((schema['x-kubernetes-validations'] ?? []).length === 0) return;
@@ -172,7 +181,7 @@ function validateRulesCompile(
       ),
     );
   } else if (errors.schema.length === 0 && celContext === 'typed') {
-    errors.cel.push(...compileCelRules(schema, path, uncorrelatablePath));
+    errors.cel.push(...compileCelRules(schema, path, uncorrelatablePath, cost));
   }
   if (errors.schema.length > 0 || errors.cel.length > 0) return;
   if (schema.example !== undefined && schema.example !== null) {
@@ -184,17 +193,30 @@ function validateRulesCompile(
   });
 }
 
+/**
+ * The cost context of a node's properties, additionalProperties and items (apiextensions' childContext): the
+ * cardinality times the node's maxItems or maxProperties (1 for an object's properties), unbounded if either is.
+ */
+function childCostContext(schema: JSONSchemaProps, cost: StaticCostContext): StaticCostContext {
+  const factor = childCardinalityFactor(schema);
+  const cardinality =
+    cost.cardinality === undefined || factor === undefined ? undefined : multiplyCost(cost.cardinality, factor);
+  return { cardinality, isRoot: false, total: cost.total };
+}
+
 /** validateSchema: supported types, examples and enums valid, properties XOR additionalProperties, rules valid. */
 function validateSchema(
   schema: JSONSchemaProps,
   path: string,
   uncorrelatablePath: string | undefined,
   celContext: CelContext,
+  cost: StaticCostContext,
 ): SchemaErrors {
   if (schema.type !== undefined && !(JSONSchemaTypes as readonly string[]).includes(schema.type)) {
     return { schema: [fieldNotSupported(childPath(path, 'type'), schema.type, [...JSONSchemaTypes].sort())], cel: [] };
   }
   const errors: SchemaErrors = { schema: [], cel: [] };
+  const child = childCostContext(schema, cost);
   if (schema.example !== undefined) {
     errors.schema.push(
       ...openAPIErrorsToFieldErrors(validateAgainstSchema(schema.example, schema), childPath(path, 'example')),
@@ -218,6 +240,7 @@ function validateSchema(
         childPath(path, 'additionalProperties'),
         uncorrelatablePath,
         celContext,
+        child,
       ),
     );
   }
@@ -226,26 +249,27 @@ function validateSchema(
     if (prop)
       appendErrors(
         errors,
-        validateSchema(prop, keyPath(childPath(path, 'properties'), name), uncorrelatablePath, celContext),
+        validateSchema(prop, keyPath(childPath(path, 'properties'), name), uncorrelatablePath, celContext, child),
       );
   }
   if (schema.items) {
     // NOTE: items of atomic lists (the only list type variable schemas have) cannot be correlated with old items.
     const itemsPath = childPath(path, 'items');
-    appendErrors(errors, validateSchema(schema.items, itemsPath, uncorrelatablePath ?? itemsPath, celContext));
+    appendErrors(errors, validateSchema(schema.items, itemsPath, uncorrelatablePath ?? itemsPath, celContext, child));
   }
-  if (schema.not) appendErrors(errors, validateSchema(schema.not, childPath(path, 'not'), uncorrelatablePath, 'none'));
+  if (schema.not)
+    appendErrors(errors, validateSchema(schema.not, childPath(path, 'not'), uncorrelatablePath, 'none', child));
   for (const [list, name] of [
     [schema.allOf, 'allOf'],
     [schema.oneOf, 'oneOf'],
     [schema.anyOf, 'anyOf'],
   ] as const) {
     (list ?? []).forEach((sub, i) =>
-      appendErrors(errors, validateSchema(sub, indexPath(childPath(path, name), i), uncorrelatablePath, 'none')),
+      appendErrors(errors, validateSchema(sub, indexPath(childPath(path, name), i), uncorrelatablePath, 'none', child)),
     );
   }
   errors.schema.push(...validateRules(schema, path));
-  validateRulesCompile(schema, path, uncorrelatablePath, celContext, errors);
+  validateRulesCompile(schema, path, uncorrelatablePath, celContext, cost, errors);
   return errors;
 }
 
@@ -255,8 +279,31 @@ function validateRootSchema(variable: ClusterClassVariable, path: string): Field
   if (structural.length > 0) return structural;
   const defaults = validateDefaults(schema, path, true);
   if (defaults.length > 0) return defaults;
-  const errors = validateSchema(schema, path, undefined, isArrayWithRules(schema) ? 'untyped' : 'typed');
-  return [...errors.schema, ...errors.cel];
+  const total = new StaticCostTotal();
+  const cost: StaticCostContext = { cardinality: 1, isRoot: true, total };
+  const errors = validateSchema(schema, path, undefined, isArrayWithRules(schema) ? 'untyped' : 'typed', cost);
+  const all = [...errors.schema, ...errors.cel];
+  if (total.total > STATIC_ESTIMATED_CRD_COST_LIMIT) {
+    for (const expensive of total.mostExpensive) {
+      all.push(
+        fieldForbidden(
+          expensive.path,
+          'contributed to estimated rule & messageExpression cost total exceeding cost limit for entire OpenAPIv3 schema',
+        ),
+      );
+    }
+    all.push(
+      fieldForbidden(
+        path,
+        costErrorMessage(
+          'x-kubernetes-validations estimated rule & messageExpression cost total for entire OpenAPIv3 schema',
+          total.total,
+          STATIC_ESTIMATED_CRD_COST_LIMIT,
+        ),
+      ),
+    );
+  }
+  return all;
 }
 
 /**
