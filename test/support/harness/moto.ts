@@ -1,5 +1,6 @@
 // A real EventBridge Scheduler API for integration tests: moto's server (PyPI, installed once by install-moto.sh) on a
-// free loopback port. It keeps schedules and groups and answers Create/Get/Update/Delete/ListSchedules and the group
+// free loopback port; with `cloudFormation`, started through moto-server.py (two fixes to its CloudFormation emulation
+// that `cdk deploy` of the stack needs) for test/integration/deploy/. It keeps schedules and groups and answers Create/Get/Update/Delete/ListSchedules and the group
 // calls as AWS does (ConflictException, ResourceNotFoundException); it never fires a schedule, so a test that needs
 // one to fire reads it back and invokes its target itself (`fireDueSchedules`).
 import { spawnSync } from 'node:child_process';
@@ -24,7 +25,8 @@ export type MotoServer = {
   stop(): Promise<void>;
 };
 
-const installScript = join(dirname(fileURLToPath(import.meta.url)), 'install-moto.sh');
+const harnessDir = dirname(fileURLToPath(import.meta.url));
+const installScript = join(harnessDir, 'install-moto.sh');
 const credentials = { accessKeyId: 'capiserverless', secretAccessKey: 'local' };
 
 /** Installs moto (once) and returns the moto_server executable. */
@@ -44,13 +46,19 @@ export function installMoto(): string {
  * after(() => moto.stop());
  * const scheduler = moto.createSchedulerClient();
  */
-export async function startMoto(opts: { readonly region?: string } = {}): Promise<MotoServer> {
+export async function startMoto(
+  opts: { readonly region?: string; readonly cloudFormation?: boolean } = {},
+): Promise<MotoServer> {
   const bin = installMoto();
   const region = opts.region ?? 'us-east-1';
   const port = await getFreePort();
-  const proc = startHarnessProcess('moto', bin, ['-H', '127.0.0.1', '-p', String(port)]);
+  const args = ['-H', '127.0.0.1', '-p', String(port)];
+  // NOTE: the virtualenv's python runs moto's server with the fixes in moto-server.py.
+  const proc = opts.cloudFormation
+    ? startHarnessProcess('moto', join(dirname(bin), 'python'), [join(harnessDir, 'moto-server.py'), ...args])
+    : startHarnessProcess('moto', bin, args);
   const endpoint = `http://127.0.0.1:${port}`;
-  await waitForProcesses('moto', async () => (await probeHttp(`${endpoint}/moto-api/`)) > 0, [proc], 60_000);
+  await waitForProcesses('moto', async () => (await probeHttp(`${endpoint}/moto-api/`)) > 0, [proc], 120_000);
   return {
     endpoint,
     region,

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { parseAllDocuments } from 'yaml';
+import { defaultTargets } from '#functions/forwarder/default-targets.ts';
 import { chartFile } from '../../../../infra/chart/chart-files.ts';
 
 type Rule = { apiGroups: string[]; resources: string[]; verbs: string[] };
@@ -57,4 +58,25 @@ describe('forwarder RBAC', () => {
       { kind: 'ServiceAccount', name: 'capi-serverless-forwarder', namespace: 'capi-serverless-system' },
     ]);
   });
+});
+
+describe('forwarder RBAC covers its watch list', () => {
+  const role = docs.find((d) => d.kind === 'ClusterRole');
+  // NOTE: the kinds' plurals are regular (ClusterClass → clusterclasses); the templates are found among the CRDs.
+  const plural = (kind: string) => `${kind.toLowerCase()}${kind.endsWith('s') ? 'es' : 's'}`;
+  const allows = (group: string, resource: string) =>
+    role?.rules?.some(
+      (r) =>
+        r.apiGroups.includes(group) &&
+        (r.resources.includes(resource) || r.resources.includes('*')) &&
+        r.verbs.includes('list') &&
+        r.verbs.includes('watch'),
+    ) ?? false;
+
+  for (const target of defaultTargets({ scope: 'resource-set' })) {
+    const group = target.apiVersion.includes('/') ? target.apiVersion.split('/')[0]! : '';
+    test(`lists and watches ${target.apiVersion} ${target.kind} (a kind it watches by default)`, () => {
+      assert.ok(allows(group, plural(target.kind)), `no list and watch on ${plural(target.kind)}.${group}`);
+    });
+  }
 });
