@@ -1,6 +1,6 @@
 // The measured usage the cost model scales, generated from the committed bench results by
-// `node --import tsx test/bench/side/print-profile.ts test/bench/results/side-by-side-100-epyc.json test/bench/results/latest.json`
-// (regenerate after `npm run bench:side` / `npm run bench`). Every figure names its file and phase.
+// `node --import tsx test/bench/side/print-profile.ts --write test/bench/results/side-by-side-100-epyc.json test/bench/results/latest.json test/bench/results/forwarder-lean.json`
+// (generated — do not edit; regenerate after `npm run bench:side`, `npm run bench` or the forwarder bench).
 import type { MeasuredProfile } from '#shared/pricing/measured-profile-types.ts';
 
 export const measuredProfile: MeasuredProfile = {
@@ -110,9 +110,18 @@ export const measuredProfile: MeasuredProfile = {
   },
   forwarder: {
     source:
-      'test/bench/results/side-by-side-100-epyc.json idle window (100 Clusters); 10102 watched objects: test/bench/results/latest.json 2026-11-25',
-    rssMiB: 94.4492,
-    rssMiBAt10kObjects: 96.3203,
+      'test/bench/results/forwarder-lean.json 2026-11-27: the forwarder bundled and run as its image (--jitless --no-expose-wasm --single-threaded --max-semi-space-size=1), 2 × Intel(R) Xeon(R) Processor',
+    rss: [
+      {
+        watchedObjects: 10002,
+        rssMiB: 73.6,
+      },
+      {
+        watchedObjects: 50002,
+        rssMiB: 101.4,
+      },
+    ],
+    cpuSource: 'test/bench/results/side-by-side-100-epyc.json idle window (100 Clusters)',
     cpuSecondsPerHour: 0.24,
   },
   dynamoDb: {
