@@ -334,6 +334,7 @@ const duration = (s: number) => (s < 120 ? `${fmt(s, 1)} s` : `${fmt(s / 60, 1)}
 
 function computeMarkdown(
   rows: readonly ScaleRow[],
+  uncalibrated: readonly ScaleRow[],
   inputs: ScaleInputs,
   ticks: readonly TickMeasurement[],
   mapping: readonly MappingMeasurement[],
@@ -373,6 +374,7 @@ function computeMarkdown(
     `| ClusterClass change: all converged, capi-serverless | ${rows.map((r) => duration(r.change.allConvergedSeconds)).join(' | ')} | modelled |`,
     `| … with a priority level of its own (binding limit) | ${rows.map((r) => `${duration(r.change.dedicated.allConvergedSeconds)} (${r.change.dedicated.binding})`).join(' | ')} | modelled |`,
     `| ClusterClass change: all converged, upstream (${fmt(inputs.upstreamWorkers.value)} workers) | ${rows.map((r) => duration(r.change.upstreamAllConvergedSeconds)).join(' | ')} | modelled from measured |`,
+    `| … uncalibrated (request times as on loopback): capi-serverless / own level / upstream | ${uncalibrated.map((r) => `${duration(r.change.allConvergedSeconds)} / ${duration(r.change.dedicated.allConvergedSeconds)} / ${duration(r.change.upstreamAllConvergedSeconds)}`).join(' | ')} | modelled |`,
     `| peak API requests/s / DynamoDB WCU/s | ${rows.map((r) => `${fmt(r.change.peakApiRequestsPerSecond)} / ${fmt(r.change.peakWriteUnitsPerSecond)}`).join(' | ')} | modelled |`,
     '',
     `Flow control as kube-apiserver v1.34 does it: ${level(inputs.sharedLevel)}; ${level(inputs.dedicatedLevel)}; one flow per function identity; a 429 is sent again after ${fmt(inputs.throttleRetrySeconds.value)} s. Times are calibrated to the side-by-side run: request times × ${fmt(inputs.calibration.b.value, 1)} (B) and × ${fmt(inputs.calibration.a.value, 1)} (A).`,
@@ -426,7 +428,11 @@ const rows = computeScaleModel(
   inputs,
   ticks.map((t) => t.clusters),
 );
-const markdown = computeMarkdown(rows, inputs, ticks, mapping);
+const uncalibrated = computeScaleModel(
+  { ...inputs, calibration: { b: modelled(1, 'uncalibrated'), a: modelled(1, 'uncalibrated') } },
+  ticks.map((t) => t.clusters),
+);
+const markdown = computeMarkdown(rows, uncalibrated, inputs, ticks, mapping);
 await writeFormatted(
   new URL('scale.json', resultsDir),
   JSON.stringify(

@@ -66,6 +66,11 @@ type ForwarderRun = {
 
 export type ProfileSources = {
   readonly side: { readonly file: string; readonly result: SideBenchResult };
+  /**
+   * A side-by-side run (side B is enough) that counted the one-time schedules, when `side` did not: the wake-ups
+   * per change type and idle hour come from it.
+   */
+  readonly wakeUps?: { readonly file: string; readonly result: SideBenchResult };
   readonly bench: { readonly file: string; readonly result: BenchResult };
   readonly forwarder: { readonly file: string; readonly result: ForwarderBenchResult };
 };
@@ -88,8 +93,7 @@ export function computeMeasuredProfile(sources: ProfileSources): MeasuredProfile
     f: 'events' | 'ticks' | 'fanOuts' | 'wakeUps' | 'durationMs' | 'tickDurationMs' | 'wakeUpDurationMs',
   ) => Object.values(s.invocations).reduce((t, r) => t + (r[f] ?? 0), 0);
   // NOTE: a run before wake-ups were counted has no `schedules`: the model then takes its upper bound.
-  const counted = end.schedules !== undefined;
-  const schedulesCreated = (p: PhaseReport | undefined) => p?.functions?.schedules?.created ?? 0;
+  const wake = computeWakeUps(sources.wakeUps ?? sources.side);
   const otherMs = (s: FunctionsStats) => sum(s, 'tickDurationMs') + sum(s, 'wakeUpDurationMs');
   const invocationsOf = (p: PhaseReport) =>
     Object.values(p.functions?.invocations ?? {}).reduce((t, r) => t + r.events + (r.fanOuts ?? 0), 0);
@@ -134,9 +138,7 @@ export function computeMeasuredProfile(sources: ProfileSources): MeasuredProfile
           fanOutEntries: round(fanOutsOf(pb) / c),
           webhookCalls: round((webhooksInChanges * countAdmissionWrites(pb)) / Math.max(1, allAdmission) / c),
           replacedCpuSeconds: round(Math.max(0, coreCpu(pa) - coreCpu(pb)) / c),
-          ...(counted
-            ? { wakeUps: round(schedulesCreated(pb) / c), requeues: round((pb.functions.passes.requeued ?? 0) / c) }
-            : {}),
+          ...(wake?.changes[name] ?? {}),
         },
       ];
     }),
@@ -158,12 +160,7 @@ export function computeMeasuredProfile(sources: ProfileSources): MeasuredProfile
     replacedCpuSeconds: round(
       Math.max(0, createdA.reduce((t, p) => t + coreCpu(p), 0) - created.reduce((t, p) => t + coreCpu(p), 0)) / n,
     ),
-    ...(counted
-      ? {
-          wakeUps: round(created.reduce((t, p) => t + schedulesCreated(p), 0) / n),
-          requeues: round(created.reduce((t, p) => t + (p?.functions?.passes.requeued ?? 0), 0) / n),
-        }
-      : {}),
+    ...(wake?.create ?? {}),
   };
   const idleTicks = sum(afterIdle, 'ticks') - sum(before, 'ticks');
   const fw = sources.forwarder;
@@ -179,6 +176,11 @@ export function computeMeasuredProfile(sources: ProfileSources): MeasuredProfile
     basis: `${file}, ${n} Clusters per side, ${date}, ${result.machine}`,
     changes: { ...changes, create },
     splits: [
+      ...(wake
+        ? [
+            `one-time schedules (wake-ups) and requeues per change type: ${wake.source} (each schedule created fires once: counted when created, in the phase whose pass asked for it)`,
+          ]
+        : []),
       `forwarder entries (${forwarderInChanges}) and webhook calls (${webhooksInChanges}) are counted over the change phases together: split between them in proportion to each phase's object-change invocations and to the admission calls its audit log implies (writes the webhook configurations match, ${allAdmission} in all)`,
       'invocation durations are recorded over the change phases together (mean per invocation) and over creation',
     ],
@@ -195,15 +197,13 @@ export function computeMeasuredProfile(sources: ProfileSources): MeasuredProfile
       replacedRssMiB: round(
         Math.max(0, (idleA.memory['upstream core']?.meanMiB ?? 0) - (idleB.memory['upstream core']?.meanMiB ?? 0)),
       ),
-      ...(counted ? { wakeUpsPerClusterHour: round(schedulesCreated(idleB) / n / idleHours) } : {}),
+      ...(wake ? { wakeUpsPerClusterHour: wake.idlePerClusterHour } : {}),
     },
     invocationMs: {
       change: round(changeInvocations > 0 ? changeMs / changeInvocations : 0),
       create: round((sum(before, 'durationMs') - otherMs(before)) / Math.max(1, createInvocations)),
       tick: round(idleTicks > 0 ? (sum(afterIdle, 'tickDurationMs') - sum(before, 'tickDurationMs')) / idleTicks : 0),
-      ...(counted && sum(end, 'wakeUps') > 0
-        ? { wakeUp: round(sum(end, 'wakeUpDurationMs') / sum(end, 'wakeUps')) }
-        : {}),
+      ...(wake?.meanMs !== undefined ? { wakeUp: wake.meanMs } : {}),
     },
     webhookCallMs: {
       value: round(m.skip.topology.meanDurationMs),
@@ -228,5 +228,43 @@ export function computeMeasuredProfile(sources: ProfileSources): MeasuredProfile
         Object.values(m.ticks).reduce((t, x) => t + x.dynamodb.readUnits, 0) / Math.max(1, Object.keys(m.ticks).length),
       ),
     },
+  };
+}
+
+type WakeUpFigures = {
+  readonly source: string;
+  /** Per phase name: schedules created and requeued passes per converged change. */
+  readonly changes: Readonly<Record<string, { readonly wakeUps: number; readonly requeues: number }>>;
+  readonly create: { readonly wakeUps: number; readonly requeues: number };
+  readonly idlePerClusterHour: number;
+  readonly meanMs?: number;
+};
+
+/** The one-time schedules a run's side B counted per phase; undefined for a run that did not count them. */
+function computeWakeUps(run: { readonly file: string; readonly result: SideBenchResult }): WakeUpFigures | undefined {
+  const b = run.result.sides.B;
+  const end = b?.functions?.end as FunctionsStats | undefined;
+  if (!b || end?.schedules === undefined) return undefined;
+  const n = Number(run.result.config['clusters']);
+  const phase = (name: string) => b.phases.find((p) => p.name === name && !p.error);
+  const per = (phases: readonly (PhaseReport | undefined)[], count: number) => ({
+    wakeUps: round(phases.reduce((t, p) => t + (p?.functions?.schedules?.created ?? 0), 0) / count),
+    requeues: round(phases.reduce((t, p) => t + (p?.functions?.passes.requeued ?? 0), 0) / count),
+  });
+  const changes = Object.fromEntries(
+    Object.values(phaseOf).flatMap((name) => {
+      const p = phase(name);
+      return p?.functions && p.changes > 0 ? [[name, per([p], p.changes)]] : [];
+    }),
+  );
+  const idle = phase('idle');
+  const woken = Object.values(end.invocations).reduce((t, r) => t + (r.wakeUps ?? 0), 0);
+  const wokenMs = Object.values(end.invocations).reduce((t, r) => t + (r.wakeUpDurationMs ?? 0), 0);
+  return {
+    source: `${run.file} (side B, ${n} Clusters, ${run.result.date.slice(0, 10)}, ${run.result.machine})`,
+    changes,
+    create: per([phase('create'), phase('addons-setup')], n),
+    idlePerClusterHour: idle ? round((idle.functions?.schedules?.created ?? 0) / n / (idle.durationMs / 3_600_000)) : 0,
+    ...(woken > 0 ? { meanMs: round(wokenMs / woken) } : {}),
   };
 }

@@ -1,7 +1,7 @@
 // Prints the measured profile the cost model scales (compute-measured-profile.ts) from the committed bench results;
 // with --write, writes it to shared/pricing/measured-profile.ts (prettier-formatted):
-//   node --import tsx test/bench/side/print-profile.ts [--write] [side-by-side result] [npm run bench result]
-//     [forwarder result]
+//   node --import tsx test/bench/side/print-profile.ts [--write] [--wake-ups=<run that counted them>]
+//     [side-by-side result] [npm run bench result] [forwarder result]
 // Defaults: test/bench/results/side-by-side-100-epyc.json, latest.json, forwarder-lean.json.
 import { readFileSync } from 'node:fs';
 import { writeFormatted } from '#test/bench/report.ts';
@@ -9,16 +9,19 @@ import { computeMeasuredProfile, type ProfileSources } from './compute-measured-
 
 const args = process.argv.slice(2);
 const write = args.includes('--write');
+// NOTE: --wake-ups=<file>: a run that counted the one-time schedules, when the side-by-side result did not.
+const wakeUpsFile = args.find((a) => a.startsWith('--wake-ups='))?.slice('--wake-ups='.length);
 const [
   sideFile = 'test/bench/results/side-by-side-100-epyc.json',
   benchFile = 'test/bench/results/latest.json',
   forwarderFile = 'test/bench/results/forwarder-lean.json',
-] = args.filter((a) => a !== '--write');
+] = args.filter((a) => !a.startsWith('--'));
 const read = <T>(file: string) => ({ file, result: JSON.parse(readFileSync(file, 'utf8')) as T });
 const profile = computeMeasuredProfile({
   side: read<ProfileSources['side']['result']>(sideFile),
   bench: read<ProfileSources['bench']['result']>(benchFile),
   forwarder: read<ProfileSources['forwarder']['result']>(forwarderFile),
+  ...(wakeUpsFile ? { wakeUps: read<ProfileSources['side']['result']>(wakeUpsFile) } : {}),
 });
 const json = JSON.stringify(profile, null, 2);
 if (write) {
@@ -27,7 +30,7 @@ if (write) {
     target,
     [
       '// The measured usage the cost model scales, generated from the committed bench results by',
-      `// \`node --import tsx test/bench/side/print-profile.ts --write ${sideFile} ${benchFile} ${forwarderFile}\``,
+      `// \`node --import tsx test/bench/side/print-profile.ts --write ${wakeUpsFile ? `--wake-ups=${wakeUpsFile} ` : ''}${sideFile} ${benchFile} ${forwarderFile}\``,
       '// (generated — do not edit; regenerate after `npm run bench:side`, `npm run bench` or the forwarder bench).',
       "import type { MeasuredProfile } from '#shared/pricing/measured-profile-types.ts';",
       '',

@@ -8,15 +8,20 @@ import { computeMeasuredProfile } from '#test/bench/side/compute-measured-profil
 
 const root = new URL('../../../../', import.meta.url);
 const generated = readFileSync(new URL('shared/pricing/measured-profile.ts', root), 'utf8');
-const files = /print-profile\.ts --write (\S+) (\S+) (\S+)`/.exec(generated)?.slice(1) ?? [];
+const files = /print-profile\.ts --write (?:--wake-ups=(\S+) )?(\S+) (\S+) (\S+)`/.exec(generated)?.slice(1) ?? [];
 const read = (file: string) => ({ file, result: JSON.parse(readFileSync(new URL(file, root), 'utf8')) as never });
 
 describe('the measured profile', () => {
-  test('names the three results it was generated from', () => assert.equal(files.length, 3));
+  test('names the results it was generated from', () => assert.equal(files.filter(Boolean).length >= 3, true));
 
   test('is what the named results give (regenerate with print-profile.ts --write)', () => {
-    const [side = '', bench = '', forwarder = ''] = files;
-    const computed = computeMeasuredProfile({ side: read(side), bench: read(bench), forwarder: read(forwarder) });
+    const [wakeUps, side = '', bench = '', forwarder = ''] = files;
+    const computed = computeMeasuredProfile({
+      side: read(side),
+      bench: read(bench),
+      forwarder: read(forwarder),
+      ...(wakeUps ? { wakeUps: read(wakeUps) } : {}),
+    });
     assert.deepEqual(JSON.parse(JSON.stringify(computed)), JSON.parse(JSON.stringify(measuredProfile)));
   });
 });
