@@ -203,7 +203,8 @@ export function computeMeasuredProfile(sources: ProfileSources): MeasuredProfile
       change: round(changeInvocations > 0 ? changeMs / changeInvocations : 0),
       create: round((sum(before, 'durationMs') - otherMs(before)) / Math.max(1, createInvocations)),
       tick: round(idleTicks > 0 ? (sum(afterIdle, 'tickDurationMs') - sum(before, 'tickDurationMs')) / idleTicks : 0),
-      ...(wake?.meanMs !== undefined ? { wakeUp: wake.meanMs } : {}),
+      // NOTE: a woken invocation's duration only from the run the other durations come from (same machine and load).
+      ...(wake?.meanMs !== undefined && !sources.wakeUps ? { wakeUp: wake.meanMs } : {}),
     },
     webhookCallMs: {
       value: round(m.skip.topology.meanDurationMs),
