@@ -213,7 +213,7 @@ export function computeMarginalCost(inputs: CostInputs): MarginalCost {
       side: 'B',
       item: 'Lambda: passes woken by one-time schedules',
       usd: million(wakeUps, prices.lambdaPerMillionRequests) + wakeUps * (wakeUpMs / 1000) * controllerGb * gbSecond,
-      basis: activity.wakeUpsBasis,
+      basis: deployed.wakeUpSchedules ? activity.wakeUpsBasis : 'template',
       note: deployed.wakeUpSchedules
         ? `${fmt(wakeUps)} invocations, one per one-time schedule ${wakeUpsHow}, ${wakeUpMs.toFixed(0)} ms each (${profile.invocationMs.wakeUp === undefined ? "a change invocation's mean, measured" : 'mean of the woken invocations, measured'})`
         : 'no one-time schedules in the template (the ticks run requeued passes)',
@@ -245,7 +245,7 @@ export function computeMarginalCost(inputs: CostInputs): MarginalCost {
       side: 'B',
       item: 'EventBridge Scheduler: one-time schedules',
       usd: million(wakeUps, prices.schedulerPerMillionInvocations),
-      basis: activity.wakeUpsBasis,
+      basis: deployed.wakeUpSchedules ? activity.wakeUpsBasis : 'template',
       note: deployed.wakeUpSchedules
         ? `${fmt(wakeUps)} one-time schedules fired ${wakeUpsHow} (free tier not applied; API calls are not billed)`
         : 'no one-time schedules in the template',
