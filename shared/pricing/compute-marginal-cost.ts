@@ -4,6 +4,7 @@
 // measured profile, the fleet and the prices are arguments. Every line says whether its quantity is measured (scaled
 // from the bench), read from the template, or modelled (an assumption, named in its note).
 import type { AwsPrices } from '#shared/pricing/aws-prices.ts';
+import { computeForwarderRss } from '#shared/pricing/compute-forwarder-rss.ts';
 import {
   computeMonthlyActivity,
   type ChangeMix,
@@ -108,9 +109,11 @@ export function computeMarginalCost(inputs: CostInputs): MarginalCost {
   const webhooksGb = webhooks.reduce((s, f) => s + f.memoryGb, 0) / Math.max(1, webhooks.length);
   const ticks = controllers.reduce((s, f) => s + f.scheduledPerMonth, 0);
   // NOTE: each pass that asks to run again gets a one-time schedule that fires once (an earlier one kept instead
-  // counts as one; a pass an event ran first still gets its invocation, skipped): one Scheduler invocation and one
-  // Lambda invocation each. Without them (private subnets) the template's ticks run those passes.
-  const wakeUps = deployed.wakeUpSchedules ? activity.passesAskingToRunAgain : 0;
+  // counts as one): one Scheduler invocation and one Lambda invocation each, counted by the bench per change type
+  // (an upper bound where a type was not counted). Without them (private subnets) the template's ticks run those
+  // passes.
+  const wakeUps = deployed.wakeUpSchedules ? activity.wakeUps : 0;
+  const wakeUpMs = profile.invocationMs.wakeUp ?? profile.invocationMs.change;
   const webhookCalls = webhooks.length > 0 ? activity.webhookCalls : 0;
   // NOTE: worst case for INIT: every tick and every wake-up starts cold, and so does every change burst (one per
   // webhooks burst too).
@@ -173,15 +176,17 @@ export function computeMarginalCost(inputs: CostInputs): MarginalCost {
   const node = (vcpu: number, mib: number) => (vcpu * perVcpuHour + (mib / 1024) * perGibHour) * h;
   const watched = clusters * a.watchedObjectsPerCluster;
   const fw = profile.forwarder;
-  // NOTE: linear between the side-by-side fleet's watched objects and the 10,102 of `npm run bench`.
-  const smallFleet = 100 * a.watchedObjectsPerCluster;
-  const forwarderRss =
-    fw.rssMiB + Math.max(0, ((fw.rssMiBAt10kObjects - fw.rssMiB) * (watched - smallFleet)) / (10_102 - smallFleet));
-  const forwarderMiB = Math.max(inputs.forwarderRequests.memoryMiB, forwarderRss);
+  const forwarderRss = computeForwarderRss(fw.rss, watched);
+  const forwarderMiB = Math.max(inputs.forwarderRequests.memoryMiB, forwarderRss.rssMiB);
   const forwarderCpu = Math.max(inputs.forwarderRequests.cpu, fw.cpuSecondsPerHour / 3600);
   const replacedMiB = profile.idle.replacedRssMiB + (clusters * a.replacedRssKiBPerCluster) / 1024;
   const replacedVcpu = activity.replacedCpuSeconds / (h * 3600);
   const secrets = deployed.secretsCreated + deployed.secretsReferenced;
+  const wakeUpsHow =
+    activity.wakeUpsBasis === 'measured'
+      ? '(created by the functions for passes that asked to run again, counted by the bench per change type)'
+      : `(upper bound where the bench did not count them: ${fmt(activity.passErrors)} pass errors measured + every pass beyond one per converged change)`;
+  const rssPoints = forwarderRss.from.map((p) => `${p.rssMiB} MiB at ${fmt(p.watchedObjects)}`).join(', ');
   const notMeasured =
     activity.notMeasured.length > 0 ? `; not measured, priced at nothing: ${activity.notMeasured.join(', ')}` : '';
 
@@ -207,12 +212,10 @@ export function computeMarginalCost(inputs: CostInputs): MarginalCost {
     {
       side: 'B',
       item: 'Lambda: passes woken by one-time schedules',
-      usd:
-        million(wakeUps, prices.lambdaPerMillionRequests) +
-        wakeUps * (profile.invocationMs.change / 1000) * controllerGb * gbSecond,
-      basis: 'modelled',
+      usd: million(wakeUps, prices.lambdaPerMillionRequests) + wakeUps * (wakeUpMs / 1000) * controllerGb * gbSecond,
+      basis: deployed.wakeUpSchedules ? activity.wakeUpsBasis : 'template',
       note: deployed.wakeUpSchedules
-        ? `${fmt(wakeUps)} invocations, one per pass that asked to run again (upper bound: ${fmt(activity.passErrors)} pass errors measured + every pass beyond one per converged change), ${profile.invocationMs.change.toFixed(0)} ms each (a change invocation's mean, measured)`
+        ? `${fmt(wakeUps)} invocations, one per one-time schedule ${wakeUpsHow}, ${wakeUpMs.toFixed(0)} ms each (${profile.invocationMs.wakeUp === undefined ? "a change invocation's mean, measured" : 'mean of the woken invocations, measured'})`
         : 'no one-time schedules in the template (the ticks run requeued passes)',
     },
     {
@@ -242,9 +245,9 @@ export function computeMarginalCost(inputs: CostInputs): MarginalCost {
       side: 'B',
       item: 'EventBridge Scheduler: one-time schedules',
       usd: million(wakeUps, prices.schedulerPerMillionInvocations),
-      basis: 'modelled',
+      basis: deployed.wakeUpSchedules ? activity.wakeUpsBasis : 'template',
       note: deployed.wakeUpSchedules
-        ? `${fmt(wakeUps)} one-time schedules fired, one per pass that asked to run again (upper bound, see the Lambda line; free tier not applied; API calls are not billed)`
+        ? `${fmt(wakeUps)} one-time schedules fired ${wakeUpsHow} (free tier not applied; API calls are not billed)`
         : 'no one-time schedules in the template',
     },
     {
@@ -339,7 +342,7 @@ export function computeMarginalCost(inputs: CostInputs): MarginalCost {
       item: "forwarder pod's node share",
       usd: node(forwarderCpu, forwarderMiB),
       basis: 'measured',
-      note: `max(request in the chart's values.yaml, measured): ${forwarderCpu.toFixed(3)} vCPU, ${forwarderMiB.toFixed(0)} MiB for ${fmt(watched)} watched objects${watched > 10_102 ? ' (RSS extrapolated linearly beyond the 10,102 measured)' : ''}${inputs.forwarderRequests.memoryLimitMiB !== undefined && forwarderRss > inputs.forwarderRequests.memoryLimitMiB ? ` ABOVE its ${inputs.forwarderRequests.memoryLimitMiB} MiB limit (OOM-killed)` : ''}, of a t3.medium priced half by vCPU, half by GiB`,
+      note: `max(request in the chart's values.yaml, measured): ${forwarderCpu.toFixed(3)} vCPU, ${forwarderMiB.toFixed(0)} MiB (request ${inputs.forwarderRequests.memoryMiB} MiB; RSS ${forwarderRss.rssMiB.toFixed(1)} MiB for ${fmt(watched)} watched objects, ${forwarderRss.basis}${forwarderRss.basis === 'measured' ? '' : ` from ${rssPoints}`})${inputs.forwarderRequests.memoryLimitMiB !== undefined && forwarderRss.rssMiB > inputs.forwarderRequests.memoryLimitMiB ? ` ABOVE its ${inputs.forwarderRequests.memoryLimitMiB} MiB limit (OOM-killed)` : ''}, of a t3.medium priced half by vCPU, half by GiB`,
     },
     {
       side: 'A',

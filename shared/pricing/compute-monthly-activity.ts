@@ -40,11 +40,13 @@ export type MonthlyActivity = {
   readonly passesSkipped: number;
   readonly passErrors: number;
   /**
-   * Passes that asked to run again at a time (Requeue, or Error with backoff), modelled as an upper bound: the
-   * measured pass errors, plus every pass that ran beyond one per converged change (the profile does not count
-   * requeues apart; an upgrade's topology pass requeues while the control plane and workers roll).
+   * One-time schedules a month (each fires once: one Scheduler and one Lambda invocation), as counted by the bench
+   * per change type and idle hour. For a type the bench did not count them for, an upper bound: its measured pass
+   * errors plus every pass that ran beyond one per converged change (an upgrade's topology pass requeues while the
+   * control plane and workers roll); then `wakeUpsBasis` is `modelled`.
    */
-  readonly passesAskingToRunAgain: number;
+  readonly wakeUps: number;
+  readonly wakeUpsBasis: 'measured' | 'modelled';
   readonly forwarderEvents: number;
   readonly fanOutEntries: number;
   readonly webhookCalls: number;
@@ -86,7 +88,14 @@ export function computeMonthlyActivity(
     passesRun: over((f) => f.passesRun),
     passesSkipped: over((f) => f.passesSkipped),
     passErrors: over((f) => f.passErrors),
-    passesAskingToRunAgain: over((f) => f.passErrors + Math.max(0, f.passesRun - f.passErrors - 1)),
+    wakeUps:
+      over((f) => f.wakeUps ?? f.passErrors + Math.max(0, f.passesRun - f.passErrors - 1)) +
+      idleHours * (profile.idle.wakeUpsPerClusterHour ?? 0),
+    wakeUpsBasis:
+      measured.every(([type, f]) => mix[type] === 0 || f.wakeUps !== undefined) &&
+      profile.idle.wakeUpsPerClusterHour !== undefined
+        ? 'measured'
+        : 'modelled',
     forwarderEvents: over((f) => f.forwarderEvents) + idleHours * profile.idle.forwarderEventsPerClusterHour,
     fanOutEntries: over((f) => f.fanOutEntries),
     webhookCalls: over((f) => f.webhookCalls) + idleHours * profile.idle.webhookCallsPerClusterHour,

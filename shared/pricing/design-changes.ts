@@ -33,7 +33,10 @@ export const designChanges: readonly DesignChange[] = [
     apply: (i) => ({
       ...i,
       forwarderRequests: { ...i.forwarderRequests, memoryMiB: 48 },
-      profile: { ...i.profile, forwarder: { ...i.profile.forwarder, rssMiB: 48, rssMiBAt10kObjects: 48 } },
+      profile: {
+        ...i.profile,
+        forwarder: { ...i.profile.forwarder, rss: [{ watchedObjects: 10_000, rssMiB: 48 }] },
+      },
     }),
   },
   {

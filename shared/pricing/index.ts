@@ -10,6 +10,8 @@ export type {
   HourlyUsage,
   MonthlyCost,
 } from '#shared/pricing/compute-monthly-cost.ts';
+export { computeForwarderRss } from '#shared/pricing/compute-forwarder-rss.ts';
+export type { ForwarderRss, RssPoint } from '#shared/pricing/compute-forwarder-rss.ts';
 export { computeMarginalCost, costAssumptions, userTypes } from '#shared/pricing/compute-marginal-cost.ts';
 export type {
   CostInputs,

@@ -21,6 +21,13 @@ export type ChangeFigures = {
   readonly fanOutEntries: number;
   /** B: admission calls of the webhooks function. */
   readonly webhookCalls: number;
+  /**
+   * B: one-time schedules (EventBridge Scheduler) the functions created for passes that asked to run again; each
+   * fires once and invokes its function once. Absent: not counted by the run (the model then takes an upper bound).
+   */
+  readonly wakeUps?: number;
+  /** B: passes that ran and asked to run again at a time (Requeue), counted by the run. */
+  readonly requeues?: number;
   /** A: CPU-seconds the replaced controllers spent (the core manager's CPU, side A minus side B). */
   readonly replacedCpuSeconds: number;
 };
@@ -37,20 +44,34 @@ export type MeasuredProfile = {
     readonly eventInvocationsPerClusterHour: number;
     readonly forwarderEventsPerClusterHour: number;
     readonly webhookCallsPerClusterHour: number;
+    /** One-time schedules created per Cluster-hour while idle (absent: not counted). */
+    readonly wakeUpsPerClusterHour?: number;
     /** A: the replaced controllers' CPU-seconds per idle hour and memory (core manager A minus B). */
     readonly replacedCpuSecondsPerHour: number;
     readonly replacedRssMiB: number;
   };
-  /** B: mean duration of one controller invocation, ms (every invocation in one process on the bench machine). */
-  readonly invocationMs: { readonly change: number; readonly create: number; readonly tick: number };
+  /**
+   * B: mean duration of one controller invocation, ms (every invocation in one process on the bench machine); `wakeUp`:
+   * of an invocation a one-time schedule started (absent: not measured; a change invocation's is used).
+   */
+  readonly invocationMs: {
+    readonly change: number;
+    readonly create: number;
+    readonly tick: number;
+    readonly wakeUp?: number;
+  };
   /** B: a webhook call's duration, ms, and the module load time (INIT) of the largest bundle, ms. */
   readonly webhookCallMs: { readonly value: number; readonly source: string };
   readonly moduleLoadMs: { readonly value: number; readonly source: string };
-  /** B: the forwarder's resident memory and CPU (side-by-side idle window; 10,102 watched objects in `npm run bench`). */
+  /**
+   * B: the forwarder as deployed (its image's bundle and node flags): resident memory measured at each count of
+   * watched objects (the model interpolates between the points, and extrapolates beyond them along the nearest
+   * segment), and its CPU while idle.
+   */
   readonly forwarder: {
     readonly source: string;
-    readonly rssMiB: number;
-    readonly rssMiBAt10kObjects: number;
+    readonly rss: readonly { readonly watchedObjects: number; readonly rssMiB: number }[];
+    readonly cpuSource: string;
     readonly cpuSecondsPerHour: number;
   };
   /** B: DynamoDB request units of one pass (`npm run bench`: a forced pass and a skipped one). */

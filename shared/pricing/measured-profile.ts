@@ -1,6 +1,6 @@
 // The measured usage the cost model scales, generated from the committed bench results by
-// `node --import tsx test/bench/side/print-profile.ts test/bench/results/side-by-side-100-epyc.json test/bench/results/latest.json`
-// (regenerate after `npm run bench:side` / `npm run bench`). Every figure names its file and phase.
+// `node --import tsx test/bench/side/print-profile.ts --write --wake-ups=test/bench/results/side-b-10-wake-ups.json test/bench/results/side-by-side-100-epyc.json test/bench/results/latest.json test/bench/results/forwarder-lean.json`
+// (generated — do not edit; regenerate after `npm run bench:side`, `npm run bench` or the forwarder bench).
 import type { MeasuredProfile } from '#shared/pricing/measured-profile-types.ts';
 
 export const measuredProfile: MeasuredProfile = {
@@ -18,6 +18,8 @@ export const measuredProfile: MeasuredProfile = {
       fanOutEntries: 0,
       webhookCalls: 9.2045,
       replacedCpuSeconds: 0.095,
+      wakeUps: 0,
+      requeues: 0,
     },
     scale: {
       source: 'test/bench/results/side-by-side-100-epyc.json, phase "scale-up", 2 Cluster-changes',
@@ -30,6 +32,8 @@ export const measuredProfile: MeasuredProfile = {
       fanOutEntries: 0,
       webhookCalls: 9.2045,
       replacedCpuSeconds: 1.055,
+      wakeUps: 0,
+      requeues: 0,
     },
     upgrade: {
       source: 'test/bench/results/side-by-side-100-epyc.json, phase "version upgrade", 2 Cluster-changes',
@@ -42,6 +46,8 @@ export const measuredProfile: MeasuredProfile = {
       fanOutEntries: 0,
       webhookCalls: 36.8182,
       replacedCpuSeconds: 12.62,
+      wakeUps: 3,
+      requeues: 4.5,
     },
     crs: {
       source:
@@ -55,6 +61,8 @@ export const measuredProfile: MeasuredProfile = {
       fanOutEntries: 0,
       webhookCalls: 1.5648,
       replacedCpuSeconds: 0,
+      wakeUps: 0,
+      requeues: 0,
     },
     class: {
       source: 'test/bench/results/side-by-side-100-epyc.json, phase "ClusterClass change (fleet)", 100 Cluster-changes',
@@ -67,6 +75,8 @@ export const measuredProfile: MeasuredProfile = {
       fanOutEntries: 0.1,
       webhookCalls: 0.0307,
       replacedCpuSeconds: 0.0498,
+      wakeUps: 0,
+      requeues: 0,
     },
     create: {
       source: 'test/bench/results/side-by-side-100-epyc.json, phases "create" + "addons-setup", 100 Clusters created',
@@ -79,9 +89,12 @@ export const measuredProfile: MeasuredProfile = {
       fanOutEntries: 0,
       webhookCalls: 85.32,
       replacedCpuSeconds: 0.3963,
+      wakeUps: 1,
+      requeues: 0,
     },
   },
   splits: [
+    'one-time schedules (wake-ups) and requeues per change type: test/bench/results/side-b-10-wake-ups.json (side B, 10 Clusters, 2026-11-27, 2 × Intel(R) Xeon(R) Processor, 24 GiB RAM, linux/x64, Node v22.23.3) (each schedule created fires once: counted when created, in the phase whose pass asked for it)',
     "forwarder entries (187) and webhook calls (270) are counted over the change phases together: split between them in proportion to each phase's object-change invocations and to the admission calls its audit log implies (writes the webhook configurations match, 176 in all)",
     'invocation durations are recorded over the change phases together (mean per invocation) and over creation',
   ],
@@ -92,6 +105,7 @@ export const measuredProfile: MeasuredProfile = {
     webhookCallsPerClusterHour: 0.06,
     replacedCpuSecondsPerHour: 5.8799,
     replacedRssMiB: 53.7821,
+    wakeUpsPerClusterHour: 0,
   },
   invocationMs: {
     change: 678.3178,
@@ -110,9 +124,18 @@ export const measuredProfile: MeasuredProfile = {
   },
   forwarder: {
     source:
-      'test/bench/results/side-by-side-100-epyc.json idle window (100 Clusters); 10102 watched objects: test/bench/results/latest.json 2026-11-25',
-    rssMiB: 94.4492,
-    rssMiBAt10kObjects: 96.3203,
+      'test/bench/results/forwarder-lean.json 2026-11-27: the forwarder bundled and run as its image (--jitless --no-expose-wasm --single-threaded --max-semi-space-size=1), 2 × Intel(R) Xeon(R) Processor',
+    rss: [
+      {
+        watchedObjects: 10002,
+        rssMiB: 73.6,
+      },
+      {
+        watchedObjects: 50002,
+        rssMiB: 101.4,
+      },
+    ],
+    cpuSource: 'test/bench/results/side-by-side-100-epyc.json idle window (100 Clusters)',
     cpuSecondsPerHour: 0.24,
   },
   dynamoDb: {

@@ -2,6 +2,12 @@
 // Clusters, and which limit binds first. Pure: fed by measured figures (the side-by-side run, `npm run bench`, the
 // DynamoDB Local tick measurement) and by published service limits, each input labelled with its basis. Nothing here
 // was run at 10,000 or 100,000 Clusters: every output is modelled.
+// The API server's flow control is modelled as v1.34's (k8s.io/apiserver v0.34 util/flowcontrol): a request holds
+// one seat, except a LIST, whose seats follow the bytes it loads (SizeBasedListCostEstimate, on by default in 1.34: a
+// consistent LIST is served from the watch cache, ceil(min(objects of the kind × their size, 1 MB) / 100 kB) seats,
+// at most the level's max seats, MAX(1, MIN(ceil(0.15 × seats), seats / handSize))); every function's identity is
+// one flow (FlowSchemas distinguish by user), which queues at most handSize × queueLengthLimit requests: the rest
+// are answered 429, which the kube client sends again after Retry-After (1 s).
 
 /** A figure and where it comes from. */
 export type Basis = 'measured' | 'published' | 'modelled';
@@ -25,10 +31,24 @@ export type ScaleInputs = {
   readonly dueShards: number;
   /** Lambda: concurrent executions of the account (default quota) that the functions may use. */
   readonly lambdaConcurrency: Input;
-  /** kube-apiserver: seats of the priority level the functions' requests land in. */
-  readonly apiSeats: Input;
-  /** The same with capi-serverless's identities in a priority level of their own. */
-  readonly dedicatedApiSeats: Input;
+  /**
+   * capi-serverless: label-selected LISTs one pass sends (measured), objects of each listed kind per Cluster and
+   * their bytes in the watch cache (the LIST's seats follow them).
+   */
+  readonly listsPerPass: Input;
+  readonly listedObjectsPerCluster: Input;
+  readonly listedObjectBytes: Input;
+  /** kube-apiserver: the priority level the functions' requests land in without the chart's flow control. */
+  readonly sharedLevel: PriorityLevel;
+  /** The chart's own priority level for capi-serverless (infra/chart/capi-serverless/files/flow-control.yaml). */
+  readonly dedicatedLevel: PriorityLevel;
+  /** When the kube client sends a 429'd request again (the API server's Retry-After). */
+  readonly throttleRetrySeconds: Input;
+  /**
+   * Measured / modelled time for the fleet-wide change at the side-by-side run's size (no flow control there: the
+   * bench's identities are exempt), per side: request times are multiplied by it (1: uncalibrated).
+   */
+  readonly calibration: { readonly b: Input; readonly a: Input };
   /** DynamoDB: write units per pass (lease put 1, checkpoint + lease release transaction 4). */
   readonly writeUnitsPerPass: Input;
   /** DynamoDB: writes to the due index per pass (the lease row enters and leaves it), spread over `dueShards`. */
@@ -51,6 +71,26 @@ export type ScaleInputs = {
   readonly mappingHandOffSeconds: number;
   /** The tick's due-index Query over a table of N checkpoints with nothing due, ms (DynamoDB Local), by N. */
   readonly idleTickQueryMs: ReadonlyMap<number, Input>;
+};
+
+/** A PriorityLevelConfiguration's seats (its nominal share of the server's) and its queuing. */
+export type PriorityLevel = {
+  readonly name: string;
+  readonly seats: Input;
+  readonly handSize: number;
+  readonly queueLengthLimit: number;
+};
+
+/** What one priority level makes of a fleet-wide change's passes. */
+export type FlowControlRow = {
+  /** Seats of one of the pass's LISTs, and seat-seconds of a whole pass. */
+  readonly listSeats: number;
+  readonly seatSecondsPerPass: number;
+  /** Requests of the flow being served, queued (at most handSize × queueLengthLimit), and answered 429 per second. */
+  readonly executing: number;
+  readonly queued: number;
+  readonly queueLimit: number;
+  readonly throttledPerSecond: number;
 };
 
 export type ScaleRow = {
@@ -80,8 +120,10 @@ export type ScaleRow = {
     };
     readonly binding: 'lambda' | 'apiSeats' | 'dueIndexPartition' | 'tableOnDemand';
     readonly allConvergedSeconds: number;
-    /** With a priority level of its own (`dedicatedApiSeats`): what binds then, and the time. */
+    /** With a priority level of its own (`dedicatedLevel`): what binds then, and the time. */
     readonly dedicated: { readonly binding: ScaleRow['change']['binding']; readonly allConvergedSeconds: number };
+    /** Flow control in the shared and in the dedicated priority level. */
+    readonly flowControl: { readonly shared: FlowControlRow; readonly dedicated: FlowControlRow };
     readonly peakApiRequestsPerSecond: number;
     readonly peakWriteUnitsPerSecond: number;
     readonly upstreamAllConvergedSeconds: number;
@@ -95,26 +137,31 @@ export type ScaleRow = {
  * computeScaleModel(inputs, [1_000, 10_000, 100_000]);
  */
 export function computeScaleModel(inputs: ScaleInputs, sizes: readonly number[]): ScaleRow[] {
+  const requestB = inputs.requestSeconds.value * inputs.calibration.b.value;
+  const requestA = inputs.requestSeconds.value * inputs.calibration.a.value;
   return sizes.map((n) => {
     const invocations = Math.ceil(n / inputs.fanOutBatch);
     const handedOff = invocations - 1;
     const concurrency = Math.min(invocations, inputs.lambdaConcurrency.value);
     const passesInFlight = concurrency * Math.min(inputs.passesPerInvocation, inputs.fanOutBatch);
-    const pass = inputs.requestsPerClusterChange.value * inputs.requestSeconds.value;
-    // NOTE: a pass has one request in flight at a time, so passes beyond the seats wait in the API server's queues.
-    const limits = (seats: number) => ({
+    const requests = inputs.requestsPerClusterChange.value;
+    const pass = requests * requestB;
+    const flow = (level: PriorityLevel) => computeFlowControl(inputs, level, n, passesInFlight, requestB);
+    const [shared, dedicated] = [flow(inputs.sharedLevel), flow(inputs.dedicatedLevel)];
+    // NOTE: a pass has one request in flight at a time; the seats a pass holds over its life are its seat-seconds.
+    const limits = (f: FlowControlRow, level: PriorityLevel) => ({
       lambda: passesInFlight / pass,
-      apiSeats: seats / pass,
+      apiSeats: level.seats.value / f.seatSecondsPerPass,
       dueIndexPartition:
         (inputs.dueShards * inputs.partitionWriteUnitsPerSecond.value) / inputs.dueIndexWritesPerPass.value,
       tableOnDemand: inputs.tableWriteUnitsPerSecond.value / inputs.writeUnitsPerPass.value,
     });
     const bindingOf = (l: ReturnType<typeof limits>) =>
       (Object.entries(l) as [keyof typeof l, number][]).reduce((x, y) => (y[1] < x[1] ? y : x));
-    const passesPerSecond = limits(inputs.apiSeats.value);
+    const passesPerSecond = limits(shared, inputs.sharedLevel);
     const binding = bindingOf(passesPerSecond);
-    const dedicated = bindingOf(limits(inputs.dedicatedApiSeats.value));
-    const upstreamSecondsPerCluster = inputs.upstreamRequestsPerClusterChange.value * inputs.requestSeconds.value;
+    const dedicatedBinding = bindingOf(limits(dedicated, inputs.dedicatedLevel));
+    const upstreamSecondsPerCluster = inputs.upstreamRequestsPerClusterChange.value * requestA;
     const rate = binding[1];
     const mappingPages = Math.ceil(n / inputs.mappingPageSize);
     const mappingSeconds = mappingPages * inputs.mappingPageSeconds.value;
@@ -143,17 +190,137 @@ export function computeScaleModel(inputs: ScaleInputs, sizes: readonly number[])
         },
         invocations,
         putEventsCalls: Math.ceil(handedOff / 10),
-        apiRequests: n * inputs.requestsPerClusterChange.value,
+        apiRequests: n * requests,
         passesInFlight,
         passSeconds: pass,
         passesPerSecond,
         binding: binding[0],
         allConvergedSeconds: converged(rate),
-        dedicated: { binding: dedicated[0], allConvergedSeconds: converged(dedicated[1]) },
-        peakApiRequestsPerSecond: rate * inputs.requestsPerClusterChange.value,
+        dedicated: { binding: dedicatedBinding[0], allConvergedSeconds: converged(dedicatedBinding[1]) },
+        flowControl: { shared, dedicated },
+        peakApiRequestsPerSecond: rate * requests,
         peakWriteUnitsPerSecond: rate * inputs.writeUnitsPerPass.value,
         upstreamAllConvergedSeconds: (n * upstreamSecondsPerCluster) / inputs.upstreamWorkers.value,
       },
     };
   });
+}
+
+/** Bytes a LIST served from the watch cache is charged for at most (1 MB), and bytes per seat (100 kB). */
+const cacheListMaxBytes = 1_000_000;
+const bytesPerSeat = 100_000;
+
+/**
+ * The seats a priority level grants one request at most: MAX(1, MIN(ceil(0.15 × seats), floor(seats / handSize))),
+ * and never more than 100 for a LIST.
+ *
+ * @example
+ * computeMaxSeats({ name: 'global-default', seats: v(49), handSize: 6, queueLengthLimit: 50 }); // 8
+ */
+export function computeMaxSeats(level: PriorityLevel): number {
+  const seats = level.seats.value;
+  return Math.min(100, Math.max(1, Math.min(Math.ceil(seats * 0.15), Math.floor(seats / level.handSize))));
+}
+
+/**
+ * Seats of a label-selected LIST served from the watch cache over `objects` objects of `bytes` each (1.34's
+ * size-based estimate): the bytes it loads, at most 1 MB, per 100 kB; between 1 and the level's max seats.
+ *
+ * @example
+ * computeListSeats(1_000, 4_000, 8); // 8 (10 by bytes, capped by the level)
+ */
+export function computeListSeats(objects: number, bytes: number, maxSeats: number): number {
+  const seats = Math.ceil(Math.min(objects * bytes, cacheListMaxBytes) / bytesPerSeat);
+  return Math.min(maxSeats, Math.max(1, seats));
+}
+
+/**
+ * One flow (a function's identity) in a priority level during the fleet-wide change: every pass in flight has one
+ * request outstanding; the level serves as many as its seats hold, queues up to handSize × queueLengthLimit of the
+ * rest, and answers the others 429, each sent again after `throttleRetrySeconds`.
+ */
+function computeFlowControl(
+  inputs: ScaleInputs,
+  level: PriorityLevel,
+  n: number,
+  passesInFlight: number,
+  requestSeconds: number,
+): FlowControlRow {
+  const lists = Math.min(inputs.listsPerPass.value, inputs.requestsPerClusterChange.value);
+  const others = inputs.requestsPerClusterChange.value - lists;
+  const listSeats = computeListSeats(
+    n * inputs.listedObjectsPerCluster.value,
+    inputs.listedObjectBytes.value,
+    computeMaxSeats(level),
+  );
+  const seatSecondsPerPass = (others + lists * listSeats) * requestSeconds;
+  const meanSeats = (others + lists * listSeats) / Math.max(1, others + lists);
+  const executing = Math.min(passesInFlight, level.seats.value / meanSeats);
+  const queueLimit = level.handSize * level.queueLengthLimit;
+  const waiting = Math.max(0, passesInFlight - executing);
+  const queued = Math.min(queueLimit, waiting);
+  return {
+    listSeats,
+    seatSecondsPerPass,
+    executing,
+    queued,
+    queueLimit,
+    throttledPerSecond: (waiting - queued) / inputs.throttleRetrySeconds.value,
+  };
+}
+
+/** A row of the side-by-side bench's request breakdown (count-requests.ts), the fields read here. */
+export type BreakdownRow = {
+  readonly component: string;
+  readonly verb: string;
+  readonly resource: string;
+  readonly count: number;
+};
+
+/**
+ * Whether a request of upstream's core manager is its topology controller's: not the ClusterResourceSet
+ * controller's (its kinds, the ConfigMaps and Secrets it applies) and not an Event (sent by the recorder in the
+ * background, never waited for by a worker).
+ */
+export function isTopologyRequest(row: BreakdownRow): boolean {
+  if (row.resource.startsWith('addons.cluster.x-k8s.io/')) return false;
+  return !['core/configmaps', 'core/secrets', 'core/events', 'events.k8s.io/events'].includes(row.resource);
+}
+
+/**
+ * The calibration at the side-by-side run's size: measured / modelled time for the fleet-wide change, per side,
+ * with the model run as the bench ran (no flow control: the bench's identities are in system:masters, which the
+ * exempt priority level serves; `benchConcurrency` invocations of a controller at once, the local bus's limit).
+ *
+ * @example
+ * computeCalibration(inputs, 100, { b: 13.7, a: 16.0 }, 16); // { b: 61, a: 103 } (ratios)
+ */
+export function computeCalibration(
+  inputs: ScaleInputs,
+  n: number,
+  measuredSeconds: { readonly b: number; readonly a: number },
+  benchConcurrency: number,
+): { readonly b: number; readonly a: number } {
+  const exempt: PriorityLevel = {
+    name: 'exempt',
+    seats: { value: Number.POSITIVE_INFINITY, basis: 'published', source: 'exempt' },
+    handSize: 1,
+    queueLengthLimit: Number.POSITIVE_INFINITY,
+  };
+  const one: Input = { value: 1, basis: 'modelled', source: 'uncalibrated' };
+  const [row] = computeScaleModel(
+    {
+      ...inputs,
+      sharedLevel: exempt,
+      dedicatedLevel: exempt,
+      lambdaConcurrency: { value: benchConcurrency, basis: 'measured', source: 'the local bus' },
+      calibration: { b: one, a: one },
+    },
+    [n],
+  );
+  if (!row) throw new Error('no model row');
+  return {
+    b: measuredSeconds.b / row.change.allConvergedSeconds,
+    a: measuredSeconds.a / row.change.upstreamAllConvergedSeconds,
+  };
 }

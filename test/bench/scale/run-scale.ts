@@ -25,13 +25,22 @@ import {
   recordCheckpoint,
   type CheckpointStore,
 } from '#shared/checkpoint/index.ts';
+import { defaultLocalConcurrency } from '#shared/runtime/local-bus.ts';
 import { mapLimit } from '#shared/runtime/map-limit.ts';
 import { startManagementCluster } from '#test/support/harness/clusters.ts';
 import { startDynamoDB } from '#test/support/harness/dynamodb.ts';
 import { machineDescription, writeFormatted } from '#test/bench/report.ts';
 import { percentile } from '#test/bench/stats.ts';
 import type { SideBenchResult } from '#test/bench/side/side-report.ts';
-import { computeScaleModel, type Input, type ScaleInputs, type ScaleRow } from './compute-scale-model.ts';
+import {
+  computeCalibration,
+  computeMaxSeats,
+  computeScaleModel,
+  isTopologyRequest,
+  type Input,
+  type ScaleInputs,
+  type ScaleRow,
+} from './compute-scale-model.ts';
 
 const sizes = (process.env['BENCH_SCALE_SIZES'] ?? '1000,10000,100000').split(',').map(Number);
 const mappingSizes = (process.env['BENCH_SCALE_MAPPING_SIZES'] ?? '1000,4000').split(',').map(Number);
@@ -232,31 +241,58 @@ function computeInputs(
   const n = Number(side.config['clusters']);
   const sideBasis = `${sideFile} (${n} Clusters per side, ${side.date.slice(0, 10)})`;
   const perCluster = (b.requests['capi-serverless functions']?.total ?? 0) / b.changes;
-  const upstreamPerCluster = (a.requests['upstream core']?.total ?? 0) / a.changes;
+  const functionsRows = (b.breakdown ?? []).filter((r) => r.component === 'capi-serverless functions');
+  const listsPerPass = functionsRows.filter((r) => r.verb === 'list').reduce((t, r) => t + r.count, 0) / b.changes;
+  const coreRows = (a.breakdown ?? []).filter((r) => r.component === 'upstream core');
+  const coreTotal = coreRows.reduce((t, r) => t + r.count, 0);
+  const topologyTotal = coreRows.filter(isTopologyRequest).reduce((t, r) => t + r.count, 0);
+  const upstreamPerCluster = topologyTotal / a.changes;
   const forced = latest.measurements.forced.topology;
-  return {
+  const one = modelled(1, 'uncalibrated');
+  const uncalibrated: ScaleInputs = {
     requestsPerClusterChange: measured(perCluster, `${sideBasis}: B's functions, ClusterClass change`),
     upstreamRequestsPerClusterChange: measured(
       upstreamPerCluster,
-      `${sideBasis}: A's core manager (all its controllers), ClusterClass change`,
+      `${sideBasis}: A's core manager, ClusterClass change, its topology controller's share: ${fmt(topologyTotal)} of its ${fmt(coreTotal)} requests (without the ClusterResourceSet controller's ClusterResourceSet, binding, ConfigMap and Secret requests and without Events, which the recorder sends in the background)`,
     ),
     requestSeconds: measured(
       forced.meanDurationMs / forced.max.kube.total / 1000,
       `a forced pass's duration / its requests, on loopback (npm run bench, latest.json ${latest.date})`,
     ),
-    upstreamWorkers: published(10, 'upstream --clustertopology-concurrency default'),
+    upstreamWorkers: published(50, 'upstream v1.14.2 --clustertopology-concurrency default (core/main.go)'),
     fanOutBatch: 10,
     passesPerInvocation: 4,
     dueShards: dueShardCount,
     lambdaConcurrency: published(1_000, 'Lambda concurrent executions, default account quota per region'),
-    dedicatedApiSeats: modelled(
-      174,
-      '600 seats × 100 / 345 shares: a PriorityLevelConfiguration of 100 nominal shares for capi-serverless (docs/deploy.md)',
+    listsPerPass: measured(listsPerPass, `${sideBasis}: B's functions' LIST requests per converged Cluster`),
+    listedObjectsPerCluster: modelled(
+      1,
+      'objects of each listed kind per Cluster (one KubeadmControlPlane, DevCluster, MachineDeployment, MachineHealthCheck, template clone each)',
     ),
-    apiSeats: published(
-      49,
-      'kube-apiserver defaults: 600 seats (400 + 200 in flight) × global-default 20 / 245 shares (an IAM-mapped user outside system:serviceaccounts)',
+    listedObjectBytes: modelled(4_000, 'bytes of one listed object in the watch cache (managedFields included)'),
+    sharedLevel: {
+      name: 'global-default',
+      seats: published(
+        49,
+        'kube-apiserver defaults: 600 seats (400 + 200 in flight) × global-default 20 / 245 shares (an IAM-mapped user outside system:serviceaccounts)',
+      ),
+      handSize: 6,
+      queueLengthLimit: 50,
+    },
+    dedicatedLevel: {
+      name: 'capi-serverless',
+      seats: modelled(
+        174,
+        "600 seats × 100 / 345 shares: the chart's PriorityLevelConfiguration of 100 nominal shares (files/flow-control.yaml)",
+      ),
+      handSize: 4,
+      queueLengthLimit: 50,
+    },
+    throttleRetrySeconds: published(
+      1,
+      "API priority and fairness's Retry-After; the kube client waits it (compute-throttle-retry.ts)",
     ),
+    calibration: { b: one, a: one },
     writeUnitsPerPass: measured(5, 'npm run bench: lease put 1 WRU + checkpoint and lease release transaction 4 WRU'),
     dueIndexWritesPerPass: modelled(2, 'the lease row enters the due index and leaves it (shared/checkpoint/lease.ts)'),
     partitionWriteUnitsPerSecond: published(
@@ -280,6 +316,16 @@ function computeInputs(
       ]),
     ),
   };
+  // NOTE: calibrated to the measured point: each side's time to converge every Cluster in the run (its slowest
+  // Cluster), against the model run as the bench ran.
+  const measuredSeconds = { b: (b.latencyMs?.max ?? NaN) / 1000, a: (a.latencyMs?.max ?? NaN) / 1000 };
+  const ratio = computeCalibration(uncalibrated, n, measuredSeconds, defaultLocalConcurrency);
+  const calibrated = (side: 'a' | 'b', who: string) =>
+    measured(
+      ratio[side],
+      `${sideBasis}: ${who} converged every Cluster in ${fmt(measuredSeconds[side], 1)} s measured, ${fmt(measuredSeconds[side] / ratio[side], 2)} s modelled as the bench ran (no flow control, ${defaultLocalConcurrency} invocations at once): request times × ${fmt(ratio[side], 1)}`,
+    );
+  return { ...uncalibrated, calibration: { b: calibrated('b', 'B'), a: calibrated('a', 'A') } };
 }
 
 const fmt = (v: number, digits = 0) =>
@@ -288,10 +334,13 @@ const duration = (s: number) => (s < 120 ? `${fmt(s, 1)} s` : `${fmt(s / 60, 1)}
 
 function computeMarkdown(
   rows: readonly ScaleRow[],
+  uncalibrated: readonly ScaleRow[],
   inputs: ScaleInputs,
   ticks: readonly TickMeasurement[],
   mapping: readonly MappingMeasurement[],
 ): string {
+  const level = (l: ScaleInputs['sharedLevel']) =>
+    `${l.name}: ${fmt(l.seats.value)} seats, handSize ${l.handSize} × queueLengthLimit ${l.queueLengthLimit}, max ${computeMaxSeats(l)} seats a request`;
   const lines = [
     `Modelled by \`npm run bench:scale\` on ${new Date().toISOString().slice(0, 10)} (${machineDescription()}); nothing here ran at these fleet sizes except the DynamoDB Local tick rows${mapping.length > 0 ? ` (the mapping's time per LIST page was measured on a real kube-apiserver holding up to ${fmt(Math.max(...mapping.map((m) => m.clusters)))} Clusters)` : ''}.`,
     '',
@@ -318,17 +367,31 @@ function computeMarkdown(
     `| ClusterClass change: passes in flight (Lambda) | ${rows.map((r) => fmt(r.change.passesInFlight)).join(' | ')} | modelled |`,
     `| passes/s allowed by Lambda / API seats / due index (${inputs.dueShards} partitions) / new on-demand table | ${rows.map((r) => `${fmt(r.change.passesPerSecond.lambda)} / ${fmt(r.change.passesPerSecond.apiSeats)} / ${fmt(r.change.passesPerSecond.dueIndexPartition)} / ${fmt(r.change.passesPerSecond.tableOnDemand)}`).join(' | ')} | modelled |`,
     `| binding limit | ${rows.map((r) => r.change.binding).join(' | ')} | modelled |`,
+    `| seats of one of a pass's LISTs (${fmt(inputs.listsPerPass.value, 1)} a pass): ${inputs.sharedLevel.name} / ${inputs.dedicatedLevel.name} | ${rows.map((r) => `${r.change.flowControl.shared.listSeats} / ${r.change.flowControl.dedicated.listSeats}`).join(' | ')} | modelled (1.34 size-based LIST estimate) |`,
+    `| one flow's requests served / queued (limit) / answered 429 per s, ${inputs.sharedLevel.name} | ${rows.map((r) => `${fmt(r.change.flowControl.shared.executing)} / ${fmt(r.change.flowControl.shared.queued)} (${fmt(r.change.flowControl.shared.queueLimit)}) / ${fmt(r.change.flowControl.shared.throttledPerSecond)}`).join(' | ')} | modelled |`,
+    `| … ${inputs.dedicatedLevel.name} | ${rows.map((r) => `${fmt(r.change.flowControl.dedicated.executing)} / ${fmt(r.change.flowControl.dedicated.queued)} (${fmt(r.change.flowControl.dedicated.queueLimit)}) / ${fmt(r.change.flowControl.dedicated.throttledPerSecond)}`).join(' | ')} | modelled |`,
     `| ClusterClass change: one pass (requests × request time) | ${rows.map((r) => `${fmt(r.change.passSeconds, 2)} s`).join(' | ')} | modelled from measured |`,
     `| ClusterClass change: all converged, capi-serverless | ${rows.map((r) => duration(r.change.allConvergedSeconds)).join(' | ')} | modelled |`,
     `| … with a priority level of its own (binding limit) | ${rows.map((r) => `${duration(r.change.dedicated.allConvergedSeconds)} (${r.change.dedicated.binding})`).join(' | ')} | modelled |`,
-    `| ClusterClass change: all converged, upstream (10 workers) | ${rows.map((r) => duration(r.change.upstreamAllConvergedSeconds)).join(' | ')} | modelled from measured |`,
+    `| ClusterClass change: all converged, upstream (${fmt(inputs.upstreamWorkers.value)} workers) | ${rows.map((r) => duration(r.change.upstreamAllConvergedSeconds)).join(' | ')} | modelled from measured |`,
+    `| … uncalibrated (request times as on loopback): capi-serverless / own level / upstream | ${uncalibrated.map((r) => `${duration(r.change.allConvergedSeconds)} / ${duration(r.change.dedicated.allConvergedSeconds)} / ${duration(r.change.upstreamAllConvergedSeconds)}`).join(' | ')} | modelled |`,
     `| peak API requests/s / DynamoDB WCU/s | ${rows.map((r) => `${fmt(r.change.peakApiRequestsPerSecond)} / ${fmt(r.change.peakWriteUnitsPerSecond)}`).join(' | ')} | modelled |`,
+    '',
+    `Flow control as kube-apiserver v1.34 does it: ${level(inputs.sharedLevel)}; ${level(inputs.dedicatedLevel)}; one flow per function identity; a 429 is sent again after ${fmt(inputs.throttleRetrySeconds.value)} s. Times are calibrated to the side-by-side run: request times × ${fmt(inputs.calibration.b.value, 1)} (B) and × ${fmt(inputs.calibration.a.value, 1)} (A).`,
     '',
     'Inputs:',
     '',
     ...Object.entries(inputs)
       .filter(([, v]) => typeof v === 'object' && v !== null && 'basis' in v)
       .map(([k, v]) => `- \`${k}\`: ${fmt((v as Input).value, 3)} — ${(v as Input).basis}: ${(v as Input).source}`),
+    ...(
+      [
+        ['sharedLevel.seats', inputs.sharedLevel.seats],
+        ['dedicatedLevel.seats', inputs.dedicatedLevel.seats],
+        ['calibration.b', inputs.calibration.b],
+        ['calibration.a', inputs.calibration.a],
+      ] as const
+    ).map(([k, v]) => `- \`${k}\`: ${fmt(v.value, 3)} — ${v.basis}: ${v.source}`),
     ...ticks.map(
       (t) =>
         `- DynamoDB Local, ${fmt(t.clusters)} checkpoints written in ${fmt(t.loadSeconds, 0)} s: nothing due p50 ${fmt(t.idleQuery.p50Ms, 1)} ms (max ${fmt(t.idleQuery.maxMs, 1)}, ${t.idleQuery.found} found), 1 % due p50 ${fmt(t.dueQuery.p50Ms, 0)} ms (${t.dueQuery.found} found), all ${fmt(t.sweepReads.found)} read back in batches in ${duration(t.sweepReads.ms / 1000)}`,
@@ -365,7 +428,11 @@ const rows = computeScaleModel(
   inputs,
   ticks.map((t) => t.clusters),
 );
-const markdown = computeMarkdown(rows, inputs, ticks, mapping);
+const uncalibrated = computeScaleModel(
+  { ...inputs, calibration: { b: modelled(1, 'uncalibrated'), a: modelled(1, 'uncalibrated') } },
+  ticks.map((t) => t.clusters),
+);
+const markdown = computeMarkdown(rows, uncalibrated, inputs, ticks, mapping);
 await writeFormatted(
   new URL('scale.json', resultsDir),
   JSON.stringify(

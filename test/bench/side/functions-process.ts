@@ -2,7 +2,11 @@
 // DynamoDB Local, the functions' handlers (createFunctionHandler over the same reconcilers as Lambda) behind the local
 // bus with ticks at BENCH_TICK_MS, the webhooks Lambda's handler on loopback (registered as deployed), and an HTTP
 // endpoint the forwarder process puts events on (`POST /events`, what PutEvents is to EventBridge). `GET /stats`
-// answers what a Lambda bill counts: invocations and their summed duration per controller, passes run and skipped.
+// answers what a Lambda bill counts: invocations and their summed duration per controller, passes run and skipped,
+// requeues, and the one-time schedules (EventBridge Scheduler) the functions create for passes that asked to run
+// again: the schedules go to a real Scheduler API (moto's server) as deployed (SCHEDULE_GROUP_NAME and
+// SCHEDULER_ROLE_ARN set, as the public variant's stack sets them), and fire-due-schedules.ts fires them when due.
+// BENCH_WAKE_UPS=0 leaves them out (requeued passes then wait for a tick, as in private subnets).
 // Prints `READY <json>` on stdout once serving; stops on SIGTERM.
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -11,6 +15,7 @@ import { createCheckpointStore, createDynamoDBClient, ensureTable, type Controll
 import { errorMessage } from '#shared/errors/index.ts';
 import { applyObject, createKubeClient } from '#shared/kube/index.ts';
 import { describeKey } from '#shared/runtime/run-pass.ts';
+import { localLambdaContext } from '#shared/runtime/lambda-context.ts';
 import type { ControllerHandler } from '#shared/runtime/create-controller-handler.ts';
 import { createFunctionHandler } from '#shared/runtime/create-function-handler.ts';
 import type { ObjectChange } from '#shared/runtime/events.ts';
@@ -21,14 +26,32 @@ import { computeWebhooksHandlerOptions } from '#shared/webhooks/create-webhook-d
 import { createWebhooksHandler } from '#shared/webhooks/create-webhooks-handler.ts';
 import { startDynamoDB } from '#test/support/harness/dynamodb.ts';
 import { startWebhookServer } from '#test/support/harness/webhook-server.ts';
+import { createScheduleGroup, startMoto } from '#test/support/harness/moto.ts';
+import { startScheduleFiring, type ScheduleFiring } from './fire-due-schedules.ts';
 import { loadWebhookConfigurations } from '../../../infra/webhooks/webhook-manifests.ts';
 
 export type FunctionsStats = {
   invocations: Record<
     string,
-    { events: number; ticks: number; fanOuts?: number; durationMs: number; tickDurationMs?: number; failed: number }
+    {
+      events: number;
+      ticks: number;
+      fanOuts?: number;
+      /** Invocations a one-time schedule started (a `Pass Due` event). */
+      wakeUps?: number;
+      durationMs: number;
+      tickDurationMs?: number;
+      wakeUpDurationMs?: number;
+      failed: number;
+    }
   >;
-  passes: { ran: number; skipped: number; errors: number };
+  /** `requeued`: passes that ran and asked to run again at a time (Requeue); `errors` ask the same with backoff. */
+  passes: { ran: number; skipped: number; errors: number; requeued?: number };
+  /**
+   * One-time schedules: what the functions' wake-up sink reported (created, updated, kept, failed) and how many
+   * fired (each one Scheduler invocation); absent without wake-ups.
+   */
+  schedules?: { created: number; updated: number; kept: number; failed: number; fired: number };
   webhookCalls: number;
   eventsReceived: number;
 };
@@ -37,8 +60,11 @@ const controllers: Controller[] = ['topology', 'addons'];
 const kubeconfigPath = process.env['BENCH_KUBECONFIG'];
 if (!kubeconfigPath) throw new Error('BENCH_KUBECONFIG is not set');
 const tickMs = Number(process.env['BENCH_TICK_MS'] ?? 300_000);
+const withWakeUps = process.env['BENCH_WAKE_UPS'] !== '0';
 
 const ddb = await startDynamoDB();
+const scheduleGroup = 'capi-serverless-bench';
+const moto = withWakeUps ? await startMoto({ region: ddb.region }) : undefined;
 const tableName = `bench-side-${process.pid}`;
 const env = {
   ...process.env,
@@ -51,8 +77,13 @@ const env = {
   POWERTOOLS_LOG_LEVEL: 'SILENT',
   POWERTOOLS_METRICS_DISABLED: 'true',
   POWERTOOLS_TRACE_ENABLED: 'false',
+  ...(moto
+    ? { SCHEDULE_GROUP_NAME: scheduleGroup, SCHEDULER_ROLE_ARN: 'arn:aws:iam::000000000000:role/bench-wake-ups' }
+    : {}),
 };
 Object.assign(process.env, {
+  // NOTE: the functions' SchedulerClient takes its endpoint from the environment (service-specific endpoint).
+  ...(moto ? { AWS_ENDPOINT_URL_SCHEDULER: moto.endpoint } : {}),
   AWS_ACCESS_KEY_ID: ddb.credentials.accessKeyId,
   AWS_SECRET_ACCESS_KEY: ddb.credentials.secretAccessKey,
   POWERTOOLS_METRICS_DISABLED: 'true',
@@ -60,9 +91,13 @@ Object.assign(process.env, {
 const ddbClient = createDynamoDBClient(ddb);
 await ensureTable(createCheckpointStore({ client: ddbClient, tableName }));
 
+const scheduler = moto?.createSchedulerClient();
+if (scheduler) await createScheduleGroup(scheduler, scheduleGroup);
+
 const stats: FunctionsStats = {
   invocations: {},
-  passes: { ran: 0, skipped: 0, errors: 0 },
+  passes: { ran: 0, skipped: 0, errors: 0, requeued: 0 },
+  ...(moto ? { schedules: { created: 0, updated: 0, kept: 0, failed: 0, fired: 0 } } : {}),
   webhookCalls: 0,
   eventsReceived: 0,
 };
@@ -77,13 +112,16 @@ function counted(controller: Controller, handler: ControllerHandler): Controller
       events: 0,
       ticks: 0,
       fanOuts: 0,
+      wakeUps: 0,
       durationMs: 0,
       tickDurationMs: 0,
+      wakeUpDurationMs: 0,
       failed: 0,
     });
     const detailType = (event as { 'detail-type'?: string })['detail-type'];
     if (detailType === 'Tick') row.ticks++;
     else if (detailType === 'Passes Requested') row.fanOuts = (row.fanOuts ?? 0) + 1;
+    else if (detailType === 'Pass Due') row.wakeUps = (row.wakeUps ?? 0) + 1;
     else row.events++;
     const started = performance.now();
     try {
@@ -92,11 +130,14 @@ function counted(controller: Controller, handler: ControllerHandler): Controller
         for (const p of result.passes) {
           if (p.status === 'Ran') stats.passes.ran++;
           else stats.passes.skipped++;
+          if (p.status === 'Ran' && p.result === 'Requeue') stats.passes.requeued = (stats.passes.requeued ?? 0) + 1;
           if (p.result === 'Error') {
             stats.passes.errors++;
             stamp(`${controller} pass error ${describeKey(p.key)}: ${p.reason}`);
           }
         }
+      if (result.status === 'Handled' && result.wakeUps && stats.schedules)
+        for (const k of ['created', 'updated', 'kept', 'failed'] as const) stats.schedules[k] += result.wakeUps[k];
       return result;
     } catch (err) {
       row.failed++;
@@ -108,6 +149,7 @@ function counted(controller: Controller, handler: ControllerHandler): Controller
       const ms = performance.now() - started;
       row.durationMs += ms;
       if (detailType === 'Tick') row.tickDurationMs = (row.tickDurationMs ?? 0) + ms;
+      if (detailType === 'Pass Due') row.wakeUpDurationMs = (row.wakeUpDurationMs ?? 0) + ms;
     }
   };
 }
@@ -127,6 +169,21 @@ const bus = createLocalBus({
   onError: (controller, _event, err) => stamp(`${controller} failed: ${errorMessage(err)}`),
 });
 fanOutTo.bus = bus;
+// NOTE: a fired schedule invokes its function directly (Scheduler's asynchronous invocation; not through the bus).
+const firing: ScheduleFiring | undefined = scheduler
+  ? startScheduleFiring({
+      client: scheduler,
+      groupName: scheduleGroup,
+      invoke: async (event) => {
+        const controller = (event as { detail?: { controller?: Controller } }).detail?.controller;
+        const handler = controller ? handlers[controller] : undefined;
+        if (!controller || !handler) throw new Error(`a schedule for no wired controller: ${String(controller)}`);
+        if (stats.schedules) stats.schedules.fired++;
+        return handler(event, localLambdaContext(controller, 5 * 60_000));
+      },
+      onError: stamp,
+    })
+  : undefined;
 
 const kube = await createKubeClient({ kubeconfigPath });
 const pathToken = randomBytes(24).toString('hex');
@@ -172,7 +229,10 @@ process.on('SIGTERM', () => {
   stopping = true;
   void (async () => {
     server.close();
+    await firing?.stop();
     await bus.stop();
+    scheduler?.destroy();
+    await moto?.stop();
     await webhooks.stop();
     kube.close();
     ddbClient.destroy();

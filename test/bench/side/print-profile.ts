@@ -1,204 +1,42 @@
-// Prints the measured profile the cost model scales (shared/pricing/measured-profile.ts) from a side-by-side result
-// and `npm run bench`'s result: `node --import tsx test/bench/side/print-profile.ts
-// [test/bench/results/side-by-side-100-epyc.json] [test/bench/results/latest.json]`.
+// Prints the measured profile the cost model scales (compute-measured-profile.ts) from the committed bench results;
+// with --write, writes it to shared/pricing/measured-profile.ts (prettier-formatted):
+//   node --import tsx test/bench/side/print-profile.ts [--write] [--wake-ups=<run that counted them>]
+//     [side-by-side result] [npm run bench result] [forwarder result]
+// Defaults: test/bench/results/side-by-side-100-epyc.json, latest.json, forwarder-lean.json.
 import { readFileSync } from 'node:fs';
-import type { ChangeFigures, ChangeType, MeasuredProfile } from '#shared/pricing/measured-profile-types.ts';
-import type { FunctionsStats } from './functions-process.ts';
-import type { PhaseReport, SideBenchResult } from './side-report.ts';
+import { writeFormatted } from '#test/bench/report.ts';
+import { computeMeasuredProfile, type ProfileSources } from './compute-measured-profile.ts';
 
-/** The phase of a side-by-side run each change type is measured in (creation: create and addons-setup). */
-const phaseOf: Record<Exclude<ChangeType, 'create'>, string> = {
-  variable: 'variable change',
-  scale: 'scale-up',
-  upgrade: 'version upgrade',
-  crs: 'ClusterResourceSet change (fleet)',
-  class: 'ClusterClass change (fleet)',
-};
-
-/** Admission calls per write the registered webhooks match (mutating + validating; bindings: validating only). */
-const admissionCallsPerWrite: Readonly<Record<string, Readonly<Record<string, number>>>> = {
-  'cluster.x-k8s.io/clusters': { create: 2, update: 2, patch: 2 },
-  'cluster.x-k8s.io/clusterclasses': { create: 2, update: 2, patch: 2, delete: 1 },
-  'addons.cluster.x-k8s.io/clusterresourcesets': { create: 2, update: 2, patch: 2 },
-  'addons.cluster.x-k8s.io/clusterresourcesetbindings': { update: 1, patch: 1 },
-  'runtime.cluster.x-k8s.io/extensionconfigs': { create: 2, update: 2, patch: 2 },
-};
-
-/** Answers given before admission runs (authentication, authorization, a missing object): no webhook call. */
-const beforeAdmission = new Set([401, 403, 404]);
-
-/** Admission calls a phase's audit log implies: the writes the webhook configurations match, any user. */
-function countAdmissionWrites(phase: PhaseReport): number {
-  return (phase.breakdown ?? []).reduce(
-    (n, row) =>
-      n + (beforeAdmission.has(row.code) ? 0 : (admissionCallsPerWrite[row.resource]?.[row.verb] ?? 0) * row.count),
-    0,
+const args = process.argv.slice(2);
+const write = args.includes('--write');
+// NOTE: --wake-ups=<file>: a run that counted the one-time schedules, when the side-by-side result did not.
+const wakeUpsFile = args.find((a) => a.startsWith('--wake-ups='))?.slice('--wake-ups='.length);
+const [
+  sideFile = 'test/bench/results/side-by-side-100-epyc.json',
+  benchFile = 'test/bench/results/latest.json',
+  forwarderFile = 'test/bench/results/forwarder-lean.json',
+] = args.filter((a) => !a.startsWith('--'));
+const read = <T>(file: string) => ({ file, result: JSON.parse(readFileSync(file, 'utf8')) as T });
+const profile = computeMeasuredProfile({
+  side: read<ProfileSources['side']['result']>(sideFile),
+  bench: read<ProfileSources['bench']['result']>(benchFile),
+  forwarder: read<ProfileSources['forwarder']['result']>(forwarderFile),
+  ...(wakeUpsFile ? { wakeUps: read<ProfileSources['side']['result']>(wakeUpsFile) } : {}),
+});
+const json = JSON.stringify(profile, null, 2);
+if (write) {
+  const target = new URL('../../../shared/pricing/measured-profile.ts', import.meta.url);
+  await writeFormatted(
+    target,
+    [
+      '// The measured usage the cost model scales, generated from the committed bench results by',
+      `// \`node --import tsx test/bench/side/print-profile.ts --write ${wakeUpsFile ? `--wake-ups=${wakeUpsFile} ` : ''}${sideFile} ${benchFile} ${forwarderFile}\``,
+      '// (generated — do not edit; regenerate after `npm run bench:side`, `npm run bench` or the forwarder bench).',
+      "import type { MeasuredProfile } from '#shared/pricing/measured-profile-types.ts';",
+      '',
+      `export const measuredProfile: MeasuredProfile = ${json};`,
+      '',
+    ].join('\n'),
   );
-}
-
-type BenchResult = {
-  date: string;
-  measurements: {
-    bundles: Record<string, { bytes?: number; loadMedianMs?: number }>;
-    forwarder: { watchedObjects: number; rssMiB: number };
-    skip: { topology: { meanDurationMs: number; max: { dynamodb: { readUnits: number } } } };
-    forced: { topology: { max: { dynamodb: { readUnits: number; writeUnits: number } } } };
-    ticks: Record<string, { dynamodb: { readUnits: number } }>;
-  };
-};
-
-const round = (v: number) => Math.round(v * 10_000) / 10_000;
-
-/**
- * @example
- * computeMeasuredProfile(sideBySide, 'test/bench/results/side-by-side-100-epyc.json', bench, 'test/bench/results/latest.json');
- */
-export function computeMeasuredProfile(
-  result: SideBenchResult,
-  file: string,
-  bench: BenchResult,
-  benchFile: string,
-): MeasuredProfile {
-  const [a, b] = [result.sides.A, result.sides.B];
-  if (!a || !b || !b.functions) throw new Error('the result needs both sides and the functions counters');
-  const n = Number(result.config['clusters']);
-  const phase = (side: typeof a, name: string) => side.phases.find((p) => p.name === name && !p.error);
-  const [before, afterIdle, end] = [b.functions.beforeIdle, b.functions.afterIdle, b.functions.end] as FunctionsStats[];
-  if (!before || !afterIdle || !end) throw new Error('no functions counters');
-  const sum = (s: FunctionsStats, f: 'events' | 'ticks' | 'fanOuts' | 'durationMs' | 'tickDurationMs') =>
-    Object.values(s.invocations).reduce((t, r) => t + (r[f] ?? 0), 0);
-  const invocationsOf = (p: PhaseReport) =>
-    Object.values(p.functions?.invocations ?? {}).reduce((t, r) => t + r.events + (r.fanOuts ?? 0), 0);
-  const fanOutsOf = (p: PhaseReport) =>
-    Object.values(p.functions?.invocations ?? {}).reduce((t, r) => t + (r.fanOuts ?? 0), 0);
-  const coreCpu = (p: PhaseReport | undefined) => p?.cpuSeconds['upstream core'] ?? 0;
-  const idleA = phase(a, 'idle');
-  const idleB = phase(b, 'idle');
-  if (!idleA || !idleB) throw new Error('no idle phase');
-  const idleHours = idleB.durationMs / 3_600_000;
-  const date = result.date.slice(0, 10);
-
-  // NOTE: forwarder entries and webhook calls are counted over the whole run only (before idle, after idle, end):
-  // the change phases' totals are split between them in proportion to each phase's event invocations (entries) and
-  // to the admission calls its audit log implies (the writes the webhook configurations match).
-  const changePhases = Object.values(phaseOf).map((name) => phase(b, name));
-  const forwarderInChanges = end.eventsReceived - afterIdle.eventsReceived;
-  const webhooksInChanges = end.webhookCalls - afterIdle.webhookCalls;
-  const eventsOnly = (p: PhaseReport | undefined) => (p ? invocationsOf(p) - fanOutsOf(p) : 0);
-  const allEvents = changePhases.reduce((t, p) => t + eventsOnly(p), 0);
-  const allAdmission = changePhases.reduce((t, p) => t + (p ? countAdmissionWrites(p) : 0), 0);
-  const changeMs =
-    sum(end, 'durationMs') -
-    sum(end, 'tickDurationMs') -
-    (sum(afterIdle, 'durationMs') - sum(afterIdle, 'tickDurationMs'));
-  const changeInvocations =
-    sum(end, 'events') + sum(end, 'fanOuts') - sum(afterIdle, 'events') - sum(afterIdle, 'fanOuts');
-
-  const changes = Object.fromEntries(
-    Object.entries(phaseOf).map(([type, name]): [string, ChangeFigures | 'not measured'] => {
-      const pb = phase(b, name);
-      const pa = phase(a, name);
-      if (!pb?.functions || !pa || pb.changes === 0) return [type, 'not measured'];
-      const c = pb.changes;
-      return [
-        type,
-        {
-          source: `${file}, phase "${name}", ${c} Cluster-changes`,
-          clusterChanges: c,
-          eventInvocations: round(invocationsOf(pb) / c),
-          passesRun: round(pb.functions.passes.ran / c),
-          passesSkipped: round(pb.functions.passes.skipped / c),
-          passErrors: round(pb.functions.passes.errors / c),
-          forwarderEvents: round((forwarderInChanges * eventsOnly(pb)) / Math.max(1, allEvents) / c),
-          fanOutEntries: round(fanOutsOf(pb) / c),
-          webhookCalls: round((webhooksInChanges * countAdmissionWrites(pb)) / Math.max(1, allAdmission) / c),
-          replacedCpuSeconds: round(Math.max(0, coreCpu(pa) - coreCpu(pb)) / c),
-        },
-      ];
-    }),
-  ) as Record<Exclude<ChangeType, 'create'>, ChangeFigures | 'not measured'>;
-
-  const created = ['create', 'addons-setup'].map((name) => phase(b, name));
-  const createdA = ['create', 'addons-setup'].map((name) => phase(a, name));
-  const createInvocations = sum(before, 'events') + sum(before, 'fanOuts');
-  const create: ChangeFigures = {
-    source: `${file}, phases "create" + "addons-setup", ${n} Clusters created`,
-    clusterChanges: n,
-    eventInvocations: round(createInvocations / n),
-    passesRun: round(created.reduce((t, p) => t + (p?.functions?.passes.ran ?? 0), 0) / n),
-    passesSkipped: round(created.reduce((t, p) => t + (p?.functions?.passes.skipped ?? 0), 0) / n),
-    passErrors: round(created.reduce((t, p) => t + (p?.functions?.passes.errors ?? 0), 0) / n),
-    forwarderEvents: round(before.eventsReceived / n),
-    fanOutEntries: round(sum(before, 'fanOuts') / n),
-    webhookCalls: round(before.webhookCalls / n),
-    replacedCpuSeconds: round(
-      Math.max(0, createdA.reduce((t, p) => t + coreCpu(p), 0) - created.reduce((t, p) => t + coreCpu(p), 0)) / n,
-    ),
-  };
-  const idleTicks = sum(afterIdle, 'ticks') - sum(before, 'ticks');
-  const forwarderRss = idleB.memory['capi-serverless forwarder']?.meanMiB ?? 0;
-  const m = bench.measurements;
-  const largest = Object.entries(m.bundles)
-    .filter(([, v]) => v.bytes !== undefined)
-    .sort(([, x], [, y]) => (y.bytes ?? 0) - (x.bytes ?? 0))[0];
-  return {
-    basis: `${file}, ${n} Clusters per side, ${date}, ${result.machine}`,
-    changes: { ...changes, create },
-    splits: [
-      `forwarder entries (${forwarderInChanges}) and webhook calls (${webhooksInChanges}) are counted over the change phases together: split between them in proportion to each phase's object-change invocations and to the admission calls its audit log implies (writes the webhook configurations match, ${allAdmission} in all)`,
-      'invocation durations are recorded over the change phases together (mean per invocation) and over creation',
-    ],
-    idle: {
-      source: `${file}, idle window (${(idleB.durationMs / 60_000).toFixed(0)} min per side)`,
-      eventInvocationsPerClusterHour: round(
-        (sum(afterIdle, 'events') + sum(afterIdle, 'fanOuts') - sum(before, 'events') - sum(before, 'fanOuts')) /
-          n /
-          idleHours,
-      ),
-      forwarderEventsPerClusterHour: round((afterIdle.eventsReceived - before.eventsReceived) / n / idleHours),
-      webhookCallsPerClusterHour: round((afterIdle.webhookCalls - before.webhookCalls) / n / idleHours),
-      replacedCpuSecondsPerHour: round(Math.max(0, coreCpu(idleA) - coreCpu(idleB)) / idleHours),
-      replacedRssMiB: round(
-        Math.max(0, (idleA.memory['upstream core']?.meanMiB ?? 0) - (idleB.memory['upstream core']?.meanMiB ?? 0)),
-      ),
-    },
-    invocationMs: {
-      change: round(changeInvocations > 0 ? changeMs / changeInvocations : 0),
-      create: round((sum(before, 'durationMs') - sum(before, 'tickDurationMs')) / Math.max(1, createInvocations)),
-      tick: round(idleTicks > 0 ? (sum(afterIdle, 'tickDurationMs') - sum(before, 'tickDurationMs')) / idleTicks : 0),
-    },
-    webhookCallMs: {
-      value: round(m.skip.topology.meanDurationMs),
-      source: `not measured for the webhooks function; proxy: a skipped topology pass (reads the Cluster and its ClusterClass, as a Cluster admission call does), mean, ${benchFile} ${bench.date}`,
-    },
-    moduleLoadMs: {
-      value: round(largest?.[1].loadMedianMs ?? 0),
-      source: `module load of the largest bundle (${largest?.[0]}, ${((largest?.[1].bytes ?? 0) / 1e6).toFixed(2)} MB), median on one CPU, ${benchFile} ${bench.date}`,
-    },
-    forwarder: {
-      source: `${file} idle window (${n} Clusters); ${m.forwarder.watchedObjects} watched objects: ${benchFile} ${bench.date}`,
-      rssMiB: round(forwarderRss),
-      rssMiBAt10kObjects: round(m.forwarder.rssMiB),
-      cpuSecondsPerHour: round((idleB.cpuSeconds['capi-serverless forwarder'] ?? 0) / idleHours),
-    },
-    dynamoDb: {
-      source: `${benchFile} ${bench.date}: a forced topology pass, a skipped one, a round of the three ticks (1 unit per read request)`,
-      passRunReadUnits: m.forced.topology.max.dynamodb.readUnits,
-      passRunWriteUnits: m.forced.topology.max.dynamodb.writeUnits,
-      passSkippedReadUnits: m.skip.topology.max.dynamodb.readUnits,
-      tickReadUnits: round(
-        Object.values(m.ticks).reduce((t, x) => t + x.dynamodb.readUnits, 0) / Math.max(1, Object.keys(m.ticks).length),
-      ),
-    },
-  };
-}
-
-const file = process.argv[2] ?? 'test/bench/results/side-by-side-100-epyc.json';
-const benchFile = process.argv[3] ?? 'test/bench/results/latest.json';
-const profile = computeMeasuredProfile(
-  JSON.parse(readFileSync(file, 'utf8')) as SideBenchResult,
-  file,
-  JSON.parse(readFileSync(benchFile, 'utf8')) as BenchResult,
-  benchFile,
-);
-process.stdout.write(`${JSON.stringify(profile, null, 2)}\n`);
+  process.stderr.write(`wrote ${target.pathname}\n`);
+} else process.stdout.write(`${json}\n`);

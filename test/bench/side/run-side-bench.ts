@@ -27,6 +27,7 @@ import {
   upstreamManagerUsers,
   type UpstreamManager,
 } from '#test/support/harness/upstream-capi.ts';
+import { forwarderNodeFlags } from '#test/bench/measure-forwarder.ts';
 import { machineDescription, writeFormatted } from '#test/bench/report.ts';
 import { percentile } from '#test/bench/stats.ts';
 import {
@@ -71,6 +72,11 @@ const config = {
   sides: (process.env['BENCH_SIDE_ONLY'] ?? 'A,B').split(',') as SideName[],
   /** The change phases after the idle window, by short name (all by default). */
   changes: (process.env['BENCH_SIDE_CHANGES'] ?? 'variable,scale-up,upgrade,crs,class').split(',').filter(Boolean),
+  /**
+   * Side B: passes that ask to run again get one-time schedules on a Scheduler API (moto), fired when due, as the
+   * public variant deploys them (BENCH_WAKE_UPS=0: none; a tick runs them, as in private subnets).
+   */
+  wakeUps: process.env['BENCH_WAKE_UPS'] !== '0',
 };
 const changePhases = ['variable', 'scale-up', 'upgrade', 'crs', 'class'];
 for (const c of config.changes)
@@ -105,10 +111,10 @@ function componentOf(user: string, userAgent = ''): string {
 
 /**
  * The forwarder process bundled as its image builds it (functions/forwarder/Dockerfile: esbuild, minified, run with
- * the image's V8 flags), so its memory is the deployed one's, not a TypeScript loader's.
+ * the node flags of its CMD), so its memory is the deployed one's, not a TypeScript loader's.
  */
 function bundleForwarder(dir: string): string[] {
-  const outfile = join(dir, 'forwarder.mjs');
+  const outfile = join(dir, 'forwarder.cjs');
   execFileSync(
     join(repoRoot, 'node_modules', '.bin', 'esbuild'),
     [
@@ -116,15 +122,14 @@ function bundleForwarder(dir: string): string[] {
       '--bundle',
       '--platform=node',
       '--target=node22',
-      '--format=esm',
+      '--format=cjs',
       '--minify',
       '--keep-names',
       `--outfile=${outfile}`,
-      "--banner:js=import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
     ],
     { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] },
   );
-  return ['--max-semi-space-size=2', outfile];
+  return [...forwarderNodeFlags(), outfile];
 }
 
 /**
@@ -237,7 +242,12 @@ async function startSide(side: SideName, heldPortLock: ExclusiveLock): Promise<R
       groups['etcd'] = etcd;
       for (const [name, pid] of Object.entries(own)) groups[name] = [pid];
       const fn = own['capi-serverless functions'];
-      if (fn) groups['dynamodb-local'] = withDescendants(fn).filter((p) => p !== fn);
+      if (fn) {
+        // NOTE: the Scheduler API (moto) stands in for an AWS service, as DynamoDB Local does: metered apart.
+        const children = withDescendants(fn).filter((p) => p !== fn);
+        groups['dynamodb-local'] = children.filter((p) => !cmdline(p).includes('moto'));
+        groups['scheduler-api (moto)'] = children.filter((p) => cmdline(p).includes('moto'));
+      }
       return groups;
     }, 2_000);
     meter.sample();

@@ -22,33 +22,57 @@ export type PhaseReport = {
 };
 
 /**
- * Invocations per controller (by an object change, a tick, or a batch another invocation fanned out) and passes, as
- * the functions process counts them.
+ * Invocations per controller (by an object change, a tick, a batch another invocation fanned out, or a one-time
+ * schedule), passes (those that ran and asked to run again: `requeued`), and the one-time schedules the functions
+ * created or moved and that fired, as the functions process counts them.
  */
 export type FunctionCounts = {
-  readonly invocations: Readonly<Record<string, { events: number; ticks: number; fanOuts?: number }>>;
-  readonly passes: { ran: number; skipped: number; errors: number };
+  readonly invocations: Readonly<
+    Record<string, { events: number; ticks: number; fanOuts?: number; wakeUps?: number; wakeUpDurationMs?: number }>
+  >;
+  readonly passes: { ran: number; skipped: number; errors: number; requeued?: number };
+  readonly schedules?: { created: number; updated: number; kept: number; failed: number; fired: number };
 };
+
+const scheduleCounts = ['created', 'updated', 'kept', 'failed', 'fired'] as const;
 
 /** The counts between two snapshots of the functions process's counters. */
 export function computeFunctionCounts(from: unknown, to: unknown): FunctionCounts | undefined {
+  type Row = { events?: number; ticks?: number; fanOuts?: number; wakeUps?: number; wakeUpDurationMs?: number };
   type Stats = {
-    invocations?: Record<string, { events?: number; ticks?: number; fanOuts?: number }>;
-    passes?: { ran?: number; skipped?: number; errors?: number };
+    invocations?: Record<string, Row>;
+    passes?: { ran?: number; skipped?: number; errors?: number; requeued?: number };
+    schedules?: Partial<Record<(typeof scheduleCounts)[number], number>>;
   };
   const [a, b] = [from as Stats | undefined, to as Stats | undefined];
   if (!a?.invocations || !b?.invocations) return undefined;
-  const invocations: Record<string, { events: number; ticks: number; fanOuts: number }> = {};
+  const invocations: Record<
+    string,
+    { events: number; ticks: number; fanOuts: number; wakeUps: number; wakeUpDurationMs: number }
+  > = {};
   for (const [controller, counts] of Object.entries(b.invocations)) {
-    const before = a.invocations[controller];
+    const before: Row = a.invocations[controller] ?? {};
+    const d = (k: keyof Row) => (counts[k] ?? 0) - (before[k] ?? 0);
     invocations[controller] = {
-      events: (counts.events ?? 0) - (before?.events ?? 0),
-      ticks: (counts.ticks ?? 0) - (before?.ticks ?? 0),
-      fanOuts: (counts.fanOuts ?? 0) - (before?.fanOuts ?? 0),
+      events: d('events'),
+      ticks: d('ticks'),
+      fanOuts: d('fanOuts'),
+      wakeUps: d('wakeUps'),
+      wakeUpDurationMs: d('wakeUpDurationMs'),
     };
   }
-  const delta = (k: 'ran' | 'skipped' | 'errors') => (b.passes?.[k] ?? 0) - (a.passes?.[k] ?? 0);
-  return { invocations, passes: { ran: delta('ran'), skipped: delta('skipped'), errors: delta('errors') } };
+  const delta = (k: 'ran' | 'skipped' | 'errors' | 'requeued') => (b.passes?.[k] ?? 0) - (a.passes?.[k] ?? 0);
+  const schedules = b.schedules
+    ? (Object.fromEntries(scheduleCounts.map((k) => [k, (b.schedules?.[k] ?? 0) - (a.schedules?.[k] ?? 0)])) as Record<
+        (typeof scheduleCounts)[number],
+        number
+      >)
+    : undefined;
+  return {
+    invocations,
+    passes: { ran: delta('ran'), skipped: delta('skipped'), errors: delta('errors'), requeued: delta('requeued') },
+    ...(schedules ? { schedules } : {}),
+  };
 }
 
 export type SideReport = {
@@ -240,15 +264,17 @@ export function computeSideMarkdown(result: SideBenchResult): string {
       '',
       'capi-serverless invocations per phase (B; the functions process counts them; per converged Cluster in brackets):',
       '',
-      '| phase | topology events | topology fanned-out batches | topology ticks | addons events | addons ticks | passes run | passes skipped |',
-      '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+      '| phase | topology events | topology fanned-out batches | topology ticks | addons events | addons ticks | passes run | passes skipped | passes requeued | one-time schedules created / moved / fired | invocations woken by a schedule |',
+      '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     );
     for (const p of counted) {
       const f = p.functions as FunctionCounts;
       const cell = (n: number) => (p.changes > 0 ? `${fmt(n)} (${fmt(n / p.changes, 1)})` : fmt(n));
       const inv = (c: string, k: 'events' | 'ticks' | 'fanOuts') => cell(f.invocations[c]?.[k] ?? 0);
+      const woken = Object.values(f.invocations).reduce((t, r) => t + (r.wakeUps ?? 0), 0);
+      const s = f.schedules;
       lines.push(
-        `| ${p.name} | ${inv('topology', 'events')} | ${inv('topology', 'fanOuts')} | ${inv('topology', 'ticks')} | ${inv('addons', 'events')} | ${inv('addons', 'ticks')} | ${cell(f.passes.ran)} | ${cell(f.passes.skipped)} |`,
+        `| ${p.name} | ${inv('topology', 'events')} | ${inv('topology', 'fanOuts')} | ${inv('topology', 'ticks')} | ${inv('addons', 'events')} | ${inv('addons', 'ticks')} | ${cell(f.passes.ran)} | ${cell(f.passes.skipped)} | ${f.passes.requeued === undefined ? '—' : cell(f.passes.requeued)} | ${s ? `${fmt(s.created)} / ${fmt(s.updated)} / ${cell(s.fired)}` : 'not counted'} | ${s ? cell(woken) : '—'} |`,
       );
     }
   }

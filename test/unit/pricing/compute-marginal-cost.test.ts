@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import {
   awsPrices,
@@ -92,16 +93,37 @@ describe('computeMarginalCost', () => {
     assert.ok(line(cost(100, { d: fewer }), 'Secrets Manager') < line(cost(100), 'Secrets Manager'));
   });
 
-  test('one-time schedules: one Scheduler and one Lambda invocation per pass that asks to run again', () => {
+  test('one-time schedules: one Scheduler and one Lambda invocation per schedule the bench counted', () => {
     const upgrades = { ...none, upgrade: 1 };
     const figures = measuredProfile.changes.upgrade;
     assert.ok(figures !== 'not measured');
+    const counted: MeasuredProfile = {
+      ...measuredProfile,
+      changes: { ...measuredProfile.changes, upgrade: { ...figures, wakeUps: 3 } },
+      idle: { ...measuredProfile.idle, wakeUpsPerClusterHour: 0 },
+    };
+    const c = cost(1_000, { mix: upgrades, profile: counted });
+    assert.equal(c.activity.wakeUps, 3_000);
+    assert.equal(c.activity.wakeUpsBasis, 'measured');
+    assert.ok(Math.abs(line(c, 'EventBridge Scheduler: one-time') - 3_000 / 1e6) < 1e-12);
+    assert.equal(c.lines.find((l) => l.item.startsWith('Lambda: passes woken'))?.basis, 'measured');
+    assert.equal(line(cost(1_000, { mix: none, profile: counted }), 'EventBridge Scheduler: one-time'), 0);
+  });
+
+  test('a change type whose wake-ups the bench did not count is priced at an upper bound, marked modelled', () => {
+    const upgrades = { ...none, upgrade: 1 };
+    const figures = measuredProfile.changes.upgrade;
+    assert.ok(figures !== 'not measured');
+    const { wakeUps: _dropped, ...uncounted } = figures;
+    const profile: MeasuredProfile = {
+      ...measuredProfile,
+      changes: { ...measuredProfile.changes, upgrade: uncounted },
+    };
     const perUpgrade = figures.passErrors + Math.max(0, figures.passesRun - figures.passErrors - 1);
-    const c = cost(1_000, { mix: upgrades });
-    assert.equal(c.activity.passesAskingToRunAgain, 1_000 * perUpgrade);
-    assert.ok(Math.abs(line(c, 'EventBridge Scheduler: one-time') - (1_000 * perUpgrade) / 1e6) < 1e-12);
+    const c = cost(1_000, { mix: upgrades, profile });
+    assert.equal(c.activity.wakeUps, 1_000 * perUpgrade + 1_000 * 730 * (profile.idle.wakeUpsPerClusterHour ?? 0));
+    assert.equal(c.activity.wakeUpsBasis, 'modelled');
     assert.ok(line(c, 'Lambda: passes woken') > 0);
-    assert.equal(line(cost(1_000, { mix: none }), 'EventBridge Scheduler: one-time'), 0, 'no change, no requeue');
   });
 
   test('without one-time schedules in the template (private subnets) the ticks run requeued passes', () => {
@@ -151,5 +173,35 @@ describe('computeMarginalCost', () => {
 
   test('upgrades cost B per Cluster: 10 a month at 10,000 Clusters cost more than the default mix', () => {
     assert.ok(cost(10_000, { mix: { ...none, upgrade: 10 } }).totalB > cost(10_000).totalB);
+  });
+
+  test('the forwarder line follows the measured RSS points of the fleet size priced', () => {
+    const forwarderLine = (c: ReturnType<typeof cost>) => c.lines.find((l) => l.item.startsWith('forwarder pod'));
+    const heavier: MeasuredProfile = {
+      ...measuredProfile,
+      forwarder: {
+        ...measuredProfile.forwarder,
+        rss: measuredProfile.forwarder.rss.map((p) => ({ ...p, rssMiB: p.rssMiB + 100 })),
+      },
+    };
+    // 10,000 Clusters: 80,000 watched objects, above the chart's request in both.
+    assert.ok(line(cost(10_000, { profile: heavier }), 'forwarder pod') > line(cost(10_000), 'forwarder pod'));
+    assert.ok(line(cost(100, { profile: heavier }), 'forwarder pod') > line(cost(100), 'forwarder pod'));
+    // The RSS in the note is the measured points' line at the fleet's watched objects.
+    const points = measuredProfile.forwarder.rss;
+    const [a, b] = [points[0]!, points[1]!];
+    const at80k =
+      a.rssMiB + ((b.rssMiB - a.rssMiB) * (80_000 - a.watchedObjects)) / (b.watchedObjects - a.watchedObjects);
+    assert.match(forwarderLine(cost(10_000))?.note ?? '', new RegExp(`RSS ${at80k.toFixed(1)} MiB for 80,000 watched`));
+  });
+
+  test("the profile's forwarder points are the forwarder bench's committed result", () => {
+    const committed = JSON.parse(
+      readFileSync(new URL('../../bench/results/forwarder-lean.json', import.meta.url), 'utf8'),
+    ) as { after: { runs: { watchedObjects: number; rssMiB: number }[] } };
+    assert.deepEqual(
+      measuredProfile.forwarder.rss,
+      committed.after.runs.map((r) => ({ watchedObjects: r.watchedObjects, rssMiB: r.rssMiB })),
+    );
   });
 });

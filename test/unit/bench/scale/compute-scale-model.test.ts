@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { computeScaleModel, type Input, type ScaleInputs } from '#test/bench/scale/compute-scale-model.ts';
+import {
+  computeCalibration,
+  computeListSeats,
+  computeMaxSeats,
+  computeScaleModel,
+  isTopologyRequest,
+  type Input,
+  type PriorityLevel,
+  type ScaleInputs,
+} from '#test/bench/scale/compute-scale-model.ts';
 
 const v = (value: number): Input => ({ value, basis: 'modelled', source: 'test' });
 const inputs: ScaleInputs = Object.freeze({
@@ -12,8 +21,13 @@ const inputs: ScaleInputs = Object.freeze({
   passesPerInvocation: 4,
   dueShards: 8,
   lambdaConcurrency: v(1_000),
-  apiSeats: v(50),
-  dedicatedApiSeats: v(200),
+  listsPerPass: v(6),
+  listedObjectsPerCluster: v(1),
+  listedObjectBytes: v(4_000),
+  sharedLevel: { name: 'shared', seats: v(50), handSize: 6, queueLengthLimit: 50 },
+  dedicatedLevel: { name: 'dedicated', seats: v(200), handSize: 4, queueLengthLimit: 50 },
+  throttleRetrySeconds: v(1),
+  calibration: { b: v(1), a: v(1) },
   writeUnitsPerPass: v(5),
   dueIndexWritesPerPass: v(2),
   partitionWriteUnitsPerSecond: v(1_000),
@@ -42,21 +56,39 @@ describe('computeScaleModel', () => {
     assert.deepEqual([small?.change.invocations, small?.change.putEventsCalls], [10, 1]);
   });
 
-  test('a small fleet is bound by its own passes in flight, a large one by the API seats, then by the table', () => {
-    // 100 Clusters: 10 invocations × 4 passes = 40 in flight of 0.2 s → 200 passes/s, under 50 seats / 0.2 s = 250.
-    assert.equal(small?.change.binding, 'lambda');
-    assert.equal(small?.change.passesPerSecond.lambda, 200);
+  test('a pass holds one seat a request and its LISTs more: the seats bind before Lambda and the table', () => {
+    // 100 Clusters: a LIST over 100 objects of 4 kB loads 400 kB: 4 seats; (14 + 6 × 4) × 0.01 s = 0.38 seat-s a pass.
+    assert.equal(small?.change.flowControl.shared.listSeats, 4);
+    assert.ok(Math.abs((small?.change.flowControl.shared.seatSecondsPerPass ?? 0) - 0.38) < 1e-9);
+    assert.equal(small?.change.binding, 'apiSeats');
+    assert.ok(Math.abs((small?.change.passesPerSecond.apiSeats ?? 0) - 50 / 0.38) < 1e-9);
+    // 100,000 Clusters: 10 seats by bytes (1 MB from the cache), 8 at most in the shared level.
+    assert.deepEqual(
+      [large?.change.flowControl.shared.listSeats, large?.change.flowControl.dedicated.listSeats],
+      [8, 10],
+    );
     assert.equal(large?.change.binding, 'apiSeats');
-    // The passes start after the first page of the mapping LIST (0.5 s) and outlast the list (200 pages, 100 s).
-    assert.equal(large?.change.allConvergedSeconds, 0.5 + 100_000 / 250);
-    // 200 seats allow 1,000 passes/s; the due index's 8 partitions 8 × 1,000 WCU / 2 writes per pass = 4,000; a new
-    // on-demand table 4,000 WCU / 5 per pass = 800: the table binds.
-    assert.equal(large?.change.passesPerSecond.dueIndexPartition, 4_000);
-    assert.deepEqual(large?.change.dedicated, { binding: 'tableOnDemand', allConvergedSeconds: 0.5 + 100_000 / 800 });
+    assert.ok(Math.abs((large?.change.allConvergedSeconds ?? 0) - (0.5 + 100_000 / (50 / 0.62))) < 1e-6);
+    assert.equal(large?.change.dedicated.binding, 'apiSeats');
+    assert.ok(Math.abs((large?.change.dedicated.allConvergedSeconds ?? 0) - (0.5 + 100_000 / (200 / 0.74))) < 1e-6);
   });
 
-  test('with one due-index partition (before sharding) that partition bound the fleet-wide change at 500 passes/s', () => {
-    const [unsharded] = computeScaleModel({ ...inputs, dueShards: 1 }, [100_000]);
+  test('one flow queues at most handSize × queueLengthLimit requests; the rest are answered 429 and sent again', () => {
+    // 4,000 passes in flight, 50 seats / 3.1 seats a request = 16.1 served, 300 queued, the rest bounce each second.
+    const f = large?.change.flowControl.shared;
+    assert.equal(f?.queueLimit, 300);
+    assert.equal(f?.queued, 300);
+    assert.ok(Math.abs((f?.executing ?? 0) - 50 / 3.1) < 1e-9);
+    assert.ok(Math.abs((f?.throttledPerSecond ?? 0) - (4_000 - 50 / 3.1 - 300)) < 1e-9);
+    assert.equal(large?.change.flowControl.dedicated.queueLimit, 200);
+    // 40 passes in flight fit the level's seats: nothing waits.
+    const d = small?.change.flowControl.dedicated;
+    assert.deepEqual([d?.queued, d?.throttledPerSecond], [0, 0]);
+  });
+
+  test('with one due-index partition (before sharding) and seats to spare, that partition bound at 500 passes/s', () => {
+    const roomy: PriorityLevel = { name: 'roomy', seats: v(100_000), handSize: 6, queueLengthLimit: 50 };
+    const [unsharded] = computeScaleModel({ ...inputs, dueShards: 1, dedicatedLevel: roomy }, [100_000]);
     assert.deepEqual(unsharded?.change.dedicated, {
       binding: 'dueIndexPartition',
       allConvergedSeconds: 0.5 + 100_000 / 500,
@@ -74,7 +106,8 @@ describe('computeScaleModel', () => {
   test('when the list is slower than the passes, the last page decides', () => {
     const [slow] = computeScaleModel({ ...inputs, mappingPageSeconds: v(5) }, [100_000]);
     // 1,000 s of listing, then the last Cluster's own pass (20 requests × 0.01 s).
-    assert.equal(slow?.change.dedicated.allConvergedSeconds, 1_000 + 0.2);
+    assert.equal(slow?.change.mapping.seconds, 1_000);
+    assert.ok((slow?.change.dedicated.allConvergedSeconds ?? 0) >= 1_000 + 0.2);
   });
 
   test('upstream works through the fleet with its fixed worker pool', () => {
@@ -86,4 +119,57 @@ describe('computeScaleModel', () => {
     assert.deepEqual([large?.sweep.apiRequests, large?.sweep.batchGets], [200, 1_000]);
     assert.ok(Math.abs((large?.sweep.listedMiB ?? 0) - (100_000 * 400) / 2 ** 20) < 1e-9);
   });
+
+  test("calibration scales request times by measured / modelled at the run's size, per side", () => {
+    // As the bench ran: 10 invocations × 4 passes of 0.2 s, no flow control: 1.0 s; upstream 100 × 0.1 s / 10: 1 s.
+    assert.deepEqual(computeCalibration(inputs, 100, { b: 10, a: 20 }, 16), { b: 10, a: 20 });
+    const [calibrated] = computeScaleModel({ ...inputs, calibration: { b: v(10), a: v(20) } }, [100_000]);
+    assert.equal(calibrated?.change.passSeconds, 2);
+    assert.equal(calibrated?.change.upstreamAllConvergedSeconds, 20_000);
+  });
+});
+
+describe('flow control as kube-apiserver v1.34 computes it', () => {
+  const level = (seats: number, handSize: number): PriorityLevel => ({
+    name: 'l',
+    seats: v(seats),
+    handSize,
+    queueLengthLimit: 50,
+  });
+  const maxSeats: [string, PriorityLevel, number][] = [
+    ['global-default (49 seats, handSize 6) grants 8', level(49, 6), 8],
+    ["the chart's level (174 seats, handSize 4) grants 27", level(174, 4), 27],
+    ['workload-low (245 seats, handSize 6) grants 37', level(245, 6), 37],
+    ['a level of 5 seats grants 1', level(5, 6), 1],
+  ];
+  for (const [name, l, seats] of maxSeats) test(name, () => assert.equal(computeMaxSeats(l), seats));
+
+  const listSeats: [string, number, number, number, number][] = [
+    ['100 objects of 4 kB: 4 seats', 100, 4_000, 8, 4],
+    ['1,000 objects of 4 kB: 10 by bytes, 8 in global-default', 1_000, 4_000, 8, 8],
+    ['the watch cache charges 1 MB at most: 10 seats', 100_000, 12_000, 27, 10],
+    ['one small object: 1 seat', 1, 100, 8, 1],
+  ];
+  for (const [name, objects, bytes, max, seats] of listSeats)
+    test(name, () => assert.equal(computeListSeats(objects, bytes, max), seats));
+});
+
+describe('isTopologyRequest', () => {
+  const row = (verb: string, resource: string) => ({ component: 'upstream core', verb, resource, count: 1 });
+  const cases: [string, ReturnType<typeof row>, boolean][] = [
+    [
+      "a template patch is the topology controller's",
+      row('patch', 'infrastructure.cluster.x-k8s.io/devclusters'),
+      true,
+    ],
+    ['a Cluster status patch is', row('patch', 'cluster.x-k8s.io/clusters/status'), true],
+    [
+      "a binding patch is the ClusterResourceSet controller's",
+      row('patch', 'addons.cluster.x-k8s.io/clusterresourcesetbindings'),
+      false,
+    ],
+    ["a ConfigMap read is the ClusterResourceSet controller's", row('get', 'core/configmaps'), false],
+    ["an Event is the recorder's", row('create', 'core/events'), false],
+  ];
+  for (const [name, r, expected] of cases) test(name, () => assert.equal(isTopologyRequest(r), expected));
 });

@@ -1,0 +1,271 @@
+// The measured profile the cost model scales (shared/pricing/measured-profile.ts), computed from the committed
+// bench results: a side-by-side run (per change type, idle, invocations, wake-ups), `npm run bench` (DynamoDB units,
+// module load, the webhook proxy) and the forwarder bench (its RSS at each count of watched objects). Pure: the
+// parsed results and their file names are arguments; print-profile.ts is the command.
+import type { ChangeFigures, ChangeType, MeasuredProfile } from '#shared/pricing/measured-profile-types.ts';
+import type { FunctionsStats } from './functions-process.ts';
+import type { PhaseReport, SideBenchResult } from './side-report.ts';
+
+/** The phase of a side-by-side run each change type is measured in (creation: create and addons-setup). */
+const phaseOf: Record<Exclude<ChangeType, 'create'>, string> = {
+  variable: 'variable change',
+  scale: 'scale-up',
+  upgrade: 'version upgrade',
+  crs: 'ClusterResourceSet change (fleet)',
+  class: 'ClusterClass change (fleet)',
+};
+
+/** Admission calls per write the registered webhooks match (mutating + validating; bindings: validating only). */
+const admissionCallsPerWrite: Readonly<Record<string, Readonly<Record<string, number>>>> = {
+  'cluster.x-k8s.io/clusters': { create: 2, update: 2, patch: 2 },
+  'cluster.x-k8s.io/clusterclasses': { create: 2, update: 2, patch: 2, delete: 1 },
+  'addons.cluster.x-k8s.io/clusterresourcesets': { create: 2, update: 2, patch: 2 },
+  'addons.cluster.x-k8s.io/clusterresourcesetbindings': { update: 1, patch: 1 },
+  'runtime.cluster.x-k8s.io/extensionconfigs': { create: 2, update: 2, patch: 2 },
+};
+
+/** Answers given before admission runs (authentication, authorization, a missing object): no webhook call. */
+const beforeAdmission = new Set([401, 403, 404]);
+
+/** Admission calls a phase's audit log implies: the writes the webhook configurations match, any user. */
+function countAdmissionWrites(phase: PhaseReport): number {
+  return (phase.breakdown ?? []).reduce(
+    (n, row) =>
+      n + (beforeAdmission.has(row.code) ? 0 : (admissionCallsPerWrite[row.resource]?.[row.verb] ?? 0) * row.count),
+    0,
+  );
+}
+
+export type BenchResult = {
+  date: string;
+  measurements: {
+    bundles: Record<string, { bytes?: number; loadMedianMs?: number }>;
+    skip: { topology: { meanDurationMs: number; max: { dynamodb: { readUnits: number } } } };
+    forced: { topology: { max: { dynamodb: { readUnits: number; writeUnits: number } } } };
+    ticks: Record<string, { dynamodb: { readUnits: number } }>;
+  };
+};
+
+const round = (v: number) => Math.round(v * 10_000) / 10_000;
+
+/**
+ * `test/bench/measure-forwarder-only.ts`'s result (BENCH_FORWARDER_OUT), or the same runs under `after` (a before /
+ * after comparison, as forwarder-lean.json keeps them).
+ */
+export type ForwarderBenchResult = {
+  readonly date?: string;
+  readonly machine?: { readonly cpuModel?: string; readonly cpus?: number };
+  readonly runs?: readonly ForwarderRun[];
+  readonly after?: { readonly date?: string; readonly runs: readonly ForwarderRun[] };
+};
+type ForwarderRun = {
+  readonly watchedObjects: number;
+  readonly rssMiB: number;
+  readonly nodeFlags?: readonly string[];
+};
+
+export type ProfileSources = {
+  readonly side: { readonly file: string; readonly result: SideBenchResult };
+  /**
+   * A side-by-side run (side B is enough) that counted the one-time schedules, when `side` did not: the wake-ups
+   * per change type and idle hour come from it.
+   */
+  readonly wakeUps?: { readonly file: string; readonly result: SideBenchResult };
+  readonly bench: { readonly file: string; readonly result: BenchResult };
+  readonly forwarder: { readonly file: string; readonly result: ForwarderBenchResult };
+};
+
+/**
+ * @example
+ * computeMeasuredProfile({ side: { file, result }, bench: { file, result }, forwarder: { file, result } });
+ */
+export function computeMeasuredProfile(sources: ProfileSources): MeasuredProfile {
+  const { file, result } = sources.side;
+  const { file: benchFile, result: bench } = sources.bench;
+  const [a, b] = [result.sides.A, result.sides.B];
+  if (!a || !b || !b.functions) throw new Error('the result needs both sides and the functions counters');
+  const n = Number(result.config['clusters']);
+  const phase = (side: typeof a, name: string) => side.phases.find((p) => p.name === name && !p.error);
+  const [before, afterIdle, end] = [b.functions.beforeIdle, b.functions.afterIdle, b.functions.end] as FunctionsStats[];
+  if (!before || !afterIdle || !end) throw new Error('no functions counters');
+  const sum = (
+    s: FunctionsStats,
+    f: 'events' | 'ticks' | 'fanOuts' | 'wakeUps' | 'durationMs' | 'tickDurationMs' | 'wakeUpDurationMs',
+  ) => Object.values(s.invocations).reduce((t, r) => t + (r[f] ?? 0), 0);
+  // NOTE: a run before wake-ups were counted has no `schedules`: the model then takes its upper bound.
+  const wake = computeWakeUps(sources.wakeUps ?? sources.side);
+  const otherMs = (s: FunctionsStats) => sum(s, 'tickDurationMs') + sum(s, 'wakeUpDurationMs');
+  const invocationsOf = (p: PhaseReport) =>
+    Object.values(p.functions?.invocations ?? {}).reduce((t, r) => t + r.events + (r.fanOuts ?? 0), 0);
+  const fanOutsOf = (p: PhaseReport) =>
+    Object.values(p.functions?.invocations ?? {}).reduce((t, r) => t + (r.fanOuts ?? 0), 0);
+  const coreCpu = (p: PhaseReport | undefined) => p?.cpuSeconds['upstream core'] ?? 0;
+  const idleA = phase(a, 'idle');
+  const idleB = phase(b, 'idle');
+  if (!idleA || !idleB) throw new Error('no idle phase');
+  const idleHours = idleB.durationMs / 3_600_000;
+  const date = result.date.slice(0, 10);
+
+  // NOTE: forwarder entries and webhook calls are counted over the whole run only (before idle, after idle, end):
+  // the change phases' totals are split between them in proportion to each phase's event invocations (entries) and
+  // to the admission calls its audit log implies (the writes the webhook configurations match).
+  const changePhases = Object.values(phaseOf).map((name) => phase(b, name));
+  const forwarderInChanges = end.eventsReceived - afterIdle.eventsReceived;
+  const webhooksInChanges = end.webhookCalls - afterIdle.webhookCalls;
+  const eventsOnly = (p: PhaseReport | undefined) => (p ? invocationsOf(p) - fanOutsOf(p) : 0);
+  const allEvents = changePhases.reduce((t, p) => t + eventsOnly(p), 0);
+  const allAdmission = changePhases.reduce((t, p) => t + (p ? countAdmissionWrites(p) : 0), 0);
+  const changeMs = sum(end, 'durationMs') - otherMs(end) - (sum(afterIdle, 'durationMs') - otherMs(afterIdle));
+  const changeInvocations =
+    sum(end, 'events') + sum(end, 'fanOuts') - sum(afterIdle, 'events') - sum(afterIdle, 'fanOuts');
+
+  const changes = Object.fromEntries(
+    Object.entries(phaseOf).map(([type, name]): [string, ChangeFigures | 'not measured'] => {
+      const pb = phase(b, name);
+      const pa = phase(a, name);
+      if (!pb?.functions || !pa || pb.changes === 0) return [type, 'not measured'];
+      const c = pb.changes;
+      return [
+        type,
+        {
+          source: `${file}, phase "${name}", ${c} Cluster-changes`,
+          clusterChanges: c,
+          eventInvocations: round(invocationsOf(pb) / c),
+          passesRun: round(pb.functions.passes.ran / c),
+          passesSkipped: round(pb.functions.passes.skipped / c),
+          passErrors: round(pb.functions.passes.errors / c),
+          forwarderEvents: round((forwarderInChanges * eventsOnly(pb)) / Math.max(1, allEvents) / c),
+          fanOutEntries: round(fanOutsOf(pb) / c),
+          webhookCalls: round((webhooksInChanges * countAdmissionWrites(pb)) / Math.max(1, allAdmission) / c),
+          replacedCpuSeconds: round(Math.max(0, coreCpu(pa) - coreCpu(pb)) / c),
+          ...(wake?.changes[name] ?? {}),
+        },
+      ];
+    }),
+  ) as Record<Exclude<ChangeType, 'create'>, ChangeFigures | 'not measured'>;
+
+  const created = ['create', 'addons-setup'].map((name) => phase(b, name));
+  const createdA = ['create', 'addons-setup'].map((name) => phase(a, name));
+  const createInvocations = sum(before, 'events') + sum(before, 'fanOuts');
+  const create: ChangeFigures = {
+    source: `${file}, phases "create" + "addons-setup", ${n} Clusters created`,
+    clusterChanges: n,
+    eventInvocations: round(createInvocations / n),
+    passesRun: round(created.reduce((t, p) => t + (p?.functions?.passes.ran ?? 0), 0) / n),
+    passesSkipped: round(created.reduce((t, p) => t + (p?.functions?.passes.skipped ?? 0), 0) / n),
+    passErrors: round(created.reduce((t, p) => t + (p?.functions?.passes.errors ?? 0), 0) / n),
+    forwarderEvents: round(before.eventsReceived / n),
+    fanOutEntries: round(sum(before, 'fanOuts') / n),
+    webhookCalls: round(before.webhookCalls / n),
+    replacedCpuSeconds: round(
+      Math.max(0, createdA.reduce((t, p) => t + coreCpu(p), 0) - created.reduce((t, p) => t + coreCpu(p), 0)) / n,
+    ),
+    ...(wake?.create ?? {}),
+  };
+  const idleTicks = sum(afterIdle, 'ticks') - sum(before, 'ticks');
+  const fw = sources.forwarder;
+  const fwRuns = fw.result.after?.runs ?? fw.result.runs ?? [];
+  if (fwRuns.length === 0) throw new Error(`${fw.file} has no forwarder runs`);
+  const fwDate = fw.result.after?.date ?? fw.result.date ?? '';
+  const fwMachine = `${fw.result.machine?.cpus ?? '?'} × ${fw.result.machine?.cpuModel ?? 'unknown CPU'}`;
+  const m = bench.measurements;
+  const largest = Object.entries(m.bundles)
+    .filter(([, v]) => v.bytes !== undefined)
+    .sort(([, x], [, y]) => (y.bytes ?? 0) - (x.bytes ?? 0))[0];
+  return {
+    basis: `${file}, ${n} Clusters per side, ${date}, ${result.machine}`,
+    changes: { ...changes, create },
+    splits: [
+      ...(wake
+        ? [
+            `one-time schedules (wake-ups) and requeues per change type: ${wake.source} (each schedule created fires once: counted when created, in the phase whose pass asked for it)`,
+          ]
+        : []),
+      `forwarder entries (${forwarderInChanges}) and webhook calls (${webhooksInChanges}) are counted over the change phases together: split between them in proportion to each phase's object-change invocations and to the admission calls its audit log implies (writes the webhook configurations match, ${allAdmission} in all)`,
+      'invocation durations are recorded over the change phases together (mean per invocation) and over creation',
+    ],
+    idle: {
+      source: `${file}, idle window (${(idleB.durationMs / 60_000).toFixed(0)} min per side)`,
+      eventInvocationsPerClusterHour: round(
+        (sum(afterIdle, 'events') + sum(afterIdle, 'fanOuts') - sum(before, 'events') - sum(before, 'fanOuts')) /
+          n /
+          idleHours,
+      ),
+      forwarderEventsPerClusterHour: round((afterIdle.eventsReceived - before.eventsReceived) / n / idleHours),
+      webhookCallsPerClusterHour: round((afterIdle.webhookCalls - before.webhookCalls) / n / idleHours),
+      replacedCpuSecondsPerHour: round(Math.max(0, coreCpu(idleA) - coreCpu(idleB)) / idleHours),
+      replacedRssMiB: round(
+        Math.max(0, (idleA.memory['upstream core']?.meanMiB ?? 0) - (idleB.memory['upstream core']?.meanMiB ?? 0)),
+      ),
+      ...(wake ? { wakeUpsPerClusterHour: wake.idlePerClusterHour } : {}),
+    },
+    invocationMs: {
+      change: round(changeInvocations > 0 ? changeMs / changeInvocations : 0),
+      create: round((sum(before, 'durationMs') - otherMs(before)) / Math.max(1, createInvocations)),
+      tick: round(idleTicks > 0 ? (sum(afterIdle, 'tickDurationMs') - sum(before, 'tickDurationMs')) / idleTicks : 0),
+      // NOTE: a woken invocation's duration only from the run the other durations come from (same machine and load).
+      ...(wake?.meanMs !== undefined && !sources.wakeUps ? { wakeUp: wake.meanMs } : {}),
+    },
+    webhookCallMs: {
+      value: round(m.skip.topology.meanDurationMs),
+      source: `not measured for the webhooks function; proxy: a skipped topology pass (reads the Cluster and its ClusterClass, as a Cluster admission call does), mean, ${benchFile} ${bench.date}`,
+    },
+    moduleLoadMs: {
+      value: round(largest?.[1].loadMedianMs ?? 0),
+      source: `module load of the largest bundle (${largest?.[0]}, ${((largest?.[1].bytes ?? 0) / 1e6).toFixed(2)} MB), median on one CPU, ${benchFile} ${bench.date}`,
+    },
+    forwarder: {
+      source: `${fw.file} ${fwDate.slice(0, 10)}: the forwarder bundled and run as its image (${fwRuns[0]?.nodeFlags?.join(' ') ?? 'its CMD flags'}), ${fwMachine}`,
+      rss: fwRuns.map((r) => ({ watchedObjects: r.watchedObjects, rssMiB: r.rssMiB })),
+      cpuSource: `${file} idle window (${n} Clusters)`,
+      cpuSecondsPerHour: round((idleB.cpuSeconds['capi-serverless forwarder'] ?? 0) / idleHours),
+    },
+    dynamoDb: {
+      source: `${benchFile} ${bench.date}: a forced topology pass, a skipped one, a round of the three ticks (1 unit per read request)`,
+      passRunReadUnits: m.forced.topology.max.dynamodb.readUnits,
+      passRunWriteUnits: m.forced.topology.max.dynamodb.writeUnits,
+      passSkippedReadUnits: m.skip.topology.max.dynamodb.readUnits,
+      tickReadUnits: round(
+        Object.values(m.ticks).reduce((t, x) => t + x.dynamodb.readUnits, 0) / Math.max(1, Object.keys(m.ticks).length),
+      ),
+    },
+  };
+}
+
+type WakeUpFigures = {
+  readonly source: string;
+  /** Per phase name: schedules created and requeued passes per converged change. */
+  readonly changes: Readonly<Record<string, { readonly wakeUps: number; readonly requeues: number }>>;
+  readonly create: { readonly wakeUps: number; readonly requeues: number };
+  readonly idlePerClusterHour: number;
+  readonly meanMs?: number;
+};
+
+/** The one-time schedules a run's side B counted per phase; undefined for a run that did not count them. */
+function computeWakeUps(run: { readonly file: string; readonly result: SideBenchResult }): WakeUpFigures | undefined {
+  const b = run.result.sides.B;
+  const end = b?.functions?.end as FunctionsStats | undefined;
+  if (!b || end?.schedules === undefined) return undefined;
+  const n = Number(run.result.config['clusters']);
+  const phase = (name: string) => b.phases.find((p) => p.name === name && !p.error);
+  const per = (phases: readonly (PhaseReport | undefined)[], count: number) => ({
+    wakeUps: round(phases.reduce((t, p) => t + (p?.functions?.schedules?.created ?? 0), 0) / count),
+    requeues: round(phases.reduce((t, p) => t + (p?.functions?.passes.requeued ?? 0), 0) / count),
+  });
+  const changes = Object.fromEntries(
+    Object.values(phaseOf).flatMap((name) => {
+      const p = phase(name);
+      return p?.functions && p.changes > 0 ? [[name, per([p], p.changes)]] : [];
+    }),
+  );
+  const idle = phase('idle');
+  const woken = Object.values(end.invocations).reduce((t, r) => t + (r.wakeUps ?? 0), 0);
+  const wokenMs = Object.values(end.invocations).reduce((t, r) => t + (r.wakeUpDurationMs ?? 0), 0);
+  return {
+    source: `${run.file} (side B, ${n} Clusters, ${run.result.date.slice(0, 10)}, ${run.result.machine})`,
+    changes,
+    create: per([phase('create'), phase('addons-setup')], n),
+    idlePerClusterHour: idle ? round((idle.functions?.schedules?.created ?? 0) / n / (idle.durationMs / 3_600_000)) : 0,
+    ...(woken > 0 ? { meanMs: round(wokenMs / woken) } : {}),
+  };
+}
