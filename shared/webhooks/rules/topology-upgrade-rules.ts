@@ -3,6 +3,7 @@
 // MachineDeployment, and none of them is still upgrading. Pure: the webhook reader fetches the objects.
 // NOTE: MachinePools are not checked (upstream reads the workload cluster's Nodes for them).
 import { controlPlaneContract } from '#shared/topology/contract/control-plane-contract.ts';
+import { isMachineDeploymentUpgrading } from '#shared/topology/contract/machine-deployment-state.ts';
 import { isControlPlaneProvisioning, isControlPlaneUpgrading } from '#shared/topology/contract/control-plane-state.ts';
 import { getPath } from '#shared/topology/desired/paths.ts';
 import { formatVersion, parseVersionTolerant, type Version } from '#shared/lang/semver/semver.ts';
@@ -21,27 +22,6 @@ const text = (obj: Unstructured, path: readonly string[]): string | undefined =>
   const v = getPath(obj, path);
   return typeof v === 'string' ? v : undefined;
 };
-
-/**
- * upstream check.IsMachineDeploymentUpgrading: a Machine of the MachineDeployment has another version (or its
- * kubelet reports another). An error string when a Machine has no version.
- *
- * @example
- * isMachineDeploymentUpgrading(md, [machineAtOldVersion]); // true
- */
-export function isMachineDeploymentUpgrading(md: Unstructured, machines: readonly Unstructured[]): boolean | string {
-  const version = text(md, ['spec', 'template', 'spec', 'version']) ?? '';
-  if (version === '') return false;
-  for (const machine of machines) {
-    const machineVersion = text(machine, ['spec', 'version']) ?? '';
-    if (machineVersion === '')
-      return `failed to check if MachineDeployment ${md.metadata.name} is upgrading: Machine ${machine.metadata.name} has no version`;
-    if (machineVersion !== version) return true;
-    const kubelet = text(machine, ['status', 'nodeInfo', 'kubeletVersion']) ?? '';
-    if (kubelet !== '' && kubelet !== version) return true;
-  }
-  return false;
-}
 
 function checkControlPlane(state: TopologyUpgradeState['controlPlane'], oldVersion: Version): string | undefined {
   if ('error' in state) return state.error;

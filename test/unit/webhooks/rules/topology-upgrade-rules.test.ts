@@ -3,8 +3,8 @@ import { describe, test } from 'node:test';
 import { parseVersionTolerant } from '#shared/lang/semver/semver.ts';
 import type { Unstructured } from '#shared/topology/types.ts';
 import { isControlPlaneProvisioning, isControlPlaneUpgrading } from '#shared/topology/contract/control-plane-state.ts';
+import { isMachineDeploymentUpgrading } from '#shared/topology/contract/machine-deployment-state.ts';
 import {
-  isMachineDeploymentUpgrading,
   validateTopologyUpgradeState,
   type TopologyUpgradeState,
 } from '#shared/webhooks/rules/topology-upgrade-rules.ts';
