@@ -49,6 +49,7 @@ import {
   type PatchExtensions,
 } from '#shared/topology/run-patch-engine.ts';
 import {
+  callAfterHooks,
   computeDesiredStateWithHooks,
   computeHookRequestCluster,
   createLifecycleHookCaller,
@@ -205,25 +206,25 @@ async function reconcile(
       };
     }
   }
-  const desired = await step('error computing the desired state of the Cluster topology', async () => {
+  // NOTE: the pending-hooks marks are written as soon as they are decided, even when a later hook call fails.
+  const record = async (pending: readonly string[], plans: ComputedUpgradePlans | undefined) => {
+    pass.plans = plans ?? pass.plans;
+    const before = latest.raw;
+    latest.raw = await reconcilePendingHooks(deps.kube, fieldManager, latest.raw, pending);
+    if (latest.raw !== before)
+      changed.push(
+        pending.length === 0
+          ? `removed ${PendingHooksAnnotation} from Cluster ${describeKey(cluster)} (no hook pending)`
+          : `set ${PendingHooksAnnotation}=${pending.join(',')} on Cluster ${describeKey(cluster)}`,
+      );
+  };
+  const patched = await step('error computing the desired state of the Cluster topology', async () => {
     const generatedUpgradePlan = await getGeneratedUpgradePlan(
       deps.generateUpgradePlan ?? createUpgradePlanCaller(deps),
       { cluster: topologyCluster, rawCluster, blueprint, current },
       deps.now().getTime(),
     );
     const input = { cluster: topologyCluster, blueprint, current, generatedUpgradePlan };
-    // NOTE: the pending-hooks marks are written as soon as they are decided, even when a later hook call fails.
-    const record = async (pending: readonly string[], plans: ComputedUpgradePlans | undefined) => {
-      pass.plans = plans ?? pass.plans;
-      const before = latest.raw;
-      latest.raw = await reconcilePendingHooks(deps.kube, fieldManager, latest.raw, pending);
-      if (latest.raw !== before)
-        changed.push(
-          pending.length === 0
-            ? `removed ${PendingHooksAnnotation} from Cluster ${describeKey(cluster)} (no hook pending)`
-            : `set ${PendingHooksAnnotation}=${pending.join(',')} on Cluster ${describeKey(cluster)}`,
-        );
-    };
     const unpatched = await computeDesiredStateWithHooks(
       callHook,
       input,
@@ -236,6 +237,11 @@ async function reconcile(
     const patched = await runPatchEngine(extensions, { cluster: topologyCluster, blueprint, desired: unpatched });
     return { ...patched, hooks: unpatched.hooks };
   });
+  // NOTE: as upstream's reconcileState, the After* hooks are called once the desired state and its patches are computed,
+  // so a pass whose patches fail has not called them.
+  const desired = await step('error reconciling the Cluster topology', () =>
+    callAfterHooks(callHook, patched, topologyCluster, rawCluster, (pending) => record(pending, undefined)),
+  );
   const ctx: ApplyContext = {
     kube: deps.kube,
     fieldManager: deps.fieldManager ?? TopologyManagerName,

@@ -7,6 +7,7 @@ import type { Cluster } from '#shared/api/core/v1beta2/cluster.ts';
 import { patchObject, refOf, type KubeClient } from '#shared/kube/index.ts';
 import { callAllExtensions } from '#shared/runtime-sdk/index.ts';
 import { computeWriteError } from '#shared/topology/apply/errors.ts';
+import { computeAfterHooksDesiredState } from '#shared/topology/desired/compute-after-hooks.ts';
 import {
   computeUnpatchedDesiredState,
   type DesiredStateInput,
@@ -98,6 +99,45 @@ export async function computeDesiredStateWithHooks(
       answers[call.hook] = { retryAfterSeconds: answer.retryAfterSeconds, message: answer.message };
     } catch (err) {
       await record(desired.hooks?.pending ?? pending, desired.upgrade.plans);
+      throw err;
+    }
+  }
+}
+
+/**
+ * Upstream's callAfterHooks, run in the pass after the patches (as upstream's reconcileState): decides
+ * AfterControlPlaneInitialized and AfterClusterUpgrade on the patched desired state, calls what the decision asks
+ * for, and hands the pending hooks to `record` (also when a call fails). Resolves the desired state with the hooks'
+ * answers tracked and the upgrade step dropped once AfterClusterUpgrade is done.
+ *
+ * @example
+ * const final = await callAfterHooks(callHook, patched, cluster, rawCluster, record);
+ */
+export async function callAfterHooks(
+  callHook: LifecycleHookCaller,
+  desired: DesiredState,
+  cluster: Cluster,
+  rawCluster: Unstructured,
+  record: (pending: readonly string[]) => Promise<void>,
+): Promise<DesiredState> {
+  if (!desired.hooks) return desired;
+  const answers: Partial<Record<LifecycleHook, HookAnswer>> = {};
+  const namespace = cluster.metadata.namespace ?? '';
+  for (let calls = 0; ; calls++) {
+    const decided = computeAfterHooksDesiredState(desired, cluster, { ...answers });
+    const call = decided.hooks?.call;
+    if (!call || calls >= maxHookCalls) {
+      await record(decided.hooks?.pending ?? desired.hooks.pending);
+      return decided;
+    }
+    try {
+      const answer = await callHook(call.hook, namespace, {
+        cluster: computeHookRequestCluster(rawCluster, decided.hooks?.pending),
+        ...call.request,
+      });
+      answers[call.hook] = { retryAfterSeconds: answer.retryAfterSeconds, message: answer.message };
+    } catch (err) {
+      await record(decided.hooks?.pending ?? desired.hooks.pending);
       throw err;
     }
   }

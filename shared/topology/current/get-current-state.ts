@@ -9,8 +9,9 @@ import { MachinePool } from '#shared/api/core/v1beta2/machine-pool.ts';
 import type { ObjectReference } from '#shared/api/object-meta.ts';
 import { parseObject } from '#shared/api/parse.ts';
 import type { ContractVersionedObjectReference } from '#shared/api/core/v1beta2/common.ts';
-import { controlPlaneContract, controlPlaneContractPaths } from '#shared/topology/contract/control-plane-contract.ts';
+import { controlPlaneContractPaths } from '#shared/topology/contract/control-plane-contract.ts';
 import type { ContractVersion } from '#shared/topology/contract/contract-version.ts';
+import { isMachineDeploymentUpgrading } from '#shared/topology/contract/machine-deployment-state.ts';
 import type { ContractResolver } from '#shared/topology/current/get-contracts.ts';
 import { getPath } from '#shared/topology/desired/paths.ts';
 import type { TopologyReader } from '#shared/topology/current/reader.ts';
@@ -125,16 +126,16 @@ async function getOwnedHealthCheck(
 }
 
 /**
- * True when some Machine selected by the MachineDeployment runs another version (upstream MachineDeployments.Upgrading).
- * The Cluster's Machines are listed once (by cluster name) and every MachineDeployment's selector is matched in memory.
+ * True when some Machine selected by the MachineDeployment runs another version, by its spec or by its Node's kubelet
+ * (upstream MachineDeployments.Upgrading, check.IsMachineDeploymentUpgrading). The Cluster's Machines are listed once
+ * (by cluster name) and every MachineDeployment's selector is matched in memory.
  */
-async function isMachineDeploymentUpgrading(
+async function getMachineDeploymentUpgrading(
   reader: TopologyReader,
   md: MachineDeployment,
   clusterName: string,
 ): Promise<boolean> {
-  const version = md.spec.template.spec.version;
-  if (!version) return false;
+  if (!md.spec.template.spec.version) return false;
   await reader.list({
     apiVersion: 'cluster.x-k8s.io/v1beta2',
     kind: 'Machine',
@@ -147,22 +148,9 @@ async function isMachineDeploymentUpgrading(
     namespace: md.metadata.namespace ?? '',
     matchLabels: { [ClusterNameLabel]: clusterName, ...(md.spec.selector.matchLabels ?? {}) },
   });
-  return machines.some((m) => getPath(m, ['spec', 'version']) !== version);
-}
-
-/** The control plane and every worker run the topology's version: no upgrade is pending, none can be gated. */
-function isVersionSettled(
-  cluster: Cluster,
-  cp: Unstructured | undefined,
-  workerVersions: readonly (string | undefined)[],
-): boolean {
-  const version = cluster.spec?.topology?.version;
-  return (
-    version !== undefined &&
-    cp !== undefined &&
-    getPath(cp, controlPlaneContract.version) === version &&
-    workerVersions.every((v) => v === version)
-  );
+  // NOTE: a Machine without a version fails upstream's pass; it counts as upgrading here, as before, so the pass
+  // waits for it rather than failing.
+  return isMachineDeploymentUpgrading(md as unknown as Unstructured, machines) !== false;
 }
 
 /**
@@ -224,13 +212,8 @@ export async function getCurrentState(
         })
       : []
   ).map((raw) => parseObject(MachinePool, 'MachinePool', raw));
-  // NOTE: whether Machines still roll matters only while some version differs from the topology's (it gates
-  // upgrades and names them in the condition); when every version matches, the Machines are not read at all.
-  const settled = isVersionSettled(cluster, cpObject, [
-    ...mds.map((md) => md.spec.template.spec.version),
-    ...mps.map((mp) => mp.spec.template.spec.version),
-  ]);
-
+  // NOTE: the Machines are read in every pass that has MachineDeployments (one LIST), even when every spec version
+  // matches the topology's: an in-place upgrade changes the Machines' spec.version at once and their kubelets later.
   const machineDeployments: Record<string, MachineDeploymentState> = {};
   for (const md of mds) {
     const topologyName = md.metadata.labels?.[ClusterTopologyMachineDeploymentNameLabel];
@@ -242,7 +225,7 @@ export async function getCurrentState(
       machineHealthCheck: reads.machineHealthChecks
         ? await getOwnedHealthCheck(reader, namespace, md.metadata.name ?? '', owned)
         : undefined,
-      upgrading: settled ? false : await isMachineDeploymentUpgrading(reader, md, clusterName),
+      upgrading: await getMachineDeploymentUpgrading(reader, md, clusterName),
     };
   }
   const machinePools: Record<string, MachinePoolState> = {};

@@ -29,13 +29,10 @@ import {
   type GeneratedUpgradePlan,
 } from '#shared/topology/desired/compute-upgrade-plan.ts';
 import {
-  consultHook,
-  isControlPlaneInitialized,
   LifecycleHook,
   newHookTracker,
   summarizeHookTracker,
   type HookInput,
-  type HookTracker,
 } from '#shared/topology/desired/lifecycle-hooks.ts';
 import { ClusterTopologyUpgradeConcurrencyAnnotation } from '#shared/topology/labels.ts';
 import type {
@@ -190,9 +187,8 @@ export function computeUnpatchedDesiredState(input: DesiredStateInput, deps: Pur
     ...summarizeUpgradeTracker(tracker),
     plans: computedPlans,
   };
-  if (tracker.hooks) computeAfterHooks(tracker.hooks, cluster, upgrade);
-  // NOTE: upstream decides the upgrade step before it calls AfterClusterUpgrade and drops it in the next pass, which its
-  // own MarkAsDone patch of the Cluster brings at once; the pass's own marks bring no pass here, so it is decided after.
+  // NOTE: the After* hooks are decided later, on the patched desired state (computeAfterHooksDesiredState), as upstream
+  // calls them in reconcileState; the upgrade step follows the marks made so far.
   const upgrading = tracker.hooks
     ? tracker.hooks.pending.has(LifecycleHook.AfterClusterUpgrade)
     : plans.controlPlane.length > 0 || plans.machineDeployments.length > 0 || plans.machinePools.length > 0;
@@ -211,44 +207,4 @@ export function computeUnpatchedDesiredState(input: DesiredStateInput, deps: Pur
     upgrade,
     ...(tracker.hooks ? { hooks: summarizeHookTracker(tracker.hooks) } : {}),
   };
-}
-
-/**
- * Upstream's callAfterHooks, decided: AfterControlPlaneInitialized is marked pending while the topology is created
- * and called once the Cluster's ControlPlaneInitialized is True; AfterClusterUpgrade is called once the upgrade it
- * was marked for is complete (control plane stable, no worker upgrading, pending, deferred or waiting to be created,
- * and the step hooks done).
- */
-function computeAfterHooks(hooks: HookTracker, cluster: Cluster, upgrade: UpgradeSummary): void {
-  if (!cluster.spec?.infrastructureRef && !cluster.spec?.controlPlaneRef)
-    hooks.pending.add(LifecycleHook.AfterControlPlaneInitialized);
-  if (hooks.pending.has(LifecycleHook.AfterControlPlaneInitialized) && isControlPlaneInitialized(cluster)) {
-    // NOTE: a non-blocking hook: any successful answer completes it (a failing one fails the pass).
-    if (consultHook(hooks, LifecycleHook.AfterControlPlaneInitialized, {}) === 'done')
-      hooks.pending.delete(LifecycleHook.AfterControlPlaneInitialized);
-  }
-  const cp = upgrade.controlPlane;
-  const idle = (w: UpgradeSummary['machineDeployments']) =>
-    w.upgrading.length === 0 &&
-    w.pendingCreate.length === 0 &&
-    w.pendingUpgrade.length === 0 &&
-    w.deferredUpgrade.length === 0;
-  const complete =
-    !cp.isPendingUpgrade &&
-    !cp.isProvisioning &&
-    !cp.isUpgrading &&
-    !cp.isScaling &&
-    !cp.isStartingUpgrade &&
-    idle(upgrade.machineDeployments) &&
-    idle(upgrade.machinePools);
-  if (
-    hooks.pending.has(LifecycleHook.AfterClusterUpgrade) &&
-    !hooks.pending.has(LifecycleHook.AfterControlPlaneUpgrade) &&
-    !hooks.pending.has(LifecycleHook.AfterWorkersUpgrade) &&
-    complete
-  ) {
-    const request = { kubernetesVersion: cluster.spec?.topology?.version ?? '' };
-    if (consultHook(hooks, LifecycleHook.AfterClusterUpgrade, request) === 'done')
-      hooks.pending.delete(LifecycleHook.AfterClusterUpgrade);
-  }
 }

@@ -10,13 +10,13 @@ import {
   type ProviderKind,
 } from '#shared/api/operator/v1alpha2/provider.ts';
 import { parseObject } from '#shared/api/parse.ts';
-import { findObject, listObjects, type KubeClient } from '#shared/kube/index.ts';
+import { findObject, getWorkloadClusterClient, listObjects, type KubeClient } from '#shared/kube/index.ts';
 import { computeCrdName } from '#shared/topology/contract/contract-version.ts';
 import { createContractResolver } from '#shared/topology/current/get-contracts.ts';
 import { createKubeReader } from '#shared/topology/current/kube-reader.ts';
 import { getPath } from '#shared/topology/desired/paths.ts';
 import type { Unstructured } from '#shared/topology/types.ts';
-import type { TopologyUpgradeState } from '#shared/webhooks/rules/topology-upgrade-rules.ts';
+import type { MachinePoolUpgradeState, TopologyUpgradeState } from '#shared/webhooks/rules/topology-upgrade-rules.ts';
 
 const coreApiVersion = 'cluster.x-k8s.io/v1beta2';
 
@@ -34,7 +34,8 @@ export type WebhookReader = {
   listProviders(kind: ProviderKind): Promise<Provider[]>;
   /**
    * The live objects upstream checks before a topology version change: the Cluster's control plane (from its
-   * spec.controlPlaneRef) and its topology-owned MachineDeployments with their Machines.
+   * spec.controlPlaneRef), its topology-owned MachineDeployments with their Machines, and its topology-owned
+   * MachinePools with the kubelet versions of their Nodes (read from the workload cluster, as upstream's webhook does).
    */
   getTopologyUpgradeState(cluster: Cluster): Promise<TopologyUpgradeState>;
 };
@@ -90,6 +91,62 @@ async function getMachineDeployments(
   );
 }
 
+const mpPrefix = 'failed to check if MachinePools are upgrading';
+
+/** How long the webhook waits for the workload cluster's API server (well within the webhook's own timeout). */
+const workloadTimeoutMs = 5_000;
+
+async function getMachinePools(
+  kube: KubeClient,
+  cluster: Cluster,
+  workloadClient: (cluster: ObjectKey) => Promise<KubeClient>,
+): Promise<TopologyUpgradeState['machinePools']> {
+  const namespace = cluster.metadata.namespace ?? '';
+  const labelSelector = `cluster.x-k8s.io/cluster-name=${cluster.metadata.name},topology.cluster.x-k8s.io/owned`;
+  let mps: Unstructured[];
+  try {
+    mps = (await listObjects(kube, { apiVersion: coreApiVersion, kind: 'MachinePool', namespace, labelSelector }))
+      .items as Unstructured[];
+  } catch (err) {
+    return { error: `${mpPrefix}: failed to get MachinePools: ${messageOf(err)}` };
+  }
+  if (mps.length === 0) return undefined;
+  // NOTE: as upstream (its ClusterCacheReader), the workload cluster is asked once any MachinePool exists, and a
+  // Cluster whose workload cluster cannot be reached cannot change its version.
+  let workload: KubeClient;
+  try {
+    workload = await workloadClient({ namespace, name: cluster.metadata.name ?? '' });
+  } catch (err) {
+    return { error: `${mpPrefix}: unable to get client for workload cluster: ${messageOf(err)}` };
+  }
+  try {
+    const out: MachinePoolUpgradeState[] = [];
+    for (const mp of mps) {
+      const refs = (getPath(mp, ['status', 'nodeRefs']) ?? []) as { name?: string }[];
+      const nodes: { name: string; kubeletVersion: string }[] = [];
+      let failed: { error: string } | undefined;
+      for (const ref of refs) {
+        const name = ref.name ?? '';
+        try {
+          const node = await findObject(workload, { apiVersion: 'v1', kind: 'Node', name });
+          if (node === undefined) throw new Error('not found');
+          const kubeletVersion = getPath(node, ['status', 'nodeInfo', 'kubeletVersion']);
+          nodes.push({ name, kubeletVersion: typeof kubeletVersion === 'string' ? kubeletVersion : '' });
+        } catch {
+          failed = {
+            error: `failed to check if MachinePool ${mp.metadata.name} is upgrading: failed to get Node ${name}`,
+          };
+          break;
+        }
+      }
+      out.push({ object: mp, nodes: failed ?? nodes });
+    }
+    return out;
+  } finally {
+    workload.close();
+  }
+}
+
 /**
  * A reader backed by the management cluster.
  *
@@ -97,7 +154,11 @@ async function getMachineDeployments(
  * const reader = createWebhookReader(kube);
  * const cc = await reader.getClusterClass({ namespace: 'default', name: 'quick-start' });
  */
-export function createWebhookReader(kube: KubeClient): WebhookReader {
+export function createWebhookReader(
+  kube: KubeClient,
+  workloadClient: (cluster: ObjectKey) => Promise<KubeClient> = (cluster) =>
+    getWorkloadClusterClient(kube, cluster, { timeoutMs: workloadTimeoutMs }),
+): WebhookReader {
   return {
     async getClusterClass(key) {
       const raw = await findObject(kube, { apiVersion: coreApiVersion, kind: 'ClusterClass', ...key });
@@ -123,11 +184,12 @@ export function createWebhookReader(kube: KubeClient): WebhookReader {
       return list.items.map((raw) => parseObject(providerSchemas[kind], kind, raw) as Provider);
     },
     async getTopologyUpgradeState(cluster) {
-      const [controlPlane, machineDeployments] = await Promise.all([
+      const [controlPlane, machineDeployments, machinePools] = await Promise.all([
         getControlPlane(kube, cluster),
         getMachineDeployments(kube, cluster),
+        getMachinePools(kube, cluster, workloadClient),
       ]);
-      return { controlPlane, machineDeployments };
+      return { controlPlane, machineDeployments, ...(machinePools ? { machinePools } : {}) };
     },
   };
 }

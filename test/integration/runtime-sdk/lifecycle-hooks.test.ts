@@ -191,6 +191,30 @@ async function setControlPlaneVersion(key: ObjectKey, version: string): Promise<
   );
 }
 
+/** The Cluster's ControlPlaneInitialized condition turns True, as upstream's core Cluster controller sets it. */
+async function setControlPlaneInitialized(key: ObjectKey): Promise<void> {
+  await applyStatus(
+    mgmt.kube,
+    {
+      apiVersion: capi,
+      kind: 'Cluster',
+      metadata: { namespace: key.namespace, name: key.name },
+      status: {
+        conditions: [
+          {
+            type: 'ControlPlaneInitialized',
+            status: 'True',
+            reason: 'Initialized',
+            message: '',
+            lastTransitionTime: '2026-01-01T00:00:00Z',
+          },
+        ],
+      },
+    } as KubeObject,
+    { fieldManager: 'cluster-controller', force: true },
+  );
+}
+
 /** A namespace with the Dev* templates, the reconciled ClusterClass and Cluster c1 created by a first pass. */
 async function setUp(namespace: string, version = from): Promise<ObjectKey> {
   await put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
@@ -260,26 +284,7 @@ describe("lifecycle hooks against upstream's test extension", () => {
     assert.deepEqual(idle.hooks, [], 'not called before ControlPlaneInitialized is True');
     assert.equal((await recorded(key.namespace))['AfterControlPlaneInitialized'], undefined);
 
-    await applyStatus(
-      mgmt.kube,
-      {
-        apiVersion: capi,
-        kind: 'Cluster',
-        metadata: { namespace: key.namespace, name: key.name },
-        status: {
-          conditions: [
-            {
-              type: 'ControlPlaneInitialized',
-              status: 'True',
-              reason: 'Initialized',
-              message: '',
-              lastTransitionTime: '2026-01-01T00:00:00Z',
-            },
-          ],
-        },
-      } as KubeObject,
-      { fieldManager: 'cluster-controller', force: true },
-    );
+    await setControlPlaneInitialized(key);
     const called = await run(key);
     assert.deepEqual(called.hooks, ['AfterControlPlaneInitialized']);
     assert.equal((await recorded(key.namespace))['AfterControlPlaneInitialized'], 'Success');
@@ -288,6 +293,35 @@ describe("lifecycle hooks against upstream's test extension", () => {
     assert.equal(request.cluster?.['status'], undefined, 'the request carries the Cluster without its status');
     assert.equal(await pendingOf(key), undefined, 'the annotation is removed once the hook answered');
     assert.deepEqual((await run(key)).hooks, [], 'called once');
+  });
+
+  test('a pass whose external patch fails has not called AfterControlPlaneInitialized; the next good pass does', async () => {
+    const key = await setUp('after-patches');
+    await setControlPlaneInitialized(key);
+    // NOTE: a GeneratePatches handler no ExtensionConfig registers: the pass fails in the patch engine, through the
+    // real Runtime SDK client, after every other hook of the desired state is answered.
+    const broken = clusterClass(key.namespace);
+    (broken['spec'] as Record<string, unknown>)['patches'] = [
+      { name: 'broken', external: { generatePatchesExtension: 'generate-patches.no-such-extension' } },
+    ];
+    await put(broken);
+    assert.equal((await reconcileClusterClass(deps, { namespace: key.namespace, name: 'dev' })).result, 'Success');
+    const start = calls.length;
+    const failed = await reconcileTopology(deps, key);
+    assert.equal(failed.result, 'Error');
+    assert.match(failed.error ?? '', /no-such-extension/);
+    assert.deepEqual(
+      calls.slice(start).map((c) => c.hook),
+      [],
+      'upstream calls the After* hooks in reconcileState, after the patches',
+    );
+    assert.equal((await recorded(key.namespace))['AfterControlPlaneInitialized'], undefined);
+    assert.equal(await pendingOf(key), 'AfterControlPlaneInitialized', 'still pending');
+
+    await put(clusterClass(key.namespace));
+    assert.equal((await reconcileClusterClass(deps, { namespace: key.namespace, name: 'dev' })).result, 'Success');
+    assert.deepEqual((await run(key)).hooks, ['AfterControlPlaneInitialized']);
+    assert.equal(await pendingOf(key), undefined);
   });
 
   test('an upgrade calls every upgrade hook at its step; each blocking answer holds that step until it releases', async () => {

@@ -3,7 +3,14 @@
 // detection, errors the API server reports, and deletion.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { applyObject, deleteObject, installCrds, patchObject } from '#shared/kube/index.ts';
+import {
+  applyObject,
+  applyStatus,
+  deleteObject,
+  installCrds,
+  patchObject,
+  type KubeObject,
+} from '#shared/kube/index.ts';
 import { genericCrd } from '#test/support/harness/clusters.ts';
 import { templates } from '#test/support/builders/topology.ts';
 import { reconcileClusterClass, reconcileTopology } from '#shared/topology/index.ts';
@@ -564,6 +571,74 @@ describe('topology passes on a real management cluster', () => {
     assert.equal((await topologyCondition(ctx, key))?.['reason'], 'ClusterUpgrading', 'md-b starts upgrading');
     await pass(ctx, key);
     assert.equal((await topologyCondition(ctx, key))?.['status'], 'True', 'no Machine left to roll');
+  });
+
+  test("an in-place upgrade counts as upgrading until the Machines' kubelets report the version", async () => {
+    const ns = 'in-place';
+    await createTopology(ns);
+    const key = { namespace: ns, name: 'c1' };
+    const cluster = await mustGet(ctx, capi, 'Cluster', key);
+    const cp = (await getRef(ctx, ns, refOf(cluster, 'spec', 'controlPlaneRef'))) as Unstructured;
+    const ready = { replicas: 3, upToDateReplicas: 3, readyReplicas: 3, availableReplicas: 3 };
+    await setControlPlaneStatus(ctx, cp, { version: 'v1.30.0', ...ready });
+    const md = await machineDeployment(ctx, ns, 'md-a');
+    assert.ok(md);
+    // NOTE: as after an in-place update: the Machine's spec already says the MachineDeployment's version, its Node's
+    // kubelet (reported by the Machine controller in status.nodeInfo) still runs the old one.
+    const machine = {
+      apiVersion: capi,
+      kind: 'Machine',
+      metadata: {
+        namespace: ns,
+        name: 'md-a-machine',
+        labels: { ...(dig(md, 'spec', 'selector', 'matchLabels') as Record<string, string>) },
+      },
+      spec: {
+        clusterName: 'c1',
+        version: 'v1.30.0',
+        bootstrap: { dataSecretName: 'md-a-bootstrap' },
+        infrastructureRef: { apiGroup: 'infrastructure.cluster.x-k8s.io', kind: 'DevMachine', name: 'md-a-machine' },
+      },
+    };
+    await put(ctx, machine);
+    const reportNodeInfo = (status: object) =>
+      applyStatus(
+        ctx.mgmt.kube,
+        { apiVersion: capi, kind: 'Machine', metadata: machine.metadata, status } as KubeObject,
+        {
+          fieldManager: 'machine-controller',
+          force: true,
+        },
+      );
+    const nodeInfo = (kubeletVersion: string) => ({
+      nodeInfo: {
+        machineID: 'm',
+        systemUUID: 'u',
+        bootID: 'b',
+        kernelVersion: '6.1.0',
+        osImage: 'linux',
+        containerRuntimeVersion: 'containerd://2.0.0',
+        kubeletVersion,
+        kubeProxyVersion: kubeletVersion,
+        operatingSystem: 'linux',
+        architecture: 'amd64',
+      },
+    });
+    await reportNodeInfo(nodeInfo('v1.29.0'));
+
+    const waiting = await pass(ctx, key);
+    assert.equal(waiting.result, 'Requeue', 'the pass waits for the kubelet');
+    const condition = await topologyCondition(ctx, key);
+    assert.equal(condition?.['reason'], 'ClusterUpgrading');
+    assert.equal(
+      condition?.['message'],
+      `Cluster is upgrading to v1.30.0\n  * MachineDeployment ${md.metadata.name} upgrading to version v1.30.0`,
+    );
+
+    await reportNodeInfo(nodeInfo('v1.30.0'));
+    const done = await pass(ctx, key);
+    assert.equal(done.result, 'Success', done.error);
+    assert.equal((await topologyCondition(ctx, key))?.['status'], 'True', 'the kubelet reports the version');
   });
 
   test('removing a MachineDeployment deletes it, its templates and its health check', async () => {

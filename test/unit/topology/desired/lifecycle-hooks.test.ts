@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Cluster } from '#shared/api/core/v1beta2/cluster.ts';
 import type { ClusterClass } from '#shared/api/core/v1beta2/cluster-class.ts';
+import { computeAfterHooksDesiredState } from '#shared/topology/desired/compute-after-hooks.ts';
 import { computeDesiredState, computeUnpatchedDesiredState } from '#shared/topology/desired/compute-desired-state.ts';
 import {
   computeAggregateRetryAfter,
@@ -85,7 +86,9 @@ function decide(
   answers: Partial<Record<LifecycleHook, HookAnswer>>,
 ) {
   const input = deepFreeze({ cluster, blueprint: blueprintFor(cc2), current, hooks: { pending, answers } });
-  return computeUnpatchedDesiredState(input, { randomSuffix: sequentialSuffix() });
+  const desired = computeUnpatchedDesiredState(input, { randomSuffix: sequentialSuffix() });
+  // NOTE: as a pass: the After* hooks are decided once every other hook is answered (and the patches computed).
+  return desired.hooks?.call ? desired : computeAfterHooksDesiredState(deepFreeze(desired), cluster, answers);
 }
 
 describe('lifecycle hooks in the desired state', () => {

@@ -3,8 +3,9 @@ import { describe, test } from 'node:test';
 import { parseVersionTolerant } from '#shared/lang/semver/semver.ts';
 import type { Unstructured } from '#shared/topology/types.ts';
 import { isControlPlaneProvisioning, isControlPlaneUpgrading } from '#shared/topology/contract/control-plane-state.ts';
+import { isMachineDeploymentUpgrading } from '#shared/topology/contract/machine-deployment-state.ts';
 import {
-  isMachineDeploymentUpgrading,
+  isMachinePoolUpgrading,
   validateTopologyUpgradeState,
   type TopologyUpgradeState,
 } from '#shared/webhooks/rules/topology-upgrade-rules.ts';
@@ -29,6 +30,17 @@ function md(name: string, version: string): Unstructured {
     spec: { template: { spec: { version } } },
   };
 }
+
+function mp(name: string, version: string): Unstructured {
+  return {
+    apiVersion: 'cluster.x-k8s.io/v1beta2',
+    kind: 'MachinePool',
+    metadata: { name, namespace: 'ns' },
+    spec: { template: { spec: { version } } },
+  };
+}
+
+const node = (name: string, kubeletVersion: string) => ({ name, kubeletVersion });
 
 function machine(name: string, version: string, kubelet?: string): Unstructured {
   return {
@@ -132,5 +144,45 @@ describe('validateTopologyUpgradeState', () => {
     assert.deepEqual(detailOf({ controlPlane: { object: controlPlane('v1.30.0', {}) }, machineDeployments: mds }), [
       'version cannot be changed: [control plane is currently provisioning, there are still MachineDeployments completing a previous upgrade: [a, b]]',
     ]);
+  });
+
+  test("lists MachinePools behind or whose Nodes run another kubelet, in upstream's words", () => {
+    const mps = [
+      { object: mp('p1', 'v1.29.0'), nodes: [] },
+      { object: mp('p2', 'v1.30.0'), nodes: [node('n1', 'v1.30.0'), node('n2', 'v1.29.0')] },
+      { object: mp('p3', 'v1.30.0'), nodes: [node('n3', 'v1.30.0')] },
+    ];
+    assert.deepEqual(detailOf(settled({ machinePools: mps })), [
+      'version cannot be changed: there are still MachinePools completing a previous upgrade: [p1, p2]',
+    ]);
+    const mds = [{ object: md('a', 'v1.29.0'), machines: [] }];
+    assert.deepEqual(detailOf(settled({ machineDeployments: mds, machinePools: mps })), [
+      'version cannot be changed: [there are still MachineDeployments completing a previous upgrade: [a], there are still MachinePools completing a previous upgrade: [p1, p2]]',
+    ]);
+  });
+
+  test('allows MachinePools whose Nodes all run the old version', () => {
+    const mps = [{ object: mp('p1', 'v1.30.0'), nodes: [node('n1', 'v1.30.0')] }];
+    assert.deepEqual(detailOf(settled({ machinePools: mps })), []);
+  });
+
+  test('refuses when the workload cluster or a Node cannot be read, as upstream', () => {
+    const unreachable = 'failed to check if MachinePools are upgrading: unable to get client for workload cluster: x';
+    assert.deepEqual(detailOf(settled({ machinePools: { error: unreachable } })), [
+      `version cannot be changed: ${unreachable}`,
+    ]);
+    const missing = 'failed to check if MachinePool p1 is upgrading: failed to get Node n1';
+    assert.deepEqual(
+      detailOf(settled({ machinePools: [{ object: mp('p1', 'v1.30.0'), nodes: { error: missing } }] })),
+      [`version cannot be changed: ${missing}`],
+    );
+  });
+});
+
+describe('isMachinePoolUpgrading', () => {
+  test('a Node at another kubelet version means upgrading; a pool without a version is not', () => {
+    assert.equal(isMachinePoolUpgrading(mp('p', 'v1.30.0'), [node('n', 'v1.29.0')]), true);
+    assert.equal(isMachinePoolUpgrading(mp('p', 'v1.30.0'), [node('n', 'v1.30.0')]), false);
+    assert.equal(isMachinePoolUpgrading(mp('p', ''), [node('n', 'v1.29.0')]), false);
   });
 });
