@@ -344,12 +344,18 @@ async function reconcileCluster(deps: TopologyDeps, key: PassKey, ctx: PassConte
   const cluster = prefetched.find((o) => o.kind === 'Cluster') as Raw | undefined;
   const cc = prefetched.find((o) => o.kind === 'ClusterClass') as Raw | undefined;
   const objectKey = { namespace: key.namespace, name: key.name };
+  // NOTE: after a pass that succeeded, no template the topology no longer references is left, unless this pass
+  // rotates or removes one (it then looks); forced passes look anyway (a pass may have died without a checkpoint).
+  const discoverLeftovers = ctx.forced === true || ctx.previous?.result !== 'Success';
   if (cc === undefined || isClassReconciled(cc))
-    return reconcileTopology(deps, objectKey, { prefetched, noChange: ctx.previous?.noChange });
+    return reconcileTopology(deps, objectKey, { prefetched, noChange: ctx.previous?.noChange, discoverLeftovers });
   const classKey = cluster === undefined ? undefined : classKeyOf(cluster);
   const classOutcome = await reconcileClusterClass(deps, classKey ?? { namespace: key.namespace, name: '' });
   // NOTE: the class pass just wrote the class's status: the pass reads it again instead of the prefetched copy.
-  return mergeOutcomes(classOutcome, await reconcileTopology(deps, objectKey, { noChange: ctx.previous?.noChange }));
+  return mergeOutcomes(
+    classOutcome,
+    await reconcileTopology(deps, objectKey, { noChange: ctx.previous?.noChange, discoverLeftovers }),
+  );
 }
 
 /**

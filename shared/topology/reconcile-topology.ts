@@ -84,6 +84,12 @@ export type TopologyPassInput = {
   readonly prefetched?: readonly Unstructured[];
   /** The previous pass's no-change record: objects proven unchanged skip their dry run. */
   readonly noChange?: NoChangeRecord | undefined;
+  /**
+   * Whether templates of the topology that nothing references may exist although this pass writes no
+   * MachineDeployment (see `ApplyContext.discoverLeftovers`); default true. The runtime passes false after a pass
+   * that succeeded, unless the pass is forced.
+   */
+  readonly discoverLeftovers?: boolean;
 };
 
 /** Upstream's paused annotation (`cluster.x-k8s.io/paused`). */
@@ -159,6 +165,7 @@ async function reconcile(
   pass: {
     readonly prefetched: readonly Unstructured[];
     readonly proofs: ApplyProofs;
+    readonly discoverLeftovers?: boolean;
     /** Set once the upgrade plans are computed, so a pass that fails after that still writes them (as upstream). */
     plans?: ComputedUpgradePlans | undefined;
   },
@@ -252,6 +259,7 @@ async function reconcile(
     changed,
     proofs: pass.proofs,
     heldTemplates: [],
+    discoverLeftovers: pass.discoverLeftovers ?? true,
   };
   await step('error reconciling the Cluster topology', () => reconcileState(ctx, reader, current, desired));
   const cpVersion = getPath(desired.controlPlane.object, controlPlaneContract.version);
@@ -299,7 +307,11 @@ export async function reconcileTopology(
   );
   let state: PassState;
   const latest = { raw: raw as Unstructured };
-  const pass: Parameters<typeof reconcile>[4] = { prefetched, proofs };
+  const pass: Parameters<typeof reconcile>[4] = {
+    prefetched,
+    proofs,
+    ...(input.discoverLeftovers === undefined ? {} : { discoverLeftovers: input.discoverLeftovers }),
+  };
   try {
     state = cluster.metadata.deletionTimestamp
       ? await reconcileDelete(deps, latest, changed)

@@ -1,5 +1,6 @@
-// Reads what a Cluster's topology consists of today (upstream getCurrentState): objects found through the Cluster's
-// references and through the topology labels, never by guessing names. An InfrastructureCluster or ControlPlane a
+// Reads what a Cluster's topology consists of today (upstream getCurrentState): objects a reference names (and the
+// health checks, which have their owner's name) are read by name; label-selected LISTs only discover what nothing
+// names (the MachineDeployments and MachinePools, Machines while an upgrade is in progress), never by guessing names. An InfrastructureCluster or ControlPlane a
 // pass created but could not reference from the Cluster (the pass died before its cleanup) is found by its labels
 // and owner, and reused.
 import type { Cluster } from '#shared/api/core/v1beta2/cluster.ts';
@@ -88,7 +89,6 @@ async function getRef(
   { reader, contracts }: Lookup,
   ref: Partial<ContractVersionedObjectReference> | ObjectReference | undefined,
   namespace: string,
-  matchLabels?: Readonly<Record<string, string>>,
 ): Promise<Unstructured | undefined> {
   if (!ref?.kind || !ref.name) return undefined;
   let apiVersion: string | undefined;
@@ -100,7 +100,6 @@ async function getRef(
     kind: ref.kind,
     namespace: ('namespace' in ref && ref.namespace) || namespace,
     name: ref.name,
-    matchLabels,
   });
 }
 
@@ -110,17 +109,10 @@ async function getOwnedHealthCheck(
   name: string,
   owned: Readonly<Record<string, string>>,
 ): Promise<MachineHealthCheck | undefined> {
-  // NOTE: only a health check carrying the topology's labels is the topology's (upstream checks the owned label), so
-  // the Cluster's owned health checks are listed once and a missing one costs no GET.
-  const raw = (
-    await reader.list({
-      apiVersion: 'cluster.x-k8s.io/v1beta2',
-      kind: 'MachineHealthCheck',
-      namespace,
-      matchLabels: owned,
-    })
-  ).find((o) => o.metadata.name === name);
-  if (!raw) return undefined;
+  // NOTE: a health check has its owner's name (upstream reads it by name too); only one carrying the topology's
+  // labels is the topology's (upstream checks the owned label).
+  const raw = await reader.get({ apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'MachineHealthCheck', namespace, name });
+  if (!raw || !Object.entries(owned).every(([k, v]) => raw.metadata.labels?.[k] === v)) return undefined;
   return parseObject(MachineHealthCheck, 'MachineHealthCheck', raw);
 }
 
@@ -183,10 +175,10 @@ export async function getCurrentState(
   const clusterName = cluster.metadata.name ?? '';
   const owned = { [ClusterNameLabel]: clusterName, [ClusterTopologyOwnedLabel]: '' };
   const infrastructureCluster = cluster.spec?.infrastructureRef?.name
-    ? await getRef(lookup, cluster.spec.infrastructureRef, namespace, owned)
+    ? await getRef(lookup, cluster.spec.infrastructureRef, namespace)
     : await getUnreferenced(reader, cluster, unreferenced.infrastructureCluster, owned);
   const cpObject = cluster.spec?.controlPlaneRef?.name
-    ? await getRef(lookup, cluster.spec.controlPlaneRef, namespace, owned)
+    ? await getRef(lookup, cluster.spec.controlPlaneRef, namespace)
     : await getUnreferenced(reader, cluster, unreferenced.controlPlane, owned);
   const cpContract: ContractVersion | undefined = cpObject
     ? await contracts.contractOf(cpObject.apiVersion, cpObject.kind)
@@ -198,7 +190,6 @@ export async function getCurrentState(
           getPath(cpObject, controlPlaneContractPaths(cpContract).machineTemplateInfrastructureRef) as
             ObjectReference | ContractVersionedObjectReference | undefined,
           namespace,
-          owned,
         )
       : undefined;
   const cpHealthCheck =
@@ -237,8 +228,8 @@ export async function getCurrentState(
     if (!topologyName) continue;
     machineDeployments[topologyName] = {
       object: md,
-      bootstrapTemplate: await getRef(lookup, md.spec.template.spec.bootstrap.configRef, namespace, owned),
-      infrastructureMachineTemplate: await getRef(lookup, md.spec.template.spec.infrastructureRef, namespace, owned),
+      bootstrapTemplate: await getRef(lookup, md.spec.template.spec.bootstrap.configRef, namespace),
+      infrastructureMachineTemplate: await getRef(lookup, md.spec.template.spec.infrastructureRef, namespace),
       machineHealthCheck: reads.machineHealthChecks
         ? await getOwnedHealthCheck(reader, namespace, md.metadata.name ?? '', owned)
         : undefined,
@@ -254,8 +245,8 @@ export async function getCurrentState(
     const upgrading = (mp.status?.readyReplicas ?? 0) !== (mp.status?.replicas ?? 0);
     machinePools[topologyName] = {
       object: mp,
-      bootstrapObject: await getRef(lookup, mp.spec.template.spec.bootstrap.configRef, namespace, owned),
-      infrastructureMachinePoolObject: await getRef(lookup, mp.spec.template.spec.infrastructureRef, namespace, owned),
+      bootstrapObject: await getRef(lookup, mp.spec.template.spec.bootstrap.configRef, namespace),
+      infrastructureMachinePoolObject: await getRef(lookup, mp.spec.template.spec.infrastructureRef, namespace),
       upgrading,
     };
   }
