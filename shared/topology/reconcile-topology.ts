@@ -141,7 +141,12 @@ function computeValidatedCluster(cluster: Cluster, cc: ClusterClass): Cluster {
  * The optional reads of the current state: MachineHealthChecks and MachinePools only when the class or topology has
  * them or the previous pass applied some (they may have to be deleted); everything without a previous record.
  */
-function computeCurrentStateReads(cluster: Cluster, cc: ClusterClass, proofs: ApplyProofs): CurrentStateReads {
+function computeCurrentStateReads(
+  cluster: Cluster,
+  cc: ClusterClass,
+  proofs: ApplyProofs,
+  discoverLeftovers: boolean,
+): CurrentStateReads {
   const topology = cluster.spec?.topology;
   const workers = cc.spec.workers;
   const wantsHealthChecks =
@@ -153,6 +158,7 @@ function computeCurrentStateReads(cluster: Cluster, cc: ClusterClass, proofs: Ap
   return {
     machineHealthChecks: wantsHealthChecks || proofs.mayHaveApplied('MachineHealthCheck'),
     machinePools: wantsPools || proofs.mayHaveApplied('MachinePool'),
+    listsTemplates: discoverLeftovers,
   };
 }
 
@@ -192,7 +198,7 @@ async function reconcile(
       reader,
       contracts,
       topologyCluster,
-      computeCurrentStateReads(topologyCluster, clusterClass, pass.proofs),
+      computeCurrentStateReads(topologyCluster, clusterClass, pass.proofs, pass.discoverLeftovers ?? true),
       computeUnreferencedKinds(blueprint),
     ),
   );

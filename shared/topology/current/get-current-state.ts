@@ -35,9 +35,14 @@ export type CurrentStateReads = {
   readonly machineHealthChecks: boolean;
   /** MachinePools: the topology has some, or an earlier pass may have created one. */
   readonly machinePools: boolean;
+  /**
+   * The pass will list the topology's MachineDeployment templates anyway (to find unused ones): the templates the
+   * MachineDeployments and the control plane reference are then taken from those LISTs instead of one GET each.
+   */
+  readonly listsTemplates?: boolean;
 };
 
-const readEverything: CurrentStateReads = { machineHealthChecks: true, machinePools: true };
+const readEverything: CurrentStateReads = { machineHealthChecks: true, machinePools: true, listsTemplates: true };
 
 /** The kinds a Cluster without references would create (from the class's templates), to find earlier attempts. */
 export type UnreferencedKinds = {
@@ -89,6 +94,7 @@ async function getRef(
   { reader, contracts }: Lookup,
   ref: Partial<ContractVersionedObjectReference> | ObjectReference | undefined,
   namespace: string,
+  matchLabels?: Readonly<Record<string, string>>,
 ): Promise<Unstructured | undefined> {
   if (!ref?.kind || !ref.name) return undefined;
   let apiVersion: string | undefined;
@@ -100,6 +106,7 @@ async function getRef(
     kind: ref.kind,
     namespace: ('namespace' in ref && ref.namespace) || namespace,
     name: ref.name,
+    matchLabels,
   });
 }
 
@@ -174,6 +181,8 @@ export async function getCurrentState(
   const namespace = cluster.metadata.namespace ?? '';
   const clusterName = cluster.metadata.name ?? '';
   const owned = { [ClusterNameLabel]: clusterName, [ClusterTopologyOwnedLabel]: '' };
+  // NOTE: with matchLabels the reader answers from the LIST of the kind that the unused-template discovery sends too.
+  const templateLabels = reads.listsTemplates === true ? owned : undefined;
   const infrastructureCluster = cluster.spec?.infrastructureRef?.name
     ? await getRef(lookup, cluster.spec.infrastructureRef, namespace)
     : await getUnreferenced(reader, cluster, unreferenced.infrastructureCluster, owned);
@@ -190,6 +199,7 @@ export async function getCurrentState(
           getPath(cpObject, controlPlaneContractPaths(cpContract).machineTemplateInfrastructureRef) as
             ObjectReference | ContractVersionedObjectReference | undefined,
           namespace,
+          templateLabels,
         )
       : undefined;
   const cpHealthCheck =
@@ -228,8 +238,13 @@ export async function getCurrentState(
     if (!topologyName) continue;
     machineDeployments[topologyName] = {
       object: md,
-      bootstrapTemplate: await getRef(lookup, md.spec.template.spec.bootstrap.configRef, namespace),
-      infrastructureMachineTemplate: await getRef(lookup, md.spec.template.spec.infrastructureRef, namespace),
+      bootstrapTemplate: await getRef(lookup, md.spec.template.spec.bootstrap.configRef, namespace, templateLabels),
+      infrastructureMachineTemplate: await getRef(
+        lookup,
+        md.spec.template.spec.infrastructureRef,
+        namespace,
+        templateLabels,
+      ),
       machineHealthCheck: reads.machineHealthChecks
         ? await getOwnedHealthCheck(reader, namespace, md.metadata.name ?? '', owned)
         : undefined,
