@@ -3,6 +3,8 @@
 // and the status fields that say whether it is upgrading, scaling or rolling out (upstream's watch predicates); for a
 // Cluster, what the topology and add-on passes read of it (spec, labels, annotations, deletion, initialization).
 import type { KubeObject } from '#shared/kube/objects.ts';
+import { OkToDeleteAnnotation, PendingHooksAnnotation } from '#shared/topology/desired/lifecycle-hooks.ts';
+import { ClusterTopologyUpgradeStepAnnotation } from '#shared/topology/labels.ts';
 
 /** Status fields (paths under `status`) that the upgrade sequencing and the creation of workers read. */
 const statusPaths = [
@@ -63,9 +65,10 @@ const healthGateConditionTypes = new Set([
   'RollingOut',
   'Remediating',
 ]);
-const sortedEntries = (map: Record<string, string> | undefined, skip?: string) =>
+const lastApplied = 'kubectl.kubernetes.io/last-applied-configuration';
+const sortedEntries = (map: Record<string, string> | undefined, skip: ReadonlySet<string> = new Set()) =>
   Object.entries(map ?? {})
-    .filter(([k]) => k !== skip)
+    .filter(([k]) => !skip.has(k))
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 
 /**
@@ -94,10 +97,44 @@ export function computeClusterFingerprint(obj: KubeObject & { status?: unknown }
     obj.metadata.generation ?? null,
     obj.metadata.deletionTimestamp ?? null,
     sortedEntries(obj.metadata.labels),
-    sortedEntries(obj.metadata.annotations, 'kubectl.kubernetes.io/last-applied-configuration'),
+    sortedEntries(obj.metadata.annotations, new Set([lastApplied])),
     valueAt(status, ['initialization']) ?? null,
     valueAt(status, ['phase']) ?? null,
     valueAt(status, ['observedGeneration']) ?? null,
     conditions,
   ]);
+}
+
+/** Annotations the topology pass writes on the Cluster itself (its hook and upgrade-step marks): read by no pass. */
+const passWrittenAnnotations = new Set([
+  lastApplied,
+  PendingHooksAnnotation,
+  OkToDeleteAnnotation,
+  ClusterTopologyUpgradeStepAnnotation,
+]);
+
+/** What each controller routed Cluster changes reads of a Cluster; a change concerns those whose string changed. */
+export type ClusterFingerprints = { readonly topology: string; readonly addons: string; readonly rollout: string };
+
+/**
+ * One fingerprint per controller that hears about Clusters, so a change is sent only to the controllers that read
+ * what changed. topology: what its skip decision reads (spec, labels, annotations but its own marks, deletion,
+ * ControlPlaneInitialized); addons: what selects and gates a ClusterResourceSet (labels, annotations but the
+ * topology's marks, deletion, `status.initialization`); rollout: {@link computeClusterFingerprint} (everything above
+ * and its health gate). During an upgrade the core manager's condition updates change only the rollout's.
+ *
+ * @example
+ * computeClusterFingerprints(cluster).topology === computeClusterFingerprints(withRollingOutTrue).topology; // true
+ */
+export function computeClusterFingerprints(obj: KubeObject & { status?: unknown }): ClusterFingerprints {
+  const status = (obj.status ?? {}) as { conditions?: { type?: string; status?: string }[] };
+  const cpInitialized = (status.conditions ?? []).find((c) => c.type === 'ControlPlaneInitialized')?.status ?? null;
+  const labels = sortedEntries(obj.metadata.labels);
+  const annotations = sortedEntries(obj.metadata.annotations, passWrittenAnnotations);
+  const deleting = obj.metadata.deletionTimestamp ?? null;
+  return {
+    topology: JSON.stringify([obj.metadata.generation ?? null, deleting, labels, annotations, cpInitialized]),
+    addons: JSON.stringify([deleting, labels, annotations, valueAt(status, ['initialization']) ?? null]),
+    rollout: computeClusterFingerprint(obj),
+  };
 }

@@ -63,6 +63,16 @@ const supersedes = (next: ObjectChange, pending: ObjectChange): boolean =>
   next.cluster === undefined || pending.type !== 'DELETED' || next.type === 'DELETED';
 
 /**
+ * The change kept for an identity: `kept`, naming the controllers either change concerns (none named: every one),
+ * so coalescing a health-gate change into a spec change still reaches the topology.
+ */
+function mergeConcerned(kept: ObjectChange, a: ObjectChange, b: ObjectChange): ObjectChange {
+  const { controllers: _dropped, ...rest } = kept;
+  if (a.controllers === undefined || b.controllers === undefined) return rest;
+  return { ...rest, controllers: [...new Set([...a.controllers, ...b.controllers])].sort() };
+}
+
+/**
  * Creates the outbox.
  *
  * @example
@@ -160,7 +170,8 @@ export function createEventBatcher(options: EventBatcherOptions): EventBatcher {
         perKind.coalesced++;
       }
       const kept = existing === undefined || supersedes(change, existing.change) ? change : existing.change;
-      pending.set(key, { change: kept, attempts: existing?.attempts ?? 0 });
+      const merged = existing === undefined ? kept : mergeConcerned(kept, existing.change, change);
+      pending.set(key, { change: merged, attempts: existing?.attempts ?? 0 });
       schedule(coalesceMs);
     },
     async flush() {

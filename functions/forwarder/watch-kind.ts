@@ -2,6 +2,8 @@
 // after 410 Gone and emits what changed meanwhile (SYNC for new or changed objects, DELETED for vanished ones).
 // Lists and watches ask for metadata only (PartialObjectMetadata): a change event carries nothing else, so the
 // forwarder never receives a Secret's data or a ConfigMap's contents.
+import { createHash } from 'node:crypto';
+import type { Controller } from '#shared/checkpoint/table.ts';
 import type { KubeClient, KubeconfigSource } from '#shared/kube/client.ts';
 import type { KubeObject } from '#shared/kube/objects.ts';
 import { partialObjectMetadataAccept, partialObjectMetadataListAccept } from '#shared/kube/partial-object-metadata.ts';
@@ -11,8 +13,9 @@ import type { KindRef } from '#shared/runtime/types.ts';
 import { getCollectionPath, UnservedKindError } from '#functions/forwarder/get-collection-path.ts';
 import { listPages } from '#shared/kube/list-pages.ts';
 import {
-  computeClusterFingerprint,
+  computeClusterFingerprints,
   computeStatusFingerprint,
+  type ClusterFingerprints,
 } from '#functions/forwarder/compute-status-fingerprint.ts';
 
 export type WatchTarget = KindRef & {
@@ -29,7 +32,8 @@ export type WatchTarget = KindRef & {
    * Watch in full (not as metadata) and send a change only when what the passes read changed:
    * `topologyOwned` — control planes and worker sets a topology owns (select them with the
    * `topology.cluster.x-k8s.io/owned` label), {@link computeStatusFingerprint}, the change naming the owning Cluster;
-   * `cluster` — Clusters, {@link computeClusterFingerprint}. Default: metadata only, every new resourceVersion.
+   * `cluster` — Clusters, {@link computeClusterFingerprints}, the change naming the controllers whose fingerprint
+   * changed. Default: metadata only, every new resourceVersion.
    */
   readonly changesOf?: 'topologyOwned' | 'cluster';
 };
@@ -93,7 +97,12 @@ export type KindWatcher = {
 
 const clusterNameLabel = 'cluster.x-k8s.io/cluster-name';
 
-function changeOf(target: WatchTarget, obj: KubeObject, type: ObjectChange['type']): ObjectChange {
+function changeOf(
+  target: WatchTarget,
+  obj: KubeObject,
+  type: ObjectChange['type'],
+  concerned?: readonly Controller[],
+): ObjectChange {
   const m = obj.metadata;
   const cluster = target.changesOf === 'topologyOwned' ? m.labels?.[clusterNameLabel] : undefined;
   return {
@@ -106,6 +115,7 @@ function changeOf(target: WatchTarget, obj: KubeObject, type: ObjectChange['type
     ...(m.resourceVersion === undefined ? {} : { resourceVersion: m.resourceVersion }),
     type,
     ...(cluster ? { cluster } : {}),
+    ...(concerned === undefined ? {} : { controllers: [...concerned] }),
   };
 }
 
@@ -117,11 +127,29 @@ const keyOf = (obj: KubeObject): string => `${obj.metadata.namespace ?? ''}/${ob
 const metadataFactOf = (obj: KubeObject): string => `${obj.metadata.uid ?? ''} ${obj.metadata.resourceVersion ?? ''}`;
 // NOTE: an object watched in full is remembered by what the passes read of it, so neither a watch event nor a relist
 // sends a change that leaves that the same.
+// NOTE: a Cluster's fact is its uid and a short hash of each controller's fingerprint, in `clusterControllers` order.
+const clusterControllers = ['topology', 'addons', 'rollout'] as const satisfies readonly (keyof ClusterFingerprints &
+  Controller)[];
+const shortHash = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 16);
 const fullFactOf: Record<NonNullable<WatchTarget['changesOf']>, (obj: KubeObject) => string> = {
   topologyOwned: (obj) => `${obj.metadata.uid ?? ''} ${computeStatusFingerprint(obj)}`,
-  cluster: (obj) => `${obj.metadata.uid ?? ''} ${computeClusterFingerprint(obj)}`,
+  cluster: (obj) => {
+    const prints = computeClusterFingerprints(obj);
+    return [obj.metadata.uid ?? '', ...clusterControllers.map((c) => shortHash(prints[c]))].join(' ');
+  },
 };
 const uidOfFact = (fact: string): string => fact.slice(0, fact.indexOf(' '));
+
+/**
+ * The controllers a Cluster's change concerns: those whose fingerprint differs between the two facts; undefined
+ * (every controller) when there is no earlier fact of the same object.
+ */
+export function computeConcernedControllers(before: string | undefined, after: string): Controller[] | undefined {
+  const [uidBefore, ...printsBefore] = before?.split(' ') ?? [];
+  const [uidAfter, ...printsAfter] = after.split(' ');
+  if (before === undefined || uidBefore !== uidAfter) return undefined;
+  return clusterControllers.filter((_, i) => printsBefore[i] !== printsAfter[i]);
+}
 
 /**
  * Starts the loop for one kind.
@@ -144,6 +172,8 @@ export function startKindWatcher(options: KindWatcherOptions): KindWatcher {
     filtered: 0,
   };
   const owned = target.changesOf !== undefined;
+  /** Changes name the controllers they concern (Clusters). */
+  const byController = target.changesOf === 'cluster';
   const factOf = target.changesOf === undefined ? metadataFactOf : fullFactOf[target.changesOf];
   const listAccept = owned ? {} : { accept: partialObjectMetadataListAccept };
   const watchAccept = owned ? {} : { accept: partialObjectMetadataAccept };
@@ -185,10 +215,13 @@ export function startKindWatcher(options: KindWatcherOptions): KindWatcher {
             const key = keyOf(item);
             const fact = factOf(item);
             seen.add(key);
-            if (known.get(key) === fact) continue;
+            const before = known.get(key);
+            if (before === fact) continue;
             known.set(key, fact);
+            const concerned = byController ? computeConcernedControllers(before, fact) : undefined;
+            if (concerned?.length === 0) continue;
             stats.synced++;
-            emit(changeOf(target, item, 'SYNC'));
+            emit(changeOf(target, item, 'SYNC', concerned));
           }
         },
         onRestart(reason) {
@@ -254,15 +287,18 @@ export function startKindWatcher(options: KindWatcherOptions): KindWatcher {
             stats.events++;
             const key = keyOf(event.object);
             if (event.type === 'DELETED') known.delete(key);
-            else {
+            let concerned: Controller[] | undefined;
+            if (event.type !== 'DELETED') {
               const fact = factOf(event.object);
-              if (owned && event.type === 'MODIFIED' && known.get(key) === fact) {
+              const before = known.get(key);
+              known.set(key, fact);
+              if (byController && event.type === 'MODIFIED') concerned = computeConcernedControllers(before, fact);
+              if (owned && event.type === 'MODIFIED' && (before === fact || concerned?.length === 0)) {
                 stats.filtered++;
                 return;
               }
-              known.set(key, fact);
             }
-            emit(changeOf(target, event.object, event.type));
+            emit(changeOf(target, event.object, event.type, concerned));
           },
         );
         const { error } = await current.ended;

@@ -37,6 +37,11 @@ export const ObjectChange = z.object({
    * on changed, one entry per Cluster per coalescing window.
    */
   cluster: dnsName.optional(),
+  /**
+   * The controllers whose view of the object changed (the forwarder knows it for Clusters, which three controllers
+   * read for different fields); absent: every controller the kind is routed to (see `routeChange`).
+   */
+  controllers: z.array(z.enum(controllers)).min(1).optional(),
 });
 export type ObjectChange = z.infer<typeof ObjectChange>;
 

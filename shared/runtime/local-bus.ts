@@ -18,7 +18,7 @@ import {
   type RuntimeEvent,
 } from '#shared/runtime/events.ts';
 import { localLambdaContext } from '#shared/runtime/lambda-context.ts';
-import { routeKind } from '#shared/runtime/routes.ts';
+import { routeChange } from '#shared/runtime/routes.ts';
 
 export type LocalBusOptions = {
   readonly handlers: Readonly<Partial<Record<Controller, ControllerHandler>>>;
@@ -127,7 +127,7 @@ export function createLocalBus(options: LocalBusOptions): LocalBus {
     putEvents(changes) {
       for (const change of changes) {
         const event = objectChangedEvent(change, randomUUID(), new Date());
-        for (const controller of routeKind(change.kind)) void invoke(controller, event);
+        for (const controller of routeChange(change)) void invoke(controller, event);
       }
       return Promise.resolve([]);
     },

@@ -1,7 +1,7 @@
 // Which controller hears about which kind: one table that the EventBridge rules (infra/), the local bus and the
 // forwarder's watch list are all derived from.
 import type { Controller } from '#shared/checkpoint/index.ts';
-import { detailTypes, eventSources } from '#shared/runtime/events.ts';
+import { detailTypes, eventSources, type ObjectChange } from '#shared/runtime/events.ts';
 
 export type Route = {
   readonly controller: Controller;
@@ -48,20 +48,40 @@ export function routeKind(kind: string): Controller[] {
 }
 
 /**
- * The EventBridge event pattern of a route: object changes from the forwarder whose `detail.kind` matches.
+ * The controllers one change goes to: those its kind is routed to, narrowed to `change.controllers` when the
+ * forwarder named them (a Cluster change that only the rollout's health gate reads wakes no topology or add-on pass).
  *
  * @example
- * eventPatternOf(routes[0]); // { source: ['capi-serverless.forwarder'], 'detail-type': ['Object Changed'], detail: { kind: ['Cluster', ..., { suffix: 'Template' }, { suffix: 'ControlPlane' }] } }
+ * routeChange({ kind: 'Cluster', controllers: ['rollout'] }); // ['rollout']
+ */
+export function routeChange(change: Pick<ObjectChange, 'kind' | 'controllers'>): Controller[] {
+  const routed = routeKind(change.kind);
+  const named = change.controllers;
+  return named === undefined ? routed : routed.filter((c) => named.includes(c));
+}
+
+/**
+ * The EventBridge event pattern of a route: object changes from the forwarder whose `detail.kind` matches and that
+ * name no controllers or name this route's (the same rule as {@link routeChange}).
+ *
+ * @example
+ * eventPatternOf(routes[0]); // { source: ['capi-serverless.forwarder'], 'detail-type': ['Object Changed'], detail: { kind: ['Cluster', ..., { suffix: 'Template' }, { suffix: 'ControlPlane' }], $or: [{ controllers: [{ exists: false }] }, { controllers: ['topology'] }] } }
  */
 export function eventPatternOf(route: Route): {
   source: string[];
   'detail-type': string[];
-  detail: { kind: (string | { suffix: string })[] };
+  detail: {
+    kind: (string | { suffix: string })[];
+    $or: [{ controllers: [{ exists: false }] }, { controllers: [Controller] }];
+  };
 } {
   return {
     source: [eventSources.forwarder],
     'detail-type': [detailTypes.objectChanged],
-    detail: { kind: [...route.kinds, ...route.kindSuffixes.map((suffix) => ({ suffix }))] },
+    detail: {
+      kind: [...route.kinds, ...route.kindSuffixes.map((suffix) => ({ suffix }))],
+      $or: [{ controllers: [{ exists: false }] }, { controllers: [route.controller] }],
+    },
   };
 }
 

@@ -202,6 +202,7 @@ async function reconcileWithinDeadline(
       passId: scope.passId,
       facts: scope.facts,
       previous: scope.previous,
+      ...(scope.request.force === true || scope.request.lapsedLease === true ? { forced: true } : {}),
       signal: abort.signal,
       logger: scope.logger,
     }),

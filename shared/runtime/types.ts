@@ -73,6 +73,11 @@ export type PassContext = {
   readonly facts: ObjectFacts;
   /** The checkpoint of the previous pass, e.g. for its `noChange` record. */
   readonly previous: Checkpoint | undefined;
+  /**
+   * The pass was forced (drift correction by a tick or sweep, a deleted owned object) or follows a pass that died
+   * holding the lease: a reconciler that trusts what earlier passes recorded should look everything up again.
+   */
+  readonly forced?: boolean;
   /** Aborted shortly before the Lambda timeout; stop between steps and return `Requeue`. */
   readonly signal: AbortSignal;
   readonly logger: Logger;

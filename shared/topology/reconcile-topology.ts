@@ -85,6 +85,12 @@ export type TopologyPassInput = {
   readonly prefetched?: readonly Unstructured[];
   /** The previous pass's no-change record: objects proven unchanged skip their dry run. */
   readonly noChange?: NoChangeRecord | undefined;
+  /**
+   * Whether templates of the topology that nothing references may exist although this pass writes no
+   * MachineDeployment (see `ApplyContext.discoverLeftovers`); default true. The runtime passes false after a pass
+   * that succeeded, unless the pass is forced.
+   */
+  readonly discoverLeftovers?: boolean;
 };
 
 /** Upstream's paused annotation (`cluster.x-k8s.io/paused`). */
@@ -136,7 +142,12 @@ function computeValidatedCluster(cluster: Cluster, cc: ClusterClass): Cluster {
  * The optional reads of the current state: MachineHealthChecks and MachinePools only when the class or topology has
  * them or the previous pass applied some (they may have to be deleted); everything without a previous record.
  */
-function computeCurrentStateReads(cluster: Cluster, cc: ClusterClass, proofs: ApplyProofs): CurrentStateReads {
+function computeCurrentStateReads(
+  cluster: Cluster,
+  cc: ClusterClass,
+  proofs: ApplyProofs,
+  discoverLeftovers: boolean,
+): CurrentStateReads {
   const topology = cluster.spec?.topology;
   const workers = cc.spec.workers;
   const wantsHealthChecks =
@@ -148,6 +159,7 @@ function computeCurrentStateReads(cluster: Cluster, cc: ClusterClass, proofs: Ap
   return {
     machineHealthChecks: wantsHealthChecks || proofs.mayHaveApplied('MachineHealthCheck'),
     machinePools: wantsPools || proofs.mayHaveApplied('MachinePool'),
+    listsTemplates: discoverLeftovers,
   };
 }
 
@@ -160,6 +172,7 @@ async function reconcile(
   pass: {
     readonly prefetched: readonly Unstructured[];
     readonly proofs: ApplyProofs;
+    readonly discoverLeftovers?: boolean;
     /** Set once the upgrade plans are computed, so a pass that fails after that still writes them (as upstream). */
     plans?: ComputedUpgradePlans | undefined;
   },
@@ -186,7 +199,7 @@ async function reconcile(
       reader,
       contracts,
       topologyCluster,
-      computeCurrentStateReads(topologyCluster, clusterClass, pass.proofs),
+      computeCurrentStateReads(topologyCluster, clusterClass, pass.proofs, pass.discoverLeftovers ?? true),
       computeUnreferencedKinds(blueprint),
     ),
   );
@@ -258,6 +271,7 @@ async function reconcile(
     changed,
     proofs: pass.proofs,
     heldTemplates: [],
+    discoverLeftovers: pass.discoverLeftovers ?? true,
   };
   await step('error reconciling the Cluster topology', () => reconcileState(ctx, reader, current, desired));
   const cpVersion = getPath(desired.controlPlane.object, controlPlaneContract.version);
@@ -305,7 +319,11 @@ export async function reconcileTopology(
   );
   let state: PassState;
   const latest = { raw: raw as Unstructured };
-  const pass: Parameters<typeof reconcile>[4] = { prefetched, proofs };
+  const pass: Parameters<typeof reconcile>[4] = {
+    prefetched,
+    proofs,
+    ...(input.discoverLeftovers === undefined ? {} : { discoverLeftovers: input.discoverLeftovers }),
+  };
   try {
     state = cluster.metadata.deletionTimestamp
       ? await reconcileDelete(deps, latest, changed)

@@ -35,6 +35,8 @@ export type RunningProduct = {
     ms: number;
     /** Passes skipped because another pass held the lease (after a woken pass's retries). */
     leaseHeld: number;
+    /** Passes that ran, reruns a pass was asked for while it held the lease included. */
+    ran: number;
   }[];
   stop(): Promise<void>;
 };
@@ -115,6 +117,10 @@ export async function startProduct(
           ms: durations.get(event) ?? 0,
           leaseHeld:
             result.status === 'Handled' ? result.passes.filter((p) => p.reason.startsWith('LeaseHeld')).length : 0,
+          ran:
+            result.status === 'Handled'
+              ? result.passes.filter((p) => p.status === 'Ran').reduce((n, p) => n + (p.runs ?? 1), 0)
+              : 0,
         });
         passLines.push(...computeProgressLines(controller, event, result, new Date()));
       },

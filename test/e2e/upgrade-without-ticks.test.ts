@@ -125,7 +125,8 @@ describe('an upgrade proceeds from the control plane to the workers without any 
       `upgrade converged in ${seconds.toFixed(1)} s; topology invocations: ${JSON.stringify(byTrigger)}; ` +
         `handler time ${(totalMs / 1000).toFixed(1)} s (mean ${(totalMs / Math.max(1, upgrade.length)).toFixed(0)} ms, ` +
         `max ${Math.max(0, ...upgrade.map((i) => i.ms)).toFixed(0)} ms); passes skipped on a held lease: ` +
-        `${upgrade.reduce((sum, i) => sum + i.leaseHeld, 0)}`,
+        `${upgrade.reduce((sum, i) => sum + i.leaseHeld, 0)}; invocations ${upgrade.length}, ` +
+        `passes ran ${upgrade.reduce((sum, i) => sum + i.ran, 0)}`,
     );
 
     assert.equal(workersEarly, '', `workers started upgrading before the control plane finished: ${workersEarly}`);

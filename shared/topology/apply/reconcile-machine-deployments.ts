@@ -234,6 +234,7 @@ export async function reconcileMachineDeployments(
 ): Promise<void> {
   const clusterName = current.cluster.metadata.name ?? '';
   const held = computeHeldBack(current, desired).machineDeployments;
+  const changesBefore = ctx.changed.length;
   const names = [...new Set([...Object.keys(current.machineDeployments), ...Object.keys(desired.machineDeployments)])];
   const kept: MachineDeployment[] = [];
   const kinds = new Map<string, Ref>();
@@ -258,5 +259,8 @@ export async function reconcileMachineDeployments(
       await deleteCurrentObject(ctx, have.object as Unstructured);
     }
   }
-  await deleteUnusedTemplates(ctx, reader, current, kept, [...kinds.values()]);
+  // NOTE: unused templates come only from a rotation, a removed MachineDeployment or a template a MachineSet held:
+  // a write of this pass, or something an earlier pass that did not succeed left (see discoverLeftovers).
+  if (ctx.discoverLeftovers !== false || ctx.changed.length > changesBefore)
+    await deleteUnusedTemplates(ctx, reader, current, kept, [...kinds.values()]);
 }

@@ -31,6 +31,12 @@ export type ApplyContext = {
    * rotated MachineDeployment's old MachineSets); appended to, so the pass asks for a later one to delete them.
    */
   readonly heldTemplates?: string[];
+  /**
+   * Look for the topology's templates that nothing references (label-selected LISTs) even when this pass writes no
+   * MachineDeployment and no template: set after a pass that did not succeed (it may have rotated a template and
+   * stopped before deleting the old one, or kept templates a MachineSet held) and on forced passes; default true.
+   */
+  readonly discoverLeftovers?: boolean;
 };
 
 export type ReconcileObjectInput = {

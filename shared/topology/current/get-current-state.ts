@@ -1,5 +1,6 @@
-// Reads what a Cluster's topology consists of today (upstream getCurrentState): objects found through the Cluster's
-// references and through the topology labels, never by guessing names. An InfrastructureCluster or ControlPlane a
+// Reads what a Cluster's topology consists of today (upstream getCurrentState): objects a reference names (and the
+// health checks, which have their owner's name) are read by name; label-selected LISTs only discover what nothing
+// names (the MachineDeployments and MachinePools, and the Machines, whose kubelet versions show an in-place upgrade), never by guessing names. An InfrastructureCluster or ControlPlane a
 // pass created but could not reference from the Cluster (the pass died before its cleanup) is found by its labels
 // and owner, and reused.
 import type { Cluster } from '#shared/api/core/v1beta2/cluster.ts';
@@ -35,9 +36,14 @@ export type CurrentStateReads = {
   readonly machineHealthChecks: boolean;
   /** MachinePools: the topology has some, or an earlier pass may have created one. */
   readonly machinePools: boolean;
+  /**
+   * The pass will list the topology's MachineDeployment templates anyway (to find unused ones): the templates the
+   * MachineDeployments and the control plane reference are then taken from those LISTs instead of one GET each.
+   */
+  readonly listsTemplates?: boolean;
 };
 
-const readEverything: CurrentStateReads = { machineHealthChecks: true, machinePools: true };
+const readEverything: CurrentStateReads = { machineHealthChecks: true, machinePools: true, listsTemplates: true };
 
 /** The kinds a Cluster without references would create (from the class's templates), to find earlier attempts. */
 export type UnreferencedKinds = {
@@ -111,17 +117,10 @@ async function getOwnedHealthCheck(
   name: string,
   owned: Readonly<Record<string, string>>,
 ): Promise<MachineHealthCheck | undefined> {
-  // NOTE: only a health check carrying the topology's labels is the topology's (upstream checks the owned label), so
-  // the Cluster's owned health checks are listed once and a missing one costs no GET.
-  const raw = (
-    await reader.list({
-      apiVersion: 'cluster.x-k8s.io/v1beta2',
-      kind: 'MachineHealthCheck',
-      namespace,
-      matchLabels: owned,
-    })
-  ).find((o) => o.metadata.name === name);
-  if (!raw) return undefined;
+  // NOTE: a health check has its owner's name (upstream reads it by name too); only one carrying the topology's
+  // labels is the topology's (upstream checks the owned label).
+  const raw = await reader.get({ apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'MachineHealthCheck', namespace, name });
+  if (!raw || !Object.entries(owned).every(([k, v]) => raw.metadata.labels?.[k] === v)) return undefined;
   return parseObject(MachineHealthCheck, 'MachineHealthCheck', raw);
 }
 
@@ -170,11 +169,13 @@ export async function getCurrentState(
   const namespace = cluster.metadata.namespace ?? '';
   const clusterName = cluster.metadata.name ?? '';
   const owned = { [ClusterNameLabel]: clusterName, [ClusterTopologyOwnedLabel]: '' };
+  // NOTE: with matchLabels the reader answers from the LIST of the kind that the unused-template discovery sends too.
+  const templateLabels = reads.listsTemplates === true ? owned : undefined;
   const infrastructureCluster = cluster.spec?.infrastructureRef?.name
-    ? await getRef(lookup, cluster.spec.infrastructureRef, namespace, owned)
+    ? await getRef(lookup, cluster.spec.infrastructureRef, namespace)
     : await getUnreferenced(reader, cluster, unreferenced.infrastructureCluster, owned);
   const cpObject = cluster.spec?.controlPlaneRef?.name
-    ? await getRef(lookup, cluster.spec.controlPlaneRef, namespace, owned)
+    ? await getRef(lookup, cluster.spec.controlPlaneRef, namespace)
     : await getUnreferenced(reader, cluster, unreferenced.controlPlane, owned);
   const cpContract: ContractVersion | undefined = cpObject
     ? await contracts.contractOf(cpObject.apiVersion, cpObject.kind)
@@ -186,7 +187,7 @@ export async function getCurrentState(
           getPath(cpObject, controlPlaneContractPaths(cpContract).machineTemplateInfrastructureRef) as
             ObjectReference | ContractVersionedObjectReference | undefined,
           namespace,
-          owned,
+          templateLabels,
         )
       : undefined;
   const cpHealthCheck =
@@ -220,8 +221,13 @@ export async function getCurrentState(
     if (!topologyName) continue;
     machineDeployments[topologyName] = {
       object: md,
-      bootstrapTemplate: await getRef(lookup, md.spec.template.spec.bootstrap.configRef, namespace, owned),
-      infrastructureMachineTemplate: await getRef(lookup, md.spec.template.spec.infrastructureRef, namespace, owned),
+      bootstrapTemplate: await getRef(lookup, md.spec.template.spec.bootstrap.configRef, namespace, templateLabels),
+      infrastructureMachineTemplate: await getRef(
+        lookup,
+        md.spec.template.spec.infrastructureRef,
+        namespace,
+        templateLabels,
+      ),
       machineHealthCheck: reads.machineHealthChecks
         ? await getOwnedHealthCheck(reader, namespace, md.metadata.name ?? '', owned)
         : undefined,
@@ -237,8 +243,8 @@ export async function getCurrentState(
     const upgrading = (mp.status?.readyReplicas ?? 0) !== (mp.status?.replicas ?? 0);
     machinePools[topologyName] = {
       object: mp,
-      bootstrapObject: await getRef(lookup, mp.spec.template.spec.bootstrap.configRef, namespace, owned),
-      infrastructureMachinePoolObject: await getRef(lookup, mp.spec.template.spec.infrastructureRef, namespace, owned),
+      bootstrapObject: await getRef(lookup, mp.spec.template.spec.bootstrap.configRef, namespace),
+      infrastructureMachinePoolObject: await getRef(lookup, mp.spec.template.spec.infrastructureRef, namespace),
       upgrading,
     };
   }

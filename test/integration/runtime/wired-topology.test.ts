@@ -137,14 +137,21 @@ describe('the wired topology function', () => {
       (r) => r.path.includes('/clusterclasses') || r.path.endsWith('/clusters'),
     );
     const pass = ctx.kubeLog.records.filter((r) => !mapping.includes(r));
-    // 18 = the class's facts GET its 5 templates (existence) + the Cluster's pass (13): the Cluster (facts, reused by the pass),
-    // the class's 5 templates by name, one label-selected LIST per kind of the Cluster's own objects (DockerCluster,
-    // KubeadmControlPlane, DockerMachineTemplate, MachineHealthCheck, MachineDeployment, KubeadmConfigTemplate) and of
-    // its Machines (whose kubelet versions say whether a MachineDeployment still upgrades in place, as upstream):
+    // 19 = the class's facts GET its 5 templates (existence) + the Cluster's pass (14): the Cluster (facts, reused by the pass),
+    // the class's 5 templates by name, what the Cluster and the control plane name by name (DockerCluster,
+    // KubeadmControlPlane, 2 MachineHealthChecks, which have their owner's name), and 3 label-selected LISTs: the
+    // MachineDeployments, and, as the pass is forced, the MachineDeployment template kinds (DockerMachineTemplate,
+    // KubeadmConfigTemplate) to find unused ones, which also answer the reads of the referenced templates.
     // O(one Cluster), however many Clusters share the namespace.
-    assert.equal(pass.length, 18, pass.map((r) => `${r.method} ${r.path}`).join(' '));
+    assert.equal(pass.length, 19, pass.map((r) => `${r.method} ${r.path}`).join(' '));
     assert.equal(pass.filter((r) => r.path.endsWith('/clusters/docker-1')).length, 1, 'the Cluster is read once');
-    assert.equal(pass.filter((r) => r.query.includes('labelSelector')).length, 7);
+    assert.deepEqual(
+      pass
+        .filter((r) => r.query.includes('labelSelector'))
+        .map((r) => r.path.split('/').at(-1))
+        .sort(),
+      ['dockermachinetemplates', 'kubeadmconfigtemplates', 'machinedeployments', 'machines'],
+    );
     const checkpoint = await getCheckpoint(ctx.store, {
       controller: 'topology',
       kind: 'Cluster',

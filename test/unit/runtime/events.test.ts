@@ -10,7 +10,7 @@ import {
   passDueEvent,
   tickEvent,
 } from '#shared/runtime/events.ts';
-import { routeKind } from '#shared/runtime/routes.ts';
+import { eventPatternOf, routeChange, routeKind, routes } from '#shared/runtime/routes.ts';
 
 describe('parseRuntimeEvent', () => {
   test('accepts the events the local bus and the schedules build', () => {
@@ -65,6 +65,35 @@ describe('routeKind', () => {
     { name: 'sends unknown kinds nowhere', kind: 'Pod', expect: [] },
   ];
   for (const c of cases) test(c.name, () => assert.deepEqual(routeKind(c.kind), c.expect));
+});
+
+describe('routeChange', () => {
+  const cases = [
+    {
+      name: 'sends a Cluster change naming no controller to all three',
+      change: { kind: 'Cluster' },
+      expect: ['topology', 'addons', 'rollout'],
+    },
+    {
+      name: 'sends a health-gate-only Cluster change to the rollout alone',
+      change: { kind: 'Cluster', controllers: ['rollout' as const] },
+      expect: ['rollout'],
+    },
+    {
+      name: 'never sends a change to a controller its kind is not routed to',
+      change: { kind: 'ConfigMap', controllers: ['topology' as const, 'addons' as const] },
+      expect: ['addons'],
+    },
+  ];
+  for (const c of cases) test(c.name, () => assert.deepEqual(routeChange(c.change), c.expect));
+
+  test('each EventBridge rule takes changes naming no controller or naming its own', () => {
+    for (const route of routes)
+      assert.deepEqual(eventPatternOf(route).detail.$or, [
+        { controllers: [{ exists: false }] },
+        { controllers: [route.controller] },
+      ]);
+  });
 });
 
 describe('computeRuntimeConfig', () => {

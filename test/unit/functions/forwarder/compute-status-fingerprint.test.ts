@@ -3,8 +3,10 @@ import { describe, test } from 'node:test';
 import type { KubeObject } from '#shared/kube/index.ts';
 import {
   computeClusterFingerprint,
+  computeClusterFingerprints,
   computeStatusFingerprint,
 } from '#functions/forwarder/compute-status-fingerprint.ts';
+import { computeConcernedControllers } from '#functions/forwarder/watch-kind.ts';
 
 const kcp = (metadata: Record<string, unknown>, status: Record<string, unknown>): KubeObject =>
   Object.freeze({
@@ -115,4 +117,73 @@ describe('computeClusterFingerprint', () => {
     ['ignores replica counters', cluster({}, { workers: { desiredReplicas: 3, readyReplicas: 1 } })],
   ];
   for (const [name, obj] of same) test(name, () => assert.equal(computeClusterFingerprint(obj), base));
+});
+
+describe('computeClusterFingerprints', () => {
+  const base = computeClusterFingerprints(cluster({}, {}));
+  const concerned = (obj: KubeObject) => {
+    const next = computeClusterFingerprints(obj);
+    return (['topology', 'addons', 'rollout'] as const).filter((c) => next[c] !== base[c]);
+  };
+  const cases: [string, KubeObject, string[]][] = [
+    [
+      'a spec change (generation) concerns the topology and the rollout',
+      cluster({ generation: 3 }, {}),
+      ['topology', 'rollout'],
+    ],
+    [
+      'a label concerns every controller',
+      cluster({ labels: { a: '1', b: '3' } }, {}),
+      ['topology', 'addons', 'rollout'],
+    ],
+    [
+      'the deletion concerns every controller',
+      cluster({ deletionTimestamp: '2026-11-25T00:00:00Z' }, {}),
+      ['topology', 'addons', 'rollout'],
+    ],
+    [
+      'the infrastructure provisioned concerns the add-ons and the rollout',
+      cluster({}, { initialization: { infrastructureProvisioned: false, controlPlaneInitialized: false } }),
+      ['addons', 'rollout'],
+    ],
+    [
+      'ControlPlaneInitialized turning True concerns the topology and the rollout',
+      cluster({}, { conditions: [{ type: 'ControlPlaneInitialized', status: 'True' }, baseConditions[1]] }),
+      ['topology', 'rollout'],
+    ],
+    [
+      'a health gate condition concerns only the rollout',
+      cluster({}, { conditions: [...baseConditions, { type: 'RollingOut', status: 'True', observedGeneration: 2 }] }),
+      ['rollout'],
+    ],
+    ['the observed generation concerns only the rollout', cluster({}, { observedGeneration: 2 }), ['rollout']],
+    ['the phase concerns only the rollout', cluster({}, { phase: 'Provisioned' }), ['rollout']],
+    [
+      "the topology's upgrade-step mark concerns only the rollout",
+      cluster({ annotations: { 'topology.internal.cluster.x-k8s.io/upgrade-step': '1' } }, {}),
+      ['rollout'],
+    ],
+    [
+      'a user annotation concerns every controller',
+      cluster({ annotations: { 'cluster.x-k8s.io/paused': '' } }, {}),
+      ['topology', 'addons', 'rollout'],
+    ],
+    [
+      'a condition message concerns none',
+      cluster({}, { conditions: [{ ...baseConditions[0], message: 'x' }, baseConditions[1]] }),
+      [],
+    ],
+  ];
+  for (const [name, obj, expected] of cases) test(name, () => assert.deepEqual(concerned(obj), expected));
+});
+
+describe('computeConcernedControllers', () => {
+  const cases: [string, string | undefined, string, string[] | undefined][] = [
+    ['names the controllers whose hash changed', 'u1 a b c', 'u1 a x y', ['addons', 'rollout']],
+    ['names none when nothing a controller reads changed', 'u1 a b c', 'u1 a b c', []],
+    ['names every controller (undefined) for an object seen for the first time', undefined, 'u1 a b c', undefined],
+    ['names every controller (undefined) for a new object of the same name', 'u0 a b c', 'u1 a b c', undefined],
+  ];
+  for (const [name, before, after, expected] of cases)
+    test(name, () => assert.deepEqual(computeConcernedControllers(before, after), expected));
 });

@@ -46,6 +46,36 @@ describe('createEventBatcher', () => {
     );
   });
 
+  test('coalescing changes of one Cluster names every controller either change concerns', async () => {
+    const sent: ObjectChange[] = [];
+    const outbox = createEventBatcher({ sink: (b) => (sent.push(...b), Promise.resolve([])), coalesceMs: 1_000 });
+    const cluster = (resourceVersion: string, controllers?: ObjectChange['controllers']): ObjectChange =>
+      Object.freeze({
+        apiVersion: 'cluster.x-k8s.io/v1beta2',
+        kind: 'Cluster',
+        namespace: 'ns',
+        name: 'c1',
+        resourceVersion,
+        type: 'MODIFIED',
+        ...(controllers ? { controllers } : {}),
+      });
+    outbox.add(cluster('1', ['topology', 'rollout']));
+    outbox.add(cluster('2', ['rollout']));
+    outbox.add(cluster('3', ['addons']));
+    outbox.add(cluster('4', ['rollout']));
+    await outbox.flush();
+    outbox.add(cluster('5', ['rollout']));
+    outbox.add(cluster('6'));
+    await outbox.stop();
+    assert.deepEqual(
+      sent.map((c) => [c.resourceVersion, c.controllers]),
+      [
+        ['4', ['addons', 'rollout', 'topology']],
+        ['6', undefined],
+      ],
+    );
+  });
+
   test('a deleted owned object is not hidden by a later status change of a sibling', async () => {
     const sent: ObjectChange[] = [];
     const outbox = createEventBatcher({ sink: (b) => (sent.push(...b), Promise.resolve([])), coalesceMs: 1_000 });

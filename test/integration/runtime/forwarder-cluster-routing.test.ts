@@ -1,0 +1,117 @@
+// The forwarder watching Clusters on a real kube-apiserver names the controllers each change concerns, and the
+// routing keeps it: the core manager's condition updates during an upgrade reach only the rollout, while a spec
+// change (the input of the topology pass) still reaches the topology, and a label every controller.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { applyObject, applyStatus, type KubeObject } from '#shared/kube/index.ts';
+import type { ObjectChange } from '#shared/runtime/events.ts';
+import { routeChange } from '#shared/runtime/routes.ts';
+import { startForwarder, type Forwarder } from '#functions/forwarder/start-forwarder.ts';
+import { startManagementCluster, type TestCluster } from '#test/support/harness/clusters.ts';
+
+const ns = 'routing';
+const user = { fieldManager: 'test-user', force: true };
+const capi = 'cluster.x-k8s.io/v1beta2';
+
+const cluster = (labels: Record<string, string>, paused = false): KubeObject => ({
+  apiVersion: capi,
+  kind: 'Cluster',
+  metadata: { namespace: ns, name: 'c1', labels },
+  spec: { paused },
+});
+const withConditions = (conditions: Record<string, unknown>[]): KubeObject => ({
+  apiVersion: capi,
+  kind: 'Cluster',
+  metadata: { namespace: ns, name: 'c1' },
+  status: { conditions },
+});
+const condition = (type: string, status: string, message = '') => ({
+  type,
+  status,
+  reason: 'Test',
+  message,
+  lastTransitionTime: '2026-11-27T00:00:00Z',
+});
+
+describe('Cluster changes reach the controllers that read what changed', () => {
+  let mgmt: TestCluster;
+  let forwarder: Forwarder;
+  const sent: ObjectChange[] = [];
+
+  async function nextChange(what: string): Promise<ObjectChange> {
+    const from = sent.length;
+    await forwarder.outbox.flush();
+    const deadline = Date.now() + 10_000;
+    while (sent.length === from) {
+      if (Date.now() > deadline) assert.fail(`no change sent after ${what}`);
+      await new Promise((r) => setTimeout(r, 50));
+      await forwarder.outbox.flush();
+    }
+    assert.equal(sent.length, from + 1, `one change after ${what}: ${JSON.stringify(sent.slice(from))}`);
+    return sent[from] as ObjectChange;
+  }
+
+  /** Waits out the coalescing window and asserts nothing was sent. */
+  async function noChange(what: string): Promise<void> {
+    const from = sent.length;
+    await new Promise((r) => setTimeout(r, 1_000));
+    await forwarder.outbox.flush();
+    assert.deepEqual(sent.slice(from), [], `nothing sent after ${what}`);
+  }
+
+  before(async () => {
+    mgmt = await startManagementCluster({ name: 'fwd-routing', crds: 'upstream-core' });
+    await applyObject(mgmt.kube, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }, user);
+    forwarder = startForwarder({
+      kube: mgmt.kube,
+      source: { kubeconfig: mgmt.controlPlane.kubeconfig },
+      targets: [{ apiVersion: capi, kind: 'Cluster', changesOf: 'cluster' }],
+      sink: (batch) => (sent.push(...batch), Promise.resolve([])),
+      coalesceMs: 100,
+    });
+  });
+  after(async () => {
+    await forwarder?.stop();
+    await mgmt?.stop();
+  });
+
+  test('a new Cluster reaches every controller', async () => {
+    await applyObject(mgmt.kube, cluster({ team: 'a' }), user);
+    const added = await nextChange('the Cluster was created');
+    assert.equal(added.controllers, undefined);
+    assert.deepEqual(routeChange(added), ['topology', 'addons', 'rollout']);
+  });
+
+  test("the core manager's health conditions reach only the rollout", async () => {
+    await applyStatus(
+      mgmt.kube,
+      withConditions([condition('RollingOut', 'True'), condition('Available', 'False', 'rolling out')]),
+      user,
+    );
+    const rolling = await nextChange('RollingOut turned True');
+    assert.deepEqual(rolling.controllers, ['rollout']);
+    assert.deepEqual(routeChange(rolling), ['rollout']);
+  });
+
+  test('a condition no pass reads sends nothing', async () => {
+    await applyStatus(
+      mgmt.kube,
+      withConditions([condition('RollingOut', 'True'), condition('Available', 'False', 'still rolling out')]),
+      user,
+    );
+    await noChange('a message of a condition no pass reads changed');
+  });
+
+  test("a spec change, the topology pass's input, still reaches the topology", async () => {
+    await applyObject(mgmt.kube, cluster({ team: 'a' }, true), user);
+    const spec = await nextChange('the spec changed');
+    assert.deepEqual(spec.controllers, ['topology', 'rollout']);
+    assert.deepEqual(routeChange(spec), ['topology', 'rollout']);
+  });
+
+  test('a label, which selects ClusterResourceSets and rollouts, reaches every controller', async () => {
+    await applyObject(mgmt.kube, cluster({ team: 'b' }, true), user);
+    const label = await nextChange('a label changed');
+    assert.deepEqual(routeChange(label), ['topology', 'addons', 'rollout']);
+  });
+});
