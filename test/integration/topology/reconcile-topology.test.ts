@@ -271,9 +271,10 @@ describe('topology passes on a real management cluster', () => {
       `the prefetched Cluster and ClusterClass are not read again: ${reads.join(' ')}`,
     );
     // NOTE: 15 GETs by name, one seat each (the class's 5 templates, the DockerCluster, the control plane and its
-    // machine template, each MachineDeployment's two templates, 3 health checks) and 3 LISTs, which flow control
-    // charges by the kind's size (the MachineDeployments, the unused templates of 2 kinds).
-    assert.ok(reads.length <= 18, `reads: ${reads.length}: ${reads.join(' ')}`);
+    // machine template, each MachineDeployment's two templates, 3 health checks) and 4 LISTs, which flow control
+    // charges by the kind's size (the MachineDeployments, their Machines, whose kubelet versions show an in-place
+    // upgrade, the unused templates of 2 kinds).
+    assert.ok(reads.length <= 19, `reads: ${reads.length}: ${reads.join(' ')}`);
     const listed = (log: typeof ctx.pass.log) =>
       log.records
         .filter((r) => r.method === 'GET' && r.query.includes('labelSelector'))
@@ -281,11 +282,11 @@ describe('topology passes on a real management cluster', () => {
         .sort();
     assert.deepEqual(
       listed(ctx.pass.log),
-      ['dockermachinetemplates', 'kubeadmconfigtemplates', 'machinedeployments'],
-      'objects a reference names are read by name; LISTs discover the MachineDeployments and unused templates',
+      ['dockermachinetemplates', 'kubeadmconfigtemplates', 'machinedeployments', 'machines'],
+      'objects a reference names are read by name; LISTs discover the MachineDeployments, Machines and unused templates',
     );
 
-    // After a pass that succeeded (the runtime says so), only the MachineDeployments are discovered by a LIST.
+    // After a pass that succeeded (the runtime says so), only the MachineDeployments and Machines are LISTed.
     ctx.pass.log.reset();
     const trusted = await reconcileTopology(
       ctx.deps,
@@ -294,8 +295,8 @@ describe('topology passes on a real management cluster', () => {
     );
     assert.equal(trusted.result, 'Success');
     assert.deepEqual(ctx.pass.log.mutating(), []);
-    assert.deepEqual(listed(ctx.pass.log), ['machinedeployments']);
-    assert.ok(ctx.pass.log.records.length <= 16, `requests: ${ctx.pass.log.records.length}`);
+    assert.deepEqual(listed(ctx.pass.log), ['machinedeployments', 'machines']);
+    assert.ok(ctx.pass.log.records.length <= 17, `requests: ${ctx.pass.log.records.length}`);
 
     // Status writes by other managers (upstream's core manager on the Cluster, the infrastructure provider on the
     // DockerCluster, through the status subresource) move the resourceVersions but not what an apply would do: the
