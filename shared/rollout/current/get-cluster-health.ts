@@ -1,7 +1,9 @@
 // The health gate's facts about one Cluster, read from its v1beta2 status: the conditions upstream v1.14's Cluster
 // controller and topology controller write (TopologyReconciled, ControlPlaneAvailable, WorkersAvailable,
 // ControlPlaneMachinesUpToDate, WorkerMachinesUpToDate, RollingOut, Remediating) and the observed generation; and,
-// of the MachineDeployments and MachinePools its topology owns, their observed generation and RollingOut.
+// of its control plane and the MachineDeployments and MachinePools its topology owns, whether their rollout of the
+// latest spec is observed and finished (get-rollout-progress.ts).
+import { computeRolloutProgress, type ReplicaSource } from '#shared/rollout/current/get-rollout-progress.ts';
 import type { CheckResult, ClusterHealth } from '#shared/rollout/types.ts';
 
 /** Reasons upstream writes on a True-when-good condition that mean "nothing to check" (no machines, no workers). */
@@ -23,19 +25,14 @@ export type HealthSource = {
     | undefined;
 };
 
-/**
- * The parts of a topology-owned MachineDeployment or MachinePool the gate reads. NOTE: the Cluster's own conditions
- * aggregate these objects' status, and a topology pass changes them after the Cluster's generation was observed: until
- * upstream's controller has observed a worker's new generation (and the Cluster controller aggregated it), the Cluster
- * still reports the old, healthy state. Seen beside upstream's managers: a rebase's canary passed the gate before its
- * MachineDeployment started rolling out, then lost its health during the bake.
- */
-export type WorkerSource = {
-  readonly kind: string;
-  readonly metadata: { readonly name?: string | undefined; readonly generation?: number | undefined };
-  readonly status?:
-    | { readonly observedGeneration?: number | undefined; readonly conditions?: readonly Condition[] | undefined }
-    | undefined;
+/** What the gate reads besides the Cluster, each from the server as it is now. */
+export type HealthParts = {
+  /** The Cluster's control plane object (`spec.controlPlaneRef`); undefined when not read. */
+  readonly controlPlane?: ReplicaSource | undefined;
+  /** The MachineDeployments and MachinePools its topology owns. */
+  readonly workers?: readonly ReplicaSource[] | undefined;
+  /** The MachineSets of those MachineDeployments. */
+  readonly machineSets?: readonly ReplicaSource[] | undefined;
 };
 
 const describe = (type: string, c: Condition | undefined): string =>
@@ -53,48 +50,39 @@ function negative(type: string, c: Condition | undefined): CheckResult {
   return { ok: c?.status !== 'True', detail: describe(type, c) };
 }
 
-const nameOf = (w: WorkerSource) => `${w.kind} ${w.metadata.name ?? ''}`;
-
-/** The workers that have not observed their latest spec yet, described. */
-function computeUnobservedWorkers(workers: readonly WorkerSource[]): string[] {
-  return workers
-    .filter((w) => (w.status?.observedGeneration ?? 0) < (w.metadata.generation ?? 0))
-    .map(
-      (w) =>
-        `${nameOf(w)} generation ${w.metadata.generation ?? 0}, observed ${w.status?.observedGeneration ?? 'none'}`,
-    );
-}
-
-/** The workers reporting RollingOut True, described. */
-function computeRollingOutWorkers(workers: readonly WorkerSource[]): string[] {
-  return workers
-    .filter((w) => (w.status?.conditions ?? []).some((c) => c.type === 'RollingOut' && c.status === 'True'))
-    .map((w) => `${nameOf(w)} RollingOut is True`);
+/** A Cluster-level check, failing too when the objects it aggregates say so. */
+function combine(check: CheckResult, failing: readonly string[]): CheckResult {
+  return failing.length === 0 ? check : { ok: false, detail: [check.detail, ...failing].join('; ') };
 }
 
 /**
- * Reads every check of the health gate off a Cluster and the MachineDeployments and MachinePools its topology owns.
- * A condition reported for an older generation does not count (a Cluster just changed still shows the old
- * TopologyReconciled True until the topology controller runs), nor does a worker that has not observed its latest
- * spec (the Cluster's aggregated conditions are then still the old ones).
+ * Reads every check of the health gate off a Cluster, its control plane and the MachineDeployments (with their
+ * MachineSets) and MachinePools its topology owns. The gate passes only once the change is observed and finished:
+ * a condition reported for an older generation does not count (a Cluster just changed still shows the old
+ * TopologyReconciled True until the topology controller runs), nor does an object whose controller has not observed
+ * its latest spec, nor a Cluster whose control plane or workers do not have all their replicas up to date and
+ * available, nor a MachineDeployment with a MachineSet of an older template still holding Machines (the Cluster's
+ * aggregated conditions say "up to date" until upstream's Machine controller marks the old Machines).
  *
  * @example
- * getClusterHealth(cluster, workers).TopologyReconciled; // { ok: false, detail: 'TopologyReconciled is False (ClusterUpgrading)' }
+ * getClusterHealth(cluster, { controlPlane, workers, machineSets }).TopologyReconciled;
+ * // { ok: false, detail: 'TopologyReconciled is False (ClusterUpgrading)' }
  */
-export function getClusterHealth(cluster: HealthSource, workers: readonly WorkerSource[] = []): ClusterHealth {
+export function getClusterHealth(cluster: HealthSource, parts: HealthParts = {}): ClusterHealth {
   const generation = cluster.metadata.generation ?? 0;
   const conditions = new Map((cluster.status?.conditions ?? []).map((c) => [c.type, c]));
   const at = (type: string) => conditions.get(type);
   const observed = cluster.status?.observedGeneration;
   const topologyObserved = at('TopologyReconciled')?.observedGeneration;
-  const unobserved = computeUnobservedWorkers(workers);
+  const controlPlane = parts.controlPlane;
+  const workers = parts.workers ?? [];
+  const { controlPlane: cp, workers: w } = computeRolloutProgress(controlPlane, workers, parts.machineSets ?? []);
+  const unobserved = [...cp.unobserved, ...w.unobserved];
   const observedOk =
     observed !== undefined &&
     observed >= generation &&
     (topologyObserved ?? generation) >= generation &&
     unobserved.length === 0;
-  const rollingOut = negative('RollingOut', at('RollingOut'));
-  const workersRollingOut = computeRollingOutWorkers(workers);
   return {
     ObservedGeneration: {
       ok: observedOk,
@@ -104,18 +92,20 @@ export function getClusterHealth(cluster: HealthSource, workers: readonly Worker
       ].join('; '),
     },
     TopologyReconciled: positive('TopologyReconciled', at('TopologyReconciled'), generation),
-    ControlPlaneAvailable: positive('ControlPlaneAvailable', at('ControlPlaneAvailable'), generation),
-    WorkersAvailable: positive('WorkersAvailable', at('WorkersAvailable'), generation),
-    ControlPlaneMachinesUpToDate: positive(
-      'ControlPlaneMachinesUpToDate',
-      at('ControlPlaneMachinesUpToDate'),
-      generation,
+    ControlPlaneAvailable: combine(
+      positive('ControlPlaneAvailable', at('ControlPlaneAvailable'), generation),
+      cp.notAvailable,
     ),
-    WorkerMachinesUpToDate: positive('WorkerMachinesUpToDate', at('WorkerMachinesUpToDate'), generation),
-    NotRollingOut: {
-      ok: rollingOut.ok && workersRollingOut.length === 0,
-      detail: [rollingOut.detail, ...workersRollingOut].join('; '),
-    },
+    WorkersAvailable: combine(positive('WorkersAvailable', at('WorkersAvailable'), generation), w.notAvailable),
+    ControlPlaneMachinesUpToDate: combine(
+      positive('ControlPlaneMachinesUpToDate', at('ControlPlaneMachinesUpToDate'), generation),
+      cp.notUpToDate,
+    ),
+    WorkerMachinesUpToDate: combine(
+      positive('WorkerMachinesUpToDate', at('WorkerMachinesUpToDate'), generation),
+      w.notUpToDate,
+    ),
+    NotRollingOut: combine(negative('RollingOut', at('RollingOut')), [...cp.rollingOut, ...w.rollingOut]),
     NotRemediating: negative('Remediating', at('Remediating')),
   };
 }

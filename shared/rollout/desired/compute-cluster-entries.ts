@@ -160,6 +160,18 @@ export function computeClusterEntry(entry: Entry, facts: RolloutClusterFacts | u
       if (!isTarget) return conflictOf(entry, at, target);
       if (ctx.succeededWaves.has(entry.wave)) return entry;
       const failing = computeFailingChecks(facts.health, ctx.checks);
+      if (failing.length > 0 && ctx.checks.includes('ObservedGeneration') && !facts.health.ObservedGeneration.ok) {
+        // NOTE: a spec the gate has not seen (the Cluster's, or one its topology wrote to a worker since) is a
+        // change still converging, not health lost: the Cluster is gated again, its timeout counting from now.
+        const { healthyAt: _healthyAt, ...rest } = entry;
+        return {
+          ...rest,
+          state: State.Changing,
+          reason: Reason.Changed,
+          changedAt: formatTime(ctx.now),
+          message: `changed again after it passed its health gate; waiting for its health gate: ${failing.join('; ')}`,
+        };
+      }
       return failing.length === 0
         ? entry
         : {

@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Cluster } from '#shared/api/core/v1beta2/cluster.ts';
 import { getClusterHealth } from '#shared/rollout/current/get-cluster-health.ts';
 import { computeFailingChecks } from '#shared/rollout/desired/compute-cluster-entries.ts';
 import { healthChecks } from '#shared/api/management/v1alpha1/cluster-rollout.ts';
+import { parseObject } from '#shared/api/parse.ts';
+import { RolloutCluster } from '#shared/rollout/current/list-rollout-clusters.ts';
+import { rebaseSteps, type GateStep } from '#test/support/builders/rollout-upstream.ts';
 import { deepFreeze } from '#test/support/fixtures/addons.ts';
 
 const at = '2026-11-27T13:00:00Z';
@@ -99,5 +102,43 @@ const cases: [string, Cluster, string[], ReturnType<typeof md>[]?][] = [
 ];
 for (const [name, cluster, failing, workers] of cases) {
   test(`getClusterHealth ${name}`, () =>
-    assert.deepEqual(computeFailingChecks(getClusterHealth(cluster, workers), healthChecks), failing));
+    assert.deepEqual(computeFailingChecks(getClusterHealth(cluster, { workers }), healthChecks), failing));
 }
+
+describe('getClusterHealth through a rebase as upstream v1.14 shows it (the fleet e2e at a62f375)', () => {
+  const steps = rebaseSteps('c05');
+  const failingAt = (step: GateStep) =>
+    computeFailingChecks(
+      getClusterHealth(parseObject(RolloutCluster, 'Cluster', step.cluster), step.parts),
+      healthChecks,
+    );
+  const cases: [keyof typeof steps, boolean][] = [
+    ['before', true],
+    ['written', false],
+    ['topologyApplied', false],
+    ['mdObservedNotYetRolling', false],
+    ['rollingOut', false],
+    ['finished', true],
+  ];
+  for (const [name, passes] of cases) {
+    test(`${passes ? 'passes' : 'fails'} at step ${name}`, () =>
+      assert.equal(failingAt(steps[name]).length === 0, passes, failingAt(steps[name]).join('\n')));
+  }
+  test('names the MachineSet of the old template while upstream still reports every Machine up to date', () =>
+    assert.deepEqual(failingAt(steps.mdObservedNotYetRolling), [
+      'WorkerMachinesUpToDate is True (UpToDate); MachineDeployment c05-md-0 still has 1 Machines in MachineSet c05-md-0-old of an older template',
+    ]));
+  test('fails a control plane whose Machines are not all on its version', () => {
+    const step = steps.finished;
+    const controlPlane = {
+      ...step.parts.controlPlane,
+      kind: 'KubeadmControlPlane',
+      metadata: { name: 'c05', generation: 2 },
+      spec: { replicas: 1, version: 'v1.37.0' },
+      status: { observedGeneration: 2, replicas: 2, upToDateReplicas: 1, availableReplicas: 2, version: 'v1.36.0' },
+    };
+    assert.deepEqual(failingAt({ ...step, parts: { ...step.parts, controlPlane } }), [
+      'ControlPlaneMachinesUpToDate is True (UpToDate); KubeadmControlPlane c05 has 2 replicas, 1 desired; KubeadmControlPlane c05 at version v1.36.0, v1.37.0 desired',
+    ]);
+  });
+});

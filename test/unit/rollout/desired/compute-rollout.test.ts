@@ -4,7 +4,9 @@ import type { ClusterRollout, ClusterRolloutSpec } from '#shared/api/management/
 import { computeRollout } from '#shared/rollout/desired/compute-rollout.ts';
 import { computeStatusAfterApply } from '#shared/rollout/desired/compute-status-after-apply.ts';
 import type { DesiredRollout, RolloutClusterFacts } from '#shared/rollout/types.ts';
+import { computeClusterFacts } from '#shared/rollout/current/list-rollout-clusters.ts';
 import { cluster, fleet, health, newTopology, oldTopology, rollout } from '#test/support/builders/rollout.ts';
+import { rebaseSteps, type GateStep } from '#test/support/builders/rollout-upstream.ts';
 import { deepFreeze } from '#test/support/fixtures/addons.ts';
 
 const t0 = Date.parse('2026-11-27T13:00:00Z');
@@ -368,5 +370,82 @@ describe('computeRollout: pause, abort, window, invalid', () => {
   test('computing twice gives the same result', () => {
     const r = rollout({ bakeTime: '10m' });
     assert.deepEqual(pass(r, fleet(8), t0), pass(r, fleet(8), t0));
+  });
+});
+
+describe('computeRollout: the health gate through a rebase as upstream v1.14 shows it (the fleet e2e at a62f375)', () => {
+  const r0 = rollout({ change: { classRef: { name: 'in-memory-v2' } }, waves: [{ clusters: 'rest' }], bakeTime: '1m' });
+  const steps = rebaseSteps('c05');
+  const factsAt = (step: GateStep) => [computeClusterFacts(step.cluster, true, step.parts)];
+  /** The passes of one rollout over `c05`, one a minute, each reading the step given. */
+  function run(sequence: readonly (keyof typeof steps)[]) {
+    let r = r0;
+    const seen: DesiredRollout[] = [];
+    for (const [i, name] of sequence.entries()) {
+      const d = pass(r, factsAt(steps[name]), t0 + i * min);
+      seen.push(d);
+      r = after(r, d);
+    }
+    return seen;
+  }
+
+  test('keeps the Cluster Changing until its rollout is finished, never HealthLost', () => {
+    const seen = run([
+      'before',
+      'written',
+      'topologyApplied',
+      'mdObservedNotYetRolling',
+      'rollingOut',
+      'finished',
+      'finished',
+    ]);
+    assert.deepEqual(
+      seen.map((d) => [entry(d, 'c05')?.state, entry(d, 'c05')?.reason]),
+      [
+        ['Changing', 'Changed'],
+        ['Changing', 'Changed'],
+        ['Changing', 'Changed'],
+        ['Changing', 'Changed'],
+        ['Changing', 'Changed'],
+        ['Healthy', 'HealthGatePassed'],
+        ['Healthy', 'HealthGatePassed'],
+      ],
+    );
+    assert.deepEqual(
+      seen[0]?.changes.map((c) => c.name),
+      ['c05'],
+    );
+    assert.match(
+      entry(seen[3] as DesiredRollout, 'c05')?.message ?? '',
+      /MachineSet c05-md-0-old of an older template/,
+    );
+    assert.equal(seen.at(-1)?.status.phase, 'Completed');
+  });
+
+  test('gates a Healthy Cluster again when its spec moves on before its wave completes, instead of HealthLost', () => {
+    const [, healthy] = run(['before', 'finished']);
+    assert.equal(entry(healthy as DesiredRollout, 'c05')?.state, 'Healthy');
+    assert.equal(healthy?.status.phase, 'Baking');
+    const r = after(r0, healthy as DesiredRollout);
+    const again = pass(r, factsAt(steps.topologyApplied), t0 + min + 10_000);
+    assert.equal(entry(again, 'c05')?.state, 'Changing');
+    assert.equal(entry(again, 'c05')?.reason, 'Changed');
+    assert.match(entry(again, 'c05')?.message ?? '', /^changed again after it passed its health gate/);
+    assert.equal(again.status.phase, 'Progressing');
+    const back = pass(after(r, again), factsAt(steps.finished), t0 + 2 * min);
+    assert.equal(entry(back, 'c05')?.state, 'Healthy');
+    assert.equal(back.status.phase, 'Baking', 'the bake starts again');
+  });
+
+  test('still fails a Cluster that passed its gate and then lost its health with its change observed', () => {
+    const [, healthy] = run(['before', 'finished']);
+    const r = after(r0, healthy as DesiredRollout);
+    const sick = factsAt(steps.finished).map((c) => ({
+      ...c,
+      health: { ...c.health, NotRemediating: { ok: false, detail: 'Remediating is True (Remediating)' } },
+    }));
+    const lost = pass(r, sick, t0 + min + 10_000);
+    assert.equal(entry(lost, 'c05')?.state, 'Failed');
+    assert.equal(entry(lost, 'c05')?.reason, 'HealthLost');
   });
 });
