@@ -13,7 +13,7 @@ import type { TestExtension } from '#test/support/harness/test-extension.ts';
 import { applyHookResponses, extensionNamespaceLabel, startDiffExtension, waitForClassVariables } from './extension.ts';
 import { getTopologyProgress, type NormalizedSnapshot } from './normalize.ts';
 import { createScenarioObserver, type ScenarioObserver } from './observe.ts';
-import { clusterName, type Scenario, type Step } from './scenarios.ts';
+import { clusterName, type Scenario, type Step, type UserEdit } from './scenarios.ts';
 import { getTopologySnapshot } from './snapshot.ts';
 
 export const sides = ['upstream', 'capi-serverless'] as const;
@@ -162,6 +162,8 @@ export async function startSide(name: SideName, opts: { extension?: boolean } = 
 }
 
 const user = { fieldManager: 'diff-user', force: true };
+/** A user's edits of managed objects go in under their own field manager (not the one that applies the scenario). */
+const editor = { fieldManager: 'diff-editor', force: true };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export type SettleOptions = {
@@ -216,6 +218,27 @@ async function applyStep(kube: KubeClient, step: Step & { kind: 'apply' }, exten
     await waitForClassVariables(kube, step.state.cluster.metadata.namespace ?? '', classRef.name);
   }
   await applyAsUser(kube, step.state.cluster);
+  if (step.userEdits) await applyUserEdits(kube, step.state.cluster.metadata.namespace ?? '', step.userEdits);
+}
+
+/** Each edit onto the object holding its role now (server-side apply as `diff-editor`, forcing conflicts). */
+async function applyUserEdits(kube: KubeClient, namespace: string, edits: readonly UserEdit[]): Promise<void> {
+  const raw = await getTopologySnapshot(kube, namespace, clusterName);
+  for (const edit of edits) {
+    const target = raw.objects[edit.role];
+    if (!target) throw new Error(`user edit: no object holds role ${edit.role} in ${namespace}`);
+    const { metadata, ...rest } = edit.patch as { metadata?: Record<string, unknown> };
+    await applyObject(
+      kube,
+      {
+        ...rest,
+        apiVersion: target.apiVersion,
+        kind: target.kind,
+        metadata: { ...metadata, name: target.metadata.name, namespace },
+      } as KubeObject,
+      editor,
+    );
+  }
 }
 
 type Settled = {
