@@ -255,7 +255,7 @@ async function waitUntilSettled(
   namespace: string,
   deleting: boolean,
   observer: ScenarioObserver,
-  opts: SettleOptions & { clusterClass?: boolean },
+  opts: SettleOptions & { clusterClass?: boolean; blocked?: boolean },
 ): Promise<Settled> {
   const started = Date.now();
   let last = '';
@@ -307,7 +307,9 @@ async function waitUntilSettled(
           // A missing condition (no pass has reported yet) and an in-progress reason are not accepted either.
           (quiet >= opts.notTrueQuietMs &&
             progress.status !== undefined &&
-            !inProgressReasons.test(progress.reason ?? '') &&
+            // NOTE: a step whose hook blocks on purpose stays LifecycleHookBlocking: unchanged that long, it is settled.
+            (!inProgressReasons.test(progress.reason ?? '') ||
+              (opts.blocked === true && progress.reason === 'LifecycleHookBlocking')) &&
             (progress.status !== 'True' || (awaitedLeftovers === 0 && !pendingHooks))));
     if (done) return { snapshot, settled: true, quietSince, topologyReconciled, names };
     if (now - started > opts.stepTimeoutMs) return { snapshot, settled: false, quietSince, topologyReconciled, names };
@@ -396,6 +398,7 @@ async function runScenario(side: RunningSide, scenario: Scenario, settle: Settle
         ...settle,
         ...(classChanged ? { quietMs: Math.max(settle.quietMs, settle.classChangeQuietMs) } : {}),
         clusterClass: scenario.extension ?? false,
+        blocked: step.kind === 'apply' && step.blocked === true,
       });
       const snapshotAt = Date.now();
       const settledWrites = computeSettledWrites(side.auditEvents(), namespace, s.names, s.quietSince, snapshotAt);

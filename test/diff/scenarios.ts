@@ -25,6 +25,8 @@ export type Step =
       readonly kind: 'apply';
       readonly state: ScenarioState;
       readonly userEdits?: readonly UserEdit[];
+      /** A lifecycle hook blocks on purpose: `LifecycleHookBlocking` unchanged long enough counts as settled. */
+      readonly blocked?: boolean;
     }
   | { readonly name: string; readonly kind: 'delete' };
 
@@ -46,6 +48,29 @@ export const fromVersion = 'v1.36.4';
 export const toVersion = 'v1.37.0';
 
 type Mutable = { objects: KubeObject[]; cluster: KubeObject };
+
+/**
+ * The test extension's hook-response ConfigMap of the scenario's Cluster: every lifecycle hook answers Success without
+ * retry (the extension's own default for a hook with no preloaded answer, spelled out for the hooks without version
+ * attributes); `answers` adds or replaces `<hook>-preloadedResponse` entries (a blocking hook scenario).
+ *
+ * @example
+ * computeHookResponses('d62-extension-variables').data['BeforeClusterCreate-preloadedResponse']
+ */
+export function computeHookResponses(namespace: string, answers: Readonly<Record<string, string>> = {}): KubeObject {
+  const retrying = JSON.stringify({ Status: 'Success', RetryAfterSeconds: 0 });
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { namespace, name: `${clusterName}-${extensionConfigName}-test-extension-hookresponses` },
+    data: {
+      'BeforeClusterCreate-preloadedResponse': retrying,
+      'AfterControlPlaneInitialized-preloadedResponse': JSON.stringify({ Status: 'Success' }),
+      'BeforeClusterDelete-preloadedResponse': retrying,
+      ...Object.fromEntries(Object.entries(answers).map(([hook, answer]) => [`${hook}-preloadedResponse`, answer])),
+    },
+  };
+}
 type Json = Record<string, unknown>;
 type Edit = (s: Mutable) => void;
 
@@ -681,6 +706,10 @@ const extensionScenarios: readonly (readonly [string, (name: string) => Scenario
 type Family = {
   readonly name: string;
   readonly description: string;
+  /** With upstream's test extension (the class unchanged, computeExtensionBase). */
+  readonly extension?: boolean;
+  /** Steps (by name) where a lifecycle hook blocks on purpose. */
+  readonly blocked?: readonly string[];
   readonly base?: (namespace: string) => Mutable;
   readonly edits?: readonly Edit[];
   readonly steps: readonly (readonly [string, Edit, (readonly UserEdit[])?])[];
@@ -740,6 +769,19 @@ const addOwnNamespaceClass: Edit = (s) => {
   fastProvisioning('1s')(own);
   s.objects.push(...own.objects);
 };
+
+/** BeforeClusterUpgrade's answers (the test extension reads the key with and without the versions as attributes). */
+const beforeClusterUpgrade = (answer: Json) => {
+  const text = JSON.stringify(answer);
+  return { BeforeClusterUpgrade: text, [`BeforeClusterUpgrade-${fromVersion}-${toVersion}`]: text };
+};
+const setHookResponses =
+  (answers: Readonly<Record<string, string>>): Edit =>
+  (s) => {
+    const namespace = s.cluster.metadata.namespace ?? '';
+    s.objects = [...s.objects.filter((o) => o.kind !== 'ConfigMap'), computeHookResponses(namespace, answers)];
+  };
+const blockedUpgradeStep = `upgrade to ${toVersion} (BeforeClusterUpgrade blocks)`;
 
 const familyScenarios: readonly Family[] = [
   {
@@ -932,10 +974,29 @@ const familyScenarios: readonly Family[] = [
       ],
     ],
   },
+  {
+    name: 'blocking-hook',
+    description:
+      "upstream's class with its test extension; BeforeClusterUpgrade answers retry after 5 s (blocking), then Success",
+    extension: true,
+    blocked: [blockedUpgradeStep],
+    edits: [setHookResponses(beforeClusterUpgrade({ Status: 'Success', RetryAfterSeconds: 5 }))],
+    steps: [
+      [
+        blockedUpgradeStep,
+        (s) => {
+          topologyOf(s)['version'] = toVersion;
+        },
+      ],
+      ['BeforeClusterUpgrade answers Success', setHookResponses(beforeClusterUpgrade({ Status: 'Success' }))],
+    ],
+  },
 ];
 
 function computeFamilyScenario(name: string, family: Family): Scenario {
-  const base = family.base?.(name) ?? (computeBase(name, [], '1s') as Mutable);
+  const base =
+    family.base?.(name) ??
+    ((family.extension ? computeExtensionBase(name, fromVersion) : computeBase(name, [], '1s')) as Mutable);
   for (const edit of family.edits ?? []) edit(base);
   const steps: Step[] = [{ name: 'create', kind: 'apply', state: base }];
   let state: ScenarioState = base;
@@ -943,8 +1004,19 @@ function computeFamilyScenario(name: string, family: Family): Scenario {
     const next = clone(state);
     edit(next);
     state = next;
-    steps.push({ name: stepName, kind: 'apply', state, ...(userEdits ? { userEdits } : {}) });
+    steps.push({
+      name: stepName,
+      kind: 'apply',
+      state,
+      ...(userEdits ? { userEdits } : {}),
+      ...(family.blocked?.includes(stepName) ? { blocked: true } : {}),
+    });
   }
   steps.push({ name: 'delete', kind: 'delete' });
-  return { name, description: `${family.description}; steps: ${family.steps.map(([n]) => n).join(', ')}`, steps };
+  return {
+    name,
+    description: `${family.description}; steps: ${family.steps.map(([n]) => n).join(', ')}`,
+    steps,
+    ...(family.extension ? { extension: true } : {}),
+  };
 }
