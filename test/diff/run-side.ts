@@ -307,9 +307,13 @@ async function waitUntilSettled(
           // A missing condition (no pass has reported yet) and an in-progress reason are not accepted either.
           (quiet >= opts.notTrueQuietMs &&
             progress.status !== undefined &&
-            // NOTE: a step whose hook blocks on purpose stays LifecycleHookBlocking: unchanged that long, it is settled.
+            // NOTE: a step whose hook blocks on purpose stays blocked (upstream v1.14.2 on a blocked
+            // BeforeClusterUpgrade: ClusterUpgrading, "Following hooks are blocking upgrade: …"; LifecycleHookBlocking
+            // elsewhere): unchanged that long, it is settled.
             (!inProgressReasons.test(progress.reason ?? '') ||
-              (opts.blocked === true && progress.reason === 'LifecycleHookBlocking')) &&
+              (opts.blocked === true &&
+                (progress.reason === 'LifecycleHookBlocking' ||
+                  /Following hooks are blocking/.test(progress.message ?? '')))) &&
             (progress.status !== 'True' || (awaitedLeftovers === 0 && !pendingHooks))));
     if (done) return { snapshot, settled: true, quietSince, topologyReconciled, names };
     if (now - started > opts.stepTimeoutMs) return { snapshot, settled: false, quietSince, topologyReconciled, names };

@@ -25,7 +25,7 @@ export type Step =
       readonly kind: 'apply';
       readonly state: ScenarioState;
       readonly userEdits?: readonly UserEdit[];
-      /** A lifecycle hook blocks on purpose: `LifecycleHookBlocking` unchanged long enough counts as settled. */
+      /** A lifecycle hook blocks on purpose: its blocking TopologyReconciled unchanged long enough counts as settled. */
       readonly blocked?: boolean;
     }
   | { readonly name: string; readonly kind: 'delete' };
