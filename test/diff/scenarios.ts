@@ -521,7 +521,7 @@ export const ciScenarioNames: readonly string[] = [
  * chained upgrade through spec.kubernetesVersions, plus upstream's class unchanged with its test extension (issue 18).
  *
  * @example
- * computeScenarios().length // 76
+ * computeScenarios().length // 77
  */
 export function computeScenarios(): Scenario[] {
   const out: Scenario[] = [];
