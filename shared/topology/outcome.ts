@@ -22,6 +22,7 @@ export const TopologyReconciledV1Beta1Reason = {
   ReconcileFailed: 'TopologyReconcileFailed',
   Deleting: 'Deleting',
   ClusterClassNotReconciled: 'ClusterClassNotReconciled',
+  Paused: 'Paused',
   ClusterUpgrading: 'ClusterUpgrading',
   ClusterCreating: 'ClusterCreating',
   MachineDeploymentsUpgradeDeferred: 'MachineDeploymentsUpgradeDeferred',
@@ -39,6 +40,8 @@ export type ConditionPair = { readonly condition: ConditionState; readonly v1bet
 export type TrackedHooks = readonly { readonly hook: string; readonly answer: HookAnswer }[];
 
 export type PassState =
+  /** The Cluster is paused (spec.paused, the paused annotation): `message` says which, as upstream words it. */
+  | { readonly kind: 'Paused'; readonly message: string }
   /** `hooks`: the BeforeClusterDelete answer when this pass called it. */
   | { readonly kind: 'Deleted'; readonly hooks?: TrackedHooks | undefined }
   /** `plans`: the upgrade plans when the pass computed them before it failed (upstream writes them to status). */
@@ -222,6 +225,8 @@ export function computeTopologyReconciledCondition(state: PassState): ConditionP
     v1beta1: { type, status: 'False', reason: v1beta1Reason, severity, message },
   });
   switch (state.kind) {
+    case 'Paused':
+      return pair(TopologyReconciledReason.Paused, TopologyReconciledV1Beta1Reason.Paused, 'Info', state.message);
     case 'Deleted': {
       const hooks = state.hooks ?? [];
       const blocking = computeAggregateRetryAfter(hooks) > 0;
@@ -360,6 +365,8 @@ export const classRequeueMs = 10_000;
  */
 export function computeOutcome(state: PassState, changed: readonly string[]): TopologyOutcome {
   switch (state.kind) {
+    case 'Paused':
+      return { result: 'Success', changed };
     case 'Failed':
       return { result: 'Error', changed, error: state.message };
     case 'ClusterClassNotReconciled':

@@ -309,8 +309,6 @@ export async function reconcileTopology(
   if (!read) return { result: 'Success', changed: [] };
   const { cluster, raw } = read;
   if (!cluster.spec?.topology) return { result: 'Success', changed: [] };
-  if (cluster.spec.paused || cluster.metadata.annotations?.[PausedAnnotation] !== undefined)
-    return { result: 'Success', changed: [] };
 
   const changed: string[] = [];
   // NOTE: a record is only trusted for the very Cluster it was made for (a re-created Cluster has another uid).
@@ -324,10 +322,15 @@ export async function reconcileTopology(
     proofs,
     ...(input.discoverLeftovers === undefined ? {} : { discoverLeftovers: input.discoverLeftovers }),
   };
+  // NOTE: as upstream's reconcileTopologyReconciledCondition: a paused Cluster is left alone but for the condition,
+  // which says it is paused (False, reason Paused), before anything else (deletion included).
+  const paused = computePausedMessage(cluster);
   try {
-    state = cluster.metadata.deletionTimestamp
-      ? await reconcileDelete(deps, latest, changed)
-      : await reconcile(deps, cluster, latest, changed, pass);
+    state = paused
+      ? { kind: 'Paused', message: paused }
+      : cluster.metadata.deletionTimestamp
+        ? await reconcileDelete(deps, latest, changed)
+        : await reconcile(deps, cluster, latest, changed, pass);
   } catch (err) {
     state = { kind: 'Failed', message: errorMessage(err), plans: computeFailedPassPlans(err, pass.plans) };
   }
@@ -347,6 +350,25 @@ export async function reconcileTopology(
   if (isClusterSpecChangedMeanwhile(raw as Unstructured, latest.raw) && outcome.result === 'Success')
     outcome = { ...outcome, result: 'Requeue', requeueAfterMs: 0 };
   return { ...outcome, noChange: computeNoChangeRecord(latest.raw, proofs.recorded()) };
+}
+
+/**
+ * Why a Cluster is paused, as upstream's TopologyReconciled message words it; undefined when it is not.
+ *
+ * @example
+ * computePausedMessage({ metadata: {}, spec: { paused: true } }); // 'Cluster spec.paused is set to true'
+ */
+export function computePausedMessage(cluster: {
+  readonly metadata: { readonly annotations?: Readonly<Record<string, string>> | undefined };
+  readonly spec?: { readonly paused?: boolean | undefined } | undefined;
+}): string | undefined {
+  const messages = [
+    ...(cluster.spec?.paused ? ['Cluster spec.paused is set to true'] : []),
+    ...(cluster.metadata.annotations?.[PausedAnnotation] !== undefined
+      ? [`Cluster has the ${PausedAnnotation} annotation`]
+      : []),
+  ];
+  return messages.length > 0 ? messages.join(', ') : undefined;
 }
 
 /**

@@ -4,7 +4,7 @@
 import { applyObject, findObject, type KubeClient, type KubeObject } from '#shared/kube/index.ts';
 import type { TestCluster } from '#test/support/harness/clusters.ts';
 import { startTestExtension, type TestExtension } from '#test/support/harness/test-extension.ts';
-import { clusterName, extensionConfigName } from './scenarios.ts';
+import { computeHookResponses, extensionConfigName } from './scenarios.ts';
 
 /** The namespace label the ExtensionConfig's namespaceSelector matches: only extension scenarios call it. */
 export const extensionNamespaceLabel = 'diff.capi-serverless.io/test-extension';
@@ -81,21 +81,7 @@ export async function startDiffExtension(mgmt: TestCluster): Promise<TestExtensi
  * await applyHookResponses(kube, 'd62-extension-variables');
  */
 export async function applyHookResponses(kube: KubeClient, namespace: string): Promise<void> {
-  const retrying = JSON.stringify({ Status: 'Success', RetryAfterSeconds: 0 });
-  await applyObject(
-    kube,
-    {
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: { namespace, name: `${clusterName}-${extensionConfigName}-test-extension-hookresponses` },
-      data: {
-        'BeforeClusterCreate-preloadedResponse': retrying,
-        'AfterControlPlaneInitialized-preloadedResponse': JSON.stringify({ Status: 'Success' }),
-        'BeforeClusterDelete-preloadedResponse': retrying,
-      },
-    },
-    user,
-  );
+  await applyObject(kube, computeHookResponses(namespace), user);
 }
 
 /**

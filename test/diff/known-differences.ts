@@ -107,6 +107,29 @@ export const knownDifferences: readonly KnownDifference[] = [
       },
     },
   },
+  {
+    id: 'R4b',
+    reason:
+      "R4's cause while an upgrade waits on a deferred MachineDeployment (differential of 2026-11-27, d73-family-defer-upgrade): both sides set the Cluster's topology.internal.cluster.x-k8s.io/upgrade-step annotation to the same value; capi-serverless applies it as capi-topology, upstream v1.14.2 writes it without a capi-topology Apply entry on the Cluster",
+    scenarios: /d\d+-family-defer-upgrade/,
+    scenarioClass: 'the deferred-upgrade family (an upgrade that stays on its upgrade step while md-1 defers)',
+    steps: /upgrade to v1\.37\.0 \(md-1 deferred\)/,
+    stepClass: 'the upgrade step while md-1 defers (the annotation goes when the upgrade ends)',
+    object: /Cluster/,
+    kind: 'Cluster',
+    path: /topologyManagedFields/,
+    upstream: absent,
+    capiServerless: {
+      'f:metadata': {
+        'f:annotations': { 'f:topology.internal.cluster.x-k8s.io/upgrade-step': {} },
+        'f:labels': { 'f:cluster.x-k8s.io/cluster-name': {}, 'f:topology.cluster.x-k8s.io/owned': {} },
+      },
+      'f:spec': {
+        'f:controlPlaneRef': { 'f:apiGroup': {}, 'f:kind': {}, 'f:name': {} },
+        'f:infrastructureRef': { 'f:apiGroup': {}, 'f:kind': {}, 'f:name': {} },
+      },
+    },
+  },
   ...(
     [
       ['R3a', 'metadata.ownerReferences[0].apiVersion', 'v1', 'cluster.x-k8s.io/v1beta2'],

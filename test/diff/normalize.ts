@@ -177,6 +177,7 @@ export function computeNormalizedSnapshot(raw: RawSnapshot, tokens?: ReadonlyMap
 export function getTopologyProgress(raw: RawSnapshot): {
   status?: string;
   reason?: string;
+  message?: string;
   upToDate: boolean;
 } {
   const c = raw.cluster;
@@ -190,6 +191,7 @@ export function getTopologyProgress(raw: RawSnapshot): {
   return {
     ...(cond?.status ? { status: cond.status } : {}),
     ...(cond?.reason ? { reason: cond.reason } : {}),
+    ...(cond?.message ? { message: cond.message } : {}),
     upToDate: generation === undefined || observed === undefined || observed >= generation,
   };
 }

@@ -12,8 +12,22 @@ export type ScenarioState = {
   readonly cluster: KubeObject;
 };
 
+/**
+ * A user's edit of an object the topology manages, applied after the step's state by its own field manager
+ * (`diff-editor`, server-side apply with force): the object found by its snapshot role, `patch` merged onto its
+ * apiVersion, kind and name.
+ */
+export type UserEdit = { readonly role: string; readonly patch: Readonly<Record<string, unknown>> };
+
 export type Step =
-  | { readonly name: string; readonly kind: 'apply'; readonly state: ScenarioState }
+  | {
+      readonly name: string;
+      readonly kind: 'apply';
+      readonly state: ScenarioState;
+      readonly userEdits?: readonly UserEdit[];
+      /** A lifecycle hook blocks on purpose: its blocking TopologyReconciled unchanged long enough counts as settled. */
+      readonly blocked?: boolean;
+    }
   | { readonly name: string; readonly kind: 'delete' };
 
 export type Scenario = {
@@ -34,6 +48,29 @@ export const fromVersion = 'v1.36.4';
 export const toVersion = 'v1.37.0';
 
 type Mutable = { objects: KubeObject[]; cluster: KubeObject };
+
+/**
+ * The test extension's hook-response ConfigMap of the scenario's Cluster: every lifecycle hook answers Success without
+ * retry (the extension's own default for a hook with no preloaded answer, spelled out for the hooks without version
+ * attributes); `answers` adds or replaces `<hook>-preloadedResponse` entries (a blocking hook scenario).
+ *
+ * @example
+ * computeHookResponses('d62-extension-variables').data['BeforeClusterCreate-preloadedResponse']
+ */
+export function computeHookResponses(namespace: string, answers: Readonly<Record<string, string>> = {}): KubeObject {
+  const retrying = JSON.stringify({ Status: 'Success', RetryAfterSeconds: 0 });
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { namespace, name: `${clusterName}-${extensionConfigName}-test-extension-hookresponses` },
+    data: {
+      'BeforeClusterCreate-preloadedResponse': retrying,
+      'AfterControlPlaneInitialized-preloadedResponse': JSON.stringify({ Status: 'Success' }),
+      'BeforeClusterDelete-preloadedResponse': retrying,
+      ...Object.fromEntries(Object.entries(answers).map(([hook, answer]) => [`${hook}-preloadedResponse`, answer])),
+    },
+  };
+}
 type Json = Record<string, unknown>;
 type Edit = (s: Mutable) => void;
 
@@ -484,7 +521,7 @@ export const ciScenarioNames: readonly string[] = [
  * chained upgrade through spec.kubernetesVersions, plus upstream's class unchanged with its test extension (issue 18).
  *
  * @example
- * computeScenarios().length // 66
+ * computeScenarios().length // 77
  */
 export function computeScenarios(): Scenario[] {
   const out: Scenario[] = [];
@@ -512,6 +549,8 @@ export function computeScenarios(): Scenario[] {
     }
   out.push(computeChainedUpgradeScenario(`d${String(i++).padStart(2, '0')}-chained-upgrade`));
   for (const [suffix, build] of extensionScenarios) out.push(build(`d${String(i++).padStart(2, '0')}-${suffix}`));
+  for (const family of familyScenarios)
+    out.push(computeFamilyScenario(`d${String(i++).padStart(2, '0')}-family-${family.name}`, family));
   return out;
 }
 
@@ -659,3 +698,325 @@ const extensionScenarios: readonly (readonly [string, (name: string) => Scenario
       }),
   ],
 ];
+
+/**
+ * The families issue 35 found unexercised (each on upstream's in-memory class, 1 s provisioning): a base edit, then
+ * steps; `userEdits` of a step are applied after its state. `delete` ends each.
+ */
+type Family = {
+  readonly name: string;
+  readonly description: string;
+  /** With upstream's test extension (the class unchanged, computeExtensionBase). */
+  readonly extension?: boolean;
+  /** Steps (by name) where a lifecycle hook blocks on purpose. */
+  readonly blocked?: readonly string[];
+  readonly base?: (namespace: string) => Mutable;
+  readonly edits?: readonly Edit[];
+  readonly steps: readonly (readonly [string, Edit, (readonly UserEdit[])?])[];
+};
+
+const deferUpgradeAnnotation = 'topology.cluster.x-k8s.io/defer-upgrade';
+const holdUpgradeSequenceAnnotation = 'topology.cluster.x-k8s.io/hold-upgrade-sequence';
+const upgradeConcurrencyAnnotation = 'topology.cluster.x-k8s.io/upgrade-concurrency';
+const pausedAnnotation = 'cluster.x-k8s.io/paused';
+
+const cpTopology = (s: Mutable) =>
+  topologyOf(s)['controlPlane'] as Json & { metadata: { labels: Json; annotations: Json } };
+const mdAnnotations = (md: MdTopology): Json => {
+  const metadata = (md['metadata'] ??= {}) as { annotations?: Json };
+  return (metadata.annotations ??= {});
+};
+const addSecondMd: Edit = (s) => {
+  mdsOf(s).push({ ...structuredClone(mdsOf(s)[0]!), name: 'md-1', replicas: 1 });
+};
+const classMetadata = (s: Mutable) =>
+  (classOf(s)['controlPlane'] as Json)['metadata'] as { labels: Json; annotations: Json };
+const setClassRef = (name: string, namespace: string) => (s: Mutable) => {
+  topologyOf(s)['classRef'] = { name, namespace };
+};
+const editTemplateInPlace =
+  (kind: string, ref: (s: Mutable) => Json, change: (spec: Json) => void): Edit =>
+  (s) => {
+    change(objectNamed(s, kind, ref(s)['name'] as string)['spec'] as Json);
+  };
+
+/** The class's objects in namespace `classes` (ClusterClass `in-memory`, renamed), the Cluster in `namespace`. */
+function computeOtherNamespaceBase(namespace: string): Mutable {
+  const classes = `${namespace}-classes`;
+  const { clusterClass, cluster } = computeInMemoryObjects({
+    namespace: classes,
+    clusterName,
+    kubernetesVersion: fromVersion,
+  });
+  const s: Mutable = structuredClone({ objects: [...clusterClass], cluster });
+  fastProvisioning('1s')(s);
+  s.cluster.metadata = { ...s.cluster.metadata, namespace };
+  // NOTE: a second class in the same namespace over the same templates, differing in its control-plane metadata: the
+  // rebase target.
+  const rebased = structuredClone(s.objects.find((o) => o.kind === 'ClusterClass')!);
+  rebased.metadata = { ...rebased.metadata, name: 'in-memory-b' };
+  (((rebased['spec'] as Json)['controlPlane'] as Json)['metadata'] as { labels: Json }).labels['diff-class'] = 'b';
+  s.objects.push(rebased);
+  s.objects.unshift({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: classes } });
+  return s;
+}
+
+/** The same class in the Cluster's own namespace too (the last rebase's target). */
+const addOwnNamespaceClass: Edit = (s) => {
+  const namespace = s.cluster.metadata.namespace ?? '';
+  const { clusterClass } = computeInMemoryObjects({ namespace, clusterName, kubernetesVersion: fromVersion });
+  const own: Mutable = structuredClone({ objects: [...clusterClass], cluster: s.cluster });
+  fastProvisioning('1s')(own);
+  s.objects.push(...own.objects);
+};
+
+/** BeforeClusterUpgrade's answers (the test extension reads the key with and without the versions as attributes). */
+const beforeClusterUpgrade = (answer: Json) => {
+  const text = JSON.stringify(answer);
+  return { BeforeClusterUpgrade: text, [`BeforeClusterUpgrade-${fromVersion}-${toVersion}`]: text };
+};
+const setHookResponses =
+  (answers: Readonly<Record<string, string>>): Edit =>
+  (s) => {
+    const namespace = s.cluster.metadata.namespace ?? '';
+    s.objects = [...s.objects.filter((o) => o.kind !== 'ConfigMap'), computeHookResponses(namespace, answers)];
+  };
+const blockedUpgradeStep = `upgrade to ${toVersion} (BeforeClusterUpgrade blocks)`;
+
+const familyScenarios: readonly Family[] = [
+  {
+    name: 'cp-scale',
+    description: 'control-plane scaling',
+    steps: [
+      ['scale the control plane to 3', (s) => void (cpTopology(s)['replicas'] = 3)],
+      ['scale the control plane to 1', (s) => void (cpTopology(s)['replicas'] = 1)],
+    ],
+  },
+  {
+    name: 'remove-labels',
+    description: 'labels and annotations removed from the Cluster topology and the class',
+    steps: [
+      [
+        "remove a label and an annotation of the Cluster's control plane and md-0",
+        (s) => {
+          delete cpTopology(s).metadata.labels['Cluster.topology.controlPlane.label'];
+          delete cpTopology(s).metadata.annotations['Cluster.topology.controlPlane.annotation'];
+          const md = mdsOf(s)[0]!.metadata as { labels: Json; annotations: Json };
+          delete md.labels['Cluster.topology.machineDeployment.label'];
+          delete md.annotations['Cluster.topology.machineDeployment.annotation'];
+        },
+      ],
+      [
+        "remove the class's control-plane label and worker annotation",
+        (s) => {
+          delete classMetadata(s).labels['ClusterClass.controlPlane.label'];
+          delete (classMd(s)['metadata'] as { annotations: Json }).annotations[
+            'ClusterClass.machineDeployment.annotation'
+          ];
+        },
+      ],
+    ],
+  },
+  {
+    name: 'mhc',
+    description: 'MachineHealthChecks changed in the class, then removed by the Cluster topology',
+    steps: [
+      [
+        "change the class's worker and control-plane health checks",
+        (s) => {
+          const md = classMd(s)['healthCheck'] as { checks: { unhealthyNodeConditions: Json[] } };
+          md.checks.unhealthyNodeConditions[0]!['timeoutSeconds'] = 600;
+          const cp = (classOf(s)['controlPlane'] as Json)['healthCheck'] as { checks: Json };
+          cp.checks['nodeStartupTimeoutSeconds'] = 900;
+        },
+      ],
+      [
+        "disable md-0's and the control plane's health checks in the Cluster topology",
+        (s) => {
+          mdsOf(s)[0]!['healthCheck'] = { enabled: false };
+          cpTopology(s)['healthCheck'] = { enabled: false };
+        },
+      ],
+    ],
+  },
+  {
+    name: 'inplace-template',
+    description: "in-place edits of the class's templates (same name)",
+    steps: [
+      [
+        'edit the worker bootstrap template in place',
+        editTemplateInPlace('KubeadmConfigTemplate', mdBootstrapRef, (spec) => {
+          (spec['template'] as { spec: Json }).spec['preKubeadmCommands'] = ['echo in-place'];
+        }),
+      ],
+      [
+        'edit the worker machine template in place',
+        editTemplateInPlace('DevMachineTemplate', mdInfraRef, setJitter('0.5')),
+      ],
+    ],
+  },
+  {
+    name: 'paused',
+    description: 'a paused Cluster changed, then unpaused',
+    steps: [
+      [
+        'pause the Cluster (spec.paused) and change a variable',
+        (s) => {
+          (s.cluster['spec'] as Json)['paused'] = true;
+          setVariable(s, 'imageRepository', 'paused');
+        },
+      ],
+      ['unpause the Cluster', (s) => void delete (s.cluster['spec'] as Json)['paused']],
+    ],
+  },
+  {
+    name: 'class-paused',
+    description: 'a paused ClusterClass changed, then unpaused',
+    steps: [
+      [
+        'pause the ClusterClass (annotation) and change its control-plane metadata',
+        (s) => {
+          const cc = objectNamed(s, 'ClusterClass', 'in-memory');
+          cc.metadata = { ...cc.metadata, annotations: { ...cc.metadata.annotations, [pausedAnnotation]: '' } };
+          classMetadata(s).labels['diff-class'] = 'paused';
+        },
+      ],
+      [
+        'unpause the ClusterClass',
+        (s) => {
+          const cc = objectNamed(s, 'ClusterClass', 'in-memory');
+          const { [pausedAnnotation]: _paused, ...annotations } = cc.metadata.annotations ?? {};
+          cc.metadata = { ...cc.metadata, annotations };
+        },
+      ],
+    ],
+  },
+  {
+    name: 'class-namespace',
+    description:
+      'a ClusterClass in another namespace, a rebase to another class there, then to one in the Cluster namespace',
+    base: computeOtherNamespaceBase,
+    steps: [
+      [
+        'rebase to in-memory-b in the classes namespace',
+        (s) => setClassRef('in-memory-b', `${s.cluster.metadata.namespace ?? ''}-classes`)(s),
+      ],
+      [
+        "rebase to in-memory in the Cluster's namespace",
+        (s) => {
+          addOwnNamespaceClass(s);
+          setClassRef('in-memory', s.cluster.metadata.namespace ?? '')(s);
+        },
+      ],
+    ],
+  },
+  {
+    name: 'defer-upgrade',
+    description:
+      'two MachineDeployments, md-1 with the defer-upgrade annotation; an upgrade, then the annotation removed',
+    edits: [
+      addSecondMd,
+      (s) => {
+        mdAnnotations(mdsOf(s)[1]!)[deferUpgradeAnnotation] = '';
+      },
+    ],
+    steps: [
+      [`upgrade to ${toVersion} (md-1 deferred)`, (s) => void (topologyOf(s)['version'] = toVersion)],
+      ['remove the defer-upgrade annotation', (s) => void delete mdAnnotations(mdsOf(s)[1]!)[deferUpgradeAnnotation]],
+    ],
+  },
+  {
+    name: 'hold-concurrency',
+    description:
+      'three MachineDeployments, upgrade-concurrency 2 on the Cluster, md-1 holding the upgrade sequence; an upgrade, then the hold removed',
+    edits: [
+      addSecondMd,
+      (s) => {
+        mdsOf(s).push({ ...structuredClone(mdsOf(s)[0]!), name: 'md-2', replicas: 1 });
+        mdAnnotations(mdsOf(s)[1]!)[holdUpgradeSequenceAnnotation] = '';
+        s.cluster.metadata = {
+          ...s.cluster.metadata,
+          annotations: { ...s.cluster.metadata.annotations, [upgradeConcurrencyAnnotation]: '2' },
+        };
+      },
+    ],
+    steps: [
+      [`upgrade to ${toVersion} (md-1 holds the sequence)`, (s) => void (topologyOf(s)['version'] = toVersion)],
+      [
+        'remove the hold-upgrade-sequence annotation',
+        (s) => void delete mdAnnotations(mdsOf(s)[1]!)[holdUpgradeSequenceAnnotation],
+      ],
+    ],
+  },
+  {
+    name: 'user-edits',
+    description:
+      'a user edits objects the topology manages (a field it owns, fields it does not), then the topology changes',
+    steps: [
+      [
+        "a user's label and replicas on md-0, an annotation on the control plane, a label on the InfrastructureCluster",
+        () => undefined,
+        [
+          {
+            role: 'MachineDeployment/md-0',
+            patch: { metadata: { labels: { 'diff-user': 'kept' } }, spec: { replicas: 3 } },
+          },
+          { role: 'ControlPlane', patch: { metadata: { annotations: { 'diff-user': 'kept' } } } },
+          { role: 'InfrastructureCluster', patch: { metadata: { labels: { 'diff-user': 'kept' } } } },
+        ],
+      ],
+      [
+        "change Cluster metadata (the user's fields stay)",
+        (s) => {
+          cpTopology(s).metadata.labels['diff-step'] = 'two';
+          (mdsOf(s)[0]!.metadata as { labels: Json }).labels['diff-step'] = 'two';
+        },
+      ],
+    ],
+  },
+  {
+    name: 'blocking-hook',
+    description:
+      "upstream's class with its test extension; BeforeClusterUpgrade answers retry after 5 s (blocking), then Success",
+    extension: true,
+    blocked: [blockedUpgradeStep],
+    edits: [setHookResponses(beforeClusterUpgrade({ Status: 'Success', RetryAfterSeconds: 5 }))],
+    steps: [
+      [
+        blockedUpgradeStep,
+        (s) => {
+          topologyOf(s)['version'] = toVersion;
+        },
+      ],
+      ['BeforeClusterUpgrade answers Success', setHookResponses(beforeClusterUpgrade({ Status: 'Success' }))],
+    ],
+  },
+];
+
+function computeFamilyScenario(name: string, family: Family): Scenario {
+  const base =
+    family.base?.(name) ??
+    ((family.extension ? computeExtensionBase(name, fromVersion) : computeBase(name, [], '1s')) as Mutable);
+  for (const edit of family.edits ?? []) edit(base);
+  const steps: Step[] = [{ name: 'create', kind: 'apply', state: base }];
+  let state: ScenarioState = base;
+  for (const [stepName, edit, userEdits] of family.steps) {
+    const next = clone(state);
+    edit(next);
+    state = next;
+    steps.push({
+      name: stepName,
+      kind: 'apply',
+      state,
+      ...(userEdits ? { userEdits } : {}),
+      ...(family.blocked?.includes(stepName) ? { blocked: true } : {}),
+    });
+  }
+  steps.push({ name: 'delete', kind: 'delete' });
+  return {
+    name,
+    description: `${family.description}; steps: ${family.steps.map(([n]) => n).join(', ')}`,
+    steps,
+    ...(family.extension ? { extension: true } : {}),
+  };
+}
