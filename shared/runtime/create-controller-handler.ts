@@ -27,25 +27,12 @@ import { createFanOutStream, type FanOutSink } from '#shared/runtime/fan-out.ts'
 import { mapChangeToFanOut } from '#shared/runtime/map-change-to-fan-out.ts';
 import type { LambdaContextLike } from '#shared/runtime/lambda-context.ts';
 import { mapLimit } from '#shared/runtime/map-limit.ts';
-import { runTick, type TickReport } from '#shared/runtime/run-tick.ts';
-import type { WakeUpReport, WakeUpRequest, WakeUpSink } from '#shared/runtime/scheduler-wake-ups.ts';
+import { runTick } from '#shared/runtime/run-tick.ts';
+import type { WakeUpRequest, WakeUpSink } from '#shared/runtime/scheduler-wake-ups.ts';
+import type { HandlerResult } from '#shared/runtime/handler-result.ts';
 import type { ChangedObject, MappedKey, PassReport, Reconciler, RuntimeDeps } from '#shared/runtime/types.ts';
 
-/** What an invocation returns (and what the local bus prints). */
-export type HandlerResult =
-  | { readonly status: 'Rejected'; readonly reason: string }
-  | {
-      readonly status: 'Handled';
-      readonly eventId: string;
-      readonly passes: readonly PassReport[];
-      readonly tick?: Omit<TickReport, 'passes'>;
-      /** Passes handed to other invocations (fan-out), not in `passes`. */
-      readonly handedOff?: number;
-      /** The mapping ran short of time: the rest of its list went to another invocation. */
-      readonly mappingContinued?: boolean;
-      /** One-time schedules for passes that asked to run again (with a wake-up sink). */
-      readonly wakeUps?: WakeUpReport;
-    };
+export type { HandlerResult } from '#shared/runtime/handler-result.ts';
 
 export type ControllerHandler = (event: unknown, context: LambdaContextLike) => Promise<HandlerResult>;
 

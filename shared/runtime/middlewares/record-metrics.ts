@@ -6,7 +6,7 @@ import type { MiddlewareObj } from '@middy/core';
 import { MetricUnit, Metrics } from '@aws-lambda-powertools/metrics';
 import type { Dependency } from '#shared/deadline/index.ts';
 import { emittedMetrics, metricsNamespace, type EmittedMetricName } from '#shared/runtime/emitted-metrics.ts';
-import type { HandlerResult } from '#shared/runtime/create-controller-handler.ts';
+import type { HandlerResult } from '#shared/runtime/handler-result.ts';
 
 export { metricsNamespace } from '#shared/runtime/emitted-metrics.ts';
 

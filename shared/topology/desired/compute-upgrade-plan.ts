@@ -13,6 +13,7 @@ import {
   parseVersionTolerant,
   type Version,
 } from '#shared/lang/semver/semver.ts';
+import type { UpgradePlans } from '#shared/topology/desired/upgrade-plans.ts';
 import type { CurrentState } from '#shared/topology/types.ts';
 
 /** An upgrade plan that cannot be computed or that breaks upstream's rules; the message is upstream's. */
@@ -36,13 +37,7 @@ export type GeneratedUpgradePlan = {
   readonly workers: readonly string[];
 };
 
-/** The plans of one computation (upstream's UpgradeTracker plans and MinWorkersVersion). */
-export type UpgradePlans = {
-  readonly controlPlane: readonly string[];
-  readonly machineDeployments: readonly string[];
-  readonly machinePools: readonly string[];
-  readonly minWorkersVersion: string;
-};
+export type { UpgradePlans } from '#shared/topology/desired/upgrade-plans.ts';
 
 const noPlan = (minWorkersVersion: string): UpgradePlans => ({
   controlPlane: [],

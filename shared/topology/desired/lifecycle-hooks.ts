@@ -3,7 +3,7 @@
 // the hooks pending on the Cluster (its `runtime.cluster.x-k8s.io/pending-hooks` annotation) and the answers it
 // already has; the computation either asks for one more hook call or says what is pending now and what blocks.
 import type { Cluster } from '#shared/api/core/v1beta2/cluster.ts';
-import type { UpgradePlans } from '#shared/topology/desired/compute-upgrade-plan.ts';
+import type { UpgradePlans } from '#shared/topology/desired/upgrade-plans.ts';
 
 /** Upstream's PendingHooksAnnotation: hooks whose call is still due, comma-separated, sorted. */
 export const PendingHooksAnnotation = 'runtime.cluster.x-k8s.io/pending-hooks';

@@ -1,6 +1,6 @@
 // Records where the version rollout stands while desired state is computed (upstream's scope.UpgradeTracker).
 // Local to one computation: created, filled and frozen into an UpgradeSummary.
-import type { UpgradePlans } from '#shared/topology/desired/compute-upgrade-plan.ts';
+import type { UpgradePlans } from '#shared/topology/desired/upgrade-plans.ts';
 import type { HookTracker } from '#shared/topology/desired/lifecycle-hooks.ts';
 import type { UpgradeSummary, WorkerUpgradeSummary } from '#shared/topology/types.ts';
 
