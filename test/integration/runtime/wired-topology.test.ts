@@ -139,8 +139,8 @@ describe('the wired topology function', () => {
     const pass = ctx.kubeLog.records.filter((r) => !mapping.includes(r));
     // 19 = the class's facts GET its 5 templates (existence) + the Cluster's pass (14): the Cluster (facts, reused by the pass),
     // the class's 5 templates by name, what the Cluster and the control plane name by name (DockerCluster,
-    // KubeadmControlPlane, 2 MachineHealthChecks, which have their owner's name), and 3 label-selected LISTs: the
-    // MachineDeployments, and, as the pass is forced, the MachineDeployment template kinds (DockerMachineTemplate,
+    // KubeadmControlPlane, 2 MachineHealthChecks, which have their owner's name), and 4 label-selected LISTs: the
+    // MachineDeployments, their Machines (whose kubelet versions show an in-place upgrade), and, as the pass is forced, the MachineDeployment template kinds (DockerMachineTemplate,
     // KubeadmConfigTemplate) to find unused ones, which also answer the reads of the referenced templates.
     // O(one Cluster), however many Clusters share the namespace.
     assert.equal(pass.length, 19, pass.map((r) => `${r.method} ${r.path}`).join(' '));
