@@ -163,24 +163,35 @@ function computeCurrentStateReads(
   };
 }
 
+/**
+ * What one topology pass carries from step to step (after upstream's `exp/topology/scope.Scope`): made once by
+ * {@link reconcileTopology}, read and extended by each step, read again for the condition and the outcome. The only
+ * fields a step changes are `latest`, `changed` and `plans`, each named for what it records.
+ */
+type TopologyPassScope = {
+  /** The Cluster as the pass read it (typed). */
+  readonly cluster: Cluster;
+  /** The Cluster as this pass last read or wrote it (pending-hooks and ok-to-delete marks move it). */
+  latest: Unstructured;
+  /** What the pass changed, in order (the outcome's `changed`). */
+  readonly changed: string[];
+  /** Objects the runtime already read (the Cluster, its class), reused instead of read again. */
+  readonly prefetched: readonly Unstructured[];
+  /** The previous pass's no-change record, to skip dry runs for objects nobody touched. */
+  readonly proofs: ApplyProofs;
+  /** Whether to LIST the template kinds to find unused templates (default on). */
+  readonly discoverLeftovers: boolean;
+  /** Set once the upgrade plans are computed, so a pass that fails after that still writes them (as upstream). */
+  plans?: ComputedUpgradePlans | undefined;
+};
+
 /** Read, compute and apply; resolves the state the condition is computed from. */
-async function reconcile(
-  deps: TopologyDeps,
-  cluster: Cluster,
-  latest: { raw: Unstructured },
-  changed: string[],
-  pass: {
-    readonly prefetched: readonly Unstructured[];
-    readonly proofs: ApplyProofs;
-    readonly discoverLeftovers?: boolean;
-    /** Set once the upgrade plans are computed, so a pass that fails after that still writes them (as upstream). */
-    plans?: ComputedUpgradePlans | undefined;
-  },
-): Promise<PassState> {
-  const rawCluster = latest.raw;
+async function reconcile(deps: TopologyDeps, scope: TopologyPassScope): Promise<PassState> {
+  const { cluster, changed } = scope;
+  const rawCluster = scope.latest;
   const callHook = deps.callHook ?? createLifecycleHookCaller(deps);
   const fieldManager = deps.fieldManager ?? TopologyManagerName;
-  const reader = createKubeReader(deps.kube, { prefetched: pass.prefetched });
+  const reader = createKubeReader(deps.kube, { prefetched: scope.prefetched });
   const contracts = createContractResolver(reader, {
     cache: { store: deps.kube.discovery, nowMs: deps.now().getTime(), ttlMs: ContractCacheTtlMs },
   });
@@ -199,7 +210,7 @@ async function reconcile(
       reader,
       contracts,
       topologyCluster,
-      computeCurrentStateReads(topologyCluster, clusterClass, pass.proofs, pass.discoverLeftovers ?? true),
+      computeCurrentStateReads(topologyCluster, clusterClass, scope.proofs, scope.discoverLeftovers),
       computeUnreferencedKinds(blueprint),
     ),
   );
@@ -221,10 +232,10 @@ async function reconcile(
   }
   // NOTE: the pending-hooks marks are written as soon as they are decided, even when a later hook call fails.
   const record = async (pending: readonly string[], plans: ComputedUpgradePlans | undefined) => {
-    pass.plans = plans ?? pass.plans;
-    const before = latest.raw;
-    latest.raw = await reconcilePendingHooks(deps.kube, fieldManager, latest.raw, pending);
-    if (latest.raw !== before)
+    scope.plans = plans ?? scope.plans;
+    const before = scope.latest;
+    scope.latest = await reconcilePendingHooks(deps.kube, fieldManager, scope.latest, pending);
+    if (scope.latest !== before)
       changed.push(
         pending.length === 0
           ? `removed ${PendingHooksAnnotation} from Cluster ${describeKey(cluster)} (no hook pending)`
@@ -260,7 +271,7 @@ async function reconcile(
     fieldManager: deps.fieldManager ?? TopologyManagerName,
     randomSuffix: deps.randomSuffix,
     rawOf: (obj) =>
-      (obj.kind === 'Cluster' && obj.metadata.uid === latest.raw.metadata.uid ? latest.raw : undefined) ??
+      (obj.kind === 'Cluster' && obj.metadata.uid === scope.latest.metadata.uid ? scope.latest : undefined) ??
       reader.raw({
         apiVersion: obj.apiVersion,
         kind: obj.kind,
@@ -269,9 +280,9 @@ async function reconcile(
       }) ??
       obj,
     changed,
-    proofs: pass.proofs,
+    proofs: scope.proofs,
     heldTemplates: [],
-    discoverLeftovers: pass.discoverLeftovers ?? true,
+    discoverLeftovers: scope.discoverLeftovers,
   };
   await step('error reconciling the Cluster topology', () => reconcileState(ctx, reader, current, desired));
   const cpVersion = getPath(desired.controlPlane.object, controlPlaneContract.version);
@@ -316,11 +327,13 @@ export async function reconcileTopology(
     input.noChange?.objectUid === cluster.metadata.uid ? input.noChange?.objects : undefined,
   );
   let state: PassState;
-  const latest = { raw: raw as Unstructured };
-  const pass: Parameters<typeof reconcile>[4] = {
+  const scope: TopologyPassScope = {
+    cluster,
+    latest: raw as Unstructured,
+    changed,
     prefetched,
     proofs,
-    ...(input.discoverLeftovers === undefined ? {} : { discoverLeftovers: input.discoverLeftovers }),
+    discoverLeftovers: input.discoverLeftovers ?? true,
   };
   // NOTE: as upstream's reconcileTopologyReconciledCondition: a paused Cluster is left alone but for the condition,
   // which says it is paused (False, reason Paused), before anything else (deletion included).
@@ -329,15 +342,15 @@ export async function reconcileTopology(
     state = paused
       ? { kind: 'Paused', message: paused }
       : cluster.metadata.deletionTimestamp
-        ? await reconcileDelete(deps, latest, changed)
-        : await reconcile(deps, cluster, latest, changed, pass);
+        ? await reconcileDelete(deps, scope)
+        : await reconcile(deps, scope);
   } catch (err) {
-    state = { kind: 'Failed', message: errorMessage(err), plans: computeFailedPassPlans(err, pass.plans) };
+    state = { kind: 'Failed', message: errorMessage(err), plans: computeFailedPassPlans(err, scope.plans) };
   }
   const write = { kube: deps.kube, fieldManager: deps.fieldManager ?? TopologyManagerName, now: deps.now() };
   const condition = computeTopologyReconciledCondition(state);
   try {
-    if (await reconcileConditions(write, latest.raw, [condition], (now) => computeUpgradePlanStatus(state, now)))
+    if (await reconcileConditions(write, scope.latest, [condition], (now) => computeUpgradePlanStatus(state, now)))
       changed.push(
         `set ${condition.condition.type}=${condition.condition.status} on Cluster ${key.namespace}/${key.name}`,
       );
@@ -347,9 +360,9 @@ export async function reconcileTopology(
   }
   let outcome = computeOutcome(state, changed);
   if (state.kind !== 'Reconciled' || outcome.result === 'Error') return outcome;
-  if (isClusterSpecChangedMeanwhile(raw as Unstructured, latest.raw) && outcome.result === 'Success')
+  if (isClusterSpecChangedMeanwhile(raw as Unstructured, scope.latest) && outcome.result === 'Success')
     outcome = { ...outcome, result: 'Requeue', requeueAfterMs: 0 };
-  return { ...outcome, noChange: computeNoChangeRecord(latest.raw, proofs.recorded()) };
+  return { ...outcome, noChange: computeNoChangeRecord(scope.latest, proofs.recorded()) };
 }
 
 /**
@@ -377,17 +390,16 @@ export function computePausedMessage(cluster: {
  */
 async function reconcileDelete(
   deps: TopologyDeps,
-  latest: { raw: Unstructured },
-  changed: string[],
+  scope: Pick<TopologyPassScope, 'latest' | 'changed'>,
 ): Promise<PassState> {
   const callHook = deps.callHook ?? createLifecycleHookCaller(deps);
   const fieldManager = deps.fieldManager ?? TopologyManagerName;
   const result = await step('error calling the BeforeClusterDelete hook', () =>
-    reconcileBeforeClusterDelete(deps.kube, fieldManager, callHook, latest.raw),
+    reconcileBeforeClusterDelete(deps.kube, fieldManager, callHook, scope.latest),
   );
-  latest.raw = result.raw;
+  scope.latest = result.raw;
   if (result.blocked) return { kind: 'Deleted', hooks: [{ hook: 'BeforeClusterDelete', answer: result.answer }] };
-  if (result.marked) changed.push(`set ${OkToDeleteAnnotation} on Cluster ${describeKey(result.raw)}`);
+  if (result.marked) scope.changed.push(`set ${OkToDeleteAnnotation} on Cluster ${describeKey(result.raw)}`);
   return { kind: 'Deleted' };
 }
 
