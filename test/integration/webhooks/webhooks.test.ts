@@ -224,7 +224,8 @@ describe('Cluster admission', () => {
       c.spec!.topology!.classRef = { name: 'patterned' };
       c.spec!.topology!.variables = [{ name: 'label', value }];
     });
-    const start = performance.now();
+    // NOTE: the API server gives the webhook 10 s; a backtracking match (JavaScript's RegExp needed minutes) would
+    // answer with a timeout, not with the pattern's message, so the message proves the match ended in time.
     await refused(
       createObject(mgmt.kube, asKube(c), { fieldManager }),
       KubeInvalidError,
@@ -232,14 +233,11 @@ describe('Cluster admission', () => {
       'admission webhook "default.cluster.cluster.x-k8s.io" denied the request',
       `spec.topology.variables[label].value: Invalid value: "\\"${value}\\"": should match '^(a+)+$'`,
     );
-    // NOTE: a generous bound well under the webhook's 10 s timeout; JavaScript's backtracking RegExp needed minutes.
-    const ms = performance.now() - start;
-    assert.ok(ms < 5_000, `answered in ${Math.round(ms)} ms`);
   });
 
   test("refuses a value whose CEL rule runs past the per-call cost limit quickly, with upstream's message", async () => {
-    // NOTE: upstream refuses this ClusterClass already, by the static cost estimate capi-serverless does not make
-    // (docs/differences.md, "CEL rules of variable schemas"); the runtime limit is what bounds it here.
+    // NOTE: maxItems 1000 keeps the rule under the static cost estimate (1,500 would not pass it, as upstream), so the
+    // ClusterClass is admitted and the value of 1,000 ids is refused by the runtime per-call limit.
     const rule = 'self.ids.all(x, self.ids.exists(y, y == x))';
     const cc = new ClusterClassBuilder('costly')
       .variables([
@@ -249,7 +247,7 @@ describe('Cluster admission', () => {
           schema: {
             openAPIV3Schema: {
               type: 'object',
-              properties: { ids: { type: 'array', items: { type: 'integer' } } },
+              properties: { ids: { type: 'array', maxItems: 1000, items: { type: 'integer' } } },
               'x-kubernetes-validations': [{ rule }],
             },
           },
@@ -259,18 +257,16 @@ describe('Cluster admission', () => {
     await applyObject(mgmt.kube, asKube(cc), { fieldManager });
     const c = cluster('costly', (c) => {
       c.spec!.topology!.classRef = { name: 'costly' };
-      c.spec!.topology!.variables = [{ name: 'ids', value: { ids: Array.from({ length: 20_000 }, (_, i) => i) } }];
+      c.spec!.topology!.variables = [{ name: 'ids', value: { ids: Array.from({ length: 1000 }, (_, i) => i) } }];
     });
-    const start = performance.now();
+    // NOTE: the API server gives the webhook 10 s; a rule that ran on past the limit would answer with a timeout, not
+    // with the cost limit's message, so the message proves the evaluation stopped in time.
     await refused(
       createObject(mgmt.kube, asKube(c), { fieldManager }),
       KubeInvalidError,
       'admission webhook "default.cluster.cluster.x-k8s.io" denied the request',
       `'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: ${rule}`,
     );
-    // NOTE: a generous bound well under the webhook's 10 s timeout; without the limit the rule runs for minutes.
-    const ms = performance.now() - start;
-    assert.ok(ms < 5_000, `answered in ${Math.round(ms)} ms`);
   });
 
   const versionCases: [string, string, string][] = [
