@@ -258,28 +258,37 @@ async function waitForClusterClassVariables(): Promise<void> {
 const topologySamples: { status: string; reason: string; message: string }[] = [];
 let sampling: ReturnType<typeof setInterval> | undefined;
 
+let samplingInFlight: Promise<void> = Promise.resolve();
+
+async function sampleTopologyReconciled(): Promise<void> {
+  const t = condition(await getCluster(), 'TopologyReconciled');
+  const sample = { status: t?.status ?? '', reason: t?.reason ?? '', message: t?.message ?? '' };
+  const last = topologySamples.at(-1);
+  if (!last || last.status !== sample.status || last.reason !== sample.reason || last.message !== sample.message)
+    topologySamples.push(sample);
+}
+
 function startSamplingTopologyReconciled(): void {
   topologySamples.length = 0;
   let busy = false;
   sampling = setInterval(() => {
     if (busy) return;
     busy = true;
-    getCluster()
-      .then((c) => {
-        const t = condition(c, 'TopologyReconciled');
-        const sample = { status: t?.status ?? '', reason: t?.reason ?? '', message: t?.message ?? '' };
-        const last = topologySamples.at(-1);
-        if (!last || last.status !== sample.status || last.reason !== sample.reason || last.message !== sample.message)
-          topologySamples.push(sample);
-      })
+    samplingInFlight = sampleTopologyReconciled()
       .catch(() => undefined)
       .finally(() => (busy = false));
   }, 500);
 }
 
-function stopSamplingTopologyReconciled(): void {
+/**
+ * Stops sampling and takes one last sample, so the state the previous step waited for (TopologyReconciled True after
+ * the upgrade) is in the trajectory even when it came less than one interval before the stop.
+ */
+async function stopSamplingTopologyReconciled(): Promise<void> {
   clearInterval(sampling);
   sampling = undefined;
+  await samplingInFlight;
+  await sampleTopologyReconciled().catch(() => undefined);
 }
 
 describe('lifecycle beside upstream Cluster API (in-memory backend)', { timeout: 30 * 60_000 }, () => {
@@ -508,7 +517,7 @@ describe('lifecycle beside upstream Cluster API (in-memory backend)', { timeout:
   });
 
   test('2b. TopologyReconciled during the upgrade: the control plane upgrading, then the MachineDeployment', async () => {
-    stopSamplingTopologyReconciled();
+    await stopSamplingTopologyReconciled();
     if (failedStep) assert.fail(`not run: an earlier step failed (${failedStep})`);
     const seen = topologySamples.map((t, i) => `${i}: ${t.status} ${t.reason}: ${t.message.replaceAll('\n', ' | ')}`);
     const printed = seen.join('\n');
