@@ -8,6 +8,8 @@ import { after, describe, test } from 'node:test';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { applyObject, createKubeClient, listObjects } from '#shared/kube/index.ts';
+import { recordCheckpointAndReleaseLease } from '#shared/checkpoint/index.ts';
+import { computeCheckpoint } from '#shared/runtime/compute-checkpoint.ts';
 import { createControllerHandler, type HandlerResult } from '#shared/runtime/create-controller-handler.ts';
 import { createEventBridgeFanOut } from '#shared/runtime/eventbridge-fan-out.ts';
 import { objectChangedEvent, parseRuntimeEvent, tickEvent, type ObjectChange } from '#shared/runtime/events.ts';
@@ -117,9 +119,9 @@ async function deliverChanges(
   return reports.flat();
 }
 
-async function tick(): Promise<PassReport[]> {
+async function tick(via = handler): Promise<PassReport[]> {
   ctx.clock.now = Date.now();
-  const result = await handler(
+  const result = await via(
     tickEvent('addons', `fault-tick-${++eventCount}`, new Date(ctx.clock.now)),
     localLambdaContext('addons', 30_000),
   );
@@ -321,6 +323,18 @@ describe('fault suite on real servers', () => {
       assert.ok(result.convergeAfterClearMs < convergeWithinMs, JSON.stringify(result));
       if (scenario.noFailedPass) assert.equal(result.failedPasses, 0, JSON.stringify(result));
     });
+  });
+
+  // NOTE: the Lambda-timeout row must be able to fail on a regression that only matters after a kill: the same
+  // scenario on a pass that records its checkpoint before its applies converges before the kill and leaves objects
+  // stale after it. Not a row of the table.
+  test(`${killedFault}: the same checks fail on a pass that records its checkpoint before its applies`, async (t) => {
+    const result = await runKilledScenario(scenarios.length, {
+      reconciler: recordingBeforeApplying(createConfigMapReconciler()),
+      convergeWithinMs: 15_000,
+    });
+    t.diagnostic(`regression: ${JSON.stringify(result)}`);
+    assert.ok(result.lost + result.wrong > 0, `the regression went unnoticed: ${JSON.stringify(result)}`);
   });
 });
 
@@ -636,25 +650,42 @@ async function runPutEventsScenario(index: number): Promise<FaultResult> {
 
 const never = () => new Promise<never>(() => undefined);
 
+/** The pass pipeline a killed scenario runs; the row runs the product's, its own check a deliberately broken one. */
+type KilledPipeline = {
+  readonly reconciler: Reconciler;
+  /** How long ticks may run after the kill before the scenario reports what is still lost or wrong. */
+  readonly convergeWithinMs: number;
+};
+
 /**
  * The Lambda runtime ends the invocations at their deadline in the middle of the burst's server-side applies: once
- * `appliesBeforeKill` applies have been sent (and reached the API server), nothing the killed invocations do reaches
- * Kubernetes or DynamoDB again (their process is gone): no error is recorded, no lease is released. Their leases last
- * a fifth longer than the Lambda timeout (LEASE_TTL_MS, as deployed). Lambda retries each failed invocation twice (they meet the dead
- * passes' leases and ask them to run again); the tick finds the lapsed leases and runs those objects' passes. Lost:
- * a source whose derived object is missing; wrong: one with stale data; duplicated: a derived object with the
- * scenario's prefix that no source accounts for (an object nothing owns).
+ * `appliesBeforeKill` applies have been sent (and reached the API server) and another pass is about to send the
+ * next one (or the deadline comes first), nothing the killed invocations do reaches Kubernetes or DynamoDB again
+ * (their process is gone): no error is recorded, no lease is released. Their leases last a fifth longer than the
+ * Lambda timeout (LEASE_TTL_MS, as deployed). Lambda retries each failed invocation twice (they meet the dead passes'
+ * leases and ask them to run again, or find them lapsed); the tick finds the lapsed leases and runs those objects'
+ * passes. Lost: a source whose derived object is missing; wrong: one with stale data; duplicated: a derived object
+ * with the scenario's prefix that no source accounts for (an object nothing owns). Every pass of the scenario (the
+ * burst before the fault, the killed one, Lambda's retries, the ticks) runs `pipeline`.
  */
-async function runKilledScenario(index: number): Promise<FaultResult> {
+async function runKilledScenario(
+  index: number,
+  pipeline: KilledPipeline = { reconciler: createConfigMapReconciler(), convergeWithinMs },
+): Promise<FaultResult> {
   const appliesBeforeKill = 5;
   const prefix = `f${index}-`;
   const names = Array.from({ length: burstSize }, (_, i) => `${prefix}${i}`);
   const expected = new Map<string, string>();
+  const passes = createControllerHandler({
+    reconciler: pipeline.reconciler,
+    logger,
+    getDeps: () => Promise.resolve(ctx.deps),
+  });
   for (const name of names) {
     await putSource(ctx, name, { v: 'round0' });
     expected.set(name, 'round0');
   }
-  await deliver(names);
+  await deliver(names, lambdaTimeoutMs, passes);
   const baseline = await audit(prefix, expected);
   assert.deepEqual(baseline, { lost: 0, wrong: 0, duplicated: 0 }, `${killedFault}: converged before the fault`);
   for (const name of names) {
@@ -669,13 +700,15 @@ async function runKilledScenario(index: number): Promise<FaultResult> {
     request: <T>(req: Parameters<typeof ctx.deps.kube.request>[0]): Promise<T> => {
       if (killed) return never();
       if (req.method !== 'PATCH') return ctx.deps.kube.request<T>(req);
-      const sent = ctx.deps.kube.request<T>(req);
-      // NOTE: the apply is sent (it reaches the API server); the invocation dies before it reads the answer.
-      if (++applies >= appliesBeforeKill) {
+      // NOTE: the apply after the last one sent is where the kill lands: a pass is in the middle of its applies
+      // (everything before them done, nothing recorded by the product's order), deterministically.
+      if (applies >= appliesBeforeKill) {
         killed = true;
-        return sent.then(never, never);
+        return never();
       }
-      return sent;
+      const sent = ctx.deps.kube.request<T>(req);
+      // NOTE: the last apply is sent (it reaches the API server); the invocation dies before it reads the answer.
+      return ++applies >= appliesBeforeKill ? sent.then(never, never) : sent;
     },
   };
   const documents = new Proxy(ctx.store.documents, {
@@ -693,7 +726,7 @@ async function runKilledScenario(index: number): Promise<FaultResult> {
     config: { ...ctx.deps.config, leaseTtlMs: lambdaTimeoutMs * 1.2 },
   };
   const killable = createControllerHandler({
-    reconciler: createConfigMapReconciler(),
+    reconciler: pipeline.reconciler,
     logger,
     getDeps: () => Promise.resolve(deps),
   });
@@ -714,20 +747,20 @@ async function runKilledScenario(index: number): Promise<FaultResult> {
     afterKill.wrong > 0 && afterKill.wrong < burstSize,
     `the kill landed in the middle of the applies: ${JSON.stringify(afterKill)}`,
   );
-  // Lambda's two retries of each failed invocation, with the product's handler.
+  // Lambda's two retries of each failed invocation, with the pipeline's handler.
   let retry = [...new Set(reports.filter((r) => r.reason.startsWith('invocation failed')).map((r) => r.key.name))];
   const retried = retry.length;
   const retryReasons = new Set<string>();
   for (let attempt = 1; attempt <= 2 && retry.length > 0; attempt++) {
     await sleep(1_000 * attempt);
-    const again = await deliver(retry);
+    const again = await deliver(retry, lambdaTimeoutMs, passes);
     for (const r of again) retryReasons.add(normalize(r.reason).replace(/LeaseHeld by .*?(,|$)/, 'LeaseHeld$1'));
     retry = [...new Set(again.filter((r) => r.reason.startsWith('invocation failed')).map((r) => r.key.name))];
   }
   let converged = await audit(prefix, expected);
   const tickPasses: PassReport[] = [];
-  while (converged.lost + converged.wrong > 0 && Date.now() - killedAt < convergeWithinMs) {
-    tickPasses.push(...(await tick()));
+  while (converged.lost + converged.wrong > 0 && Date.now() - killedAt < pipeline.convergeWithinMs) {
+    tickPasses.push(...(await tick(passes)));
     converged = await audit(prefix, expected);
     if (converged.lost + converged.wrong > 0) await sleep(250);
   }
@@ -741,5 +774,38 @@ async function runKilledScenario(index: number): Promise<FaultResult> {
     failedPasses: retried,
     convergeAfterClearMs: Date.now() - killedAt,
     ...converged,
+  };
+}
+
+/**
+ * A deliberately broken pass protocol, built from the product's own pieces, for the Lambda-timeout row's own check:
+ * the pass records its checkpoint (Success at the facts it read, lease released: `computeCheckpoint` and
+ * `recordCheckpointAndReleaseLease`) before its applies instead of after them. Without a kill it converges like the
+ * product (every pass's applies follow); a pass killed between the record and its applies leaves its object stale
+ * and recorded as done, so no retry, tick or sweep runs it again. The product's own record after the reconcile finds
+ * the lease gone and is dropped (`lost the lease before recording the checkpoint`).
+ */
+function recordingBeforeApplying(reconciler: Reconciler): Reconciler {
+  return {
+    ...reconciler,
+    async reconcile(deps, key, pass) {
+      const checkpoint = computeCheckpoint({
+        previous: pass.previous,
+        facts: pass.facts,
+        outcome: { result: 'Success', changed: [] },
+        passId: pass.passId,
+        now: deps.now(),
+        backoff: { baseMs: deps.config.backoffBaseMs, maxMs: deps.config.backoffMaxMs, jitter: deps.jitter },
+        requeueAfterMs: deps.config.requeueAfterMs,
+      });
+      const checkpointKey = {
+        controller: reconciler.controller,
+        kind: key.kind,
+        namespace: key.namespace,
+        name: key.name,
+      };
+      await recordCheckpointAndReleaseLease(deps.store, checkpointKey, checkpoint, pass.passId);
+      return reconciler.reconcile(deps, key, pass);
+    },
   };
 }
