@@ -246,7 +246,7 @@ export class CapiServerlessStack extends Stack {
         ),
       }),
     });
-    this.healthAlarm = createHealthAlarm(this, this.alarmTopic);
+    this.healthAlarm = createHealthAlarm(this, this.alarmTopic, this.webhooks.function);
 
     acknowledgeAcceptedFindings({
       controllerFunctions: Object.values(functions),

@@ -29,7 +29,10 @@ export type CapiServerlessStackProps = StackProps & {
    * secret to pay for; create it first with `aws ssm put-parameter --type SecureString`).
    */
   readonly webhookTokenParameterName?: string;
-  /** Reserved (and maximum) concurrency of the webhooks function (default 10). */
+  /**
+   * Reserved (and maximum) concurrency of the webhooks function (default 100); it also caps the Function URL at 10
+   * requests per second per unit.
+   */
   readonly webhookReservedConcurrency?: number;
   /**
    * Warm containers Lambda keeps for the webhooks (provisioned concurrency on the alias `live`, which the Function URL

@@ -40,7 +40,7 @@ export type WebhooksFunctionProps = {
    * parameters: create it with `aws ssm put-parameter --type SecureString`); no Secrets Manager secret then.
    */
   readonly tokenParameterName?: string;
-  /** Reserved (and so maximum) concurrent executions (default 10). */
+  /** Reserved (and so maximum) concurrent executions (default {@link defaultWebhookReservedConcurrency}, 100). */
   readonly reservedConcurrency?: number;
   /**
    * Warm containers kept ready (provisioned concurrency, at most `reservedConcurrency`): set, the function gets a
@@ -61,8 +61,16 @@ export type WebhooksFunctionProps = {
   readonly network?: FunctionNetworkProps;
 };
 
-/** Reserved concurrency when none is given: a burst of kubectl applies fits, a flood of strangers is capped. */
-export const defaultWebhookReservedConcurrency = 10;
+/**
+ * Reserved concurrency when none is given. Every Cluster and ClusterClass write waits on these webhooks with
+ * `failurePolicy: Fail`, and a throttled call is a refused write: a Function URL answers 429 at once (Lambda queues no
+ * synchronous invocation) and the API server's webhook client retries a 429 only when it carries `Retry-After`. Reserved
+ * concurrency also caps the URL's request rate at 10 per second per unit. 100 leaves room above the measured asks
+ * (12 containers at once for a 500-Cluster burst with 10 warm, 31–44 with cold starts; docs/faults.md) and 1,000
+ * requests per second; it still caps what a stranger flooding the public URL can cost (every call without the path
+ * token is refused before any read). Unused reservation costs nothing; it only sets aside account quota.
+ */
+export const defaultWebhookReservedConcurrency = 100;
 
 export class WebhooksFunction extends Construct {
   readonly function: nodejs.NodejsFunction;

@@ -71,7 +71,10 @@ export type DeployedStack = {
   readonly functions: readonly DeployedFunction[];
   /** Alarm metrics: one per standard alarm, one per metric a metric-math alarm reads (AWS bills per alarm metric). */
   readonly alarms: number;
-  /** Namespace/name of the custom metrics the alarms watch (the model checks the code declares each). */
+  /**
+   * Namespace/name of the metrics the alarms watch, a metric-math alarm's included (the model checks the code declares
+   * each custom one; `AWS/...` metrics are Lambda's own, free).
+   */
   readonly alarmedMetrics: readonly string[];
   /** Secrets: created by the stack, and referenced by name (the kubeconfig a user keeps in Secrets Manager). */
   readonly secretsCreated: number;
@@ -187,9 +190,7 @@ export function readDeployedStack(template: CfnTemplate): DeployedStack {
   return {
     functions,
     alarms: alarms.reduce((n, p) => n + alarmMetrics(p), 0),
-    alarmedMetrics: alarms
-      .filter((p) => typeof p['Namespace'] === 'string' && typeof p['MetricName'] === 'string')
-      .map((p) => `${String(p['Namespace'])}/${String(p['MetricName'])}`),
+    alarmedMetrics: alarms.flatMap(alarmedMetricsOf),
     secretsCreated: of('AWS::SecretsManager::Secret').length,
     secretsReferenced: referenced.size,
     advancedParameters: parameters.filter((t) => t === 'Advanced').length,
@@ -216,4 +217,16 @@ export function readDeployedStack(template: CfnTemplate): DeployedStack {
     wakeUpSchedules: of('AWS::Lambda::Function').some(([, r]) => envOf(r)['SCHEDULE_GROUP_NAME'] !== undefined),
     unpriced: [...new Set(entries.map(([, r]) => r.Type))].filter((t) => !(t in resourcePricing)).sort(),
   };
+}
+
+/** `Namespace/MetricName` of each metric an alarm reads: its own, or each `MetricStat` of a metric-math alarm. */
+function alarmedMetricsOf(alarm: Record<string, unknown>): string[] {
+  const named = (m: Record<string, unknown> | undefined) =>
+    typeof m?.['Namespace'] === 'string' && typeof m['MetricName'] === 'string'
+      ? [`${m['Namespace']}/${m['MetricName']}`]
+      : [];
+  if (!Array.isArray(alarm['Metrics'])) return named(alarm);
+  return (alarm['Metrics'] as { MetricStat?: { Metric?: Record<string, unknown> } }[]).flatMap((q) =>
+    named(q.MetricStat?.Metric),
+  );
 }

@@ -178,7 +178,7 @@ describe('CapiServerlessStack', () => {
     assert.equal(env['WEBHOOK_TOKEN_SECRET_ARN'], undefined);
     template.resourceCountIs('AWS::SecretsManager::Secret', 0);
     template.hasOutput('*', { Value: 'capi-serverless-system/capi-serverless-webhook-token' });
-    assert.equal(fn.Properties['ReservedConcurrentExecutions'], 10);
+    assert.equal(fn.Properties['ReservedConcurrentExecutions'], 100, 'above the measured peak asked, with headroom');
   });
 
   test('the token Secret follows the forwarder namespace, or a given one', () => {
@@ -410,17 +410,47 @@ describe('CapiServerlessStack', () => {
     }
   });
 
-  test('one alarm, on the Unhealthy metric with no dimension; no per-function or per-queue alarm', () => {
+  test('one alarm, on the Unhealthy metric (no dimension) plus the webhooks function’s Throttles (refused writes)', () => {
     template.resourceCountIs('AWS::SQS::Queue', 4);
     const alarms = resources('AWS::CloudWatch::Alarm');
     assert.equal(alarms.length, 1);
     const [alarm] = alarms;
-    assert.equal(alarm?.Properties['Namespace'], 'CapiServerless');
-    assert.equal(alarm?.Properties['MetricName'], 'Unhealthy');
-    assert.equal(alarm?.Properties['Dimensions'], undefined);
-    assert.equal(alarm?.Properties['Statistic'], 'Sum');
+    type Query = {
+      Id: string;
+      Expression?: string;
+      ReturnData?: boolean;
+      MetricStat?: {
+        Metric: { Namespace: string; MetricName: string; Dimensions?: { Name: string; Value: unknown }[] };
+        Stat: string;
+        Period: number;
+      };
+    };
+    const queries = alarm?.Properties['Metrics'] as Query[];
+    const [sum] = queries.filter((q) => q.Expression !== undefined);
+    assert.equal(sum?.Expression, 'FILL(unhealthy, 0) + FILL(throttled, 0)');
+    const metric = (id: string) => queries.find((q) => q.Id === id)?.MetricStat;
+    assert.deepEqual(metric('unhealthy'), {
+      Metric: { Namespace: 'CapiServerless', MetricName: 'Unhealthy' },
+      Stat: 'Sum',
+      Period: 300,
+    });
+    const webhooksFn = Object.entries(template.findResources('AWS::Lambda::Function')).find(
+      ([, f]) =>
+        (f as Resource).Properties['Environment'] !== undefined &&
+        JSON.stringify((f as Resource).Properties['Environment']).includes('capi-serverless-webhooks'),
+    )?.[0];
+    assert.deepEqual(metric('throttled'), {
+      Metric: {
+        Namespace: 'AWS/Lambda',
+        MetricName: 'Throttles',
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: webhooksFn } }],
+      },
+      Stat: 'Sum',
+      Period: 300,
+    });
     assert.equal(alarm?.Properties['Threshold'], 1);
-    assert.equal(alarm?.Properties['TreatMissingData'], 'notBreaching', 'the metric is sent only when unhealthy');
+    assert.equal(alarm?.Properties['ComparisonOperator'], 'GreaterThanOrEqualToThreshold');
+    assert.equal(alarm?.Properties['TreatMissingData'], 'notBreaching', 'the metrics are sent only when unhealthy');
   });
 
   test('the alarm and every controller’s failed events notify the alarm topic; the DLQ keeps them too', () => {

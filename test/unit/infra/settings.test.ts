@@ -64,7 +64,7 @@ const bad: { name: string; context: Context; setting: SettingKey; says: RegExp }
     name: 'a controllerConcurrency that reserves more than Lambda leaves unreserved',
     context: { ...kubeconfig, controllerConcurrency: '250' },
     setting: 'controllerConcurrency',
-    says: /would reserve 1010 concurrent executions \(4 controllers × 250 \+ webhooks 10\); .* at most 900/,
+    says: /would reserve 1100 concurrent executions \(4 controllers × 250 \+ webhooks 100\); .* at most 900/,
   },
   {
     name: 'more provisioned than reserved webhook concurrency',

@@ -36,10 +36,10 @@ describe('the deployed stack, as priced', () => {
     assert.deepEqual(readDeployedStack(grown).unpriced, ['AWS::KMS::Key']);
   });
 
-  test('the public variant: one alarm (on the Unhealthy metric), tracing off, no secret, fan-out', () => {
+  test('the public variant: one alarm (Unhealthy + the webhooks’ Throttles, two billed metrics), tracing off, no secret, fan-out', () => {
     const d = readDeployedStack(templates.public);
-    assert.equal(d.alarms, 1);
-    assert.deepEqual(d.alarmedMetrics, [`${metricsNamespace}/${healthMetricName}`]);
+    assert.equal(d.alarms, 2);
+    assert.deepEqual(d.alarmedMetrics, [`${metricsNamespace}/${healthMetricName}`, 'AWS/Lambda/Throttles']);
     assert.equal(d.functions.length, controllers.length + 1);
     assert.ok(
       d.functions.every((f) => f.tracing !== 'Active'),
@@ -65,9 +65,9 @@ describe('the deployed stack, as priced', () => {
     assert.equal(d.wakeUpSchedules, true);
   });
 
-  test('the private variant: one alarm, tracing off, no secret and no interface endpoint, no fan-out', () => {
+  test('the private variant: one alarm (two billed metrics), tracing off, no secret and no interface endpoint, no fan-out', () => {
     const d = readDeployedStack(templates.private);
-    assert.equal(d.alarms, 1);
+    assert.equal(d.alarms, 2);
     assert.ok(d.functions.every((f) => f.tracing !== 'Active'));
     assert.deepEqual([d.secretsCreated, d.secretsReferenced], [0, 0]);
     assert.ok(d.functions.every((f) => f.secretsRead === 0));
@@ -113,12 +113,13 @@ describe('the deployed stack, as priced', () => {
         },
       },
     };
-    assert.equal(readDeployedStack(grown).alarms, 3);
+    // NOTE: the template's own HealthAlarm reads two metrics (Unhealthy and the webhooks' Throttles).
+    assert.equal(readDeployedStack(grown).alarms, 2 + 2);
   });
 
   test('every custom metric an alarm watches is one the functions declare (so it is priced)', () => {
     for (const template of Object.values(templates))
-      for (const m of readDeployedStack(template).alarmedMetrics) {
+      for (const m of readDeployedStack(template).alarmedMetrics.filter((m) => !m.startsWith('AWS/'))) {
         const [namespace, name] = m.split('/');
         assert.equal(namespace, metricsNamespace);
         assert.ok((name ?? '') in emittedMetrics, m);
