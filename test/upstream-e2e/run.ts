@@ -8,7 +8,10 @@
 //   3. writes an e2e config (the provider components the harness built, upstream's in-memory templates, the variables
 //      and intervals of upstream's test/e2e/config/docker.yaml) and runs the binary with a ginkgo label filter;
 //   4. prints one row per spec from ginkgo's JSON report; exits non-zero when a spec failed.
-// Labels (specs_test.go): quick-start, clusterclass-changes, clusterclass-rollout, runtimesdk-upgrade; default: all.
+// Labels (specs_test.go): quick-start, clusterclass-changes, clusterclass-rollout, runtimesdk-upgrade, in-place-update;
+// default: all. With in-place-update selected the whole run uses the in-place configuration (docs/beside-upstream.md):
+// the core manager with RuntimeSDK and InPlaceUpdates on, the kubeadm control plane with InPlaceUpdates on, and
+// capi-serverless with EXTENSION_CONFIG_DISCOVERY=upstream.
 // UPSTREAM_E2E_ARTIFACTS keeps the artifacts (logs, dumps, report) in that folder instead of a temporary one.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -25,6 +28,7 @@ import {
 } from '#test/support/harness/test-extension.ts';
 import {
   computeGatesForAllManagers,
+  inPlaceUpdatesFeatureGates,
   resolveUpstreamBinaries,
   startUpstreamManagementCluster,
 } from '#test/support/harness/upstream-capi.ts';
@@ -34,7 +38,13 @@ import type { TestCluster } from '#test/support/harness/clusters.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const capiVersion = 'v1.14.2';
-const labels = ['quick-start', 'clusterclass-changes', 'clusterclass-rollout', 'runtimesdk-upgrade'] as const;
+const labels = [
+  'quick-start',
+  'clusterclass-changes',
+  'clusterclass-rollout',
+  'runtimesdk-upgrade',
+  'in-place-update',
+] as const;
 const inNamespaceMarker = 'UPSTREAM_E2E_IN_NETNS';
 
 const log = (line: string) => console.error(`upstream-e2e: ${new Date().toISOString().slice(11, 19)} ${line}`);
@@ -208,20 +218,28 @@ async function runInNamespace(binary: string, selected: readonly string[]): Prom
   let extension: TestExtension | undefined;
   const started = Date.now();
   try {
-    log('starting kube-apiserver, etcd and upstream managers (handoff configuration)');
-    mgmt = await startUpstreamManagementCluster({
-      name: 'upstream-e2e',
-      // NOTE: upstream's e2e runs every manager with EXP_MACHINE_TAINT_PROPAGATION=true (docker.yaml); its in-memory
-      // templates set taints, which the webhooks refuse with the gate off.
-      upstream: { featureGates: computeGatesForAllManagers({ MachineTaintPropagation: true }) },
-    });
+    const inPlace = selected.includes('in-place-update');
+    log(`starting kube-apiserver, etcd and upstream managers (handoff configuration${inPlace ? ', in place' : ''})`);
+    // NOTE: upstream's e2e runs every manager with EXP_MACHINE_TAINT_PROPAGATION=true (docker.yaml); its in-memory
+    // templates set taints, which the webhooks refuse with the gate off.
+    const featureGates = computeGatesForAllManagers({ MachineTaintPropagation: true });
+    if (inPlace) {
+      for (const [manager, gates] of Object.entries(inPlaceUpdatesFeatureGates))
+        featureGates[manager as keyof typeof featureGates] = {
+          ...featureGates[manager as keyof typeof featureGates],
+          ...gates,
+        };
+      // NOTE: read by the functions' configuration when startProduct starts them.
+      process.env['EXTENSION_CONFIG_DISCOVERY'] = 'upstream';
+    }
+    mgmt = await startUpstreamManagementCluster({ name: 'upstream-e2e', upstream: { featureGates } });
     log('starting capi-serverless (topology, addons) and the test extension behind its Service');
     product = await startProduct(mgmt, ['topology', 'addons']);
     extension = await startTestExtension(mgmt.controlPlane.kubeconfigPath);
     await serveBehindService(mgmt.kube, extension);
     log(`plane up in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 
-    const config = writeE2EConfig(join(artifacts, 'config'), {});
+    const config = writeE2EConfig(join(artifacts, 'config'), inPlace ? { EXP_IN_PLACE_UPDATES: 'true' } : {});
     const report = join(artifacts, 'report.json');
     const args = [
       `-e2e.config=${config}`,
