@@ -15,6 +15,7 @@
 // UPSTREAM_E2E_ARTIFACTS keeps the artifacts (logs, dumps, report) in that folder instead of a temporary one.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -75,7 +76,8 @@ function prepareBuilds(): string {
 /** Re-runs this script in a private network namespace (the pod address of the extension's Service goes on its lo). */
 function reexecInNetworkNamespace(binary: string): number {
   const up = ['sh', '-c', 'ip link set lo up && exec "$@"', 'sh'];
-  const flags = process.getuid?.() === 0 ? '-n' : '-rn';
+  // NOTE: a private mount namespace too, so the in-place configuration can give upstream's managers a hosts entry.
+  const flags = process.getuid?.() === 0 ? '-nm' : '-rnm';
   if (spawnSync('unshare', [flags, ...up, 'true'], { stdio: 'ignore' }).status !== 0)
     throw new Error(`unshare ${flags} failed: the run needs a private network namespace (it changes loopback)`);
   const result = spawnSync(
@@ -207,6 +209,31 @@ function printResults(reportPath: string, fallbackExit: number): number {
   return failed > 0 || passed === 0 ? 1 : 0;
 }
 
+/**
+ * In-place updates: upstream's core and kubeadm control-plane managers call the test extension themselves, by its
+ * Service's DNS name on port 443 (as in a kind cluster). Processes have no cluster DNS: the name goes into /etc/hosts
+ * (bind-mounted in this private mount namespace) at the Service's pod address, and a forwarder on that address's
+ * port 443 passes connections to the extension's port. Returns a function that stops the forwarder.
+ */
+async function serveServiceNameToManagers(ext: TestExtension, podIp = '10.255.0.1'): Promise<() => void> {
+  const { namespace, name } = { namespace: 'test-extension-system', name: 'test-extension-webhook-service' };
+  const hosts = join(mkdtempSync(join(tmpdir(), 'upstream-e2e-hosts-')), 'hosts');
+  writeFileSync(
+    hosts,
+    `${readFileSync('/etc/hosts', 'utf8')}\n${podIp} ${name}.${namespace}.svc ${name}.${namespace}.svc.cluster.local\n`,
+  );
+  execFileSync('mount', ['--bind', hosts, '/etc/hosts'], { stdio: 'pipe' });
+  const port = Number(new URL(ext.url).port);
+  const server = createServer((socket) => {
+    const upstream = connect(port, '127.0.0.1');
+    socket.pipe(upstream).pipe(socket);
+    socket.on('error', () => upstream.destroy());
+    upstream.on('error', () => socket.destroy());
+  });
+  await new Promise<void>((done, fail) => server.once('error', fail).listen(443, podIp, () => done()));
+  return () => server.close();
+}
+
 /** Step 2-4, inside the private network namespace. */
 async function runInNamespace(binary: string, selected: readonly string[]): Promise<number> {
   if (!inPrivateNetworkNamespace()) throw new Error('not in a private network namespace');
@@ -216,6 +243,7 @@ async function runInNamespace(binary: string, selected: readonly string[]): Prom
   let mgmt: (TestCluster & { upstream: { logs(): string } }) | undefined;
   let product: RunningProduct | undefined;
   let extension: TestExtension | undefined;
+  let stopForwarder: (() => void) | undefined;
   const started = Date.now();
   try {
     const inPlace = selected.includes('in-place-update');
@@ -237,6 +265,7 @@ async function runInNamespace(binary: string, selected: readonly string[]): Prom
     product = await startProduct(mgmt, ['topology', 'addons']);
     extension = await startTestExtension(mgmt.controlPlane.kubeconfigPath);
     await serveBehindService(mgmt.kube, extension);
+    if (inPlace) stopForwarder = await serveServiceNameToManagers(extension);
     log(`plane up in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 
     const config = writeE2EConfig(join(artifacts, 'config'), inPlace ? { EXP_IN_PLACE_UPDATES: 'true' } : {});
@@ -263,6 +292,7 @@ async function runInNamespace(binary: string, selected: readonly string[]): Prom
     writeFileSync(join(artifacts, 'test-extension.log'), extension.logs());
     return printResults(report, code);
   } finally {
+    stopForwarder?.();
     await product?.stop();
     await extension?.stop();
     await mgmt?.stop();
