@@ -3,7 +3,8 @@
 // (kubeconfigSecretName, or eksClusterName + eksClusterEndpoint + eksClusterCaData) and optionally stackName (the
 // stack's id and CloudFormation name, default CapiServerless; one install per name), sweepMinutes,
 // webhookTokenSecretName or webhookTokenParameterName (SSM SecureString), webhookReservedConcurrency, alarmTopicArn,
-// logRetentionDays, providerFetchAllowedHosts and providerGitlabHosts (comma-separated), tableDeletionProtection
+// logRetentionDays, providerFetchAllowedHosts and providerGitlabHosts (comma-separated), extensionConfigDiscovery
+// (upstream when upstream's core manager runs with RuntimeSDK on, docs/beside-upstream.md), tableDeletionProtection
 // (false for test stacks only), forwarderNamespace and forwarderServiceAccount (EKS Pod Identity), and for private
 // subnets vpcId + availabilityZones + privateSubnetIds + privateSubnetRouteTableIds (comma-separated, one per zone)
 // [+ securityGroupIds, secretStoreEndpoint=false when the VPC has a Secrets Manager/SSM interface endpoint]. cdk-nag's

@@ -114,13 +114,19 @@ export class CapiServerlessStack extends Stack {
         ...(network ? { network } : {}),
         tracing,
         onFailureTopic: this.alarmTopic,
-        extraEnvironment:
-          controller === 'providers'
+        extraEnvironment: {
+          ...(controller === 'providers'
             ? computeProvidersEnvironment(props)
             : // NOTE: the topology function's ticks check the forwarder's heartbeat Lease in its namespace.
               controller === 'topology'
               ? { FORWARDER_NAMESPACE: props.forwarderNamespace ?? defaultForwarderServiceAccount.namespace }
-              : {},
+              : {}),
+          // NOTE: the topology function discovers ExtensionConfigs; the providers function checks the setting against
+          // the core manager's RuntimeSDK gate.
+          ...((controller === 'providers' || controller === 'topology') && props.extensionConfigDiscovery
+            ? { EXTENSION_CONFIG_DISCOVERY: props.extensionConfigDiscovery }
+            : {}),
+        },
         sweepMinutes,
         ...(wakeUps ? { wakeUps } : {}),
         concurrency: props.controllerConcurrency ?? defaultControllerConcurrency,

@@ -38,6 +38,7 @@ export const settingKeys = [
   'logRetentionDays',
   'providerFetchAllowedHosts',
   'providerGitlabHosts',
+  'extensionConfigDiscovery',
   'tableDeletionProtection',
   'forwarderNamespace',
   'forwarderServiceAccount',
@@ -69,6 +70,15 @@ const text = (key: SettingKey, value: unknown): string | undefined => {
   if (value === undefined || value === null || value === '') return undefined;
   if (typeof value !== 'string') throw new StackSettingError(key, `must be a string, got ${JSON.stringify(value)}`);
   return value.trim() || undefined;
+};
+
+const extensionConfigDiscovery = (value: unknown): CapiServerlessStackProps['extensionConfigDiscovery'] => {
+  const v = text('extensionConfigDiscovery', value);
+  if (v === undefined || v === 'capi-serverless' || v === 'upstream') return v;
+  throw new StackSettingError(
+    'extensionConfigDiscovery',
+    `must be capi-serverless or upstream, got ${JSON.stringify(v)}`,
+  );
 };
 
 const integer = (key: keyof typeof integerBounds, value: unknown): number | undefined => {
@@ -193,6 +203,7 @@ export function computeStackSettings(get: (key: SettingKey) => unknown): {
     ...optional('logRetention', logRetention),
     ...optional('providerFetchAllowedHosts', list('providerFetchAllowedHosts', get('providerFetchAllowedHosts'))),
     ...optional('providerGitlabHosts', list('providerGitlabHosts', get('providerGitlabHosts'))),
+    ...optional('extensionConfigDiscovery', extensionConfigDiscovery(get('extensionConfigDiscovery'))),
     ...optional('tableDeletionProtection', boolean('tableDeletionProtection', get('tableDeletionProtection'))),
     ...optional('forwarderNamespace', text('forwarderNamespace', get('forwarderNamespace'))),
     ...optional('forwarderServiceAccount', text('forwarderServiceAccount', get('forwarderServiceAccount'))),

@@ -64,6 +64,12 @@ export type CapiServerlessStackProps = StackProps & {
   /** GitLab hosts (exact) of provider URLs (`PROVIDER_GITLAB_HOSTS`; default gitlab.com). */
   readonly providerGitlabHosts?: readonly string[];
   /**
+   * Who discovers ExtensionConfigs and writes their status (`EXTENSION_CONFIG_DISCOVERY` of the topology and
+   * providers functions; default `capi-serverless`). `upstream` when upstream's core manager runs with the RuntimeSDK
+   * gate on (in-place updates, docs/beside-upstream.md): its ExtensionConfig controller is then the one writer.
+   */
+  readonly extensionConfigDiscovery?: 'capi-serverless' | 'upstream';
+  /**
    * An EKS management cluster reached with IAM tokens the functions sign themselves (EKS access entries map each
    * function's role, output `<controller>RoleArn`): no kubeconfig secret, so no Secrets Manager call.
    */

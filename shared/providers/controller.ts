@@ -142,6 +142,7 @@ export function createProvidersReconciler(fetchFn?: ProviderDeps['fetch']): Reco
         fetchPolicy: deps.config.providerFetch,
         now: () => new Date(deps.now()),
         fieldManager: deps.config.fieldManager,
+        extensionConfigDiscovery: deps.config.extensionConfigDiscovery,
       };
       return reconcileProvider(providerDeps, { kind: key.kind, namespace: key.namespace, name: key.name });
     },

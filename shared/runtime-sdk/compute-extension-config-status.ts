@@ -57,3 +57,34 @@ export function computeExtensionConfigStatus(
     deprecated: { v1beta1: { conditions: [v1beta1] } },
   };
 }
+
+/**
+ * Why an ExtensionConfig another writer discovers is not usable yet, or undefined when it is: as upstream's read-only
+ * ExtensionConfig controller (the kubeadm control plane's) validates, a CA bundle and a `Discovered` condition True at
+ * the current generation. Pure.
+ *
+ * @example
+ * computeExtensionConfigUnready({ metadata: { name: 'ext', generation: 2 }, spec, status }); // undefined when discovered at 2
+ */
+export function computeExtensionConfigUnready(
+  extensionConfig: Pick<ExtensionConfig, 'metadata' | 'spec' | 'status'>,
+): string | undefined {
+  const name = extensionConfig.metadata.name ?? '';
+  if (!extensionConfig.spec.clientConfig.caBundle) return `caBundle is not set on ExtensionConfig ${name}`;
+  const condition = (extensionConfig.status?.conditions ?? []).find(
+    (c): c is MetaCondition =>
+      typeof c === 'object' && c !== null && (c as { type?: unknown }).type === discoveredCondition.type,
+  );
+  if (condition === undefined) return `Discovered condition not yet set on ExtensionConfig ${name}`;
+  if (condition.status !== 'True') {
+    return `Discovered condition on ExtensionConfig ${name} must have status: True (instead it has: ${condition.status})`;
+  }
+  const generation = extensionConfig.metadata.generation;
+  if (generation !== undefined && condition.observedGeneration !== generation) {
+    return (
+      `Discovered condition on ExtensionConfig ${name} must have observedGeneration: ${generation} ` +
+      `(instead it has: ${condition.observedGeneration ?? 0})`
+    );
+  }
+  return undefined;
+}

@@ -8,9 +8,11 @@ export type { ExtensionCallDeps, ExtensionCallOptions } from '#shared/runtime-sd
 export { computeDiscoveredHandlers } from '#shared/runtime-sdk/compute-discovered-handlers.ts';
 export {
   computeExtensionConfigStatus,
+  computeExtensionConfigUnready,
   discoveredCondition,
 } from '#shared/runtime-sdk/compute-extension-config-status.ts';
 export {
+  checkExtensionConfig,
   getExtensionConfig,
   injectCAFromSecretAnnotation,
   reconcileExtensionConfig,

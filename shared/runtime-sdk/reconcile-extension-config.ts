@@ -9,6 +9,7 @@ import { callDiscovery } from '#shared/runtime-sdk/call-extension.ts';
 import { computeDiscoveredHandlers } from '#shared/runtime-sdk/compute-discovered-handlers.ts';
 import {
   computeExtensionConfigStatus,
+  computeExtensionConfigUnready,
   type DiscoveryResult,
 } from '#shared/runtime-sdk/compute-extension-config-status.ts';
 
@@ -84,6 +85,29 @@ export async function reconcileExtensionConfig(
     handlers: status.handlers.map((h) => h.name),
     ...(result.ok ? {} : { error: result.error }),
     changed,
+  };
+}
+
+/**
+ * The pass when upstream's ExtensionConfig controller is the one writer (EXTENSION_CONFIG_DISCOVERY=upstream: the core
+ * manager runs with RuntimeSDK on, e.g. for in-place updates): reads the ExtensionConfig and says whether upstream has
+ * discovered it at its current generation, as upstream's read-only ExtensionConfig controller (the kubeadm control
+ * plane's) validates; writes nothing.
+ *
+ * @example
+ * const { discovered, error } = await checkExtensionConfig({ kube }, 'my-extension');
+ */
+export async function checkExtensionConfig(
+  deps: Pick<ExtensionConfigDeps, 'kube'>,
+  name: string,
+): Promise<ExtensionConfigOutcome> {
+  const object = await getExtensionConfig(deps.kube, name);
+  const unready = computeExtensionConfigUnready(object);
+  return {
+    discovered: unready === undefined,
+    handlers: (object.status?.handlers ?? []).map((h) => h.name),
+    ...(unready === undefined ? {} : { error: `waiting for upstream's discovery: ${unready}` }),
+    changed: [],
   };
 }
 

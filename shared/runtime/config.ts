@@ -95,6 +95,13 @@ export const RuntimeEnv = z.object({
    */
   MAPPING_PAGE_SIZE: z.coerce.number().int().min(1).max(500).default(500),
   MAPPING_HAND_OFF_BEFORE_TIMEOUT_MS: ms(120_000),
+  /**
+   * Who discovers ExtensionConfigs and writes their status: `capi-serverless` (its ExtensionConfig pass; upstream's
+   * core manager runs with RuntimeSDK off) or `upstream` (the core manager runs with RuntimeSDK on, e.g. for
+   * in-place updates, and its ExtensionConfig controller is the one writer; capi-serverless only reads). The providers
+   * pass warns on the core provider when its RuntimeSDK gate says otherwise.
+   */
+  EXTENSION_CONFIG_DISCOVERY: z.enum(['capi-serverless', 'upstream']).default('capi-serverless'),
   /** Field manager of server-side applies. */
   FIELD_MANAGER: z.string().min(1).default('capi-serverless'),
   /**
@@ -134,6 +141,8 @@ export type RuntimeConfig = {
   /** Paged mapping: objects per LIST page, and how much of the invocation is left when the rest is handed off. */
   readonly mapping: { readonly pageSize: number; readonly handOffBeforeTimeoutMs: number };
   readonly fieldManager: string;
+  /** Who writes ExtensionConfig status (EXTENSION_CONFIG_DISCOVERY). */
+  readonly extensionConfigDiscovery: RuntimeEnv['EXTENSION_CONFIG_DISCOVERY'];
   readonly logLevel: RuntimeEnv['POWERTOOLS_LOG_LEVEL'];
   /** Where the providers function may download from (see `FetchPolicy`). */
   readonly providerFetch: { readonly allowedHosts: readonly string[]; readonly gitlabHosts: readonly string[] };
@@ -216,6 +225,7 @@ export function computeRuntimeConfig(env: Readonly<Record<string, string | undef
     fanOut: { eventBusName: e.EVENT_BUS_NAME, batch: e.FANOUT_BATCH },
     mapping: { pageSize: e.MAPPING_PAGE_SIZE, handOffBeforeTimeoutMs: e.MAPPING_HAND_OFF_BEFORE_TIMEOUT_MS },
     fieldManager: e.FIELD_MANAGER,
+    extensionConfigDiscovery: e.EXTENSION_CONFIG_DISCOVERY,
     logLevel: e.POWERTOOLS_LOG_LEVEL,
     providerFetch: {
       allowedHosts: commaList(e.PROVIDER_FETCH_ALLOWED_HOSTS),

@@ -21,7 +21,7 @@ import {
   type TopologyOutcome,
   type Unstructured,
 } from '#shared/topology/index.ts';
-import { reconcileExtensionConfig } from '#shared/runtime-sdk/index.ts';
+import { checkExtensionConfig, reconcileExtensionConfig } from '#shared/runtime-sdk/index.ts';
 import { computeInputHash } from '#shared/runtime/compute-input-hash.ts';
 import type {
   ChangedObject,
@@ -193,8 +193,18 @@ async function getExtensionConfigFacts(deps: RuntimeDeps, key: PassKey): Promise
   return factsOf(ec, { annotations: without(ec.metadata.annotations, ignoredAnnotations) });
 }
 
-/** An ExtensionConfig pass: discovery, then again after {@link rediscoverAfterMs} (an extension may change). */
+/**
+ * An ExtensionConfig pass: discovery, then again after {@link rediscoverAfterMs} (an extension may change). With
+ * EXTENSION_CONFIG_DISCOVERY=upstream (the core manager runs with RuntimeSDK on, e.g. for in-place updates) upstream's
+ * ExtensionConfig controller is the one writer: the pass writes nothing and reports whether upstream has discovered it.
+ */
 async function reconcileExtension(deps: RuntimeDeps, key: PassKey, ctx: PassContext): Promise<PassOutcome> {
+  if (deps.config.extensionConfigDiscovery === 'upstream') {
+    const checked = await checkExtensionConfig({ kube: deps.kube }, key.name);
+    return checked.discovered
+      ? { result: 'Success', changed: [] }
+      : { result: 'Error', changed: [], error: checked.error ?? 'not discovered' };
+  }
   const outcome = await reconcileExtensionConfig(
     { kube: deps.kube, fieldManager: deps.config.fieldManager, now: deps.now, signal: ctx.signal },
     key.name,

@@ -8,10 +8,14 @@
 //   3. writes an e2e config (the provider components the harness built, upstream's in-memory templates, the variables
 //      and intervals of upstream's test/e2e/config/docker.yaml) and runs the binary with a ginkgo label filter;
 //   4. prints one row per spec from ginkgo's JSON report; exits non-zero when a spec failed.
-// Labels (specs_test.go): quick-start, clusterclass-changes, clusterclass-rollout, runtimesdk-upgrade; default: all.
+// Labels (specs_test.go): quick-start, clusterclass-changes, clusterclass-rollout, runtimesdk-upgrade, in-place-update;
+// default: all. With in-place-update selected the whole run uses the in-place configuration (docs/beside-upstream.md):
+// the core manager with RuntimeSDK and InPlaceUpdates on, the kubeadm control plane with InPlaceUpdates on, and
+// capi-serverless with EXTENSION_CONFIG_DISCOVERY=upstream.
 // UPSTREAM_E2E_ARTIFACTS keeps the artifacts (logs, dumps, report) in that folder instead of a temporary one.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,6 +29,7 @@ import {
 } from '#test/support/harness/test-extension.ts';
 import {
   computeGatesForAllManagers,
+  inPlaceUpdatesFeatureGates,
   resolveUpstreamBinaries,
   startUpstreamManagementCluster,
 } from '#test/support/harness/upstream-capi.ts';
@@ -34,7 +39,13 @@ import type { TestCluster } from '#test/support/harness/clusters.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const capiVersion = 'v1.14.2';
-const labels = ['quick-start', 'clusterclass-changes', 'clusterclass-rollout', 'runtimesdk-upgrade'] as const;
+const labels = [
+  'quick-start',
+  'clusterclass-changes',
+  'clusterclass-rollout',
+  'runtimesdk-upgrade',
+  'in-place-update',
+] as const;
 const inNamespaceMarker = 'UPSTREAM_E2E_IN_NETNS';
 
 const log = (line: string) => console.error(`upstream-e2e: ${new Date().toISOString().slice(11, 19)} ${line}`);
@@ -65,7 +76,8 @@ function prepareBuilds(): string {
 /** Re-runs this script in a private network namespace (the pod address of the extension's Service goes on its lo). */
 function reexecInNetworkNamespace(binary: string): number {
   const up = ['sh', '-c', 'ip link set lo up && exec "$@"', 'sh'];
-  const flags = process.getuid?.() === 0 ? '-n' : '-rn';
+  // NOTE: a private mount namespace too, so the in-place configuration can give upstream's managers a hosts entry.
+  const flags = process.getuid?.() === 0 ? '-nm' : '-rnm';
   if (spawnSync('unshare', [flags, ...up, 'true'], { stdio: 'ignore' }).status !== 0)
     throw new Error(`unshare ${flags} failed: the run needs a private network namespace (it changes loopback)`);
   const result = spawnSync(
@@ -197,6 +209,31 @@ function printResults(reportPath: string, fallbackExit: number): number {
   return failed > 0 || passed === 0 ? 1 : 0;
 }
 
+/**
+ * In-place updates: upstream's core and kubeadm control-plane managers call the test extension themselves, by its
+ * Service's DNS name on port 443 (as in a kind cluster). Processes have no cluster DNS: the name goes into /etc/hosts
+ * (bind-mounted in this private mount namespace) at the Service's pod address, and a forwarder on that address's
+ * port 443 passes connections to the extension's port. Returns a function that stops the forwarder.
+ */
+async function serveServiceNameToManagers(ext: TestExtension, podIp = '10.255.0.1'): Promise<() => void> {
+  const { namespace, name } = { namespace: 'test-extension-system', name: 'test-extension-webhook-service' };
+  const hosts = join(mkdtempSync(join(tmpdir(), 'upstream-e2e-hosts-')), 'hosts');
+  writeFileSync(
+    hosts,
+    `${readFileSync('/etc/hosts', 'utf8')}\n${podIp} ${name}.${namespace}.svc ${name}.${namespace}.svc.cluster.local\n`,
+  );
+  execFileSync('mount', ['--bind', hosts, '/etc/hosts'], { stdio: 'pipe' });
+  const port = Number(new URL(ext.url).port);
+  const server = createServer((socket) => {
+    const upstream = connect(port, '127.0.0.1');
+    socket.pipe(upstream).pipe(socket);
+    socket.on('error', () => upstream.destroy());
+    upstream.on('error', () => socket.destroy());
+  });
+  await new Promise<void>((done, fail) => server.once('error', fail).listen(443, podIp, () => done()));
+  return () => server.close();
+}
+
 /** Step 2-4, inside the private network namespace. */
 async function runInNamespace(binary: string, selected: readonly string[]): Promise<number> {
   if (!inPrivateNetworkNamespace()) throw new Error('not in a private network namespace');
@@ -206,22 +243,32 @@ async function runInNamespace(binary: string, selected: readonly string[]): Prom
   let mgmt: (TestCluster & { upstream: { logs(): string } }) | undefined;
   let product: RunningProduct | undefined;
   let extension: TestExtension | undefined;
+  let stopForwarder: (() => void) | undefined;
   const started = Date.now();
   try {
-    log('starting kube-apiserver, etcd and upstream managers (handoff configuration)');
-    mgmt = await startUpstreamManagementCluster({
-      name: 'upstream-e2e',
-      // NOTE: upstream's e2e runs every manager with EXP_MACHINE_TAINT_PROPAGATION=true (docker.yaml); its in-memory
-      // templates set taints, which the webhooks refuse with the gate off.
-      upstream: { featureGates: computeGatesForAllManagers({ MachineTaintPropagation: true }) },
-    });
+    const inPlace = selected.includes('in-place-update');
+    log(`starting kube-apiserver, etcd and upstream managers (handoff configuration${inPlace ? ', in place' : ''})`);
+    // NOTE: upstream's e2e runs every manager with EXP_MACHINE_TAINT_PROPAGATION=true (docker.yaml); its in-memory
+    // templates set taints, which the webhooks refuse with the gate off.
+    const featureGates = computeGatesForAllManagers({ MachineTaintPropagation: true });
+    if (inPlace) {
+      for (const [manager, gates] of Object.entries(inPlaceUpdatesFeatureGates))
+        featureGates[manager as keyof typeof featureGates] = {
+          ...featureGates[manager as keyof typeof featureGates],
+          ...gates,
+        };
+      // NOTE: read by the functions' configuration when startProduct starts them.
+      process.env['EXTENSION_CONFIG_DISCOVERY'] = 'upstream';
+    }
+    mgmt = await startUpstreamManagementCluster({ name: 'upstream-e2e', upstream: { featureGates } });
     log('starting capi-serverless (topology, addons) and the test extension behind its Service');
     product = await startProduct(mgmt, ['topology', 'addons']);
     extension = await startTestExtension(mgmt.controlPlane.kubeconfigPath);
     await serveBehindService(mgmt.kube, extension);
+    if (inPlace) stopForwarder = await serveServiceNameToManagers(extension);
     log(`plane up in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 
-    const config = writeE2EConfig(join(artifacts, 'config'), {});
+    const config = writeE2EConfig(join(artifacts, 'config'), inPlace ? { EXP_IN_PLACE_UPDATES: 'true' } : {});
     const report = join(artifacts, 'report.json');
     const args = [
       `-e2e.config=${config}`,
@@ -245,6 +292,7 @@ async function runInNamespace(binary: string, selected: readonly string[]): Prom
     writeFileSync(join(artifacts, 'test-extension.log'), extension.logs());
     return printResults(report, code);
   } finally {
+    stopForwarder?.();
     await product?.stop();
     await extension?.stop();
     await mgmt?.stop();

@@ -117,3 +117,30 @@ var _ = Describe("ClusterUpgradeWithRuntimeSDKSpec", Label("runtimesdk-upgrade")
 		}
 	})
 })
+
+// In-place updates (upstream v1.12+): the plane runs the core manager with RuntimeSDK and InPlaceUpdates on and the
+// kubeadm control plane with InPlaceUpdates on; capi-serverless leaves ExtensionConfig discovery to upstream
+// (EXTENSION_CONFIG_DISCOVERY=upstream), run.ts sets both when this label is selected. Inputs as upstream's
+// cluster_in_place_update_test.go.
+var _ = Describe("ClusterInPlaceUpdateSpec", Label("in-place-update"), func() {
+	e2e.ClusterInPlaceUpdateSpec(ctx, func() e2e.ClusterInPlaceUpdateSpecInput {
+		return e2e.ClusterInPlaceUpdateSpecInput{
+			E2EConfig:                 e2eConfig,
+			ClusterctlConfigPath:      clusterctlConfigPath,
+			BootstrapClusterProxy:     bootstrapClusterProxy,
+			ArtifactFolder:            artifactFolder,
+			SkipCleanup:               skipCleanup,
+			InfrastructureProvider:    infrastructureProvider,
+			Flavor:                    ptr.To("in-memory-topology"),
+			ExtensionServiceNamespace: extensionServiceNamespace,
+			ExtensionServiceName:      extensionServiceName,
+			ClusterctlVariables: map[string]string{
+				// As upstream: scale-in on the control plane, MaxUnavailable 1 on the MachineDeployment, so every
+				// change can be carried out in place with no Machine re-created.
+				"KUBEADM_CONTROL_PLANE_MAX_SURGE": "0",
+				"MD_MAX_SURGE":                    "1",
+				"MD_MAX_UNAVAILABLE":              "1",
+			},
+		}
+	})
+})

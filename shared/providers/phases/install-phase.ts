@@ -30,10 +30,15 @@ import {
   isHandoffEnabled,
   listChangedObjects,
 } from '#shared/providers/desired/compute-handoff.ts';
+import {
+  computeFeatureGateConflict,
+  ExtensionConfigDiscovery,
+  featureGatesCondition,
+} from '#shared/providers/desired/compute-feature-gate-conflict.ts';
 import { computeProviderComponents } from '#shared/providers/desired/compute-provider-components.ts';
 import type { ComponentObject } from '#shared/providers/desired/parse-components-yaml.ts';
 import { providerTypeWords } from '#shared/providers/fetch/config-map-releases.ts';
-import { isConditionTrue } from '#shared/providers/phases/compute-conditions.ts';
+import { computeDeleteCondition, isConditionTrue } from '#shared/providers/phases/compute-conditions.ts';
 import { computePausedObjects } from '#shared/providers/phases/compute-paused-objects.ts';
 import {
   appliedHashAnnotation,
@@ -130,6 +135,21 @@ function withHandoff(pass: ProviderPass, objects: readonly ComponentObject[]): r
   return isHandoffEnabled(pass.provider) ? computeHandoffComponents(pass.provider.kind, objects) : objects;
 }
 
+/**
+ * Sets `FeatureGatesCompatible` False on the provider when the components run its manager with feature gates that
+ * cannot work beside capi-serverless (compute-feature-gate-conflict.ts); removes it otherwise, so a provider without a
+ * conflict carries no extra condition. A warning: the components are installed as asked.
+ */
+function recordFeatureGateConflict(pass: ProviderPass, objects: readonly ComponentObject[]): void {
+  const discovery = pass.deps.extensionConfigDiscovery ?? ExtensionConfigDiscovery.capiServerless;
+  const conflict = computeFeatureGateConflict(pass.provider.kind, objects, discovery);
+  if (conflict === undefined) {
+    pass.conditions = computeDeleteCondition(pass.conditions, featureGatesCondition);
+    return;
+  }
+  setPassCondition(pass, { type: featureGatesCondition, status: 'False', ...conflict });
+}
+
 /** A components size that keeps the cache Secret's compression as it is (upstream decides it by the file's size). */
 function cachedComponentsSize(pass: ProviderPass): number {
   const compressed = pass.componentsCache?.secret?.metadata.annotations?.[compressedAnnotation] === 'true';
@@ -147,6 +167,7 @@ export const installPhase: Phase = {
     if (pass.cached) {
       const cached = pass.cached.objects;
       const objects = withHandoff(pass, cached);
+      recordFeatureGateConflict(pass, objects);
       const handoff = listChangedObjects(cached, objects);
       if (installed) {
         if (handoff.length > 0) {
@@ -188,6 +209,7 @@ export const installPhase: Phase = {
       }
     }
     const objects = withHandoff(pass, components.objects);
+    recordFeatureGateConflict(pass, objects);
     await applyPaused(pass, objects, release.version);
     await recordCache(pass, objects, Buffer.byteLength(release.componentsYaml, 'utf8'));
     recordInstalled(pass, release.version);

@@ -9,6 +9,7 @@ import type { ProviderComponents } from '#shared/providers/desired/compute-provi
 import type { FetchPolicy } from '#shared/providers/fetch/fetch-policy.ts';
 import type { ComponentObject } from '#shared/providers/desired/parse-components-yaml.ts';
 import type { FetchFn } from '#shared/providers/fetch/fetch-fn.ts';
+import type { ExtensionConfigDiscovery } from '#shared/providers/desired/compute-feature-gate-conflict.ts';
 import type { ProviderRelease } from '#shared/providers/fetch/provider-release.ts';
 
 export type ProviderDeps = {
@@ -19,6 +20,11 @@ export type ProviderDeps = {
   readonly fetchPolicy?: FetchPolicy;
   readonly now: () => Date;
   readonly fieldManager: string;
+  /**
+   * Who writes ExtensionConfig status (EXTENSION_CONFIG_DISCOVERY; default capi-serverless): checked against the
+   * core manager's RuntimeSDK gate.
+   */
+  readonly extensionConfigDiscovery?: ExtensionConfigDiscovery;
 };
 
 export type ProviderKey = { readonly kind: ProviderKind; readonly namespace: string; readonly name: string };

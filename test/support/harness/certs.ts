@@ -106,13 +106,18 @@ export function issueCertificate(
   pki: Pki,
   dir: string,
   name: string,
-  usage: { serving: true } | { user: string; groups?: readonly string[] },
+  usage: { serving: true; dnsNames?: readonly string[] } | { user: string; groups?: readonly string[] },
 ): { cert: string; key: string } {
   const subj =
     'serving' in usage ? `/CN=${name}` : [...(usage.groups ?? []).map((g) => `/O=${g}`), `/CN=${usage.user}`].join('');
+  const sans = [
+    'IP:127.0.0.1',
+    'DNS:localhost',
+    ...('serving' in usage ? (usage.dnsNames ?? []) : []).map((n) => `DNS:${n}`),
+  ];
   const ext =
     'serving' in usage
-      ? 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n'
+      ? `subjectAltName=${sans.join(',')}\nextendedKeyUsage=serverAuth\n`
       : 'extendedKeyUsage=clientAuth\n';
   writeFileSync(join(dir, `${name}.ext`), ext);
   openssl(

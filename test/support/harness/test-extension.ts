@@ -6,7 +6,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createPki } from '#test/support/harness/certs.ts';
+import { createPki, issueCertificate } from '#test/support/harness/certs.ts';
 import { getFreePort } from '#test/support/harness/ports.ts';
 
 export type TestExtension = {
@@ -55,8 +55,15 @@ async function startTestExtensionOnce(kubeconfigPath: string): Promise<TestExten
   const pki = createPki(dir);
   const certDir = join(dir, 'serving');
   mkdirSync(certDir);
-  copyFileSync(pki.servingCert, join(certDir, 'tls.crt'));
-  copyFileSync(pki.servingKey, join(certDir, 'tls.key'));
+  // NOTE: also valid for the Service name upstream's e2e ExtensionConfigs use, for upstream's managers that call it
+  // by that name (in-place updates: test/upstream-e2e/run.ts maps the name to the Service's pod address).
+  const { namespace, name } = { namespace: 'test-extension-system', name: 'test-extension-webhook-service' };
+  const serving = issueCertificate(pki, dir, 'extension-serving', {
+    serving: true,
+    dnsNames: [`${name}.${namespace}.svc`, `${name}.${namespace}.svc.cluster.local`],
+  });
+  copyFileSync(serving.cert, join(certDir, 'tls.crt'));
+  copyFileSync(serving.key, join(certDir, 'tls.key'));
   const [port, health, diagnostics] = [await getFreePort(), await getFreePort(), await getFreePort()];
   let output = '';
   const proc: ChildProcess = spawn(

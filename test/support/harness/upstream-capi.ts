@@ -104,6 +104,21 @@ export const upstreamFeatureGates: Record<UpstreamCapiMode, Record<UpstreamManag
 };
 
 /**
+ * In-place updates beside capi-serverless (docs/beside-upstream.md): the core manager with `RuntimeSDK` on besides
+ * `InPlaceUpdates` (its MachineDeployment and Machine controllers need a Runtime SDK client; its ExtensionConfig
+ * controller then discovers ExtensionConfigs and is their one writer: capi-serverless runs with
+ * EXTENSION_CONFIG_DISCOVERY=upstream), `ClusterTopology` still off; the kubeadm control plane with `InPlaceUpdates`
+ * (it reads ExtensionConfigs with a read-only registry of its own). Merge over the mode's gates:
+ *
+ * @example
+ * startUpstreamCapi(mgmt, { featureGates: inPlaceUpdatesFeatureGates });
+ */
+export const inPlaceUpdatesFeatureGates: Partial<Record<UpstreamManager, Record<string, boolean>>> = {
+  core: { ClusterTopology: false, RuntimeSDK: true, InPlaceUpdates: true },
+  'control-plane-kubeadm': { ClusterTopology: true, InPlaceUpdates: true },
+};
+
+/**
  * The same feature gates for all four managers, e.g. upstream's e2e `EXP_MACHINE_TAINT_PROPAGATION=true`
  * (test/e2e/config/docker.yaml): its in-memory topology Cluster sets taints, which KCP's and the core webhooks refuse
  * with the gate off.

@@ -279,6 +279,30 @@ describe('CapiServerlessStack', () => {
     );
   });
 
+  test('extensionConfigDiscovery reaches the topology and providers functions only, and only when given', () => {
+    const given = createTestApp();
+    const t = Template.fromStack(
+      new CapiServerlessStack(given, 'Discovery', { ...credentials, extensionConfigDiscovery: 'upstream' }),
+    );
+    const envs = (Object.values(t.findResources('AWS::Lambda::Function')) as Resource[]).map(
+      (f) => (f.Properties['Environment'] as { Variables: Record<string, unknown> }).Variables,
+    );
+    assert.deepEqual(
+      envs
+        .filter((e) => e['EXTENSION_CONFIG_DISCOVERY'] !== undefined)
+        .map((e) => [e['POWERTOOLS_SERVICE_NAME'], e['EXTENSION_CONFIG_DISCOVERY']])
+        .sort(),
+      [
+        ['capi-serverless-providers', 'upstream'],
+        ['capi-serverless-topology', 'upstream'],
+      ],
+    );
+    const defaults = resources('AWS::Lambda::Function').map(
+      (f) => (f.Properties['Environment'] as { Variables: Record<string, unknown> }).Variables,
+    );
+    assert.ok(defaults.every((e) => e['EXTENSION_CONFIG_DISCOVERY'] === undefined));
+  });
+
   test('a given token secret and concurrency cap replace the defaults', () => {
     const given = createTestApp();
     const t = Template.fromStack(

@@ -157,6 +157,12 @@ const bad: { name: string; context: Context; setting: SettingKey; says: RegExp }
     says: /each entry is a host name/,
   },
   {
+    name: 'an ExtensionConfig discovery that is neither side',
+    context: { ...kubeconfig, extensionConfigDiscovery: 'both' },
+    setting: 'extensionConfigDiscovery',
+    says: /must be capi-serverless or upstream, got "both"/,
+  },
+  {
     name: 'tableDeletionProtection that is not a boolean',
     context: { ...kubeconfig, tableDeletionProtection: 'no' },
     setting: 'tableDeletionProtection',

@@ -50,6 +50,12 @@ describe('computeRuntimeConfig', () => {
     );
   });
 
+  test('ExtensionConfig discovery: capi-serverless by default, upstream when asked, nothing else', () => {
+    assert.equal(computeRuntimeConfig({}).extensionConfigDiscovery, 'capi-serverless');
+    assert.equal(computeRuntimeConfig({ EXTENSION_CONFIG_DISCOVERY: 'upstream' }).extensionConfigDiscovery, 'upstream');
+    assert.throws(() => computeRuntimeConfig({ EXTENSION_CONFIG_DISCOVERY: 'both' }), /EXTENSION_CONFIG_DISCOVERY/);
+  });
+
   test("the flow queue capacity is the shipped priority level's handSize × queueLengthLimit", () => {
     const manifest = chartFile('flow-control.yaml');
     const level = parseAllDocuments(readFileSync(manifest, 'utf8'))
