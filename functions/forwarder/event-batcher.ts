@@ -1,5 +1,7 @@
-// The forwarder's outbox: coalesces bursts for the same object (the latest change wins), sends batches of at
-// most 10 entries (the PutEvents limit) and retries failed entries with capped exponential backoff.
+// The forwarder's outbox: an object's change is sent at once when nothing of that object was sent in the last window
+// (the leading edge: a new Cluster's pass must not wait for a window that has nothing to coalesce); changes that
+// follow within the window are coalesced (the latest wins) and sent when it ends. Batches hold at most 10 entries
+// (the PutEvents limit); failed entries are retried with capped exponential backoff.
 import type { ObjectChange } from '#shared/runtime/events.ts';
 
 /** Sends one batch; resolves with the entries that failed (throwing fails them all). */
@@ -7,7 +9,11 @@ export type EventSink = (batch: readonly ObjectChange[]) => Promise<readonly Obj
 
 export type EventBatcherOptions = {
   readonly sink: EventSink;
-  /** How long a change waits for later changes of the same object before it is sent (default 500 ms). */
+  /**
+   * The coalescing window (default 500 ms): a change of an object that was sent less than this long ago, a status
+   * change of a topology-owned object and a relist's SYNC wait this long for later changes of the same object before
+   * they are sent; any other change is sent at once.
+   */
   readonly coalesceMs?: number;
   /** Entries per request, at most 10 (default 10). */
   readonly maxBatch?: number;
@@ -58,6 +64,9 @@ export function changeKey(
   return `${change.apiVersion}/${change.kind}/${change.namespace}/${change.name}`;
 }
 
+/** A change waiting to be sent, and how many times sending it failed. */
+type PendingEntry = { change: ObjectChange; attempts: number };
+
 /** A deletion of an owned object forces its Cluster's pass; a later status change of a sibling must not hide it. */
 const supersedes = (next: ObjectChange, pending: ObjectChange): boolean =>
   next.cluster === undefined || pending.type !== 'DELETED' || next.type === 'DELETED';
@@ -88,7 +97,13 @@ export function createEventBatcher(options: EventBatcherOptions): EventBatcher {
   const maxAttempts = options.maxAttempts ?? 8;
   const retryBaseMs = options.retryBaseMs ?? 200;
   const retryMaxMs = options.retryMaxMs ?? 30_000;
-  const pending = new Map<string, { change: ObjectChange; attempts: number }>();
+  /** Changes waiting for the window (or a retry). */
+  const pending = new Map<string, PendingEntry>();
+  /** Changes sent at once, on the next turn of the event loop (so one watch chunk still makes one request). */
+  const leading = new Map<string, PendingEntry>();
+  /** When each object's change was last taken for sending, for the objects sent within the last window. */
+  const lastSentAtMs = new Map<string, number>();
+  let prunedAtMs = Number.NEGATIVE_INFINITY;
   const now = options.now ?? Date.now;
   const stats: EventBatcherStats = {
     sent: 0,
@@ -105,6 +120,7 @@ export function createEventBatcher(options: EventBatcherOptions): EventBatcher {
     return k;
   };
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let leadingTimer: ReturnType<typeof setTimeout> | undefined;
   let sending: Promise<void> = Promise.resolve();
   let stopped = false;
 
@@ -112,13 +128,40 @@ export function createEventBatcher(options: EventBatcherOptions): EventBatcher {
     if (timer || stopped) return;
     timer = setTimeout(() => {
       timer = undefined;
-      sending = sending.then(sendPending);
+      sending = sending.then(() => sendEntries(takeAll(pending)));
     }, delayMs);
   }
 
-  async function sendPending(): Promise<void> {
-    const entries = [...pending.entries()];
-    pending.clear();
+  function scheduleLeading(): void {
+    if (leadingTimer || stopped) return;
+    leadingTimer = setTimeout(() => {
+      leadingTimer = undefined;
+      sending = sending.then(() => sendEntries(takeAll(leading)));
+    }, 0);
+  }
+
+  /** Whether a change is sent at once: nothing of its object is waiting or was sent within the window. */
+  function isLeading(key: string, change: ObjectChange): boolean {
+    // NOTE: owned objects' status changes come in bursts a waiting pass reads at once; a relist's SYNCs wake no one.
+    if (change.cluster !== undefined || change.type === 'SYNC' || pending.has(key)) return false;
+    const last = lastSentAtMs.get(key);
+    return last === undefined || now() - last >= coalesceMs;
+  }
+
+  function takeAll(from: Map<string, PendingEntry>): [string, PendingEntry][] {
+    const entries = [...from.entries()];
+    from.clear();
+    const at = now();
+    // NOTE: pruned at most once a window, so a relist of thousands of objects does not scan the map per batch.
+    if (at - prunedAtMs >= coalesceMs) {
+      for (const [key, sentAt] of lastSentAtMs) if (at - sentAt >= coalesceMs) lastSentAtMs.delete(key);
+      prunedAtMs = at;
+    }
+    for (const [key] of entries) lastSentAtMs.set(key, at);
+    return entries;
+  }
+
+  async function sendEntries(entries: readonly [string, PendingEntry][]): Promise<void> {
     let retryAttempts = 0;
     for (let i = 0; i < entries.length; i += maxBatch) {
       const chunk = entries.slice(i, i + maxBatch);
@@ -143,7 +186,7 @@ export function createEventBatcher(options: EventBatcherOptions): EventBatcher {
         stats.failed++;
         perKind.failed++;
         // NOTE: a newer change of the same object arrived meanwhile; it supersedes the failed one.
-        if (pending.has(key)) continue;
+        if (pending.has(key) || leading.has(key)) continue;
         const attempts = entry.attempts + 1;
         if (attempts >= maxAttempts) {
           stats.dropped++;
@@ -159,10 +202,20 @@ export function createEventBatcher(options: EventBatcherOptions): EventBatcher {
     else if (pending.size > 0) schedule(coalesceMs);
   }
 
+  async function sendEverything(): Promise<void> {
+    if (timer) clearTimeout(timer);
+    if (leadingTimer) clearTimeout(leadingTimer);
+    timer = undefined;
+    leadingTimer = undefined;
+    sending = sending.then(() => sendEntries([...takeAll(leading), ...takeAll(pending)]));
+    await sending;
+  }
+
   return {
     add(change) {
       const key = changeKey(change);
-      const existing = pending.get(key);
+      const waiting = leading.has(key) ? leading : pending.has(key) ? pending : undefined;
+      const existing = waiting?.get(key);
       const perKind = kindStats(change.kind);
       perKind.added++;
       if (existing) {
@@ -171,24 +224,28 @@ export function createEventBatcher(options: EventBatcherOptions): EventBatcher {
       }
       const kept = existing === undefined || supersedes(change, existing.change) ? change : existing.change;
       const merged = existing === undefined ? kept : mergeConcerned(kept, existing.change, change);
-      pending.set(key, { change: merged, attempts: existing?.attempts ?? 0 });
+      const entry = { change: merged, attempts: existing?.attempts ?? 0 };
+      if (waiting !== undefined) {
+        waiting.set(key, entry);
+        if (waiting === pending) schedule(coalesceMs);
+        return;
+      }
+      if (isLeading(key, change)) {
+        leading.set(key, entry);
+        scheduleLeading();
+        return;
+      }
+      pending.set(key, entry);
       schedule(coalesceMs);
     },
-    async flush() {
-      if (timer) clearTimeout(timer);
-      timer = undefined;
-      sending = sending.then(sendPending);
-      await sending;
-    },
+    flush: sendEverything,
     async stop() {
-      if (timer) clearTimeout(timer);
-      timer = undefined;
-      sending = sending.then(sendPending);
-      await sending;
+      await sendEverything();
       stopped = true;
       if (timer) clearTimeout(timer);
+      if (leadingTimer) clearTimeout(leadingTimer);
     },
     stats,
-    pending: () => pending.size,
+    pending: () => pending.size + leading.size,
   };
 }

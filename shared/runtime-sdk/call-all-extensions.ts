@@ -76,21 +76,23 @@ export async function callAllExtensions(
   let configs: ExtensionConfig[];
   let labels: Record<string, string>;
   try {
-    let items;
-    try {
-      items = (
-        await listObjects(deps.kube, { apiVersion: 'runtime.cluster.x-k8s.io/v1beta2', kind: 'ExtensionConfig' })
-      ).items;
-    } catch (err) {
-      // NOTE: a management cluster without the Runtime SDK CRD has no extensions to call.
-      if (err instanceof UnknownKindError) return computeAggregatedResponse([]);
-      throw err;
-    }
+    // NOTE: the two reads at once: a new Cluster's BeforeClusterCreate call waits for them.
+    const [items, ns] = await Promise.all([
+      listObjects(deps.kube, { apiVersion: 'runtime.cluster.x-k8s.io/v1beta2', kind: 'ExtensionConfig' }).then(
+        (list) => list.items,
+        (err: unknown) => {
+          // NOTE: a management cluster without the Runtime SDK CRD has no extensions to call.
+          if (err instanceof UnknownKindError) return undefined;
+          throw err;
+        },
+      ),
+      findObject(deps.kube, { apiVersion: 'v1', kind: 'Namespace', name: namespace }),
+    ]);
+    if (items === undefined) return computeAggregatedResponse([]);
     configs = items.flatMap((item) => {
       const parsed = ExtensionConfig.safeParse(item);
       return parsed.success ? [parsed.data] : [];
     });
-    const ns = await findObject(deps.kube, { apiVersion: 'v1', kind: 'Namespace', name: namespace });
     labels = (ns?.metadata?.labels ?? {}) as Record<string, string>;
   } catch (err) {
     throw new RuntimeExtensionError(

@@ -24,7 +24,15 @@ import {
 import { errorMessage } from '#shared/errors/index.ts';
 import { computeCheckpoint } from '#shared/runtime/compute-checkpoint.ts';
 import type { LambdaContextLike } from '#shared/runtime/lambda-context.ts';
-import type { ObjectFacts, PassKey, PassOutcome, PassReport, Reconciler, RuntimeDeps } from '#shared/runtime/types.ts';
+import type {
+  ObjectFacts,
+  PassKey,
+  PassOutcome,
+  PassReport,
+  PassTimings,
+  Reconciler,
+  RuntimeDeps,
+} from '#shared/runtime/types.ts';
 
 /** One object to reconcile, as the dispatcher (event or tick) hands it to the pass. */
 export type PassRequest = {
@@ -53,7 +61,25 @@ type PassScope = {
   leaseHeld: boolean;
   recorded: boolean;
   rerun?: RerunRequest;
+  /** How long each step took so far (the report's `timings`). */
+  readonly timer: PassTimer;
 };
+
+/** Times the steps of one pass: `lap(step)` records the time since the previous lap under `step`. */
+type PassTimer = { lap(step: keyof PassTimings): void; readonly timings: PassTimings };
+
+function startPassTimer(): PassTimer {
+  let last = performance.now();
+  const timings: Record<string, number> = {};
+  return {
+    lap(step) {
+      const at = performance.now();
+      timings[step] = Math.round(at - last);
+      last = at;
+    },
+    timings: timings as PassTimings,
+  };
+}
 
 /** How much earlier than the pass's early timeout its calls to other services give up (at most a quarter). */
 const callsStopEarlierMs = 500;
@@ -101,9 +127,13 @@ export async function runPass(
   });
   const skipped = (reason: string): PassReport => ({ key, passId, status: 'Skipped', reason });
 
-  // 1. Checkpoint and facts (one DynamoDB read, the reconciler's few GETs); skip when nothing is due.
-  const previous = await getCheckpoint(deps.store, checkpointKey);
-  const facts = await reconciler.getFacts(deps, key);
+  // 1. Checkpoint and facts (one DynamoDB read, the reconciler's few GETs, at once); skip when nothing is due.
+  const timer = startPassTimer();
+  const [previous, facts] = await Promise.all([
+    getCheckpoint(deps.store, checkpointKey),
+    reconciler.getFacts(deps, key),
+  ]);
+  timer.lap('readMs');
   if (facts === undefined) {
     // NOTE: a gone object whose rows are in the due index (a retry pending, or a lapsed lease the tick found)
     // would be found again by every tick: forget it, once.
@@ -130,6 +160,7 @@ export async function runPass(
 
   // 2. The lease; a pass that finds it held asks the holder to run again and ends here.
   const leaseHeld = await acquireLeaseOrAskRerun(deps, request, checkpointKey, passId, logger);
+  timer.lap('leaseMs');
   if (leaseHeld !== true) return { key, passId, status: 'Skipped', reason: leaseHeld.reason };
   const scope: PassScope = {
     request,
@@ -141,15 +172,18 @@ export async function runPass(
     facts,
     leaseHeld: true,
     recorded: false,
+    timer,
   };
 
   // 3. Reconcile, then 4. record the checkpoint and release the lease in one write.
   let report: PassReport;
   try {
     const outcome = await reconcileWithinDeadline(reconciler, deps, scope);
+    timer.lap('reconcileMs');
     report = await recordPass(deps, scope, outcome);
   } catch (err) {
     if (!scope.leaseHeld || scope.recorded) throw err;
+    if (scope.timer.timings.reconcileMs === undefined) timer.lap('reconcileMs');
     report = await recordPass(deps, scope, outcomeOfError(err), err);
   }
   // NOTE: only reached when the checkpoint write did not release the lease (it normally does).
@@ -261,6 +295,7 @@ async function recordPass(
   }
   scope.recorded = true;
   scope.leaseHeld = false;
+  scope.timer.lap('recordMs');
   const log = outcome.result === 'Error' ? scope.logger.error.bind(scope.logger) : scope.logger.info.bind(scope.logger);
   log('pass finished', {
     result: outcome.result,
@@ -271,6 +306,7 @@ async function recordPass(
       : { nextAttemptAt: new Date(checkpoint.nextAttemptAt).toISOString() }),
     ...(outcome.error === undefined ? {} : { error: outcome.error }),
     ...(timedOut === undefined ? {} : { dependency: timedOut }),
+    timings: scope.timer.timings,
   });
   return {
     key: scope.request.key,
@@ -282,6 +318,7 @@ async function recordPass(
     ...(checkpoint.nextAttemptAt === undefined ? {} : { nextAttemptAt: checkpoint.nextAttemptAt }),
     ...(timedOut === undefined ? {} : { timedOut }),
     ...(scope.rerun === undefined ? {} : { rerun: scope.rerun }),
+    timings: { ...scope.timer.timings },
   };
 }
 

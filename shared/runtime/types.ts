@@ -167,4 +167,17 @@ export type PassReport = {
   readonly rerun?: RerunRequest;
   /** How many passes the request ran, when another pass asked it to run again (the report is the last that ran). */
   readonly runs?: number;
+  /** How long each step of a pass that ran took (ms). */
+  readonly timings?: PassTimings;
+};
+
+/**
+ * The steps of a pass that ran, in ms: reading the checkpoint and the facts (together), taking the lease,
+ * reconciling, recording the checkpoint (which releases the lease).
+ */
+export type PassTimings = {
+  readonly readMs: number;
+  readonly leaseMs: number;
+  readonly reconcileMs: number;
+  readonly recordMs: number;
 };

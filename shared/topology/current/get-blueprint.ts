@@ -77,65 +77,61 @@ export async function getBlueprint(
   cc: ClusterClass,
 ): Promise<Blueprint> {
   const spec = cc.spec;
+  // NOTE: every template is read at once (a new Cluster's first pass waits for these reads before BeforeClusterCreate);
+  // a failure is reported for the first failing reference in the class's order, as reading them one by one would.
+  const reads = createOrderedReads();
+  const template = (ref: ClusterClassTemplateReference | undefined, field: string) =>
+    reads.add(getTemplate(reader, cc, ref, field));
+  const mdReads = (spec.workers?.machineDeployments ?? []).map((md, i) => ({
+    className: md.class,
+    bootstrapTemplate: template(
+      md.bootstrap.templateRef,
+      `spec.workers.machineDeployments[${i}].bootstrap.templateRef`,
+    ),
+    infrastructureMachineTemplate: template(
+      md.infrastructure.templateRef,
+      `spec.workers.machineDeployments[${i}].infrastructure.templateRef`,
+    ),
+  }));
+  const mpReads = (spec.workers?.machinePools ?? []).map((mp, i) => ({
+    className: mp.class,
+    bootstrapTemplate: template(mp.bootstrap.templateRef, `spec.workers.machinePools[${i}].bootstrap.templateRef`),
+    infrastructureMachinePoolTemplate: template(
+      mp.infrastructure.templateRef,
+      `spec.workers.machinePools[${i}].infrastructure.templateRef`,
+    ),
+  }));
+  const controlPlaneRead = template(spec.controlPlane.templateRef, 'spec.controlPlane.templateRef');
+  const infrastructureRead = template(spec.infrastructure.templateRef, 'spec.infrastructure.templateRef');
+  const cpMachineRead = spec.controlPlane.machineInfrastructure
+    ? template(
+        spec.controlPlane.machineInfrastructure.templateRef,
+        'spec.controlPlane.machineInfrastructure.templateRef',
+      )
+    : undefined;
+  await reads.settled();
   const machineDeployments: Record<string, MachineDeploymentBlueprint> = {};
-  for (const [i, md] of (spec.workers?.machineDeployments ?? []).entries()) {
-    machineDeployments[md.class] = {
-      className: md.class,
-      bootstrapTemplate: await getTemplate(
-        reader,
-        cc,
-        md.bootstrap.templateRef,
-        `spec.workers.machineDeployments[${i}].bootstrap.templateRef`,
-      ),
-      infrastructureMachineTemplate: await getTemplate(
-        reader,
-        cc,
-        md.infrastructure.templateRef,
-        `spec.workers.machineDeployments[${i}].infrastructure.templateRef`,
-      ),
+  for (const md of mdReads) {
+    machineDeployments[md.className] = {
+      className: md.className,
+      bootstrapTemplate: await md.bootstrapTemplate,
+      infrastructureMachineTemplate: await md.infrastructureMachineTemplate,
     };
   }
   const machinePools: Record<string, MachinePoolBlueprint> = {};
-  for (const [i, mp] of (spec.workers?.machinePools ?? []).entries()) {
-    machinePools[mp.class] = {
-      className: mp.class,
-      bootstrapTemplate: await getTemplate(
-        reader,
-        cc,
-        mp.bootstrap.templateRef,
-        `spec.workers.machinePools[${i}].bootstrap.templateRef`,
-      ),
-      infrastructureMachinePoolTemplate: await getTemplate(
-        reader,
-        cc,
-        mp.infrastructure.templateRef,
-        `spec.workers.machinePools[${i}].infrastructure.templateRef`,
-      ),
+  for (const mp of mpReads) {
+    machinePools[mp.className] = {
+      className: mp.className,
+      bootstrapTemplate: await mp.bootstrapTemplate,
+      infrastructureMachinePoolTemplate: await mp.infrastructureMachinePoolTemplate,
     };
   }
-  const controlPlaneTemplate = await getTemplate(
-    reader,
-    cc,
-    spec.controlPlane.templateRef,
-    'spec.controlPlane.templateRef',
-  );
+  const controlPlaneTemplate = await controlPlaneRead;
   return {
     clusterClass: cc,
-    infrastructureClusterTemplate: await getTemplate(
-      reader,
-      cc,
-      spec.infrastructure.templateRef,
-      'spec.infrastructure.templateRef',
-    ),
+    infrastructureClusterTemplate: await infrastructureRead,
     controlPlaneTemplate,
-    controlPlaneInfrastructureMachineTemplate: spec.controlPlane.machineInfrastructure
-      ? await getTemplate(
-          reader,
-          cc,
-          spec.controlPlane.machineInfrastructure.templateRef,
-          'spec.controlPlane.machineInfrastructure.templateRef',
-        )
-      : undefined,
+    controlPlaneInfrastructureMachineTemplate: cpMachineRead === undefined ? undefined : await cpMachineRead,
     // NOTE: the ControlPlane is created with the template's API version, so its contract is the one that version
     // implements (upstream GetContractVersionForVersion on the desired ControlPlane).
     controlPlaneContract: await contracts.contractOf(
@@ -144,5 +140,26 @@ export async function getBlueprint(
     ),
     machineDeployments,
     machinePools,
+  };
+}
+
+/**
+ * Reads started together and failing in the order they were added: `settled()` waits for all of them and throws
+ * the error of the first one added that failed (so which error a pass reports does not depend on timing).
+ */
+function createOrderedReads() {
+  const all: Promise<unknown>[] = [];
+  return {
+    add<T>(read: Promise<T>): Promise<T> {
+      // NOTE: the caller awaits each read only after settled(); until then a rejection must not count as unhandled.
+      read.catch(() => undefined);
+      all.push(read);
+      return read;
+    },
+    async settled(): Promise<void> {
+      const results = await Promise.allSettled(all);
+      const failed = results.find((r) => r.status === 'rejected');
+      if (failed) throw failed.reason;
+    },
   };
 }

@@ -152,28 +152,17 @@ async function getMachineDeploymentUpgrading(
   return isMachineDeploymentUpgrading(md as unknown as Unstructured, machines) !== false;
 }
 
-/**
- * The current state of a Cluster's managed topology.
- *
- * @example
- * const current = await getCurrentState(reader, cluster);
- */
-export async function getCurrentState(
-  reader: TopologyReader,
-  contracts: ContractResolver,
+/** The control plane (referenced, or one an earlier pass left unreferenced), its contract, machine template and health check. */
+async function getControlPlaneState(
+  lookup: Lookup,
   cluster: Cluster,
-  reads: CurrentStateReads = readEverything,
-  unreferenced: UnreferencedKinds = {},
-): Promise<CurrentState> {
-  const lookup: Lookup = { reader, contracts };
+  reads: CurrentStateReads,
+  unreferenced: UnreferencedKinds,
+  owned: Readonly<Record<string, string>>,
+  templateLabels: Readonly<Record<string, string>> | undefined,
+): Promise<NonNullable<CurrentState['controlPlane']>> {
+  const { reader, contracts } = lookup;
   const namespace = cluster.metadata.namespace ?? '';
-  const clusterName = cluster.metadata.name ?? '';
-  const owned = { [ClusterNameLabel]: clusterName, [ClusterTopologyOwnedLabel]: '' };
-  // NOTE: with matchLabels the reader answers from the LIST of the kind that the unused-template discovery sends too.
-  const templateLabels = reads.listsTemplates === true ? owned : undefined;
-  const infrastructureCluster = cluster.spec?.infrastructureRef?.name
-    ? await getRef(lookup, cluster.spec.infrastructureRef, namespace)
-    : await getUnreferenced(reader, cluster, unreferenced.infrastructureCluster, owned);
   const cpObject = cluster.spec?.controlPlaneRef?.name
     ? await getRef(lookup, cluster.spec.controlPlaneRef, namespace)
     : await getUnreferenced(reader, cluster, unreferenced.controlPlane, owned);
@@ -194,25 +183,47 @@ export async function getCurrentState(
     cpObject && reads.machineHealthChecks
       ? await getOwnedHealthCheck(reader, namespace, cpObject.metadata.name ?? '', owned)
       : undefined;
+  return {
+    object: cpObject,
+    contract: cpContract,
+    infrastructureMachineTemplate: cpMachineTemplate,
+    machineHealthCheck: cpHealthCheck,
+  };
+}
 
-  const mds = (
-    await reader.list({
-      apiVersion: 'cluster.x-k8s.io/v1beta2',
-      kind: 'MachineDeployment',
-      namespace,
-      matchLabels: owned,
-    })
-  ).map((raw) => parseObject(MachineDeployment, 'MachineDeployment', raw));
-  const mps = (
+/**
+ * The current state of a Cluster's managed topology.
+ *
+ * @example
+ * const current = await getCurrentState(reader, cluster);
+ */
+export async function getCurrentState(
+  reader: TopologyReader,
+  contracts: ContractResolver,
+  cluster: Cluster,
+  reads: CurrentStateReads = readEverything,
+  unreferenced: UnreferencedKinds = {},
+): Promise<CurrentState> {
+  const lookup: Lookup = { reader, contracts };
+  const namespace = cluster.metadata.namespace ?? '';
+  const clusterName = cluster.metadata.name ?? '';
+  const owned = { [ClusterNameLabel]: clusterName, [ClusterTopologyOwnedLabel]: '' };
+  // NOTE: with matchLabels the reader answers from the LIST of the kind that the unused-template discovery sends too.
+  const templateLabels = reads.listsTemplates === true ? owned : undefined;
+  // NOTE: the InfrastructureCluster, the control plane (with what it references) and the worker LISTs do not depend
+  // on one another: read at once, as a new Cluster's first pass waits for them before BeforeClusterCreate.
+  const [infrastructureCluster, controlPlane, mdItems, mpItems] = await Promise.all([
+    cluster.spec?.infrastructureRef?.name
+      ? getRef(lookup, cluster.spec.infrastructureRef, namespace)
+      : getUnreferenced(reader, cluster, unreferenced.infrastructureCluster, owned),
+    getControlPlaneState(lookup, cluster, reads, unreferenced, owned, templateLabels),
+    reader.list({ apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'MachineDeployment', namespace, matchLabels: owned }),
     reads.machinePools
-      ? await reader.list({
-          apiVersion: 'cluster.x-k8s.io/v1beta2',
-          kind: 'MachinePool',
-          namespace,
-          matchLabels: owned,
-        })
-      : []
-  ).map((raw) => parseObject(MachinePool, 'MachinePool', raw));
+      ? reader.list({ apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'MachinePool', namespace, matchLabels: owned })
+      : [],
+  ]);
+  const mds = mdItems.map((raw) => parseObject(MachineDeployment, 'MachineDeployment', raw));
+  const mps = mpItems.map((raw) => parseObject(MachinePool, 'MachinePool', raw));
   // NOTE: the Machines are read in every pass that has MachineDeployments (one LIST), even when every spec version
   // matches the topology's: an in-place upgrade changes the Machines' spec.version at once and their kubelets later.
   const machineDeployments: Record<string, MachineDeploymentState> = {};
@@ -251,12 +262,7 @@ export async function getCurrentState(
   return {
     cluster,
     infrastructureCluster,
-    controlPlane: {
-      object: cpObject,
-      contract: cpContract,
-      infrastructureMachineTemplate: cpMachineTemplate,
-      machineHealthCheck: cpHealthCheck,
-    },
+    controlPlane,
     machineDeployments,
     machinePools,
   };

@@ -113,6 +113,71 @@ describe('createEventBatcher', () => {
   });
 });
 
+describe('createEventBatcher leading edge', () => {
+  /** An outbox with a long window, recording when each entry was sent. */
+  function outboxWithLongWindow() {
+    const sent: { at: number; change: ObjectChange }[] = [];
+    const outbox = createEventBatcher({
+      sink: (b) => (sent.push(...b.map((change) => ({ at: Date.now(), change }))), Promise.resolve([])),
+      coalesceMs: 60_000,
+    });
+    return { sent, outbox };
+  }
+  const settle = () => new Promise((r) => setTimeout(r, 20));
+
+  test('a change of an object with nothing sent in the window goes at once, not after the window', async () => {
+    const { sent, outbox } = outboxWithLongWindow();
+    outbox.add({ ...change('new', '1'), type: 'ADDED' });
+    await settle();
+    assert.deepEqual(
+      sent.map((s) => s.change.name),
+      ['new'],
+    );
+    await outbox.stop();
+  });
+
+  test('changes of one watch chunk sent at once share a request', async () => {
+    const batches: number[] = [];
+    const outbox = createEventBatcher({
+      sink: (b) => (batches.push(b.length), Promise.resolve([])),
+      coalesceMs: 60_000,
+    });
+    for (let i = 0; i < 12; i++) outbox.add(change(`cm-${i}`, '1'));
+    await settle();
+    assert.deepEqual(batches, [10, 2]);
+    await outbox.stop();
+  });
+
+  test('a change that follows within the window waits for it, coalesced with the ones after it', async () => {
+    const { sent, outbox } = outboxWithLongWindow();
+    outbox.add(change('busy', '1'));
+    await settle();
+    outbox.add(change('busy', '2'));
+    outbox.add(change('busy', '3'));
+    await settle();
+    assert.deepEqual(
+      sent.map((s) => s.change.resourceVersion),
+      ['1'],
+      'the second change waits for the window',
+    );
+    await outbox.stop();
+    assert.deepEqual(
+      sent.map((s) => s.change.resourceVersion),
+      ['1', '3'],
+    );
+  });
+
+  test("status changes of a topology's objects and a relist's SYNCs wait for the window", async () => {
+    const { sent, outbox } = outboxWithLongWindow();
+    outbox.add(Object.freeze({ ...change('c1-md-0', '1'), kind: 'MachineDeployment', cluster: 'c1' }));
+    outbox.add({ ...change('relisted', '1'), type: 'SYNC' });
+    await settle();
+    assert.deepEqual(sent, []);
+    await outbox.stop();
+    assert.equal(sent.length, 2);
+  });
+});
+
 describe('createEventBatcher per-kind counts', () => {
   test('counts added, coalesced, sent and failed entries per kind, and when PutEvents last accepted one', async () => {
     let fail = true;
