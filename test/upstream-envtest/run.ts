@@ -10,7 +10,9 @@
 //      reconcilers are not started, so what the tests' `Eventually` blocks see is capi-serverless's work;
 //   4. prints one row per test from `go test -v` output; exits non-zero when a test failed.
 // Arguments: test names to run instead of the whole list. UPSTREAM_ENVTEST_ARTIFACTS keeps the test output and the
-// passes' log in that folder instead of a temporary one.
+// passes' log in that folder instead of a temporary one. UPSTREAM_ENVTEST_TIMEOUT_FLOOR (a Go duration, e.g. 60s)
+// raises the tests' own Eventually timeouts (5 s for most) to at least that: a diagnostic for a slow machine, not a
+// pass (the default is upstream's timeouts).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +25,8 @@ import type { TestCluster } from '#test/support/harness/clusters.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const inNamespaceMarker = 'UPSTREAM_ENVTEST_IN_NETNS';
+/** The core manager's `--watch-filter`: no object carries `cluster.x-k8s.io/watch-filter` with this value. */
+const unmatchedWatchFilter = 'upstream-envtest-webhooks-only';
 
 /**
  * The tests of cluster_controller_test.go that treat the controller as a black box: objects created through `env`,
@@ -140,8 +144,15 @@ async function runInNamespace(binary: string, tests: readonly string[]): Promise
   let product: RunningProduct | undefined;
   const started = Date.now();
   try {
-    log("starting kube-apiserver, etcd and upstream's core manager (handoff configuration)");
-    mgmt = await startUpstreamManagementCluster({ name: 'upstream-envtest', upstream: { managers: ['core'] } });
+    log("starting kube-apiserver, etcd and upstream's core manager (handoff configuration, webhooks only)");
+    // NOTE: upstream's envtest serves every webhook but runs only the topology and ClusterClass reconcilers. The core
+    // manager's other controllers would change what the tests see (its Cluster controller's finalizer holds the
+    // deletion of the test's Cluster whose class does not exist: it reads the class first), so they watch only objects
+    // with a watch-filter label nothing carries.
+    mgmt = await startUpstreamManagementCluster({
+      name: 'upstream-envtest',
+      upstream: { managers: ['core'], extraArgs: { core: [`--watch-filter=${unmatchedWatchFilter}`] } },
+    });
     const kubeconfig = mgmt.controlPlane.kubeconfigPath;
     const env = { ...process.env, KUBECONFIG: kubeconfig };
     log('applying the test provider CRDs (util/test/builder) through the test binary');

@@ -102,6 +102,16 @@ func installTestProviderCRDs(c client.Client) error {
 	return nil
 }
 
+// upstreamTimeout is a test's own Eventually timeout (build.sh wraps each `timeout := N * time.Second` of the upstream
+// file in it), raised to UPSTREAM_ENVTEST_TIMEOUT_FLOOR (a Go duration, e.g. 60s) when that is set; unchanged otherwise.
+func upstreamTimeout(d time.Duration) time.Duration {
+	floor, err := time.ParseDuration(os.Getenv("UPSTREAM_ENVTEST_TIMEOUT_FLOOR"))
+	if err != nil || floor <= d {
+		return d
+	}
+	return floor
+}
+
 func TestMain(m *testing.M) {
 	os.Exit(runSuite(m))
 }
