@@ -192,8 +192,7 @@ export function computeHarnessHandoffPolicy(coreUser: string): KubeObject[] {
 /**
  * The core manager's webhook configurations for 'beside-capi-serverless' mode: the Cluster validator skips Clusters
  * with `spec.topology`, the ClusterClass validator sees nothing (capi-serverless's refuses deleting a class in use).
- * The providers pass applies the
- * same matchConditions.
+ * The providers pass applies the same matchConditions.
  */
 export function computeBesideCapiServerlessWebhooks(configs: readonly KubeObject[]): KubeObject[] {
   return configs.map((config) => computeHandoffWebhooks(config));
