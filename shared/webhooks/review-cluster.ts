@@ -43,8 +43,16 @@ function missingClass(namespace: string, name: string): FieldError {
     type: 'Invalid',
     field: 'spec.topology.classRef',
     badValue: name,
-    detail: `ClusterClass ${namespace}/${name} does not exist: create the ClusterClass before the Clusters using it`,
+    detail: `ClusterClass ${namespace}/${name} does not exist: an existing Cluster's class must exist for its update to be validated`,
   };
+}
+
+/** upstream's warning (core/webhooks/admission/cluster.go) for a Cluster created before its ClusterClass. */
+function missingClassWarning(namespace: string, name: string): string {
+  return (
+    `Cluster refers to ClusterClass ${namespace}/${name}, but this ClusterClass does not exist. ` +
+    'Cluster topology has not been fully validated. The ClusterClass must be created to reconcile the Cluster'
+  );
 }
 
 /**
@@ -102,7 +110,8 @@ export async function mutateCluster(request: AdmissionRequest, reader: WebhookRe
 }
 
 /**
- * Validating: the class exists and accepts the topology (names, classes, variables); on update the topology stays,
+ * Validating: the class accepts the topology (names, classes, variables; a class that does not exist yet is a warning
+ * on create, as upstream, and an error on update); on update the topology stays,
  * the version moves as upstream allows, and a class change goes only to a compatible class.
  *
  * @example
@@ -119,6 +128,7 @@ export async function validateClusterAdmission(
   if (cluster.metadata.deletionTimestamp) return { allowed: true };
   const namespace = namespaceOf(request, cluster);
   const errors: FieldError[] = [];
+  const warnings: string[] = [];
   const old = request.operation === 'UPDATE' ? parseAdmittedObject(Cluster, request.oldObject) : undefined;
   const current = old?.ok ? old.value : undefined;
   const topology = cluster.spec?.topology;
@@ -133,7 +143,9 @@ export async function validateClusterAdmission(
     errors.push(...validateTopologyVersionFormat(topology.version));
     if (cc)
       errors.push(...validateVersionInClusterClass(cluster, cc), ...validateClusterTopology(cluster, cc, current));
-    else errors.push(missingClass(classNamespace, topology.classRef.name));
+    // NOTE: as upstream, a Cluster may be created before its class (a directory applied in any order); an update needs it.
+    else if (current) errors.push(missingClass(classNamespace, topology.classRef.name));
+    else warnings.push(missingClassWarning(classNamespace, topology.classRef.name));
     const oldTopology = current?.spec?.topology;
     const oldClass = oldTopology?.classRef.name;
     const oldClassNamespace = oldTopology ? classNamespaceOf(oldTopology, namespace) : undefined;
@@ -148,5 +160,9 @@ export async function validateClusterAdmission(
         });
     }
   }
-  return computeFieldOutcome(identity(request, cluster), errors);
+  return computeFieldOutcome(
+    identity(request, cluster),
+    errors,
+    warnings.length > 0 ? { allowed: true, warnings } : { allowed: true },
+  );
 }

@@ -21,9 +21,12 @@ type MatchCondition = { readonly name: string; readonly expression: string };
 
 /**
  * matchConditions per core validating webhook: the Cluster validator skips Clusters with `spec.topology` (with the gate
- * off it refuses them all), the ClusterClass validator only sees DELETE (it still refuses deleting a class in use),
- * and the ExtensionConfig validator only sees DELETE (it allows every delete): capi-serverless runs the Runtime SDK
- * with upstream's RuntimeSDK gate off, and with the gate off that validator refuses every ExtensionConfig.
+ * off it refuses them all), the ClusterClass validator sees no request (with the gate off it refuses every create and
+ * update, and every delete too: its "class in use" check lists Clusters through an index the core manager registers
+ * only with the gate on, so it answers "Index with name field:spec.topology.classRef does not exist"; capi-serverless's
+ * own ClusterClass webhook refuses deleting a class in use), and the ExtensionConfig validator only sees DELETE (it
+ * allows every delete): capi-serverless runs the Runtime SDK with upstream's RuntimeSDK gate off, and with the gate
+ * off that validator refuses every ExtensionConfig.
  */
 export const handoffWebhookConditions: Readonly<Record<string, readonly MatchCondition[]>> = {
   'validation.cluster.cluster.x-k8s.io': [
@@ -32,9 +35,7 @@ export const handoffWebhookConditions: Readonly<Record<string, readonly MatchCon
       expression: "request.operation == 'DELETE' || !has(object.spec.topology)",
     },
   ],
-  'validation.clusterclass.cluster.x-k8s.io': [
-    { name: 'capi-serverless-owns-clusterclass', expression: "request.operation == 'DELETE'" },
-  ],
+  'validation.clusterclass.cluster.x-k8s.io': [{ name: 'capi-serverless-owns-clusterclass', expression: 'false' }],
   'validation.extensionconfig.runtime.cluster.x-k8s.io': [
     { name: 'capi-serverless-owns-extensionconfig', expression: "request.operation == 'DELETE'" },
   ],

@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import {
   applyObject,
   createObject,
+  deleteObject,
   findObject,
   getObject,
   listObjects,
@@ -242,6 +243,31 @@ describe('upstream Cluster API managers in the harness', () => {
       name: 'in-memory',
     });
     assert.deepEqual(managers(clusterClass), [fieldManager], 'nobody but the test wrote the ClusterClass');
+  });
+
+  test("a ClusterClass no Cluster uses can be deleted: upstream's validator (its index needs the gate) sees no ClusterClass request", async () => {
+    const unused: KubeObject = {
+      apiVersion: 'cluster.x-k8s.io/v1beta2',
+      kind: 'ClusterClass',
+      metadata: { namespace: ns, name: 'unused' },
+      spec: topologyObjects().find((o) => o.kind === 'ClusterClass')?.['spec'],
+    };
+    await applyObject(mgmt.kube, unused, { fieldManager });
+    // NOTE: before the handoff kept upstream's validator away from DELETE too, this was refused with "could not
+    // retrieve Clusters using ClusterClass: Index with name field:spec.topology.classRef does not exist".
+    await deleteObject(mgmt.kube, {
+      apiVersion: 'cluster.x-k8s.io/v1beta2',
+      kind: 'ClusterClass',
+      namespace: ns,
+      name: 'unused',
+    });
+    const gone = await findObject(mgmt.kube, {
+      apiVersion: 'cluster.x-k8s.io/v1beta2',
+      kind: 'ClusterClass',
+      namespace: ns,
+      name: 'unused',
+    });
+    assert.equal(gone, undefined);
   });
 
   test("upstream's ExtensionConfig validator (RuntimeSDK gate off) refuses ExtensionConfigs unless the handoff's matchCondition keeps it out", async () => {

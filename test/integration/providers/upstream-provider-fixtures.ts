@@ -173,9 +173,7 @@ export async function assertHandoffInstalled(kube: KubeClient): Promise<void> {
         expression: "request.operation == 'DELETE' || !has(object.spec.topology)",
       },
     ],
-    'validation.clusterclass.cluster.x-k8s.io': [
-      { name: 'capi-serverless-owns-clusterclass', expression: "request.operation == 'DELETE'" },
-    ],
+    'validation.clusterclass.cluster.x-k8s.io': [{ name: 'capi-serverless-owns-clusterclass', expression: 'false' }],
     'validation.extensionconfig.runtime.cluster.x-k8s.io': [
       { name: 'capi-serverless-owns-extensionconfig', expression: "request.operation == 'DELETE'" },
     ],

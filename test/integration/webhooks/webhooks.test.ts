@@ -172,11 +172,6 @@ describe('Cluster admission', () => {
       ['spec.topology.variables[gpu]', 'variable is not defined'],
     ],
     [
-      'refuses a ClusterClass that does not exist',
-      () => cluster('no-class', (c) => (c.spec!.topology!.classRef = { name: 'missing' })),
-      ['spec.topology.classRef: Invalid value: "missing"', 'ClusterClass default/missing does not exist'],
-    ],
-    [
       'refuses a MachineDeployment class the ClusterClass does not have',
       () =>
         cluster(
@@ -196,6 +191,19 @@ describe('Cluster admission', () => {
       await refused(applyObject(mgmt.kube, asKube(build()), { fieldManager }), KubeInvalidError, ...fragments);
     });
   }
+
+  test('admits a Cluster created before its class, as upstream, and refuses its updates while the class is missing', async () => {
+    const early = cluster('no-class-yet', (c) => (c.spec!.topology!.classRef = { name: 'missing' }));
+    await applyObject(mgmt.kube, asKube(early), { fieldManager });
+    await refused(
+      applyObject(mgmt.kube, asKube({ ...early, spec: { ...early.spec, paused: true } }), {
+        fieldManager,
+      }),
+      KubeInvalidError,
+      'spec.topology.classRef: Invalid value: "missing"',
+      'ClusterClass default/missing does not exist',
+    );
+  });
 
   test('refuses MachineDeployment topologies with the same name', async () => {
     const c = cluster('dup-md', (c) => {

@@ -12,9 +12,10 @@
 //     webhooks accept KubeadmControlPlaneTemplates/DevClusterTemplates, and KCP's and the MachineSet's topology-aware
 //     preflight checks stay those of a topology installation (none of them registers a topology controller);
 //   * the core ValidatingWebhookConfiguration gets matchConditions so the Cluster validator skips Clusters with
-//     `spec.topology` and the ClusterClass validator only sees DELETE (still refusing to delete a class in use):
-//     with the gate off they reject every topology Cluster and ClusterClass ("can be set only if the
-//     ClusterTopology feature flag is enabled"); capi-serverless's own webhooks validate those; the ExtensionConfig
+//     `spec.topology` and the ClusterClass validator sees no request: with the gate off they reject every topology
+//     Cluster and ClusterClass ("can be set only if the ClusterTopology feature flag is enabled"), and every
+//     ClusterClass delete (the "class in use" check needs an index only the gate registers); capi-serverless's own
+//     webhooks validate those and refuse deleting a class in use; the ExtensionConfig
 //     validator, too, only sees DELETE (with the RuntimeSDK gate off it rejects every ExtensionConfig; capi-serverless
 //     runs the Runtime SDK);
 //   * a ValidatingAdmissionPolicy denies the core manager's identity any write to ClusterResourceSets and
@@ -205,8 +206,8 @@ export function computeHarnessHandoffPolicy(coreUser: string): KubeObject[] {
 
 /**
  * The core manager's webhook configurations for 'beside-capi-serverless' mode: the Cluster validator skips Clusters
- * with `spec.topology`, the ClusterClass validator only checks DELETE (class in use). The providers pass applies the
- * same matchConditions.
+ * with `spec.topology`, the ClusterClass validator sees nothing (capi-serverless's refuses deleting a class in use).
+ * The providers pass applies the same matchConditions.
  */
 export function computeBesideCapiServerlessWebhooks(configs: readonly KubeObject[]): KubeObject[] {
   return configs.map((config) => computeHandoffWebhooks(config));

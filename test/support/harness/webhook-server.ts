@@ -21,6 +21,9 @@ export type WebhookServer = {
   stop(): Promise<void>;
 };
 
+/** Longer than kube-apiserver's idle webhook connections (90 s). */
+export const webhookServerKeepAliveMs = 120_000;
+
 /**
  * Starts the server; every request becomes a Function URL event for `handler`.
  *
@@ -65,6 +68,11 @@ export async function startWebhookServer(handler: FunctionUrlHandler): Promise<W
       });
     },
   );
+  // NOTE: kube-apiserver keeps webhook connections idle up to 90 s (Go's IdleConnTimeout) and reuses them; with Node's
+  // 5 s keepAliveTimeout the server could close one just as the API server wrote a review on it ("failed calling
+  // webhook ...: write: broken pipe", a refused write). Idle connections are kept longer than the client keeps them.
+  server.keepAliveTimeout = webhookServerKeepAliveMs;
+  server.headersTimeout = webhookServerKeepAliveMs + 1_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {

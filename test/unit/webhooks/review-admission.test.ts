@@ -148,6 +148,24 @@ describe('reviewAdmission: Cluster', () => {
     assert.equal(response.response.allowed, true);
   });
 
+  test("admits a Cluster created before its class with upstream's warning", async () => {
+    const response = await run('validate', review('CREATE', cluster), fakeReader([]).reader);
+    assert.equal(response.response.allowed, true);
+    const { namespace, name } = { namespace: cluster.metadata.namespace, name: cluster.spec!.topology!.classRef.name };
+    assert.deepEqual(response.response.warnings, [
+      `Cluster refers to ClusterClass ${namespace}/${name}, but this ClusterClass does not exist. ` +
+        'Cluster topology has not been fully validated. The ClusterClass must be created to reconcile the Cluster',
+    ]);
+  });
+
+  test('refuses an update of a Cluster whose class does not exist, as upstream', async () => {
+    const next = new ClusterBuilder().with((c) => (c.metadata.labels = { team: 'a' })).build();
+    const response = await run('validate', review('UPDATE', next, cluster), fakeReader([]).reader);
+    assert.equal(response.response.allowed, false);
+    assert.equal(response.response.status?.details?.causes?.[0]?.field, 'spec.topology.classRef');
+    assert.equal(response.response.warnings, undefined);
+  });
+
   test('validates an update without listing anything but the class', async () => {
     const next = new ClusterBuilder().with((c) => (c.spec!.topology!.variables = [{ name: 'cpu', value: 3 }])).build();
     const old = new ClusterBuilder().with((c) => (c.spec!.topology!.variables = [{ name: 'cpu', value: 2 }])).build();

@@ -110,7 +110,7 @@ describe('computeHandoffComponents', () => {
             expression: "request.operation == 'DELETE' || !has(object.spec.topology)",
           },
         ],
-        [{ name: 'capi-serverless-owns-clusterclass', expression: "request.operation == 'DELETE'" }],
+        [{ name: 'capi-serverless-owns-clusterclass', expression: 'false' }],
         undefined,
       ],
     );
