@@ -1,5 +1,5 @@
 // The measured usage the cost model scales, generated from the committed bench results by
-// `node --import tsx test/bench/side/print-profile.ts --write --wake-ups=test/bench/results/side-b-10-wake-ups.json test/bench/results/side-by-side-100-epyc.json test/bench/results/latest.json test/bench/results/forwarder-lean.json`
+// `node --import tsx test/bench/side/print-profile.ts --write --wake-ups=test/bench/results/side-b-10-wake-ups.json --init=test/bench/results/init-rie.json test/bench/results/side-by-side-100-epyc.json test/bench/results/latest.json test/bench/results/forwarder-lean.json`
 // (generated — do not edit; regenerate after `npm run bench:side`, `npm run bench` or the forwarder bench).
 import type { MeasuredProfile } from '#shared/pricing/measured-profile-types.ts';
 
@@ -117,10 +117,11 @@ export const measuredProfile: MeasuredProfile = {
     source:
       'not measured for the webhooks function; proxy: a skipped topology pass (reads the Cluster and its ClusterClass, as a Cluster admission call does), mean, test/bench/results/latest.json 2026-11-25',
   },
-  moduleLoadMs: {
-    value: 936.7775,
+  coldStartMs: {
+    controller: 2768.432,
+    webhooks: 1340.782,
     source:
-      'module load of the largest bundle (topology, 1.29 MB), median on one CPU, test/bench/results/latest.json 2026-11-25',
+      'test/bench/results/init-rie.json 2026-11-27, the bundles in aws-lambda-rie + aws-lambda-ric on Node 22, 2 × Intel(R) Xeon(R) Processor, 24 GiB RAM, linux/x64, Node v22.23.3: topology INIT 2223 ms + first invocation 546 ms over a warm one (medians of 10, load average 30–32); webhooks INIT 1215 ms + first invocation 126 ms over a warm one (medians of 10, load average 20–21)',
   },
   forwarder: {
     source:
