@@ -246,7 +246,7 @@ export function formatProfile(): string {
     ...rows,
     `| idle, per Cluster-hour | ${i.eventInvocationsPerClusterHour} | 0 / 0 | ${i.forwarderEventsPerClusterHour} | ${i.webhookCallsPerClusterHour} | ${i.replacedCpuSecondsPerHour} per hour (fleet) | ${i.source} |`,
     '',
-    `Per converged change of one Cluster. Invocation ms: change ${measuredProfile.invocationMs.change.toFixed(0)}, creation ${measuredProfile.invocationMs.create.toFixed(0)}, tick ${measuredProfile.invocationMs.tick.toFixed(0)} (bench machine). Webhook call: ${measuredProfile.webhookCallMs.value.toFixed(0)} ms (${measuredProfile.webhookCallMs.source}). INIT: ${measuredProfile.moduleLoadMs.value.toFixed(0)} ms (${measuredProfile.moduleLoadMs.source}).`,
+    `Per converged change of one Cluster. Invocation ms: change ${measuredProfile.invocationMs.change.toFixed(0)}, creation ${measuredProfile.invocationMs.create.toFixed(0)}, tick ${measuredProfile.invocationMs.tick.toFixed(0)} (bench machine). Webhook call: ${measuredProfile.webhookCallMs.value.toFixed(0)} ms (${measuredProfile.webhookCallMs.source}). Cold start: ${measuredProfile.coldStartMs.controller.toFixed(0)} ms controller, ${measuredProfile.coldStartMs.webhooks.toFixed(0)} ms webhooks (${measuredProfile.coldStartMs.source}).`,
   ].join('\n');
 }
 

@@ -35,6 +35,12 @@ export const costAssumptions = {
    */
   indexWritesPerPassRun: 2,
   indexWritesPerPassError: 2,
+  /**
+   * Minutes Lambda keeps an idle execution environment for the next invocation. AWS does not document it; idle
+   * environments are commonly observed to live 5 to 15 minutes or more, so the short end errs towards cold starts.
+   * Hourly ticks are then always cold; a fleet's change bursts, minutes apart at 10,000 Clusters, mostly warm.
+   */
+  warmWindowMinutes: 5,
   /** Watched objects per Cluster for the forwarder: the Cluster, its Secrets, a few ConfigMaps and templates. */
   watchedObjectsPerCluster: 8,
   /**
@@ -115,22 +121,39 @@ export function computeMarginalCost(inputs: CostInputs): MarginalCost {
   const wakeUps = deployed.wakeUpSchedules ? activity.wakeUps : 0;
   const wakeUpMs = profile.invocationMs.wakeUp ?? profile.invocationMs.change;
   const webhookCalls = webhooks.length > 0 ? activity.webhookCalls : 0;
-  // NOTE: worst case for INIT: every tick and every wake-up starts cold, and so does every change burst (one per
-  // webhooks burst too).
-  const controllerColdStarts = ticks + wakeUps + Math.min(activity.changeBursts, activity.eventInvocations);
-  const webhooksColdStarts = Math.min(activity.changeBursts, webhookCalls);
-  const initSeconds = profile.moduleLoadMs.value / 1000;
+  // NOTE: cold starts (costAssumptions.warmWindowMinutes): an invocation is cold when nothing reached its function in
+  // the window before it. A function's ticks are periodic: ticks closer than the window keep an environment warm,
+  // farther apart each tick is cold unless another arrival came within the window. The other arrivals (the change
+  // bursts that reach it, the one-time schedules that fire) are taken as independent (Poisson); the invocations of one
+  // burst reuse the burst's environment.
+  const minutesPerMonth = h * 60;
+  const W = a.warmWindowMinutes;
+  const burstsPerController = Math.min(activity.changeBursts, activity.eventInvocations) / nControllers;
+  const webhookBursts = Math.min(activity.changeBursts, webhookCalls);
+  const computeColdStarts = (ticksPerMonth: number, othersPerMonth: number) => {
+    const tickMinutes = ticksPerMonth > 0 ? minutesPerMonth / ticksPerMonth : Infinity;
+    if (tickMinutes <= W) return 0;
+    const noOther = Math.exp(-(othersPerMonth / minutesPerMonth) * W);
+    return ticksPerMonth * noOther + othersPerMonth * noOther * (1 - W / tickMinutes);
+  };
 
   // Per function: invocations and cold starts (event invocations spread evenly over the controllers).
   const perFunction = deployed.functions.map((f) => {
     const invocations =
       f.role === 'webhooks' ? webhookCalls : f.scheduledPerMonth + activity.eventInvocations / nControllers;
-    const coldStarts =
-      f.role === 'webhooks'
-        ? webhooksColdStarts
-        : f.scheduledPerMonth + Math.min(activity.changeBursts, activity.eventInvocations) / nControllers;
-    return { f, invocations, coldStarts };
+    const others = f.role === 'webhooks' ? webhookBursts : burstsPerController + wakeUps / nControllers;
+    return {
+      f,
+      invocations,
+      arrivals: f.scheduledPerMonth + others,
+      coldStarts: computeColdStarts(f.scheduledPerMonth, others),
+    };
   });
+  const coldOf = (role: string, count: (p: (typeof perFunction)[number]) => number) =>
+    perFunction.filter((p) => p.f.role === role).reduce((s, p) => s + count(p), 0);
+  const controllerColdStarts = coldOf('controller', (p) => p.coldStarts);
+  const webhooksColdStarts = coldOf('webhooks', (p) => p.coldStarts);
+  const controllerArrivals = coldOf('controller', (p) => p.arrivals);
   const traced = perFunction.filter((p) => p.f.tracing === 'Active');
   const sampling = inputs.traceSampling ?? { ticks: 1, events: 1 };
   const traces = traced.reduce(
@@ -230,9 +253,12 @@ export function computeMarginalCost(inputs: CostInputs): MarginalCost {
     {
       side: 'B',
       item: 'Lambda: INIT (cold starts)',
-      usd: initSeconds * gbSecond * (controllerColdStarts * controllerGb + webhooksColdStarts * webhooksGb),
+      usd:
+        (gbSecond / 1000) *
+        (controllerColdStarts * profile.coldStartMs.controller * controllerGb +
+          webhooksColdStarts * profile.coldStartMs.webhooks * webhooksGb),
       basis: 'modelled',
-      note: `worst case: every tick, wake-up and change burst cold (${fmt(controllerColdStarts)} controller, ${fmt(webhooksColdStarts)} webhooks), ${profile.moduleLoadMs.value.toFixed(0)} ms each measured (module load, largest bundle)`,
+      note: `${fmt(controllerColdStarts)} of ${fmt(controllerArrivals)} controller and ${fmt(webhooksColdStarts)} of ${fmt(webhookBursts)} webhooks arrivals (ticks, change bursts, one-time schedules) cold: an environment assumed kept ${W} min idle, periodic ticks, other arrivals independent; ${profile.coldStartMs.controller.toFixed(0)} ms (controller) and ${profile.coldStartMs.webhooks.toFixed(0)} ms (webhooks) per cold start measured (INIT + first invocation over a warm one)`,
     },
     {
       side: 'B',

@@ -60,9 +60,18 @@ export type MeasuredProfile = {
     readonly tick: number;
     readonly wakeUp?: number;
   };
-  /** B: a webhook call's duration, ms, and the module load time (INIT) of the largest bundle, ms. */
+  /** B: a webhook call's duration, ms. */
   readonly webhookCallMs: { readonly value: number; readonly source: string };
-  readonly moduleLoadMs: { readonly value: number; readonly source: string };
+  /**
+   * B: the time one cold start adds to the bill, ms: INIT (runtime start to its first /next) plus what the first
+   * invocation of an environment takes beyond a warm one, for the controller bundle (the largest, topology) and the
+   * webhooks bundle.
+   */
+  readonly coldStartMs: {
+    readonly controller: number;
+    readonly webhooks: number;
+    readonly source: string;
+  };
   /**
    * B: the forwarder as deployed (its image's bundle and node flags): resident memory measured at each count of
    * watched objects (the model interpolates between the points, and extrapolates beyond them along the nearest

@@ -64,6 +64,26 @@ type ForwarderRun = {
   readonly nodeFlags?: readonly string[];
 };
 
+/** `test/bench/measure-init.ts`'s result (the figures the profile reads). */
+export type InitBenchResult = {
+  readonly date: string;
+  readonly machine: string;
+  readonly loadAverage: { readonly before: readonly number[]; readonly after: readonly number[] };
+  readonly functions: Readonly<
+    Record<
+      string,
+      {
+        readonly initMs: { readonly median: number };
+        readonly samples: readonly {
+          readonly coldMs: number;
+          readonly warmMs: number;
+          readonly loadAverage1m: number;
+        }[];
+      }
+    >
+  >;
+};
+
 export type ProfileSources = {
   readonly side: { readonly file: string; readonly result: SideBenchResult };
   /**
@@ -71,7 +91,16 @@ export type ProfileSources = {
    * per change type and idle hour come from it.
    */
   readonly wakeUps?: { readonly file: string; readonly result: SideBenchResult };
+  /**
+   * A later run (side B is enough) whose capi-serverless counts per change type (invocations, passes, forwarder
+   * entries, webhook calls, fanned-out batches) replace `side`'s: counts do not depend on the machine's speed the way
+   * durations do, so a smaller run on a loaded machine can update them while the durations, the idle window and A's
+   * figures stay `side`'s.
+   */
+  readonly counts?: { readonly file: string; readonly result: SideBenchResult };
   readonly bench: { readonly file: string; readonly result: BenchResult };
+  /** `test/bench/measure-init.ts`'s result: INIT and cold invocations in the Lambda runtime emulator. */
+  readonly init?: { readonly file: string; readonly result: InitBenchResult };
   readonly forwarder: { readonly file: string; readonly result: ForwarderBenchResult };
 };
 
@@ -93,12 +122,8 @@ export function computeMeasuredProfile(sources: ProfileSources): MeasuredProfile
     f: 'events' | 'ticks' | 'fanOuts' | 'wakeUps' | 'durationMs' | 'tickDurationMs' | 'wakeUpDurationMs',
   ) => Object.values(s.invocations).reduce((t, r) => t + (r[f] ?? 0), 0);
   // NOTE: a run before wake-ups were counted has no `schedules`: the model then takes its upper bound.
-  const wake = computeWakeUps(sources.wakeUps ?? sources.side);
+  const wake = computeWakeUps(sources.wakeUps ?? sources.counts ?? sources.side);
   const otherMs = (s: FunctionsStats) => sum(s, 'tickDurationMs') + sum(s, 'wakeUpDurationMs');
-  const invocationsOf = (p: PhaseReport) =>
-    Object.values(p.functions?.invocations ?? {}).reduce((t, r) => t + r.events + (r.fanOuts ?? 0), 0);
-  const fanOutsOf = (p: PhaseReport) =>
-    Object.values(p.functions?.invocations ?? {}).reduce((t, r) => t + (r.fanOuts ?? 0), 0);
   const coreCpu = (p: PhaseReport | undefined) => p?.cpuSeconds['upstream core'] ?? 0;
   const idleA = phase(a, 'idle');
   const idleB = phase(b, 'idle');
@@ -106,38 +131,23 @@ export function computeMeasuredProfile(sources: ProfileSources): MeasuredProfile
   const idleHours = idleB.durationMs / 3_600_000;
   const date = result.date.slice(0, 10);
 
-  // NOTE: forwarder entries and webhook calls are counted over the whole run only (before idle, after idle, end):
-  // the change phases' totals are split between them in proportion to each phase's event invocations (entries) and
-  // to the admission calls its audit log implies (the writes the webhook configurations match).
-  const changePhases = Object.values(phaseOf).map((name) => phase(b, name));
-  const forwarderInChanges = end.eventsReceived - afterIdle.eventsReceived;
-  const webhooksInChanges = end.webhookCalls - afterIdle.webhookCalls;
-  const eventsOnly = (p: PhaseReport | undefined) => (p ? invocationsOf(p) - fanOutsOf(p) : 0);
-  const allEvents = changePhases.reduce((t, p) => t + eventsOnly(p), 0);
-  const allAdmission = changePhases.reduce((t, p) => t + (p ? countAdmissionWrites(p) : 0), 0);
+  const counts = computeChangeCounts(sources.counts ?? sources.side);
   const changeMs = sum(end, 'durationMs') - otherMs(end) - (sum(afterIdle, 'durationMs') - otherMs(afterIdle));
   const changeInvocations =
     sum(end, 'events') + sum(end, 'fanOuts') - sum(afterIdle, 'events') - sum(afterIdle, 'fanOuts');
 
   const changes = Object.fromEntries(
     Object.entries(phaseOf).map(([type, name]): [string, ChangeFigures | 'not measured'] => {
-      const pb = phase(b, name);
+      const pb = counts.changes[name];
       const pa = phase(a, name);
-      if (!pb?.functions || !pa || pb.changes === 0) return [type, 'not measured'];
-      const c = pb.changes;
+      if (!pb || !pa) return [type, 'not measured'];
       return [
         type,
         {
-          source: `${file}, phase "${name}", ${c} Cluster-changes`,
-          clusterChanges: c,
-          eventInvocations: round(invocationsOf(pb) / c),
-          passesRun: round(pb.functions.passes.ran / c),
-          passesSkipped: round(pb.functions.passes.skipped / c),
-          passErrors: round(pb.functions.passes.errors / c),
-          forwarderEvents: round((forwarderInChanges * eventsOnly(pb)) / Math.max(1, allEvents) / c),
-          fanOutEntries: round(fanOutsOf(pb) / c),
-          webhookCalls: round((webhooksInChanges * countAdmissionWrites(pb)) / Math.max(1, allAdmission) / c),
-          replacedCpuSeconds: round(Math.max(0, coreCpu(pa) - coreCpu(pb)) / c),
+          ...pb,
+          replacedCpuSeconds: round(
+            Math.max(0, coreCpu(pa) - coreCpu(phase(b, name))) / (phase(b, name)?.changes ?? 1),
+          ),
           ...(wake?.changes[name] ?? {}),
         },
       ];
@@ -148,15 +158,7 @@ export function computeMeasuredProfile(sources: ProfileSources): MeasuredProfile
   const createdA = ['create', 'addons-setup'].map((name) => phase(a, name));
   const createInvocations = sum(before, 'events') + sum(before, 'fanOuts');
   const create: ChangeFigures = {
-    source: `${file}, phases "create" + "addons-setup", ${n} Clusters created`,
-    clusterChanges: n,
-    eventInvocations: round(createInvocations / n),
-    passesRun: round(created.reduce((t, p) => t + (p?.functions?.passes.ran ?? 0), 0) / n),
-    passesSkipped: round(created.reduce((t, p) => t + (p?.functions?.passes.skipped ?? 0), 0) / n),
-    passErrors: round(created.reduce((t, p) => t + (p?.functions?.passes.errors ?? 0), 0) / n),
-    forwarderEvents: round(before.eventsReceived / n),
-    fanOutEntries: round(sum(before, 'fanOuts') / n),
-    webhookCalls: round(before.webhookCalls / n),
+    ...counts.create,
     replacedCpuSeconds: round(
       Math.max(0, createdA.reduce((t, p) => t + coreCpu(p), 0) - created.reduce((t, p) => t + coreCpu(p), 0)) / n,
     ),
@@ -181,8 +183,13 @@ export function computeMeasuredProfile(sources: ProfileSources): MeasuredProfile
             `one-time schedules (wake-ups) and requeues per change type: ${wake.source} (each schedule created fires once: counted when created, in the phase whose pass asked for it)`,
           ]
         : []),
-      `forwarder entries (${forwarderInChanges}) and webhook calls (${webhooksInChanges}) are counted over the change phases together: split between them in proportion to each phase's object-change invocations and to the admission calls its audit log implies (writes the webhook configurations match, ${allAdmission} in all)`,
-      'invocation durations are recorded over the change phases together (mean per invocation) and over creation',
+      ...(sources.counts
+        ? [
+            `capi-serverless counts per change type (invocations, passes, forwarder entries, webhook calls, fanned-out batches): ${counts.source}; durations, the idle window and A's figures: ${file}`,
+          ]
+        : []),
+      counts.split,
+      `invocation durations are recorded over the change phases together (mean per invocation) and over creation${sources.counts ? `, in ${file}` : ''}`,
     ],
     idle: {
       source: `${file}, idle window (${(idleB.durationMs / 60_000).toFixed(0)} min per side)`,
@@ -210,10 +217,7 @@ export function computeMeasuredProfile(sources: ProfileSources): MeasuredProfile
       value: round(m.skip.topology.meanDurationMs),
       source: `not measured for the webhooks function; proxy: a skipped topology pass (reads the Cluster and its ClusterClass, as a Cluster admission call does), mean, ${benchFile} ${bench.date}`,
     },
-    moduleLoadMs: {
-      value: round(largest?.[1].loadMedianMs ?? 0),
-      source: `module load of the largest bundle (${largest?.[0]}, ${((largest?.[1].bytes ?? 0) / 1e6).toFixed(2)} MB), median on one CPU, ${benchFile} ${bench.date}`,
-    },
+    coldStartMs: computeColdStartMs(sources.init, largest, benchFile, bench.date),
     forwarder: {
       source: `${fw.file} ${fwDate.slice(0, 10)}: the forwarder bundled and run as its image (${fwRuns[0]?.nodeFlags?.join(' ') ?? 'its CMD flags'}), ${fwMachine}`,
       rss: fwRuns.map((r) => ({ watchedObjects: r.watchedObjects, rssMiB: r.rssMiB })),
@@ -267,5 +271,118 @@ function computeWakeUps(run: { readonly file: string; readonly result: SideBench
     create: per([phase('create'), phase('addons-setup')], n),
     idlePerClusterHour: idle ? round((idle.functions?.schedules?.created ?? 0) / n / (idle.durationMs / 3_600_000)) : 0,
     ...(woken > 0 ? { meanMs: round(wokenMs / woken) } : {}),
+  };
+}
+
+type ChangeCounts = {
+  readonly source: string;
+  /** How the counts recorded over several phases together were split between them. */
+  readonly split: string;
+  /** Per phase name: capi-serverless's counts per converged change (A's CPU is added by the caller). */
+  readonly changes: Readonly<Record<string, Omit<ChangeFigures, 'replacedCpuSeconds'>>>;
+  readonly create: Omit<ChangeFigures, 'replacedCpuSeconds'>;
+};
+
+/** Side B's counts per converged change of each change phase and of creation in one run. */
+function computeChangeCounts(run: { readonly file: string; readonly result: SideBenchResult }): ChangeCounts {
+  const { file, result } = run;
+  const b = result.sides.B;
+  if (!b?.functions) throw new Error(`${file}: no side B with the functions counters`);
+  const n = Number(result.config['clusters']);
+  const phase = (name: string) => b.phases.find((p) => p.name === name && !p.error);
+  const [before, afterIdle, end] = [b.functions.beforeIdle, b.functions.afterIdle, b.functions.end] as FunctionsStats[];
+  if (!before || !afterIdle || !end) throw new Error(`${file}: no functions counters`);
+  const sum = (s: FunctionsStats, f: 'events' | 'fanOuts') =>
+    Object.values(s.invocations).reduce((t, r) => t + (r[f] ?? 0), 0);
+  const invocationsOf = (p: PhaseReport) =>
+    Object.values(p.functions?.invocations ?? {}).reduce((t, r) => t + r.events + (r.fanOuts ?? 0), 0);
+  const fanOutsOf = (p: PhaseReport) =>
+    Object.values(p.functions?.invocations ?? {}).reduce((t, r) => t + (r.fanOuts ?? 0), 0);
+  // NOTE: forwarder entries and webhook calls are counted over the whole run only (before idle, after idle, end):
+  // the change phases' totals are split between them in proportion to each phase's event invocations (entries) and
+  // to the admission calls its audit log implies (the writes the webhook configurations match).
+  const changePhases = Object.values(phaseOf).map(phase);
+  const forwarderInChanges = end.eventsReceived - afterIdle.eventsReceived;
+  const webhooksInChanges = end.webhookCalls - afterIdle.webhookCalls;
+  const eventsOnly = (p: PhaseReport | undefined) => (p ? invocationsOf(p) - fanOutsOf(p) : 0);
+  const allEvents = changePhases.reduce((t, p) => t + eventsOnly(p), 0);
+  const allAdmission = changePhases.reduce((t, p) => t + (p ? countAdmissionWrites(p) : 0), 0);
+  const changes = Object.fromEntries(
+    Object.values(phaseOf).flatMap((name) => {
+      const pb = phase(name);
+      if (!pb?.functions || pb.changes === 0) return [];
+      const c = pb.changes;
+      return [
+        [
+          name,
+          {
+            source: `${file}, phase "${name}", ${c} Cluster-changes`,
+            clusterChanges: c,
+            eventInvocations: round(invocationsOf(pb) / c),
+            passesRun: round(pb.functions.passes.ran / c),
+            passesSkipped: round(pb.functions.passes.skipped / c),
+            passErrors: round(pb.functions.passes.errors / c),
+            forwarderEvents: round((forwarderInChanges * eventsOnly(pb)) / Math.max(1, allEvents) / c),
+            fanOutEntries: round(fanOutsOf(pb) / c),
+            webhookCalls: round((webhooksInChanges * countAdmissionWrites(pb)) / Math.max(1, allAdmission) / c),
+          },
+        ],
+      ];
+    }),
+  );
+  const created = ['create', 'addons-setup'].map(phase);
+  return {
+    source: `${file} (side B, ${n} Clusters, ${result.date.slice(0, 10)}, ${result.machine})`,
+    split: `forwarder entries (${forwarderInChanges}) and webhook calls (${webhooksInChanges}) are counted over the change phases together: split between them in proportion to each phase's object-change invocations and to the admission calls its audit log implies (writes the webhook configurations match, ${allAdmission} in all)`,
+    changes,
+    create: {
+      source: `${file}, phases "create" + "addons-setup", ${n} Clusters created`,
+      clusterChanges: n,
+      eventInvocations: round((sum(before, 'events') + sum(before, 'fanOuts')) / n),
+      passesRun: round(created.reduce((t, p) => t + (p?.functions?.passes.ran ?? 0), 0) / n),
+      passesSkipped: round(created.reduce((t, p) => t + (p?.functions?.passes.skipped ?? 0), 0) / n),
+      passErrors: round(created.reduce((t, p) => t + (p?.functions?.passes.errors ?? 0), 0) / n),
+      forwarderEvents: round(before.eventsReceived / n),
+      fanOutEntries: round(sum(before, 'fanOuts') / n),
+      webhookCalls: round(before.webhookCalls / n),
+    },
+  };
+}
+
+/**
+ * The ms a cold start adds: from the emulator run when given (median INIT + median of each sample's cold minus warm
+ * invocation), else the module load of the largest bundle for both (INIT without the runtime's own start).
+ */
+function computeColdStartMs(
+  init: ProfileSources['init'],
+  largest: [string, { bytes?: number; loadMedianMs?: number }] | undefined,
+  benchFile: string,
+  benchDate: string,
+): MeasuredProfile['coldStartMs'] {
+  if (!init) {
+    const value = round(largest?.[1].loadMedianMs ?? 0);
+    return {
+      controller: value,
+      webhooks: value,
+      source: `module load of the largest bundle (${largest?.[0]}, ${((largest?.[1].bytes ?? 0) / 1e6).toFixed(2)} MB), median on one CPU, ${benchFile} ${benchDate}`,
+    };
+  }
+  const { file, result } = init;
+  const of = (name: string) => {
+    const fn = result.functions[name];
+    if (!fn) throw new Error(`${file}: no ${name} function`);
+    const extra = fn.samples.map((s) => Math.max(0, s.coldMs - s.warmMs)).sort((x, y) => x - y);
+    const median = extra[Math.max(0, Math.ceil(extra.length / 2) - 1)] ?? 0;
+    const loads = fn.samples.map((s) => s.loadAverage1m);
+    return {
+      ms: round(fn.initMs.median + median),
+      text: `${name} INIT ${fn.initMs.median.toFixed(0)} ms + first invocation ${median.toFixed(0)} ms over a warm one (medians of ${fn.samples.length}, load average ${Math.min(...loads).toFixed(0)}–${Math.max(...loads).toFixed(0)})`,
+    };
+  };
+  const [controller, webhooks] = [of('topology'), of('webhooks')];
+  return {
+    controller: controller.ms,
+    webhooks: webhooks.ms,
+    source: `${file} ${result.date.slice(0, 10)}, the bundles in aws-lambda-rie + aws-lambda-ric on Node 22, ${result.machine}: ${controller.text}; ${webhooks.text}`,
   };
 }

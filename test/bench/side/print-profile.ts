@@ -1,6 +1,7 @@
 // Prints the measured profile the cost model scales (compute-measured-profile.ts) from the committed bench results;
 // with --write, writes it to shared/pricing/measured-profile.ts (prettier-formatted):
 //   node --import tsx test/bench/side/print-profile.ts [--write] [--wake-ups=<run that counted them>]
+//     [--counts=<later run whose capi-serverless counts replace the side-by-side run's>] [--init=<measure-init result>]
 //     [side-by-side result] [npm run bench result] [forwarder result]
 // Defaults: test/bench/results/side-by-side-100-epyc.json, latest.json, forwarder-lean.json.
 import { readFileSync } from 'node:fs';
@@ -10,7 +11,12 @@ import { computeMeasuredProfile, type ProfileSources } from './compute-measured-
 const args = process.argv.slice(2);
 const write = args.includes('--write');
 // NOTE: --wake-ups=<file>: a run that counted the one-time schedules, when the side-by-side result did not.
-const wakeUpsFile = args.find((a) => a.startsWith('--wake-ups='))?.slice('--wake-ups='.length);
+const option = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+const wakeUpsFile = option('wake-ups');
+// NOTE: --counts=<file>: a later run whose capi-serverless counts per change replace the side-by-side run's;
+// --init=<file>: test/bench/measure-init.ts's result (INIT and cold invocations in the Lambda runtime emulator).
+const countsFile = option('counts');
+const initFile = option('init');
 const [
   sideFile = 'test/bench/results/side-by-side-100-epyc.json',
   benchFile = 'test/bench/results/latest.json',
@@ -22,6 +28,8 @@ const profile = computeMeasuredProfile({
   bench: read<ProfileSources['bench']['result']>(benchFile),
   forwarder: read<ProfileSources['forwarder']['result']>(forwarderFile),
   ...(wakeUpsFile ? { wakeUps: read<ProfileSources['side']['result']>(wakeUpsFile) } : {}),
+  ...(countsFile ? { counts: read<ProfileSources['side']['result']>(countsFile) } : {}),
+  ...(initFile ? { init: read<NonNullable<ProfileSources['init']>['result']>(initFile) } : {}),
 });
 const json = JSON.stringify(profile, null, 2);
 if (write) {
@@ -30,7 +38,11 @@ if (write) {
     target,
     [
       '// The measured usage the cost model scales, generated from the committed bench results by',
-      `// \`node --import tsx test/bench/side/print-profile.ts --write ${wakeUpsFile ? `--wake-ups=${wakeUpsFile} ` : ''}${sideFile} ${benchFile} ${forwarderFile}\``,
+      `// \`node --import tsx test/bench/side/print-profile.ts --write ${[
+        ...(wakeUpsFile ? [`--wake-ups=${wakeUpsFile}`] : []),
+        ...(countsFile ? [`--counts=${countsFile}`] : []),
+        ...(initFile ? [`--init=${initFile}`] : []),
+      ].join(' ')}${wakeUpsFile || countsFile || initFile ? ' ' : ''}${sideFile} ${benchFile} ${forwarderFile}\``,
       '// (generated — do not edit; regenerate after `npm run bench:side`, `npm run bench` or the forwarder bench).',
       "import type { MeasuredProfile } from '#shared/pricing/measured-profile-types.ts';",
       '',

@@ -131,7 +131,41 @@ describe('computeMarginalCost', () => {
     const c = cost(1_000, { d: ticksOnly });
     assert.equal(line(c, 'EventBridge Scheduler: one-time'), 0);
     assert.equal(line(c, 'Lambda: passes woken'), 0);
-    assert.ok(line(c, 'Lambda: INIT') < line(cost(1_000), 'Lambda: INIT'));
+    // NOTE: with hourly ticks, so that the ticks alone do not keep the controllers warm.
+    const hourly = (d: DeployedStack): DeployedStack => ({
+      ...d,
+      functions: d.functions.map((f) => (f.role === 'controller' ? { ...f, scheduledPerMonth: 730 } : f)),
+    });
+    assert.ok(
+      line(cost(1_000, { d: hourly(ticksOnly) }), 'Lambda: INIT') <
+        line(cost(1_000, { d: hourly(deployed) }), 'Lambda: INIT'),
+    );
+  });
+
+  test('cold starts: hourly ticks are cold, 5-minute ticks keep the controllers warm, a busy fleet mostly is', () => {
+    const withTicks = (perMonth: number): DeployedStack => ({
+      ...deployed,
+      functions: deployed.functions.map((f) => (f.role === 'controller' ? { ...f, scheduledPerMonth: perMonth } : f)),
+    });
+    const initUsd = (clusters: number, d: DeployedStack, mix: ChangeMix = none) =>
+      line(cost(clusters, { d, mix }), 'Lambda: INIT');
+    const perColdStart = (ms: number, gb: number) => (ms / 1000) * gb * awsPrices.lambdaArmPerGbSecond;
+    const controllerCold = perColdStart(measuredProfile.coldStartMs.controller, 0.5);
+    // An idle month: every hourly tick of the 3 controllers is cold; 5-minute ticks are never cold.
+    assert.ok(Math.abs(initUsd(100, withTicks(730)) - 3 * 730 * controllerCold) < 1e-9);
+    assert.equal(initUsd(100, withTicks(8_760)), 0);
+    // Every arrival cold (a tick, a change burst at the controllers and at the webhooks, a one-time schedule) is the
+    // most it can be: at 100 Clusters the bursts are hours apart and nearly all cold; at 10,000 minutes apart and
+    // most find a warm environment.
+    const upgrades = { ...none, upgrade: 1 };
+    const figures = measuredProfile.changes.upgrade;
+    assert.ok(figures !== 'not measured');
+    const worst = (clusters: number) =>
+      (3 * 730 + clusters * (1 + (figures.wakeUps ?? 0))) * controllerCold +
+      clusters * perColdStart(measuredProfile.coldStartMs.webhooks, 1);
+    assert.ok(initUsd(100, withTicks(730), upgrades) <= worst(100) + 1e-9);
+    assert.ok(initUsd(100, withTicks(730), upgrades) > 0.9 * worst(100));
+    assert.ok(initUsd(10_000, withTicks(730), upgrades) < worst(10_000) / 2);
   });
 
   test('tracing off in the template prices no X-Ray traces', () => {
