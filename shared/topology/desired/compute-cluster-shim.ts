@@ -134,3 +134,20 @@ export function computeShimOwnedState(desired: DesiredState, ref: OwnerReference
     controlPlane: { ...desired.controlPlane, object: computeShimOwnedObject(desired.controlPlane.object, ref) },
   };
 }
+
+/**
+ * After a pass that succeeded, the shim still waits to be deleted: the pass ensured it, or the core controller has not
+ * adopted both objects yet. The pass then asks to run again when an owned object changes (the adoption), as nothing in
+ * the Cluster's own facts changes.
+ *
+ * @example
+ * isClusterShimPending(current); // true right after the pass that created the InfrastructureCluster and ControlPlane
+ */
+export function isClusterShimPending(current: CurrentState): boolean {
+  const action = computeClusterShimAction(current);
+  if (action !== 'none') return action === 'ensure';
+  const clusterName = current.cluster.metadata.name ?? '';
+  return [current.infrastructureCluster, current.controlPlane?.object].some((o) =>
+    ownerRefsOf(o).some((r) => isShimOwnerRef(r, clusterName)),
+  );
+}
