@@ -11,7 +11,11 @@ import { reconcileClusterClass, reconcileTopology, type TopologyDeps } from '#sh
 import { computeInMemoryObjects } from '#test/e2e/in-memory-class.ts';
 import { sequentialSuffix } from '#test/support/builders/topology.ts';
 import type { TestCluster } from '#test/support/harness/clusters.ts';
-import { startUpstreamManagementCluster, type UpstreamCapi } from '#test/support/harness/upstream-capi.ts';
+import {
+  computeGatesForAllManagers,
+  startUpstreamManagementCluster,
+  type UpstreamCapi,
+} from '#test/support/harness/upstream-capi.ts';
 
 const ns = 'cluster-shim';
 const capi = 'cluster.x-k8s.io/v1beta2';
@@ -64,7 +68,11 @@ describe("the cluster shim beside upstream's core Cluster controller", () => {
   before(async () => {
     mgmt = await startUpstreamManagementCluster({
       name: 'cluster-shim',
-      upstream: { managers: ['core', 'control-plane-kubeadm'] },
+      upstream: {
+        managers: ['core', 'control-plane-kubeadm'],
+        // NOTE: as upstream's e2e (test/e2e/config/docker.yaml): its in-memory topology Cluster sets taints.
+        featureGates: computeGatesForAllManagers({ MachineTaintPropagation: true }),
+      },
     });
     const pass = await mgmt.newClient();
     closePass = () => pass.kube.close();

@@ -9,6 +9,7 @@ import {
   computeClusterShimAction,
   computeShimOwnedObject,
   computeShimOwnerRef,
+  isClusterShimPending,
 } from '#shared/topology/desired/compute-cluster-shim.ts';
 import type { CurrentState, Unstructured } from '#shared/topology/types.ts';
 
@@ -132,5 +133,28 @@ describe('computeShimOwnedObject', () => {
   test('replaces a reference to the same shim (a new uid after it was created again)', () => {
     const owned = computeShimOwnedObject(object('DevCluster', [{ ...shimRef, uid: 'old' }]), computeShimOwnerRef(shim));
     assert.deepEqual(owned.metadata.ownerReferences, [shimRef]);
+  });
+});
+
+describe('isClusterShimPending', () => {
+  test('after the pass that created both objects (the shim owns them, not adopted yet)', () => {
+    assert.equal(
+      isClusterShimPending(state(object('DevCluster', [shimRef]), object('KubeadmControlPlane', [shimRef]))),
+      true,
+    );
+  });
+  test('while the control plane is refused', () => {
+    assert.equal(isClusterShimPending(state(object('DevCluster', [shimRef]))), true);
+  });
+  test('not in the pass that deletes the shim, nor once its references are gone', () => {
+    const adopted = [shimRef, adoptedRef];
+    assert.equal(
+      isClusterShimPending(state(object('DevCluster', adopted), object('KubeadmControlPlane', adopted))),
+      false,
+    );
+    assert.equal(
+      isClusterShimPending(state(object('DevCluster', [adoptedRef]), object('KubeadmControlPlane', [adoptedRef]))),
+      false,
+    );
   });
 });
