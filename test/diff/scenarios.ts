@@ -795,6 +795,15 @@ const familyScenarios: readonly Family[] = [
   {
     name: 'remove-labels',
     description: 'labels and annotations removed from the Cluster topology and the class',
+    // NOTE: the class's control-plane labels and worker annotations carry one entry each; removing it would leave an
+    // empty map that is sent as null and refused by upstream's ClusterClass CRD ("must be of type object"). A second
+    // entry stays, so the step removes one label rather than the map (the Cluster topology's maps already hold two).
+    edits: [
+      (s) => {
+        classMetadata(s).labels['diff-kept'] = 'kept';
+        ((classMd(s)['metadata'] as { annotations: Json }).annotations ??= {})['diff-kept'] = 'kept';
+      },
+    ],
     steps: [
       [
         "remove a label and an annotation of the Cluster's control plane and md-0",
