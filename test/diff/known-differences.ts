@@ -24,6 +24,9 @@ const r2 =
 const r3 =
   "deliberate: capi-serverless makes the Cluster the owner of the InfrastructureCluster it creates instead of upstream's temporary cluster-shim Secret; when the control plane is refused at creation the Cluster references only the InfrastructureCluster, upstream's core controller does not adopt it, and only with the Cluster as owner does the infrastructure provider provision it (finalizer, listener, endpoint)";
 
+const r5 =
+  "upstream's cause, timing (differential of 2026-11-27, d69-family-inplace-template): upstream v1.14.2's topology controller watches Clusters, ClusterClasses, MachineDeployments and MachinePools but not the class's templates, so an in-place edit of the worker KubeadmConfigTemplate waits for its next reconcile (a Cluster event or the resync) and nothing changed within the step; capi-serverless maps a template change to a forced pass of the class's Clusters and rotates md-0's bootstrap template at once. The next step's Cluster change lets upstream's controller do the same rotation";
+
 export const knownDifferences: readonly KnownDifference[] = [
   {
     id: 'R1',
@@ -130,6 +133,62 @@ export const knownDifferences: readonly KnownDifference[] = [
       },
     },
   },
+  ...(
+    [
+      [
+        'R5a',
+        'MachineDeployment/md-0',
+        'MachineDeployment',
+        'metadata.annotations["machinedeployment.clusters.x-k8s.io/revision"]',
+        '1',
+        '2',
+      ],
+      [
+        'R5b',
+        'MachineDeployment/md-0',
+        'MachineDeployment',
+        'spec.template.spec.bootstrap.configRef.name',
+        'c-md-0-<1>',
+        'c-md-0-<2>',
+      ],
+      [
+        'R5c',
+        'MachineDeployment/md-0/BootstrapTemplate',
+        'KubeadmConfigTemplate',
+        'metadata.name',
+        'c-md-0-<1>',
+        'c-md-0-<2>',
+      ],
+      [
+        'R5d',
+        'MachineDeployment/md-0/BootstrapTemplate',
+        'KubeadmConfigTemplate',
+        'spec.template.spec.preKubeadmCommands',
+        absent,
+        ['echo in-place'],
+      ],
+      [
+        'R5e',
+        'MachineDeployment/md-0/BootstrapTemplate',
+        'KubeadmConfigTemplate',
+        'topologyManagedFields["f:spec"]["f:template"]["f:spec"]["f:preKubeadmCommands"]',
+        absent,
+        {},
+      ],
+    ] as const
+  ).map(([id, object, kind, path, upstream, capiServerless]): KnownDifference => ({
+    id,
+    reason: `${r5} (${path})`,
+    scenarios: /d\d+-family-inplace-template/,
+    scenarioClass: 'the in-place template family (the worker KubeadmConfigTemplate edited under its own name)',
+    steps: /edit the worker bootstrap template in place/,
+    stepClass: 'the in-place edit step itself (the next step changes the Cluster, which upstream reconciles)',
+    object: new RegExp(object.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')),
+    kind,
+    path: new RegExp(path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')),
+    upstream,
+    capiServerless,
+  })),
   ...(
     [
       ['R3a', 'metadata.ownerReferences[0].apiVersion', 'v1', 'cluster.x-k8s.io/v1beta2'],

@@ -858,9 +858,17 @@ const familyScenarios: readonly Family[] = [
           (spec['template'] as { spec: Json }).spec['preKubeadmCommands'] = ['echo in-place'];
         }),
       ],
+      // NOTE: not the DevMachineTemplate or KubeadmControlPlaneTemplate: their providers' webhooks refuse any change of
+      // spec.template.spec (the run of 2026-11-27 refused the worker DevMachineTemplate's edit on both sides). Upstream's
+      // topology controller does not watch templates: a Cluster change is the event that makes it read the edit.
       [
-        'edit the worker machine template in place',
-        editTemplateInPlace('DevMachineTemplate', mdInfraRef, setJitter('0.5')),
+        'annotate the Cluster (the next reconcile after the in-place edit)',
+        (s) => {
+          s.cluster.metadata = {
+            ...s.cluster.metadata,
+            annotations: { ...s.cluster.metadata.annotations, 'diff-step': 'after-in-place-edit' },
+          };
+        },
       ],
     ],
   },
