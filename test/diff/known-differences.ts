@@ -133,6 +133,30 @@ export const knownDifferences: readonly KnownDifference[] = [
       },
     },
   },
+  {
+    id: 'R4c',
+    reason:
+      "R4's cause while an upgrade waits on a held MachineDeployment (differential of 2026-11-27, d74-family-hold-concurrency, re-run at 22:53): both sides set the Cluster's topology.internal.cluster.x-k8s.io/upgrade-step annotation to the same value; capi-serverless applies it as capi-topology, upstream v1.14.2 writes it without a capi-topology Apply entry on the Cluster",
+    scenarios: /d\d+-family-hold-concurrency/,
+    scenarioClass:
+      'the hold-upgrade-sequence family (an upgrade that stays on its upgrade step while md-1 holds the sequence)',
+    steps: /upgrade to v1\.37\.0 \(md-1 holds the sequence\)/,
+    stepClass: 'the upgrade step while md-1 holds (the annotation goes when the upgrade ends)',
+    object: /Cluster/,
+    kind: 'Cluster',
+    path: /topologyManagedFields/,
+    upstream: absent,
+    capiServerless: {
+      'f:metadata': {
+        'f:annotations': { 'f:topology.internal.cluster.x-k8s.io/upgrade-step': {} },
+        'f:labels': { 'f:cluster.x-k8s.io/cluster-name': {}, 'f:topology.cluster.x-k8s.io/owned': {} },
+      },
+      'f:spec': {
+        'f:controlPlaneRef': { 'f:apiGroup': {}, 'f:kind': {}, 'f:name': {} },
+        'f:infrastructureRef': { 'f:apiGroup': {}, 'f:kind': {}, 'f:name': {} },
+      },
+    },
+  },
   ...(
     [
       [

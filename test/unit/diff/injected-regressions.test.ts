@@ -278,6 +278,32 @@ const cases: readonly Case[] = [
     },
   },
   {
+    name: "capi-topology owning the upgrade-step annotation in the hold family after the hold is removed (R4c's value, the next step)",
+    at: { scenario: 'd74-family-hold-concurrency', step: 'remove the hold-upgrade-sequence annotation' },
+    inject: (raw) => {
+      raw.cluster!.metadata = {
+        ...raw.cluster!.metadata,
+        managedFields: [
+          {
+            manager: 'capi-topology',
+            operation: 'Apply',
+            fieldsType: 'FieldsV1',
+            fieldsV1: {
+              'f:metadata': {
+                'f:annotations': { 'f:topology.internal.cluster.x-k8s.io/upgrade-step': {} },
+                'f:labels': { 'f:cluster.x-k8s.io/cluster-name': {}, 'f:topology.cluster.x-k8s.io/owned': {} },
+              },
+              'f:spec': {
+                'f:controlPlaneRef': { 'f:apiGroup': {}, 'f:kind': {}, 'f:name': {} },
+                'f:infrastructureRef': { 'f:apiGroup': {}, 'f:kind': {}, 'f:name': {} },
+              },
+            },
+          },
+        ],
+      };
+    },
+  },
+  {
     name: 'another TopologyReconciled reason',
     at: converged,
     inject: (raw) => {
