@@ -21,6 +21,9 @@ const maxSurge0 = {
 
 const r2 =
   "upstream's bug: when the control plane is refused at creation, upstream's topology controller still creates a control-plane MachineHealthCheck on every retry (a new generated name each time) and never deletes them; capi-serverless creates none for a control plane that does not exist";
+const r5 =
+  "upstream's cause, timing (differential of 2026-11-27, d69-family-inplace-template): upstream v1.14.2's topology controller watches Clusters, ClusterClasses, MachineDeployments and MachinePools but not the class's templates, so an in-place edit of the worker KubeadmConfigTemplate waits for its next reconcile (a Cluster event or the resync) and nothing changed within the step; capi-serverless maps a template change to a forced pass of the class's Clusters and rotates md-0's bootstrap template at once. Upstream's controller does the same rotation once an event reaches it (a run at 22:37 the same day rotated within the step on both sides; the next step's Cluster change makes sure)";
+
 export const knownDifferences: readonly KnownDifference[] = [
   {
     id: 'R1',
@@ -127,4 +130,84 @@ export const knownDifferences: readonly KnownDifference[] = [
       },
     },
   },
+  {
+    id: 'R4c',
+    reason:
+      "R4's cause while an upgrade waits on a held MachineDeployment (differential of 2026-11-27, d74-family-hold-concurrency, re-run at 22:53): both sides set the Cluster's topology.internal.cluster.x-k8s.io/upgrade-step annotation to the same value; capi-serverless applies it as capi-topology, upstream v1.14.2 writes it without a capi-topology Apply entry on the Cluster",
+    scenarios: /d\d+-family-hold-concurrency/,
+    scenarioClass:
+      'the hold-upgrade-sequence family (an upgrade that stays on its upgrade step while md-1 holds the sequence)',
+    steps: /upgrade to v1\.37\.0 \(md-1 holds the sequence\)/,
+    stepClass: 'the upgrade step while md-1 holds (the annotation goes when the upgrade ends)',
+    object: /Cluster/,
+    kind: 'Cluster',
+    path: /topologyManagedFields/,
+    upstream: absent,
+    capiServerless: {
+      'f:metadata': {
+        'f:annotations': { 'f:topology.internal.cluster.x-k8s.io/upgrade-step': {} },
+        'f:labels': { 'f:cluster.x-k8s.io/cluster-name': {}, 'f:topology.cluster.x-k8s.io/owned': {} },
+      },
+      'f:spec': {
+        'f:controlPlaneRef': { 'f:apiGroup': {}, 'f:kind': {}, 'f:name': {} },
+        'f:infrastructureRef': { 'f:apiGroup': {}, 'f:kind': {}, 'f:name': {} },
+      },
+    },
+  },
+  ...(
+    [
+      [
+        'R5a',
+        'MachineDeployment/md-0',
+        'MachineDeployment',
+        'metadata.annotations["machinedeployment.clusters.x-k8s.io/revision"]',
+        '1',
+        '2',
+      ],
+      [
+        'R5b',
+        'MachineDeployment/md-0',
+        'MachineDeployment',
+        'spec.template.spec.bootstrap.configRef.name',
+        'c-md-0-<1>',
+        'c-md-0-<2>',
+      ],
+      [
+        'R5c',
+        'MachineDeployment/md-0/BootstrapTemplate',
+        'KubeadmConfigTemplate',
+        'metadata.name',
+        'c-md-0-<1>',
+        'c-md-0-<2>',
+      ],
+      [
+        'R5d',
+        'MachineDeployment/md-0/BootstrapTemplate',
+        'KubeadmConfigTemplate',
+        'spec.template.spec.preKubeadmCommands',
+        absent,
+        ['echo in-place'],
+      ],
+      [
+        'R5e',
+        'MachineDeployment/md-0/BootstrapTemplate',
+        'KubeadmConfigTemplate',
+        'topologyManagedFields["f:spec"]["f:template"]["f:spec"]["f:preKubeadmCommands"]',
+        absent,
+        {},
+      ],
+    ] as const
+  ).map(([id, object, kind, path, upstream, capiServerless]): KnownDifference => ({
+    id,
+    reason: `${r5} (${path})`,
+    scenarios: /d\d+-family-inplace-template/,
+    scenarioClass: 'the in-place template family (the worker KubeadmConfigTemplate edited under its own name)',
+    steps: /edit the worker bootstrap template in place/,
+    stepClass: 'the in-place edit step itself (the next step changes the Cluster, which upstream reconciles)',
+    object: new RegExp(object.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')),
+    kind,
+    path: new RegExp(path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')),
+    upstream,
+    capiServerless,
+  })),
 ];

@@ -70,6 +70,8 @@ export function buildRawSnapshot(
     leakedHealthChecks?: number;
     /** Rotations of md-0's infrastructure template so far (a new generated name each). */
     mdInfraRotation?: number;
+    /** Rotations of md-0's bootstrap template so far (a new generated name each). */
+    mdBootstrapRotation?: number;
   },
 ): MutableRawSnapshot {
   const ns = opts.namespace;
@@ -80,7 +82,7 @@ export function buildRawSnapshot(
   const cpTemplate = `c-${s(3)}`;
   const mdName = `c-md-0-${s(4)}`;
   const mdInfra = `c-md-0-${s(10 + (opts.mdInfraRotation ?? 0))}`;
-  const mdBootstrap = `c-md-0-${s(6)}`;
+  const mdBootstrap = `c-md-0-${s(opts.mdBootstrapRotation ? 20 + opts.mdBootstrapRotation : 6)}`;
   const mdHealthCheck = `c-md-0-${s(7)}`;
   const refused = opts.refusedControlPlane ?? false;
   const infraCluster: KubeObject = {

@@ -316,6 +316,32 @@ const cases: readonly Case[] = [
     },
   },
   {
+    name: "capi-topology owning the upgrade-step annotation in the hold family after the hold is removed (R4c's value, the next step)",
+    at: { scenario: 'd74-family-hold-concurrency', step: 'remove the hold-upgrade-sequence annotation' },
+    inject: (raw) => {
+      raw.cluster!.metadata = {
+        ...raw.cluster!.metadata,
+        managedFields: [
+          {
+            manager: 'capi-topology',
+            operation: 'Apply',
+            fieldsType: 'FieldsV1',
+            fieldsV1: {
+              'f:metadata': {
+                'f:annotations': { 'f:topology.internal.cluster.x-k8s.io/upgrade-step': {} },
+                'f:labels': { 'f:cluster.x-k8s.io/cluster-name': {}, 'f:topology.cluster.x-k8s.io/owned': {} },
+              },
+              'f:spec': {
+                'f:controlPlaneRef': { 'f:apiGroup': {}, 'f:kind': {}, 'f:name': {} },
+                'f:infrastructureRef': { 'f:apiGroup': {}, 'f:kind': {}, 'f:name': {} },
+              },
+            },
+          },
+        ],
+      };
+    },
+  },
+  {
     name: 'another TopologyReconciled reason',
     at: converged,
     inject: (raw) => {
@@ -475,6 +501,79 @@ describe('over the polls of a step', () => {
       unknown(ds).some((d) => d.object === 'Trajectories' && d.path.startsWith('topologyReconciled')),
       JSON.stringify(ds),
     );
+  });
+});
+
+describe("R5: upstream's topology controller does not watch the class's templates (d69)", () => {
+  const inPlaceEdit = { scenario: 'd69-family-inplace-template', step: 'edit the worker bootstrap template in place' };
+  const nextStep = {
+    scenario: 'd69-family-inplace-template',
+    step: 'annotate the Cluster (the next reconcile after the in-place edit)',
+  };
+  const base = { namespace: '' };
+  const rotatedOnce = { namespace: '', mdBootstrapRotation: 1 };
+
+  test('capi-serverless rotating md-0’s bootstrap template at the in-place edit, upstream not yet: only R1 and R5', () => {
+    const ds = classifyPolls(
+      { upstream: [[base], [base]], capiServerless: [[base], [base, rotatedOnce]] },
+      inPlaceEdit,
+    );
+    assert.deepEqual(unknown(ds), []);
+    assert.deepEqual([...new Set(ds.map((d) => d.rule))].sort(), ['R1', 'R5b', 'R5c']);
+  });
+
+  test('the same rotation on capi-serverless’s side only, one step later, comes back unknown', () => {
+    const ds = classifyPolls({ upstream: [[base], [base]], capiServerless: [[base], [base, rotatedOnce]] }, nextStep);
+    assert.ok(unknown(ds).length > 0);
+  });
+
+  test('the same rotation in another scenario comes back unknown', () => {
+    const ds = classifyPolls({ upstream: [[base], [base]], capiServerless: [[base], [base, rotatedOnce]] });
+    assert.ok(unknown(ds).length > 0);
+  });
+
+  test('the bootstrap template rotated twice at the in-place edit comes back unknown', () => {
+    const ds = classifyPolls(
+      {
+        upstream: [[base], [base]],
+        capiServerless: [[base], [base, rotatedOnce, { namespace: '', mdBootstrapRotation: 2 }]],
+      },
+      inPlaceEdit,
+    );
+    assert.ok(unknown(ds).length > 0);
+  });
+
+  test('upstream rotating and capi-serverless not (the other direction) comes back unknown', () => {
+    const ds = classifyPolls(
+      { upstream: [[base], [base, rotatedOnce]], capiServerless: [[base], [base]] },
+      inPlaceEdit,
+    );
+    assert.ok(unknown(ds).length > 0);
+  });
+
+  test('another preKubeadmCommands value in the edited template comes back unknown', () => {
+    const ds = classify(inPlaceEdit, false, (raw) => {
+      const template = spec(obj(raw, 'MachineDeployment/md-0/BootstrapTemplate'))['template'] as { spec: object };
+      template.spec = { preKubeadmCommands: ['echo something-else'] };
+    });
+    assert.ok(unknown(ds).some((d) => d.path === 'spec.template.spec.preKubeadmCommands'));
+  });
+
+  test('the edit’s own preKubeadmCommands value is R5d at the in-place edit, unknown one step later', () => {
+    const inject: Case['inject'] = (raw) => {
+      const template = spec(obj(raw, 'MachineDeployment/md-0/BootstrapTemplate'))['template'] as { spec: object };
+      template.spec = { preKubeadmCommands: ['echo in-place'] };
+    };
+    assert.deepEqual(unknown(classify(inPlaceEdit, false, inject)), []);
+    assert.ok(unknown(classify(nextStep, false, inject)).length > 0);
+  });
+
+  test('the revision annotation on another object at the in-place edit comes back unknown', () => {
+    const ds = classify(inPlaceEdit, false, (raw) => {
+      const o = obj(raw, 'ControlPlane');
+      o.metadata['annotations'] = { 'machinedeployment.clusters.x-k8s.io/revision': '2' };
+    });
+    assert.ok(unknown(ds).length > 0);
   });
 });
 
