@@ -8,6 +8,7 @@ import {
   computeEditedOwnedObject,
   forgetObject,
   getCheckpoint,
+  isDue,
   LeaseHeldError,
   recordCheckpointAndReleaseLease,
   releaseLease,
@@ -117,7 +118,10 @@ export async function runPass(
     logger.debug('skipped pass', { reason: 'NotFound' });
     return skipped('NotFound');
   }
-  const due = computeDueReason(previous, { now: deps.now(), generation: facts.generation, inputHash: facts.inputHash });
+  const dueFacts = { now: deps.now(), generation: facts.generation, inputHash: facts.inputHash };
+  const due = computeDueReason(previous, dueFacts);
+  /** Due only because an owned object looks edited: judged again once the lease is held. */
+  let dueToEdit = false;
   if (!request.force) {
     const edited = computeEditedOwnedObject(previous, request.ownedChanges);
     if (due === 'BackingOff' && request.wake === true && previous?.wakeOnOwnedChange === true) {
@@ -125,6 +129,7 @@ export async function runPass(
     } else if (edited !== undefined && (due === 'UpToDate' || due === 'BackingOff')) {
       // NOTE: someone else wrote the spec of an object the pass owns (upstream reconciles on any such change).
       logger.info('pass is due', { reason: 'OwnedObjectEdited', edited });
+      dueToEdit = true;
     } else if (due === 'UpToDate' || due === 'BackingOff') {
       logger.debug('skipped pass', { reason: due });
       // NOTE: a pass woken by its one-time schedule before the checkpoint's time schedules that time instead.
@@ -139,13 +144,24 @@ export async function runPass(
   // 2. The lease; a pass that finds it held asks the holder to run again and ends here.
   const leaseHeld = await acquireLeaseOrAskRerun(deps, request, checkpointKey, passId, logger);
   if (leaseHeld !== true) return { key, passId, status: 'Skipped', reason: leaseHeld.reason };
+  let latest = previous;
+  if (dueToEdit) {
+    // NOTE: the checkpoint was read before the lease. A pass that wrote the object, recorded its generation and let
+    // the lease go in between makes the event its own write: one more read instead of a needless pass.
+    latest = await getCheckpoint(deps.store, checkpointKey);
+    if (!isDue(latest, dueFacts) && computeEditedOwnedObject(latest, request.ownedChanges) === undefined) {
+      logger.debug('skipped pass', { reason: 'UpToDate', recheckedAfterLease: true });
+      const rerun = await releaseLease(deps.store, checkpointKey, passId);
+      return { ...skipped('UpToDate'), ...(rerun === undefined ? {} : { rerun }) };
+    }
+  }
   const scope: PassScope = {
     request,
     context,
     passId,
     checkpointKey,
     logger,
-    previous,
+    previous: latest,
     facts,
     leaseHeld: true,
     recorded: false,

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { before, describe, test } from 'node:test';
 import { parseAllDocuments } from 'yaml';
-import { getCheckpoint } from '#shared/checkpoint/index.ts';
+import { getCheckpoint, recordCheckpoint } from '#shared/checkpoint/index.ts';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { applyObject, applyStatus, listObjects, patchObject, type KubeObject } from '#shared/kube/index.ts';
 import { computeRuntimeConfig } from '#shared/runtime/config.ts';
@@ -256,6 +256,57 @@ describe('the wired topology function', () => {
     );
     assert.deepEqual(ctx.kubeLog.mutating(), []);
     assert.deepEqual(ddbWrites(ctx), []);
+  });
+
+  test("an event of the pass's own write read against the checkpoint before that pass recorded it is judged again once the lease is taken: no pass", async () => {
+    const [md] = await machineDeployments();
+    assert.ok(md);
+    const name = md.metadata.name ?? '';
+    const object = `MachineDeployment ${ns}/${name}`;
+    const key = { controller: 'topology', kind: 'Cluster', namespace: ns, name: cluster.name } as const;
+    const recorded = await getCheckpoint(ctx.store, key);
+    const generation = recorded?.ownedGenerations?.[object];
+    assert.ok(recorded && generation !== undefined);
+    // As the writing pass left things just before it recorded: the checkpoint of the pass before it.
+    await recordCheckpoint(ctx.store, key, {
+      ...recorded,
+      ownedGenerations: { ...recorded.ownedGenerations, [object]: generation - 1 },
+    });
+    // The writing pass records (and lets the lease go) right after the event's pass read the checkpoint.
+    let armed = true;
+    ctx.store.client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const out = await next(args);
+        if (armed && context.commandName === 'GetItemCommand') {
+          armed = false;
+          await recordCheckpoint(ctx.store, key, recorded);
+        }
+        return out;
+      },
+      { step: 'initialize', name: 'recordMeanwhile' },
+    );
+    resetCounters(ctx);
+    try {
+      const passes = await invoke(
+        ctx.countedHandler,
+        changeEvent({
+          apiVersion: capi,
+          kind: 'MachineDeployment',
+          namespace: ns,
+          name,
+          generation,
+          cluster: cluster.name,
+        }),
+      );
+      assert.deepEqual(
+        passes.map((p) => [p.status, p.reason]),
+        [['Skipped', 'UpToDate']],
+      );
+    } finally {
+      ctx.store.client.middlewareStack.remove('recordMeanwhile');
+    }
+    assert.deepEqual(ctx.kubeLog.mutating(), []);
+    assert.equal((await getCheckpoint(ctx.store, key))?.lastPassId, recorded.lastPassId, 'no checkpoint written');
   });
 
   test("the pass's own lifecycle-hook marks are not inputs: they bring no pass before the due time", async () => {
