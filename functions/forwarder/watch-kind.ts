@@ -102,9 +102,12 @@ function changeOf(
   obj: KubeObject,
   type: ObjectChange['type'],
   concerned?: readonly Controller[],
+  before?: string,
 ): ObjectChange {
   const m = obj.metadata;
   const cluster = target.changesOf === 'topologyOwned' ? m.labels?.[clusterNameLabel] : undefined;
+  const generationChanged =
+    cluster !== undefined && before !== undefined && generationOfFact(before) !== String(m.generation ?? '-');
   return {
     apiVersion: target.apiVersion,
     kind: target.kind,
@@ -115,6 +118,7 @@ function changeOf(
     ...(m.resourceVersion === undefined ? {} : { resourceVersion: m.resourceVersion }),
     type,
     ...(cluster ? { cluster } : {}),
+    ...(generationChanged ? { generationChanged: true as const } : {}),
     ...(concerned === undefined ? {} : { controllers: [...concerned] }),
   };
 }
@@ -139,6 +143,14 @@ const fullFactOf: Record<NonNullable<WatchTarget['changesOf']>, (obj: KubeObject
   },
 };
 const uidOfFact = (fact: string): string => fact.slice(0, fact.indexOf(' '));
+/**
+ * The generation in a topology-owned object's fact (`<uid> <fingerprint>`, whose first field is the generation; see
+ * computeStatusFingerprint), as the object's `String(generation)`.
+ */
+const generationOfFact = (fact: string): string => {
+  const field = fact.slice(fact.indexOf(' ') + 1).split('|')[0] ?? '-';
+  return field === '-' ? '-' : field;
+};
 
 /**
  * The controllers a Cluster's change concerns: those whose fingerprint differs between the two facts; undefined
@@ -221,7 +233,7 @@ export function startKindWatcher(options: KindWatcherOptions): KindWatcher {
             const concerned = byController ? computeConcernedControllers(before, fact) : undefined;
             if (concerned?.length === 0) continue;
             stats.synced++;
-            emit(changeOf(target, item, 'SYNC', concerned));
+            emit(changeOf(target, item, 'SYNC', concerned, before));
           }
         },
         onRestart(reason) {
@@ -288,9 +300,10 @@ export function startKindWatcher(options: KindWatcherOptions): KindWatcher {
             const key = keyOf(event.object);
             if (event.type === 'DELETED') known.delete(key);
             let concerned: Controller[] | undefined;
+            let before: string | undefined;
             if (event.type !== 'DELETED') {
               const fact = factOf(event.object);
-              const before = known.get(key);
+              before = known.get(key);
               known.set(key, fact);
               if (byController && event.type === 'MODIFIED') concerned = computeConcernedControllers(before, fact);
               if (owned && event.type === 'MODIFIED' && (before === fact || concerned?.length === 0)) {
@@ -298,7 +311,7 @@ export function startKindWatcher(options: KindWatcherOptions): KindWatcher {
                 return;
               }
             }
-            emit(changeOf(target, event.object, event.type, concerned));
+            emit(changeOf(target, event.object, event.type, concerned, before));
           },
         );
         const { error } = await current.ended;

@@ -31,6 +31,17 @@ export const NoChange = z.object({
 export type NoChange = z.infer<typeof NoChange>;
 
 /**
+ * `Kind namespace/name` → `metadata.generation` of each object a pass owns, as the pass left it (after its own
+ * writes). An event about one of them with a later generation is someone else's spec write (a user's edit): the pass
+ * is due at once to put it back; an event about the pass's own write carries the generation recorded here.
+ */
+export const OwnedGenerations = z.record(z.string(), z.number().int().nonnegative());
+export type OwnedGenerations = z.infer<typeof OwnedGenerations>;
+
+/** An event's word that an owned object changed: its `Kind namespace/name` and the generation it saw. */
+export type OwnedChange = { readonly object: string; readonly generation: number };
+
+/**
  * The checkpoint row of one object. Its attributes are these field names, beside `pk`, `sk` and `expiresAt`.
  * Times are epoch milliseconds.
  */
@@ -58,6 +69,7 @@ export const Checkpoint = z.object({
    * retryAfterSeconds) keep their due time.
    */
   wakeOnOwnedChange: z.literal(true).optional(),
+  ownedGenerations: OwnedGenerations.optional(),
 });
 export type Checkpoint = z.infer<typeof Checkpoint>;
 

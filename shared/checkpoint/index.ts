@@ -37,12 +37,20 @@ export {
   rerunOfLeaseItem,
 } from './lease.ts';
 export type { Lease, LeaseTiming, RerunRequest } from './lease.ts';
-export { Checkpoint, CheckpointResult, NoChange, getCheckpoint, recordCheckpoint } from './checkpoint.ts';
+export {
+  Checkpoint,
+  CheckpointResult,
+  NoChange,
+  OwnedGenerations,
+  getCheckpoint,
+  recordCheckpoint,
+} from './checkpoint.ts';
+export type { OwnedChange } from './checkpoint.ts';
 export type { RecordCheckpointOptions } from './checkpoint.ts';
 export { recordCheckpointAndReleaseLease } from './record-and-release.ts';
 export { computeBackoff } from './compute-backoff.ts';
 export type { BackoffOptions } from './compute-backoff.ts';
-export { computeDueReason, dueReasons, isDue } from './is-due.ts';
+export { computeDueReason, computeEditedOwnedObject, dueReasons, isDue } from './is-due.ts';
 export type { DueFacts, DueReason } from './is-due.ts';
 export { claimSweep, forgetObject, getCheckpoints, listDueObjects, recordSweptLists } from './due.ts';
 export type { SweepClaim } from './due.ts';

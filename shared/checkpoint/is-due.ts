@@ -1,5 +1,5 @@
 // Whether an object needs a pass now, judged from its checkpoint and what the caller sees of it.
-import type { Checkpoint } from './checkpoint.ts';
+import type { Checkpoint, OwnedChange } from './checkpoint.ts';
 
 /** Why a pass is (or is not) due. */
 export const dueReasons = {
@@ -48,4 +48,25 @@ export function computeDueReason(checkpoint: Checkpoint | undefined, facts: DueF
  */
 export function isDue(checkpoint: Checkpoint | undefined, facts: DueFacts): boolean {
   return !notDue.has(computeDueReason(checkpoint, facts));
+}
+
+/**
+ * The owned object an event says someone else changed: one whose generation is later than the one the last pass
+ * left it at (`ownedGenerations`). Its own writes carry the recorded generation, status and metadata writes none
+ * later, and an object the last pass did not record is left to the usual rules (undefined).
+ *
+ * @example
+ * computeEditedOwnedObject(checkpoint, [{ object: 'MachineDeployment default/md-0', generation: 4 }]);
+ * // 'MachineDeployment default/md-0' when the last pass left it at generation 3
+ */
+export function computeEditedOwnedObject(
+  checkpoint: Checkpoint | undefined,
+  changes: readonly OwnedChange[] | undefined,
+): string | undefined {
+  const recorded = checkpoint?.ownedGenerations;
+  if (recorded === undefined) return undefined;
+  return changes?.find((c) => {
+    const generation = recorded[c.object];
+    return generation !== undefined && c.generation > generation;
+  })?.object;
 }

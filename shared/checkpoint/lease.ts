@@ -7,6 +7,7 @@ import { CheckpointStoreError, LeaseHeldError, storeOperations } from './errors.
 import type { StoreOperation } from './errors.ts';
 import { dueAttributesOf, primaryKeyOf, recordKinds, tableAttributes } from './table.ts';
 import type { CheckpointKey } from './table.ts';
+import type { OwnedChange } from './checkpoint.ts';
 
 /** A lease as stored. Times are epoch milliseconds. */
 export type Lease = {
@@ -134,7 +135,23 @@ export async function renewLease(
  * What a pass that found the lease held asks of the holder: one more pass once it is done, with the asking pass's
  * flags (a forced or woken pass must not become a plain one, which the checkpoint could skip).
  */
-export type RerunRequest = { readonly force: boolean; readonly wake: boolean };
+export type RerunRequest = {
+  readonly force: boolean;
+  readonly wake: boolean;
+  /**
+   * The owned-object changes the asking passes saw (see `computeEditedOwnedObject`): the rerun judges them against
+   * the checkpoint the holder records, so the event of the holder's own write brings no pass. Absent when none.
+   */
+  readonly owned?: readonly OwnedChange[];
+};
+
+/** How an owned change is kept in the lease row's string set: `Kind namespace/name@generation`. */
+const encodeOwnedChange = (c: OwnedChange) => `${c.object}@${c.generation}`;
+function decodeOwnedChange(entry: string): OwnedChange | undefined {
+  const at = entry.lastIndexOf('@');
+  const generation = Number(entry.slice(at + 1));
+  return at > 0 && Number.isInteger(generation) ? { object: entry.slice(0, at), generation } : undefined;
+}
 
 /**
  * Marks a held lease "run again" (one conditional write), so that its holder runs one more pass before it lets go:
@@ -155,12 +172,15 @@ export async function requestRerun(
     ...(request.force ? ['#rerunForce = :true'] : []),
     ...(request.wake ? ['#rerunWake = :true'] : []),
   ];
+  const owned = request.owned ?? [];
+  // NOTE: ADD to a string set: changes asked for by several passes while the holder runs are all kept.
+  const add = owned.length > 0 ? ' ADD #rerunOwned :owned' : '';
   try {
     await store.documents.send(
       new UpdateCommand({
         TableName: store.tableName,
         Key: primaryKeyOf(key, recordKinds.lease),
-        UpdateExpression: `SET ${sets.join(', ')}`,
+        UpdateExpression: `SET ${sets.join(', ')}${add}`,
         ConditionExpression: `attribute_exists(#pk) AND NOT (${leaseConditions.leaseExpired})`,
         ExpressionAttributeNames: {
           '#pk': leaseExpressionNames['#pk'],
@@ -168,8 +188,13 @@ export async function requestRerun(
           '#rerun': tableAttributes.rerun,
           ...(request.force ? { '#rerunForce': tableAttributes.rerunForce } : {}),
           ...(request.wake ? { '#rerunWake': tableAttributes.rerunWake } : {}),
+          ...(owned.length > 0 ? { '#rerunOwned': tableAttributes.rerunOwned } : {}),
         },
-        ExpressionAttributeValues: { ':true': true, ':now': now },
+        ExpressionAttributeValues: {
+          ':true': true,
+          ':now': now,
+          ...(owned.length > 0 ? { ':owned': new Set(owned.map(encodeOwnedChange)) } : {}),
+        },
       }),
     );
     return true;
@@ -193,7 +218,23 @@ export function rerunOfLeaseItem(item: unknown): RerunRequest | undefined {
     );
   };
   if (!flag(tableAttributes.rerun)) return undefined;
-  return { force: flag(tableAttributes.rerunForce), wake: flag(tableAttributes.rerunWake) };
+  // NOTE: a string set is a Set in document format and { SS: [...] } in wire format.
+  const set = record[tableAttributes.rerunOwned];
+  const entries =
+    set instanceof Set
+      ? [...(set as Set<unknown>)]
+      : typeof set === 'object' && set !== null && Array.isArray((set as { SS?: unknown }).SS)
+        ? (set as { SS: unknown[] }).SS
+        : [];
+  const owned = entries.flatMap((e) => {
+    const change = typeof e === 'string' ? decodeOwnedChange(e) : undefined;
+    return change === undefined ? [] : [change];
+  });
+  return {
+    force: flag(tableAttributes.rerunForce),
+    wake: flag(tableAttributes.rerunWake),
+    ...(owned.length > 0 ? { owned } : {}),
+  };
 }
 
 /**

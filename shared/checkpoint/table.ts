@@ -43,6 +43,8 @@ export const tableAttributes = {
   rerun: 'rerun',
   rerunForce: 'rerunForce',
   rerunWake: 'rerunWake',
+  /** Lease (SS): the owned-object changes (`Kind namespace/name@generation`) the asking passes saw. */
+  rerunOwned: 'rerunOwned',
   /**
    * Due index partition key (S): `<controller>#<Kind>`, and for Clusters `<controller>#Cluster#<shard>`, the shard
    * (0 to {@link dueShardCount} - 1) a hash of the object's key. Only rows that will need a pass at a known time carry

@@ -34,7 +34,13 @@ export function computeCheckpoint(input: CheckpointInput): Checkpoint {
   };
   switch (outcome.result) {
     case 'Success':
-      return { ...base, result: 'Success', attempts: 0, ...(outcome.noChange ? { noChange: outcome.noChange } : {}) };
+      return {
+        ...base,
+        result: 'Success',
+        attempts: 0,
+        ...(outcome.noChange ? { noChange: outcome.noChange } : {}),
+        ...(outcome.ownedGenerations ? { ownedGenerations: outcome.ownedGenerations } : {}),
+      };
     case 'Requeue': {
       const after = outcome.requeueAfterMs ?? input.requeueAfterMs;
       return {
@@ -44,6 +50,7 @@ export function computeCheckpoint(input: CheckpointInput): Checkpoint {
         nextAttemptAt: now + Math.max(0, Math.floor(after)),
         ...(outcome.noChange ? { noChange: outcome.noChange } : {}),
         ...(outcome.wakeOnOwnedChange === true ? { wakeOnOwnedChange: true as const } : {}),
+        ...(outcome.ownedGenerations ? { ownedGenerations: outcome.ownedGenerations } : {}),
       };
     }
     case 'Error': {

@@ -152,6 +152,7 @@ async function runMappedPass(
     key: { apiVersion: key.apiVersion, kind: key.kind, namespace: key.namespace, name: key.name },
     ...(key.force ? { force: true } : {}),
     ...(key.wake ? { wake: true } : {}),
+    ...(key.ownedChange ? { ownedChanges: [key.ownedChange] } : {}),
     trigger,
   };
   return runPass(request, context);

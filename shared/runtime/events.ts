@@ -38,6 +38,12 @@ export const ObjectChange = z.object({
    */
   cluster: dnsName.optional(),
   /**
+   * For an object a topology owns: its generation changed since the forwarder last saw it (a spec write, by the
+   * topology pass or anyone else). The forwarder sends such a change on its own, never coalesced with another
+   * object's, so the pass can tell a user's edit from its own write by the generation.
+   */
+  generationChanged: z.literal(true).optional(),
+  /**
    * The controllers whose view of the object changed (the forwarder knows it for Clusters, which three controllers
    * read for different fields); absent: every controller the kind is routed to (see `routeChange`).
    */
@@ -74,6 +80,7 @@ const PassKeyDetail = z.object({
   name: dnsName,
   force: z.boolean().optional(),
   wake: z.boolean().optional(),
+  ownedChange: z.object({ object: z.string().min(1), generation: z.number().int().nonnegative() }).optional(),
 });
 
 /**

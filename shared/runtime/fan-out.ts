@@ -125,5 +125,6 @@ function toDetailKey(key: MappedKey): PassesRequested['keys'][number] {
     name: key.name,
     ...(key.force ? { force: true } : {}),
     ...(key.wake ? { wake: true } : {}),
+    ...(key.ownedChange ? { ownedChange: key.ownedChange } : {}),
   };
 }

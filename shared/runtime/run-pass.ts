@@ -5,14 +5,17 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import {
   acquireLease,
   computeDueReason,
+  computeEditedOwnedObject,
   forgetObject,
   getCheckpoint,
+  isDue,
   LeaseHeldError,
   recordCheckpointAndReleaseLease,
   releaseLease,
   requestRerun,
   type Checkpoint,
   type CheckpointKey,
+  type OwnedChange,
   type RerunRequest,
 } from '#shared/checkpoint/index.ts';
 import {
@@ -41,6 +44,8 @@ export type PassRequest = {
   readonly force?: boolean;
   /** Run before the due time when the last pass requeued waiting for its own objects (see `MappedKey.wake`). */
   readonly wake?: boolean;
+  /** Changes of objects the pass owns (see `MappedKey.ownedChange`): due at once when one is someone else's write. */
+  readonly ownedChanges?: readonly OwnedChange[];
   /** The tick found the object's lease lapsed: a pass died without recording its checkpoint. */
   readonly lapsedLease?: boolean;
   /** What asked for the pass, for logs: an event id or `tick`. */
@@ -143,10 +148,18 @@ export async function runPass(
     logger.debug('skipped pass', { reason: 'NotFound' });
     return skipped('NotFound');
   }
-  const due = computeDueReason(previous, { now: deps.now(), generation: facts.generation, inputHash: facts.inputHash });
+  const dueFacts = { now: deps.now(), generation: facts.generation, inputHash: facts.inputHash };
+  const due = computeDueReason(previous, dueFacts);
+  /** Due only because an owned object looks edited: judged again once the lease is held. */
+  let dueToEdit = false;
   if (!request.force) {
+    const edited = computeEditedOwnedObject(previous, request.ownedChanges);
     if (due === 'BackingOff' && request.wake === true && previous?.wakeOnOwnedChange === true) {
       logger.debug('pass is due', { reason: 'OwnedObjectChanged' });
+    } else if (edited !== undefined && (due === 'UpToDate' || due === 'BackingOff')) {
+      // NOTE: someone else wrote the spec of an object the pass owns (upstream reconciles on any such change).
+      logger.info('pass is due', { reason: 'OwnedObjectEdited', edited });
+      dueToEdit = true;
     } else if (due === 'UpToDate' || due === 'BackingOff') {
       logger.debug('skipped pass', { reason: due });
       // NOTE: a pass woken by its one-time schedule before the checkpoint's time schedules that time instead.
@@ -162,13 +175,24 @@ export async function runPass(
   const leaseHeld = await acquireLeaseOrAskRerun(deps, request, checkpointKey, passId, logger);
   timer.lap('leaseMs');
   if (leaseHeld !== true) return { key, passId, status: 'Skipped', reason: leaseHeld.reason };
+  let latest = previous;
+  if (dueToEdit) {
+    // NOTE: the checkpoint was read before the lease. A pass that wrote the object, recorded its generation and let
+    // the lease go in between makes the event its own write: one more read instead of a needless pass.
+    latest = await getCheckpoint(deps.store, checkpointKey);
+    if (!isDue(latest, dueFacts) && computeEditedOwnedObject(latest, request.ownedChanges) === undefined) {
+      logger.debug('skipped pass', { reason: 'UpToDate', recheckedAfterLease: true });
+      const rerun = await releaseLease(deps.store, checkpointKey, passId);
+      return { ...skipped('UpToDate'), ...(rerun === undefined ? {} : { rerun }) };
+    }
+  }
   const scope: PassScope = {
     request,
     context,
     passId,
     checkpointKey,
     logger,
-    previous,
+    previous: latest,
     facts,
     leaseHeld: true,
     recorded: false,
@@ -198,14 +222,16 @@ async function acquireLeaseOrAskRerun(
   passId: string,
   logger: Logger,
 ): Promise<true | { reason: string }> {
-  const { force = false, wake = false } = request;
+  const { force = false, wake = false, ownedChanges = [] } = request;
   for (let attempt = 1; ; attempt++) {
     try {
       await acquireLease(deps.store, checkpointKey, passId, { ttlMs: deps.config.leaseTtlMs, now: deps.now() });
       return true;
     } catch (err) {
       if (!(err instanceof LeaseHeldError)) throw err;
-      const asked = await requestRerun(deps.store, checkpointKey, { force, wake }, deps.now());
+      // NOTE: the owned changes go with the request: the holder's own write is judged against its new checkpoint.
+      const rerun = { force, wake, ...(ownedChanges.length > 0 ? { owned: ownedChanges } : {}) };
+      const asked = await requestRerun(deps.store, checkpointKey, rerun, deps.now());
       if (!asked && attempt < acquireAttempts) continue;
       logger.info('skipped pass: lease held', {
         holder: err.holder,
@@ -396,7 +422,7 @@ export function createPassRunner(reconciler: Reconciler, deps: RuntimeDeps): Pas
     while (report.rerun !== undefined && runs <= maxReruns) {
       // NOTE: another pass found the lease held while this one ran: a change may have landed after this pass read
       // the object. The rerun goes through the usual checks, so it is skipped when nothing changed after all.
-      const { force, wake } = report.rerun;
+      const { force, wake, owned } = report.rerun;
       deps.logger.info('pass runs again: asked while it held the lease', {
         controller: reconciler.controller,
         object: describeKey(request.key),
@@ -408,6 +434,7 @@ export function createPassRunner(reconciler: Reconciler, deps: RuntimeDeps): Pas
           key: request.key,
           ...(force ? { force: true } : {}),
           ...(wake ? { wake: true } : {}),
+          ...(owned !== undefined ? { ownedChanges: owned } : {}),
           trigger: `${request.trigger} (run again)`,
         },
         context,

@@ -2,7 +2,15 @@
 // Reconciler, the runtime decides when to call it (events, ticks), guards it with a lease and records its outcome.
 import type { Dependency } from '#shared/deadline/index.ts';
 import type { Logger } from '@aws-lambda-powertools/logger';
-import type { Checkpoint, CheckpointStore, Controller, NoChange, RerunRequest } from '#shared/checkpoint/index.ts';
+import type {
+  Checkpoint,
+  CheckpointStore,
+  Controller,
+  NoChange,
+  OwnedChange,
+  OwnedGenerations,
+  RerunRequest,
+} from '#shared/checkpoint/index.ts';
 import type { KubeClient, KubeObject } from '#shared/kube/index.ts';
 import type { RuntimeConfig } from '#shared/runtime/config.ts';
 
@@ -24,6 +32,11 @@ export type MappedKey = PassKey & {
    * (`wakeOnOwnedChange`): the change is in one of them (a control plane's or a MachineDeployment's status).
    */
   readonly wake?: boolean | undefined;
+  /**
+   * The change is of an object the pass owns, at this generation: the pass runs at once when that is later than the
+   * generation its last pass left the object at (someone else's spec write, e.g. a user's edit of a managed field).
+   */
+  readonly ownedChange?: OwnedChange | undefined;
 };
 
 /** What an event says about the object that changed (see `ObjectChange` in events.ts). */
@@ -101,6 +114,11 @@ export type PassOutcome = {
   readonly noChange?: NoChange;
   /** For `Requeue`: it waits for a change of the objects the pass owns; an event about one runs the pass at once. */
   readonly wakeOnOwnedChange?: boolean;
+  /**
+   * For `Success` and `Requeue`: the generation the pass left each object it owns at (`Kind namespace/name`), so that
+   * a later spec write by someone else is told from the pass's own (see `MappedKey.ownedChange`).
+   */
+  readonly ownedGenerations?: OwnedGenerations;
 };
 
 /** How a paged mapping hands over its keys and when it stops (see `Reconciler.mapChangeInPages`). */

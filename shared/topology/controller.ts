@@ -315,19 +315,31 @@ async function collectMapping(kube: KubeClient, change: ChangedObject, pageSize:
 }
 
 /**
- * A status change of an object a topology owns (its control plane, a MachineDeployment or MachinePool) wakes the
- * owning Cluster's pass when that pass requeued waiting for them (an upgrade or creation in progress), as upstream's
- * watches on these kinds do; no read. A deleted one forces the pass, which puts it back.
+ * A change of an object a topology owns (its control plane, a MachineDeployment or MachinePool) wakes the owning
+ * Cluster's pass when that pass requeued waiting for them (an upgrade or creation in progress), as upstream's watches
+ * on these kinds do; no read. With its generation it is also an owned change: a generation later than the one the
+ * last pass left the object at is someone else's spec write (a user's edit of a managed field), and the pass runs at
+ * once to put it back, as upstream's does; the event of the pass's own write carries the recorded generation and
+ * status writes none later, so they bring no pass. A deleted one forces the pass, which puts it back.
+ *
+ * @example
+ * mapOwnedChange({ ...md, cluster: 'c1', generation: 4, type: 'MODIFIED' });
+ * // [{ kind: 'Cluster', name: 'c1', wake: true, ownedChange: { object: 'MachineDeployment default/md-0', generation: 4 } }]
  */
-function mapOwnedChange(change: ChangedObject): MappedKey[] {
+export function mapOwnedChange(change: ChangedObject): MappedKey[] {
   if (change.cluster === undefined) return [];
   const key = { ...clusterKind, namespace: change.namespace, name: change.cluster };
-  return [change.type === 'DELETED' ? { ...key, force: true } : { ...key, wake: true }];
+  if (change.type === 'DELETED') return [{ ...key, force: true }];
+  const object = `${change.kind} ${change.namespace}/${change.name}`;
+  const owned = change.generation === undefined ? {} : { ownedChange: { object, generation: change.generation } };
+  return [{ ...key, wake: true, ...owned }];
 }
 
 /** The worse of two outcomes (Error over Requeue over Success), with both lists of changes. */
 function mergeOutcomes(first: TopologyOutcome, second: TopologyOutcome): PassOutcome {
   const changed = [...first.changed, ...second.changed];
+  // NOTE: the class pass applies no owned object; the Cluster pass's record is the one to keep.
+  const owned = second.ownedGenerations === undefined ? {} : { ownedGenerations: second.ownedGenerations };
   const failed = [first, second].filter((o) => o.result === 'Error');
   if (failed.length > 0) return { result: 'Error', changed, error: failed.map((o) => o.error ?? 'Error').join('; ') };
   const requeues = [first, second].filter((o) => o.result === 'Requeue').map((o) => o.requeueAfterMs);
@@ -340,9 +352,10 @@ function mergeOutcomes(first: TopologyOutcome, second: TopologyOutcome): PassOut
       changed,
       ...(after.length > 0 ? { requeueAfterMs: Math.min(...after) } : {}),
       ...(wake ? { wakeOnOwnedChange: true } : {}),
+      ...owned,
     };
   }
-  return { result: 'Success', changed };
+  return { result: 'Success', changed, ...owned };
 }
 
 /**

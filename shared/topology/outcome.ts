@@ -1,6 +1,6 @@
 // How a topology pass ended, as data (pure): the Cluster's TopologyReconciled condition with upstream's reasons and
 // messages, the merged condition list, and the pass outcome the runtime records.
-import type { NoChangeRecord } from '#shared/topology/apply/apply-proofs.ts';
+import type { AppliedGenerations, NoChangeRecord } from '#shared/topology/apply/apply-proofs.ts';
 import type { Condition as V1Beta1Condition } from '#shared/api/core/v1beta1/condition.ts';
 import type { Condition } from '#shared/api/core/v1beta2/common.ts';
 import { ClusterTopologyReconciled } from '#shared/api/core/v1beta2/conditions.ts';
@@ -84,6 +84,8 @@ export type TopologyOutcome = {
   readonly noChange?: NoChangeRecord;
   /** A `Requeue` waiting for the control plane or the workers: their status changes run the next pass. */
   readonly wakeOnOwnedChange?: boolean;
+  /** The generation this pass left each object it applied (or found applied) at, keyed `Kind namespace/name`. */
+  readonly ownedGenerations?: AppliedGenerations;
 };
 
 const classNotReconciledMessage =

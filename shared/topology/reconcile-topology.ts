@@ -364,7 +364,11 @@ export async function reconcileTopology(
   if (state.kind !== 'Reconciled' || outcome.result === 'Error') return outcome;
   if (isClusterSpecChangedMeanwhile(raw as Unstructured, scope.latest) && outcome.result === 'Success')
     outcome = { ...outcome, result: 'Requeue', requeueAfterMs: 0 };
-  return { ...outcome, noChange: computeNoChangeRecord(scope.latest, proofs.recorded()) };
+  return {
+    ...outcome,
+    noChange: computeNoChangeRecord(scope.latest, proofs.recorded()),
+    ownedGenerations: proofs.generations(),
+  };
 }
 
 /**

@@ -122,7 +122,14 @@ export async function startProduct(
               ? result.passes.filter((p) => p.status === 'Ran').reduce((n, p) => n + (p.runs ?? 1), 0)
               : 0,
         });
-        passLines.push(...computeProgressLines(controller, event, result, new Date()));
+        const lines = computeProgressLines(controller, event, result, new Date());
+        // NOTE: when the event was sent and how long its invocation took: a pass that lands after a step settled
+        // shows whether it started late (the bus, a held lease) or ran long (a loaded machine).
+        if (lines.length > 0)
+          lines.push(
+            `${' '.repeat(19)}· sent ${event.time?.slice(11, 23) ?? '?'}, invocation ${Math.round(durations.get(event) ?? 0)} ms`,
+          );
+        passLines.push(...lines);
       },
       onError: (controller, event, err) =>
         passLines.push(`${new Date().toISOString().slice(11, 19)} ${controller} failed: ${errorMessage(err)}`),

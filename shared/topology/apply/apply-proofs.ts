@@ -16,6 +16,9 @@ import type { Unstructured } from '#shared/topology/types.ts';
 /** The proofs a pass stored, as kept in the checkpoint (`NoChange.objects`). */
 export type AppliedObjects = Readonly<Record<string, string>>;
 
+/** `Kind namespace/name` → `metadata.generation` of each object as the pass left it (the checkpoint's `ownedGenerations`). */
+export type AppliedGenerations = Readonly<Record<string, number>>;
+
 /** The record a topology pass leaves in its checkpoint (the checkpoint's `NoChange`, seen from the topology). */
 export type NoChangeRecord = {
   /** The Cluster's uid: the record is valid for that very Cluster only. */
@@ -36,7 +39,15 @@ export type ApplyProofs = {
   mayHaveApplied(kind: string): boolean;
   /** This pass's proofs, keyed `Kind namespace/name`. */
   recorded(): AppliedObjects;
+  /**
+   * The generation of each object recorded, as the server held it after this pass: an event about a later one is
+   * someone else's spec write.
+   */
+  generations(): AppliedGenerations;
 };
+
+const sortedByKey = <T>(map: Record<string, T>): Record<string, T> =>
+  Object.fromEntries(Object.entries(map).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 
 const keyOf = (obj: Unstructured) => `${obj.kind} ${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`;
 
@@ -92,6 +103,7 @@ export function computeApplyProof(object: Unstructured, intent: Unstructured): s
  */
 export function createApplyProofs(previous: AppliedObjects | undefined): ApplyProofs {
   const next: Record<string, string> = {};
+  const generations: Record<string, number> = {};
   const previousKinds = new Set(Object.keys(previous ?? {}).map((key) => key.slice(0, key.indexOf(' '))));
   return {
     isProven(current, intent) {
@@ -101,12 +113,16 @@ export function createApplyProofs(previous: AppliedObjects | undefined): ApplyPr
     record(object, intent) {
       if (object.metadata.uid === undefined || object.metadata.resourceVersion === undefined) return;
       next[keyOf(object)] = computeApplyProof(object, intent);
+      if (object.metadata.generation !== undefined) generations[keyOf(object)] = object.metadata.generation;
     },
     mayHaveApplied(kind) {
       return previous === undefined || previousKinds.has(kind);
     },
     recorded() {
-      return Object.fromEntries(Object.entries(next).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+      return sortedByKey(next);
+    },
+    generations() {
+      return sortedByKey(generations);
     },
   };
 }

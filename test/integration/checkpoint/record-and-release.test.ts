@@ -116,6 +116,41 @@ describe('recordCheckpointAndReleaseLease', () => {
     assert.equal(await leaseRow(key), undefined, 'the lease is released');
   });
 
+  test('the rerun request keeps every owned change the asking passes saw, for the rerun to judge against the new checkpoint', async () => {
+    const key = keyFor('rerun-owned');
+    const md0 = 'MachineDeployment default/md-0';
+    const cp = 'KubeadmControlPlane default/cp';
+    await acquireLease(ctx.store, key, 'pass-1', { ttlMs, now: t0 });
+    const ask = (owned: { object: string; generation: number }[], at: number) =>
+      requestRerun(ctx.store, key, { force: false, wake: true, owned }, at);
+    assert.equal(await ask([{ object: md0, generation: 4 }], t0 + 1), true);
+    assert.equal(await ask([{ object: cp, generation: 2 }], t0 + 2), true);
+    assert.equal(await ask([{ object: md0, generation: 4 }], t0 + 3), true);
+    const rerun = await recordCheckpointAndReleaseLease(ctx.store, key, checkpointOf('pass-1'), 'pass-1');
+    assert.deepEqual(
+      {
+        ...rerun,
+        owned: [...(rerun?.owned ?? [])].sort((a, b) => (a.object < b.object ? -1 : 1)),
+      },
+      {
+        force: false,
+        wake: true,
+        owned: [
+          { object: cp, generation: 2 },
+          { object: md0, generation: 4 },
+        ],
+      },
+    );
+    // The same through a plain release (document format rather than a failed condition's wire format).
+    await acquireLease(ctx.store, key, 'pass-2', { ttlMs, now: t0 + 10 });
+    assert.equal(await ask([{ object: md0, generation: 5 }], t0 + 11), true);
+    assert.deepEqual(await releaseLease(ctx.store, key, 'pass-2'), {
+      force: false,
+      wake: true,
+      owned: [{ object: md0, generation: 5 }],
+    });
+  });
+
   test('returns nothing when no pass asked for a rerun', async () => {
     const key = keyFor('no-rerun');
     await acquireLease(ctx.store, key, 'pass-1', { ttlMs, now: t0 });

@@ -65,7 +65,15 @@ describe('Cluster changes reach the controllers that read what changed', () => {
     forwarder = startForwarder({
       kube: mgmt.kube,
       source: { kubeconfig: mgmt.controlPlane.kubeconfig },
-      targets: [{ apiVersion: capi, kind: 'Cluster', changesOf: 'cluster' }],
+      targets: [
+        { apiVersion: capi, kind: 'Cluster', changesOf: 'cluster' },
+        {
+          apiVersion: capi,
+          kind: 'MachineDeployment',
+          labelSelector: 'topology.cluster.x-k8s.io/owned',
+          changesOf: 'topologyOwned',
+        },
+      ],
       sink: (batch) => (sent.push(...batch), Promise.resolve([])),
       coalesceMs: 100,
     });
@@ -113,5 +121,47 @@ describe('Cluster changes reach the controllers that read what changed', () => {
     await applyObject(mgmt.kube, cluster({ team: 'b' }, true), user);
     const label = await nextChange('a label changed');
     assert.deepEqual(routeChange(label), ['topology', 'addons', 'rollout']);
+  });
+
+  test("an owned MachineDeployment's spec change says its generation changed; a status change does not", async () => {
+    const md = (replicas: number): KubeObject =>
+      ({
+        apiVersion: capi,
+        kind: 'MachineDeployment',
+        metadata: {
+          namespace: ns,
+          name: 'c1-md-0',
+          labels: { 'cluster.x-k8s.io/cluster-name': 'c1', 'topology.cluster.x-k8s.io/owned': '' },
+        },
+        spec: {
+          clusterName: 'c1',
+          replicas,
+          selector: { matchLabels: { 'cluster.x-k8s.io/cluster-name': 'c1' } },
+          template: {
+            metadata: { labels: { 'cluster.x-k8s.io/cluster-name': 'c1' } },
+            spec: {
+              clusterName: 'c1',
+              bootstrap: { dataSecretName: 'boot' },
+              infrastructureRef: { apiGroup: 'infrastructure.cluster.x-k8s.io', kind: 'DevMachineTemplate', name: 'm' },
+            },
+          },
+        },
+      }) as KubeObject;
+    const created = await applyObject(mgmt.kube, md(1), user);
+    const added = await nextChange('the MachineDeployment was created');
+    assert.deepEqual([added.type, added.cluster, added.generationChanged], ['ADDED', 'c1', undefined]);
+    await applyStatus(
+      mgmt.kube,
+      { ...md(1), status: { observedGeneration: created.metadata.generation, replicas: 1 } } as KubeObject,
+      user,
+    );
+    const status = await nextChange('a replica counter changed');
+    assert.deepEqual([status.generation, status.generationChanged], [created.metadata.generation, undefined]);
+    const edited = await applyObject(mgmt.kube, md(3), { fieldManager: 'diff-editor', force: true });
+    const spec = await nextChange("a user's edit of spec.replicas");
+    assert.deepEqual(
+      [spec.kind, spec.cluster, spec.generation, spec.generationChanged],
+      ['MachineDeployment', 'c1', edited.metadata.generation, true],
+    );
   });
 });

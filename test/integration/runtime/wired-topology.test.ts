@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { before, describe, test } from 'node:test';
 import { parseAllDocuments } from 'yaml';
-import { getCheckpoint } from '#shared/checkpoint/index.ts';
+import { getCheckpoint, recordCheckpoint } from '#shared/checkpoint/index.ts';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { applyObject, applyStatus, listObjects, patchObject, type KubeObject } from '#shared/kube/index.ts';
 import { computeRuntimeConfig } from '#shared/runtime/config.ts';
@@ -184,6 +184,129 @@ describe('the wired topology function', () => {
       ],
     );
     assert.equal(passes[1]?.result, 'Success', passes[1]?.reason);
+  });
+
+  test("a user's forced edit of a field the topology owns on its MachineDeployment is put back by the pass its event runs; the pass's own write brings none", async () => {
+    // NOTE: the differential's d75 (upstream's controller reconciles on every change of an owned MachineDeployment).
+    const settled = await invoke(ctx.countedHandler, changeEvent(cluster));
+    assert.ok(settled.every((p) => p.status === 'Skipped'));
+    const [md] = await machineDeployments();
+    assert.ok(md);
+    const name = md.metadata.name ?? '';
+    const object = `MachineDeployment ${ns}/${name}`;
+    const mdEvent = (generation: number) =>
+      changeEvent({
+        apiVersion: capi,
+        kind: 'MachineDeployment',
+        namespace: ns,
+        name,
+        generation,
+        cluster: cluster.name,
+      });
+    const checkpointKey = { controller: 'topology', kind: 'Cluster', namespace: ns, name: cluster.name } as const;
+    const before = md.metadata.generation ?? 0;
+    assert.equal((await getCheckpoint(ctx.store, checkpointKey))?.ownedGenerations?.[object], before);
+
+    // A status write of upstream's MachineDeployment controller (same generation): no pass.
+    resetCounters(ctx);
+    assert.deepEqual(
+      (await invoke(ctx.countedHandler, mdEvent(before))).map((p) => [p.status, p.reason]),
+      [['Skipped', 'UpToDate']],
+    );
+    assert.deepEqual(ctx.kubeLog.mutating(), []);
+    assert.deepEqual(ddbWrites(ctx), []);
+
+    // The user's edit, as the differential makes it: server-side apply by diff-editor, with force.
+    const edited = await applyObject(
+      ctx.mgmt.kube,
+      {
+        apiVersion: capi,
+        kind: 'MachineDeployment',
+        metadata: { namespace: ns, name, labels: { 'diff.example.com/user': 'yes' } },
+        spec: { replicas: 3 },
+      } as KubeObject,
+      { fieldManager: 'diff-editor', force: true },
+    );
+    const editedGeneration = edited.metadata.generation ?? 0;
+    assert.ok(editedGeneration > before);
+    const passes = await invoke(ctx.countedHandler, mdEvent(editedGeneration));
+    assert.deepEqual(
+      passes.map((p) => [p.key.kind, p.status, p.result]),
+      [['Cluster', 'Ran', 'Success']],
+      passes.map((p) => p.reason).join('; '),
+    );
+    assert.ok(
+      passes[0]?.changed?.some((c) => c.startsWith(`updated MachineDeployment ${ns}/${name}`)),
+      JSON.stringify(passes[0]?.changed),
+    );
+    const [after] = await machineDeployments();
+    assert.equal((after?.['spec'] as { replicas?: number }).replicas, 2, 'the managed field is back');
+    assert.equal(after?.metadata.labels?.['diff.example.com/user'], 'yes', "the user's own label stays");
+    const owners = (after?.metadata as { managedFields?: { manager?: string; fieldsV1?: unknown }[] }).managedFields;
+    const topologyFields = JSON.stringify(owners?.find((m) => m.manager === 'capi-topology')?.fieldsV1 ?? {});
+    assert.ok(topologyFields.includes('"f:replicas"'), `capi-topology owns spec.replicas again: ${topologyFields}`);
+    const reverted = after?.metadata.generation ?? 0;
+    assert.equal((await getCheckpoint(ctx.store, checkpointKey))?.ownedGenerations?.[object], reverted);
+
+    // The event of the pass's own write: no pass.
+    resetCounters(ctx);
+    assert.deepEqual(
+      (await invoke(ctx.countedHandler, mdEvent(reverted))).map((p) => [p.status, p.reason]),
+      [['Skipped', 'UpToDate']],
+    );
+    assert.deepEqual(ctx.kubeLog.mutating(), []);
+    assert.deepEqual(ddbWrites(ctx), []);
+  });
+
+  test("an event of the pass's own write read against the checkpoint before that pass recorded it is judged again once the lease is taken: no pass", async () => {
+    const [md] = await machineDeployments();
+    assert.ok(md);
+    const name = md.metadata.name ?? '';
+    const object = `MachineDeployment ${ns}/${name}`;
+    const key = { controller: 'topology', kind: 'Cluster', namespace: ns, name: cluster.name } as const;
+    const recorded = await getCheckpoint(ctx.store, key);
+    const generation = recorded?.ownedGenerations?.[object];
+    assert.ok(recorded && generation !== undefined);
+    // As the writing pass left things just before it recorded: the checkpoint of the pass before it.
+    await recordCheckpoint(ctx.store, key, {
+      ...recorded,
+      ownedGenerations: { ...recorded.ownedGenerations, [object]: generation - 1 },
+    });
+    // The writing pass records (and lets the lease go) right after the event's pass read the checkpoint.
+    let armed = true;
+    ctx.store.client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const out = await next(args);
+        if (armed && context.commandName === 'GetItemCommand') {
+          armed = false;
+          await recordCheckpoint(ctx.store, key, recorded);
+        }
+        return out;
+      },
+      { step: 'initialize', name: 'recordMeanwhile' },
+    );
+    resetCounters(ctx);
+    try {
+      const passes = await invoke(
+        ctx.countedHandler,
+        changeEvent({
+          apiVersion: capi,
+          kind: 'MachineDeployment',
+          namespace: ns,
+          name,
+          generation,
+          cluster: cluster.name,
+        }),
+      );
+      assert.deepEqual(
+        passes.map((p) => [p.status, p.reason]),
+        [['Skipped', 'UpToDate']],
+      );
+    } finally {
+      ctx.store.client.middlewareStack.remove('recordMeanwhile');
+    }
+    assert.deepEqual(ctx.kubeLog.mutating(), []);
+    assert.equal((await getCheckpoint(ctx.store, key))?.lastPassId, recorded.lastPassId, 'no checkpoint written');
   });
 
   test("the pass's own lifecycle-hook marks are not inputs: they bring no pass before the due time", async () => {

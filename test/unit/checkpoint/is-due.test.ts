@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Checkpoint } from '#shared/checkpoint/checkpoint.ts';
-import { computeDueReason, isDue } from '#shared/checkpoint/is-due.ts';
+import type { Checkpoint, OwnedChange } from '#shared/checkpoint/checkpoint.ts';
+import { computeDueReason, computeEditedOwnedObject, isDue } from '#shared/checkpoint/is-due.ts';
 import type { DueFacts, DueReason } from '#shared/checkpoint/is-due.ts';
 
 const now = Date.UTC(2025, 0, 1, 12, 0, 0);
@@ -97,6 +97,69 @@ describe('isDue', () => {
       const f = c.facts ?? facts;
       assert.equal(computeDueReason(c.checkpoint, f), c.reason);
       assert.equal(isDue(c.checkpoint, f), c.due);
+    });
+  }
+});
+
+describe('computeEditedOwnedObject', () => {
+  const md = 'MachineDeployment ns/md-0';
+  const recorded = checkpoint({ ownedGenerations: { [md]: 3, 'KubeadmControlPlane ns/cp': 2 } });
+  const cases: {
+    name: string;
+    checkpoint: Checkpoint | undefined;
+    changes: readonly OwnedChange[] | undefined;
+    edited: string | undefined;
+  }[] = [
+    {
+      name: "names an owned object whose generation is later than the pass left it at (someone else's spec write)",
+      checkpoint: recorded,
+      changes: [{ object: md, generation: 4 }],
+      edited: md,
+    },
+    {
+      name: "is silent about the pass's own write (the generation it recorded)",
+      checkpoint: recorded,
+      changes: [{ object: md, generation: 3 }],
+      edited: undefined,
+    },
+    {
+      name: 'is silent about a late event of an older generation',
+      checkpoint: recorded,
+      changes: [{ object: md, generation: 2 }],
+      edited: undefined,
+    },
+    {
+      name: 'is silent about an object the last pass did not record (a new one, or one it no longer owns)',
+      checkpoint: recorded,
+      changes: [{ object: 'MachineDeployment ns/md-9', generation: 7 }],
+      edited: undefined,
+    },
+    {
+      name: 'is silent when the checkpoint records no owned generations (written before they were recorded)',
+      checkpoint: checkpoint({}),
+      changes: [{ object: md, generation: 9 }],
+      edited: undefined,
+    },
+    {
+      name: 'is silent without a checkpoint',
+      checkpoint: undefined,
+      changes: [{ object: md, generation: 9 }],
+      edited: undefined,
+    },
+    { name: 'is silent without changes', checkpoint: recorded, changes: undefined, edited: undefined },
+    {
+      name: 'finds the edited one among several changes (a rerun carries every change asked for)',
+      checkpoint: recorded,
+      changes: [
+        { object: md, generation: 3 },
+        { object: 'KubeadmControlPlane ns/cp', generation: 3 },
+      ],
+      edited: 'KubeadmControlPlane ns/cp',
+    },
+  ];
+  for (const c of cases) {
+    test(c.name, () => {
+      assert.equal(computeEditedOwnedObject(c.checkpoint, c.changes), c.edited);
     });
   }
 });

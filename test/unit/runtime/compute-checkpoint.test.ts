@@ -75,6 +75,28 @@ describe('computeCheckpoint', () => {
       expect: { wakeOnOwnedChange: undefined },
     },
     {
+      name: 'a success records the generation the pass left each owned object at',
+      input: base({
+        outcome: { result: 'Success', changed: [], ownedGenerations: { 'MachineDeployment ns/md-0': 4 } },
+      }),
+      expect: { ownedGenerations: { 'MachineDeployment ns/md-0': 4 } },
+    },
+    {
+      name: 'a requeue records them too (an upgrade in progress still puts a user edit back)',
+      input: base({
+        outcome: { result: 'Requeue', changed: [], ownedGenerations: { 'MachineDeployment ns/md-0': 4 } },
+      }),
+      expect: { result: 'Requeue', ownedGenerations: { 'MachineDeployment ns/md-0': 4 } },
+    },
+    {
+      name: 'an error keeps no owned generations, not even the previous ones (its retry is due anyway)',
+      input: base({
+        previous: { ...failed, ownedGenerations: { 'MachineDeployment ns/md-0': 4 } },
+        outcome: { result: 'Error', changed: [], error: 'boom' },
+      }),
+      expect: { ownedGenerations: undefined },
+    },
+    {
       name: 'a success never carries the wake mark',
       input: base({ outcome: { result: 'Success', changed: [], wakeOnOwnedChange: true } }),
       expect: { result: 'Success', wakeOnOwnedChange: undefined },

@@ -90,6 +90,32 @@ describe('createEventBatcher', () => {
     );
   });
 
+  test("a spec change of an owned object keeps its own entry: a sibling's later status change does not hide its generation", async () => {
+    const sent: ObjectChange[] = [];
+    const outbox = createEventBatcher({ sink: (b) => (sent.push(...b), Promise.resolve([])), coalesceMs: 1_000 });
+    const owned = (kind: string, name: string, generation: number, generationChanged?: true) =>
+      Object.freeze({
+        apiVersion: 'x/v1',
+        kind,
+        namespace: 'ns',
+        name,
+        cluster: 'c1',
+        generation,
+        type: 'MODIFIED' as const,
+        ...(generationChanged ? { generationChanged } : {}),
+      });
+    outbox.add(owned('MachineDeployment', 'md-0', 3, true));
+    outbox.add(owned('MachineDeployment', 'md-0', 4, true));
+    outbox.add(owned('MachineDeployment', 'md-1', 5, true));
+    outbox.add(owned('KubeadmControlPlane', 'cp', 2));
+    outbox.add(owned('MachineDeployment', 'md-1', 5));
+    await outbox.stop();
+    assert.deepEqual(
+      sent.map((c) => `${c.kind} ${c.name} ${c.generation}${c.generationChanged ? ' spec' : ''}`).sort(),
+      ['MachineDeployment md-0 4 spec', 'MachineDeployment md-1 5', 'MachineDeployment md-1 5 spec'],
+    );
+  });
+
   test('retries refused entries and drops them after maxAttempts', async () => {
     let calls = 0;
     const dropped: string[] = [];

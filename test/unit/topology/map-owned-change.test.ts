@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { mapOwnedChange } from '#shared/topology/controller.ts';
+import type { ChangedObject, MappedKey } from '#shared/runtime/types.ts';
+
+const md = Object.freeze({
+  apiVersion: 'cluster.x-k8s.io/v1beta2',
+  kind: 'MachineDeployment',
+  namespace: 'ns',
+  name: 'c1-md-0',
+  cluster: 'c1',
+});
+const clusterKey = Object.freeze({
+  apiVersion: 'cluster.x-k8s.io/v1beta2',
+  kind: 'Cluster',
+  namespace: 'ns',
+  name: 'c1',
+});
+
+describe('mapOwnedChange', () => {
+  const cases: { name: string; change: ChangedObject; keys: MappedKey[] }[] = [
+    {
+      name: 'a change with a generation wakes the Cluster and names the object and generation, to be judged against the checkpoint',
+      change: { ...md, generation: 4, type: 'MODIFIED' },
+      keys: [{ ...clusterKey, wake: true, ownedChange: { object: 'MachineDeployment ns/c1-md-0', generation: 4 } }],
+    },
+    {
+      name: 'a relist finding it changed does the same',
+      change: { ...md, generation: 4, type: 'SYNC' },
+      keys: [{ ...clusterKey, wake: true, ownedChange: { object: 'MachineDeployment ns/c1-md-0', generation: 4 } }],
+    },
+    {
+      name: 'a change without a generation only wakes',
+      change: { ...md, type: 'MODIFIED' },
+      keys: [{ ...clusterKey, wake: true }],
+    },
+    {
+      name: 'a deletion forces the pass, which puts the object back',
+      change: { ...md, generation: 4, type: 'DELETED' },
+      keys: [{ ...clusterKey, force: true }],
+    },
+    {
+      name: 'an object that names no Cluster maps to nothing',
+      change: { ...md, cluster: undefined, generation: 4, type: 'MODIFIED' },
+      keys: [],
+    },
+  ];
+  for (const c of cases) {
+    test(c.name, () => {
+      assert.deepEqual(mapOwnedChange(Object.freeze(c.change)), c.keys);
+    });
+  }
+});
