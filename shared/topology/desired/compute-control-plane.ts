@@ -13,7 +13,6 @@ import {
 } from '#shared/topology/contract/control-plane-contract.ts';
 import type { ContractVersion } from '#shared/topology/contract/contract-version.ts';
 import { isControlPlaneProvisioning, isControlPlaneUpgrading } from '#shared/topology/contract/control-plane-state.ts';
-import { computeCarriedOwnerRefs, computeClusterShimAction } from '#shared/topology/desired/compute-cluster-shim.ts';
 import {
   computeTemplateName,
   defaultControlPlaneNameTemplate,
@@ -28,6 +27,7 @@ import {
   LifecycleHook,
 } from '#shared/topology/desired/lifecycle-hooks.ts';
 import {
+  computeCarriedClusterOwnerRef,
   computeClusterOwnerRef,
   computeObjectFromTemplate,
   computeTemplateFromTemplate,
@@ -271,7 +271,7 @@ export function computeControlPlane(
     currentName: cluster.spec?.controlPlaneRef?.name,
     labels,
     annotations,
-    ownerReferences: computeCarriedOwnerRefs(cluster, currentObject, computeClusterShimAction(current)),
+    ownerRef: computeCarriedClusterOwnerRef(cluster, currentObject),
   });
   if (infrastructureMachineTemplate) {
     controlPlane = setPath(
