@@ -98,7 +98,8 @@ describe('creation → BeforeClusterCreate through the forwarder, the bus and th
     ]);
     // NOTE: as upstream's e2e deploys it: behind its Service, the ExtensionConfig naming the Service.
     ext = await startTestExtension(mgmt.controlPlane.kubeconfigPath);
-    await serveBehindService(mgmt.kube, ext);
+    // NOTE: its own pod address: other suites in the same network namespace serve at 10.255.0.1:443.
+    await serveBehindService(mgmt.kube, ext, { podIp: '10.255.0.3' });
     await put({
       apiVersion: 'runtime.cluster.x-k8s.io/v1beta2',
       kind: 'ExtensionConfig',

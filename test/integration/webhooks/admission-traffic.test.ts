@@ -108,15 +108,18 @@ async function webhookCalls(action: () => Promise<unknown>): Promise<number> {
   return clusters.requests() + others.requests() - before;
 }
 
+/**
+ * Waits until the API server sends Cluster writes to the webhooks. NOTE: a dry-run create of a Cluster whose class does
+ * not exist yet is admitted with a warning (as upstream), so the probe counts the requests the server answered instead.
+ */
 async function waitForWebhooks(): Promise<void> {
   const deadline = Date.now() + 20_000;
   for (;;) {
-    try {
-      await createObject(mgmt.kube, asKube(cluster('probe', 'missing')), { fieldManager, dryRun: true });
-    } catch (err) {
-      if (err instanceof KubeInvalidError && err.message.includes('ClusterClass default/missing does not exist'))
-        return;
-    }
+    const before = clusters.requests();
+    await createObject(mgmt.kube, asKube(cluster('probe', 'missing')), { fieldManager, dryRun: true }).catch(
+      () => undefined,
+    );
+    if (clusters.requests() > before) return;
     if (Date.now() > deadline) throw new Error('webhooks were not called within 20s');
     await new Promise((r) => setTimeout(r, 200));
   }

@@ -42,7 +42,8 @@ export async function serveBehindService(
   try {
     execFileSync('ip', ['addr', 'add', `${podIp}/32`, 'dev', 'lo'], { stdio: 'pipe' });
   } catch (err) {
-    if (!String((err as { stderr?: unknown }).stderr).includes('File exists')) throw err;
+    // NOTE: iproute2 says `File exists` or `Address already assigned` depending on its version.
+    if (!/File exists|Address already assigned/.test(String((err as { stderr?: unknown }).stderr))) throw err;
   }
   const port = Number(new URL(ext.url).port);
   const put = (obj: KubeObject) => applyObject(kube, obj, { fieldManager: harnessFieldManager, force: true });
