@@ -5,7 +5,8 @@
 // (nothing queues); a container's first invocation pays its cold start (the emulator starts the runtime then); a
 // free warm container is preferred over a cold one. What it does not model: each Lambda container has CPU of its
 // own, here all share the machine's cores, so latency under a burst is pessimistic; Lambda's burst scaling rate and
-// the account-level limits are not modelled.
+// the account-level limits are not modelled. For the admission fault rows the reserved concurrency can be lowered
+// (to 0: every call throttled), each call delayed (a slow function), and the URL made unreachable (connection refused).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -36,9 +37,18 @@ export type FunctionUrlPool = {
   peakDemand(): number;
   /**
    * Starts the runtime of the first `count` containers with `event` (e.g. a request without the path token, which the
-   * function refuses before any read), as provisioned concurrency initializes containers before any traffic.
+   * function refuses before any read), one after the other, as provisioned concurrency initializes containers before
+   * any traffic. Returns how long each first invocation took (its cold start), in ms.
    */
-  warm(count: number, event: unknown): Promise<void>;
+  warm(count: number, event: unknown): Promise<number[]>;
+  /** Serves at most `n` invocations at once (the first `n` containers), as a lowered reserved concurrency does. */
+  setReservedConcurrency(n: number): void;
+  /** Holds each call `ms` before invoking its container (0: none), as a function slow to answer. */
+  setDelay(ms: number): void;
+  /** Stops listening and drops every connection: the URL is unreachable (connection refused) until `resume`. */
+  pause(): Promise<void>;
+  /** Listens again on the same port. */
+  resume(): Promise<void>;
   stop(): Promise<void>;
 };
 
@@ -57,6 +67,8 @@ export async function startFunctionUrlPool(containers: readonly EmulatedFunction
   const records: FunctionUrlRecord[] = [];
   let inFlight = 0;
   let peak = 0;
+  let reserved = containers.length;
+  let delayMs = 0;
   const server: Server = createServer(
     { key: readFileSync(pki.servingKey), cert: readFileSync(pki.servingCert) },
     (req, res) => {
@@ -65,9 +77,13 @@ export async function startFunctionUrlPool(containers: readonly EmulatedFunction
       peak = Math.max(peak, inFlight);
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
+      req.on('end', () => void serve());
+      const serve = async () => {
+        if (delayMs > 0) await new Promise<void>((resolve) => setTimeout(resolve, delayMs));
         // NOTE: warm (used) containers first, then cold ones, as Lambda routes to a warm container when it has one.
-        const free = [...containers.keys()].filter((i) => !busy[i]).sort((a, b) => Number(used[b]) - Number(used[a]));
+        const free = [...containers.keys()]
+          .filter((i) => i < reserved && !busy[i])
+          .sort((a, b) => Number(used[b]) - Number(used[a]));
         const index = free[0];
         const answer = (status: number, headers: Record<string, string>, body: string, cold = false) => {
           inFlight--;
@@ -127,7 +143,7 @@ export async function startFunctionUrlPool(containers: readonly EmulatedFunction
             answer(502, { 'content-type': 'text/plain' }, String(err), cold);
           },
         );
-      });
+      };
     },
   );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -138,12 +154,29 @@ export async function startFunctionUrlPool(containers: readonly EmulatedFunction
     records,
     peakDemand: () => peak,
     async warm(count, event) {
-      await Promise.all(
-        containers.slice(0, count).map(async (container, i) => {
-          await container.invoke(event).catch(() => undefined);
-          used[i] = true;
-        }),
-      );
+      const coldStartsMs: number[] = [];
+      for (const [i, container] of containers.slice(0, count).entries()) {
+        const startedAt = performance.now();
+        await container.invoke(event).catch(() => undefined);
+        coldStartsMs.push(Math.round(performance.now() - startedAt));
+        used[i] = true;
+      }
+      return coldStartsMs;
+    },
+    setReservedConcurrency(n) {
+      reserved = Math.min(n, containers.length);
+    },
+    setDelay(ms) {
+      delayMs = ms;
+    },
+    async pause() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+    },
+    async resume() {
+      if (server.listening) return;
+      await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
     },
     async stop() {
       server.closeAllConnections();
