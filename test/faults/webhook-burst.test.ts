@@ -3,10 +3,11 @@
 // capi-serverless, as in docs/beside-upstream.md, making its normal traffic) calls the webhooks function as `cdk synth`
 // bundles it, in the AWS Lambda Runtime Interface Emulator, over HTTPS through a Function URL stand-in
 // (test/support/harness/function-url-pool.ts says what is modelled).
-// The burst is sized to what this machine runs: its containers (default 10, all initialized first) answer every
-// admission of a burst (default 100 topology Cluster creates within 10 s by four writers) and none is refused; the
-// same burst at a reserved concurrency of 1, below the concurrency the first burst measured, is refused in part (the
-// check can fail). From the first burst's measured call durations and cold starts, the row models the concurrency
+// The burst is sized to what this machine runs: a calibration (20 writes, one at a time) measures the slowest
+// admission call, and the burst (topology Cluster creates within 10 s by four writers, open loop) is sized to ask for
+// at most half of the containers (default 10, each initialized and given one admission first); none may be refused.
+// The same burst at a reserved concurrency of 1, below the concurrency the first burst asked for, must be refused in
+// part (so the check can fail). From the first burst's measured call durations and cold starts, the row models the concurrency
 // issue 34's burst (500 within 10 s) asks for, against the stack's default reservation. Then the webhook made slow,
 // throttled and unreachable in turn: what `kubectl apply` prints, and that every refused write is stored when resent.
 // Then a catastrophic-backtracking pattern (ReDoS) and an expensive CEL rule go through the same webhooks.
@@ -14,7 +15,7 @@
 //   BURST_WEBHOOK_CONTAINERS=<n>   emulated containers (default 10: what 2 cores run beside the API server)
 //   BURST_WEBHOOK_CONCURRENCY=<n>  reserved concurrency of the fitting burst (default: the containers)
 //   BURST_WEBHOOK_PROVISIONED=<n>  containers initialized before the bursts, as provisioned concurrency (default: all)
-//   BURST_WRITES=<n>, BURST_WINDOW_MS=<ms>  the burst (default 100 in 10,000 ms)
+//   BURST_WRITES=<n>, BURST_WINDOW_MS=<ms>  the burst (default: sized by the calibration, within 10,000 ms)
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
