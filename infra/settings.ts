@@ -42,6 +42,8 @@ export const settingKeys = [
   'tableDeletionProtection',
   'forwarderNamespace',
   'forwarderServiceAccount',
+  'forwarderIdentity',
+  'oidcIssuer',
   'forwarderImage',
   'forwarderImagePlatform',
   'vpcId',
@@ -79,6 +81,12 @@ const extensionConfigDiscovery = (value: unknown): CapiServerlessStackProps['ext
     'extensionConfigDiscovery',
     `must be capi-serverless or upstream, got ${JSON.stringify(v)}`,
   );
+};
+
+const forwarderIdentity = (value: unknown): CapiServerlessStackProps['forwarderIdentity'] => {
+  const v = text('forwarderIdentity', value);
+  if (v === undefined || v === 'podIdentity' || v === 'irsa') return v;
+  throw new StackSettingError('forwarderIdentity', `must be podIdentity or irsa, got ${JSON.stringify(v)}`);
 };
 
 const integer = (key: keyof typeof integerBounds, value: unknown): number | undefined => {
@@ -207,6 +215,8 @@ export function computeStackSettings(get: (key: SettingKey) => unknown): {
     ...optional('tableDeletionProtection', boolean('tableDeletionProtection', get('tableDeletionProtection'))),
     ...optional('forwarderNamespace', text('forwarderNamespace', get('forwarderNamespace'))),
     ...optional('forwarderServiceAccount', text('forwarderServiceAccount', get('forwarderServiceAccount'))),
+    ...optional('forwarderIdentity', forwarderIdentity(get('forwarderIdentity'))),
+    ...optional('oidcIssuer', text('oidcIssuer', get('oidcIssuer'))),
     ...optional('forwarderImage', boolean('forwarderImage', get('forwarderImage'))),
     ...optional('forwarderImagePlatform', text('forwarderImagePlatform', get('forwarderImagePlatform'))),
   };
@@ -386,6 +396,7 @@ export function validateStackProps(props: CapiServerlessStackProps): void {
       'forwarderServiceAccount',
       `is not a Kubernetes ServiceAccount name: ${JSON.stringify(props.forwarderServiceAccount)}`,
     );
+  checkForwarderIdentity(props);
   if (props.forwarderImagePlatform !== undefined) {
     if (!forwarderImagePlatforms.some((p) => p === props.forwarderImagePlatform))
       throw new StackSettingError(
@@ -398,4 +409,32 @@ export function validateStackProps(props: CapiServerlessStackProps): void {
   for (const host of props.providerGitlabHosts ?? [])
     if (!hostPattern.test(host))
       throw new StackSettingError('providerGitlabHosts', `each entry is a host name, got ${JSON.stringify(host)}`);
+}
+
+function checkForwarderIdentity(props: CapiServerlessStackProps): void {
+  const { forwarderIdentity, oidcIssuer } = props;
+  if (forwarderIdentity !== undefined && forwarderIdentity !== 'podIdentity' && forwarderIdentity !== 'irsa')
+    throw new StackSettingError(
+      'forwarderIdentity',
+      `must be podIdentity or irsa, got ${JSON.stringify(forwarderIdentity)}`,
+    );
+  if (forwarderIdentity === 'podIdentity' && !props.eksCluster)
+    throw new StackSettingError(
+      'forwarderIdentity',
+      'podIdentity needs an EKS cluster (eksClusterName, eksClusterEndpoint, eksClusterCaData); for another cluster ' +
+        'use irsa with oidcIssuer, or leave it unset and give the forwarder credentials yourself',
+    );
+  if (forwarderIdentity === 'irsa' && oidcIssuer === undefined)
+    throw new StackSettingError(
+      'oidcIssuer',
+      "forwarderIdentity=irsa needs the cluster's OIDC issuer URL (EKS: aws eks describe-cluster --name <name> " +
+        '--query cluster.identity.oidc.issuer --output text)',
+    );
+  if (oidcIssuer !== undefined && forwarderIdentity !== 'irsa')
+    throw new StackSettingError('oidcIssuer', 'is only used with forwarderIdentity=irsa');
+  if (oidcIssuer !== undefined && !/^https:\/\/[A-Za-z0-9.-]+(:\d+)?(\/[A-Za-z0-9._~%-]+)*$/.test(oidcIssuer))
+    throw new StackSettingError(
+      'oidcIssuer',
+      `must be the issuer's https:// URL without a trailing slash, got ${JSON.stringify(oidcIssuer)}`,
+    );
 }

@@ -235,6 +235,36 @@ const bad: { name: string; context: Context; setting: SettingKey; says: RegExp }
     says: /is not a subnet- id: "subnet-a"/,
   },
   {
+    name: 'a forwarder identity that is neither',
+    context: { ...eks, forwarderIdentity: 'kiam' },
+    setting: 'forwarderIdentity',
+    says: /must be podIdentity or irsa, got "kiam"/,
+  },
+  {
+    name: 'Pod Identity without an EKS cluster',
+    context: { ...kubeconfig, forwarderIdentity: 'podIdentity' },
+    setting: 'forwarderIdentity',
+    says: /podIdentity needs an EKS cluster/,
+  },
+  {
+    name: 'IRSA without the OIDC issuer',
+    context: { ...eks, forwarderIdentity: 'irsa' },
+    setting: 'oidcIssuer',
+    says: /forwarderIdentity=irsa needs the cluster's OIDC issuer URL \(EKS: aws eks describe-cluster/,
+  },
+  {
+    name: 'an OIDC issuer without IRSA',
+    context: { ...eks, oidcIssuer: 'https://oidc.eks.eu-west-1.amazonaws.com/id/ABC' },
+    setting: 'oidcIssuer',
+    says: /is only used with forwarderIdentity=irsa/,
+  },
+  {
+    name: 'an OIDC issuer that is not an https URL',
+    context: { ...eks, forwarderIdentity: 'irsa', oidcIssuer: 'oidc.eks.eu-west-1.amazonaws.com/id/ABC' },
+    setting: 'oidcIssuer',
+    says: /must be the issuer's https:\/\/ URL without a trailing slash/,
+  },
+  {
     name: 'forwarderImage that is not a boolean',
     context: { ...kubeconfig, forwarderImage: 'yes' },
     setting: 'forwarderImage',
@@ -300,6 +330,14 @@ describe('settings checked at synth', () => {
       context: { ...eks, tracing: 'true', webhookTokenKubeSecret: 'ops/token' },
     },
     { name: 'the forwarder image built at deploy', context: { ...eks, forwarderImage: 'true' } },
+    {
+      name: 'IRSA for the forwarder',
+      context: { ...eks, forwarderIdentity: 'irsa', oidcIssuer: 'https://oidc.eks.eu-west-1.amazonaws.com/id/ABC' },
+    },
+    {
+      name: 'IRSA on a cluster of its own (a kubeconfig secret)',
+      context: { ...kubeconfig, forwarderIdentity: 'irsa', oidcIssuer: 'https://issuer.example.com:8443/mgmt' },
+    },
   ];
   for (const c of good)
     test(`accepts ${c.name}`, () => {
