@@ -12,10 +12,11 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { CapiServerlessStack } from './capi-serverless-stack.ts';
-import { computeStackSettings, StackSettingError } from './settings.ts';
+import { checkUnknownSettings, computeStackSettings, StackSettingError } from './settings.ts';
 
 const app = new App();
 try {
+  checkUnknownSettings(Object.keys(app.node.getAllContext() as Record<string, unknown>));
   const { stackName, props } = computeStackSettings((key) => app.node.tryGetContext(key));
   new CapiServerlessStack(app, stackName, props);
 } catch (err) {

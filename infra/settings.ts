@@ -118,6 +118,43 @@ const list = (key: SettingKey, value: unknown): string[] | undefined => {
 };
 
 /**
+ * Refuses a context key that looks like a setting (a plain camelCase word, as every setting is) but is none: a typo
+ * such as `-c forwarderImag=true` would otherwise be ignored and the install would fail later. Keys of CDK itself and
+ * of its feature flags hold `:`, `/`, `@` or `-` and are left alone.
+ *
+ * @example
+ * checkUnknownSettings(Object.keys(app.node.getAllContext())); // throws for 'eksClustrName'
+ */
+export function checkUnknownSettings(keys: Iterable<string>): void {
+  const known = new Set<string>(settingKeys);
+  for (const key of keys) {
+    if (!/^[a-z][A-Za-z0-9]*$/.test(key) || known.has(key)) continue;
+    const near = [...known].filter((k) => computeEditDistance(k.toLowerCase(), key.toLowerCase()) <= 2);
+    throw new StackSettingError(
+      key,
+      `is not a setting${near.length > 0 ? ` (did you mean ${near.join(' or ')}?)` : ''}; the settings are ` +
+        `listed in docs/configuration.md`,
+    );
+  }
+}
+
+/** Levenshtein distance, for suggesting the setting a typo meant. */
+function computeEditDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++)
+      current[j] = Math.min(
+        (previous[j] ?? 0) + 1,
+        (current[j - 1] ?? 0) + 1,
+        (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}
+
+/**
  * The stack's name and props from CDK context; throws a {@link StackSettingError} naming the first bad setting.
  *
  * @example

@@ -4,7 +4,12 @@ import { describe, test } from 'node:test';
 import { createTestApp } from '../../support/builders/test-app.ts';
 import { Template } from 'aws-cdk-lib/assertions';
 import { CapiServerlessStack } from '../../../infra/capi-serverless-stack.ts';
-import { computeStackSettings, StackSettingError, type SettingKey } from '../../../infra/settings.ts';
+import {
+  checkUnknownSettings,
+  computeStackSettings,
+  StackSettingError,
+  type SettingKey,
+} from '../../../infra/settings.ts';
 
 type Context = Partial<Record<SettingKey, unknown>>;
 
@@ -310,6 +315,24 @@ describe('settings checked at synth', () => {
       () => new CapiServerlessStack(app, 'Zero', { ...kubeconfig, webhookReservedConcurrency: 0 }),
       /setting webhookReservedConcurrency: must be a whole number from 1 to 1000, got 0/,
     );
+  });
+
+  test('refuses a setting it does not know (a typo), suggesting the one meant', () => {
+    for (const [key, says] of [
+      ['forwarderImag', /: setting forwarderImag: is not a setting \(did you mean forwarderImage\?\)/],
+      ['eksClustrName', /: setting eksClustrName: is not a setting \(did you mean eksClusterName\?\)/],
+      ['retention', /: setting retention: is not a setting; the settings are listed in docs\/configuration.md$/],
+    ] as const)
+      assert.throws(() => checkUnknownSettings(['cli-telemetry', 'eksClusterName', key]), says);
+  });
+
+  test('leaves CDK’s own context alone: cdk.json’s feature flags and the keys the CLI sets', () => {
+    const app = createTestApp({
+      ...kubeconfig,
+      'aws:cdk:enable-path-metadata': true,
+      'acknowledged-issue-numbers': [],
+    });
+    checkUnknownSettings(Object.keys(app.node.getAllContext() as Record<string, unknown>));
   });
 
   const good: { name: string; context: Context }[] = [
