@@ -22,6 +22,7 @@ import { createAlarmTopic, createHealthAlarm } from './alarms.ts';
 import {
   addForwarderIrsaRole,
   addForwarderPodIdentity,
+  addPodIdentityAgent,
   addFunctionAccessEntries,
   defaultForwarderServiceAccount,
   functionGroups,
@@ -210,8 +211,10 @@ export class CapiServerlessStack extends Stack {
     let forwarderRole: iam.Role | undefined;
     if (forwarderIdentity === 'irsa' && props.oidcIssuer)
       forwarderRole = addForwarderIrsaRole(this, props.oidcIssuer, forwarderPolicy, forwarderServiceAccount);
-    else if (forwarderIdentity === 'podIdentity' && props.eksCluster)
+    else if (forwarderIdentity === 'podIdentity' && props.eksCluster) {
       forwarderRole = addForwarderPodIdentity(this, props.eksCluster.name, forwarderPolicy, forwarderServiceAccount);
+      if (props.podIdentityAgent) addPodIdentityAgent(this, props.eksCluster.name);
+    }
     if (forwarderRole)
       new CfnOutput(this, 'ForwarderRoleArn', {
         description: `the forwarder's role, for ServiceAccount ${forwarderServiceAccount.namespace}/${forwarderServiceAccount.name} (${forwarderIdentity === 'irsa' ? 'IRSA' : 'EKS Pod Identity'})`,

@@ -106,3 +106,19 @@ export function addForwarderIrsaRole(
     managedPolicies: [policy],
   });
 }
+
+/**
+ * The EKS Pod Identity Agent add-on (construct id `PodIdentityAgent`), kept when the stack is deleted (other
+ * workloads may use it); an existing self-managed agent is overwritten.
+ *
+ * @example
+ * addPodIdentityAgent(stack, 'mgmt');
+ */
+export function addPodIdentityAgent(stack: Stack, clusterName: string): eks.CfnAddon {
+  return new eks.CfnAddon(stack, 'PodIdentityAgent', {
+    clusterName,
+    addonName: 'eks-pod-identity-agent',
+    resolveConflicts: 'OVERWRITE',
+    preserveOnDelete: true,
+  });
+}

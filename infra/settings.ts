@@ -44,6 +44,7 @@ export const settingKeys = [
   'forwarderServiceAccount',
   'forwarderIdentity',
   'oidcIssuer',
+  'podIdentityAgent',
   'forwarderImage',
   'forwarderImagePlatform',
   'vpcId',
@@ -254,6 +255,7 @@ export function computeStackSettings(get: (key: SettingKey) => unknown): {
     ...optional('forwarderServiceAccount', text('forwarderServiceAccount', get('forwarderServiceAccount'))),
     ...optional('forwarderIdentity', forwarderIdentity(get('forwarderIdentity'))),
     ...optional('oidcIssuer', text('oidcIssuer', get('oidcIssuer'))),
+    ...optional('podIdentityAgent', boolean('podIdentityAgent', get('podIdentityAgent'))),
     ...optional('forwarderImage', boolean('forwarderImage', get('forwarderImage'))),
     ...optional('forwarderImagePlatform', text('forwarderImagePlatform', get('forwarderImagePlatform'))),
   };
@@ -466,6 +468,11 @@ function checkForwarderIdentity(props: CapiServerlessStackProps): void {
       'oidcIssuer',
       "forwarderIdentity=irsa needs the cluster's OIDC issuer URL (EKS: aws eks describe-cluster --name <name> " +
         '--query cluster.identity.oidc.issuer --output text)',
+    );
+  if (props.podIdentityAgent && (!props.eksCluster || forwarderIdentity === 'irsa'))
+    throw new StackSettingError(
+      'podIdentityAgent',
+      'is only used with EKS Pod Identity (an EKS cluster, forwarderIdentity unset or podIdentity)',
     );
   if (oidcIssuer !== undefined && forwarderIdentity !== 'irsa')
     throw new StackSettingError('oidcIssuer', 'is only used with forwarderIdentity=irsa');

@@ -101,6 +101,12 @@ export type CapiServerlessStackProps = StackProps & {
    */
   readonly oidcIssuer?: string;
   /**
+   * Install the EKS Pod Identity Agent add-on (`eks-pod-identity-agent`) that Pod Identity needs (default false: the
+   * cluster already has it, as EKS Auto Mode clusters do). Kept when the stack is deleted, since other workloads may
+   * use it.
+   */
+  readonly podIdentityAgent?: boolean;
+  /**
    * Build functions/forwarder/Dockerfile at `cdk deploy` (local Docker) and push it to the CDK assets repository in
    * ECR; ChartValues then names the image (default false: no Docker needed, bring your own image).
    */

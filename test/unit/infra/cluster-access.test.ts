@@ -131,6 +131,19 @@ describe('cluster access on EKS', () => {
       assert.ok(outputs.Outputs['ForwarderRoleArn']);
     });
 
+  test('no Pod Identity Agent add-on unless asked; asked, one that outlives the stack', () => {
+    template.resourceCountIs('AWS::EKS::Addon', 0);
+    const t = Template.fromStack(
+      new CapiServerlessStack(createTestApp(), 'Agent', { eksCluster, podIdentityAgent: true }),
+    );
+    t.resourceCountIs('AWS::EKS::Addon', 1);
+    t.hasResourceProperties('AWS::EKS::Addon', {
+      ClusterName: 'mgmt',
+      AddonName: 'eks-pod-identity-agent',
+      PreserveOnDelete: true,
+    });
+  });
+
   test('without an EKS cluster (a kubeconfig secret) there is no access entry and no association', () => {
     const t = Template.fromStack(
       new CapiServerlessStack(createTestApp(), 'Kubeconfig', { kubeconfigSecretName: 'mgmt-kubeconfig' }),

@@ -270,6 +270,23 @@ const bad: { name: string; context: Context; setting: SettingKey; says: RegExp }
     says: /must be the issuer's https:\/\/ URL without a trailing slash/,
   },
   {
+    name: 'the Pod Identity Agent without an EKS cluster',
+    context: { ...kubeconfig, podIdentityAgent: 'true' },
+    setting: 'podIdentityAgent',
+    says: /is only used with EKS Pod Identity/,
+  },
+  {
+    name: 'the Pod Identity Agent with IRSA',
+    context: {
+      ...eks,
+      forwarderIdentity: 'irsa',
+      oidcIssuer: 'https://oidc.eks.eu-west-1.amazonaws.com/id/ABC',
+      podIdentityAgent: 'true',
+    },
+    setting: 'podIdentityAgent',
+    says: /is only used with EKS Pod Identity/,
+  },
+  {
     name: 'forwarderImage that is not a boolean',
     context: { ...kubeconfig, forwarderImage: 'yes' },
     setting: 'forwarderImage',
