@@ -5,17 +5,20 @@
 // webhookTokenSecretName or webhookTokenParameterName (SSM SecureString), webhookReservedConcurrency, alarmTopicArn,
 // logRetentionDays, providerFetchAllowedHosts and providerGitlabHosts (comma-separated), extensionConfigDiscovery
 // (upstream when upstream's core manager runs with RuntimeSDK on, docs/beside-upstream.md), tableDeletionProtection
-// (false for test stacks only), forwarderNamespace and forwarderServiceAccount (EKS Pod Identity), and for private
+// (false for test stacks only), forwarderNamespace and forwarderServiceAccount (EKS Pod Identity; podIdentityAgent
+// installs its add-on; forwarderIdentity=irsa with oidcIssuer for IRSA instead), and for private
 // subnets vpcId + availabilityZones + privateSubnetIds + privateSubnetRouteTableIds (comma-separated, one per zone)
 // [+ securityGroupIds, secretStoreEndpoint=false when the VPC has a Secrets Manager/SSM interface endpoint]. cdk-nag's
-// AwsSolutions and Serverless packs validate the synthesized app (synth fails on a finding not acknowledged).
+// AwsSolutions and Serverless packs validate the synthesized app (synth fails on a finding not acknowledged). A key
+// that looks like a setting but is none (a typo) fails synth too.
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { CapiServerlessStack } from './capi-serverless-stack.ts';
-import { computeStackSettings, StackSettingError } from './settings.ts';
+import { checkUnknownSettings, computeStackSettings, StackSettingError } from './settings.ts';
 
 const app = new App();
 try {
+  checkUnknownSettings(Object.keys(app.node.getAllContext() as Record<string, unknown>));
   const { stackName, props } = computeStackSettings((key) => app.node.tryGetContext(key));
   new CapiServerlessStack(app, stackName, props);
 } catch (err) {

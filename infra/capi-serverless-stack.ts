@@ -20,7 +20,9 @@ import { defaultControllerConcurrency } from '#shared/runtime/config.ts';
 import { eventSources } from '#shared/runtime/events.ts';
 import { createAlarmTopic, createHealthAlarm } from './alarms.ts';
 import {
+  addForwarderIrsaRole,
   addForwarderPodIdentity,
+  addPodIdentityAgent,
   addFunctionAccessEntries,
   defaultForwarderServiceAccount,
   functionGroups,
@@ -198,19 +200,26 @@ export class CapiServerlessStack extends Stack {
       namespace: props.forwarderNamespace ?? defaultForwarderServiceAccount.namespace,
       name: props.forwarderServiceAccount ?? defaultForwarderServiceAccount.name,
     };
-    let forwarderRole: iam.Role | undefined;
     if (props.eksCluster) {
       const roles: Partial<Record<FunctionName, iam.IRole>> = {};
       for (const controller of controllers)
         if (functions[controller].role) roles[controller] = functions[controller].role;
       if (this.webhooks.function.role) roles.webhooks = this.webhooks.function.role;
       addFunctionAccessEntries(this, props.eksCluster.name, roles);
+    }
+    const forwarderIdentity = props.forwarderIdentity ?? (props.eksCluster ? 'podIdentity' : undefined);
+    let forwarderRole: iam.Role | undefined;
+    if (forwarderIdentity === 'irsa' && props.oidcIssuer)
+      forwarderRole = addForwarderIrsaRole(this, props.oidcIssuer, forwarderPolicy, forwarderServiceAccount);
+    else if (forwarderIdentity === 'podIdentity' && props.eksCluster) {
       forwarderRole = addForwarderPodIdentity(this, props.eksCluster.name, forwarderPolicy, forwarderServiceAccount);
+      if (props.podIdentityAgent) addPodIdentityAgent(this, props.eksCluster.name);
+    }
+    if (forwarderRole)
       new CfnOutput(this, 'ForwarderRoleArn', {
-        description: `the forwarder's role, associated with ServiceAccount ${forwarderServiceAccount.namespace}/${forwarderServiceAccount.name} (EKS Pod Identity)`,
+        description: `the forwarder's role, for ServiceAccount ${forwarderServiceAccount.namespace}/${forwarderServiceAccount.name} (${forwarderIdentity === 'irsa' ? 'IRSA' : 'EKS Pod Identity'})`,
         value: forwarderRole.roleArn,
       });
-    }
     const forwarderImage = props.forwarderImage
       ? createForwarderImage(this, props.forwarderImagePlatform as ForwarderImagePlatform | undefined)
       : undefined;
@@ -235,8 +244,11 @@ export class CapiServerlessStack extends Stack {
           namespace: forwarderServiceAccount.namespace,
           serviceAccount: forwarderServiceAccount.name,
           ...(forwarderRole ? { roleArn: forwarderRole.roleArn } : { policyArn: forwarderPolicy.managedPolicyArn }),
-          // NOTE: without an EKS cluster there is no Pod Identity association: credentials are the user's to give.
-          ...(forwarderRole ? {} : { identity: 'none' }),
+          // NOTE: without a role of the stack's (no EKS cluster, no IRSA) credentials are the user's to give.
+          ...(forwarderRole === undefined ? { identity: 'none' } : {}),
+          ...(forwarderRole && forwarderIdentity === 'irsa'
+            ? { identity: 'irsa', irsaRoleArn: forwarderRole.roleArn }
+            : {}),
           ...(forwarderImage
             ? { image: { repository: forwarderImage.repository.repositoryUri, tag: forwarderImage.imageTag } }
             : {}),

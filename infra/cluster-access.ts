@@ -1,7 +1,7 @@
 // What AWS owns of the functions' and the forwarder's access to an EKS management cluster: an access entry per
 // function role mapped to its own Kubernetes group (bound to a least-privilege ClusterRole by
 // the Helm chart's files/functions-rbac.yaml, never cluster-admin), and the forwarder's IAM role with an EKS
-// Pod Identity association for its ServiceAccount.
+// Pod Identity association for its ServiceAccount, or (IRSA) trusted by the cluster's OIDC provider for it.
 import type { Stack } from 'aws-cdk-lib';
 import * as eks from 'aws-cdk-lib/aws-eks';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -77,4 +77,48 @@ export function addForwarderPodIdentity(
     roleArn: role.roleArn,
   });
   return role;
+}
+
+/**
+ * The forwarder's role for IRSA (construct id `ForwarderRole`): trusted by the cluster's IAM OIDC provider for one
+ * ServiceAccount only (`sub`) and for STS only (`aud`), with the policy that lets it put events on the bus. The chart
+ * annotates the ServiceAccount with it (`forwarder.identity: irsa`).
+ *
+ * @example
+ * const role = addForwarderIrsaRole(stack, 'https://oidc.eks.eu-west-1.amazonaws.com/id/ABC', policy, serviceAccount);
+ */
+export function addForwarderIrsaRole(
+  stack: Stack,
+  oidcIssuer: string,
+  policy: iam.IManagedPolicy,
+  serviceAccount: { readonly namespace: string; readonly name: string },
+): iam.Role {
+  const issuer = oidcIssuer.replace(/^https:\/\//, '');
+  const provider = `arn:${stack.partition}:iam::${stack.account}:oidc-provider/${issuer}`;
+  return new iam.Role(stack, 'ForwarderRole', {
+    description: 'capi-serverless event forwarder (IRSA): puts events on the bus',
+    assumedBy: new iam.WebIdentityPrincipal(provider, {
+      StringEquals: {
+        [`${issuer}:sub`]: `system:serviceaccount:${serviceAccount.namespace}:${serviceAccount.name}`,
+        [`${issuer}:aud`]: 'sts.amazonaws.com',
+      },
+    }),
+    managedPolicies: [policy],
+  });
+}
+
+/**
+ * The EKS Pod Identity Agent add-on (construct id `PodIdentityAgent`), kept when the stack is deleted (other
+ * workloads may use it); an existing self-managed agent is overwritten.
+ *
+ * @example
+ * addPodIdentityAgent(stack, 'mgmt');
+ */
+export function addPodIdentityAgent(stack: Stack, clusterName: string): eks.CfnAddon {
+  return new eks.CfnAddon(stack, 'PodIdentityAgent', {
+    clusterName,
+    addonName: 'eks-pod-identity-agent',
+    resolveConflicts: 'OVERWRITE',
+    preserveOnDelete: true,
+  });
 }

@@ -42,6 +42,9 @@ export const settingKeys = [
   'tableDeletionProtection',
   'forwarderNamespace',
   'forwarderServiceAccount',
+  'forwarderIdentity',
+  'oidcIssuer',
+  'podIdentityAgent',
   'forwarderImage',
   'forwarderImagePlatform',
   'vpcId',
@@ -81,6 +84,12 @@ const extensionConfigDiscovery = (value: unknown): CapiServerlessStackProps['ext
   );
 };
 
+const forwarderIdentity = (value: unknown): CapiServerlessStackProps['forwarderIdentity'] => {
+  const v = text('forwarderIdentity', value);
+  if (v === undefined || v === 'podIdentity' || v === 'irsa') return v;
+  throw new StackSettingError('forwarderIdentity', `must be podIdentity or irsa, got ${JSON.stringify(v)}`);
+};
+
 const integer = (key: keyof typeof integerBounds, value: unknown): number | undefined => {
   if (value === undefined || value === '') return undefined;
   const n = typeof value === 'number' ? value : typeof value === 'string' ? Number(value.trim()) : Number.NaN;
@@ -108,6 +117,43 @@ const list = (key: SettingKey, value: unknown): string[] | undefined => {
     .map((s) => s.trim())
     .filter(Boolean);
 };
+
+/**
+ * Refuses a context key that looks like a setting (a plain camelCase word, as every setting is) but is none: a typo
+ * such as `-c forwarderImag=true` would otherwise be ignored and the install would fail later. Keys of CDK itself and
+ * of its feature flags hold `:`, `/`, `@` or `-` and are left alone.
+ *
+ * @example
+ * checkUnknownSettings(Object.keys(app.node.getAllContext())); // throws for 'eksClustrName'
+ */
+export function checkUnknownSettings(keys: Iterable<string>): void {
+  const known = new Set<string>(settingKeys);
+  for (const key of keys) {
+    if (!/^[a-z][A-Za-z0-9]*$/.test(key) || known.has(key)) continue;
+    const near = [...known].filter((k) => computeEditDistance(k.toLowerCase(), key.toLowerCase()) <= 2);
+    throw new StackSettingError(
+      key,
+      `is not a setting${near.length > 0 ? ` (did you mean ${near.join(' or ')}?)` : ''}; the settings are ` +
+        `listed in docs/configuration.md`,
+    );
+  }
+}
+
+/** Levenshtein distance, for suggesting the setting a typo meant. */
+function computeEditDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++)
+      current[j] = Math.min(
+        (previous[j] ?? 0) + 1,
+        (current[j - 1] ?? 0) + 1,
+        (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}
 
 /**
  * The stack's name and props from CDK context; throws a {@link StackSettingError} naming the first bad setting.
@@ -207,6 +253,9 @@ export function computeStackSettings(get: (key: SettingKey) => unknown): {
     ...optional('tableDeletionProtection', boolean('tableDeletionProtection', get('tableDeletionProtection'))),
     ...optional('forwarderNamespace', text('forwarderNamespace', get('forwarderNamespace'))),
     ...optional('forwarderServiceAccount', text('forwarderServiceAccount', get('forwarderServiceAccount'))),
+    ...optional('forwarderIdentity', forwarderIdentity(get('forwarderIdentity'))),
+    ...optional('oidcIssuer', text('oidcIssuer', get('oidcIssuer'))),
+    ...optional('podIdentityAgent', boolean('podIdentityAgent', get('podIdentityAgent'))),
     ...optional('forwarderImage', boolean('forwarderImage', get('forwarderImage'))),
     ...optional('forwarderImagePlatform', text('forwarderImagePlatform', get('forwarderImagePlatform'))),
   };
@@ -386,6 +435,7 @@ export function validateStackProps(props: CapiServerlessStackProps): void {
       'forwarderServiceAccount',
       `is not a Kubernetes ServiceAccount name: ${JSON.stringify(props.forwarderServiceAccount)}`,
     );
+  checkForwarderIdentity(props);
   if (props.forwarderImagePlatform !== undefined) {
     if (!forwarderImagePlatforms.some((p) => p === props.forwarderImagePlatform))
       throw new StackSettingError(
@@ -398,4 +448,37 @@ export function validateStackProps(props: CapiServerlessStackProps): void {
   for (const host of props.providerGitlabHosts ?? [])
     if (!hostPattern.test(host))
       throw new StackSettingError('providerGitlabHosts', `each entry is a host name, got ${JSON.stringify(host)}`);
+}
+
+function checkForwarderIdentity(props: CapiServerlessStackProps): void {
+  const { forwarderIdentity, oidcIssuer } = props;
+  if (forwarderIdentity !== undefined && forwarderIdentity !== 'podIdentity' && forwarderIdentity !== 'irsa')
+    throw new StackSettingError(
+      'forwarderIdentity',
+      `must be podIdentity or irsa, got ${JSON.stringify(forwarderIdentity)}`,
+    );
+  if (forwarderIdentity === 'podIdentity' && !props.eksCluster)
+    throw new StackSettingError(
+      'forwarderIdentity',
+      'podIdentity needs an EKS cluster (eksClusterName, eksClusterEndpoint, eksClusterCaData); for another cluster ' +
+        'use irsa with oidcIssuer, or leave it unset and give the forwarder credentials yourself',
+    );
+  if (forwarderIdentity === 'irsa' && oidcIssuer === undefined)
+    throw new StackSettingError(
+      'oidcIssuer',
+      "forwarderIdentity=irsa needs the cluster's OIDC issuer URL (EKS: aws eks describe-cluster --name <name> " +
+        '--query cluster.identity.oidc.issuer --output text)',
+    );
+  if (props.podIdentityAgent && (!props.eksCluster || forwarderIdentity === 'irsa'))
+    throw new StackSettingError(
+      'podIdentityAgent',
+      'is only used with EKS Pod Identity (an EKS cluster, forwarderIdentity unset or podIdentity)',
+    );
+  if (oidcIssuer !== undefined && forwarderIdentity !== 'irsa')
+    throw new StackSettingError('oidcIssuer', 'is only used with forwarderIdentity=irsa');
+  if (oidcIssuer !== undefined && !/^https:\/\/[A-Za-z0-9.-]+(:\d+)?(\/[A-Za-z0-9._~%-]+)*$/.test(oidcIssuer))
+    throw new StackSettingError(
+      'oidcIssuer',
+      `must be the issuer's https:// URL without a trailing slash, got ${JSON.stringify(oidcIssuer)}`,
+    );
 }

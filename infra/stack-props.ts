@@ -89,6 +89,24 @@ export type CapiServerlessStackProps = StackProps & {
   /** Name of the forwarder's ServiceAccount (default capi-serverless-forwarder). */
   readonly forwarderServiceAccount?: string;
   /**
+   * How the forwarder's role is assumed: `podIdentity` (default with an EKS cluster: a role trusted by EKS Pod
+   * Identity and an association for its ServiceAccount) or `irsa` (a role trusted by the cluster's IAM OIDC provider
+   * for that ServiceAccount only, `oidcIssuer`; any cluster whose issuer IAM trusts). Without either, the policy
+   * alone.
+   */
+  readonly forwarderIdentity?: 'podIdentity' | 'irsa';
+  /**
+   * The cluster's OIDC issuer URL for `forwarderIdentity: irsa` (EKS: `aws eks describe-cluster --name <name> --query
+   * cluster.identity.oidc.issuer`); its IAM OIDC provider must exist in the account.
+   */
+  readonly oidcIssuer?: string;
+  /**
+   * Install the EKS Pod Identity Agent add-on (`eks-pod-identity-agent`) that Pod Identity needs (default false: the
+   * cluster already has it, as EKS Auto Mode clusters do). Kept when the stack is deleted, since other workloads may
+   * use it.
+   */
+  readonly podIdentityAgent?: boolean;
+  /**
    * Build functions/forwarder/Dockerfile at `cdk deploy` (local Docker) and push it to the CDK assets repository in
    * ECR; ChartValues then names the image (default false: no Docker needed, bring your own image).
    */

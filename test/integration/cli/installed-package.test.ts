@@ -1,7 +1,8 @@
 // The CLI as a user gets it without a clone: `npm pack` (whose prepack bundles the CLI with every run-time dependency
 // inside, shared/cli/bundle/build-cli-bundle.ts), the tarball installed offline into an empty directory with an empty
 // npm cache (so nothing can come from a registry or from the clone's node_modules), and `npx capi-serverless` run
-// there: --version, cost --help, and a whole `cost` run on the templates embedded at pack time.
+// there: --version, --help on every command, a whole `cost` run on the templates embedded at pack time, and a `plan` of
+// the Docker example (ClusterClass, templates, Cluster) with the Go-template, CEL and patch engines from the bundle.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -62,9 +63,30 @@ describe('the CLI installed from the packed tarball', () => {
     assert.equal(stdout, `capi-serverless ${version}\n`);
   });
 
-  test('npx capi-serverless cost --help prints its usage', async () => {
-    const { stdout } = await npx('cost', '--help');
-    assert.match(stdout, /^usage: capi-serverless cost /);
+  for (const command of ['cost', 'plan'])
+    test(`npx capi-serverless ${command} --help prints its usage`, async () => {
+      const { stdout } = await npx(command, '--help');
+      assert.match(stdout, new RegExp(`^usage: capi-serverless ${command} `));
+    });
+
+  test('npx capi-serverless --help lists the commands', async () => {
+    const { stdout } = await npx('--help');
+    assert.match(stdout, /^usage: capi-serverless <command>/);
+    assert.match(stdout, /^ {2}plan -f /m);
+    assert.match(stdout, /^ {2}cost /m);
+  });
+
+  test('npx capi-serverless plan prints what a topology pass of the Docker example would create', async () => {
+    const files = ['clusterclass.yaml', 'cluster.yaml'].flatMap((f) => ['-f', join(repoRoot, 'examples', 'docker', f)]);
+    const { stdout } = await npx('plan', ...files);
+    // NOTE: the same objects as the clone's CLI, which runs the TypeScript sources.
+    const clone = await run(process.execPath, [join(repoRoot, 'shared', 'cli', 'bin.mjs'), 'plan', ...files], {
+      cwd: repoRoot,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    assert.equal(stdout, clone.stdout);
+    assert.match(stdout, /^kind: MachineDeployment$/m);
+    assert.match(stdout, /^kind: KubeadmControlPlane$/m);
   });
 
   test('npx capi-serverless cost prices the stack templates embedded at pack time', async () => {

@@ -54,7 +54,7 @@ function writeChartValues(dir: string, props: CapiServerlessStackProps): { file:
 type ChartValues = {
   eventBusName: string;
   webhooks: { baseUrl: string };
-  forwarder: { image?: { repository: string; tag: string } };
+  forwarder: { image?: { repository: string; tag: string }; irsaRoleArn?: string };
 };
 
 const byKind = (objects: KubeObject[], kind: string) => objects.filter((o) => o.kind === kind);
@@ -203,6 +203,24 @@ describe('the chart with the stack’s ChartValues output', () => {
     assert.deepEqual(byKind(irsa, 'ServiceAccount')[0]?.metadata.annotations, {
       'eks.amazonaws.com/role-arn': 'arn:aws:iam::111122223333:role/fwd',
     });
+  });
+
+  test('IRSA from the stack (forwarderIdentity=irsa): the ChartValues alone annotate the ServiceAccount with its role', async () => {
+    const irsaDir = join(dir, 'irsa');
+    mkdirSync(irsaDir);
+    const irsa = writeChartValues(irsaDir, {
+      eksCluster,
+      forwarderImage: true,
+      forwarderIdentity: 'irsa',
+      oidcIssuer: 'https://oidc.eks.eu-west-1.amazonaws.com/id/0123456789ABCDEF',
+    });
+    const rendered = await renderChart(chartDir, installArgs(irsa.file));
+    assert.deepEqual(byKind(rendered, 'ServiceAccount')[0]?.metadata.annotations, {
+      'eks.amazonaws.com/role-arn': String(irsa.values.forwarder.irsaRoleArn),
+    });
+    assert.match(String(irsa.values.forwarder.irsaRoleArn), /^arn:aws:iam::111122223333:role\/ForwarderRole/);
+    const { code, stdout, stderr } = await runHelm(['lint', '--strict', chartDir, ...installArgs(irsa.file)]);
+    assert.equal(code, 0, `${stdout}\n${stderr}`);
   });
 
   const refused: [string, string[], RegExp][] = [

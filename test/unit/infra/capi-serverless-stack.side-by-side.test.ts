@@ -59,4 +59,48 @@ describe('two stacks side by side in one account and region', () => {
     for (const t of [staging, production])
       for (const name of physicalNames(t)) assert.doesNotMatch(name, /"capi-serverless"/);
   });
+
+  test('no output is exported (an export name is unique in the account and region)', () => {
+    for (const t of [staging, production]) {
+      const outputs = (t.toJSON() as { Outputs: Record<string, { Export?: unknown }> }).Outputs;
+      assert.deepEqual(
+        Object.entries(outputs).filter(([, o]) => o.Export !== undefined),
+        [],
+      );
+    }
+  });
+});
+
+describe('two EKS installs side by side, each for its own management cluster', () => {
+  const app = createTestApp();
+  const env = { account: '111111111111', region: 'eu-west-1' };
+  const eksCluster = (name: string) => ({
+    name,
+    endpoint: `https://${name.toUpperCase()}.gr7.eu-west-1.eks.amazonaws.com`,
+    caData: 'Y2E=',
+  });
+  const stacks = [
+    new CapiServerlessStack(app, 'Staging', { env, stackName: 'capi-staging', eksCluster: eksCluster('mgmt-staging') }),
+    new CapiServerlessStack(app, 'Production', { env, stackName: 'capi-prod', eksCluster: eksCluster('mgmt-prod') }),
+  ];
+  const [staging, production] = stacks.map((s) => Template.fromStack(s)) as [Template, Template];
+
+  test('no physical name is set in both templates', () => {
+    const clashes = physicalNames(staging).filter((n) => physicalNames(production).includes(n));
+    assert.deepEqual(clashes, []);
+  });
+
+  test('each stack’s access entries and Pod Identity association name its own cluster only', () => {
+    for (const [t, cluster] of [
+      [staging, 'mgmt-staging'],
+      [production, 'mgmt-prod'],
+    ] as const) {
+      const resources = (t.toJSON() as { Resources: Record<string, Resource> }).Resources;
+      const clusterNames = Object.values(resources)
+        .filter((r) => r.Type === 'AWS::EKS::AccessEntry' || r.Type === 'AWS::EKS::PodIdentityAssociation')
+        .map((r) => r.Properties?.['ClusterName']);
+      assert.equal(clusterNames.length, 6, 'five access entries and one association');
+      assert.deepEqual([...new Set(clusterNames)], [cluster]);
+    }
+  });
 });

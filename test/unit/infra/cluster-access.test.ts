@@ -93,6 +93,57 @@ describe('cluster access on EKS', () => {
       assert.ok(values.includes(key), key);
   });
 
+  for (const [name, props] of [
+    ['on EKS', { eksCluster }],
+    ['with a kubeconfig secret', { kubeconfigSecretName: 'mgmt-kubeconfig' }],
+  ] as const)
+    test(`IRSA (${name}): the forwarder’s role is trusted by the OIDC provider for its ServiceAccount only`, () => {
+      const issuer = 'oidc.eks.eu-west-1.amazonaws.com/id/0123456789ABCDEF';
+      const t = Template.fromStack(
+        new CapiServerlessStack(createTestApp(), 'Irsa', {
+          ...props,
+          forwarderIdentity: 'irsa',
+          oidcIssuer: `https://${issuer}`,
+          forwarderNamespace: 'capi-system',
+        }),
+      );
+      t.resourceCountIs('AWS::EKS::PodIdentityAssociation', 0);
+      const roles = Object.values(t.findResources('AWS::IAM::Role') as Record<string, Resource>).filter((r) =>
+        JSON.stringify(r.Properties['ManagedPolicyArns'] ?? '').includes('ForwarderPolicy'),
+      );
+      assert.equal(roles.length, 1, 'one forwarder role');
+      const [statement, ...more] = (
+        roles[0]?.Properties['AssumeRolePolicyDocument'] as { Statement: Record<string, unknown>[] }
+      ).Statement;
+      assert.deepEqual(more, [], 'no other principal may assume it');
+      assert.equal(statement?.['Action'], 'sts:AssumeRoleWithWebIdentity');
+      assert.match(JSON.stringify(statement?.['Principal']), new RegExp(`:oidc-provider/${issuer}`));
+      assert.deepEqual(statement?.['Condition'], {
+        StringEquals: {
+          [`${issuer}:sub`]: 'system:serviceaccount:capi-system:capi-serverless-forwarder',
+          [`${issuer}:aud`]: 'sts.amazonaws.com',
+        },
+      });
+      const outputs = t.toJSON() as { Outputs: Record<string, { Value: unknown }> };
+      const values = JSON.stringify(outputs.Outputs['ChartValues']?.Value);
+      assert.match(values, /\\"identity\\":\\"irsa\\"/, values);
+      assert.match(values, /\\"irsaRoleArn\\":/, values);
+      assert.ok(outputs.Outputs['ForwarderRoleArn']);
+    });
+
+  test('no Pod Identity Agent add-on unless asked; asked, one that outlives the stack', () => {
+    template.resourceCountIs('AWS::EKS::Addon', 0);
+    const t = Template.fromStack(
+      new CapiServerlessStack(createTestApp(), 'Agent', { eksCluster, podIdentityAgent: true }),
+    );
+    t.resourceCountIs('AWS::EKS::Addon', 1);
+    t.hasResourceProperties('AWS::EKS::Addon', {
+      ClusterName: 'mgmt',
+      AddonName: 'eks-pod-identity-agent',
+      PreserveOnDelete: true,
+    });
+  });
+
   test('without an EKS cluster (a kubeconfig secret) there is no access entry and no association', () => {
     const t = Template.fromStack(
       new CapiServerlessStack(createTestApp(), 'Kubeconfig', { kubeconfigSecretName: 'mgmt-kubeconfig' }),

@@ -4,7 +4,12 @@ import { describe, test } from 'node:test';
 import { createTestApp } from '../../support/builders/test-app.ts';
 import { Template } from 'aws-cdk-lib/assertions';
 import { CapiServerlessStack } from '../../../infra/capi-serverless-stack.ts';
-import { computeStackSettings, StackSettingError, type SettingKey } from '../../../infra/settings.ts';
+import {
+  checkUnknownSettings,
+  computeStackSettings,
+  StackSettingError,
+  type SettingKey,
+} from '../../../infra/settings.ts';
 
 type Context = Partial<Record<SettingKey, unknown>>;
 
@@ -235,6 +240,53 @@ const bad: { name: string; context: Context; setting: SettingKey; says: RegExp }
     says: /is not a subnet- id: "subnet-a"/,
   },
   {
+    name: 'a forwarder identity that is neither',
+    context: { ...eks, forwarderIdentity: 'kiam' },
+    setting: 'forwarderIdentity',
+    says: /must be podIdentity or irsa, got "kiam"/,
+  },
+  {
+    name: 'Pod Identity without an EKS cluster',
+    context: { ...kubeconfig, forwarderIdentity: 'podIdentity' },
+    setting: 'forwarderIdentity',
+    says: /podIdentity needs an EKS cluster/,
+  },
+  {
+    name: 'IRSA without the OIDC issuer',
+    context: { ...eks, forwarderIdentity: 'irsa' },
+    setting: 'oidcIssuer',
+    says: /forwarderIdentity=irsa needs the cluster's OIDC issuer URL \(EKS: aws eks describe-cluster/,
+  },
+  {
+    name: 'an OIDC issuer without IRSA',
+    context: { ...eks, oidcIssuer: 'https://oidc.eks.eu-west-1.amazonaws.com/id/ABC' },
+    setting: 'oidcIssuer',
+    says: /is only used with forwarderIdentity=irsa/,
+  },
+  {
+    name: 'an OIDC issuer that is not an https URL',
+    context: { ...eks, forwarderIdentity: 'irsa', oidcIssuer: 'oidc.eks.eu-west-1.amazonaws.com/id/ABC' },
+    setting: 'oidcIssuer',
+    says: /must be the issuer's https:\/\/ URL without a trailing slash/,
+  },
+  {
+    name: 'the Pod Identity Agent without an EKS cluster',
+    context: { ...kubeconfig, podIdentityAgent: 'true' },
+    setting: 'podIdentityAgent',
+    says: /is only used with EKS Pod Identity/,
+  },
+  {
+    name: 'the Pod Identity Agent with IRSA',
+    context: {
+      ...eks,
+      forwarderIdentity: 'irsa',
+      oidcIssuer: 'https://oidc.eks.eu-west-1.amazonaws.com/id/ABC',
+      podIdentityAgent: 'true',
+    },
+    setting: 'podIdentityAgent',
+    says: /is only used with EKS Pod Identity/,
+  },
+  {
     name: 'forwarderImage that is not a boolean',
     context: { ...kubeconfig, forwarderImage: 'yes' },
     setting: 'forwarderImage',
@@ -282,6 +334,24 @@ describe('settings checked at synth', () => {
     );
   });
 
+  test('refuses a setting it does not know (a typo), suggesting the one meant', () => {
+    for (const [key, says] of [
+      ['forwarderImag', /: setting forwarderImag: is not a setting \(did you mean forwarderImage\?\)/],
+      ['eksClustrName', /: setting eksClustrName: is not a setting \(did you mean eksClusterName\?\)/],
+      ['retention', /: setting retention: is not a setting; the settings are listed in docs\/configuration.md$/],
+    ] as const)
+      assert.throws(() => checkUnknownSettings(['cli-telemetry', 'eksClusterName', key]), says);
+  });
+
+  test('leaves CDK’s own context alone: cdk.json’s feature flags and the keys the CLI sets', () => {
+    const app = createTestApp({
+      ...kubeconfig,
+      'aws:cdk:enable-path-metadata': true,
+      'acknowledged-issue-numbers': [],
+    });
+    checkUnknownSettings(Object.keys(app.node.getAllContext() as Record<string, unknown>));
+  });
+
   const good: { name: string; context: Context }[] = [
     { name: 'a kubeconfig secret', context: { ...kubeconfig, sweepMinutes: '30', webhookReservedConcurrency: '25' } },
     {
@@ -300,6 +370,14 @@ describe('settings checked at synth', () => {
       context: { ...eks, tracing: 'true', webhookTokenKubeSecret: 'ops/token' },
     },
     { name: 'the forwarder image built at deploy', context: { ...eks, forwarderImage: 'true' } },
+    {
+      name: 'IRSA for the forwarder',
+      context: { ...eks, forwarderIdentity: 'irsa', oidcIssuer: 'https://oidc.eks.eu-west-1.amazonaws.com/id/ABC' },
+    },
+    {
+      name: 'IRSA on a cluster of its own (a kubeconfig secret)',
+      context: { ...kubeconfig, forwarderIdentity: 'irsa', oidcIssuer: 'https://issuer.example.com:8443/mgmt' },
+    },
   ];
   for (const c of good)
     test(`accepts ${c.name}`, () => {

@@ -13,13 +13,13 @@ app.kubernetes.io/name: capi-serverless-forwarder
 {{- end }}
 
 {{/*
-The release namespace; fails when forwarder.namespace (the namespace the stack's Pod Identity association names) is
+The release namespace; fails when forwarder.namespace (the namespace the stack's forwarder role is for) is
 set and differs, since the forwarder would then run without AWS credentials.
 */}}
 {{- define "capi-serverless.namespace" -}}
 {{- $expected := .Values.forwarder.namespace -}}
 {{- if and $expected (ne $expected .Release.Namespace) -}}
-{{- fail (printf "forwarder.namespace is %q (the stack's Pod Identity association is for that namespace) but the release namespace is %q: install with -n %s" $expected .Release.Namespace $expected) -}}
+{{- fail (printf "forwarder.namespace is %q (the stack's forwarder role, Pod Identity or IRSA, is for that namespace) but the release namespace is %q: install with -n %s" $expected .Release.Namespace $expected) -}}
 {{- end -}}
 {{- .Release.Namespace -}}
 {{- end }}
