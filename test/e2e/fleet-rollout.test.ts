@@ -436,7 +436,9 @@ async function topologyState(cluster: string): Promise<unknown> {
     labelSelector: byCluster,
   });
   for (const mhc of mhcs.items) {
-    const target = mhc.metadata.labels?.['topology.cluster.x-k8s.io/deployment-name'] ?? 'ControlPlane';
+    // NOTE: a health check is told by what it selects (its own labels do not say which topology it serves).
+    const selector = (mhc['spec'] as { selector?: { matchLabels?: Record<string, string> } }).selector;
+    const target = selector?.matchLabels?.['topology.cluster.x-k8s.io/deployment-name'] ?? 'ControlPlane';
     state[`MachineHealthCheck/${target}`] = mhc['spec'];
   }
   const text = JSON.stringify(withoutEndpoints(state)).replace(new RegExp(`${cluster}[a-z0-9.-]*`, 'g'), '<name>');
