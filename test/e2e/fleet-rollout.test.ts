@@ -6,17 +6,32 @@
 //     (maxConcurrent 2, a short bake), with c03's MachineDeployment paused so its Machines cannot become up to date:
 //     the rollout halts naming c03, the Clusters not reached are never written (audit log, generations, Machine
 //     uids), and after the fix `spec.retry` completes it;
-//  2. a version upgrade in waves of 1 and the rest (maxConcurrent 4).
+//  2. a version upgrade in waves of 1 and the rest (maxConcurrent 4);
+//  3. a change of the class itself (a new worker bootstrap template), applied as upstream applies it: to every
+//     Cluster of the class at once.
 // Before each, `capi-serverless plan` forecasts the Machines each Cluster replaces (control plane, each
 // MachineDeployment); after it, the Machines upstream's managers really deleted and created, by owner, must be
-// exactly that. Not part of `npm run test:e2e` (creation and the rebase alone took 16 minutes on a loaded 2-core
+// exactly that. A ninth Cluster outside the selector, `d01`, gets each change directly (a user's edit of its
+// spec.topology): after each rollout every Cluster's topology-managed state equals d01's. Not part of `npm run test:e2e` (creation and the rebase alone took 16 minutes on a loaded 2-core
 // machine): `npm run test:fleet-e2e`.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { stringify as stringifyYaml } from 'yaml';
 import { RolloutApiVersion, type ClusterRolloutStatus } from '#shared/api/management/v1alpha1/cluster-rollout.ts';
 import { runPlan } from '#shared/cli/plan.ts';
-import { applyObject, createObject, getObject, listObjects, patchObject, type KubeObject } from '#shared/kube/index.ts';
+import {
+  applyObject,
+  createObject,
+  getObject,
+  KubeUnavailableError,
+  listObjects,
+  patchObject,
+  type KubeObject,
+} from '#shared/kube/index.ts';
 import { createAuditLog, type AuditEvent, type AuditLog } from '#test/support/harness/audit-log.ts';
 import { ourCrds, type TestCluster } from '#test/support/harness/clusters.ts';
 import {
@@ -37,6 +52,9 @@ const rolloutManager = 'capi-serverless-rollout';
 const pausedAnnotation = 'cluster.x-k8s.io/paused';
 const newClass = 'in-memory-v2';
 const newWorkerBootstrap = 'in-memory-default-worker-bootstraptemplate-v2';
+const v3WorkerBootstrap = 'in-memory-default-worker-bootstraptemplate-v3';
+/** The Cluster changed directly by the user, the reference every rollout's result is compared with. */
+const direct = 'd01';
 const clusterRef = (name: string) => ({ apiVersion: capi, kind: 'Cluster', namespace: ns, name });
 const rolloutRef = (name: string) => ({ apiVersion: RolloutApiVersion, kind: 'ClusterRollout', namespace: ns, name });
 
@@ -66,7 +84,12 @@ async function eventually<T>(
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const r = await fn();
+    // NOTE: on the loaded shared machine the API server once left a LIST unanswered for 30 s (second run of the
+    // class change); a poll that cannot read this time looks again instead of failing the step.
+    const r = await fn().catch((err: unknown) => {
+      if (!(err instanceof KubeUnavailableError)) throw err;
+      return { observed: `API server unavailable: ${err.message}` } as { value?: T; observed: string };
+    });
     if (r.value !== undefined) return r.value;
     if (Date.now() > deadline)
       assert.fail(`${what}: not reached in ${timeoutMs / 1000} s; last seen: ${r.observed}${diagnostics()}`);
@@ -211,8 +234,15 @@ function forecastCounts(forecast: Forecast): Counts {
 /** Machines deleted (there before, gone after) and created (seen after the start, not there before), by owner. */
 function replacedMachines(before: Map<string, MachineInfo>, seen: Map<string, MachineInfo>, final: KubeObject[]) {
   const finalUids = new Set(final.map((m) => m.metadata.uid));
-  const deleted = [...before].filter(([uid]) => !finalUids.has(uid)).map(([, m]) => m);
-  const created = [...seen].filter(([uid]) => !before.has(uid)).map(([, m]) => m);
+  const inFleet = (m: MachineInfo) => names.includes(m.cluster);
+  const deleted = [...before]
+    .filter(([uid]) => !finalUids.has(uid))
+    .map(([, m]) => m)
+    .filter(inFleet);
+  const created = [...seen]
+    .filter(([uid]) => !before.has(uid))
+    .map(([, m]) => m)
+    .filter(inFleet);
   return { deleted: count(deleted), created: count(created) };
 }
 
@@ -227,13 +257,14 @@ async function waitForFleet(
   version: string,
   timeoutMs: number,
   expect: (c: KubeObject) => boolean = () => true,
+  clusters: readonly string[] = names,
 ): Promise<void> {
   await eventually(
-    `8 Clusters with 2 Machines Running at ${version}`,
+    `${clusters.join(', ')} with 2 Machines Running at ${version}`,
     async () => {
       const machines = await listMachines();
       const bad: string[] = [];
-      for (const name of names) {
+      for (const name of clusters) {
         const own = machines.filter((m) => m.metadata.labels?.['cluster.x-k8s.io/cluster-name'] === name);
         const ok =
           own.length === 2 &&
@@ -350,6 +381,112 @@ async function mdOf(cluster: string): Promise<KubeObject> {
   return md;
 }
 
+// ----- a rollout's result against a direct change
+
+const onClass = (name: string) => (c: KubeObject) =>
+  (c['spec'] as { topology: { classRef: { name: string } } }).topology.classRef.name === name;
+
+async function getReferenced(
+  ref: { apiGroup?: string; kind?: string; name?: string } | undefined,
+): Promise<KubeObject> {
+  assert.ok(ref?.apiGroup && ref.kind && ref.name, `a reference: ${JSON.stringify(ref)}`);
+  // NOTE: every provider kind of the in-memory class is served at v1beta2 (Cluster API v1.14).
+  return getObject(mgmt.kube, { apiVersion: `${ref.apiGroup}/v1beta2`, kind: ref.kind, namespace: ns, name: ref.name });
+}
+
+/** `value` without the keys the infrastructure provider fills per Cluster (its endpoint). */
+function withoutEndpoints(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutEndpoints);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([k]) => k !== 'controlPlaneEndpoint')
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([k, v]) => [k, withoutEndpoints(v)]),
+  );
+}
+
+/**
+ * What the topology manages for a Cluster: its spec.topology, and the specs of its infrastructure cluster, control
+ * plane, control plane machine template, each MachineDeployment with its bootstrap and infrastructure templates, and
+ * its MachineHealthChecks. The Cluster's own name and every name made from it become `<name>`, so two Clusters that
+ * got the same change compare equal.
+ */
+async function topologyState(cluster: string): Promise<unknown> {
+  const byCluster = `cluster.x-k8s.io/cluster-name=${cluster}`;
+  type Ref = { apiGroup?: string; kind?: string; name?: string };
+  const c = await getObject(mgmt.kube, clusterRef(cluster));
+  const spec = c['spec'] as { infrastructureRef?: Ref; controlPlaneRef?: Ref };
+  const cp = await getReferenced(spec.controlPlaneRef);
+  const cpSpec = cp['spec'] as { machineTemplate?: { spec?: { infrastructureRef?: Ref } } };
+  const state: Record<string, unknown> = {
+    Cluster: c['spec'],
+    InfrastructureCluster: (await getReferenced(spec.infrastructureRef))['spec'],
+    ControlPlane: cp['spec'],
+    ControlPlaneMachineTemplate: (await getReferenced(cpSpec.machineTemplate?.spec?.infrastructureRef))['spec'],
+  };
+  const mds = await listObjects(mgmt.kube, {
+    apiVersion: capi,
+    kind: 'MachineDeployment',
+    namespace: ns,
+    labelSelector: byCluster,
+  });
+  for (const md of mds.items) {
+    const topologyName = md.metadata.labels?.['topology.cluster.x-k8s.io/deployment-name'] ?? '?';
+    const template = (
+      md['spec'] as { template: { spec: { bootstrap?: { configRef?: Ref }; infrastructureRef?: Ref } } }
+    ).template.spec;
+    state[`MachineDeployment/${topologyName}`] = md['spec'];
+    state[`MachineDeployment/${topologyName}/bootstrap`] = (await getReferenced(template.bootstrap?.configRef))['spec'];
+    state[`MachineDeployment/${topologyName}/infrastructure`] = (await getReferenced(template.infrastructureRef))[
+      'spec'
+    ];
+  }
+  const mhcs = await listObjects(mgmt.kube, {
+    apiVersion: capi,
+    kind: 'MachineHealthCheck',
+    namespace: ns,
+    labelSelector: byCluster,
+  });
+  for (const mhc of mhcs.items) {
+    // NOTE: a health check is told by what it selects (its own labels do not say which topology it serves).
+    const selector = (mhc['spec'] as { selector?: { matchLabels?: Record<string, string> } }).selector;
+    const target = selector?.matchLabels?.['topology.cluster.x-k8s.io/deployment-name'] ?? 'ControlPlane';
+    state[`MachineHealthCheck/${target}`] = mhc['spec'];
+  }
+  const text = JSON.stringify(withoutEndpoints(state)).replace(new RegExp(`${cluster}[a-z0-9.-]*`, 'g'), '<name>');
+  return JSON.parse(text) as unknown;
+}
+
+/** Every fleet Cluster's topology-managed state is the directly changed Cluster's. */
+async function assertSameAsDirect(what: string): Promise<void> {
+  const reference = await topologyState(direct);
+  const differing: string[] = [];
+  for (const name of names) {
+    try {
+      assert.deepEqual(await topologyState(name), reference);
+    } catch (err) {
+      differing.push(`${name}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  console.log(`${what}: ${names.length - differing.length} of ${names.length} Clusters equal ${direct}'s state`);
+  assert.deepEqual(differing, [], `${what}: Clusters whose state differs from ${direct}'s (changed directly)`);
+}
+
+/** Sets `spec.topology` fields of the directly changed Cluster, as a user would (server-side apply, own manager). */
+async function changeDirectly(topology: { classRef?: { name: string }; version?: string }): Promise<void> {
+  const c = await getObject(mgmt.kube, clusterRef(direct));
+  const current = (c['spec'] as { topology: Record<string, unknown> }).topology;
+  await patchObject(
+    mgmt.kube,
+    clusterRef(direct),
+    { spec: { topology: { ...current, ...topology } } },
+    {
+      fieldManager: 'e2e-user',
+    },
+  );
+}
+
 describe('fleet rollouts beside upstream Cluster API (in-memory backend)', { timeout: 75 * 60_000 }, () => {
   before(async () => {
     const started = Date.now();
@@ -398,16 +535,16 @@ describe('fleet rollouts beside upstream Cluster API (in-memory backend)', { tim
       await applyObject(mgmt.kube, v2, user);
       await waitForClassVariables('in-memory');
       await waitForClassVariables(newClass);
-      for (const name of names) {
+      for (const name of [...names, direct]) {
         const { cluster } = computeInMemoryObjects({
           namespace: ns,
           clusterName: name,
           kubernetesVersion: fromVersion,
         });
-        cluster.metadata.labels = { ...cluster.metadata.labels, env: 'fleet' };
+        cluster.metadata.labels = { ...cluster.metadata.labels, env: name === direct ? 'direct' : 'fleet' };
         await applyObject(mgmt.kube, cluster, user);
       }
-      await waitForFleet(fromVersion, 15 * 60_000);
+      await waitForFleet(fromVersion, 15 * 60_000, undefined, [...names, direct]);
     });
   });
 
@@ -461,6 +598,7 @@ describe('fleet rollouts beside upstream Cluster API (in-memory backend)', { tim
           },
           user,
         );
+        await changeDirectly({ classRef: { name: newClass } });
         await eventually(
           'the canary wave succeeded',
           async () => {
@@ -495,6 +633,11 @@ describe('fleet rollouts beside upstream Cluster API (in-memory backend)', { tim
         const c = await getObject(mgmt.kube, clusterRef(name));
         const classRef = (c['spec'] as { topology: { classRef: { name: string } } }).topology.classRef;
         assert.equal(classRef.name, 'in-memory', name);
+        const managers = ((c.metadata['managedFields'] ?? []) as { manager: string }[]).map((f) => f.manager);
+        assert.ok(
+          !managers.includes(rolloutManager),
+          `${name} has no ${rolloutManager} field manager: ${managers.join(', ')}`,
+        );
       }
     });
 
@@ -511,11 +654,7 @@ describe('fleet rollouts beside upstream Cluster API (in-memory backend)', { tim
         await patchObject(mgmt.kube, rolloutRef('rebase'), { spec: { retry: 1 } }, { fieldManager: 'e2e-user' });
         const done = await waitForPhase('rebase', 'Completed', 15 * 60_000);
         assert.equal(done.progress, '8/8');
-        await waitForFleet(
-          fromVersion,
-          5 * 60_000,
-          (c) => (c['spec'] as { topology: { classRef: { name: string } } }).topology.classRef.name === newClass,
-        );
+        await waitForFleet(fromVersion, 5 * 60_000, onClass(newClass), [...names, direct]);
         printKubectl('get', 'clusterrollouts', '-o', 'wide');
         printKubectl(
           'get',
@@ -539,6 +678,11 @@ describe('fleet rollouts beside upstream Cluster API (in-memory backend)', { tim
       );
       assert.deepEqual(deleted, forecast, 'Machines deleted, by Cluster and owner');
       assert.deepEqual(created, forecast, 'Machines created, by Cluster and owner');
+    });
+
+    test(`every Cluster ends as ${direct}, rebased directly`, async () => {
+      if (failedStep) assert.fail(`not run: an earlier step failed (${failedStep})`);
+      await assertSameAsDirect('rebase');
     });
   });
 
@@ -579,9 +723,10 @@ describe('fleet rollouts beside upstream Cluster API (in-memory backend)', { tim
           },
           user,
         );
+        await changeDirectly({ version: toVersion });
         const done = await waitForPhase('v137', 'Completed', 25 * 60_000, { failOnHalt: true });
         assert.equal(done.progress, '8/8');
-        await waitForFleet(toVersion, 5 * 60_000);
+        await waitForFleet(toVersion, 5 * 60_000, undefined, [...names, direct]);
         printKubectl('get', 'clusterrollouts', '-o', 'wide');
         printKubectl('get', 'clusters');
       });
@@ -596,6 +741,101 @@ describe('fleet rollouts beside upstream Cluster API (in-memory backend)', { tim
       );
       assert.deepEqual(deleted, forecast, 'Machines deleted, by Cluster and owner');
       assert.deepEqual(created, forecast, 'Machines created, by Cluster and owner');
+    });
+
+    test(`every Cluster ends as ${direct}, upgraded directly`, async () => {
+      if (failedStep) assert.fail(`not run: an earlier step failed (${failedStep})`);
+      await assertSameAsDirect('version');
+    });
+  });
+
+  describe('a change of the class itself, applied as upstream applies it (every Cluster of the class at once)', () => {
+    let forecast: Counts;
+    let before_: Map<string, MachineInfo>;
+    let sampler: ReturnType<typeof startMachineSampler>;
+    let dir: string;
+    const changed: KubeObject[] = [];
+
+    test('plan -f the changed class forecasts one worker Machine per Cluster', async () => {
+      await timed('plan the class change', async () => {
+        const strip = (o: KubeObject): KubeObject => ({
+          apiVersion: o.apiVersion,
+          kind: o.kind,
+          metadata: { namespace: ns, name: o.metadata.name ?? '' },
+          spec: o['spec'],
+        });
+        const v2Worker = strip(
+          await getObject(mgmt.kube, {
+            apiVersion: 'bootstrap.cluster.x-k8s.io/v1beta2',
+            kind: 'KubeadmConfigTemplate',
+            namespace: ns,
+            name: newWorkerBootstrap,
+          }),
+        );
+        const v3Worker = structuredClone(v2Worker);
+        v3Worker.metadata = { namespace: ns, name: v3WorkerBootstrap };
+        const v3Spec = v3Worker['spec'] as { template: { spec: { preKubeadmCommands?: string[] } } };
+        v3Spec.template.spec.preKubeadmCommands = [...(v3Spec.template.spec.preKubeadmCommands ?? []), 'echo v3'];
+        const cc = strip(
+          await getObject(mgmt.kube, { apiVersion: capi, kind: 'ClusterClass', namespace: ns, name: newClass }),
+        );
+        const md = (
+          cc['spec'] as {
+            workers: { machineDeployments: { class: string; bootstrap: { templateRef: { name: string } } }[] };
+          }
+        ).workers.machineDeployments.find((m) => m.class === 'default-worker');
+        assert.ok(md);
+        md.bootstrap.templateRef.name = v3WorkerBootstrap;
+        changed.push(v3Worker, cc);
+        dir = mkdtempSync(join(tmpdir(), 'fleet-class-'));
+        writeFileSync(join(dir, 'new-class.yaml'), changed.map((o) => stringifyYaml(o)).join('---\n'));
+        const { forecast: f } = await plan(['-f', join(dir, 'new-class.yaml'), '-l', 'env=fleet']);
+        forecast = forecastCounts(f);
+        assert.deepEqual(
+          forecast,
+          Object.fromEntries(names.map((n) => [n, { 'MachineDeployment/md-0': 1 }])),
+          'the forecast itself',
+        );
+      });
+    });
+
+    test('applied, upstream rolls every Cluster of the class', async () => {
+      await timed('class change: every Cluster rolls', async () => {
+        before_ = await snapshotMachines();
+        sampler = startMachineSampler();
+        for (const o of changed) await applyObject(mgmt.kube, o, user);
+        const oldWorkers = new Set([...before_].filter(([, m]) => m.owner !== 'ControlPlane').map(([uid]) => uid));
+        await eventually(
+          'every Cluster with a new worker Machine Running',
+          async () => {
+            const machines = await listMachines();
+            const waiting = [...names, direct].filter((name) => {
+              const own = machines.filter((m) => infoOf(m).cluster === name && !m.metadata.deletionTimestamp);
+              return !(
+                own.length === 2 &&
+                own.every((m) => (m['status'] as { phase?: string } | undefined)?.phase === 'Running') &&
+                own.some((m) => machineOwner(m) !== 'ControlPlane' && !oldWorkers.has(m.metadata.uid ?? ''))
+              );
+            });
+            return { ...(waiting.length === 0 ? { value: true } : {}), observed: `waiting: ${waiting.join(', ')}` };
+          },
+          15 * 60_000,
+        );
+        await waitForFleet(toVersion, 5 * 60_000, undefined, [...names, direct]);
+      });
+    });
+
+    test("the Machines upstream's managers replaced are exactly the forecast", async () => {
+      if (failedStep) assert.fail(`not run: an earlier step failed (${failedStep})`);
+      await sampler.stop();
+      rmSync(dir, { recursive: true, force: true });
+      const { deleted, created } = replacedMachines(before_, sampler.seen, await listMachines());
+      console.log(
+        `class change: forecast ${JSON.stringify(forecast)}\n  deleted ${JSON.stringify(deleted)}\n  created ${JSON.stringify(created)}`,
+      );
+      assert.deepEqual(deleted, forecast, 'Machines deleted, by Cluster and owner');
+      assert.deepEqual(created, forecast, 'Machines created, by Cluster and owner');
+      await assertSameAsDirect('class change');
     });
   });
 });

@@ -333,8 +333,28 @@ describe('plan for a fleet', () => {
     const offline = await plan(['--current', fleet, '-f', newClass, '-o', 'json']);
     assert.equal(offline.code, 0, offline.stderr);
     assert.deepEqual(JSON.parse(offline.stdout), JSON.parse(live.stdout));
-    const rebase = await plan(['--current', fleet, '--rebase-to', 'small', '-l', 'fleet=quick-start', '-o', 'json']);
+    const live_ = ['--kubeconfig', mgmt.controlPlane.kubeconfigPath];
+    const offline_ = ['--current', fleet];
+    for (const change of [
+      ['--rebase-to', 'small', '-l', 'fleet=quick-start'],
+      ['--version', 'v1.31.0', '-l', 'fleet=small'],
+      ['--version', 'v1.31.0', '--rebase-to', 'small', '-l', 'fleet=small'],
+    ]) {
+      const fromCluster = await plan([...live_, ...change, '-o', 'json']);
+      const fromFiles = await plan([...offline_, ...change, '-o', 'json']);
+      assert.equal(fromFiles.stderr.includes('error'), false, fromFiles.stderr);
+      assert.deepEqual(JSON.parse(fromFiles.stdout), JSON.parse(fromCluster.stdout), change.join(' '));
+      assert.equal(fromFiles.code, fromCluster.code, change.join(' '));
+    }
+    const rebase = await plan([...offline_, '--rebase-to', 'small', '-l', 'fleet=quick-start', '-o', 'json']);
     assert.equal((JSON.parse(rebase.stdout) as Forecast).summary['invalid'], 1);
+    const version = await plan([...offline_, '--version', 'v1.31.0', '-l', 'fleet=small', '-o', 'json']);
+    assert.deepEqual((JSON.parse(version.stdout) as Forecast).summary, {
+      ...(JSON.parse(version.stdout) as Forecast).summary,
+      changed: 2,
+      controlPlaneMachines: 6,
+      workerMachines: 6,
+    });
   });
 
   test('progress lines on stderr every N Clusters', async () => {

@@ -579,3 +579,118 @@ describe('a version rollout after a rebase rollout of the same Cluster', () => {
     );
   });
 });
+
+describe('pause, resume and abort', () => {
+  // NOTE: waves of 1 and the rest, one Cluster at a time, no bake: pausing is the only thing that holds wave 2.
+  const ref = { ...rolloutRef, name: 'pausable' };
+  const key = { controller: 'rollout', kind: 'ClusterRollout', namespace: ns, name: 'pausable' } as const;
+  const members = ['p1', 'p2', 'p3', 'p4'];
+  const resourceVersions: Record<string, string> = {};
+  const statusOfRef = async () => ((await getObject(ctx.mgmt.kube, ref))['status'] ?? {}) as ClusterRolloutStatus;
+  const setSpec = (spec: object) => patchObject(ctx.mgmt.kube, ref, { spec }, { fieldManager: 'test-user' });
+  const pass = () => invoke(ctx.countedHandler, changeEvent({ ...ref }));
+  const progressingOf = (s: ClusterRolloutStatus) => s.conditions?.find((c) => c.type === 'Progressing');
+
+  before(async () => {
+    ctx.clock.now = Date.parse('2026-11-27T17:00:00Z');
+    for (const name of members) {
+      await createCluster(name, { team: 'pause' });
+      await setHealth(name);
+    }
+    await createObject(
+      ctx.mgmt.kube,
+      {
+        ...ref,
+        metadata: { namespace: ns, name: 'pausable' },
+        spec: {
+          clusterSelector: { matchLabels: { team: 'pause' } },
+          change: { version: 'v1.34.1' },
+          waves: [{ name: 'canary', clusters: 1 }, { clusters: 'rest' }],
+          maxConcurrent: 1,
+          paused: true,
+        },
+      },
+      user,
+    );
+  });
+
+  test('created paused: plans the waves, writes no Cluster and has no due time', async () => {
+    const passes = await pass();
+    assert.deepEqual(
+      passes.map((p) => [p.status, p.result]),
+      [['Ran', 'Success']],
+    );
+    const status = await statusOfRef();
+    assert.equal(status.phase, 'Paused');
+    assert.equal(progressingOf(status)?.reason, 'Paused');
+    assert.deepEqual(stateOf(status), { p1: 'Pending', p2: 'Pending', p3: 'Pending', p4: 'Pending' });
+    for (const name of members) assert.ok(!writtenByRollout(await getObject(ctx.mgmt.kube, clusterRef(name))), name);
+    assert.equal((await getCheckpoint(ctx.store, key))?.nextAttemptAt, undefined);
+  });
+
+  test('resumed: changes the canary; paused again, the canary is still gated but wave 2 does not start', async () => {
+    await setSpec({ paused: false });
+    await pass();
+    assert.equal(await versionOf('p1'), 'v1.34.1');
+    assert.equal(stateOf(await statusOfRef())['p1'], 'Changing');
+    await setSpec({ paused: true });
+    await pass();
+    ctx.clock.now += min;
+    await setHealth('p1');
+    await deliver('p1');
+    const status = await statusOfRef();
+    assert.equal(status.phase, 'Paused');
+    assert.deepEqual(stateOf(status), { p1: 'Healthy', p2: 'Pending', p3: 'Pending', p4: 'Pending' });
+    for (const name of ['p2', 'p3', 'p4']) assert.equal(await versionOf(name), 'v1.33.0', name);
+  });
+
+  test('resumed again: wave 2 starts, one Cluster at a time', async () => {
+    await setSpec({ paused: false });
+    await pass();
+    const status = await statusOfRef();
+    assert.equal(status.phase, 'Progressing');
+    assert.deepEqual(stateOf(status), { p1: 'Healthy', p2: 'Changing', p3: 'Pending', p4: 'Pending' });
+    assert.equal(await versionOf('p2'), 'v1.34.1');
+    for (const name of ['p3', 'p4'])
+      resourceVersions[name] = (await getObject(ctx.mgmt.kube, clusterRef(name))).metadata.resourceVersion ?? '';
+  });
+
+  test('aborted: the Clusters not yet changed stay untouched, the changed ones are named, nothing is due', async () => {
+    await setSpec({ abort: true });
+    ctx.clock.now += min;
+    const passes = await pass();
+    assert.deepEqual(
+      passes.map((p) => [p.status, p.result]),
+      [['Ran', 'Success']],
+    );
+    let status = await statusOfRef();
+    assert.equal(status.phase, 'Aborted');
+    assert.equal(progressingOf(status)?.reason, 'Aborted');
+    assert.equal(progressingOf(status)?.message, 'aborted; changed: p1, p2; left unchanged: 2 Cluster(s)');
+    assert.deepEqual(
+      (status.clusters ?? []).map((e) => [e.name, e.state, e.reason]),
+      [
+        ['p1', 'Healthy', 'HealthGatePassed'],
+        ['p2', 'Changing', 'Changed'],
+        ['p3', 'Skipped', 'Aborted'],
+        ['p4', 'Skipped', 'Aborted'],
+      ],
+    );
+    assert.equal((await getCheckpoint(ctx.store, key))?.nextAttemptAt, undefined);
+    // Resuming or retrying an aborted rollout changes nothing: abort is final.
+    await setSpec({ abort: false, retry: 1 });
+    await pass();
+    await deliver('p3', 'p4');
+    status = await statusOfRef();
+    assert.equal(status.phase, 'Aborted');
+    for (const name of ['p3', 'p4']) {
+      const cluster = await getObject(ctx.mgmt.kube, clusterRef(name));
+      assert.equal(cluster.metadata.resourceVersion, resourceVersions[name], `${name} never written`);
+      assert.ok(!writtenByRollout(cluster), `${name} has no rollout field manager`);
+    }
+    assert.ok(
+      (await eventsAbout('ClusterRollout', 'pausable')).some((e) => e.reason === 'RolloutAborted'),
+      'an Event on the rollout',
+    );
+  });
+});

@@ -310,6 +310,68 @@ describe('Cluster admission', () => {
   });
 });
 
+describe('ClusterRollout admission', () => {
+  const rolloutOf = (name: string, change: object, selector: object = { matchLabels: { fleet: 'r' } }) =>
+    asKube({
+      apiVersion: 'management.cluster.x-k8s.io/v1alpha1',
+      kind: 'ClusterRollout',
+      metadata: { namespace: 'default', name },
+      spec: { clusterSelector: selector, change, waves: [{ clusters: 1 }, { clusters: 'rest' }] },
+    });
+
+  before(async () => {
+    const aws = quickStart('r-aws');
+    aws.spec.infrastructure.templateRef.kind = 'AWSClusterTemplate';
+    for (const cc of [quickStart('r-base'), quickStart('r-v2'), aws])
+      await applyObject(mgmt.kube, asKube(cc), { fieldManager });
+    for (const name of ['r1', 'r2']) {
+      const c = cluster(name, (c) => {
+        c.metadata.labels = { fleet: 'r' };
+        c.spec!.topology!.classRef = { name: 'r-base' };
+        c.spec!.topology!.version = name === 'r2' ? 'v1.29.3' : 'v1.29.0';
+      });
+      await applyObject(mgmt.kube, asKube(c), { fieldManager });
+    }
+  });
+
+  test('admits a rebase every selected Cluster may make', async () => {
+    await createObject(mgmt.kube, rolloutOf('to-v2', { classRef: { name: 'r-v2' } }), { fieldManager, dryRun: true });
+  });
+
+  test("refuses a rebase to a class of another infrastructure kind, naming each Cluster with upstream's message", async () => {
+    await refused(
+      createObject(mgmt.kube, rolloutOf('to-aws', { classRef: { name: 'r-aws' } }), { fieldManager }),
+      KubeInvalidError,
+      'ClusterRollout.management.cluster.x-k8s.io "to-aws" is invalid: spec.change.classRef: Invalid value: "default/r-aws": cannot rebase 2 selected Cluster(s): r1 (spec.infrastructure.templateRef.kind: Forbidden: apiVersion.kind cannot be changed from "DockerClusterTemplate" to "AWSClusterTemplate"',
+      ', r2 (',
+    );
+  });
+
+  test('refuses a rebase to a class that does not exist', async () => {
+    await refused(
+      createObject(mgmt.kube, rolloutOf('to-missing', { classRef: { name: 'r-missing' } }), { fieldManager }),
+      KubeInvalidError,
+      'spec.change.classRef: Invalid value: "default/r-missing": ClusterClass not found',
+    );
+  });
+
+  test('refuses a version that would downgrade a selected Cluster', async () => {
+    await refused(
+      createObject(mgmt.kube, rolloutOf('down', { version: 'v1.29.1' }), { fieldManager }),
+      KubeInvalidError,
+      'spec.change.version: Invalid value: "v1.29.1": would downgrade 1 selected Cluster(s): r2 (v1.29.3)',
+    );
+  });
+
+  test('refuses an empty selector', async () => {
+    await refused(
+      createObject(mgmt.kube, rolloutOf('all', { version: 'v1.30.0' }, {}), { fieldManager }),
+      KubeInvalidError,
+      'spec.clusterSelector',
+    );
+  });
+});
+
 describe('topology version changes checked against the live objects (upstream validateTopologyVersionUpdate)', () => {
   const cpRef = { apiGroup: 'controlplane.cluster.x-k8s.io', kind: 'KubeadmControlPlane', name: 'upg-cp' };
   const withVersion = (version: string, ref = true) =>

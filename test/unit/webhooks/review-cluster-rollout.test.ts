@@ -8,21 +8,62 @@ import { validateClusterRolloutAdmission } from '#shared/webhooks/review-cluster
 import { rollout } from '#test/support/builders/rollout.ts';
 import { deepFreeze } from '#test/support/fixtures/addons.ts';
 
-const clusterAt = (name: string, version: string): Cluster =>
+const clusterAt = (name: string, version: string, workerClasses: string[] = ['default-worker']): Cluster =>
   deepFreeze({
     apiVersion: 'cluster.x-k8s.io/v1beta2',
     kind: 'Cluster',
     metadata: { namespace: 'fleet', name },
-    spec: { topology: { classRef: { name: 'dev' }, version } },
+    spec: {
+      topology: {
+        classRef: { name: 'dev' },
+        version,
+        workers: { machineDeployments: workerClasses.map((c, i) => ({ class: c, name: `md-${i}` })) },
+      },
+    },
   });
 
-function reader(clusters: Cluster[], classes: string[] = ['dev', 'dev-v2']): WebhookReader {
+const template = (apiVersion: string, kind: string) => ({
+  templateRef: { apiVersion, kind, name: kind.toLowerCase() },
+});
+
+/** A Docker class with the worker classes given, or another infrastructure's, or one limited to some versions. */
+function classNamed(
+  name: string,
+  opts: { infrastructureKind?: string; workers?: string[]; kubernetesVersions?: string[] } = {},
+): ClusterClass {
+  const infra = 'infrastructure.cluster.x-k8s.io/v1beta2';
+  const machine = opts.infrastructureKind === 'AWSClusterTemplate' ? 'AWSMachineTemplate' : 'DockerMachineTemplate';
+  return deepFreeze({
+    apiVersion: 'cluster.x-k8s.io/v1beta2',
+    kind: 'ClusterClass',
+    metadata: { name, namespace: 'fleet' },
+    spec: {
+      infrastructure: template(infra, opts.infrastructureKind ?? 'DockerClusterTemplate'),
+      controlPlane: template('controlplane.cluster.x-k8s.io/v1beta2', 'KubeadmControlPlaneTemplate'),
+      workers: {
+        machineDeployments: (opts.workers ?? ['default-worker']).map((c) => ({
+          class: c,
+          bootstrap: template('bootstrap.cluster.x-k8s.io/v1beta2', 'KubeadmConfigTemplate'),
+          infrastructure: template(infra, machine),
+        })),
+      },
+      ...(opts.kubernetesVersions ? { kubernetesVersions: opts.kubernetesVersions } : {}),
+    },
+  } as ClusterClass);
+}
+
+const defaultClasses = [
+  classNamed('dev'),
+  classNamed('dev-v2'),
+  classNamed('aws', { infrastructureKind: 'AWSClusterTemplate' }),
+  classNamed('small', { workers: ['small-worker'] }),
+  classNamed('pinned', { kubernetesVersions: ['v1.33.0', 'v1.34.1'] }),
+];
+
+function reader(clusters: Cluster[], classes: ClusterClass[] = defaultClasses): WebhookReader {
   const fail = () => Promise.reject(new Error('not used'));
   return {
-    getClusterClass: async (key) =>
-      classes.includes(key.name)
-        ? ({ metadata: { name: key.name, namespace: key.namespace } } as ClusterClass)
-        : undefined,
+    getClusterClass: async (key) => classes.find((c) => c.metadata.name === key.name),
     listClustersUsingClass: fail,
     listClusters: async () => clusters,
     listProviders: fail,
@@ -74,6 +115,42 @@ describe('validateClusterRolloutAdmission', () => {
       'ClusterRollout.management.cluster.x-k8s.io "v134" is invalid: spec.change.classRef: Invalid value: "fleet/prod-v3": ClusterClass not found',
     ],
     ['allows a rebase to a class that exists', rollout({ change: { classRef: { name: 'dev-v2' } } }), [], 'allowed'],
+    [
+      'allows a rebase every selected Cluster may make',
+      rollout({ change: { classRef: { name: 'dev-v2' } } }),
+      [clusterAt('c1', 'v1.33.0'), clusterAt('c2', 'v1.33.0')],
+      'allowed',
+    ],
+    [
+      "refuses a rebase to a class of another infrastructure kind, with upstream's message",
+      rollout({ change: { classRef: { name: 'aws' } } }),
+      [clusterAt('c1', 'v1.33.0')],
+      'ClusterRollout.management.cluster.x-k8s.io "v134" is invalid: spec.change.classRef: Invalid value: "fleet/aws": cannot rebase 1 selected Cluster(s): c1 (spec.infrastructure.templateRef.kind: Forbidden: apiVersion.kind cannot be changed from "DockerClusterTemplate" to "AWSClusterTemplate" to prevent incompatible changes in the Clusters; spec.workers.machineDeployments[0].infrastructure.templateRef.kind: Forbidden: apiVersion.kind cannot be changed from "DockerMachineTemplate" to "AWSMachineTemplate" to prevent incompatible changes in the Clusters)',
+    ],
+    [
+      'refuses a rebase to a class without a worker class a selected Cluster uses, naming only that Cluster',
+      rollout({ change: { classRef: { name: 'small' } } }),
+      [clusterAt('c1', 'v1.33.0', []), clusterAt('c2', 'v1.33.0')],
+      'ClusterRollout.management.cluster.x-k8s.io "v134" is invalid: spec.change.classRef: Invalid value: "fleet/small": cannot rebase 1 selected Cluster(s): c2 (spec.topology.workers.machineDeployments[0].class: Invalid value: "default-worker": MachineDeploymentClass with name "default-worker" does not exist in ClusterClass "fleet/small")',
+    ],
+    [
+      "refuses a rebase to a class that does not list the rollout's version",
+      rollout({ change: { classRef: { name: 'pinned' }, version: 'v1.34.2' } }),
+      [clusterAt('c1', 'v1.33.0')],
+      'ClusterRollout.management.cluster.x-k8s.io "v134" is invalid: spec.change.classRef: Invalid value: "fleet/pinned": cannot rebase 1 selected Cluster(s): c1 (spec.topology.version: Invalid value: "v1.34.2": version must match one of the versions defined in the ClusterClass)',
+    ],
+    [
+      'allows a rebase with a version the class lists',
+      rollout({ change: { classRef: { name: 'pinned' }, version: 'v1.34.1' } }),
+      [clusterAt('c1', 'v1.33.0')],
+      'allowed',
+    ],
+    [
+      'skips the Clusters already on the target class',
+      rollout({ change: { classRef: { name: 'dev' } } }),
+      [clusterAt('c1', 'v1.33.0')],
+      'allowed',
+    ],
   ];
   for (const [name, object, clusters, message] of cases) {
     test(name, async () =>

@@ -142,3 +142,44 @@ describe('getClusterHealth through a rebase as upstream v1.14 shows it (the flee
     ]);
   });
 });
+
+describe('getClusterHealth with a MachinePool its topology owns', () => {
+  const pool = (status: object, generation = 3) =>
+    deepFreeze({ kind: 'MachinePool', metadata: { name: 'c1-mp-0-x', generation }, spec: { replicas: 3 }, status });
+  const converged = { observedGeneration: 3, replicas: 3, upToDateReplicas: 3, availableReplicas: 3 };
+  const cases: [string, object, number | undefined, string[]][] = [
+    ['passes a pool with every replica up to date and available', converged, undefined, []],
+    [
+      'fails a pool that has not observed its new spec',
+      { ...converged, observedGeneration: 2 },
+      undefined,
+      ['ObservedGeneration'],
+    ],
+    [
+      'fails a pool with a replica not available',
+      { ...converged, availableReplicas: 2 },
+      undefined,
+      ['WorkersAvailable'],
+    ],
+    [
+      'fails a pool whose instances are not all up to date',
+      { ...converged, upToDateReplicas: 1 },
+      undefined,
+      ['WorkerMachinesUpToDate'],
+    ],
+  ];
+  for (const [name, status, generation, failing] of cases) {
+    test(name, () => {
+      const failed = computeFailingChecks(
+        getClusterHealth(clusterWith(healthy), { workers: [pool(status, generation)] }),
+        healthChecks,
+      );
+      assert.deepEqual(
+        failed.map((f) => f.slice(0, f.indexOf(' '))),
+        failing.map((check) => (check === 'ObservedGeneration' ? 'generation' : check)),
+        failed.join('\n'),
+      );
+      for (const line of failed) assert.match(line, /MachinePool c1-mp-0-x/);
+    });
+  }
+});
