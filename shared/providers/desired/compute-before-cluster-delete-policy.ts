@@ -55,17 +55,21 @@ export function computeBeforeClusterDeletePolicy(input: {
         failurePolicy: 'Fail',
         paramKind: { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Cluster' },
         matchConstraints: {
+          // NOTE: namespaced objects only: the params are the Clusters of the request's namespace, and the API
+          // server refuses every request a binding without a param namespace matches on a cluster-scoped object
+          // ("cannot use namespaced paramRef"), whoever sends it, before the matchConditions are evaluated.
           resourceRules: [
-            { apiGroups: ['*'], apiVersions: ['*'], operations: ['DELETE'], resources: ['*'] },
-            { apiGroups: ['cluster.x-k8s.io'], apiVersions: ['*'], operations: ['UPDATE'], resources: ['clusters'] },
+            { apiGroups: ['*'], apiVersions: ['*'], operations: ['DELETE'], resources: ['*'], scope: 'Namespaced' },
+            {
+              apiGroups: ['cluster.x-k8s.io'],
+              apiVersions: ['*'],
+              operations: ['UPDATE'],
+              resources: ['clusters'],
+              scope: 'Namespaced',
+            },
           ],
         },
-        // NOTE: namespaced requests only: the params are the Clusters of the request's namespace, and a binding
-        // without a param namespace must not see cluster-scoped objects.
-        matchConditions: [
-          { name: 'core-manager', expression: `request.userInfo.username == '${user}'` },
-          { name: 'namespaced', expression: "request.namespace != ''" },
-        ],
+        matchConditions: [{ name: 'core-manager', expression: `request.userInfo.username == '${user}'` }],
         validations: [
           {
             expression: `request.operation != 'DELETE' || !(${isOwnedByParams}) || !(${isHeld('params')})`,

@@ -205,10 +205,10 @@ export async function assertHandoffInstalled(kube: KubeClient): Promise<void> {
     assert.deepEqual(got.validations, want.validations);
     assert.deepEqual(got.paramKind, want.paramKind);
     assert.equal(got.failurePolicy, want.failurePolicy);
-    // NOTE: the API server defaults each rule's scope to '*'.
+    // NOTE: the API server defaults a rule's scope to '*'.
     assert.deepEqual(
-      got.matchConstraints.resourceRules.map(({ scope: _scope, ...r }) => r),
-      want.matchConstraints.resourceRules,
+      got.matchConstraints.resourceRules,
+      want.matchConstraints.resourceRules.map((r) => ({ scope: '*', ...r })),
     );
     assert.deepEqual(binding['spec'], {
       ...(harnessBinding?.['spec'] as Record<string, unknown>),

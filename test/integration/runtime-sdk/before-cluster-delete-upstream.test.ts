@@ -172,6 +172,13 @@ after(async () => {
 });
 
 describe("BeforeClusterDelete beside upstream's core manager (handoff gates)", () => {
+  test('the policy leaves deletes of cluster-scoped objects alone', async () => {
+    // NOTE: a binding with a namespaced paramRef that matched cluster-scoped objects refused every such delete.
+    const role = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: 'before-cluster-delete' };
+    await put({ apiVersion: role.apiVersion, kind: role.kind, metadata: { name: role.name }, rules: [] } as KubeObject);
+    await deleteObject(mgmt.kube, role);
+  });
+
   test('holds the deletion of the Cluster and its objects until the hook allows it, then upstream deletes them', async () => {
     await put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
     for (const o of topologyObjects()) await put(o);
