@@ -12,6 +12,7 @@ import {
   getCluster,
   getClusterResourceSet,
   getResources,
+  isClusterWaitingForBeforeClusterDelete,
   listClusterResourceSets,
   listSelectedClusters,
   reconcileAddons,
@@ -105,7 +106,14 @@ async function getGoneClusterFacts(deps: RuntimeDeps, key: PassKey): Promise<Obj
     uid: binding.metadata.uid ?? '',
     generation: binding.metadata.generation ?? 0,
     resourceVersion: binding.metadata.resourceVersion ?? '',
-    inputHash: computeInputHash({ clusterGone: true, clusterUid: cluster?.metadata.uid }),
+    // NOTE: the ok-to-delete mark makes a held binding's pass due again (the key is unchanged for the others).
+    inputHash: computeInputHash({
+      clusterGone: true,
+      clusterUid: cluster?.metadata.uid,
+      ...(cluster !== undefined && isClusterWaitingForBeforeClusterDelete(cluster)
+        ? { waitingForBeforeClusterDelete: true }
+        : {}),
+    }),
   };
 }
 

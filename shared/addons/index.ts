@@ -30,6 +30,7 @@ export {
   clusterKeyOf,
   getCluster,
   isClusterInfrastructureReady,
+  isClusterWaitingForBeforeClusterDelete,
   listSelectedClusters,
 } from '#shared/addons/current/list-selected-clusters.ts';
 export { getClusterResourceSet, listClusterResourceSets } from '#shared/addons/current/get-cluster-resource-set.ts';

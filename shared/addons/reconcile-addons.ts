@@ -27,6 +27,7 @@ import { getWorkloadConnection } from '#shared/addons/current/get-workload-conne
 import {
   clusterKeyOf,
   getCluster,
+  isClusterWaitingForBeforeClusterDelete,
   listSelectedClusters,
   type AddonsCluster,
 } from '#shared/addons/current/list-selected-clusters.ts';
@@ -344,13 +345,16 @@ function mergeOutcomes(outcomes: readonly AddonsOutcome[]): AddonsOutcome {
 /**
  * The pass for a Cluster event: every ClusterResourceSet in its namespace that selects it runs (so a new or
  * relabelled Cluster gets its add-ons without waiting for a tick); a Cluster that is gone or being deleted loses its
- * ClusterResourceSetBinding (upstream's binding controller; bindings carry no Cluster owner reference since v1.4).
+ * ClusterResourceSetBinding (upstream's binding controller; bindings carry no Cluster owner reference since v1.4), a
+ * topology Cluster only once its BeforeClusterDelete hooks let it go (ok-to-delete), as upstream's.
  *
  * @example
  * await reconcileAddonsForCluster(deps, { namespace: 'default', name: 'c1' });
  */
 export async function reconcileAddonsForCluster(deps: AddonsDeps, clusterKey: ObjectKey): Promise<AddonsOutcome> {
   const cluster = await getCluster(deps.kube, clusterKey);
+  if (cluster !== undefined && isClusterWaitingForBeforeClusterDelete(cluster))
+    return { result: 'Success', changed: [] };
   if (cluster === undefined || cluster.metadata.deletionTimestamp !== undefined) {
     const binding = await getBinding(deps.kube, clusterKey);
     if (binding === undefined || (binding.spec.clusterName || clusterKey.name) !== clusterKey.name) {

@@ -125,9 +125,21 @@ export async function startProduct(
         const lines = computeProgressLines(controller, event, result, new Date());
         // NOTE: when the event was sent and how long its invocation took: a pass that lands after a step settled
         // shows whether it started late (the bus, a held lease) or ran long (a loaded machine).
+        // NOTE: and where a pass's time went (checkpoint and facts read, lease, reconcile, record), e.g. the first
+        // pass of a new Cluster, which upstream's RuntimeSDK spec expects to call BeforeClusterCreate within 1 s.
+        const steps =
+          result.status === 'Handled'
+            ? result.passes
+                .filter((p) => p.timings)
+                .map(
+                  (p) =>
+                    `${p.key.kind} ${p.key.name}: read ${p.timings?.readMs} lease ${p.timings?.leaseMs} reconcile ` +
+                    `${p.timings?.reconcileMs} record ${p.timings?.recordMs} ms`,
+                )
+            : [];
         if (lines.length > 0)
           lines.push(
-            `${' '.repeat(19)}· sent ${event.time?.slice(11, 23) ?? '?'}, invocation ${Math.round(durations.get(event) ?? 0)} ms`,
+            `${' '.repeat(19)}· sent ${event.time?.slice(11, 23) ?? '?'}, started ${new Date(Date.now() - (durations.get(event) ?? 0)).toISOString().slice(11, 23)}, invocation ${Math.round(durations.get(event) ?? 0)} ms${steps.length > 0 ? ` (${steps.join('; ')})` : ''}`,
           );
         passLines.push(...lines);
       },

@@ -6,6 +6,7 @@ import { KubeObjectMeta, type ObjectKey } from '#shared/api/object-meta.ts';
 import { parseObject } from '#shared/api/parse.ts';
 import { errorMessage } from '#shared/errors/index.ts';
 import { findHubObject, listHubObjects, type KubeClient } from '#shared/kube/index.ts';
+import { OkToDeleteAnnotation } from '#shared/topology/desired/lifecycle-hooks.ts';
 
 // NOTE: read in the v1beta2 hub shape: the server's v1beta2, or its v1beta1 converted at the edge (upstream <= v1.10).
 const clusterApiVersion = 'cluster.x-k8s.io/v1beta2';
@@ -15,6 +16,7 @@ export const AddonsCluster = z.object({
   apiVersion: z.string(),
   kind: z.literal('Cluster'),
   metadata: KubeObjectMeta,
+  spec: z.object({ topology: z.object({}).passthrough().optional() }).optional(),
   status: z
     .object({ initialization: z.object({ infrastructureProvisioned: z.boolean().optional() }).optional() })
     .optional(),
@@ -36,6 +38,22 @@ export function clusterKeyOf(cluster: AddonsCluster): ObjectKey {
  */
 export function isClusterInfrastructureReady(cluster: AddonsCluster): boolean {
   return cluster.status?.initialization?.infrastructureProvisioned === true;
+}
+
+/**
+ * Whether a deleting Cluster's ClusterResourceSetBinding must stay: upstream's binding controller (with its
+ * RuntimeSDK and ClusterTopology gates on, the installation capi-serverless stands in for) keeps it while a topology
+ * Cluster waits for its BeforeClusterDelete hooks, i.e. until `runtime.cluster.x-k8s.io/ok-to-delete`.
+ *
+ * @example
+ * isClusterWaitingForBeforeClusterDelete(deletingTopologyCluster); // true until the topology pass marks it
+ */
+export function isClusterWaitingForBeforeClusterDelete(cluster: AddonsCluster): boolean {
+  return (
+    cluster.metadata.deletionTimestamp !== undefined &&
+    cluster.spec?.topology !== undefined &&
+    cluster.metadata.annotations?.[OkToDeleteAnnotation] === undefined
+  );
 }
 
 export type SelectedClusters =

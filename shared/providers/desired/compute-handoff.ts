@@ -1,11 +1,16 @@
 // The handoff configuration (docs/beside-upstream.md), which the providers pass applies by default
 // on top of the processed components so that upstream's managers leave topology and ClusterResourceSets to
 // capi-serverless: the core manager's ClusterTopology gate off, the gate on for providers whose template webhooks check
-// it (kubeadm control plane, Docker), matchConditions on three core validating webhooks, and a ValidatingAdmissionPolicy
-// refusing the core manager's writes to ClusterResourceSets. The same functions build the harness's proven handoff.
+// it (kubeadm control plane, Docker), matchConditions on three core validating webhooks, a ValidatingAdmissionPolicy
+// refusing the core manager's writes to ClusterResourceSets, and one holding a topology Cluster's deletion for its
+// BeforeClusterDelete hooks. The same functions build the harness's proven handoff.
 import { isDeepStrictEqual } from 'node:util';
 import type { Provider, ProviderKind } from '#shared/api/operator/v1alpha2/provider.ts';
 import type { ComponentObject } from '#shared/providers/desired/parse-components-yaml.ts';
+import {
+  beforeClusterDeletePolicyBaseName,
+  computeBeforeClusterDeletePolicy,
+} from '#shared/providers/desired/compute-before-cluster-delete-policy.ts';
 
 /** Opt-out: `management.cluster.x-k8s.io/handoff: disabled` on a provider object installs it as the operator would. */
 export const handoffAnnotation = 'management.cluster.x-k8s.io/handoff';
@@ -55,6 +60,11 @@ export function isHandoffEnabled(provider: Pick<Provider, 'metadata'>): boolean 
 /** `<namespace>-capi-serverless-clusterresourceset-handoff`: clusterctl deletes cluster-scoped objects so prefixed. */
 export function computeHandoffPolicyName(namespace: string): string {
   return `${namespace}-${handoffPolicyBaseName}`;
+}
+
+/** `<namespace>-capi-serverless-before-cluster-delete-handoff`, prefixed as the ClusterResourceSet policy. */
+export function computeBeforeClusterDeletePolicyName(namespace: string): string {
+  return `${namespace}-${beforeClusterDeletePolicyBaseName}`;
 }
 
 /** The user a ServiceAccount authenticates as. */
@@ -187,7 +197,10 @@ export function computeObjectKey(o: Pick<ComponentObject, 'kind' | 'metadata'>):
   return `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
 }
 
-/** The policy objects for the core manager Deployment of the components (none without a Deployment). */
+/**
+ * The policy objects for the core manager Deployment of the components (none without a Deployment): the
+ * ClusterResourceSet policy and the BeforeClusterDelete policy, each with its binding.
+ */
 function computeCorePolicy(objects: readonly ComponentObject[]): ComponentObject[] {
   const deployment = objects.find(isManagerDeployment) ?? objects.find((o) => o.kind === 'Deployment');
   const namespace = deployment?.metadata.namespace;
@@ -198,19 +211,23 @@ function computeCorePolicy(objects: readonly ComponentObject[]): ComponentObject
       ([k]) => k === 'clusterctl.cluster.x-k8s.io' || k === 'cluster.x-k8s.io/provider',
     ),
   );
-  return computeClusterResourceSetHandoffPolicy({
-    name: computeHandoffPolicyName(namespace),
-    user: computeServiceAccountUser(namespace, serviceAccount),
-    labels: inventory,
-  });
+  const user = computeServiceAccountUser(namespace, serviceAccount);
+  return [
+    ...computeClusterResourceSetHandoffPolicy({ name: computeHandoffPolicyName(namespace), user, labels: inventory }),
+    ...computeBeforeClusterDeletePolicy({
+      name: computeBeforeClusterDeletePolicyName(namespace),
+      user,
+      labels: inventory,
+    }),
+  ];
 }
 
 /**
  * The components of a provider with the handoff applied, as the last processing step. Core provider: ClusterTopology
  * set to false where the manager's `--feature-gates` names it, the handoff matchConditions on its validating webhooks,
- * and the ClusterResourceSet policy and binding naming the manager Deployment's ServiceAccount (an existing object of
- * that name gets this spec, in place; a new one goes before the first Deployment, so the policy exists before a new
- * manager starts). Other providers: ClusterTopology set to true where the manager's `--feature-gates` names it
+ * and the ClusterResourceSet and BeforeClusterDelete policies and bindings naming the manager Deployment's
+ * ServiceAccount (an existing object of that name gets this spec, in place; a new one goes before the first
+ * Deployment, so the policies exist before a new manager starts). Other providers: ClusterTopology set to true where the manager's `--feature-gates` names it
  * (upstream v1.14: kubeadm control plane and Docker; the kubeadm bootstrap provider has no such gate). Idempotent;
  * inputs are not modified; unchanged objects are returned as the same references.
  *

@@ -19,6 +19,7 @@ import {
   getObject,
   patchObject,
   type KubeClient,
+  type KubeObject,
 } from '#shared/kube/index.ts';
 import { defaultTargets } from '#functions/forwarder/default-targets.ts';
 import { getCollectionPath } from '#functions/forwarder/get-collection-path.ts';
@@ -666,6 +667,55 @@ describe('ClusterResourceSet passes on real management and workload clusters', (
     assert.deepEqual(outcome, { result: 'Success', changed: [`deleted ClusterResourceSetBinding ${ns}/c1`] });
     assert.equal(await binding(ns, 'c1'), undefined);
     assert.deepEqual(await configMapData(ctx.w1.kube, ns, 'obj'), { n: '1' });
+  });
+
+  test('a deleting topology Cluster keeps its binding until its BeforeClusterDelete hooks allow it (ok-to-delete)', async () => {
+    const ns = 'cluster-held';
+    const key = { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Cluster', namespace: ns, name: 'c1' };
+    await namespaces(ns, ctx.w1.kube);
+    await registerCluster(ctx.mgmt, { namespace: ns, name: 'c1' }, ctx.w1, { labels: { app: 'x' } });
+    // NOTE: a topology Cluster that a finalizer (upstream's core controller's, here a stand-in) keeps while deleting.
+    const held = { apiVersion: key.apiVersion, kind: key.kind, metadata: { namespace: ns, name: 'c1' } };
+    await applyObject(
+      ctx.mgmt.kube,
+      {
+        ...held,
+        metadata: { ...held.metadata, finalizers: ['test.cluster.x-k8s.io/hold'] },
+        spec: { topology: { classRef: { name: 'dev' }, version: 'v1.34.0' } },
+      } as KubeObject,
+      { fieldManager: 'topology-test' },
+    );
+    await putResourceConfigMap(ctx.mgmt, ns, 'src', { 'x.yaml': yamlDocs(configMap(ns, 'obj', { n: '1' })) });
+    await putClusterResourceSet(ctx.mgmt, ns, 'set', {
+      clusterSelector: { matchLabels: { app: 'x' } },
+      resources: [{ kind: 'ConfigMap', name: 'src' }],
+    });
+    assert.equal((await reconcileAddonsForCluster(ctx.deps, { namespace: ns, name: 'c1' })).result, 'Success');
+    assert.ok(await binding(ns, 'c1'));
+    await deleteObject(ctx.mgmt.kube, key);
+
+    assert.deepEqual(await reconcileAddonsForCluster(ctx.deps, { namespace: ns, name: 'c1' }), {
+      result: 'Success',
+      changed: [],
+    });
+    assert.ok(await binding(ns, 'c1'), 'the binding stays while BeforeClusterDelete holds the deletion');
+
+    await applyObject(
+      ctx.mgmt.kube,
+      {
+        ...held,
+        metadata: { ...held.metadata, annotations: { 'runtime.cluster.x-k8s.io/ok-to-delete': '' } },
+      } as KubeObject,
+      { fieldManager: 'capi-topology' },
+    );
+    assert.deepEqual(await reconcileAddonsForCluster(ctx.deps, { namespace: ns, name: 'c1' }), {
+      result: 'Success',
+      changed: [`deleted ClusterResourceSetBinding ${ns}/c1`],
+    });
+    assert.equal(await binding(ns, 'c1'), undefined);
+    await applyObject(ctx.mgmt.kube, { ...held, metadata: { ...held.metadata, finalizers: [] } } as KubeObject, {
+      fieldManager: 'topology-test',
+    });
   });
 
   // Runs last: it stops the second workload control plane.

@@ -132,7 +132,9 @@ describe(
         .map((r) => `${r.method} ${r.path.replace(/\?.*$/, '')}`)
         .sort();
       assert.deepEqual(components, [
+        'PATCH /apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies/capi-system-capi-serverless-before-cluster-delete-handoff',
         'PATCH /apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies/capi-system-capi-serverless-clusterresourceset-handoff',
+        'PATCH /apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings/capi-system-capi-serverless-before-cluster-delete-handoff',
         'PATCH /apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings/capi-system-capi-serverless-clusterresourceset-handoff',
         'PATCH /apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/capi-validating-webhook-configuration',
         'PATCH /apis/apps/v1/namespaces/capd-system/deployments/capd-controller-manager',
@@ -172,12 +174,13 @@ describe(
         assert.equal(outcome.result, 'Success', `${kind}: ${outcome.error ?? ''}`);
       }
       for (const kind of ['ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding']) {
-        const left = await findObject(b.kube, {
-          apiVersion: 'admissionregistration.k8s.io/v1',
-          kind,
-          name: 'capi-system-capi-serverless-clusterresourceset-handoff',
-        });
-        assert.equal(left, undefined, kind);
+        for (const name of [
+          'capi-system-capi-serverless-clusterresourceset-handoff',
+          'capi-system-capi-serverless-before-cluster-delete-handoff',
+        ]) {
+          const left = await findObject(b.kube, { apiVersion: 'admissionregistration.k8s.io/v1', kind, name });
+          assert.equal(left, undefined, `${kind} ${name}`);
+        }
       }
     });
   },

@@ -17,12 +17,14 @@ import type { Provider, ProviderSpec } from '#shared/api/operator/v1alpha2/provi
 import { applyObject, deleteObject, findObject, KubeConflictError } from '#shared/kube/index.ts';
 import type { KubeClient } from '#shared/kube/index.ts';
 import {
+  computeBeforeClusterDeletePolicyName,
   computeClusterResourceSetHandoffPolicy,
   computeHandoffPolicyName,
   computeHandoffWebhooks,
   computeServiceAccountUser,
 } from '#shared/providers/desired/compute-handoff.ts';
 import { computeProviderComponents } from '#shared/providers/desired/compute-provider-components.ts';
+import { computeBeforeClusterDeletePolicy } from '#shared/providers/desired/compute-before-cluster-delete-policy.ts';
 import { startCapiOperator, type CapiOperator } from '#test/support/harness/capi-operator.ts';
 import { startManagementCluster, type TestCluster } from '#test/support/harness/clusters.ts';
 import {
@@ -64,10 +66,11 @@ const handoffName = 'capi-serverless-handoff';
  */
 async function seedHandoff(kube: KubeClient, release: UpstreamRelease): Promise<void> {
   const namespace = core.namespace;
-  const policy = computeClusterResourceSetHandoffPolicy({
-    name: computeHandoffPolicyName(namespace),
-    user: computeServiceAccountUser(namespace, 'capi-manager'),
-  });
+  const user = computeServiceAccountUser(namespace, 'capi-manager');
+  const policy = [
+    ...computeClusterResourceSetHandoffPolicy({ name: computeHandoffPolicyName(namespace), user }),
+    ...computeBeforeClusterDeletePolicy({ name: computeBeforeClusterDeletePolicyName(namespace), user }),
+  ];
   await applyObject(
     kube,
     {

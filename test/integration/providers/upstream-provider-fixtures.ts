@@ -129,7 +129,10 @@ export function assertSameComponents(actual: Map<string, unknown>, expected: Map
 }
 
 const coreWebhookConfiguration = 'capi-validating-webhook-configuration';
-const handoffPolicy = 'capi-system-capi-serverless-clusterresourceset-handoff';
+const handoffPolicies = [
+  'capi-system-capi-serverless-clusterresourceset-handoff',
+  'capi-system-capi-serverless-before-cluster-delete-handoff',
+] as const;
 
 /** The `--feature-gates` argument of a provider's manager container. */
 export async function readFeatureGates(kube: KubeClient, p: Installed): Promise<string | undefined> {
@@ -155,13 +158,14 @@ async function readMatchConditions(kube: KubeClient): Promise<Record<string, unk
   return Object.fromEntries(webhooks.filter((w) => w.matchConditions).map((w) => [w.name, w.matchConditions]));
 }
 
-const findPolicy = (kube: KubeClient, kind: string) =>
-  findObject(kube, { apiVersion: 'admissionregistration.k8s.io/v1', kind, name: handoffPolicy });
+const findPolicy = (kube: KubeClient, kind: string, name: string) =>
+  findObject(kube, { apiVersion: 'admissionregistration.k8s.io/v1', kind, name });
 
 /**
  * Asserts the handoff the harness proved on upstream's binaries (test/support/harness/upstream-capi.ts) is installed: the
- * matchConditions on the three core webhooks, the ClusterResourceSet policy and binding for the core manager's
- * ServiceAccount in capi-system (the harness's policy spec, with the name the providers pass gives it), the core
+ * matchConditions on the three core webhooks, the ClusterResourceSet and BeforeClusterDelete policies and bindings for
+ * the core manager's ServiceAccount in capi-system (the harness's policy specs, with the names the providers pass gives
+ * them), the core
  * manager's ClusterTopology gate off, the kubeadm control plane's and Docker's on, the bootstrap manager's arguments
  * without the gate (it has none).
  */
@@ -178,37 +182,44 @@ export async function assertHandoffInstalled(kube: KubeClient): Promise<void> {
       { name: 'capi-serverless-owns-extensionconfig', expression: "request.operation == 'DELETE'" },
     ],
   });
-  const [harnessPolicy, harnessBinding] = computeHarnessHandoffPolicy('system:serviceaccount:capi-system:capi-manager');
-  const policy = await findPolicy(kube, 'ValidatingAdmissionPolicy');
-  const binding = await findPolicy(kube, 'ValidatingAdmissionPolicyBinding');
-  assert.ok(policy && binding, `ValidatingAdmissionPolicy and binding ${handoffPolicy} installed`);
-  type PolicySpec = {
-    failurePolicy?: string;
-    matchConditions?: unknown;
-    validations?: unknown;
-    matchConstraints: { resourceRules: Record<string, unknown>[] };
-  };
-  const got = policy['spec'] as PolicySpec;
-  const want = harnessPolicy?.['spec'] as PolicySpec;
-  assert.deepEqual(got.matchConditions, [
-    {
+  const harness = computeHarnessHandoffPolicy('system:serviceaccount:capi-system:capi-manager');
+  for (const [i, handoffPolicy] of handoffPolicies.entries()) {
+    const [harnessPolicy, harnessBinding] = harness.slice(2 * i, 2 * i + 2);
+    const policy = await findPolicy(kube, 'ValidatingAdmissionPolicy', handoffPolicy);
+    const binding = await findPolicy(kube, 'ValidatingAdmissionPolicyBinding', handoffPolicy);
+    assert.ok(policy && binding, `ValidatingAdmissionPolicy and binding ${handoffPolicy} installed`);
+    type PolicySpec = {
+      failurePolicy?: string;
+      paramKind?: unknown;
+      matchConditions?: { name: string; expression: string }[];
+      validations?: unknown;
+      matchConstraints: { resourceRules: Record<string, unknown>[] };
+    };
+    const got = policy['spec'] as PolicySpec;
+    const want = harnessPolicy?.['spec'] as PolicySpec;
+    assert.deepEqual(got.matchConditions?.[0], {
       name: 'core-manager',
       expression: "request.userInfo.username == 'system:serviceaccount:capi-system:capi-manager'",
-    },
-  ]);
-  assert.deepEqual(got.matchConditions, want.matchConditions);
-  assert.deepEqual(got.validations, want.validations);
-  assert.equal(got.failurePolicy, want.failurePolicy);
-  // NOTE: the API server defaults each rule's scope to '*'.
-  assert.deepEqual(
-    got.matchConstraints.resourceRules.map(({ scope: _scope, ...r }) => r),
-    want.matchConstraints.resourceRules,
-  );
-  assert.deepEqual(binding['spec'], {
-    ...(harnessBinding?.['spec'] as Record<string, unknown>),
-    policyName: handoffPolicy,
-  });
-  assert.equal(policy.metadata.labels?.['cluster.x-k8s.io/provider'], 'cluster-api', 'the policy is a core component');
+    });
+    assert.deepEqual(got.matchConditions, want.matchConditions);
+    assert.deepEqual(got.validations, want.validations);
+    assert.deepEqual(got.paramKind, want.paramKind);
+    assert.equal(got.failurePolicy, want.failurePolicy);
+    // NOTE: the API server defaults a rule's scope to '*'.
+    assert.deepEqual(
+      got.matchConstraints.resourceRules,
+      want.matchConstraints.resourceRules.map((r) => ({ scope: '*', ...r })),
+    );
+    assert.deepEqual(binding['spec'], {
+      ...(harnessBinding?.['spec'] as Record<string, unknown>),
+      policyName: handoffPolicy,
+    });
+    assert.equal(
+      policy.metadata.labels?.['cluster.x-k8s.io/provider'],
+      'cluster-api',
+      'the policy is a core component',
+    );
+  }
   const gates = async (p: Installed) => (await readFeatureGates(kube, p)) ?? '';
   assert.match(await gates(core), /(^|[=,])ClusterTopology=false(,|$)/);
   for (const p of others) {
@@ -220,7 +231,9 @@ export async function assertHandoffInstalled(kube: KubeClient): Promise<void> {
 /** Asserts none of the handoff is installed (the opt-out): no matchConditions, no policy, every gate at its default. */
 export async function assertNoHandoff(kube: KubeClient): Promise<void> {
   assert.deepEqual(await readMatchConditions(kube), {});
-  assert.equal(await findPolicy(kube, 'ValidatingAdmissionPolicy'), undefined);
-  assert.equal(await findPolicy(kube, 'ValidatingAdmissionPolicyBinding'), undefined);
+  for (const name of handoffPolicies) {
+    assert.equal(await findPolicy(kube, 'ValidatingAdmissionPolicy', name), undefined, name);
+    assert.equal(await findPolicy(kube, 'ValidatingAdmissionPolicyBinding', name), undefined, name);
+  }
   for (const p of all) assert.doesNotMatch((await readFeatureGates(kube, p)) ?? '', /ClusterTopology=true/, p.kind);
 }

@@ -23,7 +23,9 @@
 //     their first write is adding the ClusterResourceSet finalizer (capi-serverless uses its own and takes upstream's
 //     away, so it is always missing), so they stop there (an error per retry in the core manager's log, with the
 //     controller's exponential backoff) and never read or apply any resource. The harness waits until the API server
-//     enforces the policy (a moment after it is created) before it returns.
+//     enforces the policy (a moment after it is created) before it returns;
+//   * a second ValidatingAdmissionPolicy denies the core manager the deletes of a topology Cluster's objects (and the
+//     removal of its finalizer) until the Cluster carries ok-to-delete, so BeforeClusterDelete holds the deletion.
 // - 'upstream-only': every gate on, webhooks unchanged, no policy: upstream owns everything (comparisons, bench).
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -36,6 +38,10 @@ import {
   computeHandoffWebhooks,
   handoffPolicyBaseName,
 } from '#shared/providers/desired/compute-handoff.ts';
+import {
+  beforeClusterDeletePolicyBaseName,
+  computeBeforeClusterDeletePolicy,
+} from '#shared/providers/desired/compute-before-cluster-delete-policy.ts';
 import { issueCertificate, renderKubeconfig } from '#test/support/harness/certs.ts';
 import {
   acquireExclusiveLock,
@@ -197,11 +203,15 @@ export type UpstreamCapi = {
 };
 
 /**
- * The handoff policy of 'beside-capi-serverless' mode: the core manager may not write ClusterResourceSet kinds. The
- * providers pass installs the same policy (named after the core provider's namespace, for its ServiceAccount).
+ * The handoff policies of 'beside-capi-serverless' mode: the core manager may not write ClusterResourceSet kinds, nor
+ * delete a topology Cluster's objects before its BeforeClusterDelete hooks allow it. The providers pass installs the
+ * same policies (named after the core provider's namespace, for its ServiceAccount).
  */
 export function computeHarnessHandoffPolicy(coreUser: string): KubeObject[] {
-  return computeClusterResourceSetHandoffPolicy({ name: handoffPolicyBaseName, user: coreUser }) as KubeObject[];
+  return [
+    ...computeClusterResourceSetHandoffPolicy({ name: handoffPolicyBaseName, user: coreUser }),
+    ...computeBeforeClusterDeletePolicy({ name: beforeClusterDeletePolicyBaseName, user: coreUser }),
+  ] as KubeObject[];
 }
 
 /**

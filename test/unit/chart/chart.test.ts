@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { App } from 'aws-cdk-lib';
 import type { KubeObject } from '#shared/kube/index.ts';
 import { computeClusterResourceSetHandoffPolicy } from '#shared/providers/desired/compute-handoff.ts';
+import { computeBeforeClusterDeletePolicy } from '#shared/providers/desired/compute-before-cluster-delete-policy.ts';
 import { CapiServerlessStack, type CapiServerlessStackProps } from '../../../infra/capi-serverless-stack.ts';
 import { chartDir } from '../../../infra/chart/chart-files.ts';
 import { functionGroups } from '../../../infra/cluster-access.ts';
@@ -179,6 +180,19 @@ describe('the chart with the stack’s ChartValues output', () => {
     const policy = rendered.filter((o) => o.kind.startsWith('ValidatingAdmissionPolicy')).map(withoutLabels);
     const expected = computeClusterResourceSetHandoffPolicy({
       name: 'capi-system-capi-serverless-clusterresourceset-handoff',
+      user: 'system:serviceaccount:capi-system:capi-manager',
+    }).map((o) => withoutLabels(o as KubeObject));
+    assert.deepEqual(policy, expected);
+  });
+
+  test('the BeforeClusterDelete policy is the one the providers function applies', async () => {
+    const rendered = await renderChart(
+      chartDir,
+      installArgs(eks.file, '--set', 'handoff.beforeClusterDeletePolicy.enabled=true'),
+    );
+    const policy = rendered.filter((o) => o.kind.startsWith('ValidatingAdmissionPolicy')).map(withoutLabels);
+    const expected = computeBeforeClusterDeletePolicy({
+      name: 'capi-system-capi-serverless-before-cluster-delete-handoff',
       user: 'system:serviceaccount:capi-system:capi-manager',
     }).map((o) => withoutLabels(o as KubeObject));
     assert.deepEqual(policy, expected);

@@ -97,6 +97,8 @@ describe('computeHandoffComponents', () => {
         'ValidatingWebhookConfiguration capi-validating-webhook-configuration',
         'ValidatingAdmissionPolicy capi-system-capi-serverless-clusterresourceset-handoff',
         'ValidatingAdmissionPolicyBinding capi-system-capi-serverless-clusterresourceset-handoff',
+        'ValidatingAdmissionPolicy capi-system-capi-serverless-before-cluster-delete-handoff',
+        'ValidatingAdmissionPolicyBinding capi-system-capi-serverless-before-cluster-delete-handoff',
         'Deployment capi-controller-manager',
       ],
     );
@@ -123,7 +125,16 @@ describe('computeHandoffComponents', () => {
       'clusterctl.cluster.x-k8s.io': '',
       'cluster.x-k8s.io/provider': 'x',
     });
-    assert.deepEqual(args(out[3]), ['--leader-elect', '--feature-gates=MachinePool=true,ClusterTopology=false']);
+    const hold = out[3]?.['spec'] as { matchConditions: { expression: string }[]; paramKind: unknown };
+    assert.equal(hold.matchConditions[0]?.expression, policy.matchConditions[0]?.expression);
+    assert.deepEqual(hold.paramKind, { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Cluster' });
+    assert.deepEqual(out[4]?.['spec'], {
+      policyName: 'capi-system-capi-serverless-before-cluster-delete-handoff',
+      paramRef: { selector: {}, parameterNotFoundAction: 'Allow' },
+      validationActions: ['Deny'],
+    });
+    assert.deepEqual(out[3]?.metadata.labels, out[1]?.metadata.labels);
+    assert.deepEqual(args(out[5]), ['--leader-elect', '--feature-gates=MachinePool=true,ClusterTopology=false']);
   });
 
   test('is idempotent: applied twice, nothing changes', () => {
@@ -139,8 +150,11 @@ describe('computeHandoffComponents', () => {
     );
     const out = computeHandoffComponents('CoreProvider', stale);
     assert.deepEqual(
-      listChangedObjects(stale, out).map((o) => o.kind),
-      ['ValidatingAdmissionPolicy'],
+      listChangedObjects(stale, out).map((o) => `${o.kind} ${o.metadata.name}`),
+      [
+        'ValidatingAdmissionPolicy capi-system-capi-serverless-clusterresourceset-handoff',
+        'ValidatingAdmissionPolicy capi-system-capi-serverless-before-cluster-delete-handoff',
+      ],
     );
     assert.deepEqual(out[1]?.['status'], {});
   });
@@ -148,6 +162,7 @@ describe('computeHandoffComponents', () => {
   test('the policy follows the namespace the core provider is installed in', () => {
     const out = computeHandoffComponents('CoreProvider', [manager('capi-controller-manager', 'platform-capi', '')]);
     assert.equal(out[0]?.metadata.name, 'platform-capi-capi-serverless-clusterresourceset-handoff');
+    assert.equal(out[2]?.metadata.name, 'platform-capi-capi-serverless-before-cluster-delete-handoff');
     const policy = out[0]?.['spec'] as { matchConditions: { expression: string }[] };
     assert.match(policy.matchConditions[0]?.expression ?? '', /system:serviceaccount:platform-capi:default'$/);
   });
