@@ -68,6 +68,8 @@ export type PassState =
       readonly creating?: boolean;
       /** Unused MachineDeployment templates kept while a MachineSet still references them (deleted by a later pass). */
       readonly heldTemplates?: number;
+      /** The cluster shim waits for the core controller to adopt the InfrastructureCluster and ControlPlane. */
+      readonly clusterShimPending?: boolean;
       /** Lifecycle hooks called in this pass, and whether AfterClusterUpgrade is still pending after it. */
       readonly hooks?: { readonly tracked: TrackedHooks; readonly afterClusterUpgradePending: boolean } | undefined;
     };
@@ -394,12 +396,14 @@ export function computeOutcome(state: PassState, changed: readonly string[]): To
       // (as upstream's controller watches them), which wake this requeue; the requeue itself is the safety net for a
       // lost event. Likewise templates a MachineSet still holds:
       // upstream's MachineDeployment/MachineSet topology controllers delete them once unused, but they run only with
-      // the ClusterTopology gate, which is off beside capi-serverless.
+      // the ClusterTopology gate, which is off beside capi-serverless. And the cluster shim, until the core controller
+      // adopts the InfrastructureCluster and ControlPlane (a change of neither is in the Cluster's facts).
       const waiting =
         cp.isUpgrading ||
         md.upgrading.length > 0 ||
         mp.upgrading.length > 0 ||
         (state.heldTemplates ?? 0) > 0 ||
+        state.clusterShimPending === true ||
         cp.isPendingUpgrade ||
         md.pendingUpgrade.length > md.deferredUpgrade.length ||
         mp.pendingUpgrade.length > mp.deferredUpgrade.length ||

@@ -66,6 +66,16 @@ describe('computeOutcome', () => {
     });
     assert.equal(computeOutcome(reconciled(idle, 0), []).result, 'Success');
   });
+  test("requeues, woken by an owned object's change, while the cluster shim waits for the core controller's adoption", () => {
+    const outcome = computeOutcome({ ...reconciled(idle), clusterShimPending: true } as PassState, []);
+    assert.deepEqual(outcome, {
+      result: 'Requeue',
+      requeueAfterMs: upgradeRequeueMs,
+      changed: [],
+      wakeOnOwnedChange: true,
+    });
+    assert.equal(computeOutcome({ ...reconciled(idle), clusterShimPending: false } as PassState, []).result, 'Success');
+  });
   for (const [name, upgrade, result] of cases) {
     test(name, () => {
       const outcome = computeOutcome(reconciled(upgrade), ['x']);
