@@ -295,7 +295,9 @@ async function reconcile(deps: TopologyDeps, scope: TopologyPassScope): Promise<
     controlPlaneKind: desired.controlPlane.object.kind,
     creating: !cluster.spec?.infrastructureRef && !cluster.spec?.controlPlaneRef,
     heldTemplates: ctx.heldTemplates?.length ?? 0,
-    clusterShimPending: isClusterShimPending(current),
+    awaitedAdoption: isClusterShimPending(current)
+      ? `${desired.controlPlane.object.kind} ${desired.controlPlane.object.metadata.namespace ?? ''}/${desired.controlPlane.object.metadata.name ?? ''}`
+      : undefined,
     hooks: {
       tracked: desired.hooks?.tracked ?? [],
       afterClusterUpgradePending: (desired.hooks?.pending ?? []).includes('AfterClusterUpgrade'),

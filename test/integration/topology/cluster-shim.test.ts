@@ -124,12 +124,14 @@ describe("the cluster shim beside upstream's core Cluster controller", () => {
 
     await applyObject(mgmt.kube, clusterWithMaxSurge('c', '1'), { fieldManager: 'test', force: true });
     const created = await reconcileTopology(deps, { namespace: ns, name: 'c' });
-    // NOTE: Requeue: the MachineDeployments wait for the control plane, the shim for the core controller's adoption.
+    // NOTE: Requeue: the MachineDeployments wait for the control plane. The shim waits for the core controller's
+    // adoption without a requeue of its own (as upstream): the control plane's change (the adoption) runs the next pass.
     assert.equal(created.result, 'Requeue', created.error);
     const withBoth = await getObject(mgmt.kube, { apiVersion: capi, kind: 'Cluster', namespace: ns, name: 'c' });
     const cp = await referenced(withBoth, 'controlPlaneRef');
     assert.ok(cp, 'the Cluster references its ControlPlane');
     assert.equal(describeOwners(cp), 'Secret/c-shim', 'a new ControlPlane is owned by the shim too');
+    assert.deepEqual(created.wakeOnChangeOf, [`${cp.kind} ${ns}/${cp.metadata.name ?? ''}`]);
 
     const gone = await eventually('the core controller adopts both and a pass deletes the shim', async () => {
       const outcome = await reconcileTopology(deps, { namespace: ns, name: 'c' });
@@ -146,6 +148,7 @@ describe("the cluster shim beside upstream's core Cluster controller", () => {
     assert.match(gone, /shim gone/);
     const quiet = await reconcileTopology(deps, { namespace: ns, name: 'c' });
     assert.deepEqual(quiet.changed, [], 'a pass after the shim went changes nothing');
+    assert.equal(quiet.wakeOnChangeOf, undefined, 'a pass after the shim went awaits nothing');
     assert.equal(await secret('c'), undefined, 'no new shim once both exist');
   });
 
