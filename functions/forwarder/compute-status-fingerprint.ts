@@ -1,6 +1,7 @@
 // What of an object's state the functions act on, so that the forwarder sends no event for the rest (a condition's
-// message, a heartbeat, managedFields): for a topology-owned control plane or worker set, its generation, deletion
-// and the status fields that say whether it is upgrading, scaling or rolling out (upstream's watch predicates); for a
+// message, a heartbeat, managedFields): for a topology-owned control plane or worker set, its generation, deletion,
+// the status fields that say whether it is upgrading, scaling or rolling out (upstream's watch predicates) and whether
+// a Cluster owns it (the core controller's adoption, which a pass leaving the cluster shim waits for); for a
 // Cluster, what the topology and add-on passes read of it (spec, labels, annotations, deletion, initialization).
 import type { KubeObject } from '#shared/kube/objects.ts';
 import { OkToDeleteAnnotation, PendingHooksAnnotation } from '#shared/topology/desired/lifecycle-hooks.ts';
@@ -25,6 +26,9 @@ const statusPaths = [
   ['deprecated', 'v1beta1', 'availableReplicas'],
 ] as const;
 
+const clusterGroup = 'cluster.x-k8s.io';
+const groupOf = (apiVersion: string) => (apiVersion.includes('/') ? apiVersion.split('/')[0] : '');
+
 function valueAt(root: unknown, path: readonly string[]): unknown {
   let at = root;
   for (const segment of path) {
@@ -44,10 +48,16 @@ function valueAt(root: unknown, path: readonly string[]): unknown {
  */
 export function computeStatusFingerprint(obj: KubeObject & { status?: unknown }): string {
   const encode = (v: unknown) => (v === undefined ? '-' : JSON.stringify(v));
+  // NOTE: the core Cluster controller adopting a control plane (its Cluster owner reference) is what a pass that
+  // left the cluster shim waits for (upstream's watch of the control plane maps it to the Cluster).
+  const adopted = (obj.metadata.ownerReferences ?? []).some(
+    (r) => r.kind === 'Cluster' && groupOf(r.apiVersion) === clusterGroup,
+  );
   return [
     encode(obj.metadata.generation),
     obj.metadata.deletionTimestamp === undefined ? '-' : 'deleting',
     ...statusPaths.map((path) => encode(valueAt(obj.status, path))),
+    adopted ? 'cluster-owned' : '-',
   ].join('|');
 }
 

@@ -69,6 +69,12 @@ export const Checkpoint = z.object({
    * retryAfterSeconds) keep their due time.
    */
   wakeOnOwnedChange: z.literal(true).optional(),
+  /**
+   * Owned objects (`Kind namespace/name`) whose next change runs the pass even when nothing in its facts changed and it
+   * is not due: it waits for another controller to act on them (the core Cluster controller adopting the control plane
+   * from the cluster shim). Kept after a `Success` as after a `Requeue`.
+   */
+  wakeOnChangeOf: z.array(z.string()).optional(),
   ownedGenerations: OwnedGenerations.optional(),
 });
 export type Checkpoint = z.infer<typeof Checkpoint>;

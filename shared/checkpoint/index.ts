@@ -50,7 +50,7 @@ export type { RecordCheckpointOptions } from './checkpoint.ts';
 export { recordCheckpointAndReleaseLease } from './record-and-release.ts';
 export { computeBackoff } from './compute-backoff.ts';
 export type { BackoffOptions } from './compute-backoff.ts';
-export { computeDueReason, computeEditedOwnedObject, dueReasons, isDue } from './is-due.ts';
+export { computeAwaitedOwnedObject, computeDueReason, computeEditedOwnedObject, dueReasons, isDue } from './is-due.ts';
 export type { DueFacts, DueReason } from './is-due.ts';
 export { claimSweep, forgetObject, getCheckpoints, listDueObjects, recordSweptLists } from './due.ts';
 export type { SweepClaim } from './due.ts';

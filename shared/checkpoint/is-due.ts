@@ -70,3 +70,20 @@ export function computeEditedOwnedObject(
     return generation !== undefined && c.generation > generation;
   })?.object;
 }
+
+/**
+ * The awaited owned object an event says changed: one the last pass named in `wakeOnChangeOf` (it waits for another
+ * controller to act on it, e.g. the core Cluster controller adopting the control plane), whatever its generation.
+ *
+ * @example
+ * computeAwaitedOwnedObject(checkpoint, [{ object: 'KubeadmControlPlane default/c-x2bz9', generation: 1 }]);
+ * // 'KubeadmControlPlane default/c-x2bz9' when the last pass waits for its adoption
+ */
+export function computeAwaitedOwnedObject(
+  checkpoint: Checkpoint | undefined,
+  changes: readonly OwnedChange[] | undefined,
+): string | undefined {
+  const awaited = checkpoint?.wakeOnChangeOf;
+  if (awaited === undefined) return undefined;
+  return changes?.find((c) => awaited.includes(c.object))?.object;
+}

@@ -24,6 +24,10 @@ export type CheckpointInput = {
  */
 export function computeCheckpoint(input: CheckpointInput): Checkpoint {
   const { previous, facts, outcome, passId, now } = input;
+  const awaited =
+    outcome.wakeOnChangeOf !== undefined && outcome.wakeOnChangeOf.length > 0
+      ? { wakeOnChangeOf: [...outcome.wakeOnChangeOf] }
+      : {};
   const base = {
     observedGeneration: facts.generation,
     inputHash: facts.inputHash,
@@ -39,6 +43,7 @@ export function computeCheckpoint(input: CheckpointInput): Checkpoint {
         result: 'Success',
         attempts: 0,
         ...(outcome.noChange ? { noChange: outcome.noChange } : {}),
+        ...awaited,
         ...(outcome.ownedGenerations ? { ownedGenerations: outcome.ownedGenerations } : {}),
       };
     case 'Requeue': {
@@ -50,6 +55,7 @@ export function computeCheckpoint(input: CheckpointInput): Checkpoint {
         nextAttemptAt: now + Math.max(0, Math.floor(after)),
         ...(outcome.noChange ? { noChange: outcome.noChange } : {}),
         ...(outcome.wakeOnOwnedChange === true ? { wakeOnOwnedChange: true as const } : {}),
+        ...awaited,
         ...(outcome.ownedGenerations ? { ownedGenerations: outcome.ownedGenerations } : {}),
       };
     }

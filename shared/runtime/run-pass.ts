@@ -4,6 +4,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import {
   acquireLease,
+  computeAwaitedOwnedObject,
   computeDueReason,
   computeEditedOwnedObject,
   forgetObject,
@@ -154,8 +155,13 @@ export async function runPass(
   let dueToEdit = false;
   if (!request.force) {
     const edited = computeEditedOwnedObject(previous, request.ownedChanges);
+    const awaited = computeAwaitedOwnedObject(previous, request.ownedChanges);
     if (due === 'BackingOff' && request.wake === true && previous?.wakeOnOwnedChange === true) {
       logger.debug('pass is due', { reason: 'OwnedObjectChanged' });
+    } else if (awaited !== undefined && (due === 'UpToDate' || due === 'BackingOff')) {
+      // NOTE: the last pass waits for another controller to act on this object (e.g. adopt it): its metadata
+      // changed, which neither the facts nor the generation show.
+      logger.debug('pass is due', { reason: 'AwaitedObjectChanged', awaited });
     } else if (edited !== undefined && (due === 'UpToDate' || due === 'BackingOff')) {
       // NOTE: someone else wrote the spec of an object the pass owns (upstream reconciles on any such change).
       logger.info('pass is due', { reason: 'OwnedObjectEdited', edited });

@@ -115,6 +115,12 @@ export type PassOutcome = {
   /** For `Requeue`: it waits for a change of the objects the pass owns; an event about one runs the pass at once. */
   readonly wakeOnOwnedChange?: boolean;
   /**
+   * For `Success` and `Requeue`: owned objects (`Kind namespace/name`) whose next change (an event naming it in
+   * `ownedChanges`) runs the pass at once, even at the generation it left them at: it waits for another controller
+   * to act on them (metadata only, e.g. an owner reference).
+   */
+  readonly wakeOnChangeOf?: readonly string[];
+  /**
    * For `Success` and `Requeue`: the generation the pass left each object it owns at (`Kind namespace/name`), so that
    * a later spec write by someone else is told from the pass's own (see `MappedKey.ownedChange`).
    */

@@ -339,7 +339,10 @@ export function mapOwnedChange(change: ChangedObject): MappedKey[] {
 function mergeOutcomes(first: TopologyOutcome, second: TopologyOutcome): PassOutcome {
   const changed = [...first.changed, ...second.changed];
   // NOTE: the class pass applies no owned object; the Cluster pass's record is the one to keep.
-  const owned = second.ownedGenerations === undefined ? {} : { ownedGenerations: second.ownedGenerations };
+  const owned = {
+    ...(second.ownedGenerations === undefined ? {} : { ownedGenerations: second.ownedGenerations }),
+    ...(second.wakeOnChangeOf === undefined ? {} : { wakeOnChangeOf: second.wakeOnChangeOf }),
+  };
   const failed = [first, second].filter((o) => o.result === 'Error');
   if (failed.length > 0) return { result: 'Error', changed, error: failed.map((o) => o.error ?? 'Error').join('; ') };
   const requeues = [first, second].filter((o) => o.result === 'Requeue').map((o) => o.requeueAfterMs);

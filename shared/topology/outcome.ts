@@ -68,6 +68,12 @@ export type PassState =
       readonly creating?: boolean;
       /** Unused MachineDeployment templates kept while a MachineSet still references them (deleted by a later pass). */
       readonly heldTemplates?: number;
+      /**
+       * The control plane (`Kind namespace/name`) whose adoption by the core Cluster controller the cluster shim waits
+       * for (the InfrastructureCluster is adopted before it, in the same reconcile); undefined when the shim waits for
+       * nothing.
+       */
+      readonly awaitedAdoption?: string | undefined;
       /** Lifecycle hooks called in this pass, and whether AfterClusterUpgrade is still pending after it. */
       readonly hooks?: { readonly tracked: TrackedHooks; readonly afterClusterUpgradePending: boolean } | undefined;
     };
@@ -82,6 +88,12 @@ export type TopologyOutcome = {
   readonly noChange?: NoChangeRecord;
   /** A `Requeue` waiting for the control plane or the workers: their status changes run the next pass. */
   readonly wakeOnOwnedChange?: boolean;
+  /**
+   * Owned objects whose next change runs the next pass although nothing in the Cluster's facts changes: the control
+   * plane while the cluster shim waits for its adoption (upstream's watch of the control plane maps the adoption's
+   * new Cluster owner reference to the Cluster).
+   */
+  readonly wakeOnChangeOf?: readonly string[];
   /** The generation this pass left each object it applied (or found applied) at, keyed `Kind namespace/name`. */
   readonly ownedGenerations?: AppliedGenerations;
 };
@@ -387,7 +399,8 @@ export function computeOutcome(state: PassState, changed: readonly string[]): To
       return { result: 'Requeue', requeueAfterMs: state.retryAfterSeconds * 1000, changed };
     case 'Reconciled': {
       const retryAfter = computeAggregateRetryAfter(state.hooks?.tracked ?? []);
-      if (retryAfter > 0) return { result: 'Requeue', requeueAfterMs: retryAfter * 1000, changed };
+      const awaited = state.awaitedAdoption === undefined ? {} : { wakeOnChangeOf: [state.awaitedAdoption] };
+      if (retryAfter > 0) return { result: 'Requeue', requeueAfterMs: retryAfter * 1000, changed, ...awaited };
       const { machineDeployments: md, machinePools: mp, controlPlane: cp } = state.upgrade;
       // NOTE: an upgrade in progress is waiting too: TopologyReconciled says ClusterUpgrading until a later pass sees
       // it finished. The forwarder routes status changes of the control plane, MachineDeployments and MachinePools
@@ -395,6 +408,9 @@ export function computeOutcome(state: PassState, changed: readonly string[]): To
       // lost event. Likewise templates a MachineSet still holds:
       // upstream's MachineDeployment/MachineSet topology controllers delete them once unused, but they run only with
       // the ClusterTopology gate, which is off beside capi-serverless.
+      // NOTE: the cluster shim waiting for the core controller's adoption is no reason to requeue (upstream's pass
+      // returns no requeue either): the adoption, a change of the control plane's owner references, runs the next
+      // pass (wakeOnChangeOf), as upstream's watch of the control plane does.
       const waiting =
         cp.isUpgrading ||
         md.upgrading.length > 0 ||
@@ -406,8 +422,8 @@ export function computeOutcome(state: PassState, changed: readonly string[]): To
         md.pendingCreate.length > 0 ||
         mp.pendingCreate.length > 0;
       return waiting
-        ? { result: 'Requeue', requeueAfterMs: upgradeRequeueMs, changed, wakeOnOwnedChange: true }
-        : { result: 'Success', changed };
+        ? { result: 'Requeue', requeueAfterMs: upgradeRequeueMs, changed, wakeOnOwnedChange: true, ...awaited }
+        : { result: 'Success', changed, ...awaited };
     }
   }
 }

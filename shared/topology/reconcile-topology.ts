@@ -27,6 +27,7 @@ import { createKubeReader, getCluster } from '#shared/topology/current/kube-read
 import { createSharedReader, type SharedReads } from '#shared/topology/current/shared-reader.ts';
 import { applyPatchesToDesiredState } from '#shared/topology/desired/apply-patches.ts';
 import { DesiredStateError } from '#shared/topology/desired/compute-desired-state.ts';
+import { isClusterShimPending } from '#shared/topology/desired/compute-cluster-shim.ts';
 import { OkToDeleteAnnotation, PendingHooksAnnotation } from '#shared/topology/desired/lifecycle-hooks.ts';
 import { controlPlaneContract } from '#shared/topology/contract/control-plane-contract.ts';
 import { getPath } from '#shared/topology/desired/paths.ts';
@@ -294,6 +295,9 @@ async function reconcile(deps: TopologyDeps, scope: TopologyPassScope): Promise<
     controlPlaneKind: desired.controlPlane.object.kind,
     creating: !cluster.spec?.infrastructureRef && !cluster.spec?.controlPlaneRef,
     heldTemplates: ctx.heldTemplates?.length ?? 0,
+    awaitedAdoption: isClusterShimPending(current)
+      ? `${desired.controlPlane.object.kind} ${desired.controlPlane.object.metadata.namespace ?? ''}/${desired.controlPlane.object.metadata.name ?? ''}`
+      : undefined,
     hooks: {
       tracked: desired.hooks?.tracked ?? [],
       afterClusterUpgradePending: (desired.hooks?.pending ?? []).includes('AfterClusterUpgrade'),

@@ -61,6 +61,11 @@ export type MachinePoolState = {
 /** What exists today, keyed by topology name for workers. */
 export type CurrentState = {
   readonly cluster: Cluster;
+  /**
+   * The cluster shim Secret `<cluster>-shim` the Cluster owns, read only while the Cluster does not reference both its
+   * InfrastructureCluster and ControlPlane or one of them is missing (undefined otherwise, or when it does not exist).
+   */
+  readonly clusterShim?: Unstructured | undefined;
   readonly infrastructureCluster?: Unstructured | undefined;
   readonly controlPlane?: {
     readonly object?: Unstructured | undefined;

@@ -1,6 +1,7 @@
 // Reads every object the topology manages for one Cluster, each under its role (followed from the Cluster's and the
-// objects' references, MachineDeployments/MachinePools/MachineHealthChecks matched by their topology labels), plus the
-// topology-owned templates no object references any more (rotated or removed, not yet deleted).
+// objects' references, MachineDeployments/MachinePools/MachineHealthChecks matched by their topology labels, the
+// cluster shim Secret by its name), plus the topology-owned templates no object references any more (rotated or
+// removed, not yet deleted).
 import { findObject, listObjects, type KubeClient, type KubeObject } from '#shared/kube/index.ts';
 
 /** The kinds of the in-memory corpus, by API group (v1beta2 references carry the group only). */
@@ -15,7 +16,7 @@ type Ref = { apiGroup?: string; apiVersion?: string; kind?: string; name?: strin
 
 export type RawSnapshot = {
   readonly cluster?: KubeObject;
-  /** Objects by role: `InfrastructureCluster`, `ControlPlane`, `MachineDeployment/md-0/InfrastructureTemplate`, ... */
+  /** Objects by role: `ClusterShim`, `InfrastructureCluster`, `ControlPlane`, `MachineDeployment/md-0/InfrastructureTemplate`, ... */
   readonly objects: Readonly<Record<string, KubeObject>>;
   /** Topology-owned templates and objects of this Cluster that no role above holds. */
   readonly leftovers: readonly KubeObject[];
@@ -79,6 +80,9 @@ export async function getTopologySnapshot(
   const put = (role: string, obj: KubeObject | undefined) => {
     if (obj) objects[role] = obj;
   };
+  // NOTE: the cluster shim (upstream reconcileClusterShim) exists while the InfrastructureCluster or ControlPlane is
+  // owned by it: both sides must create it, and delete it once the core controller adopted both.
+  put('ClusterShim', await findObject(kube, { apiVersion: 'v1', kind: 'Secret', namespace, name: `${name}-shim` }));
   if (cluster) {
     put('InfrastructureCluster', await follow(kube, namespace, at(cluster, 'spec', 'infrastructureRef') as Ref));
     const cp = await follow(kube, namespace, at(cluster, 'spec', 'controlPlaneRef') as Ref);

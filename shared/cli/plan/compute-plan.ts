@@ -9,6 +9,12 @@ import { computeDroppedFields, parseObject } from '#shared/api/parse.ts';
 import { CapiError, describeObject, errorMessage, ValidationError } from '#shared/errors/index.ts';
 import type { ExtensionCallDeps, ExtensionRegistry } from '#shared/runtime-sdk/index.ts';
 import { getBlueprint } from '#shared/topology/current/get-blueprint.ts';
+import {
+  computeClusterShim,
+  computeClusterShimAction,
+  computeShimOwnedState,
+  computeShimOwnerRef,
+} from '#shared/topology/desired/compute-cluster-shim.ts';
 import { createContractResolver } from '#shared/topology/current/get-contracts.ts';
 import { computeUnreferencedKinds, getCurrentState } from '#shared/topology/current/get-current-state.ts';
 import { createMemoryReader } from '#shared/topology/current/reader.ts';
@@ -270,7 +276,12 @@ export async function computePlan(inputs: readonly SourcedObject[], deps: PlanDe
       });
     const isTaken = (kind: string, name: string) =>
       objects.some((o) => o.kind === kind && o.metadata.namespace === namespace && o.metadata.name === name);
-    const { desired, rotations } = computePlanRotations(current, computed, deps.randomSuffix, isTaken);
+    const { desired: rotated, rotations } = computePlanRotations(current, computed, deps.randomSuffix, isTaken);
+    // NOTE: as the pass (reconcile-cluster-shim.ts): while the InfrastructureCluster or ControlPlane is yet to be
+    // created, the cluster shim owns both (a shim not created yet has no uid). The shim Secret itself, bookkeeping
+    // the pass creates and deletes, is not listed.
+    const shim = computeClusterShimAction(current) === 'ensure' ? computeClusterShim(cluster) : undefined;
+    const desired = shim ? computeShimOwnedState(rotated, computeShimOwnerRef(current.clusterShim ?? shim)) : rotated;
     for (const { object, heldBack } of listDesiredObjects(current, desired)) {
       const existing =
         object.kind === 'Cluster'

@@ -1,7 +1,8 @@
-// Converges a Cluster's topology to its desired state, in upstream's order (reconcileState): InfrastructureCluster,
-// ControlPlane, the Cluster's references, MachineDeployments, MachinePools. Every write is a server-side apply under
+// Converges a Cluster's topology to its desired state, in upstream's order (reconcileState): the cluster shim,
+// InfrastructureCluster, ControlPlane, the Cluster's references, MachineDeployments, MachinePools. Every write is a server-side apply under
 // one field manager, preceded by a dry run, so an unchanged topology costs no write at all.
 import { computeInfrastructureClusterIgnorePaths, clusterAllowedPaths } from '#shared/topology/apply/apply-intent.ts';
+import { reconcileClusterShim } from '#shared/topology/apply/reconcile-cluster-shim.ts';
 import { reconcileControlPlane } from '#shared/topology/apply/reconcile-control-plane.ts';
 import { reconcileMachineDeployments } from '#shared/topology/apply/reconcile-machine-deployments.ts';
 import { reconcileMachinePools } from '#shared/topology/apply/reconcile-machine-pools.ts';
@@ -12,9 +13,11 @@ import type { CurrentState, DesiredState, Unstructured } from '#shared/topology/
 /**
  * Applies `desired`; throws the first error after writing what can safely be written (as upstream: when the
  * ControlPlane fails right after the InfrastructureCluster was created, the Cluster still gets its infrastructureRef).
- * When the Cluster's references cannot be written, everything this pass created is deleted again (the guarantee of
- * upstream's temporary "cluster shim" owner, without waiting for a garbage collector): a failed pass leaves nothing
- * unreferenced, and its retry creates one set, not another.
+ * The cluster shim owns an InfrastructureCluster or ControlPlane this pass creates, so the core Cluster controller
+ * adopts them (and the infrastructure provider starts) only once the Cluster references both; the shim goes once the
+ * Cluster owns both (reconcile-cluster-shim.ts). When the Cluster's references cannot be written, everything this pass
+ * created is deleted again, without waiting for the garbage collector to collect the shim: a failed pass leaves
+ * nothing unreferenced, and its retry creates one set, not another.
  *
  * @example
  * await reconcileState(ctx, reader, current, desired);
@@ -23,8 +26,9 @@ export async function reconcileState(
   ctx: ApplyContext,
   reader: TopologyReader,
   current: CurrentState,
-  desired: DesiredState,
+  computed: DesiredState,
 ): Promise<void> {
+  const desired = await reconcileClusterShim(ctx, current, computed);
   const infrastructure = await reconcileObject(ctx, {
     current: current.infrastructureCluster,
     desired: desired.infrastructureCluster,

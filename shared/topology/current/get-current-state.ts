@@ -2,7 +2,7 @@
 // health checks, which have their owner's name) are read by name; label-selected LISTs only discover what nothing
 // names (the MachineDeployments and MachinePools, and the Machines, whose kubelet versions show an in-place upgrade), never by guessing names. An InfrastructureCluster or ControlPlane a
 // pass created but could not reference from the Cluster (the pass died before its cleanup) is found by its labels
-// and owner, and reused.
+// and owner (the cluster shim), and reused.
 import type { Cluster } from '#shared/api/core/v1beta2/cluster.ts';
 import { MachineDeployment } from '#shared/api/core/v1beta2/machine-deployment.ts';
 import { MachineHealthCheck } from '#shared/api/core/v1beta2/machine-health-check.ts';
@@ -16,6 +16,7 @@ import { isMachineDeploymentUpgrading } from '#shared/topology/contract/machine-
 import type { ContractResolver } from '#shared/topology/current/get-contracts.ts';
 import { getPath } from '#shared/topology/desired/paths.ts';
 import type { TopologyReader } from '#shared/topology/current/reader.ts';
+import { computeClusterShimName, isShimOwnerRef } from '#shared/topology/desired/compute-cluster-shim.ts';
 import {
   ClusterNameLabel,
   ClusterTopologyMachineDeploymentNameLabel,
@@ -64,22 +65,45 @@ export function computeUnreferencedKinds(blueprint: Blueprint): UnreferencedKind
 }
 
 /**
- * The oldest live object of `kind` with the topology's labels that the Cluster owns: one an earlier pass created
- * before it failed to write the Cluster's reference (upstream's cluster shim would have it collected instead).
+ * The Cluster's shim Secret (`<cluster>-shim`), when it exists and the Cluster owns it: read only while the Cluster does
+ * not reference both its InfrastructureCluster and ControlPlane, or one of them is missing (the pass may create one).
+ */
+async function getClusterShim(reader: TopologyReader, cluster: Cluster): Promise<Unstructured | undefined> {
+  const shim = await reader.get({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    namespace: cluster.metadata.namespace ?? '',
+    name: computeClusterShimName(cluster.metadata.name ?? ''),
+  });
+  const ownedByCluster = (shim?.metadata.ownerReferences ?? []).some(
+    (r) => r.kind === 'Cluster' && r.uid === cluster.metadata.uid,
+  );
+  return shim && ownedByCluster && shim.metadata.deletionTimestamp === undefined ? shim : undefined;
+}
+
+/**
+ * The oldest live object of `kind` with the topology's labels that the Cluster's shim owns (or, created by an earlier
+ * version of the pass, the Cluster itself): one an earlier pass created before it failed to write the Cluster's
+ * reference and died before its cleanup. Upstream would create another and leave this one to be collected with the
+ * shim; reusing it creates one set, not two.
  */
 async function getUnreferenced(
   reader: TopologyReader,
   cluster: Cluster,
   kind: { readonly apiVersion: string; readonly kind: string } | undefined,
   owned: Readonly<Record<string, string>>,
+  shim: Unstructured | undefined,
 ): Promise<Unstructured | undefined> {
   if (!kind) return undefined;
+  const owners = new Set([cluster.metadata.uid, shim?.metadata.uid].filter((uid) => uid !== undefined && uid !== ''));
   const candidates = (
     await reader.list({ ...kind, namespace: cluster.metadata.namespace ?? '', matchLabels: owned })
   ).filter(
     (o) =>
       o.metadata.deletionTimestamp === undefined &&
-      (o.metadata.ownerReferences ?? []).some((r) => r.kind === 'Cluster' && r.uid === cluster.metadata.uid),
+      (o.metadata.ownerReferences ?? []).some(
+        (r) => (r.kind === 'Cluster' || isShimOwnerRef(r, cluster.metadata.name ?? '')) && owners.has(r.uid),
+      ),
   );
   const key = (o: Unstructured) => `${o.metadata.creationTimestamp ?? ''}/${o.metadata.name ?? ''}`;
   return candidates.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0))[0];
@@ -160,12 +184,13 @@ async function getControlPlaneState(
   unreferenced: UnreferencedKinds,
   owned: Readonly<Record<string, string>>,
   templateLabels: Readonly<Record<string, string>> | undefined,
+  clusterShim: Unstructured | undefined,
 ): Promise<NonNullable<CurrentState['controlPlane']>> {
   const { reader, contracts } = lookup;
   const namespace = cluster.metadata.namespace ?? '';
   const cpObject = cluster.spec?.controlPlaneRef?.name
     ? await getRef(lookup, cluster.spec.controlPlaneRef, namespace)
-    : await getUnreferenced(reader, cluster, unreferenced.controlPlane, owned);
+    : await getUnreferenced(reader, cluster, unreferenced.controlPlane, owned, clusterShim);
   const cpContract: ContractVersion | undefined = cpObject
     ? await contracts.contractOf(cpObject.apiVersion, cpObject.kind)
     : undefined;
@@ -212,16 +237,21 @@ export async function getCurrentState(
   const templateLabels = reads.listsTemplates === true ? owned : undefined;
   // NOTE: the InfrastructureCluster, the control plane (with what it references) and the worker LISTs do not depend
   // on one another: read at once, as a new Cluster's first pass waits for them before BeforeClusterCreate.
+  const referencesBoth = Boolean(cluster.spec?.infrastructureRef?.name && cluster.spec.controlPlaneRef?.name);
+  let clusterShim = referencesBoth ? undefined : await getClusterShim(reader, cluster);
   const [infrastructureCluster, controlPlane, mdItems, mpItems] = await Promise.all([
     cluster.spec?.infrastructureRef?.name
       ? getRef(lookup, cluster.spec.infrastructureRef, namespace)
-      : getUnreferenced(reader, cluster, unreferenced.infrastructureCluster, owned),
-    getControlPlaneState(lookup, cluster, reads, unreferenced, owned, templateLabels),
+      : getUnreferenced(reader, cluster, unreferenced.infrastructureCluster, owned, clusterShim),
+    getControlPlaneState(lookup, cluster, reads, unreferenced, owned, templateLabels, clusterShim),
     reader.list({ apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'MachineDeployment', namespace, matchLabels: owned }),
     reads.machinePools
       ? reader.list({ apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'MachinePool', namespace, matchLabels: owned })
       : [],
   ]);
+  // NOTE: a referenced object that is gone is created again, owned by the shim.
+  if (referencesBoth && (!infrastructureCluster || !controlPlane.object))
+    clusterShim = await getClusterShim(reader, cluster);
   const mds = mdItems.map((raw) => parseObject(MachineDeployment, 'MachineDeployment', raw));
   const mps = mpItems.map((raw) => parseObject(MachinePool, 'MachinePool', raw));
   // NOTE: the Machines are read in every pass that has MachineDeployments (one LIST), even when every spec version
@@ -261,6 +291,7 @@ export async function getCurrentState(
   }
   return {
     cluster,
+    ...(clusterShim ? { clusterShim } : {}),
     infrastructureCluster,
     controlPlane,
     machineDeployments,

@@ -13,6 +13,7 @@ import {
 } from '#shared/topology/contract/control-plane-contract.ts';
 import type { ContractVersion } from '#shared/topology/contract/contract-version.ts';
 import { isControlPlaneProvisioning, isControlPlaneUpgrading } from '#shared/topology/contract/control-plane-state.ts';
+import { computeCarriedOwnerRefs, computeClusterShimAction } from '#shared/topology/desired/compute-cluster-shim.ts';
 import {
   computeTemplateName,
   defaultControlPlaneNameTemplate,
@@ -27,7 +28,6 @@ import {
   LifecycleHook,
 } from '#shared/topology/desired/lifecycle-hooks.ts';
 import {
-  computeCarriedClusterOwnerRef,
   computeClusterOwnerRef,
   computeObjectFromTemplate,
   computeTemplateFromTemplate,
@@ -271,7 +271,7 @@ export function computeControlPlane(
     currentName: cluster.spec?.controlPlaneRef?.name,
     labels,
     annotations,
-    ownerRef: computeCarriedClusterOwnerRef(cluster, currentObject),
+    ownerReferences: computeCarriedOwnerRefs(cluster, currentObject, computeClusterShimAction(current)),
   });
   if (infrastructureMachineTemplate) {
     controlPlane = setPath(

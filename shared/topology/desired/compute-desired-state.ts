@@ -2,6 +2,7 @@
 // facts (control plane status, which workers are upgrading) come in as data, randomness as a function.
 import type { Cluster } from '#shared/api/core/v1beta2/cluster.ts';
 import { CapiError } from '#shared/errors/index.ts';
+import { computeClusterShimAction } from '#shared/topology/desired/compute-cluster-shim.ts';
 import {
   computeControlPlane,
   computeControlPlaneInfrastructureMachineTemplate,
@@ -122,7 +123,13 @@ export function computeUnpatchedDesiredState(input: DesiredStateInput, deps: Pur
   // NOTE: upstream's Generate order: the InfrastructureCluster and the control plane's machine template first, then the
   // upgrade plan; from there on a failure keeps the plans (written to the Cluster's status even by a failed pass).
   const infrastructureCluster = wrap('InfrastructureCluster', () =>
-    computeInfrastructureCluster(blueprint, cluster, deps, current.infrastructureCluster),
+    computeInfrastructureCluster(
+      blueprint,
+      cluster,
+      deps,
+      current.infrastructureCluster,
+      computeClusterShimAction(current),
+    ),
   );
   const cpInfrastructureMachineTemplate = wrap('ControlPlane InfrastructureMachineTemplate', () =>
     computeControlPlaneInfrastructureMachineTemplate(blueprint, current, deps),

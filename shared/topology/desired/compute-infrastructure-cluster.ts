@@ -3,11 +3,8 @@
 import type { Cluster } from '#shared/api/core/v1beta2/cluster.ts';
 import type { ContractVersionedObjectReference } from '#shared/api/core/v1beta2/common.ts';
 import { computeTemplateName, defaultInfrastructureClusterNameTemplate } from '#shared/topology/desired/names.ts';
-import {
-  computeCarriedClusterOwnerRef,
-  computeObjectFromTemplate,
-  groupOf,
-} from '#shared/topology/desired/template-to-object.ts';
+import { computeCarriedOwnerRefs, type ClusterShimAction } from '#shared/topology/desired/compute-cluster-shim.ts';
+import { computeObjectFromTemplate, groupOf } from '#shared/topology/desired/template-to-object.ts';
 import {
   ClusterNameLabel,
   ClusterTopologyOwnedLabel,
@@ -19,14 +16,17 @@ import type { Blueprint, PureDeps, Unstructured } from '#shared/topology/types.t
  * The InfrastructureCluster from the class's infrastructure template, named by `spec.infrastructure.naming.template`
  * (default `<cluster>-<random>`) unless the Cluster already references one or `current` (an earlier attempt the
  * Cluster does not reference yet) exists.
- * NOTE: upstream first owns it through a "cluster shim" Secret until the Cluster references it; we set the Cluster
- * as owner directly (the core Cluster controller adds the same reference), so garbage collection works either way.
+ * NOTE: as upstream, the desired object carries no owner reference to the Cluster: with one, the infrastructure
+ * provider would provision it before the Cluster references the control plane too. The cluster shim owns a new one
+ * (added when the pass has the shim, compute-cluster-shim.ts) until the core Cluster controller adopts it; owner
+ * references already on `current` are carried over ({@link computeCarriedOwnerRefs}).
  */
 export function computeInfrastructureCluster(
   blueprint: Blueprint,
   cluster: Cluster,
   deps: PureDeps,
   current?: Unstructured,
+  shimAction: ClusterShimAction = 'none',
 ): Unstructured {
   const clusterName = cluster.metadata.name ?? '';
   return computeObjectFromTemplate({
@@ -40,7 +40,7 @@ export function computeInfrastructureCluster(
       deps.randomSuffix,
     ),
     currentName: cluster.spec?.infrastructureRef?.name || current?.metadata.name,
-    ownerRef: computeCarriedClusterOwnerRef(cluster, current),
+    ownerReferences: computeCarriedOwnerRefs(cluster, current, shimAction),
   });
 }
 

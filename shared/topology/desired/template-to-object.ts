@@ -24,6 +24,8 @@ export type TemplateToInput = {
   readonly labels?: Readonly<Record<string, string>> | undefined;
   readonly annotations?: Readonly<Record<string, string>> | undefined;
   readonly ownerRef?: OwnerReference | undefined;
+  /** Owner references instead of `ownerRef` (the InfrastructureCluster and ControlPlane: those carried over). */
+  readonly ownerReferences?: readonly OwnerReference[] | undefined;
 };
 
 /** `group` of an apiVersion (`''` for the core group). */
@@ -86,6 +88,7 @@ export function computeObjectFromTemplate(input: TemplateToInput): Unstructured 
       labels,
       annotations,
       ...(input.ownerRef ? { ownerReferences: [{ ...input.ownerRef }] } : {}),
+      ...(input.ownerReferences ? { ownerReferences: input.ownerReferences.map((r) => ({ ...r })) } : {}),
     },
   };
   return object;
@@ -130,24 +133,4 @@ export function computeClusterOwnerRef(cluster: {
     name: cluster.metadata.name ?? '',
     uid: cluster.metadata.uid ?? '',
   };
-}
-
-/**
- * The owner reference to the Cluster to apply on an InfrastructureCluster or ControlPlane that may already exist: a new
- * one ({@link computeClusterOwnerRef}) until the core Cluster controller adopts the object, none after.
- * NOTE: the core controller adopts by turning the reference into a controller reference (`controller`,
- * `blockOwnerDeletion`) with a merge patch, an Update, which takes the element's ownership from this pass's field
- * manager (an OwnerReference is atomic under server-side apply). Applying the reference again, even as it is, made the
- * pass co-own it once more: one write per object after every adoption, managedFields only (found by the differential
- * against upstream, whose desired state never carries the Cluster reference either). Not applying it leaves the
- * reference to the core controller, which owns it; replacing it without `controller` would make the two fight.
- */
-export function computeCarriedClusterOwnerRef(
-  cluster: { metadata: { name?: string | undefined; uid?: string | undefined } },
-  current: Unstructured | undefined,
-): OwnerReference | undefined {
-  const refs = (current?.metadata['ownerReferences'] ?? []) as OwnerReference[];
-  const carried = cluster.metadata.uid ? refs.find((r) => r.uid === cluster.metadata.uid) : undefined;
-  if (carried?.controller === true) return undefined;
-  return carried ? { ...carried } : computeClusterOwnerRef(cluster);
 }

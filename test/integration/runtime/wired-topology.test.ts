@@ -8,7 +8,15 @@ import { before, describe, test } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { getCheckpoint, recordCheckpoint } from '#shared/checkpoint/index.ts';
 import { Logger } from '@aws-lambda-powertools/logger';
-import { applyObject, applyStatus, listObjects, patchObject, type KubeObject } from '#shared/kube/index.ts';
+import {
+  applyObject,
+  applyStatus,
+  findObject,
+  getObject,
+  listObjects,
+  patchObject,
+  type KubeObject,
+} from '#shared/kube/index.ts';
 import { computeRuntimeConfig } from '#shared/runtime/config.ts';
 import { createControllerHandler, type HandlerResult } from '#shared/runtime/create-controller-handler.ts';
 import type { FanOutSink } from '#shared/runtime/fan-out.ts';
@@ -560,5 +568,114 @@ describe('the wired topology function', () => {
     } finally {
       kube.close();
     }
+  });
+  test("the cluster shim waits for the core controller without a requeue; the control plane's adoption runs the pass that deletes it, an event of another owned object does not", async () => {
+    // NOTE: as upstream v1.14.2: its pass returns no requeue while the shim waits; its watch of the control plane
+    // (EnqueueRequestForOwner Cluster) brings the adoption. No core manager runs here: the test adopts as it would.
+    const key = { controller: 'topology', kind: 'Cluster', namespace: ns, name: cluster.name } as const;
+    const c = await getObject(ctx.mgmt.kube, cluster);
+    const spec = c['spec'] as Record<string, { kind: string; name: string }>;
+    const infraRef = {
+      apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta2',
+      kind: 'DockerCluster',
+      namespace: ns,
+      name: spec['infrastructureRef']?.name ?? '',
+    };
+    const cpRef = {
+      apiVersion: 'controlplane.cluster.x-k8s.io/v1beta2',
+      kind: 'KubeadmControlPlane',
+      namespace: ns,
+      name: spec['controlPlaneRef']?.name ?? '',
+    };
+    const cpObject = `KubeadmControlPlane ${ns}/${cpRef.name}`;
+    const shimRef = { apiVersion: 'v1', kind: 'Secret', namespace: ns, name: `${cluster.name}-shim` };
+    const owners = async (ref: typeof infraRef) =>
+      (
+        (await getObject(ctx.mgmt.kube, ref)).metadata as {
+          ownerReferences?: { kind: string; name: string; uid: string }[];
+        }
+      ).ownerReferences ?? [];
+    const shim = await findObject(ctx.mgmt.kube, shimRef);
+    assert.ok(shim, 'the shim exists while the core controller has not adopted the objects');
+    const waiting = await getCheckpoint(ctx.store, key);
+    assert.equal(waiting?.result, 'Success', 'no requeue while the shim waits');
+    assert.deepEqual(waiting?.wakeOnChangeOf, [cpObject]);
+    for (const ref of [infraRef, cpRef])
+      assert.deepEqual(
+        (await owners(ref)).map((r) => `${r.kind}/${r.name}`),
+        [`Secret/${shimRef.name}`],
+        ref.kind,
+      );
+
+    const cpEvent = async () => {
+      const cp = await getObject(ctx.mgmt.kube, cpRef);
+      return changeEvent({ ...cpRef, generation: cp.metadata.generation ?? 0, cluster: cluster.name });
+    };
+    // A MachineDeployment's event at the generation the pass left it at: no pass (the wait is for the control plane).
+    const [md] = await machineDeployments();
+    assert.ok(md);
+    const mdName = md.metadata.name ?? '';
+    resetCounters(ctx);
+    const mdPasses = await invoke(
+      ctx.countedHandler,
+      changeEvent({
+        apiVersion: capi,
+        kind: 'MachineDeployment',
+        namespace: ns,
+        name: mdName,
+        generation: waiting?.ownedGenerations?.[`MachineDeployment ${ns}/${mdName}`] ?? 0,
+        cluster: cluster.name,
+      }),
+    );
+    assert.deepEqual(
+      mdPasses.map((p) => [p.status, p.reason]),
+      [['Skipped', 'UpToDate']],
+    );
+    assert.deepEqual(ctx.kubeLog.mutating(), []);
+
+    // The core Cluster controller's adoption: its controller reference on both, the shim's kept (as upstream's
+    // ensureOwnerRef adds one); only the control plane's change reaches the topology function.
+    const clusterOwner = {
+      apiVersion: capi,
+      kind: 'Cluster',
+      name: cluster.name,
+      uid: c.metadata.uid,
+      controller: true,
+      blockOwnerDeletion: true,
+    };
+    for (const ref of [infraRef, cpRef])
+      await patchObject(
+        ctx.mgmt.kube,
+        ref,
+        { metadata: { ownerReferences: [...(await owners(ref)), clusterOwner] } },
+        { fieldManager: 'manager' },
+      );
+    const adopted = await invoke(ctx.countedHandler, await cpEvent());
+    assert.deepEqual(
+      adopted.map((p) => [p.status, p.result]),
+      [['Ran', 'Success']],
+      adopted.map((p) => p.reason ?? '').join('; '),
+    );
+    assert.ok(
+      adopted[0]?.changed?.includes(`deleted Secret ${ns}/${shimRef.name}`),
+      JSON.stringify(adopted[0]?.changed),
+    );
+    assert.equal(await findObject(ctx.mgmt.kube, shimRef), undefined, 'the shim is gone');
+    for (const ref of [infraRef, cpRef])
+      assert.deepEqual(
+        (await owners(ref)).map((r) => `${r.kind}/${r.name}`),
+        [`Cluster/${cluster.name}`],
+        ref.kind,
+      );
+    assert.equal((await getCheckpoint(ctx.store, key))?.wakeOnChangeOf, undefined, 'nothing awaited any more');
+
+    // The control plane's next event (the pass's own write of its owner references): no pass.
+    resetCounters(ctx);
+    const after = await invoke(ctx.countedHandler, await cpEvent());
+    assert.deepEqual(
+      after.map((p) => [p.status, p.reason]),
+      [['Skipped', 'UpToDate']],
+    );
+    assert.deepEqual(ctx.kubeLog.mutating(), []);
   });
 });

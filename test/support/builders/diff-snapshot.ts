@@ -53,8 +53,8 @@ const clean = <T>(o: T): T => JSON.parse(JSON.stringify(o)) as T;
 
 /**
  * One side's raw snapshot of a converged topology (control plane, md-0, their templates and health checks), or with
- * `refusedControlPlane` the state of the maxsurge0 variant: the InfrastructureCluster and, on upstream's side, the
- * leaked control-plane MachineHealthChecks (`leakedHealthChecks` of them, one held as the role).
+ * `refusedControlPlane` the state of the maxsurge0 variant: the InfrastructureCluster owned by the cluster shim, the
+ * shim Secret and, on upstream's side, the leaked control-plane MachineHealthChecks (`leakedHealthChecks` of them, one held as the role).
  *
  * @example
  * const upstream = buildRawSnapshot('upstream', { namespace: 'd01-base-variables' });
@@ -91,18 +91,14 @@ export function buildRawSnapshot(
     metadata: meta(side, ns, infraName, {
       labels: { ...topologyLabels },
       annotations: {},
-      ...(refused && side === 'upstream'
-        ? { ownerReferences: [{ apiVersion: 'v1', kind: 'Secret', name: 'c-shim', uid: 'shim-uid' }] }
+      ...(refused
+        ? { ownerReferences: [{ apiVersion: 'v1', kind: 'Secret', name: 'c-shim', uid: `${side}-shim-uid` }] }
         : { ownerReferences: ownedByCluster(side), finalizers: ['dockercluster.infrastructure.cluster.x-k8s.io'] }),
-      ...(refused && side === 'upstream'
-        ? {}
-        : { annotations: { 'inmemorycluster.infrastructure.cluster.x-k8s.io/listener': `${ns}/c` } }),
+      ...(refused ? {} : { annotations: { 'inmemorycluster.infrastructure.cluster.x-k8s.io/listener': `${ns}/c` } }),
     }),
     spec: {
       backend: { inMemory: {} },
-      ...(refused && side === 'upstream'
-        ? {}
-        : { controlPlaneEndpoint: { host: '127.0.0.1', port: side === 'upstream' ? 20001 : 20007 } }),
+      ...(refused ? {} : { controlPlaneEndpoint: { host: '127.0.0.1', port: side === 'upstream' ? 20001 : 20007 } }),
     },
   };
   const cluster: KubeObject = {
@@ -139,6 +135,16 @@ export function buildRawSnapshot(
     },
   };
   const objects: Record<string, KubeObject> = { InfrastructureCluster: infraCluster };
+  // NOTE: the cluster shim Secret lives while the control plane is not created (both sides, as upstream).
+  if (refused)
+    objects['ClusterShim'] = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: meta(side, ns, 'c-shim', {
+        ownerReferences: [{ apiVersion: v(group.core), kind: 'Cluster', name: 'c', uid: `${side}-c-uid` }],
+      }),
+      type: 'cluster.x-k8s.io/secret',
+    };
   const leftovers: KubeObject[] = [];
   const controlPlaneHealthCheck = (name: string): KubeObject => ({
     apiVersion: v(group.core),

@@ -1,7 +1,12 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Checkpoint, OwnedChange } from '#shared/checkpoint/checkpoint.ts';
-import { computeDueReason, computeEditedOwnedObject, isDue } from '#shared/checkpoint/is-due.ts';
+import {
+  computeAwaitedOwnedObject,
+  computeDueReason,
+  computeEditedOwnedObject,
+  isDue,
+} from '#shared/checkpoint/is-due.ts';
 import type { DueFacts, DueReason } from '#shared/checkpoint/is-due.ts';
 
 const now = Date.UTC(2025, 0, 1, 12, 0, 0);
@@ -160,6 +165,48 @@ describe('computeEditedOwnedObject', () => {
   for (const c of cases) {
     test(c.name, () => {
       assert.equal(computeEditedOwnedObject(c.checkpoint, c.changes), c.edited);
+    });
+  }
+});
+
+describe('computeAwaitedOwnedObject', () => {
+  const cp = 'KubeadmControlPlane ns/cp';
+  const awaiting = checkpoint({ wakeOnChangeOf: [cp], ownedGenerations: { [cp]: 2 } });
+  const cases: {
+    name: string;
+    checkpoint: Checkpoint | undefined;
+    changes: readonly OwnedChange[] | undefined;
+    awaited: string | undefined;
+  }[] = [
+    {
+      name: "names the awaited object at the generation the pass left it at (the core controller's adoption)",
+      checkpoint: awaiting,
+      changes: [{ object: cp, generation: 2 }],
+      awaited: cp,
+    },
+    {
+      name: 'is silent about another owned object',
+      checkpoint: awaiting,
+      changes: [{ object: 'MachineDeployment ns/md-0', generation: 2 }],
+      awaited: undefined,
+    },
+    {
+      name: 'is silent when the last pass awaits nothing',
+      checkpoint: checkpoint({ ownedGenerations: { [cp]: 2 } }),
+      changes: [{ object: cp, generation: 2 }],
+      awaited: undefined,
+    },
+    {
+      name: 'is silent without a checkpoint',
+      checkpoint: undefined,
+      changes: [{ object: cp, generation: 2 }],
+      awaited: undefined,
+    },
+    { name: 'is silent without changes', checkpoint: awaiting, changes: undefined, awaited: undefined },
+  ];
+  for (const c of cases) {
+    test(c.name, () => {
+      assert.equal(computeAwaitedOwnedObject(c.checkpoint, c.changes), c.awaited);
     });
   }
 });

@@ -250,7 +250,30 @@ describe('capi-serverless plan against current objects', () => {
   });
 
   test("owner references as upstream's desired state sets them: the Cluster owns the clones and health checks", async () => {
-    const current = withStableControlPlane(await firstPass());
+    const created = await firstPass();
+    // NOTE: the core Cluster controller adopts both once the Cluster references them (a controller reference); the
+    // garbage collector drops the deleted shim's.
+    const adopted = created.map((o) =>
+      o.kind === 'DockerCluster' || o.kind === 'KubeadmControlPlane'
+        ? {
+            ...o,
+            metadata: {
+              ...o.metadata,
+              ownerReferences: [
+                {
+                  apiVersion: 'cluster.x-k8s.io/v1beta2',
+                  kind: 'Cluster',
+                  name: 'docker-1',
+                  uid: 'uid-docker-1',
+                  controller: true,
+                  blockOwnerDeletion: true,
+                },
+              ],
+            },
+          }
+        : o,
+    );
+    const current = withStableControlPlane(adopted);
     const fresh = await firstPass(false);
     const { code, stdout, stderr } = await plan(['-f', inputDir(current), '-o', 'json']);
     assert.equal(code, 0, stderr);
@@ -263,8 +286,8 @@ describe('capi-serverless plan against current objects', () => {
             (o.metadata.ownerReferences ?? []).map((r) => `${r.kind}/${r.name}/${r.uid}`).join(','),
           ]),
       );
-    // NOTE: upstream owns the InfrastructureCluster and ControlPlane by its cluster shim Secret until the core
-    // controller adds the Cluster; capi-serverless uses the Cluster from the start (docs/differences.md).
+    // NOTE: as upstream, the cluster shim Secret owns the InfrastructureCluster and ControlPlane until the core
+    // controller adds the Cluster; once both exist, the Cluster owns them and no shim is needed.
     assert.deepEqual(owners(outputObjects(stdout)), {
       'DockerCluster/docker-1': 'Cluster/docker-1/uid-docker-1',
       'DockerMachineTemplate/docker-1': 'Cluster/docker-1/uid-docker-1',
@@ -274,6 +297,8 @@ describe('capi-serverless plan against current objects', () => {
       'DockerMachineTemplate/docker-1-md-0': 'Cluster/docker-1/uid-docker-1',
       'MachineDeployment/docker-1-md-0': '',
     });
+    assert.equal(owners(created)['DockerCluster/docker-1'], 'Secret/docker-1-shim/', 'the shim, not created yet');
+    assert.equal(owners(created)['KubeadmControlPlane/docker-1'], 'Secret/docker-1-shim/');
     assert.equal(
       owners(fresh)['KubeadmConfigTemplate/docker-1-md-0'],
       'Cluster/docker-1/',

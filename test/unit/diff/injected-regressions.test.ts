@@ -56,19 +56,10 @@ describe('the differential without a regression', () => {
     );
   });
 
-  test('a control plane refused at creation differs only by R2 and R3', () => {
+  test('a control plane refused at creation differs only by R2 (both sides own the InfrastructureCluster by the shim)', () => {
     const ds = classify(refused, true);
     assert.deepEqual(unknown(ds), []);
-    assert.deepEqual([...new Set(ds.map((d) => d.rule))].sort(), [
-      'R2a',
-      'R2b',
-      'R3a',
-      'R3b',
-      'R3c',
-      'R3d',
-      'R3e',
-      'R3f',
-    ]);
+    assert.deepEqual([...new Set(ds.map((d) => d.rule))].sort(), ['R2a', 'R2b']);
   });
 });
 
@@ -163,6 +154,53 @@ const cases: readonly Case[] = [
     inject: (raw) => {
       const annotations = obj(raw, 'InfrastructureCluster').metadata['annotations'] as Record<string, string>;
       annotations['inmemorycluster.infrastructure.cluster.x-k8s.io/listener'] = 'd01-base-variables/c';
+    },
+  },
+  {
+    name: 'the InfrastructureCluster owned by the Cluster while the control plane is refused (no shim, as before)',
+    at: refused,
+    refusedControlPlane: true,
+    inject: (raw) => {
+      obj(raw, 'InfrastructureCluster').metadata['ownerReferences'] = [
+        { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Cluster', name: 'c', uid: 'capi-serverless-c-uid' },
+      ];
+    },
+  },
+  {
+    name: 'the InfrastructureCluster provisioned while the control plane is refused (finalizer)',
+    at: refused,
+    refusedControlPlane: true,
+    inject: (raw) => {
+      obj(raw, 'InfrastructureCluster').metadata['finalizers'] = ['dockercluster.infrastructure.cluster.x-k8s.io'];
+    },
+  },
+  {
+    name: 'no shim Secret while the control plane is refused',
+    at: refused,
+    refusedControlPlane: true,
+    inject: (raw) => {
+      delete raw.objects['ClusterShim'];
+    },
+  },
+  {
+    name: 'the shim Secret left over in a converged scenario',
+    at: converged,
+    inject: (raw) => {
+      raw.objects['ClusterShim'] = JSON.parse(
+        JSON.stringify(
+          buildRawSnapshot('capi-serverless', { namespace: converged.scenario, refusedControlPlane: true }).objects[
+            'ClusterShim'
+          ],
+        ),
+      ) as KubeObject;
+    },
+  },
+  {
+    name: 'the shim Secret owned by nothing while the control plane is refused',
+    at: refused,
+    refusedControlPlane: true,
+    inject: (raw) => {
+      obj(raw, 'ClusterShim').metadata['ownerReferences'] = [];
     },
   },
   {

@@ -59,14 +59,19 @@ describe('the known differences of the recorded whole corpus', () => {
   const known = report.stepReports.flatMap((s) => s.differences.filter((d) => d.known).map((d) => ({ s, d })));
   const matched = known.map(({ s, d }) => ({ s, d, rule: classify(s, d) }));
 
-  test('are all still accepted by the narrowed rules (R1 183, R2 285, R3 90 of 558)', () => {
+  test('are all still accepted by the narrowed rules (R1 183, R2 285 of 558) but the 90 of R3, whose cause is gone', () => {
+    // NOTE: R3 (no cluster shim: capi-serverless's InfrastructureCluster owned and provisioned while the control plane
+    // was refused) was removed with the shim; the recorded run predates it, so its 90 R3 differences are unknown now.
+    const noShim = ({ s, d }: { s: StepReport; d: Difference }) =>
+      /maxsurge0/.test(s.scenario) && d.object === 'InfrastructureCluster';
     const rejected = matched
-      .filter((m) => !m.rule)
+      .filter((m) => !m.rule && !noShim(m))
       .map(({ s, d }) => `${s.scenario} / ${s.step}: ${d.object} ${d.path}`);
     assert.deepEqual(rejected, []);
+    assert.equal(matched.filter((m) => noShim(m) && m.rule).length, 0, 'no other rule accepts what R3 did');
     assert.equal(known.length, report.knownDifferences);
     const byCause = (prefix: string) => matched.filter((m) => m.rule?.id.startsWith(prefix)).length;
-    assert.deepEqual([byCause('R1'), byCause('R2'), byCause('R3'), known.length], [183, 285, 90, 558]);
+    assert.deepEqual([byCause('R1'), byCause('R2'), matched.filter(noShim).length, known.length], [183, 285, 90, 558]);
   });
 
   test('where a rule needs the control plane absent on both sides, the step had no other role', () => {

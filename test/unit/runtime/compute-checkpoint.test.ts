@@ -101,6 +101,28 @@ describe('computeCheckpoint', () => {
       input: base({ outcome: { result: 'Success', changed: [], wakeOnOwnedChange: true } }),
       expect: { result: 'Success', wakeOnOwnedChange: undefined },
     },
+    {
+      name: 'a success that awaits another controller on an owned object names it (the cluster shim waiting for adoption)',
+      input: base({
+        outcome: { result: 'Success', changed: [], wakeOnChangeOf: ['KubeadmControlPlane ns/cp'] },
+      }),
+      expect: { result: 'Success', wakeOnChangeOf: ['KubeadmControlPlane ns/cp'] },
+    },
+    {
+      name: 'a requeue names it too',
+      input: base({
+        outcome: { result: 'Requeue', changed: [], wakeOnChangeOf: ['KubeadmControlPlane ns/cp'] },
+      }),
+      expect: { result: 'Requeue', wakeOnChangeOf: ['KubeadmControlPlane ns/cp'] },
+    },
+    {
+      name: 'an error awaits nothing (its retry is due anyway)',
+      input: base({
+        previous: { ...failed, wakeOnChangeOf: ['KubeadmControlPlane ns/cp'] },
+        outcome: { result: 'Error', changed: [], error: 'boom' },
+      }),
+      expect: { wakeOnChangeOf: undefined },
+    },
   ];
   for (const c of cases) {
     test(c.name, () => {

@@ -66,6 +66,23 @@ describe('computeOutcome', () => {
     });
     assert.equal(computeOutcome(reconciled(idle, 0), []).result, 'Success');
   });
+  test("succeeds without a requeue while the cluster shim waits for the core controller's adoption, and names the control plane whose change runs the next pass", () => {
+    const cp = 'KubeadmControlPlane default/c-x2bz9';
+    // NOTE: as upstream's pass, which returns no requeue there: its watch of the control plane brings the adoption.
+    assert.deepEqual(computeOutcome({ ...reconciled(idle), awaitedAdoption: cp } as PassState, []), {
+      result: 'Success',
+      changed: [],
+      wakeOnChangeOf: [cp],
+    });
+    assert.deepEqual(computeOutcome({ ...reconciled(idle, 2), awaitedAdoption: cp } as PassState, []), {
+      result: 'Requeue',
+      requeueAfterMs: upgradeRequeueMs,
+      changed: [],
+      wakeOnOwnedChange: true,
+      wakeOnChangeOf: [cp],
+    });
+    assert.deepEqual(computeOutcome(reconciled(idle), []), { result: 'Success', changed: [] });
+  });
   for (const [name, upgrade, result] of cases) {
     test(name, () => {
       const outcome = computeOutcome(reconciled(upgrade), ['x']);

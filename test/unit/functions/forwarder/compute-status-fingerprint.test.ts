@@ -28,6 +28,18 @@ describe('computeStatusFingerprint', () => {
     ['changes with the initialization', kcp({}, { initialization: { controlPlaneInitialized: true } })],
     ['changes with v1beta1 updated replicas', kcp({}, { deprecated: { v1beta1: { updatedReplicas: 1 } } })],
     ['changes with the deletion', kcp({ deletionTimestamp: '2026-11-25T00:00:00Z' }, {})],
+    [
+      "changes when the core controller adopts it from the cluster shim (the Cluster's owner reference)",
+      kcp(
+        {
+          ownerReferences: [
+            { apiVersion: 'v1', kind: 'Secret', name: 'c-shim', uid: 's' },
+            { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Cluster', name: 'c', uid: 'c', controller: true },
+          ],
+        },
+        {},
+      ),
+    ],
   ];
   for (const [name, obj] of changes) test(name, () => assert.notEqual(computeStatusFingerprint(obj), base));
 
@@ -35,6 +47,10 @@ describe('computeStatusFingerprint', () => {
     ['ignores the resourceVersion', kcp({ resourceVersion: '11' }, {})],
     ['ignores conditions', kcp({}, { conditions: [{ type: 'Available', status: 'True' }] })],
     ['ignores labels and annotations', kcp({ labels: { a: 'b' }, annotations: { c: 'd' } }, {})],
+    [
+      'ignores an owner reference other than a Cluster (the cluster shim)',
+      kcp({ ownerReferences: [{ apiVersion: 'v1', kind: 'Secret', name: 'c-shim', uid: 's' }] }, {}),
+    ],
   ];
   for (const [name, obj] of same) test(name, () => assert.equal(computeStatusFingerprint(obj), base));
 
