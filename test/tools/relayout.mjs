@@ -114,6 +114,23 @@ const fileMoves = [
     'test/unit/topology/validation/cluster-class-status-variables.test.ts',
     'test/unit/topology/validation/validate-cluster-class.status-variables.test.ts',
   ],
+  ['test/unit/chart/chart.test.ts', 'test/unit/infra/chart/capi-serverless.test.ts'],
+  ['test/unit/chart/resolve-outputs.ts', 'test/support/builders/resolve-outputs.ts'],
+  ['test/unit/diff/injected-regressions.test.ts', 'test/unit/diff/known-differences.injected-regressions.test.ts'],
+  [
+    'test/unit/functions/forwarder/forwarder-rbac.test.ts',
+    'test/unit/infra/chart/capi-serverless.forwarder-rbac.test.ts',
+  ],
+  [
+    'test/unit/runtime-sdk/compute-extension-config-unready.test.ts',
+    'test/unit/runtime-sdk/compute-extension-config-status.unready.test.ts',
+  ],
+  ['test/unit/topology/map-owned-change.test.ts', 'test/unit/topology/controller.map-owned-change.test.ts'],
+  ['test/unit/topology/paused.test.ts', 'test/unit/topology/reconcile-topology.paused.test.ts'],
+  [
+    'test/unit/upstream-envtest/parse-go-test-output.test.ts',
+    'test/unit/upstream-envtest/run.parse-go-test-output.test.ts',
+  ],
 ];
 
 /** Files picked by name in a folder, so that one added later moves too: the general CEL libraries. */
