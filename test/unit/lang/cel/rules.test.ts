@@ -407,6 +407,16 @@ describe("the Kubernetes strings library's format, as upstream's own e2e Cluster
     ]);
   });
 
+  test('%f and %e round the double as Go does: halves to even, on the binary value', () => {
+    const rule = {
+      rule: 'self < 0',
+      messageExpression: "'%.0f %.0f %.2f %.1f %f %.3e'.format([2.5, 3.5, 1.005, -0.0, 1e21, 1234.5])",
+    };
+    assert.deepEqual(check({ type: 'integer', 'x-kubernetes-validations': [rule] }, 7), [
+      `${P}: Invalid value: "7": 2 4 1.00 0.0 1000000000000000000000.000000 1.234e+03`,
+    ]);
+  });
+
   test('%s prints the members of lists and maps as CEL literals, as cel-go does', () => {
     const rule = { rule: 'self < 0', messageExpression: '"%s".format([["a", 1.5, {"k": "v"}, duration("1s")]])' };
     assert.deepEqual(check({ type: 'integer', 'x-kubernetes-validations': [rule] }, 7), [
