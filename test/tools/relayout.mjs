@@ -45,6 +45,8 @@ const folderMoves = [
   ['test/oracles', 'test/support/oracles'],
   ['test/golden', 'test/support/golden'],
   ['test/fixtures', 'test/support/fixtures'],
+  // The Helm chart's unit tests beside the infra they test (a test merged into the old folder follows).
+  ['test/unit/chart', 'test/unit/infra/chart'],
 ];
 
 /** Single files. */
