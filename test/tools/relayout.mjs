@@ -71,6 +71,9 @@ const fileMoves = [
   ['shared/topology/variables/apimachinery-validation.ts', 'shared/lang/openapi/apimachinery-validation.ts'],
   ['shared/topology/variables/field-error.ts', 'shared/lang/openapi/field-error.ts'],
   ['shared/topology/variables/json-value.ts', 'shared/lang/openapi/json-value.ts'],
+  // The OpenAPI schema type (CAPI's JSONSchemaProps) beside the validator that reads it, so shared/lang/ imports nothing
+  // from shared/api/ (shared/api/ imports lang/go/ for Go durations).
+  ['shared/api/jsonschema.ts', 'shared/lang/openapi/jsonschema.ts'],
   // cluster.x-k8s.io/v1beta1 (the edge's conversion source).
   ['shared/api/cluster.ts', 'shared/api/core/v1beta1/cluster.ts'],
   ['shared/api/cluster-class.ts', 'shared/api/core/v1beta1/cluster-class.ts'],
