@@ -38,9 +38,6 @@ export type NoChange = z.infer<typeof NoChange>;
 export const OwnedGenerations = z.record(z.string(), z.number().int().nonnegative());
 export type OwnedGenerations = z.infer<typeof OwnedGenerations>;
 
-/** An event's word that an owned object changed: its `Kind namespace/name` and the generation it saw. */
-export type OwnedChange = { readonly object: string; readonly generation: number };
-
 /**
  * The checkpoint row of one object. Its attributes are these field names, beside `pk`, `sk` and `expiresAt`.
  * Times are epoch milliseconds.

@@ -36,7 +36,7 @@ export {
   requestRerun,
   rerunOfLeaseItem,
 } from './lease.ts';
-export type { Lease, LeaseTiming, RerunRequest } from './lease.ts';
+export type { Lease, LeaseTiming, OwnedChange, RerunRequest } from './lease.ts';
 export {
   Checkpoint,
   CheckpointResult,
@@ -45,7 +45,6 @@ export {
   getCheckpoint,
   recordCheckpoint,
 } from './checkpoint.ts';
-export type { OwnedChange } from './checkpoint.ts';
 export type { RecordCheckpointOptions } from './checkpoint.ts';
 export { recordCheckpointAndReleaseLease } from './record-and-release.ts';
 export { computeBackoff } from './compute-backoff.ts';

@@ -1,5 +1,6 @@
 // Whether an object needs a pass now, judged from its checkpoint and what the caller sees of it.
-import type { Checkpoint, OwnedChange } from './checkpoint.ts';
+import type { Checkpoint } from './checkpoint.ts';
+import type { OwnedChange } from './lease.ts';
 
 /** Why a pass is (or is not) due. */
 export const dueReasons = {

@@ -7,7 +7,6 @@ import { CheckpointStoreError, LeaseHeldError, storeOperations } from './errors.
 import type { StoreOperation } from './errors.ts';
 import { dueAttributesOf, primaryKeyOf, recordKinds, tableAttributes } from './table.ts';
 import type { CheckpointKey } from './table.ts';
-import type { OwnedChange } from './checkpoint.ts';
 
 /** A lease as stored. Times are epoch milliseconds. */
 export type Lease = {
@@ -130,6 +129,9 @@ export async function renewLease(
   const acquiredAtMs = output.Attributes?.[tableAttributes.acquiredAtMs];
   return { key, holder, acquiredAtMs: typeof acquiredAtMs === 'number' ? acquiredAtMs : timing.now, expiresAtMs };
 }
+
+/** An event's word that an owned object changed: its `Kind namespace/name` and the generation it saw. */
+export type OwnedChange = { readonly object: string; readonly generation: number };
 
 /**
  * What a pass that found the lease held asks of the holder: one more pass once it is done, with the asking pass's

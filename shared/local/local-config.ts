@@ -2,6 +2,7 @@
 import { accessSync, constants } from 'node:fs';
 import * as z from 'zod';
 import { ValidationError } from '#shared/errors/index.ts';
+import { parseEnvironment } from '#shared/runtime/config.ts';
 
 const flag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
 const ms = (fallback: number) => z.coerce.number().int().positive().default(fallback);
@@ -43,15 +44,7 @@ export type LocalConfig = {
  * computeLocalConfig({ CAPI_SERVERLESS_EXIT_WHEN_READY: '1' }); // { exitWhenReady: true, tickMs: 15000, ... }
  */
 export function computeLocalConfig(env: Readonly<Record<string, string | undefined>>): LocalConfig {
-  const parsed = LocalEnv.safeParse(env);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-    throw new ValidationError(`invalid environment: ${problems}`, {
-      fieldPath: parsed.error.issues[0]?.path.join('.') ?? '',
-      reason: 'InvalidEnvironment',
-    });
-  }
-  const e = parsed.data;
+  const e = parseEnvironment(LocalEnv, env);
   if (e.KUBECONFIG !== undefined) {
     try {
       accessSync(e.KUBECONFIG, constants.R_OK);

@@ -9,7 +9,8 @@ import { ProviderFetchError } from '#shared/providers/fetch/provider-release.ts'
 import { computeSetCondition } from '#shared/providers/phases/compute-conditions.ts';
 import { deletePhases, reconcilePhases } from '#shared/providers/phases/provider-phases.ts';
 import { PhaseError, providerFinalizer } from '#shared/providers/phases/provider-pass.ts';
-import type { Phase, ProviderDeps, ProviderKey, ProviderPass } from '#shared/providers/phases/provider-pass.ts';
+import type { ProviderKey } from '#shared/providers/current/get-provider.ts';
+import type { Phase, ProviderDeps, ProviderPass } from '#shared/providers/phases/provider-pass.ts';
 
 export type ProviderPassOutcome = {
   readonly result: 'Success' | 'Requeue' | 'Error';

@@ -155,21 +155,33 @@ const commaList = (text: string): string[] =>
     .filter(Boolean);
 
 /**
+ * An environment parsed with its schema; throws a ValidationError naming every bad variable (reason
+ * `InvalidEnvironment`, the first one's name as the field path).
+ *
+ * @example
+ * parseEnvironment(z.object({ TICK_MS: z.coerce.number() }), process.env).TICK_MS;
+ */
+export function parseEnvironment<T extends z.ZodType>(
+  schema: T,
+  env: Readonly<Record<string, string | undefined>>,
+): z.infer<T> {
+  const parsed = schema.safeParse(env);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+  throw new ValidationError(`invalid environment: ${problems}`, {
+    fieldPath: parsed.error.issues[0]?.path.join('.') ?? '',
+    reason: 'InvalidEnvironment',
+  });
+}
+
+/**
  * Parses the environment; throws a ValidationError naming every bad variable.
  *
  * @example
  * const config = computeRuntimeConfig(process.env); // at module scope: once per cold start
  */
 export function computeRuntimeConfig(env: Readonly<Record<string, string | undefined>>): RuntimeConfig {
-  const parsed = RuntimeEnv.safeParse(env);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-    throw new ValidationError(`invalid environment: ${problems}`, {
-      fieldPath: parsed.error.issues[0]?.path.join('.') ?? '',
-      reason: 'InvalidEnvironment',
-    });
-  }
-  const e = parsed.data;
+  const e = parseEnvironment(RuntimeEnv, env);
   if (e.EKS_CLUSTER_ENDPOINT !== undefined && e.EKS_CLUSTER_NAME === undefined) {
     throw new ValidationError(`invalid environment: EKS_CLUSTER_ENDPOINT needs EKS_CLUSTER_NAME`, {
       fieldPath: 'EKS_CLUSTER_NAME',

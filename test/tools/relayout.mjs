@@ -45,6 +45,8 @@ const folderMoves = [
   ['test/oracles', 'test/support/oracles'],
   ['test/golden', 'test/support/golden'],
   ['test/fixtures', 'test/support/fixtures'],
+  // The Helm chart's unit tests beside the infra they test (a test merged into the old folder follows).
+  ['test/unit/chart', 'test/unit/infra/chart'],
 ];
 
 /** Single files. */
@@ -69,6 +71,9 @@ const fileMoves = [
   ['shared/topology/variables/apimachinery-validation.ts', 'shared/lang/openapi/apimachinery-validation.ts'],
   ['shared/topology/variables/field-error.ts', 'shared/lang/openapi/field-error.ts'],
   ['shared/topology/variables/json-value.ts', 'shared/lang/openapi/json-value.ts'],
+  // The OpenAPI schema type (CAPI's JSONSchemaProps) beside the validator that reads it, so shared/lang/ imports nothing
+  // from shared/api/ (shared/api/ imports lang/go/ for Go durations).
+  ['shared/api/jsonschema.ts', 'shared/lang/openapi/jsonschema.ts'],
   // cluster.x-k8s.io/v1beta1 (the edge's conversion source).
   ['shared/api/cluster.ts', 'shared/api/core/v1beta1/cluster.ts'],
   ['shared/api/cluster-class.ts', 'shared/api/core/v1beta1/cluster-class.ts'],
@@ -113,6 +118,23 @@ const fileMoves = [
   [
     'test/unit/topology/validation/cluster-class-status-variables.test.ts',
     'test/unit/topology/validation/validate-cluster-class.status-variables.test.ts',
+  ],
+  ['test/unit/chart/chart.test.ts', 'test/unit/infra/chart/capi-serverless.test.ts'],
+  ['test/unit/chart/resolve-outputs.ts', 'test/support/builders/resolve-outputs.ts'],
+  ['test/unit/diff/injected-regressions.test.ts', 'test/unit/diff/known-differences.injected-regressions.test.ts'],
+  [
+    'test/unit/functions/forwarder/forwarder-rbac.test.ts',
+    'test/unit/infra/chart/capi-serverless.forwarder-rbac.test.ts',
+  ],
+  [
+    'test/unit/runtime-sdk/compute-extension-config-unready.test.ts',
+    'test/unit/runtime-sdk/compute-extension-config-status.unready.test.ts',
+  ],
+  ['test/unit/topology/map-owned-change.test.ts', 'test/unit/topology/controller.map-owned-change.test.ts'],
+  ['test/unit/topology/paused.test.ts', 'test/unit/topology/reconcile-topology.paused.test.ts'],
+  [
+    'test/unit/upstream-envtest/parse-go-test-output.test.ts',
+    'test/unit/upstream-envtest/run.parse-go-test-output.test.ts',
   ],
 ];
 

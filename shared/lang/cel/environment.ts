@@ -12,6 +12,7 @@ import { registerIpLibraries } from '#shared/lang/cel/ip.ts';
 import { registerQuantityLibrary } from '#shared/lang/cel/quantity.ts';
 import { registerSemverLibrary } from '#shared/lang/cel/semver.ts';
 import { registerUrlLibrary } from '#shared/lang/cel/url.ts';
+import { formatFloat } from '#shared/lang/go/format-float.ts';
 import { quote, quoteBytes } from '#shared/lang/go/strconv.ts';
 
 /** cel-js's runtime messages that cel-go words differently. */
@@ -176,6 +177,18 @@ function formatInteger(value: unknown, radix: number, verb: string): string {
 }
 
 /**
+ * cel-go's fixed-point (`%f`) and scientific (`%e`) clauses: the double's digits as Go's strconv rounds them (halves to
+ * even, on the binary value), negative zero printed as zero. NOTE: cel-go prints through golang.org/x/text's printer,
+ * which also groups thousands (`1,234,567.89`), writes `%e` as `2.500000×10⁰⁰` and pads NaN and ∞; those are not done
+ * here (docs/differences.md, "CEL rules").
+ */
+function formatFixedOrScientific(value: number, fmt: 'f' | 'e', precision: string | undefined): string {
+  if (Number.isNaN(value)) return 'NaN';
+  if (!Number.isFinite(value)) return value > 0 ? 'Infinity' : '-Infinity';
+  return formatFloat(value + 0, fmt, precision === undefined ? 6 : Number(precision));
+}
+
+/**
  * The Kubernetes strings library's `format` (cel-go ext.Strings): `%s`, `%d`, `%f`/`%.Nf`, `%e`, `%b`, `%o`, `%x`,
  * `%X` and `%%`, each verb taking the next argument.
  *
@@ -204,15 +217,8 @@ function formatString(template: string, args: readonly unknown[]): string {
         return formatInteger(value, 16, '%x');
       case 'X':
         return formatInteger(value, 16, '%X').toUpperCase();
-      case 'f':
-        return Number(value).toFixed(precision === undefined ? 6 : Number(precision));
-      default: {
-        const [mantissa = '', exponent = '0'] = Number(value)
-          .toExponential(precision === undefined ? 6 : Number(precision))
-          .split('e');
-        const sign = exponent.startsWith('-') ? '-' : '+';
-        return `${mantissa}e${sign}${exponent.replace(/^[-+]/, '').padStart(2, '0')}`;
-      }
+      default:
+        return formatFixedOrScientific(Number(value), verb === 'f' ? 'f' : 'e', precision);
     }
   });
 }

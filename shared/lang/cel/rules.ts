@@ -2,7 +2,7 @@
 // values, as apiextensions' schema/cel validator does for upstream Cluster API (self, oldSelf, message,
 // messageExpression, reason, fieldPath).
 import type { Environment } from '@marcbachmann/cel-js';
-import type { JSONSchemaProps, ValidationRule } from '#shared/api/jsonschema.ts';
+import type { JSONSchemaProps, ValidationRule } from '#shared/lang/openapi/jsonschema.ts';
 import type { BadValue, FieldError } from '#shared/lang/openapi/field-error.ts';
 import {
   childPath,

@@ -3,7 +3,7 @@
 // maxItems, maxProperties, else what fits in a request), and the limits Cluster API v1.14 puts on it for ClusterClass
 // variable schemas (StaticEstimatedCostLimit per expression, StaticEstimatedCRDCostLimit per schema). Only the
 // maximum of cel-go's estimate is kept: it is the one the limits are checked against.
-import type { JSONSchemaProps } from '#shared/api/jsonschema.ts';
+import type { JSONSchemaProps } from '#shared/lang/openapi/jsonschema.ts';
 
 /** The largest estimated cost of one rule or messageExpression (apiextensions' StaticEstimatedCostLimit). */
 export const STATIC_ESTIMATED_COST_LIMIT = 10_000_000;

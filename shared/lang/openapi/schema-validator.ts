@@ -1,6 +1,6 @@
 // Validation of a JSON value against a variable's OpenAPI v3 schema, with the semantics and messages of the API
 // server's CRD validation (kube-openapi's validator behind apiextensions' ValidateCustomResource).
-import type { JSONSchemaProps } from '#shared/api/jsonschema.ts';
+import type { JSONSchemaProps } from '#shared/lang/openapi/jsonschema.ts';
 import type { BadValue, FieldError } from '#shared/lang/openapi/field-error.ts';
 import {
   childPath,

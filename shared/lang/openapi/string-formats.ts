@@ -1,6 +1,8 @@
 // The string formats the API server checks in CRD (and so ClusterClass variable) schemas: kube-openapi's strfmt
 // registry restricted to apiextensions' supported formats. Unknown formats are ignored, as upstream does.
 import { compileRegexp } from '#shared/lang/go/regexp.ts';
+import { parseDuration } from '#shared/lang/go/time.ts';
+import { parseRequestURI } from '#shared/lang/go/url.ts';
 
 function parseIPv4(text: string, sloppy: boolean): boolean {
   const parts = text.split('.');
@@ -99,7 +101,7 @@ const durationUnits: readonly (readonly string[])[] = [
 
 /** Go's time.ParseDuration, or kube-openapi's Scala-like fallback (`3 days`, `5 seconds`). */
 function isDuration(text: string): boolean {
-  if (/^[-+]?(0|((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+)$/.test(text)) return true;
+  if (parseDuration(text) !== undefined) return true;
   for (const match of text.matchAll(/(\d+)\s*([A-Za-zµ]+)/g)) {
     const unit = (match[2] ?? '').trim().toLowerCase();
     for (const variants of durationUnits) {
@@ -112,16 +114,12 @@ function isDuration(text: string): boolean {
 
 /** Go's url.ParseRequestURI: an absolute URI or an absolute path. */
 function isRequestURI(text: string): boolean {
-  if (text === '' || [...text].some((ch) => ch <= ' ' || ch === '\x7f')) return false;
-  if (text.startsWith('/') || text === '*') return true;
-  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):(.*)$/s.exec(text);
-  if (!scheme) return false;
-  const rest = scheme[2] ?? '';
-  if (!rest.startsWith('//')) return true;
-  const authority = rest.slice(2).split(/[/?#]/, 1)[0] ?? '';
-  const host = authority.slice(authority.lastIndexOf('@') + 1);
-  if (host.startsWith('[')) return /^\[[0-9A-Fa-f:.]+(%25[^\]]+)?\](:\d*)?$/.test(host);
-  return /^[^:]*(:\d*)?$/.test(host);
+  try {
+    parseRequestURI(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 const emailAtom = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+";

@@ -1,6 +1,6 @@
 // Structural-schema algorithms from apiextensions, on CAPI's JSONSchemaProps: pruning (to find unknown fields),
 // defaulting, and the structural-schema rules a variable schema must follow.
-import type { JSONSchemaProps } from '#shared/api/jsonschema.ts';
+import type { JSONSchemaProps } from '#shared/lang/openapi/jsonschema.ts';
 import type { FieldError } from '#shared/lang/openapi/field-error.ts';
 import {
   childPath,

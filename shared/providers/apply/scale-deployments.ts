@@ -3,7 +3,9 @@
 import { describeObject } from '#shared/errors/index.ts';
 import { patchObject, refOf } from '#shared/kube/index.ts';
 import type { KubeClient, KubeObject } from '#shared/kube/index.ts';
-import { originalReplicasAnnotation } from '#shared/providers/phases/provider-pass.ts';
+
+/** The proposal's record of a paused provider Deployment's replicas. */
+export const originalReplicasAnnotation = 'management.cluster.x-k8s.io/original-controller-replicas';
 
 function replicasOf(d: KubeObject): number {
   const r = (d['spec'] as { replicas?: unknown } | undefined)?.replicas;

@@ -1,11 +1,13 @@
 // Reads provider objects: the one a pass reconciles, and every provider of every kind (for the singleton, duplicate,
 // contract and pause rules).
 import { operatorApiVersion, providerKindNames, providerSchemas } from '#shared/api/operator/v1alpha2/provider.ts';
-import type { Provider } from '#shared/api/operator/v1alpha2/provider.ts';
+import type { Provider, ProviderKind } from '#shared/api/operator/v1alpha2/provider.ts';
 import { parseObject } from '#shared/api/parse.ts';
 import { findObject, listObjects } from '#shared/kube/index.ts';
 import type { KubeClient } from '#shared/kube/index.ts';
-import type { ProviderKey } from '#shared/providers/phases/provider-pass.ts';
+
+/** Which provider a pass reconciles. */
+export type ProviderKey = { readonly kind: ProviderKind; readonly namespace: string; readonly name: string };
 
 /** Reads and parses one provider; undefined when it does not exist. */
 export async function getProvider(kube: KubeClient, key: ProviderKey): Promise<Provider | undefined> {

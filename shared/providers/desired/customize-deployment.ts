@@ -2,7 +2,7 @@
 // the ManagerSpec rendered into the manager container's flags, which therefore win over container args.
 import type { ContainerSpec, DeploymentSpec, EnvVar, ManagerSpec } from '#shared/api/operator/v1alpha2/provider.ts';
 import type { ComponentObject } from '#shared/providers/desired/parse-components-yaml.ts';
-import { parseGoDuration, roundGoSeconds } from '#shared/providers/desired/go-duration.ts';
+import { parseDuration, roundDuration } from '#shared/lang/go/time.ts';
 import { ProviderComponentsError, ProviderReason } from '#shared/providers/desired/provider-components-error.ts';
 
 export const managerContainerName = 'manager';
@@ -56,7 +56,10 @@ export function parseFeatureGates(args: readonly string[]): Map<string, boolean>
   return gates;
 }
 
-const seconds = (d: string | undefined) => (d === undefined ? 0 : roundGoSeconds(parseGoDuration(d) ?? 0));
+const nanosPerSecond = 1_000_000_000n;
+/** Go's `d.Round(time.Second).Seconds()` of a ManagerSpec duration (0 when unset or not a duration). */
+const seconds = (d: string | undefined) =>
+  Number(roundDuration((d === undefined ? undefined : parseDuration(d)) ?? 0n, nanosPerSecond) / nanosPerSecond);
 const sortedEntries = <T>(record: Readonly<Record<string, T>> | undefined) =>
   Object.entries(record ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 

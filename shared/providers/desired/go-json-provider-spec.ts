@@ -1,7 +1,7 @@
 // Go `encoding/json` output for an operator `ProviderSpec` decoded into the operator's Go types: fields in the Go
 // struct order, `omitempty` as Go applies it (never to struct values), map keys sorted, HTML-safe string escaping,
 // durations as Go prints them. The Cluster API Operator hashes exactly these bytes into its applied-spec hash.
-import { parseGoDuration } from '#shared/providers/desired/go-duration.ts';
+import { formatDuration, parseDuration } from '#shared/lang/go/time.ts';
 
 /** How one Go type marshals. `raw` is a Kubernetes type not modelled field by field (keys sorted, as a Go map). */
 type Shape =
@@ -179,37 +179,11 @@ export function formatGoJsonString(s: string): string {
   return JSON.stringify(s).replace(/[<>&\u2028\u2029]/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-function trimFraction(whole: bigint, frac: bigint, digits: number): string {
-  if (frac === 0n) return whole.toString();
-  return `${whole}.${frac.toString().padStart(digits, '0').replace(/0+$/u, '')}`;
-}
-
-/**
- * Go's `time.Duration.String()` of a duration given in nanoseconds: `0s`, `1.5s`, `10m0s`, `1h0m0s`, `300ms`.
- *
- * @example
- * formatGoDuration(600_000_000_000n); // '10m0s'
- */
-export function formatGoDuration(ns: bigint): string {
-  if (ns === 0n) return '0s';
-  const sign = ns < 0n ? '-' : '';
-  const u = ns < 0n ? -ns : ns;
-  if (u < 1_000n) return `${sign}${u}ns`;
-  if (u < 1_000_000n) return `${sign}${trimFraction(u / 1_000n, u % 1_000n, 3)}µs`;
-  if (u < 1_000_000_000n) return `${sign}${trimFraction(u / 1_000_000n, u % 1_000_000n, 6)}ms`;
-  const h = u / 3_600_000_000_000n;
-  const m = (u / 60_000_000_000n) % 60n;
-  const s = trimFraction((u / 1_000_000_000n) % 60n, u % 1_000_000_000n, 9);
-  if (h > 0n) return `${sign}${h}h${m}m${s}s`;
-  if (m > 0n) return `${sign}${m}m${s}s`;
-  return `${sign}${s}s`;
-}
-
 function marshalDuration(v: unknown): string {
   if (v === undefined || v === null) return '"0s"';
-  const seconds = typeof v === 'string' ? parseGoDuration(v) : undefined;
-  if (seconds === undefined) return formatGoJsonString(String(v));
-  return formatGoJsonString(formatGoDuration(BigInt(Math.round(seconds * 1e9))));
+  const nanos = typeof v === 'string' ? parseDuration(v) : undefined;
+  if (nanos === undefined) return formatGoJsonString(String(v));
+  return formatGoJsonString(formatDuration(nanos));
 }
 
 function marshalRaw(v: unknown): string {

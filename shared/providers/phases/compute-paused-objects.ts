@@ -2,7 +2,7 @@
 // (the recorded count restored), so that installing or upgrading never undoes a pause. Pure.
 import type { KubeObject } from '#shared/kube/index.ts';
 import type { ComponentObject } from '#shared/providers/desired/parse-components-yaml.ts';
-import { originalReplicasAnnotation } from '#shared/providers/phases/provider-pass.ts';
+import { originalReplicasAnnotation } from '#shared/providers/apply/scale-deployments.ts';
 
 function replicasOf(o: { [k: string]: unknown }): number | undefined {
   const r = (o['spec'] as { replicas?: unknown } | undefined)?.replicas;

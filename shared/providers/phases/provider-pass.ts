@@ -1,10 +1,11 @@
 // What one provider pass carries from phase to phase, the phase contract (a function that continues, stops or throws
 // a PhaseError), and the condition types and reasons the phases report (upstream's, plus ours for pausing/deleting).
 import type { Condition } from '#shared/api/core/v1beta1/condition.ts';
-import type { Provider, ProviderKind } from '#shared/api/operator/v1alpha2/provider.ts';
+import type { Provider } from '#shared/api/operator/v1alpha2/provider.ts';
 import { CapiError } from '#shared/errors/index.ts';
 import type { KubeClient, KubeObject } from '#shared/kube/index.ts';
 import type { ComponentsCacheState } from '#shared/providers/current/get-components-cache.ts';
+import type { ProviderKey } from '#shared/providers/current/get-provider.ts';
 import type { ProviderComponents } from '#shared/providers/desired/compute-provider-components.ts';
 import type { FetchPolicy } from '#shared/providers/fetch/fetch-policy.ts';
 import type { ComponentObject } from '#shared/providers/desired/parse-components-yaml.ts';
@@ -26,8 +27,6 @@ export type ProviderDeps = {
    */
   readonly extensionConfigDiscovery?: ExtensionConfigDiscovery;
 };
-
-export type ProviderKey = { readonly kind: ProviderKind; readonly namespace: string; readonly name: string };
 
 /** Upstream condition types (`api/v1alpha2/conditions_consts.go`, Cluster API `Ready`) plus `Deleting`. */
 export const ProviderCondition = {
@@ -76,8 +75,6 @@ export const providerFinalizer = 'provider.cluster.x-k8s.io';
  * its components cache Secret.
  */
 export const appliedHashAnnotation = 'operator.cluster.x-k8s.io/applied-spec-hash';
-/** The proposal's record of a paused provider Deployment's replicas. */
-export const originalReplicasAnnotation = 'management.cluster.x-k8s.io/original-controller-replicas';
 
 /** Mutable state of one pass; each phase reads what earlier phases found and adds its own. */
 export type ProviderPass = {

@@ -1,8 +1,8 @@
 // What makes a ClusterRollout's spec unusable, as sentences naming the field (the webhook refuses such a spec; a
 // rollout that got past it anyway stops with reason InvalidSpec and changes nothing).
-import { parseGoDuration } from '#shared/api/conversion/durations.ts';
 import { isEmptyLabelSelector, validateLabelSelector } from '#shared/api/label-selector.ts';
 import type { ClusterRolloutSpec } from '#shared/api/management/v1alpha1/cluster-rollout.ts';
+import { parseDuration } from '#shared/lang/go/time.ts';
 import { isKnownTimeZone } from '#shared/rollout/desired/compute-maintenance-window.ts';
 import { validateWaves } from '#shared/rollout/desired/compute-wave-plan.ts';
 
@@ -11,12 +11,8 @@ export const defaultHealthTimeout = '30m';
 
 /** A duration field in ms; undefined when it does not parse or is negative. */
 export function computeDurationMs(text: string): number | undefined {
-  try {
-    const seconds = parseGoDuration(text);
-    return seconds < 0 ? undefined : Math.round(seconds * 1000);
-  } catch {
-    return undefined;
-  }
+  const nanos = parseDuration(text);
+  return nanos === undefined || nanos < 0n ? undefined : Math.round(Number(nanos) / 1e6);
 }
 
 /**

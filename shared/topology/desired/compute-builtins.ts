@@ -109,13 +109,27 @@ export function computeControlPlaneBuiltins(
   return { controlPlane: cp };
 }
 
-/** `builtin.machineDeployment`, from a desired MachineDeployment. */
-export function computeMachineDeploymentBuiltins(
+/** What `builtin.machineDeployment` and `builtin.machinePool` read of a desired worker object. */
+type WorkerObject = {
+  readonly metadata: {
+    name?: string | undefined;
+    labels?: Record<string, string> | undefined;
+    annotations?: Record<string, string> | undefined;
+  };
+  readonly spec: {
+    readonly replicas?: number | undefined;
+    readonly template: { readonly spec: { readonly version?: string | undefined } };
+  };
+};
+
+/** The builtins a MachineDeployment and a MachinePool share: version, class, names, replicas, metadata, references. */
+function computeWorkerBuiltins(
   topologyName: string,
   className: string,
-  md: DesiredMachineDeployment,
+  o: WorkerObject,
+  bootstrapName: string | undefined,
+  infrastructureName: string | undefined,
 ): JsonObject {
-  const o = md.object;
   const b: JsonObject = {
     version: o.spec.template.spec.version ?? '',
     class: className,
@@ -125,9 +139,26 @@ export function computeMachineDeploymentBuiltins(
   if (o.spec.replicas !== undefined) b['replicas'] = o.spec.replicas;
   const metadata = metadataOf(o);
   if (metadata) b['metadata'] = metadata;
-  b['bootstrap'] = { configRef: { name: md.bootstrapTemplate.metadata.name ?? '' } };
-  b['infrastructureRef'] = { name: md.infrastructureMachineTemplate.metadata.name ?? '' };
-  return { machineDeployment: b };
+  b['bootstrap'] = { configRef: { name: bootstrapName ?? '' } };
+  b['infrastructureRef'] = { name: infrastructureName ?? '' };
+  return b;
+}
+
+/** `builtin.machineDeployment`, from a desired MachineDeployment. */
+export function computeMachineDeploymentBuiltins(
+  topologyName: string,
+  className: string,
+  md: DesiredMachineDeployment,
+): JsonObject {
+  return {
+    machineDeployment: computeWorkerBuiltins(
+      topologyName,
+      className,
+      md.object,
+      md.bootstrapTemplate.metadata.name,
+      md.infrastructureMachineTemplate.metadata.name,
+    ),
+  };
 }
 
 /** `builtin.machinePool`, from a desired MachinePool. */
@@ -136,17 +167,13 @@ export function computeMachinePoolBuiltins(
   className: string,
   mp: DesiredMachinePool,
 ): JsonObject {
-  const o = mp.object;
-  const b: JsonObject = {
-    version: o.spec.template.spec.version ?? '',
-    class: className,
-    name: o.metadata.name ?? '',
-    topologyName,
+  return {
+    machinePool: computeWorkerBuiltins(
+      topologyName,
+      className,
+      mp.object,
+      mp.bootstrapObject.metadata.name,
+      mp.infrastructureMachinePoolObject.metadata.name,
+    ),
   };
-  if (o.spec.replicas !== undefined) b['replicas'] = o.spec.replicas;
-  const metadata = metadataOf(o);
-  if (metadata) b['metadata'] = metadata;
-  b['bootstrap'] = { configRef: { name: mp.bootstrapObject.metadata.name ?? '' } };
-  b['infrastructureRef'] = { name: mp.infrastructureMachinePoolObject.metadata.name ?? '' };
-  return { machinePool: b };
 }

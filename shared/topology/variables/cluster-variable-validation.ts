@@ -1,6 +1,6 @@
 // Validation of Cluster variable values (spec.topology.variables and the per-topology overrides) against the
 // definitions in ClusterClass status.variables, as upstream's cluster_variable_validation.go.
-import type { JSONSchemaProps } from '#shared/api/jsonschema.ts';
+import type { JSONSchemaProps } from '#shared/lang/openapi/jsonschema.ts';
 import type { ClusterClassStatusVariable, ClusterVariable } from '#shared/api/core/v1beta2/variables.ts';
 import type { FieldError } from '#shared/lang/openapi/field-error.ts';
 import { validateCelRules } from '#shared/lang/cel/rules.ts';

@@ -1,7 +1,7 @@
 // Validation of the variables a ClusterClass defines (spec.variables), as upstream's
 // clusterclass_variable_validation.go: names, metadata, and schemas (structural, defaults, examples, enums, rules).
-import type { JSONSchemaProps } from '#shared/api/jsonschema.ts';
-import { JSONSchemaTypes } from '#shared/api/jsonschema.ts';
+import type { JSONSchemaProps } from '#shared/lang/openapi/jsonschema.ts';
+import { JSONSchemaTypes } from '#shared/lang/openapi/jsonschema.ts';
 import type { ClusterClassVariable } from '#shared/api/core/v1beta2/variables.ts';
 import type { StaticCostContext } from '#shared/lang/cel/rules.ts';
 import { compileCelRules, hasCelRules, validateCelRules } from '#shared/lang/cel/rules.ts';

@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import type { JSONSchemaProps } from '#shared/api/jsonschema.ts';
+import type { JSONSchemaProps } from '#shared/lang/openapi/jsonschema.ts';
 import type { ClusterClassStatusVariable, ClusterVariable } from '#shared/api/core/v1beta1/variables.ts';
 import {
   canonicalJson,

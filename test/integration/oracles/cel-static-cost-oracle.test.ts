@@ -5,7 +5,7 @@
 // 1.5 are printed with six decimals, so those cases check the estimate to the unit.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { JSONSchemaProps } from '#shared/api/jsonschema.ts';
+import type { JSONSchemaProps } from '#shared/lang/openapi/jsonschema.ts';
 import { formatFieldError, validateClusterClassVariables } from '#shared/topology/variables/index.ts';
 import { startGoOracle } from '#test/support/oracles/go-oracle.ts';
 import type { GoOracle } from '#test/support/oracles/go-oracle.ts';

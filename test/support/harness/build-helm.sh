@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds helm (main package cmd/helm of the Go module helm.sh/helm/v3), once, into the user cache directory, for the
-# chart tests (test/unit/chart/, test/integration/chart/): `helm lint`, `helm template`, `helm install` against the
+# chart tests (test/unit/infra/chart/, test/integration/chart/): `helm lint`, `helm template`, `helm install` against the
 # harness's kube-apiserver.
 # Progress on stderr (a line every 30 s while the compiler runs); the last line of stdout is the binary's path.
 # Cache key: version + this script's revision. Niced and limited to GOFLAGS=-p=2 (a 2-core machine).

@@ -2,7 +2,7 @@
 // them: rules that hold, fail, fail at run time (missing keys, division by zero), transition rules, messages,
 // messageExpressions, reasons and fieldPaths, and rules that do not compile.
 import fc from 'fast-check';
-import type { JSONSchemaProps, ValidationRule } from '#shared/api/jsonschema.ts';
+import type { JSONSchemaProps, ValidationRule } from '#shared/lang/openapi/jsonschema.ts';
 
 /**
  * Rules that do not compile in any schema (syntax, undeclared names, unknown functions, not a bool, invalid or mixed

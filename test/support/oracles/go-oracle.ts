@@ -107,6 +107,23 @@ export type GoUrl = {
 };
 export type UrlAnswer = { readonly crashed?: true; readonly urls?: readonly GoUrl[] };
 
+/**
+ * Go's time.ParseDuration of each input; Duration.String and Duration.Round(roundTo) of each duration (int64
+ * nanoseconds as decimal text).
+ */
+export type DurationRequest = {
+  readonly op: 'duration';
+  readonly inputs?: readonly string[];
+  readonly durations?: readonly string[];
+  readonly roundTo?: string;
+};
+export type DurationAnswer = {
+  readonly crashed?: true;
+  readonly parsed?: readonly { readonly nanos?: string; readonly error?: string }[];
+  readonly strings?: readonly string[];
+  readonly rounded?: readonly string[];
+};
+
 /** An object through upstream's admission webhook (ClusterTopology and RuntimeSDK gates on). */
 export type AdmissionOracleRequest = {
   readonly op: 'validateExtensionConfig' | 'defaultExtensionConfig' | 'validateClusterClass';
@@ -133,21 +150,24 @@ type OracleRequest =
   | CelRequest
   | AdmissionOracleRequest
   | StrconvRequest
-  | UrlRequest;
+  | UrlRequest
+  | DurationRequest;
 
-type AnswerFor<R> = R extends StrconvRequest
-  ? StrconvAnswer
-  : R extends UrlRequest
-    ? UrlAnswer
-    : R extends AdmissionOracleRequest
-      ? AdmissionAnswer
-      : R extends TemplateRequest
-        ? TemplateAnswer
-        : R extends RegexpRequest
-          ? RegexpAnswer
-          : R extends CelRequest
-            ? CelAnswer
-            : VariablesAnswer;
+type AnswerFor<R> = R extends DurationRequest
+  ? DurationAnswer
+  : R extends StrconvRequest
+    ? StrconvAnswer
+    : R extends UrlRequest
+      ? UrlAnswer
+      : R extends AdmissionOracleRequest
+        ? AdmissionAnswer
+        : R extends TemplateRequest
+          ? TemplateAnswer
+          : R extends RegexpRequest
+            ? RegexpAnswer
+            : R extends CelRequest
+              ? CelAnswer
+              : VariablesAnswer;
 
 export type GoOracle = {
   ask<R extends OracleRequest>(request: R): Promise<AnswerFor<R>>;

@@ -1,7 +1,7 @@
 // fast-check arbitraries for ClusterClass variable schemas (the OpenAPI subset upstream allows) and for values that
 // mostly fit them, so that validation and defaulting are exercised on valid, nearly valid and invalid input.
 import fc from 'fast-check';
-import type { JSONSchemaProps } from '#shared/api/jsonschema.ts';
+import type { JSONSchemaProps } from '#shared/lang/openapi/jsonschema.ts';
 
 const shortString = fc.constantFrom(
   '',

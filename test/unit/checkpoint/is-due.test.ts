@@ -1,6 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Checkpoint, OwnedChange } from '#shared/checkpoint/checkpoint.ts';
+import type { Checkpoint } from '#shared/checkpoint/checkpoint.ts';
+import type { OwnedChange } from '#shared/checkpoint/lease.ts';
 import {
   computeAwaitedOwnedObject,
   computeDueReason,

@@ -1,7 +1,7 @@
 // ClusterClass variable definitions and the Cluster variable values that must comply with them (v1beta1 field names).
 import * as z from 'zod';
 import { listMap } from '#shared/api/meta.ts';
-import { JSONSchemaProps } from '#shared/api/jsonschema.ts';
+import { JSONSchemaProps } from '#shared/lang/openapi/jsonschema.ts';
 
 /** Where a variable definition in ClusterClass `status.variables[].definitions[]` comes from. */
 export const VariableDefinitionFrom = {

@@ -1,6 +1,6 @@
 // Command capi-serverless-oracle answers questions about Go semantics that capi-serverless re-implements in
 // TypeScript, using Go's own libraries and Cluster API's own code: text/template with sprig's hermetic functions,
-// regexp (variable `pattern`, sprig's and CEL's regex functions), strconv quoting, net/url parsing, closed CEL expressions in the Kubernetes base CEL environment
+// regexp (variable `pattern`, sprig's and CEL's regex functions), strconv quoting, net/url parsing, time.Duration text, closed CEL expressions in the Kubernetes base CEL environment
 // (k8s.io/apiserver/pkg/cel/environment), and ClusterClass variable validation and defaulting
 // (sigs.k8s.io/cluster-api/internal/topology/variables), and upstream's admission webhooks for ExtensionConfigs and
 // ClusterClasses (sigs.k8s.io/cluster-api/core/webhooks/admission, feature gates ClusterTopology and RuntimeSDK on). It reads one JSON request per line on stdin and writes one
@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 	"text/template"
+	"time"
 	"unicode/utf8"
 
 	"github.com/Masterminds/sprig/v3"
@@ -60,6 +61,11 @@ type request struct {
 
 	// url: url.Parse, or url.ParseRequestURI when RequestURI, of each of Inputs
 	RequestURI bool `json:"requestURI,omitempty"`
+
+	// duration: time.ParseDuration of each of Inputs; String and Round(RoundTo) of each of Durations (int64 nanoseconds
+	// as decimal text, so JSON keeps every digit)
+	Durations []string `json:"durations,omitempty"`
+	RoundTo   string   `json:"roundTo,omitempty"`
 
 	// cel: closed expressions evaluated in the Kubernetes base CEL environment
 	Expressions []string `json:"expressions,omitempty"`
@@ -112,6 +118,11 @@ type response struct {
 
 	// url
 	URLs []urlResult `json:"urls,omitempty"`
+
+	// duration
+	Parsed  []durationResult `json:"parsed,omitempty"`
+	Strings []string         `json:"strings,omitempty"`
+	Rounded []string         `json:"rounded,omitempty"`
 
 	// variables
 	FieldErrors []fieldError                `json:"fieldErrors,omitempty"`
@@ -279,6 +290,34 @@ func strconvAnswer(r request) response {
 	return res
 }
 
+// durationResult is time.ParseDuration's answer: the nanoseconds as decimal text, or the error.
+type durationResult struct {
+	Nanos string `json:"nanos,omitempty"`
+	Error string `json:"error,omitempty"`
+}
+
+func durationAnswer(r request) response {
+	res := response{Parsed: []durationResult{}, Strings: []string{}, Rounded: []string{}}
+	for _, s := range r.Inputs {
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			res.Parsed = append(res.Parsed, durationResult{Error: err.Error()})
+		} else {
+			res.Parsed = append(res.Parsed, durationResult{Nanos: strconv.FormatInt(int64(d), 10)})
+		}
+	}
+	m, _ := strconv.ParseInt(r.RoundTo, 10, 64)
+	for _, s := range r.Durations {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return response{Error: err.Error()}
+		}
+		res.Strings = append(res.Strings, time.Duration(n).String())
+		res.Rounded = append(res.Rounded, strconv.FormatInt(int64(time.Duration(n).Round(time.Duration(m))), 10))
+	}
+	return res
+}
+
 // urlResult is a parsed URL's fields and accessors as strings (JSON replaces invalid UTF-8, which inputs never carry
 // here), or the parse error.
 type urlResult struct {
@@ -431,6 +470,8 @@ func handle(r request) (res response) {
 		return strconvAnswer(r)
 	case "url":
 		return urlAnswer(r)
+	case "duration":
+		return durationAnswer(r)
 	case "validateClusterClassVariables":
 		return response{FieldErrors: fieldErrors(variables.ValidateClusterClassVariables(ctx, nil, r.ClassVariables, path(r, "spec.variables")))}
 	case "validateClusterVariables":

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { JSONSchemaProps } from '#shared/api/jsonschema.ts';
+import type { JSONSchemaProps } from '#shared/lang/openapi/jsonschema.ts';
 import type { ClusterClassVariable } from '#shared/api/core/v1beta2/variables.ts';
 import {
   formatFieldErrors,
@@ -404,6 +404,16 @@ describe("the Kubernetes strings library's format, as upstream's own e2e Cluster
     const rule = { rule: 'self < 0', messageExpression: "'%s: %d is %.2f%% of %x'.format(['v', self, 12.5, 255])" };
     assert.deepEqual(check({ type: 'integer', 'x-kubernetes-validations': [rule] }, 7), [
       `${P}: Invalid value: "7": v: 7 is 12.50% of ff`,
+    ]);
+  });
+
+  test('%f and %e round the double as Go does: halves to even, on the binary value', () => {
+    const rule = {
+      rule: 'self < 0',
+      messageExpression: "'%.0f %.0f %.2f %.1f %f %.3e'.format([2.5, 3.5, 1.005, -0.0, 1e21, 1234.5])",
+    };
+    assert.deepEqual(check({ type: 'integer', 'x-kubernetes-validations': [rule] }, 7), [
+      `${P}: Invalid value: "7": 2 4 1.00 0.0 1000000000000000000000.000000 1.234e+03`,
     ]);
   });
 

@@ -4,7 +4,7 @@
 // Through each caller's own API.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { JSONSchemaProps } from '#shared/api/jsonschema.ts';
+import type { JSONSchemaProps } from '#shared/lang/openapi/jsonschema.ts';
 import { renderTemplate } from '#shared/lang/gotemplate/index.ts';
 import { formatFieldErrors, validateClusterVariables } from '#shared/topology/variables/index.ts';
 import { deepFreeze, definition, value } from '#test/support/fixtures/topology/variables.ts';

@@ -8,7 +8,7 @@ import {
   parseComponentsCache,
 } from '#shared/providers/desired/compute-components-cache.ts';
 import type { OperatorHashInput } from '#shared/providers/desired/compute-components-cache.ts';
-import { computeGoProviderSpecJson, formatGoDuration } from '#shared/providers/desired/go-json-provider-spec.ts';
+import { computeGoProviderSpecJson } from '#shared/providers/desired/go-json-provider-spec.ts';
 import type { ComponentObject } from '#shared/providers/desired/parse-components-yaml.ts';
 
 // Cases and golden output of test/support/golden/operator-hash (Go's encoding/json over the operator's own v1alpha2 types).
@@ -46,20 +46,6 @@ describe('the operator applied-spec hash, against Go', () => {
   }
   test('is bare lowercase hex, not prefixed', () =>
     assert.match(computeOperatorHash({ spec: {}, cacheData: undefined }), /^[0-9a-f]{64}$/u));
-});
-
-describe('formatGoDuration', () => {
-  const table: [bigint, string][] = [
-    [0n, '0s'],
-    [1n, '1ns'],
-    [1_500n, '1.5µs'],
-    [300_000_000n, '300ms'],
-    [1_500_000_000n, '1.5s'],
-    [600_000_000_000n, '10m0s'],
-    [3_600_000_000_000n, '1h0m0s'],
-    [5_430_000_000_000n, '1h30m30s'],
-  ];
-  for (const [ns, want] of table) test(`${ns}ns prints ${want}`, () => assert.equal(formatGoDuration(ns), want));
 });
 
 describe('computeComponentsCacheSecret', () => {

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { JSONSchemaProps } from '#shared/api/jsonschema.ts';
+import type { JSONSchemaProps } from '#shared/lang/openapi/jsonschema.ts';
 import {
   formatFieldErrors,
   toValidationError,

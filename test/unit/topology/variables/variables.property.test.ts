@@ -1,8 +1,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import type { JSONSchemaProps } from '#shared/api/jsonschema.ts';
-import { JSONSchemaProps as JSONSchemaPropsSchema } from '#shared/api/jsonschema.ts';
+import type { JSONSchemaProps } from '#shared/lang/openapi/jsonschema.ts';
+import { JSONSchemaProps as JSONSchemaPropsSchema } from '#shared/lang/openapi/jsonschema.ts';
 import {
   defaultClusterVariables,
   formatFieldErrors,

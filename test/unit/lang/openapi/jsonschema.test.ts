@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as z from 'zod';
-import { JSONSchemaProps, JSONSchemaPropsCRD, SCHEMALESS_META_KEY } from '#shared/api/jsonschema.ts';
+import { JSONSchemaProps, JSONSchemaPropsCRD, SCHEMALESS_META_KEY } from '#shared/lang/openapi/jsonschema.ts';
 import {
   ClusterClassStatusVariable,
   ClusterClassVariable,
