@@ -60,8 +60,16 @@ export type MeasuredProfile = {
     readonly tick: number;
     readonly wakeUp?: number;
   };
-  /** B: a webhook call's duration, ms. */
-  readonly webhookCallMs: { readonly value: number; readonly source: string };
+  /**
+   * B: a webhook call's billed duration, ms (measured: the mean, each call rounded up to the millisecond; else a
+   * proxy), and, when measured, the CPU time one call uses (ms), which a memory size under one vCPU stretches.
+   */
+  readonly webhookCallMs: {
+    readonly value: number;
+    readonly basis: 'measured' | 'proxy';
+    readonly cpuMs?: number;
+    readonly source: string;
+  };
   /**
    * B: the time one cold start adds to the bill, ms: INIT (runtime start to its first /next) plus what the first
    * invocation of an environment takes beyond a warm one, for the controller bundle (the largest, topology) and the

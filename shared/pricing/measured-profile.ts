@@ -1,5 +1,5 @@
 // The measured usage the cost model scales, generated from the committed bench results by
-// `node --import tsx test/bench/side/print-profile.ts --write --wake-ups=test/bench/results/side-b-10-profile.json --counts=test/bench/results/side-b-10-profile.json --init=test/bench/results/init-rie.json test/bench/results/side-by-side-100-epyc.json test/bench/results/latest.json test/bench/results/forwarder-lean.json`
+// `node --import tsx test/bench/side/print-profile.ts --write --wake-ups=test/bench/results/side-b-10-profile.json --counts=test/bench/results/side-b-10-profile.json --init=test/bench/results/init-rie.json --webhooks=test/bench/results/webhooks-rie.json test/bench/results/side-by-side-100-epyc.json test/bench/results/latest.json test/bench/results/forwarder-lean.json`
 // (generated — do not edit; regenerate after `npm run bench:side`, `npm run bench` or the forwarder bench).
 import type { MeasuredProfile } from '#shared/pricing/measured-profile-types.ts';
 
@@ -114,9 +114,11 @@ export const measuredProfile: MeasuredProfile = {
     tick: 26.2665,
   },
   webhookCallMs: {
-    value: 27.2788,
+    value: 18.27,
+    basis: 'measured',
+    cpuMs: 4.42,
     source:
-      'not measured for the webhooks function; proxy: a skipped topology pass (reads the Cluster and its ClusterClass, as a Cluster admission call does), mean, test/bench/results/latest.json 2026-11-25',
+      'test/bench/results/webhooks-rie.json 2026-11-28, the webhooks bundle in aws-lambda-rie + aws-lambda-ric on Node 22 against a real kube-apiserver, 2 × Intel(R) Xeon(R) Processor, 24 GiB RAM, linux/x64, Node v22.23.3: 240 Cluster admission calls (a variable change, a version upgrade, a replica change, an annotation; each /mutate then /validate, 30 samples spaced beyond the ClusterClass cache TTL), mean 17.82 ms, billed 18.27 ms (rounded up per call), CPU 4.42 ms (load average 31.04–28.97)',
   },
   coldStartMs: {
     controller: 2768.432,

@@ -57,6 +57,11 @@ export type DeployedFunction = {
   /** Retention of its log group, days (0: never expires). */
   readonly logRetentionDays: number;
   /**
+   * Lambda's own log lines (LoggingConfig.SystemLogLevel; INFO when unset): at INFO or DEBUG a START, END and REPORT
+   * line per invocation, at WARN only a failed invocation's.
+   */
+  readonly systemLogLevel: 'DEBUG' | 'INFO' | 'WARN';
+  /**
    * Secrets Manager secrets it reads at run time through the Parameters and Secrets extension (a token in a
    * Kubernetes Secret or an SSM standard parameter costs nothing to read).
    */
@@ -155,7 +160,8 @@ export function readDeployedStack(template: CfnTemplate): DeployedStack {
   const functions = of('AWS::Lambda::Function').map(([id, r]): DeployedFunction => {
     const p = props(r);
     const env = envOf(r);
-    const logGroup = refOf((p['LoggingConfig'] as { LogGroup?: unknown } | undefined)?.LogGroup);
+    const logging = (p['LoggingConfig'] ?? {}) as { LogGroup?: unknown; SystemLogLevel?: unknown };
+    const logGroup = refOf(logging.LogGroup);
     return {
       logicalId: id,
       role: urlTargets.has(id) ? 'webhooks' : 'controller',
@@ -164,6 +170,8 @@ export function readDeployedStack(template: CfnTemplate): DeployedStack {
       tracing: ((p['TracingConfig'] as { Mode?: TracingMode } | undefined)?.Mode ?? 'PassThrough') as TracingMode,
       // NOTE: a function without its own log group writes to /aws/lambda/<name>, kept forever.
       logRetentionDays: logGroup === undefined ? 0 : (retention.get(logGroup) ?? 0),
+      systemLogLevel:
+        logging.SystemLogLevel === 'WARN' || logging.SystemLogLevel === 'DEBUG' ? logging.SystemLogLevel : 'INFO',
       secretsRead: ['KUBECONFIG_SECRET_ARN', 'WEBHOOK_TOKEN_SECRET_ARN'].filter((k) => env[k] !== undefined).length,
       secretsTtlSeconds: Number(env['SECRETS_MANAGER_TTL'] ?? 300),
       scheduledPerMonth: scheduled.get(id) ?? 0,

@@ -2,6 +2,7 @@
 // with --write, writes it to shared/pricing/measured-profile.ts (prettier-formatted):
 //   node --import tsx test/bench/side/print-profile.ts [--write] [--wake-ups=<run that counted them>]
 //     [--counts=<later run whose capi-serverless counts replace the side-by-side run's>] [--init=<measure-init result>]
+//     [--webhooks=<measure-webhooks result>]
 //     [side-by-side result] [npm run bench result] [forwarder result]
 // Defaults: test/bench/results/side-by-side-100-epyc.json, latest.json, forwarder-lean.json.
 import { readFileSync } from 'node:fs';
@@ -17,6 +18,8 @@ const wakeUpsFile = option('wake-ups');
 // --init=<file>: test/bench/measure-init.ts's result (INIT and cold invocations in the Lambda runtime emulator).
 const countsFile = option('counts');
 const initFile = option('init');
+// NOTE: --webhooks=<file>: test/bench/measure-webhooks.ts's result (the webhooks function's calls in the emulator).
+const webhooksFile = option('webhooks');
 const [
   sideFile = 'test/bench/results/side-by-side-100-epyc.json',
   benchFile = 'test/bench/results/latest.json',
@@ -30,6 +33,7 @@ const profile = computeMeasuredProfile({
   ...(wakeUpsFile ? { wakeUps: read<ProfileSources['side']['result']>(wakeUpsFile) } : {}),
   ...(countsFile ? { counts: read<ProfileSources['side']['result']>(countsFile) } : {}),
   ...(initFile ? { init: read<NonNullable<ProfileSources['init']>['result']>(initFile) } : {}),
+  ...(webhooksFile ? { webhooks: read<NonNullable<ProfileSources['webhooks']>['result']>(webhooksFile) } : {}),
 });
 const json = JSON.stringify(profile, null, 2);
 if (write) {
@@ -42,7 +46,10 @@ if (write) {
         ...(wakeUpsFile ? [`--wake-ups=${wakeUpsFile}`] : []),
         ...(countsFile ? [`--counts=${countsFile}`] : []),
         ...(initFile ? [`--init=${initFile}`] : []),
-      ].join(' ')}${wakeUpsFile || countsFile || initFile ? ' ' : ''}${sideFile} ${benchFile} ${forwarderFile}\``,
+        ...(webhooksFile ? [`--webhooks=${webhooksFile}`] : []),
+      ].join(
+        ' ',
+      )}${wakeUpsFile || countsFile || initFile || webhooksFile ? ' ' : ''}${sideFile} ${benchFile} ${forwarderFile}\``,
       '// (generated — do not edit; regenerate after `npm run bench:side`, `npm run bench` or the forwarder bench).',
       "import type { MeasuredProfile } from '#shared/pricing/measured-profile-types.ts';",
       '',

@@ -36,6 +36,15 @@ describe('function bundling', () => {
     }
   });
 
+  test("every function logs JSON with Lambda's own lines at WARN: no START/END/REPORT per invocation", () => {
+    for (const fn of fns) {
+      const logging = fn.Properties['LoggingConfig'] as Record<string, unknown> | undefined;
+      const env = (fn.Properties['Environment'] as { Variables: Record<string, unknown> }).Variables;
+      assert.equal(logging?.['LogFormat'], 'JSON', String(env['POWERTOOLS_SERVICE_NAME']));
+      assert.equal(logging?.['SystemLogLevel'], 'WARN', String(env['POWERTOOLS_SERVICE_NAME']));
+    }
+  });
+
   test('one bundling configuration: no other file in infra/ sets esbuild options', () => {
     const files = readdirSync(infraDir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
     const withBundling = files.filter((f) =>

@@ -22,6 +22,7 @@ const deployed: DeployedStack = Object.freeze({
       architecture: 'arm64' as const,
       tracing: 'Active' as const,
       logRetentionDays: 30,
+      systemLogLevel: 'INFO' as const,
       secretsRead: 1,
       secretsTtlSeconds: 300,
       scheduledPerMonth: 8_760,
@@ -33,6 +34,7 @@ const deployed: DeployedStack = Object.freeze({
       architecture: 'arm64' as const,
       tracing: 'Active' as const,
       logRetentionDays: 30,
+      systemLogLevel: 'INFO' as const,
       secretsRead: 2,
       secretsTtlSeconds: 300,
       scheduledPerMonth: 0,
@@ -176,6 +178,24 @@ describe('computeMarginalCost', () => {
     assert.equal(line(cost(1_000, { d: off }), 'X-Ray'), 0);
   });
 
+  test("functions at system log level WARN write no START/END/REPORT lines: only the passes' lines are ingested", () => {
+    const quiet = {
+      ...deployed,
+      functions: deployed.functions.map((f) => ({ ...f, systemLogLevel: 'WARN' as const })),
+    };
+    const [loud, warn] = [cost(10_000), cost(10_000, { d: quiet })];
+    const logs = (c: ReturnType<typeof cost>) => line(c, 'CloudWatch Logs');
+    const a = loud.activity;
+    const ticks = deployed.functions.reduce((s, f) => s + f.scheduledPerMonth, 0);
+    const invocations = a.eventInvocations + ticks + a.wakeUps + a.webhookCalls;
+    const perGb =
+      awsPrices.cloudWatchLogsPerGbIngested +
+      (awsPrices.cloudWatchLogsPerGbMonthStored * 30) / (awsPrices.hoursPerMonth / 24);
+    assert.ok(Math.abs(logs(loud) - logs(warn) - ((invocations * 350) / 1e9) * perGb) < 1e-6);
+    const passLines = (2 * a.passesRun + a.passesSkipped + ticks) * 450;
+    assert.ok(Math.abs(logs(warn) - (passLines / 1e9) * perGb) < 1e-6);
+  });
+
   test('index writes follow the table indexes in the template', () => {
     const noIndex: DeployedStack = { ...deployed, table: { ...deployed.table, globalSecondaryIndexes: [] } };
     assert.ok(line(cost(1_000, { d: noIndex }), 'DynamoDB reads') < line(cost(1_000), 'DynamoDB reads'));
@@ -237,5 +257,34 @@ describe('computeMarginalCost', () => {
       measuredProfile.forwarder.rss,
       committed.after.runs.map((r) => ({ watchedObjects: r.watchedObjects, rssMiB: r.rssMiB })),
     );
+  });
+
+  test("the profile's webhook call is the webhooks bench's committed result, measured, not a proxy", () => {
+    const committed = JSON.parse(
+      readFileSync(new URL('../../bench/results/webhooks-rie.json', import.meta.url), 'utf8'),
+    ) as { all: { billedMs: number; cpuMs: { mean: number } } };
+    assert.equal(measuredProfile.webhookCallMs.basis, 'measured');
+    assert.equal(measuredProfile.webhookCallMs.value, committed.all.billedMs);
+    assert.equal(measuredProfile.webhookCallMs.cpuMs, committed.all.cpuMs.mean);
+  });
+
+  test('a webhook call is billed at least its CPU time stretched to the CPU share of the memory size', () => {
+    const profile = {
+      ...measuredProfile,
+      webhookCallMs: { value: 5, basis: 'measured' as const, cpuMs: 4, source: '' },
+    };
+    const at = (memoryGb: number) => {
+      const d = {
+        ...deployed,
+        functions: deployed.functions.map((f) => (f.role === 'webhooks' ? { ...f, memoryGb } : f)),
+      };
+      const c = cost(10_000, { d, profile });
+      const calls = c.activity.webhookCalls;
+      const requests = (calls / 1e6) * awsPrices.lambdaPerMillionRequests;
+      return ((line(c, 'Lambda: webhooks') - requests) / (calls * memoryGb * awsPrices.lambdaArmPerGbSecond)) * 1000;
+    };
+    assert.ok(Math.abs(at(2) - 5) < 1e-9, 'over one vCPU: the measured duration');
+    assert.ok(Math.abs(at(1) - (4 * 1769) / 1024) < 1e-9, 'at 1 GB: 4 ms of CPU at 0.58 vCPU');
+    assert.ok(Math.abs(at(0.25) - (4 * 1769) / 256) < 1e-9, 'at 256 MB: 4 ms of CPU at 0.14 vCPU');
   });
 });

@@ -18,7 +18,12 @@ describe('the measured profile', () => {
 
   test('is what the named results give (regenerate with print-profile.ts --write)', () => {
     const [side = '', bench = '', forwarder = ''] = files;
-    const [wakeUps, counts, init] = [option('wake-ups'), option('counts'), option('init')];
+    const [wakeUps, counts, init, webhooks] = [
+      option('wake-ups'),
+      option('counts'),
+      option('init'),
+      option('webhooks'),
+    ];
     const computed = computeMeasuredProfile({
       side: read(side),
       bench: read(bench),
@@ -26,6 +31,7 @@ describe('the measured profile', () => {
       ...(wakeUps ? { wakeUps: read(wakeUps) } : {}),
       ...(counts ? { counts: read(counts) } : {}),
       ...(init ? { init: read(init) } : {}),
+      ...(webhooks ? { webhooks: read(webhooks) } : {}),
     });
     assert.deepEqual(JSON.parse(JSON.stringify(computed)), JSON.parse(JSON.stringify(measuredProfile)));
   });
