@@ -561,4 +561,71 @@ describe('the wired topology function', () => {
       kube.close();
     }
   });
+
+  test("a ClusterClass changed while paused reaches its Clusters, which say so as upstream's do; unpaused, its status change brings the change", async () => {
+    // NOTE: the differential's d71 (upstream's clusterClassToCluster maps every class change to its Clusters, whose
+    // reconcile then fails on the class's stale observedGeneration).
+    const kcpLabel = 'class-paused.example.com/cp';
+    const controlPlane = async () => {
+      const list = await listObjects(ctx.mgmt.kube, {
+        apiVersion: 'controlplane.cluster.x-k8s.io/v1beta2',
+        kind: 'KubeadmControlPlane',
+        namespace: ns,
+        labelSelector: 'cluster.x-k8s.io/cluster-name=docker-1',
+      });
+      return list.items[0];
+    };
+    const condition = async () => {
+      const list = await listObjects(ctx.mgmt.kube, { apiVersion: capi, kind: 'Cluster', namespace: ns });
+      const c = list.items.find((o) => o.metadata.name === cluster.name);
+      const conditions = (c?.['status'] as { conditions?: Record<string, string>[] } | undefined)?.conditions;
+      return conditions?.find((x) => x['type'] === 'TopologyReconciled');
+    };
+    const before = await controlPlane();
+    assert.ok(before);
+    const paused = await patchObject(
+      ctx.mgmt.kube,
+      clusterClass,
+      {
+        metadata: { annotations: { 'cluster.x-k8s.io/paused': '' } },
+        spec: { controlPlane: { metadata: { labels: { [kcpLabel]: 'v2' } } } },
+      },
+      { fieldManager: 'test-user' },
+    );
+    const generation = paused.metadata.generation ?? 0;
+    const passes = await invoke(ctx.countedHandler, changeEvent(clusterClass));
+    const docker1 = passes.find((p) => p.key.kind === 'Cluster' && p.key.name === cluster.name);
+    assert.deepEqual(
+      [docker1?.status, docker1?.result],
+      ['Ran', 'Error'],
+      `the Cluster's pass runs: ${JSON.stringify(passes.map((p) => [p.key.kind, p.key.name, p.status]))}`,
+    );
+    const failed = await condition();
+    assert.equal(failed?.['status'], 'False');
+    assert.equal(failed?.['reason'], 'ReconcileFailed');
+    assert.equal(
+      failed?.['message'],
+      `ClusterClass is not successfully reconciled: ClusterClass.status.observedGeneration must be ${generation}, but is ${generation - 1}`,
+    );
+    const untouched = await controlPlane();
+    assert.equal(untouched?.metadata.resourceVersion, before.metadata.resourceVersion, 'nothing applied while paused');
+
+    await patchObject(
+      ctx.mgmt.kube,
+      clusterClass,
+      { metadata: { annotations: { 'cluster.x-k8s.io/paused': null } } },
+      { fieldManager: 'test-user' },
+    );
+    const unpaused = await invoke(ctx.countedHandler, changeEvent(clusterClass));
+    assert.deepEqual(
+      unpaused.filter((p) => p.status === 'Ran').map((p) => [p.key.kind, p.result]),
+      [['ClusterClass', 'Success']],
+      'the class catches up first; its Clusters wait for its status change',
+    );
+    const statusChanged = await invoke(ctx.countedHandler, changeEvent(clusterClass));
+    const after = statusChanged.find((p) => p.key.kind === 'Cluster' && p.key.name === cluster.name);
+    assert.deepEqual([after?.status, after?.result], ['Ran', 'Success'], after?.reason);
+    assert.equal((await condition())?.['status'], 'True');
+    assert.equal((await controlPlane())?.metadata.labels?.[kcpLabel], 'v2', "the class's change is applied");
+  });
 });
