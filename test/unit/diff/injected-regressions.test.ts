@@ -580,7 +580,7 @@ describe('documented timing differences of a trajectory', () => {
   });
 });
 
-describe('a trajectory rule (T1: the state only md-2 upgrading, which a poll can miss in d74 "remove the hold")', () => {
+describe('a trajectory rule (T1: md-1 or md-2 alone upgrading, by which finishes first, in d74 "remove the hold")', () => {
   const removeHold = { scenario: 'd74-family-hold-concurrency', step: 'remove the hold-upgrade-sequence annotation' };
   const state = (reason: string, message: string) => ({
     status: reason === 'ReconcileSucceeded' ? 'True' : 'False',
@@ -603,6 +603,10 @@ describe('a trajectory rule (T1: the state only md-2 upgrading, which a poll can
     'ClusterUpgrading',
     'Cluster is upgrading to v1.37.0\n  * MachineDeployment c-md-1-<1> upgrading to version v1.37.0',
   );
+  const md0 = state(
+    'ClusterUpgrading',
+    'Cluster is upgrading to v1.37.0\n  * MachineDeployment c-md-0-<1> upgrading to version v1.37.0',
+  );
   const done = state('ReconcileSucceeded', '');
   const polls = (states: readonly Record<string, string>[]): Poll[][] => [
     [{ namespace: '', topologyReconciled: deferred }],
@@ -615,6 +619,14 @@ describe('a trajectory rule (T1: the state only md-2 upgrading, which a poll can
     const ds = classifyPolls({ upstream: polls([both, done]), capiServerless: polls([both, md2, done]) }, removeHold);
     assert.deepEqual(unknown(ds), []);
     assert.deepEqual([...new Set(trajectoryRules(ds))], ['T1']);
+  });
+
+  test('md-2 finishing first on one side and md-1 on the other is T1 (the 01:17 run)', () => {
+    const ds = classifyPolls(
+      { upstream: polls([both, md2, done]), capiServerless: polls([both, md1, done]) },
+      removeHold,
+    );
+    assert.deepEqual(unknown(ds), []);
   });
 
   test('capi-serverless missing it (the other way round) is T1 too', () => {
@@ -630,9 +642,9 @@ describe('a trajectory rule (T1: the state only md-2 upgrading, which a poll can
       removeHold,
     ],
     [
-      'another transient state (md-1 alone upgrading) comes back unknown',
+      'another transient state (md-0, upgraded in the step before, upgrading again) comes back unknown',
       polls([both, done]),
-      polls([both, md1, done]),
+      polls([both, md0, done]),
       removeHold,
     ],
     [
