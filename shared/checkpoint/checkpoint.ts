@@ -38,8 +38,23 @@ export type NoChange = z.infer<typeof NoChange>;
 export const OwnedGenerations = z.record(z.string(), z.number().int().nonnegative());
 export type OwnedGenerations = z.infer<typeof OwnedGenerations>;
 
-/** An event's word that an owned object changed: its `Kind namespace/name` and the generation it saw. */
-export type OwnedChange = { readonly object: string; readonly generation: number };
+/**
+ * `Kind namespace/name` → the hash of the labels and annotations (computeMetadataHash) of each object a pass owns, as
+ * the pass left it: an event about one at the recorded generation with another hash is someone else's edit of its
+ * metadata (which moves no generation).
+ */
+export const OwnedMetadata = z.record(z.string(), z.string());
+export type OwnedMetadata = z.infer<typeof OwnedMetadata>;
+
+/**
+ * An event's word that an owned object changed: its `Kind namespace/name`, the generation it saw and, when the
+ * forwarder sent it, the hash of its labels and annotations.
+ */
+export type OwnedChange = {
+  readonly object: string;
+  readonly generation: number;
+  readonly metadata?: string | undefined;
+};
 
 /**
  * The checkpoint row of one object. Its attributes are these field names, beside `pk`, `sk` and `expiresAt`.
@@ -70,6 +85,7 @@ export const Checkpoint = z.object({
    */
   wakeOnOwnedChange: z.literal(true).optional(),
   ownedGenerations: OwnedGenerations.optional(),
+  ownedMetadata: OwnedMetadata.optional(),
 });
 export type Checkpoint = z.infer<typeof Checkpoint>;
 

@@ -145,12 +145,18 @@ export type RerunRequest = {
   readonly owned?: readonly OwnedChange[];
 };
 
-/** How an owned change is kept in the lease row's string set: `Kind namespace/name@generation`. */
-const encodeOwnedChange = (c: OwnedChange) => `${c.object}@${c.generation}`;
+/**
+ * How an owned change is kept in the lease row's string set: `Kind namespace/name@generation`, `#<metadata hash>`
+ * after it when the change has one (base64url: no `@` or `#`).
+ */
+const encodeOwnedChange = (c: OwnedChange) =>
+  `${c.object}@${c.generation}${c.metadata === undefined ? '' : `#${c.metadata}`}`;
 function decodeOwnedChange(entry: string): OwnedChange | undefined {
   const at = entry.lastIndexOf('@');
-  const generation = Number(entry.slice(at + 1));
-  return at > 0 && Number.isInteger(generation) ? { object: entry.slice(0, at), generation } : undefined;
+  const [version = '', metadata] = entry.slice(at + 1).split('#');
+  const generation = version === '' ? Number.NaN : Number(version);
+  if (!(at > 0 && Number.isInteger(generation))) return undefined;
+  return { object: entry.slice(0, at), generation, ...(metadata ? { metadata } : {}) };
 }
 
 /**

@@ -40,6 +40,7 @@ export function computeCheckpoint(input: CheckpointInput): Checkpoint {
         attempts: 0,
         ...(outcome.noChange ? { noChange: outcome.noChange } : {}),
         ...(outcome.ownedGenerations ? { ownedGenerations: outcome.ownedGenerations } : {}),
+        ...(outcome.ownedMetadata ? { ownedMetadata: outcome.ownedMetadata } : {}),
       };
     case 'Requeue': {
       const after = outcome.requeueAfterMs ?? input.requeueAfterMs;
@@ -51,6 +52,7 @@ export function computeCheckpoint(input: CheckpointInput): Checkpoint {
         ...(outcome.noChange ? { noChange: outcome.noChange } : {}),
         ...(outcome.wakeOnOwnedChange === true ? { wakeOnOwnedChange: true as const } : {}),
         ...(outcome.ownedGenerations ? { ownedGenerations: outcome.ownedGenerations } : {}),
+        ...(outcome.ownedMetadata ? { ownedMetadata: outcome.ownedMetadata } : {}),
       };
     }
     case 'Error': {

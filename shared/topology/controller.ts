@@ -347,7 +347,9 @@ export function mapOwnedChange(change: ChangedObject): MappedKey[] {
   const key = { ...clusterKind, namespace: change.namespace, name: change.cluster };
   if (change.type === 'DELETED') return [{ ...key, force: true }];
   const object = `${change.kind} ${change.namespace}/${change.name}`;
-  const owned = change.generation === undefined ? {} : { ownedChange: { object, generation: change.generation } };
+  const metadata = change.metadataHash === undefined ? {} : { metadata: change.metadataHash };
+  const owned =
+    change.generation === undefined ? {} : { ownedChange: { object, generation: change.generation, ...metadata } };
   return [{ ...key, wake: true, ...owned }];
 }
 
@@ -355,7 +357,10 @@ export function mapOwnedChange(change: ChangedObject): MappedKey[] {
 function mergeOutcomes(first: TopologyOutcome, second: TopologyOutcome): PassOutcome {
   const changed = [...first.changed, ...second.changed];
   // NOTE: the class pass applies no owned object; the Cluster pass's record is the one to keep.
-  const owned = second.ownedGenerations === undefined ? {} : { ownedGenerations: second.ownedGenerations };
+  const owned = {
+    ...(second.ownedGenerations === undefined ? {} : { ownedGenerations: second.ownedGenerations }),
+    ...(second.ownedMetadata === undefined ? {} : { ownedMetadata: second.ownedMetadata }),
+  };
   const failed = [first, second].filter((o) => o.result === 'Error');
   if (failed.length > 0) return { result: 'Error', changed, error: failed.map((o) => o.error ?? 'Error').join('; ') };
   const requeues = [first, second].filter((o) => o.result === 'Requeue').map((o) => o.requeueAfterMs);

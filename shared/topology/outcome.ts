@@ -93,6 +93,8 @@ export type TopologyOutcome = {
   readonly wakeOnOwnedChange?: boolean;
   /** The generation this pass left each object it applied (or found applied) at, keyed `Kind namespace/name`. */
   readonly ownedGenerations?: AppliedGenerations;
+  /** The hash of each such object's labels and annotations as this pass left it (same keys). */
+  readonly ownedMetadata?: Readonly<Record<string, string>>;
 };
 
 /** `MachineDeployment a` / `MachineDeployments a, b` / `MachineDeployments a, b, c, ... (2 more)` (upstream nameList). */

@@ -392,6 +392,7 @@ export async function reconcileTopology(
     ...outcome,
     noChange: computeNoChangeRecord(scope.latest, proofs.recorded()),
     ownedGenerations: proofs.generations(),
+    ownedMetadata: proofs.metadataHashes(),
   };
 }
 
