@@ -717,8 +717,6 @@ type Family = {
 
 const deferUpgradeAnnotation = 'topology.cluster.x-k8s.io/defer-upgrade';
 const holdUpgradeSequenceAnnotation = 'topology.cluster.x-k8s.io/hold-upgrade-sequence';
-/** The label the topology puts on every object it owns (value ''). */
-const ownedLabel = 'topology.cluster.x-k8s.io/owned';
 const upgradeConcurrencyAnnotation = 'topology.cluster.x-k8s.io/upgrade-concurrency';
 const pausedAnnotation = 'cluster.x-k8s.io/paused';
 
@@ -975,21 +973,13 @@ const familyScenarios: readonly Family[] = [
       [
         "a user's label and replicas on md-0, an annotation on the control plane, a label on the InfrastructureCluster",
         () => undefined,
-        // NOTE: each also sets the topology's own `topology.cluster.x-k8s.io/owned` label (its value ''), which moves
-        // no generation: the topology puts it back (upstream's watches on these kinds see every change).
         [
           {
             role: 'MachineDeployment/md-0',
-            patch: { metadata: { labels: { 'diff-user': 'kept', [ownedLabel]: 'user-edit' } }, spec: { replicas: 3 } },
+            patch: { metadata: { labels: { 'diff-user': 'kept' } }, spec: { replicas: 3 } },
           },
-          {
-            role: 'ControlPlane',
-            patch: { metadata: { labels: { [ownedLabel]: 'user-edit' }, annotations: { 'diff-user': 'kept' } } },
-          },
-          {
-            role: 'InfrastructureCluster',
-            patch: { metadata: { labels: { 'diff-user': 'kept', [ownedLabel]: 'user-edit' } } },
-          },
+          { role: 'ControlPlane', patch: { metadata: { annotations: { 'diff-user': 'kept' } } } },
+          { role: 'InfrastructureCluster', patch: { metadata: { labels: { 'diff-user': 'kept' } } } },
         ],
       ],
       [

@@ -15,6 +15,7 @@ import type { FanOutSink } from '#shared/runtime/fan-out.ts';
 import { localLambdaContext } from '#shared/runtime/lambda-context.ts';
 import { createLocalBus } from '#shared/runtime/local-bus.ts';
 import { reconcilers } from '#shared/controllers.ts';
+import { computeMetadataHash } from '#shared/hash/compute-metadata-hash.ts';
 import { genericCrd } from '#test/support/harness/clusters.ts';
 import { changeEvent, ddbWrites, invoke, resetCounters, useWiredFunction } from './wired-setup.ts';
 
@@ -252,6 +253,72 @@ describe('the wired topology function', () => {
     resetCounters(ctx);
     assert.deepEqual(
       (await invoke(ctx.countedHandler, mdEvent(reverted))).map((p) => [p.status, p.reason]),
+      [['Skipped', 'UpToDate']],
+    );
+    assert.deepEqual(ctx.kubeLog.mutating(), []);
+    assert.deepEqual(ddbWrites(ctx), []);
+  });
+
+  test("a user's edit of a label the topology manages on its MachineDeployment (no generation moves) is put back by the pass its event runs; the pass's own write brings none", async () => {
+    // NOTE: the differential's d75 (upstream's watch on MachineDeployments reconciles on any change, metadata too).
+    const managed = 'wired.example.com/managed';
+    const example = readExample('cluster.yaml').find((o) => o.kind === 'Cluster') as KubeObject & {
+      spec: { topology: { workers: { machineDeployments: { metadata?: { labels?: Record<string, string> } }[] } } };
+    };
+    example.spec.topology.workers.machineDeployments[0]!.metadata = { labels: { [managed]: 'topology' } };
+    await applyObject(ctx.mgmt.kube, example, { fieldManager: 'test-user', force: true });
+    await invoke(ctx.countedHandler, changeEvent(cluster));
+    const [before] = await machineDeployments();
+    assert.equal(before?.metadata.labels?.[managed], 'topology', 'the topology applied its label');
+    const name = before.metadata.name ?? '';
+    const object = `MachineDeployment ${ns}/${name}`;
+    const checkpointKey = { controller: 'topology', kind: 'Cluster', namespace: ns, name: cluster.name } as const;
+    assert.equal(
+      (await getCheckpoint(ctx.store, checkpointKey))?.ownedMetadata?.[object],
+      computeMetadataHash(before.metadata),
+      'the pass recorded the hash it left the labels and annotations at',
+    );
+    const event = (o: KubeObject) =>
+      changeEvent({
+        apiVersion: capi,
+        kind: 'MachineDeployment',
+        namespace: ns,
+        name,
+        generation: o.metadata.generation ?? 0,
+        metadataHash: computeMetadataHash(o.metadata),
+        cluster: cluster.name,
+      });
+    const edited = await applyObject(
+      ctx.mgmt.kube,
+      {
+        apiVersion: capi,
+        kind: 'MachineDeployment',
+        metadata: { namespace: ns, name, labels: { [managed]: 'user' } },
+      } as KubeObject,
+      { fieldManager: 'diff-editor', force: true },
+    );
+    assert.equal(edited.metadata.generation, before.metadata.generation, 'a label edit moves no generation');
+    const passes = await invoke(ctx.countedHandler, event(edited));
+    assert.deepEqual(
+      passes.map((p) => [p.key.kind, p.status, p.result]),
+      [['Cluster', 'Ran', 'Success']],
+      passes.map((p) => p.reason).join('; '),
+    );
+    const [after] = await machineDeployments();
+    assert.equal(
+      after?.metadata.labels?.[managed],
+      'topology',
+      `the label is back: ${JSON.stringify(passes[0]?.changed)}`,
+    );
+    assert.equal(
+      (await getCheckpoint(ctx.store, checkpointKey))?.ownedMetadata?.[object],
+      computeMetadataHash(after!.metadata),
+    );
+
+    // The event of the pass's own write: no pass.
+    resetCounters(ctx);
+    assert.deepEqual(
+      (await invoke(ctx.countedHandler, event(after!))).map((p) => [p.status, p.reason]),
       [['Skipped', 'UpToDate']],
     );
     assert.deepEqual(ctx.kubeLog.mutating(), []);
