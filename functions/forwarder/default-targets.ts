@@ -77,8 +77,18 @@ const topologyOwnedLabel = 'topology.cluster.x-k8s.io/owned';
 type CrdSpec = { group?: string; names?: { kind?: string }; versions?: { name: string; storage?: boolean }[] };
 
 /**
+ * An InfrastructureCluster kind: `*Cluster` of an `infrastructure.*cluster.x-k8s.io` group (DockerCluster, DevCluster,
+ * AWSCluster, AWSManagedCluster, ...). Only the topology-owned objects are watched, so a kind of that name that no
+ * topology creates costs a watch and nothing else.
+ */
+const isInfrastructureClusterKind = (group: string, kind: string) =>
+  group.startsWith('infrastructure.') && kind.endsWith('Cluster') && kind !== 'Cluster';
+
+/**
  * Every served `*Template` kind of a `*.cluster.x-k8s.io` group (the templates ClusterClasses reference), and every
- * control-plane kind (`controlplane.cluster.x-k8s.io`, not a template), watched for the topology-owned ones' status.
+ * control-plane kind (`controlplane.cluster.x-k8s.io`, not a template) and InfrastructureCluster kind, watched for the
+ * topology-owned ones (their spec, metadata and the status the pass waits on; upstream's topology controller watches
+ * the Cluster's InfrastructureCluster and control plane for every change).
  *
  * @example
  * const targets = [...defaultTargets(), ...(await discoverProviderTargets(kube))];
@@ -98,7 +108,7 @@ export async function discoverProviderTargets(kube: KubeClient): Promise<WatchTa
           if (!spec?.group?.endsWith('cluster.x-k8s.io') || !version) continue;
           const apiVersion = `${spec.group}/${version}`;
           if (kind.endsWith('Template')) targets.push({ apiVersion, kind });
-          else if (spec.group.startsWith('controlplane.'))
+          else if (spec.group.startsWith('controlplane.') || isInfrastructureClusterKind(spec.group, kind))
             targets.push({ apiVersion, kind, labelSelector: topologyOwnedLabel, changesOf: 'topologyOwned' });
         }
       },

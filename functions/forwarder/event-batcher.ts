@@ -55,17 +55,18 @@ export type EventBatcher = {
 /**
  * The identity of an object across changes. Changes of the objects one topology owns (they name their `cluster`)
  * share one identity, that of their Cluster: they all wake the same pass, so a burst (the control plane and every
- * MachineDeployment moving at once) is one entry. A spec change of one (`generationChanged`) keeps its own identity
- * under its Cluster's: its generation tells the pass whether someone else wrote it, which a sibling's later status
- * change must not hide.
+ * MachineDeployment moving at once) is one entry. A spec or metadata change of one (`generationChanged`,
+ * `metadataChanged`) keeps its own identity under its Cluster's: its generation and metadata hash tell the pass whether
+ * someone else wrote it, which a sibling's later status change must not hide.
  */
 export function changeKey(
   change: Pick<ObjectChange, 'apiVersion' | 'kind' | 'namespace' | 'name'> & {
     readonly cluster?: string | undefined;
     readonly generationChanged?: true | undefined;
+    readonly metadataChanged?: true | undefined;
   },
 ): string {
-  if (change.cluster !== undefined && change.generationChanged === true)
+  if (change.cluster !== undefined && (change.generationChanged === true || change.metadataChanged === true))
     return `topology-owned/${change.namespace}/${change.cluster}/${change.apiVersion}/${change.kind}/${change.name}`;
   if (change.cluster !== undefined) return `topology-owned/${change.namespace}/${change.cluster}`;
   return `${change.apiVersion}/${change.kind}/${change.namespace}/${change.name}`;

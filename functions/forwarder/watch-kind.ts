@@ -8,6 +8,7 @@ import type { KubeClient, KubeconfigSource } from '#shared/kube/client.ts';
 import type { KubeObject } from '#shared/kube/objects.ts';
 import { partialObjectMetadataAccept, partialObjectMetadataListAccept } from '#shared/kube/partial-object-metadata.ts';
 import { startWatch, type WatchHandle } from '#shared/kube/watch.ts';
+import { computeMetadataHash } from '#shared/hash/compute-metadata-hash.ts';
 import type { ObjectChange } from '#shared/runtime/events.ts';
 import type { KindRef } from '#shared/runtime/types.ts';
 import { getCollectionPath, UnservedKindError } from '#functions/forwarder/get-collection-path.ts';
@@ -108,6 +109,9 @@ function changeOf(
   const cluster = target.changesOf === 'topologyOwned' ? m.labels?.[clusterNameLabel] : undefined;
   const generationChanged =
     cluster !== undefined && before !== undefined && generationOfFact(before) !== String(m.generation ?? '-');
+  const metadataHash = cluster === undefined ? undefined : computeMetadataHash(m);
+  const metadataChanged =
+    metadataHash !== undefined && before !== undefined && metadataHashOfFact(before) !== metadataHash;
   return {
     apiVersion: target.apiVersion,
     kind: target.kind,
@@ -119,6 +123,8 @@ function changeOf(
     type,
     ...(cluster ? { cluster } : {}),
     ...(generationChanged ? { generationChanged: true as const } : {}),
+    ...(metadataHash === undefined ? {} : { metadataHash }),
+    ...(metadataChanged ? { metadataChanged: true as const } : {}),
     ...(concerned === undefined ? {} : { controllers: [...concerned] }),
   };
 }
@@ -136,7 +142,9 @@ const clusterControllers = ['topology', 'addons', 'rollout'] as const satisfies 
   Controller)[];
 const shortHash = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 16);
 const fullFactOf: Record<NonNullable<WatchTarget['changesOf']>, (obj: KubeObject) => string> = {
-  topologyOwned: (obj) => `${obj.metadata.uid ?? ''} ${computeStatusFingerprint(obj)}`,
+  // NOTE: the metadata hash last (after the status fingerprint's `|` fields): a label or annotation edit is a change.
+  topologyOwned: (obj) =>
+    `${obj.metadata.uid ?? ''} ${computeStatusFingerprint(obj)}|${computeMetadataHash(obj.metadata)}`,
   cluster: (obj) => {
     const prints = computeClusterFingerprints(obj);
     return [obj.metadata.uid ?? '', ...clusterControllers.map((c) => shortHash(prints[c]))].join(' ');
@@ -151,6 +159,9 @@ const generationOfFact = (fact: string): string => {
   const field = fact.slice(fact.indexOf(' ') + 1).split('|')[0] ?? '-';
   return field === '-' ? '-' : field;
 };
+
+/** The metadata hash in a topology-owned object's fact: its last `|` field (see `fullFactOf.topologyOwned`). */
+const metadataHashOfFact = (fact: string): string => fact.slice(fact.lastIndexOf('|') + 1);
 
 /**
  * The controllers a Cluster's change concerns: those whose fingerprint differs between the two facts; undefined

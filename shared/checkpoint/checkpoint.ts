@@ -39,6 +39,14 @@ export const OwnedGenerations = z.record(z.string(), z.number().int().nonnegativ
 export type OwnedGenerations = z.infer<typeof OwnedGenerations>;
 
 /**
+ * `Kind namespace/name` → the hash of the labels and annotations (computeMetadataHash) of each object a pass owns, as
+ * the pass left it: an event about one at the recorded generation with another hash is someone else's edit of its
+ * metadata (which moves no generation).
+ */
+export const OwnedMetadata = z.record(z.string(), z.string());
+export type OwnedMetadata = z.infer<typeof OwnedMetadata>;
+
+/**
  * The checkpoint row of one object. Its attributes are these field names, beside `pk`, `sk` and `expiresAt`.
  * Times are epoch milliseconds.
  */
@@ -73,6 +81,7 @@ export const Checkpoint = z.object({
    */
   wakeOnChangeOf: z.array(z.string()).optional(),
   ownedGenerations: OwnedGenerations.optional(),
+  ownedMetadata: OwnedMetadata.optional(),
 });
 export type Checkpoint = z.infer<typeof Checkpoint>;
 

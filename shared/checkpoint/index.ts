@@ -42,6 +42,7 @@ export {
   CheckpointResult,
   NoChange,
   OwnedGenerations,
+  OwnedMetadata,
   getCheckpoint,
   recordCheckpoint,
 } from './checkpoint.ts';

@@ -53,8 +53,10 @@ export function isDue(checkpoint: Checkpoint | undefined, facts: DueFacts): bool
 
 /**
  * The owned object an event says someone else changed: one whose generation is later than the one the last pass
- * left it at (`ownedGenerations`). Its own writes carry the recorded generation, status and metadata writes none
- * later, and an object the last pass did not record is left to the usual rules (undefined).
+ * left it at (`ownedGenerations`), or, at that generation, whose labels and annotations hash otherwise than the pass
+ * left them (`ownedMetadata`: a label or annotation edit moves no generation). Its own writes carry the recorded
+ * generation and hash, status writes neither, and an object the last pass did not record is left to the usual rules
+ * (undefined).
  *
  * @example
  * computeEditedOwnedObject(checkpoint, [{ object: 'MachineDeployment default/md-0', generation: 4 }]);
@@ -66,9 +68,13 @@ export function computeEditedOwnedObject(
 ): string | undefined {
   const recorded = checkpoint?.ownedGenerations;
   if (recorded === undefined) return undefined;
+  const metadata = checkpoint?.ownedMetadata;
   return changes?.find((c) => {
     const generation = recorded[c.object];
-    return generation !== undefined && c.generation > generation;
+    if (generation === undefined) return false;
+    if (c.generation > generation) return true;
+    const hash = metadata?.[c.object];
+    return c.generation === generation && c.metadata !== undefined && hash !== undefined && c.metadata !== hash;
   })?.object;
 }
 

@@ -130,8 +130,15 @@ export async function renewLease(
   return { key, holder, acquiredAtMs: typeof acquiredAtMs === 'number' ? acquiredAtMs : timing.now, expiresAtMs };
 }
 
-/** An event's word that an owned object changed: its `Kind namespace/name` and the generation it saw. */
-export type OwnedChange = { readonly object: string; readonly generation: number };
+/**
+ * An event's word that an owned object changed: its `Kind namespace/name`, the generation it saw and, when the
+ * forwarder sent it, the hash of its labels and annotations.
+ */
+export type OwnedChange = {
+  readonly object: string;
+  readonly generation: number;
+  readonly metadata?: string | undefined;
+};
 
 /**
  * What a pass that found the lease held asks of the holder: one more pass once it is done, with the asking pass's
@@ -147,12 +154,18 @@ export type RerunRequest = {
   readonly owned?: readonly OwnedChange[];
 };
 
-/** How an owned change is kept in the lease row's string set: `Kind namespace/name@generation`. */
-const encodeOwnedChange = (c: OwnedChange) => `${c.object}@${c.generation}`;
+/**
+ * How an owned change is kept in the lease row's string set: `Kind namespace/name@generation`, `#<metadata hash>`
+ * after it when the change has one (base64url: no `@` or `#`).
+ */
+const encodeOwnedChange = (c: OwnedChange) =>
+  `${c.object}@${c.generation}${c.metadata === undefined ? '' : `#${c.metadata}`}`;
 function decodeOwnedChange(entry: string): OwnedChange | undefined {
   const at = entry.lastIndexOf('@');
-  const generation = Number(entry.slice(at + 1));
-  return at > 0 && Number.isInteger(generation) ? { object: entry.slice(0, at), generation } : undefined;
+  const [version = '', metadata] = entry.slice(at + 1).split('#');
+  const generation = version === '' ? Number.NaN : Number(version);
+  if (!(at > 0 && Number.isInteger(generation))) return undefined;
+  return { object: entry.slice(0, at), generation, ...(metadata ? { metadata } : {}) };
 }
 
 /**

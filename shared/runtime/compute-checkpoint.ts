@@ -45,6 +45,7 @@ export function computeCheckpoint(input: CheckpointInput): Checkpoint {
         ...(outcome.noChange ? { noChange: outcome.noChange } : {}),
         ...awaited,
         ...(outcome.ownedGenerations ? { ownedGenerations: outcome.ownedGenerations } : {}),
+        ...(outcome.ownedMetadata ? { ownedMetadata: outcome.ownedMetadata } : {}),
       };
     case 'Requeue': {
       const after = outcome.requeueAfterMs ?? input.requeueAfterMs;
@@ -57,6 +58,7 @@ export function computeCheckpoint(input: CheckpointInput): Checkpoint {
         ...(outcome.wakeOnOwnedChange === true ? { wakeOnOwnedChange: true as const } : {}),
         ...awaited,
         ...(outcome.ownedGenerations ? { ownedGenerations: outcome.ownedGenerations } : {}),
+        ...(outcome.ownedMetadata ? { ownedMetadata: outcome.ownedMetadata } : {}),
       };
     }
     case 'Error': {

@@ -44,6 +44,13 @@ export const ObjectChange = z.object({
    */
   generationChanged: z.literal(true).optional(),
   /**
+   * For an object a topology owns: the hash of its labels and annotations (computeMetadataHash), so the pass tells
+   * someone else's edit of a label or annotation (no generation moves) from its own write; `metadataChanged` when it
+   * changed since the forwarder last saw it (sent on its own too, as `generationChanged`).
+   */
+  metadataHash: z.string().min(1).max(64).optional(),
+  metadataChanged: z.literal(true).optional(),
+  /**
    * The controllers whose view of the object changed (the forwarder knows it for Clusters, which three controllers
    * read for different fields); absent: every controller the kind is routed to (see `routeChange`).
    */
@@ -80,7 +87,13 @@ const PassKeyDetail = z.object({
   name: dnsName,
   force: z.boolean().optional(),
   wake: z.boolean().optional(),
-  ownedChange: z.object({ object: z.string().min(1), generation: z.number().int().nonnegative() }).optional(),
+  ownedChange: z
+    .object({
+      object: z.string().min(1),
+      generation: z.number().int().nonnegative(),
+      metadata: z.string().min(1).max(64).optional(),
+    })
+    .optional(),
 });
 
 /**

@@ -25,10 +25,11 @@ export const providerKinds = [
 export const routes: readonly Route[] = [
   {
     controller: 'topology',
-    // NOTE: MachineDeployment, MachinePool and every `*ControlPlane` arrive only when a topology owns them and a
-    // status field the pass waits on changed (the forwarder filters); they wake the owning Cluster's requeue.
+    // NOTE: MachineDeployment, MachinePool, every `*ControlPlane` and every InfrastructureCluster (`*Cluster`) arrive
+    // only when a topology owns them and their generation, labels, annotations or a status field the pass waits on
+    // changed (the forwarder filters); they wake the owning Cluster's requeue, or run it when someone else edited them.
     kinds: ['Cluster', 'ClusterClass', 'ExtensionConfig', 'MachineDeployment', 'MachinePool'],
-    kindSuffixes: ['Template', 'ControlPlane'],
+    kindSuffixes: ['Template', 'ControlPlane', 'Cluster'],
   },
   {
     controller: 'addons',

@@ -9,6 +9,7 @@ import type {
   NoChange,
   OwnedChange,
   OwnedGenerations,
+  OwnedMetadata,
   RerunRequest,
 } from '#shared/checkpoint/index.ts';
 import type { KubeClient, KubeObject } from '#shared/kube/index.ts';
@@ -49,6 +50,8 @@ export type ChangedObject = KindRef & {
   readonly type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'SYNC';
   /** For an object a topology owns: its Cluster's name (the `cluster.x-k8s.io/cluster-name` label). */
   readonly cluster?: string | undefined;
+  /** For an object a topology owns: the hash of its labels and annotations (computeMetadataHash). */
+  readonly metadataHash?: string | undefined;
 };
 
 /** Everything a pass may use; built once per cold start (kube client per invocation is the caller's choice). */
@@ -125,6 +128,8 @@ export type PassOutcome = {
    * a later spec write by someone else is told from the pass's own (see `MappedKey.ownedChange`).
    */
   readonly ownedGenerations?: OwnedGenerations;
+  /** With `ownedGenerations`: the hash of each object's labels and annotations as the pass left it. */
+  readonly ownedMetadata?: OwnedMetadata;
 };
 
 /** How a paged mapping hands over its keys and when it stops (see `Reconciler.mapChangeInPages`). */

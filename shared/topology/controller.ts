@@ -88,6 +88,19 @@ function isClassReconciled(cc: Raw): boolean {
   return cc.metadata.generation === cc.status?.['observedGeneration'];
 }
 
+/**
+ * The class's own pass will not bring it up to date by itself: it is paused or being deleted (the pass returns
+ * early), or its pass failed (VariablesReady False). Its Clusters cannot wait for its status change then.
+ */
+function isClassStuck(cc: Raw): boolean {
+  const conditions = (cc.status?.['conditions'] ?? []) as { type?: string; status?: string }[];
+  return (
+    cc.metadata.annotations?.[pausedAnnotation] !== undefined ||
+    cc.metadata.deletionTimestamp !== undefined ||
+    conditions.some((c) => c.type === 'VariablesReady' && c.status === 'False')
+  );
+}
+
 function templateRefsOf(cc: Raw): ClusterClassTemplateReference[] | undefined {
   try {
     return computeTemplateRefs(parseObject(ClusterClass, 'ClusterClass', cc));
@@ -257,7 +270,8 @@ async function mapClustersUsing(kube: KubeClient, match: ClassMatch, paging: Map
 
 /**
  * Which classes a ClusterClass or template change reaches: the class keys to run (a class still behind runs its
- * own pass first and its Clusters wait for its status change) and the Clusters to list.
+ * own pass first and its Clusters wait for its status change, unless the class is paused, being deleted or failed
+ * its pass) and the Clusters to list.
  */
 async function computeClassMatch(
   kube: KubeClient,
@@ -277,7 +291,9 @@ async function computeClassMatch(
   for (const cc of classes as Raw[]) {
     const name = cc.metadata.name ?? '';
     classKeys.push({ ...classKind, namespace, name });
-    if (isClassReconciled(cc)) names.add(name);
+    // NOTE: a class behind runs its own pass and its Clusters follow its status change; a stuck class has none
+    // coming, so its Clusters run now and say why, as upstream's (clusterClassToCluster maps every change).
+    if (isClassReconciled(cc) || isClassStuck(cc)) names.add(name);
   }
   // NOTE: a deleted class still maps to its Clusters, whose passes report the missing class on their status.
   if (change.kind === 'ClusterClass' && classes.length === 0) names.add(change.name);
@@ -331,7 +347,9 @@ export function mapOwnedChange(change: ChangedObject): MappedKey[] {
   const key = { ...clusterKind, namespace: change.namespace, name: change.cluster };
   if (change.type === 'DELETED') return [{ ...key, force: true }];
   const object = `${change.kind} ${change.namespace}/${change.name}`;
-  const owned = change.generation === undefined ? {} : { ownedChange: { object, generation: change.generation } };
+  const metadata = change.metadataHash === undefined ? {} : { metadata: change.metadataHash };
+  const owned =
+    change.generation === undefined ? {} : { ownedChange: { object, generation: change.generation, ...metadata } };
   return [{ ...key, wake: true, ...owned }];
 }
 
@@ -342,6 +360,7 @@ function mergeOutcomes(first: TopologyOutcome, second: TopologyOutcome): PassOut
   const owned = {
     ...(second.ownedGenerations === undefined ? {} : { ownedGenerations: second.ownedGenerations }),
     ...(second.wakeOnChangeOf === undefined ? {} : { wakeOnChangeOf: second.wakeOnChangeOf }),
+    ...(second.ownedMetadata === undefined ? {} : { ownedMetadata: second.ownedMetadata }),
   };
   const failed = [first, second].filter((o) => o.result === 'Error');
   if (failed.length > 0) return { result: 'Error', changed, error: failed.map((o) => o.error ?? 'Error').join('; ') };

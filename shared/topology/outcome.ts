@@ -46,8 +46,17 @@ export type PassState =
   | { readonly kind: 'Deleted'; readonly hooks?: TrackedHooks | undefined }
   /** `plans`: the upgrade plans when the pass computed them before it failed (upstream writes them to status). */
   | { readonly kind: 'Failed'; readonly message: string; readonly plans?: ComputedUpgradePlans | undefined }
-  /** `failure`: why the class's own pass failed (its VariablesReconciled message), when it says. */
-  | { readonly kind: 'ClusterClassNotReconciled'; readonly failure?: string | undefined }
+  /**
+   * The class's own pass has not reconciled it: `message` as upstream's error words it, `failure` why the class's own
+   * pass failed (its VariablesReady message) when it says, `paused` when the class carries the paused annotation (its
+   * own pass will not catch up until it is unpaused).
+   */
+  | {
+      readonly kind: 'ClusterClassNotReconciled';
+      readonly message: string;
+      readonly failure?: string | undefined;
+      readonly paused?: boolean;
+    }
   /** A lifecycle hook blocks creation: its aggregated answer (upstream's HookResponseTracker for one hook). */
   | {
       readonly kind: 'CreationBlocked';
@@ -96,12 +105,9 @@ export type TopologyOutcome = {
   readonly wakeOnChangeOf?: readonly string[];
   /** The generation this pass left each object it applied (or found applied) at, keyed `Kind namespace/name`. */
   readonly ownedGenerations?: AppliedGenerations;
+  /** The hash of each such object's labels and annotations as this pass left it (same keys). */
+  readonly ownedMetadata?: Readonly<Record<string, string>>;
 };
-
-const classNotReconciledMessage =
-  'ClusterClass not reconciled. If this condition persists please check ClusterClass status. A ClusterClass is ' +
-  'reconciled if.status.observedGeneration == .metadata.generation is true. If this is not the case either ' +
-  'ClusterClass reconciliation failed or the ClusterClass is paused';
 
 /** `MachineDeployment a` / `MachineDeployments a, b` / `MachineDeployments a, b, c, ... (2 more)` (upstream nameList). */
 function nameList(kind: string, kindPlural: string, names: readonly string[]): string {
@@ -259,11 +265,13 @@ export function computeTopologyReconciledCondition(state: PassState): ConditionP
         state.message,
       );
     case 'ClusterClassNotReconciled':
+      // NOTE: upstream v1.14.2's reconcile returns this as an error, so its condition says ReconcileFailed with the
+      // error's text; its ClusterClassNotReconciled branch is never reached for a class behind.
       return pair(
-        TopologyReconciledReason.ClusterClassNotReconciled,
-        TopologyReconciledV1Beta1Reason.ClusterClassNotReconciled,
-        state.failure === undefined ? 'Info' : 'Error',
-        state.failure === undefined ? classNotReconciledMessage : `${classNotReconciledMessage}: ${state.failure}`,
+        TopologyReconciledReason.ReconcileFailed,
+        TopologyReconciledV1Beta1Reason.ReconcileFailed,
+        'Error',
+        state.message,
       );
     case 'CreationBlocked':
       return pair(
@@ -384,8 +392,10 @@ export function computeOutcome(state: PassState, changed: readonly string[]): To
     case 'Failed':
       return { result: 'Error', changed, error: state.message };
     case 'ClusterClassNotReconciled':
-      // A class that failed its own pass will not get better by asking every 10 s: back off until it changes.
-      if (state.failure !== undefined) return { result: 'Error', changed, error: state.failure };
+      // A class that failed its own pass, or is paused, will not get better by asking every 10 s: back off (as
+      // upstream retries its error) until it changes; the class's change maps to its Clusters.
+      if (state.failure !== undefined || state.paused === true)
+        return { result: 'Error', changed, error: state.failure ?? state.message };
       return { result: 'Requeue', requeueAfterMs: classRequeueMs, changed };
     case 'Deleted': {
       // NOTE: a blocking hook's retryAfterSeconds is the due time of the next pass (the checkpoint), never sooner.

@@ -119,7 +119,27 @@ async function step<T>(what: string, fn: () => Promise<T> | T): Promise<T> {
 
 /** A ClusterClass whose current generation was reconciled by its own pass (upstream compares the generations). */
 export function isClusterClassReconciled(cc: ClusterClass): boolean {
-  return cc.metadata.generation === cc.status?.observedGeneration;
+  return computeClassNotReconciledMessage(cc) === undefined;
+}
+
+/**
+ * Why the ClusterClass is not reconciled, worded as upstream v1.14.2's topology controller returns it (its
+ * `reconcile`: the VariablesReady condition first, then the observed generation); undefined when it is.
+ *
+ * @example
+ * computeClassNotReconciledMessage(classAtGeneration2ObservedAt1);
+ * // 'ClusterClass is not successfully reconciled: ClusterClass.status.observedGeneration must be 2, but is 1'
+ */
+export function computeClassNotReconciledMessage(cc: ClusterClass): string | undefined {
+  const prefix = 'ClusterClass is not successfully reconciled';
+  const variables = cc.status?.conditions?.find((c) => c.type === 'VariablesReady');
+  if (variables === undefined || variables.status === 'False')
+    return `${prefix}: status of VariablesReady condition on ClusterClass must be "True"`;
+  const generation = cc.metadata.generation ?? 0;
+  const observed = cc.status?.observedGeneration ?? 0;
+  if (generation !== observed)
+    return `${prefix}: ClusterClass.status.observedGeneration must be ${generation}, but is ${observed}`;
+  return undefined;
 }
 
 /** Why the class's own pass failed, from its VariablesReady condition (undefined when it did not say). */
@@ -197,8 +217,14 @@ async function reconcile(deps: TopologyDeps, scope: TopologyPassScope): Promise<
     cache: { store: deps.kube.discovery, nowMs: deps.now().getTime(), ttlMs: ContractCacheTtlMs },
   });
   const clusterClass = await step('failed to retrieve ClusterClass', () => getClusterClass(reader, cluster));
-  if (!isClusterClassReconciled(clusterClass))
-    return { kind: 'ClusterClassNotReconciled', failure: computeClusterClassFailure(clusterClass) };
+  const notReconciled = computeClassNotReconciledMessage(clusterClass);
+  if (notReconciled !== undefined)
+    return {
+      kind: 'ClusterClassNotReconciled',
+      message: notReconciled,
+      failure: computeClusterClassFailure(clusterClass),
+      paused: clusterClass.metadata.annotations?.[PausedAnnotation] !== undefined,
+    };
   const topologyCluster = await step('failed to validate Cluster variables', () =>
     computeValidatedCluster(cluster, clusterClass),
   );
@@ -370,6 +396,7 @@ export async function reconcileTopology(
     ...outcome,
     noChange: computeNoChangeRecord(scope.latest, proofs.recorded()),
     ownedGenerations: proofs.generations(),
+    ownedMetadata: proofs.metadataHashes(),
   };
 }
 

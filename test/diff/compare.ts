@@ -29,7 +29,8 @@ export type StepContext = {
   readonly roles: { readonly upstream: ReadonlySet<string>; readonly capiServerless: ReadonlySet<string> };
 };
 
-export type KnownDifference = {
+/** A rule for one field (or object) of one role: most known differences. */
+export type KnownFieldDifference = {
   /** Short stable id (`R1`), used in the report and in the rule-usage check of a full run. */
   readonly id: string;
   readonly reason: string;
@@ -52,6 +53,34 @@ export type KnownDifference = {
   /** Roles capi-serverless's side must not have (`Leftovers/<kind>`: no leftover of that kind). */
   readonly absentOnCapiServerless?: readonly string[];
 };
+
+/** A TopologyReconciled state as a trajectory rule names it: each string exact. */
+export type TrajectoryState = { readonly status: string; readonly reason: string; readonly message: string };
+
+/**
+ * A documented timing difference of a step's TopologyReconciled trajectory (the `Trajectories` entry): in the named
+ * scenarios and steps, a side may have the exact transient states listed for it (never its last state) where the
+ * other side's polls (about one a second) missed them. With those dropped, the two sequences must be equal; then every
+ * `topologyReconciled` difference of that step's `Trajectories` entry is this rule's, and nothing else is.
+ */
+export type KnownTrajectoryDifference = {
+  readonly id: string;
+  readonly reason: string;
+  readonly scenarios: RegExp;
+  readonly scenarioClass: string;
+  readonly steps: RegExp;
+  readonly stepClass: string;
+  /** Which trajectory of the step (only TopologyReconciled has rules). */
+  readonly trajectory: 'topologyReconciled';
+  /** The states upstream's sequence may have that capi-serverless's lacks, and the other way round. */
+  readonly upstreamMayHave: readonly TrajectoryState[];
+  readonly capiServerlessMayHave: readonly TrajectoryState[];
+};
+
+export type KnownDifference = KnownFieldDifference | KnownTrajectoryDifference;
+
+/** Whether a rule is about fields of a role (not a trajectory). */
+export const isFieldRule = (k: KnownDifference): k is KnownFieldDifference => !('trajectory' in k);
 
 export const absent = '<absent>';
 
@@ -171,19 +200,56 @@ export function findKnownDifference(
   d: Difference,
   known: readonly KnownDifference[],
   ctx: StepContext,
-): KnownDifference | undefined {
-  return known.find(
-    (k) =>
-      wholeMatch(k.scenarios, ctx.scenario) &&
-      wholeMatch(k.steps, ctx.step) &&
-      wholeMatch(k.object, d.object) &&
-      d.kind === k.kind &&
-      wholeMatch(k.path, d.path) &&
-      matchesExpected(k.upstream, d.upstream, ctx) &&
-      matchesExpected(k.capiServerless, d.capiServerless, ctx) &&
-      (k.absentOnBothSides ?? []).every((r) => !ctx.roles.upstream.has(r) && !ctx.roles.capiServerless.has(r)) &&
-      (k.absentOnCapiServerless ?? []).every((r) => !ctx.roles.capiServerless.has(r)),
-  );
+): KnownFieldDifference | undefined {
+  return known
+    .filter(isFieldRule)
+    .find(
+      (k) =>
+        wholeMatch(k.scenarios, ctx.scenario) &&
+        wholeMatch(k.steps, ctx.step) &&
+        wholeMatch(k.object, d.object) &&
+        d.kind === k.kind &&
+        wholeMatch(k.path, d.path) &&
+        matchesExpected(k.upstream, d.upstream, ctx) &&
+        matchesExpected(k.capiServerless, d.capiServerless, ctx) &&
+        (k.absentOnBothSides ?? []).every((r) => !ctx.roles.upstream.has(r) && !ctx.roles.capiServerless.has(r)) &&
+        (k.absentOnCapiServerless ?? []).every((r) => !ctx.roles.capiServerless.has(r)),
+    );
+}
+
+const sameState = (a: TrajectoryState, b: TrajectoryState) =>
+  a.status === b.status && a.reason === b.reason && a.message === b.message;
+
+/** The sequence without the listed states where they are transient (not last), consecutive repeats collapsed. */
+function dropTransient(states: readonly TrajectoryState[], drop: readonly TrajectoryState[]): TrajectoryState[] {
+  const kept = states.filter((s, i) => i === states.length - 1 || !drop.some((x) => sameState(x, s)));
+  return kept.filter((s, i) => i === 0 || !sameState(s, kept[i - 1]!));
+}
+
+/**
+ * The trajectory rule that explains why the two sides' TopologyReconciled sequences of a step differ, if any: its
+ * scenarios and steps match, and with each side's listed transient states dropped the sequences are equal.
+ *
+ * @example
+ * findKnownTrajectoryDifference([deferred, md1, done], [deferred, md1, md2, done], knownDifferences, ctx)?.id // 'T1'
+ */
+export function findKnownTrajectoryDifference(
+  upstream: readonly TrajectoryState[],
+  capiServerless: readonly TrajectoryState[],
+  known: readonly KnownDifference[],
+  ctx: Pick<StepContext, 'scenario' | 'step'>,
+): KnownTrajectoryDifference | undefined {
+  const equal = (a: readonly TrajectoryState[], b: readonly TrajectoryState[]) =>
+    a.length === b.length && a.every((s, i) => sameState(s, b[i]!));
+  if (equal(upstream, capiServerless)) return undefined;
+  return known
+    .filter((k): k is KnownTrajectoryDifference => !isFieldRule(k))
+    .find(
+      (k) =>
+        wholeMatch(k.scenarios, ctx.scenario) &&
+        wholeMatch(k.steps, ctx.step) &&
+        equal(dropTransient(upstream, k.upstreamMayHave), dropTransient(capiServerless, k.capiServerlessMayHave)),
+    );
 }
 
 function rolesOf(snapshot: NormalizedSnapshot): Set<string> {

@@ -24,6 +24,13 @@ const r2 =
 const r5 =
   "upstream's cause, timing (differential of 2026-11-27, d69-family-inplace-template): upstream v1.14.2's topology controller watches Clusters, ClusterClasses, MachineDeployments and MachinePools but not the class's templates, so an in-place edit of the worker KubeadmConfigTemplate waits for its next reconcile (a Cluster event or the resync) and nothing changed within the step; capi-serverless maps a template change to a forced pass of the class's Clusters and rotates md-0's bootstrap template at once. Upstream's controller does the same rotation once an event reaches it (a run at 22:37 the same day rotated within the step on both sides; the next step's Cluster change makes sure)";
 
+/** The states of d74's "remove the hold" step that depend on which of md-1 and md-2 finishes first: one left upgrading. */
+const d74OneLeftUpgrading = ['c-md-1-<1>', 'c-md-2-<1>'].map((name) => ({
+  status: 'False',
+  reason: 'ClusterUpgrading',
+  message: `Cluster is upgrading to v1.37.0\n  * MachineDeployment ${name} upgrading to version v1.37.0`,
+}));
+
 export const knownDifferences: readonly KnownDifference[] = [
   {
     id: 'R1',
@@ -153,6 +160,18 @@ export const knownDifferences: readonly KnownDifference[] = [
         'f:infrastructureRef': { 'f:apiGroup': {}, 'f:kind': {}, 'f:name': {} },
       },
     },
+  },
+  {
+    id: 'T1',
+    reason:
+      "timing of the in-memory provider and of the settle loop's polls (differential of 2026-11-27/28, d74-family-hold-concurrency): once the hold is removed md-1 and md-2 upgrade together (upgrade-concurrency 2); whichever finishes first, the Cluster says for a moment that only the other is upgrading before it says True. Which one finishes first is the provider's timing (upstream's md-2-only and capi-serverless's md-1-only in the run of 2026-11-28 01:17), and the provider finishes an upgrade in about a second, so a poll (about one a second) can miss the state (upstream's side in the run of 22:53; neither side in 22:12). Only those two exact states, never a side's last",
+    scenarios: /d\d+-family-hold-concurrency/,
+    scenarioClass: 'the hold-upgrade-sequence family (md-1 and md-2 upgrade together once the hold goes)',
+    steps: /remove the hold-upgrade-sequence annotation/,
+    stepClass: 'the step that removes the hold (the only one where two MachineDeployments upgrade at once)',
+    trajectory: 'topologyReconciled',
+    upstreamMayHave: d74OneLeftUpgrading,
+    capiServerlessMayHave: d74OneLeftUpgrading,
   },
   ...(
     [

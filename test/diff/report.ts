@@ -4,6 +4,7 @@ import {
   compareSnapshots,
   computeStepContext,
   findKnownDifference,
+  findKnownTrajectoryDifference,
   type Difference,
   type KnownDifference,
   type StepContext,
@@ -91,8 +92,16 @@ export function computeStepDifferences(
           Trajectories: computeComparableTrajectories(snapshot['Trajectories'] as StepTrajectories),
         }
       : snapshot;
-  const differences = compareSnapshots(comparable(upstream), comparable(capiServerless)).map((d) => {
-    const k = findKnownDifference(d, known, ctx);
+  const a = comparable(upstream);
+  const b = comparable(capiServerless);
+  const states = (s: NormalizedSnapshot) =>
+    (s['Trajectories'] as StepTrajectories | undefined)?.topologyReconciled ?? [];
+  const trajectoryRule = findKnownTrajectoryDifference(states(a), states(b), known, ctx);
+  const differences = compareSnapshots(a, b).map((d) => {
+    const k =
+      d.object === 'Trajectories' && /^topologyReconciled(\[|$)/.test(d.path)
+        ? trajectoryRule
+        : findKnownDifference(d, known, ctx);
     return k ? { ...d, known: k.reason, rule: k.id } : d;
   });
   return { ctx, differences };

@@ -10,6 +10,7 @@
 // the resourceVersion every such object was dry-run twice again (2 PATCHes, and 4 ClusterClass reads by the Cluster
 // webhooks, per Cluster in the bench's fleet-wide ClusterClass change).
 import { createHash } from 'node:crypto';
+import { computeMetadataHash } from '#shared/hash/compute-metadata-hash.ts';
 import { computeStableJson } from '#shared/hash/stable-json.ts';
 import type { Unstructured } from '#shared/topology/types.ts';
 
@@ -44,6 +45,8 @@ export type ApplyProofs = {
    * someone else's spec write.
    */
   generations(): AppliedGenerations;
+  /** The hash of each recorded object's labels and annotations (computeMetadataHash), as after this pass. */
+  metadataHashes(): Readonly<Record<string, string>>;
 };
 
 const sortedByKey = <T>(map: Record<string, T>): Record<string, T> =>
@@ -104,6 +107,7 @@ export function computeApplyProof(object: Unstructured, intent: Unstructured): s
 export function createApplyProofs(previous: AppliedObjects | undefined): ApplyProofs {
   const next: Record<string, string> = {};
   const generations: Record<string, number> = {};
+  const metadata: Record<string, string> = {};
   const previousKinds = new Set(Object.keys(previous ?? {}).map((key) => key.slice(0, key.indexOf(' '))));
   return {
     isProven(current, intent) {
@@ -113,7 +117,9 @@ export function createApplyProofs(previous: AppliedObjects | undefined): ApplyPr
     record(object, intent) {
       if (object.metadata.uid === undefined || object.metadata.resourceVersion === undefined) return;
       next[keyOf(object)] = computeApplyProof(object, intent);
-      if (object.metadata.generation !== undefined) generations[keyOf(object)] = object.metadata.generation;
+      if (object.metadata.generation === undefined) return;
+      generations[keyOf(object)] = object.metadata.generation;
+      metadata[keyOf(object)] = computeMetadataHash(object.metadata);
     },
     mayHaveApplied(kind) {
       return previous === undefined || previousKinds.has(kind);
@@ -123,6 +129,9 @@ export function createApplyProofs(previous: AppliedObjects | undefined): ApplyPr
     },
     generations() {
       return sortedByKey(generations);
+    },
+    metadataHashes() {
+      return sortedByKey(metadata);
     },
   };
 }

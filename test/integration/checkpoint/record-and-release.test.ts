@@ -121,10 +121,10 @@ describe('recordCheckpointAndReleaseLease', () => {
     const md0 = 'MachineDeployment default/md-0';
     const cp = 'KubeadmControlPlane default/cp';
     await acquireLease(ctx.store, key, 'pass-1', { ttlMs, now: t0 });
-    const ask = (owned: { object: string; generation: number }[], at: number) =>
+    const ask = (owned: { object: string; generation: number; metadata?: string }[], at: number) =>
       requestRerun(ctx.store, key, { force: false, wake: true, owned }, at);
     assert.equal(await ask([{ object: md0, generation: 4 }], t0 + 1), true);
-    assert.equal(await ask([{ object: cp, generation: 2 }], t0 + 2), true);
+    assert.equal(await ask([{ object: cp, generation: 2, metadata: 'Zx9-_a' }], t0 + 2), true);
     assert.equal(await ask([{ object: md0, generation: 4 }], t0 + 3), true);
     const rerun = await recordCheckpointAndReleaseLease(ctx.store, key, checkpointOf('pass-1'), 'pass-1');
     assert.deepEqual(
@@ -136,7 +136,7 @@ describe('recordCheckpointAndReleaseLease', () => {
         force: false,
         wake: true,
         owned: [
-          { object: cp, generation: 2 },
+          { object: cp, generation: 2, metadata: 'Zx9-_a' },
           { object: md0, generation: 4 },
         ],
       },

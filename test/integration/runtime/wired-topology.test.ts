@@ -23,6 +23,7 @@ import type { FanOutSink } from '#shared/runtime/fan-out.ts';
 import { localLambdaContext } from '#shared/runtime/lambda-context.ts';
 import { createLocalBus } from '#shared/runtime/local-bus.ts';
 import { reconcilers } from '#shared/controllers.ts';
+import { computeMetadataHash } from '#shared/hash/compute-metadata-hash.ts';
 import { genericCrd } from '#test/support/harness/clusters.ts';
 import { changeEvent, ddbWrites, invoke, resetCounters, useWiredFunction } from './wired-setup.ts';
 
@@ -260,6 +261,72 @@ describe('the wired topology function', () => {
     resetCounters(ctx);
     assert.deepEqual(
       (await invoke(ctx.countedHandler, mdEvent(reverted))).map((p) => [p.status, p.reason]),
+      [['Skipped', 'UpToDate']],
+    );
+    assert.deepEqual(ctx.kubeLog.mutating(), []);
+    assert.deepEqual(ddbWrites(ctx), []);
+  });
+
+  test("a user's edit of a label the topology manages on its MachineDeployment (no generation moves) is put back by the pass its event runs; the pass's own write brings none", async () => {
+    // NOTE: the differential's d75 (upstream's watch on MachineDeployments reconciles on any change, metadata too).
+    const managed = 'wired.example.com/managed';
+    const example = readExample('cluster.yaml').find((o) => o.kind === 'Cluster') as KubeObject & {
+      spec: { topology: { workers: { machineDeployments: { metadata?: { labels?: Record<string, string> } }[] } } };
+    };
+    example.spec.topology.workers.machineDeployments[0]!.metadata = { labels: { [managed]: 'topology' } };
+    await applyObject(ctx.mgmt.kube, example, { fieldManager: 'test-user', force: true });
+    await invoke(ctx.countedHandler, changeEvent(cluster));
+    const [before] = await machineDeployments();
+    assert.equal(before?.metadata.labels?.[managed], 'topology', 'the topology applied its label');
+    const name = before.metadata.name ?? '';
+    const object = `MachineDeployment ${ns}/${name}`;
+    const checkpointKey = { controller: 'topology', kind: 'Cluster', namespace: ns, name: cluster.name } as const;
+    assert.equal(
+      (await getCheckpoint(ctx.store, checkpointKey))?.ownedMetadata?.[object],
+      computeMetadataHash(before.metadata),
+      'the pass recorded the hash it left the labels and annotations at',
+    );
+    const event = (o: KubeObject) =>
+      changeEvent({
+        apiVersion: capi,
+        kind: 'MachineDeployment',
+        namespace: ns,
+        name,
+        generation: o.metadata.generation ?? 0,
+        metadataHash: computeMetadataHash(o.metadata),
+        cluster: cluster.name,
+      });
+    const edited = await applyObject(
+      ctx.mgmt.kube,
+      {
+        apiVersion: capi,
+        kind: 'MachineDeployment',
+        metadata: { namespace: ns, name, labels: { [managed]: 'user' } },
+      } as KubeObject,
+      { fieldManager: 'diff-editor', force: true },
+    );
+    assert.equal(edited.metadata.generation, before.metadata.generation, 'a label edit moves no generation');
+    const passes = await invoke(ctx.countedHandler, event(edited));
+    assert.deepEqual(
+      passes.map((p) => [p.key.kind, p.status, p.result]),
+      [['Cluster', 'Ran', 'Success']],
+      passes.map((p) => p.reason).join('; '),
+    );
+    const [after] = await machineDeployments();
+    assert.equal(
+      after?.metadata.labels?.[managed],
+      'topology',
+      `the label is back: ${JSON.stringify(passes[0]?.changed)}`,
+    );
+    assert.equal(
+      (await getCheckpoint(ctx.store, checkpointKey))?.ownedMetadata?.[object],
+      computeMetadataHash(after!.metadata),
+    );
+
+    // The event of the pass's own write: no pass.
+    resetCounters(ctx);
+    assert.deepEqual(
+      (await invoke(ctx.countedHandler, event(after!))).map((p) => [p.status, p.reason]),
       [['Skipped', 'UpToDate']],
     );
     assert.deepEqual(ctx.kubeLog.mutating(), []);
@@ -677,5 +744,72 @@ describe('the wired topology function', () => {
       [['Skipped', 'UpToDate']],
     );
     assert.deepEqual(ctx.kubeLog.mutating(), []);
+  });
+
+  test("a ClusterClass changed while paused reaches its Clusters, which say so as upstream's do; unpaused, its status change brings the change", async () => {
+    // NOTE: the differential's d71 (upstream's clusterClassToCluster maps every class change to its Clusters, whose
+    // reconcile then fails on the class's stale observedGeneration).
+    const kcpLabel = 'class-paused.example.com/cp';
+    const controlPlane = async () => {
+      const list = await listObjects(ctx.mgmt.kube, {
+        apiVersion: 'controlplane.cluster.x-k8s.io/v1beta2',
+        kind: 'KubeadmControlPlane',
+        namespace: ns,
+        labelSelector: 'cluster.x-k8s.io/cluster-name=docker-1',
+      });
+      return list.items[0];
+    };
+    const condition = async () => {
+      const list = await listObjects(ctx.mgmt.kube, { apiVersion: capi, kind: 'Cluster', namespace: ns });
+      const c = list.items.find((o) => o.metadata.name === cluster.name);
+      const conditions = (c?.['status'] as { conditions?: Record<string, string>[] } | undefined)?.conditions;
+      return conditions?.find((x) => x['type'] === 'TopologyReconciled');
+    };
+    const before = await controlPlane();
+    assert.ok(before);
+    const paused = await patchObject(
+      ctx.mgmt.kube,
+      clusterClass,
+      {
+        metadata: { annotations: { 'cluster.x-k8s.io/paused': '' } },
+        spec: { controlPlane: { metadata: { labels: { [kcpLabel]: 'v2' } } } },
+      },
+      { fieldManager: 'test-user' },
+    );
+    const generation = paused.metadata.generation ?? 0;
+    const passes = await invoke(ctx.countedHandler, changeEvent(clusterClass));
+    const docker1 = passes.find((p) => p.key.kind === 'Cluster' && p.key.name === cluster.name);
+    assert.deepEqual(
+      [docker1?.status, docker1?.result],
+      ['Ran', 'Error'],
+      `the Cluster's pass runs: ${JSON.stringify(passes.map((p) => [p.key.kind, p.key.name, p.status]))}`,
+    );
+    const failed = await condition();
+    assert.equal(failed?.['status'], 'False');
+    assert.equal(failed?.['reason'], 'ReconcileFailed');
+    assert.equal(
+      failed?.['message'],
+      `ClusterClass is not successfully reconciled: ClusterClass.status.observedGeneration must be ${generation}, but is ${generation - 1}`,
+    );
+    const untouched = await controlPlane();
+    assert.equal(untouched?.metadata.resourceVersion, before.metadata.resourceVersion, 'nothing applied while paused');
+
+    await patchObject(
+      ctx.mgmt.kube,
+      clusterClass,
+      { metadata: { annotations: { 'cluster.x-k8s.io/paused': null } } },
+      { fieldManager: 'test-user' },
+    );
+    const unpaused = await invoke(ctx.countedHandler, changeEvent(clusterClass));
+    assert.deepEqual(
+      unpaused.filter((p) => p.status === 'Ran').map((p) => [p.key.kind, p.result]),
+      [['ClusterClass', 'Success']],
+      'the class catches up first; its Clusters wait for its status change',
+    );
+    const statusChanged = await invoke(ctx.countedHandler, changeEvent(clusterClass));
+    const after = statusChanged.find((p) => p.key.kind === 'Cluster' && p.key.name === cluster.name);
+    assert.deepEqual([after?.status, after?.result], ['Ran', 'Success'], after?.reason);
+    assert.equal((await condition())?.['status'], 'True');
+    assert.equal((await controlPlane())?.metadata.labels?.[kcpLabel], 'v2', "the class's change is applied");
   });
 });

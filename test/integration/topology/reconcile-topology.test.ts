@@ -470,7 +470,11 @@ describe('topology passes on a real management cluster', () => {
     const early = await pass(ctx, { namespace: ns, name: 'c1' });
     assert.equal(early.result, 'Requeue', 'the class change is not reconciled yet');
     const waiting = await topologyCondition(ctx, { namespace: ns, name: 'c1' });
-    assert.equal(waiting?.['reason'], 'ClusterClassNotReconciled');
+    assert.equal(waiting?.['reason'], 'ReconcileFailed');
+    assert.match(
+      waiting?.['message'] ?? '',
+      /^ClusterClass is not successfully reconciled: ClusterClass\.status\.observedGeneration must be \d+, but is \d+$/,
+    );
     assert.equal(
       (await machineDeployment(ctx, ns, 'md-a'))?.metadata.resourceVersion,
       before?.metadata.resourceVersion,

@@ -110,6 +110,10 @@ describe('isDue', () => {
 describe('computeEditedOwnedObject', () => {
   const md = 'MachineDeployment ns/md-0';
   const recorded = checkpoint({ ownedGenerations: { [md]: 3, 'KubeadmControlPlane ns/cp': 2 } });
+  const withMetadata = checkpoint({
+    ownedGenerations: { [md]: 3, 'KubeadmControlPlane ns/cp': 2 },
+    ownedMetadata: { [md]: 'as-left' },
+  });
   const cases: {
     name: string;
     checkpoint: Checkpoint | undefined;
@@ -153,6 +157,33 @@ describe('computeEditedOwnedObject', () => {
       edited: undefined,
     },
     { name: 'is silent without changes', checkpoint: recorded, changes: undefined, edited: undefined },
+    {
+      name: "names an owned object whose labels or annotations hash otherwise at the recorded generation (someone else's metadata edit)",
+      checkpoint: withMetadata,
+      changes: [{ object: md, generation: 3, metadata: 'user-edit' }],
+      edited: md,
+    },
+    {
+      name: "is silent about the pass's own metadata write (the hash it recorded)",
+      checkpoint: withMetadata,
+      changes: [{ object: md, generation: 3, metadata: 'as-left' }],
+      edited: undefined,
+    },
+    {
+      name: 'is silent about another hash in a late event of an older generation',
+      checkpoint: withMetadata,
+      changes: [{ object: md, generation: 2, metadata: 'user-edit' }],
+      edited: undefined,
+    },
+    {
+      name: 'is silent about a change without a hash, or when the checkpoint recorded none',
+      checkpoint: recorded,
+      changes: [
+        { object: md, generation: 3 },
+        { object: md, generation: 3, metadata: 'user-edit' },
+      ],
+      edited: undefined,
+    },
     {
       name: 'finds the edited one among several changes (a rerun carries every change asked for)',
       checkpoint: recorded,

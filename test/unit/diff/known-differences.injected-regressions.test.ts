@@ -617,3 +617,105 @@ describe('documented timing differences of a trajectory', () => {
     assert.ok(unknown(ds).length > 0);
   });
 });
+
+describe('a trajectory rule (T1: md-1 or md-2 alone upgrading, by which finishes first, in d74 "remove the hold")', () => {
+  const removeHold = { scenario: 'd74-family-hold-concurrency', step: 'remove the hold-upgrade-sequence annotation' };
+  const state = (reason: string, message: string) => ({
+    status: reason === 'ReconcileSucceeded' ? 'True' : 'False',
+    reason,
+    message,
+  });
+  const deferred = state(
+    'MachineDeploymentsUpgradeDeferred',
+    'Cluster is upgrading to v1.37.0\n  * MachineDeployments c-md-1-<1>, c-md-2-<1> upgrade to version v1.37.0 deferred using defer-upgrade or hold-upgrade-sequence annotations',
+  );
+  const both = state(
+    'ClusterUpgrading',
+    'Cluster is upgrading to v1.37.0\n  * MachineDeployments c-md-1-<1>, c-md-2-<1> upgrading to version v1.37.0',
+  );
+  const md2 = state(
+    'ClusterUpgrading',
+    'Cluster is upgrading to v1.37.0\n  * MachineDeployment c-md-2-<1> upgrading to version v1.37.0',
+  );
+  const md1 = state(
+    'ClusterUpgrading',
+    'Cluster is upgrading to v1.37.0\n  * MachineDeployment c-md-1-<1> upgrading to version v1.37.0',
+  );
+  const md0 = state(
+    'ClusterUpgrading',
+    'Cluster is upgrading to v1.37.0\n  * MachineDeployment c-md-0-<1> upgrading to version v1.37.0',
+  );
+  const done = state('ReconcileSucceeded', '');
+  const polls = (states: readonly Record<string, string>[]): Poll[][] => [
+    [{ namespace: '', topologyReconciled: deferred }],
+    states.map((topologyReconciled) => ({ namespace: '', topologyReconciled })),
+  ];
+  const trajectoryRules = (ds: readonly ClassifiedDifference[]) =>
+    ds.filter((d) => d.object === 'Trajectories').map((d) => d.rule ?? 'unknown');
+
+  test('upstream missing the md-2 state the other side went through is T1 (the 22:53 run)', () => {
+    const ds = classifyPolls({ upstream: polls([both, done]), capiServerless: polls([both, md2, done]) }, removeHold);
+    assert.deepEqual(unknown(ds), []);
+    assert.deepEqual([...new Set(trajectoryRules(ds))], ['T1']);
+  });
+
+  test('md-2 finishing first on one side and md-1 on the other is T1 (the 01:17 run)', () => {
+    const ds = classifyPolls(
+      { upstream: polls([both, md2, done]), capiServerless: polls([both, md1, done]) },
+      removeHold,
+    );
+    assert.deepEqual(unknown(ds), []);
+  });
+
+  test('capi-serverless missing it (the other way round) is T1 too', () => {
+    const ds = classifyPolls({ upstream: polls([both, md2, done]), capiServerless: polls([both, done]) }, removeHold);
+    assert.deepEqual(unknown(ds), []);
+  });
+
+  const regressions: [string, Poll[][], Poll[][], { scenario: string; step: string }][] = [
+    [
+      'a side that ends on the md-2 state (never True) comes back unknown',
+      polls([both, done]),
+      polls([both, md2]),
+      removeHold,
+    ],
+    [
+      'another transient state (md-0, upgraded in the step before, upgrading again) comes back unknown',
+      polls([both, done]),
+      polls([both, md0, done]),
+      removeHold,
+    ],
+    [
+      'a transient failure beside the md-2 state comes back unknown',
+      polls([both, done]),
+      polls([both, md2, state('ReconcileFailed', 'error reconciling the Cluster topology: boom'), done]),
+      removeHold,
+    ],
+    [
+      'a side that skips md-1 and md-2 upgrading together comes back unknown',
+      polls([both, done]),
+      polls([md2, done]),
+      removeHold,
+    ],
+    [
+      'the md-2 state in the upgrade step (md-1 holds) comes back unknown',
+      polls([both, done]),
+      polls([both, md2, done]),
+      { scenario: removeHold.scenario, step: 'upgrade to v1.37.0 (md-1 holds the sequence)' },
+    ],
+    [
+      'the md-2 state in another scenario comes back unknown',
+      polls([both, done]),
+      polls([both, md2, done]),
+      { scenario: 'd73-family-defer-upgrade', step: removeHold.step },
+    ],
+  ];
+  for (const [name, upstream, capiServerless, at] of regressions)
+    test(name, () => {
+      const ds = classifyPolls({ upstream, capiServerless }, at);
+      assert.ok(
+        unknown(ds).some((d) => d.object === 'Trajectories'),
+        ds.map((d) => `${d.rule} ${d.object} ${d.path}`).join('\n'),
+      );
+    });
+});

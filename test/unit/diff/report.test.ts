@@ -53,11 +53,13 @@ describe('computeRunFailures', () => {
       knownDifferences,
     );
     assert.equal(report.ruleMatches['R2a'], 0);
-    assert.ok(
-      computeRunFailures(report, { fullRun: true }).includes(
-        'known difference R2a matched nothing in the whole corpus',
-      ),
-    );
+    assert.equal(report.ruleMatches['T1'], 0, 'a trajectory rule is counted like the others');
+    for (const id of ['R2a', 'T1'])
+      assert.ok(
+        computeRunFailures(report, { fullRun: true }).includes(
+          `known difference ${id} matched nothing in the whole corpus`,
+        ),
+      );
     assert.deepEqual(computeRunFailures(report, { fullRun: false }), []);
   });
 });

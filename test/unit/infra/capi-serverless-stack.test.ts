@@ -332,6 +332,7 @@ describe('CapiServerlessStack', () => {
         'MachinePool',
         { suffix: 'Template' },
         { suffix: 'ControlPlane' },
+        { suffix: 'Cluster' },
       ],
     },
     {

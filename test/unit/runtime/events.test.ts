@@ -61,6 +61,7 @@ describe('routeKind', () => {
     { name: 'sends InfrastructureProviders to providers', kind: 'InfrastructureProvider', expect: ['providers'] },
     { name: 'sends control planes to topology', kind: 'KubeadmControlPlane', expect: ['topology'] },
     { name: 'sends MachineDeployments to topology', kind: 'MachineDeployment', expect: ['topology'] },
+    { name: 'sends InfrastructureClusters to topology', kind: 'DevCluster', expect: ['topology'] },
     { name: 'sends control-plane providers to providers only', kind: 'ControlPlaneProvider', expect: ['providers'] },
     { name: 'sends unknown kinds nowhere', kind: 'Pod', expect: [] },
   ];

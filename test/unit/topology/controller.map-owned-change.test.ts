@@ -25,6 +25,24 @@ describe('mapOwnedChange', () => {
       keys: [{ ...clusterKey, wake: true, ownedChange: { object: 'MachineDeployment ns/c1-md-0', generation: 4 } }],
     },
     {
+      name: "a change with the object's metadata hash carries it, to tell a label or annotation edit from the pass's own",
+      change: { ...md, generation: 4, metadataHash: 'h4', type: 'MODIFIED' },
+      keys: [
+        {
+          ...clusterKey,
+          wake: true,
+          ownedChange: { object: 'MachineDeployment ns/c1-md-0', generation: 4, metadata: 'h4' },
+        },
+      ],
+    },
+    {
+      name: 'an InfrastructureCluster (watched as owned) maps the same way',
+      change: { ...md, kind: 'DevCluster', name: 'c1-x', generation: 2, metadataHash: 'h2', type: 'MODIFIED' },
+      keys: [
+        { ...clusterKey, wake: true, ownedChange: { object: 'DevCluster ns/c1-x', generation: 2, metadata: 'h2' } },
+      ],
+    },
+    {
       name: 'a relist finding it changed does the same',
       change: { ...md, generation: 4, type: 'SYNC' },
       keys: [{ ...clusterKey, wake: true, ownedChange: { object: 'MachineDeployment ns/c1-md-0', generation: 4 } }],
