@@ -22,6 +22,7 @@ import type { TopologyDeps } from '#shared/topology/reconcile-topology.ts';
 import type { Unstructured } from '#shared/topology/types.ts';
 import { getDiscoveredVariables } from '#shared/topology/get-discovered-variables.ts';
 import { computeClusterClassStatusVariables } from '#shared/topology/validation/validate-cluster-class.ts';
+import { computeStoredStatusVariables } from '#shared/topology/validation/compute-stored-status-variables.ts';
 import { formatFieldErrors, validateClusterClassVariables } from '#shared/topology/variables/index.ts';
 
 export const ClusterClassVariablesReadyCondition = ClusterClassVariablesReady.type;
@@ -212,8 +213,12 @@ export async function reconcileClusterClass(deps: TopologyDeps, key: ObjectKey):
   ];
   const write = { kube: deps.kube, fieldManager, now: deps.now() };
   // Only a pass that completed records the generation it reconciled (upstream WithStatusObservedGeneration).
+  // NOTE: compared (and written) as the server stores them: a discovered CEL rule without `reason` is defaulted by
+  // the CRD, so it would differ from the stored status on every pass. Upstream's patch helper sends that patch each
+  // time (the server finds nothing to change); an unchanged class here sends none.
+  const stored = computeStoredStatusVariables(variables);
   const extra = () => ({
-    ...(failed ? {} : { variables }),
+    ...(failed ? {} : { variables: stored }),
     ...(errors.length === 0 ? { observedGeneration: cc.metadata.generation } : {}),
   });
   try {

@@ -24,6 +24,7 @@ import {
   genericCrd,
   harnessFieldManager,
   startManagementCluster,
+  type RequestLog,
   type TestCluster,
 } from '#test/support/harness/clusters.ts';
 import { startTestExtension, type TestExtension } from '#test/support/harness/test-extension.ts';
@@ -37,7 +38,7 @@ const version = 'v1.34.0';
 
 let mgmt: TestCluster;
 let ext: TestExtension;
-let pass: { kube: KubeClient };
+let pass: { kube: KubeClient; log: RequestLog };
 let closed: Server;
 let closedPort = 0;
 let deps: TopologyDeps;
@@ -464,6 +465,37 @@ describe("external patches against upstream's test extension", () => {
       1,
       'the discovered variable reaches the extension as a variable of its patch',
     );
+  });
+
+  test('DiscoverVariables: a second pass over the unchanged class writes nothing, its status included', async () => {
+    // NOTE: upstream's patch helper writes the ClusterClass's status only when it differs. A needless rewrite is a
+    // MODIFIED ClusterClass event, so one more class pass (seen in ClusterUpgradeWithRuntimeSDKSpec, beside the
+    // Cluster's first pass that must reach BeforeClusterCreate within a second).
+    const namespace = 'discovered-twice';
+    await put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+    for (const t of templates) await put({ ...t, metadata: { ...t.metadata, namespace } });
+    await put(
+      clusterClass(namespace, {
+        generatePatchesExtension: 'generate-patches.test-ext',
+        discoverVariablesExtension: 'discover-variables.test-ext',
+      }),
+    );
+    const key = { namespace, name: 'dev' };
+    const first = await reconcileClusterClass(deps, key);
+    assert.equal(first.result, 'Success', first.error);
+    const written = await mustGet(capi, 'ClusterClass', namespace, 'dev');
+    pass.log.reset();
+    for (let i = 0; i < 2; i++) {
+      const again = await reconcileClusterClass(deps, key);
+      assert.deepEqual(again, { result: 'Success', changed: [] });
+    }
+    assert.deepEqual(
+      pass.log.mutating().map((r) => `${r.method} ${r.path}`),
+      [],
+      'no write to the class or its templates',
+    );
+    const now = await mustGet(capi, 'ClusterClass', namespace, 'dev');
+    assert.equal(now.metadata.resourceVersion, written.metadata.resourceVersion);
   });
 
   test('DiscoverVariables: a variable the class also defines inline with another schema is a conflict', async () => {
