@@ -99,6 +99,12 @@ async function eventually<T>(what: string, fn: () => Promise<T | undefined>, tim
 
 const getCluster = () => findObject(mgmt.kube, { apiVersion: capi, kind: 'Cluster', ...key });
 
+/** The v1beta2 condition `type` of `obj`, if any. */
+function conditionOf(obj: KubeObject | undefined, type: string): Record<string, string> | undefined {
+  const status = (obj as { status?: { conditions?: Record<string, string>[] } } | undefined)?.status;
+  return status?.conditions?.find((c) => c['type'] === type);
+}
+
 /** The objects the Cluster owns (what upstream's reconcileDelete deletes), `kind/name` → deleting or not. */
 async function ownedObjects(): Promise<Record<string, boolean>> {
   const out: Record<string, boolean> = {};
@@ -215,6 +221,23 @@ describe("BeforeClusterDelete beside upstream's core manager (handoff gates)", (
     await run();
     assert.equal((await getCluster())?.metadata?.annotations?.[okToDelete], undefined);
     assert.match(upstream.logs(), /is waiting for its BeforeClusterDelete hooks/);
+    // What the held Cluster shows. TopologyReconciled is capi-serverless's and reads as upstream's topology controller
+    // writes it. Deleting is the core manager's: with its gates off (the handoff) its refused deletes make it
+    // InternalError, where upstream with the gates on says WaitingForBeforeDeleteHook / "Waiting for
+    // BeforeClusterDelete hook" (docs/differences.md says why capi-serverless does not write it).
+    const deleting = await eventually("the core manager's Deleting condition", async () => {
+      const c = conditionOf(await getCluster(), 'Deleting');
+      return c?.['status'] === 'True' ? c : undefined;
+    });
+    assert.deepEqual(
+      [deleting['reason'], deleting['message']],
+      ['InternalError', 'Please check controller logs for errors'],
+    );
+    const topology = conditionOf(await getCluster(), 'TopologyReconciled');
+    assert.deepEqual(
+      [topology?.['status'], topology?.['reason'], topology?.['message']],
+      ['False', 'Deleting', 'Cluster is deleting. Following hooks are blocking delete: BeforeClusterDelete: archiving'],
+    );
 
     await preloadBeforeClusterDelete(0);
     await run();
