@@ -50,6 +50,8 @@ export type KnownFieldDifference = {
   readonly capiServerless: Expected;
   /** Roles that must be absent on both sides for the cause to act (e.g. no control plane exists). */
   readonly absentOnBothSides?: readonly string[];
+  /** Roles that must be present on both sides for the cause to act (e.g. the control plane was created). */
+  readonly presentOnBothSides?: readonly string[];
   /** Roles capi-serverless's side must not have (`Leftovers/<kind>`: no leftover of that kind). */
   readonly absentOnCapiServerless?: readonly string[];
 };
@@ -213,6 +215,7 @@ export function findKnownDifference(
         matchesExpected(k.upstream, d.upstream, ctx) &&
         matchesExpected(k.capiServerless, d.capiServerless, ctx) &&
         (k.absentOnBothSides ?? []).every((r) => !ctx.roles.upstream.has(r) && !ctx.roles.capiServerless.has(r)) &&
+        (k.presentOnBothSides ?? []).every((r) => ctx.roles.upstream.has(r) && ctx.roles.capiServerless.has(r)) &&
         (k.absentOnCapiServerless ?? []).every((r) => !ctx.roles.capiServerless.has(r)),
     );
 }

@@ -719,6 +719,9 @@ const deferUpgradeAnnotation = 'topology.cluster.x-k8s.io/defer-upgrade';
 const holdUpgradeSequenceAnnotation = 'topology.cluster.x-k8s.io/hold-upgrade-sequence';
 const upgradeConcurrencyAnnotation = 'topology.cluster.x-k8s.io/upgrade-concurrency';
 const pausedAnnotation = 'cluster.x-k8s.io/paused';
+/** Labels upstream's topology Cluster sets in `spec.topology.{controlPlane,workers.machineDeployments[md-0]}.metadata`. */
+const cpTopologyLabel = 'Cluster.topology.controlPlane.label';
+const mdTopologyLabel = 'Cluster.topology.machineDeployment.label';
 
 const cpTopology = (s: Mutable) =>
   topologyOf(s)['controlPlane'] as Json & { metadata: { labels: Json; annotations: Json } };
@@ -968,17 +971,31 @@ const familyScenarios: readonly Family[] = [
   {
     name: 'user-edits',
     description:
-      'a user edits objects the topology manages (a field it owns, fields it does not), then the topology changes',
+      'a user edits objects the topology manages (a field it owns, labels its metadata manages, fields it does not), then the topology changes',
     steps: [
       [
         "a user's label and replicas on md-0, an annotation on the control plane, a label on the InfrastructureCluster",
         () => undefined,
+        // NOTE: besides the user's own fields, the user sets a label the Cluster topology's metadata manages to another
+        // value: on md-0's metadata and on the control plane's machine template (a KubeadmControlPlane carries the
+        // topology's control-plane metadata there, not on its own metadata); the topology puts both back. Not the
+        // topology's `owned` label: both sides select their objects by it, and another value made neither side settle
+        // (2026-11-28).
         [
           {
             role: 'MachineDeployment/md-0',
-            patch: { metadata: { labels: { 'diff-user': 'kept' } }, spec: { replicas: 3 } },
+            patch: {
+              metadata: { labels: { 'diff-user': 'kept', [mdTopologyLabel]: 'user-edited' } },
+              spec: { replicas: 3 },
+            },
           },
-          { role: 'ControlPlane', patch: { metadata: { annotations: { 'diff-user': 'kept' } } } },
+          {
+            role: 'ControlPlane',
+            patch: {
+              metadata: { annotations: { 'diff-user': 'kept' } },
+              spec: { machineTemplate: { metadata: { labels: { [cpTopologyLabel]: 'user-edited' } } } },
+            },
+          },
           { role: 'InfrastructureCluster', patch: { metadata: { labels: { 'diff-user': 'kept' } } } },
         ],
       ],

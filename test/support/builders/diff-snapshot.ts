@@ -153,6 +153,26 @@ export function buildRawSnapshot(
       labels: { ...topologyLabels },
       annotations: {},
       ownerReferences: ownedByCluster(side),
+      // NOTE: the field set both sides' topology applies to a control-plane MachineHealthCheck (upstream's leaked
+      // copies carry it too, as the run of 2026-11-28 recorded).
+      managedFields: [
+        {
+          manager: 'capi-topology',
+          operation: 'Apply',
+          fieldsType: 'FieldsV1',
+          fieldsV1: {
+            'f:metadata': {
+              'f:labels': { 'f:cluster.x-k8s.io/cluster-name': {}, 'f:topology.cluster.x-k8s.io/owned': {} },
+              'f:ownerReferences': { [`k:{"uid":"${side}-c-uid"}`]: {} },
+            },
+            'f:spec': {
+              'f:checks': { 'f:nodeStartupTimeoutSeconds': {}, 'f:unhealthyNodeConditions': {} },
+              'f:clusterName': {},
+              'f:selector': {},
+            },
+          },
+        },
+      ],
     }),
     spec: {
       clusterName: 'c',

@@ -5,7 +5,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { KubeObject } from '#shared/kube/index.ts';
-import { buildRawSnapshot, freezeRaw, type MutableRawSnapshot } from '#test/support/builders/diff-snapshot.ts';
+import {
+  buildRawSnapshot,
+  freezeRaw,
+  randomSuffix,
+  type MutableRawSnapshot,
+} from '#test/support/builders/diff-snapshot.ts';
 import { knownDifferences } from '#test/diff/known-differences.ts';
 import { computeNormalizedSnapshot } from '#test/diff/normalize.ts';
 import { createScenarioObserver } from '#test/diff/observe.ts';
@@ -226,6 +231,67 @@ const cases: readonly Case[] = [
     },
   },
   {
+    name: 'an upstream leaked control-plane MachineHealthCheck whose capi-topology field set owns one field more (R2b)',
+    at: refused,
+    refusedControlPlane: true,
+    side: 'upstream',
+    inject: (raw) => {
+      const fields = (
+        raw.leftovers[0]!.metadata as { managedFields: { fieldsV1: Record<string, Record<string, unknown>> }[] }
+      ).managedFields[0]!.fieldsV1;
+      fields['f:spec']!['f:remediation'] = {};
+    },
+  },
+  {
+    name: 'an upstream leaked control-plane MachineHealthCheck capi-topology does not own (R2b)',
+    at: refused,
+    refusedControlPlane: true,
+    side: 'upstream',
+    inject: (raw) => {
+      delete (raw.leftovers[0]!.metadata as { managedFields?: unknown }).managedFields;
+    },
+  },
+  {
+    name: "R4d's Cluster field set (no controlPlaneRef) once the control plane exists (R4d needs it refused)",
+    at: converged,
+    inject: (raw) => {
+      raw.cluster!.metadata = {
+        ...raw.cluster!.metadata,
+        managedFields: [
+          {
+            manager: 'capi-topology',
+            operation: 'Apply',
+            fieldsType: 'FieldsV1',
+            fieldsV1: {
+              'f:metadata': {
+                'f:labels': { 'f:cluster.x-k8s.io/cluster-name': {}, 'f:topology.cluster.x-k8s.io/owned': {} },
+              },
+              'f:spec': { 'f:infrastructureRef': { 'f:apiGroup': {}, 'f:kind': {}, 'f:name': {} } },
+            },
+          },
+        ],
+      } as KubeObject['metadata'];
+    },
+  },
+  {
+    name: 'capi-serverless owning a controlPlaneRef while the control plane is refused (R4d is the infrastructureRef only)',
+    at: refused,
+    refusedControlPlane: true,
+    inject: (raw) => {
+      const fields = {
+        'f:metadata': {
+          'f:labels': { 'f:cluster.x-k8s.io/cluster-name': {}, 'f:topology.cluster.x-k8s.io/owned': {} },
+        },
+        'f:spec': { 'f:infrastructureRef': { 'f:apiGroup': {}, 'f:kind': {}, 'f:name': {} } },
+      } as { 'f:spec': Record<string, unknown> };
+      fields['f:spec']['f:controlPlaneRef'] = { 'f:apiGroup': {}, 'f:kind': {}, 'f:name': {} };
+      raw.cluster!.metadata = {
+        ...raw.cluster!.metadata,
+        managedFields: [{ manager: 'capi-topology', operation: 'Apply', fieldsType: 'FieldsV1', fieldsV1: fields }],
+      } as KubeObject['metadata'];
+    },
+  },
+  {
     name: 'a wrong label value on a MachineDeployment',
     at: converged,
     inject: (raw) => {
@@ -431,6 +497,37 @@ describe('over the polls of a step', () => {
       converged.step,
       observe('upstream'),
       observe('capi-serverless', early),
+      knownDifferences,
+    ).differences;
+    assert.deepEqual(unknown(ds), []);
+  });
+
+  test("control-plane health checks seen before the control plane (one side only) do not count as the control plane's names", () => {
+    // NOTE: d07 of 2026-11-28: capi-serverless created (and, refused, deleted) a control-plane MachineHealthCheck on
+    // each retry before the KubeadmControlPlane; once the control plane was admitted a poll saw its health check
+    // first, and the control plane got `c-<4>` against upstream's `c-<1>`.
+    const observe = (side: 'upstream' | 'capi-serverless', transient: number) => {
+      const observer = createScenarioObserver();
+      observer.startStep();
+      const settled = buildRawSnapshot(side, { namespace: converged.scenario });
+      for (let i = 0; i <= transient; i++) {
+        const raw = buildRawSnapshot(side, { namespace: converged.scenario });
+        const mhc = raw.objects['MachineHealthCheck/ControlPlane']!;
+        // the last one carries the control plane's name: the poll before the control plane was created
+        if (i < transient) mhc.metadata.name = `c-${randomSuffix(side, 40 + i)}`;
+        raw.objects = {
+          InfrastructureCluster: raw.objects['InfrastructureCluster']!,
+          'MachineHealthCheck/ControlPlane': mhc,
+        };
+        observer.observe(freezeRaw(raw));
+      }
+      return observer.observe(freezeRaw(settled));
+    };
+    const ds = computeStepDifferences(
+      converged.scenario,
+      converged.step,
+      observe('upstream', 0),
+      observe('capi-serverless', 3),
       knownDifferences,
     ).differences;
     assert.deepEqual(unknown(ds), []);
