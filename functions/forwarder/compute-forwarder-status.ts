@@ -1,5 +1,6 @@
 // What the forwarder's HTTP endpoint answers, computed from a snapshot of its watchers and outbox: liveness
 // (`/healthz`), readiness (`/readyz`) and the Prometheus text of `/metrics`. Pure: the clock comes in the snapshot.
+import type { WebhookProbeResult } from '#shared/health/webhook-probe.ts';
 import type { KindOutboxStats } from '#functions/forwarder/event-batcher.ts';
 import type { KindWatcherHealth, KindWatcherStats } from '#functions/forwarder/watch-kind.ts';
 
@@ -25,6 +26,8 @@ export type ForwarderSnapshot = {
     readonly heapTotal: number;
     readonly external: number;
   };
+  /** The last probe of the webhooks (probe-webhooks.ts); absent before the first. */
+  readonly webhookProbe?: WebhookProbeResult | undefined;
 };
 
 export type ForwarderVerdict = { readonly ok: boolean; readonly reasons: readonly string[] };
@@ -158,6 +161,25 @@ export function computeMetricsText(snapshot: ForwarderSnapshot): string {
       ],
     },
   ];
+  const probe = snapshot.webhookProbe;
+  if (probe !== undefined)
+    families.push(
+      {
+        name: 'webhook_probe_success',
+        help: 'Whether the last GET <webhook URL>/healthz from the cluster got 200 (1) or failed (0); the token is hidden.',
+        type: 'gauge',
+        samples: probe.targets.map((t): [string, number] => [
+          `url="${escapeLabel(t.url)}"`,
+          t.error === undefined ? 1 : 0,
+        ]),
+      },
+      {
+        name: 'webhook_probe_timestamp_seconds',
+        help: 'When the webhooks were last probed (Unix time).',
+        type: 'gauge',
+        samples: [['', Date.parse(probe.checkedAt) / 1000]],
+      },
+    );
   const lines: string[] = [];
   for (const f of families) {
     const name = metricPrefix + f.name;

@@ -1,11 +1,13 @@
 // The forwarder's container entry point: settings from the environment, in-cluster credentials, the default watch
 // list (plus every provider `*Template` kind found among the CRDs), PutEvents to EVENT_BUS_NAME, the HTTP endpoint on
-// FORWARDER_HTTP_PORT; SIGTERM flushes the outbox and exits. A start-up failure is one line on stderr and exit code 1.
+// FORWARDER_HTTP_PORT, the heartbeat Lease with its webhook probe; SIGTERM flushes the outbox and exits. A start-up
+// failure is one line on stderr and exit code 1.
 import { createKubeClient } from '#shared/kube/client.ts';
 import { errorMessage } from '#shared/errors/index.ts';
 import { defaultTargets, discoverProviderTargets } from '#functions/forwarder/default-targets.ts';
 import { createCredentialsProvider, findCredentialsSource } from '#functions/forwarder/get-aws-credentials.ts';
 import { parseForwarderConfig } from '#functions/forwarder/parse-forwarder-config.ts';
+import { probeWebhooks } from '#functions/forwarder/probe-webhooks.ts';
 import { createPutEventsSink } from '#functions/forwarder/put-events-sink.ts';
 import { startHeartbeat } from '#functions/forwarder/renew-heartbeat.ts';
 import { startForwarder } from '#functions/forwarder/start-forwarder.ts';
@@ -37,12 +39,18 @@ async function main(): Promise<void> {
     getCredentials: createCredentialsProvider({ env: process.env, region: config.region }),
   });
   const forwarder = startForwarder({ kube, source, targets, sink, coalesceMs: config.coalesceMs, log });
+  const heartbeat = startHeartbeat({
+    kube,
+    namespace: config.podNamespace,
+    holder: config.podName,
+    log,
+    probe: () => probeWebhooks({ kube }),
+  });
   const http = await startHttpServer({
     port: config.httpPort,
-    snapshot: forwarder.snapshot,
+    snapshot: () => ({ ...forwarder.snapshot(), webhookProbe: heartbeat.lastProbe() }),
     wedgedAfterMs: config.wedgedAfterMs,
   });
-  const heartbeat = startHeartbeat({ kube, namespace: config.podNamespace, holder: config.podName, log });
   log('forwarder started', { kinds: targets.map((t) => t.kind), httpPort: http.port });
   const shutdown = async () => {
     log('stopping: flushing pending events');

@@ -1,7 +1,9 @@
 // The forwarder's heartbeat: it renews a Kubernetes Lease (free, in its own namespace) every minute, so a check
-// elsewhere (shared/health/) can tell a forwarder that stopped from a quiet fleet, and the stack's alarm fires.
+// elsewhere (shared/health/) can tell a forwarder that stopped from a quiet fleet, and the stack's alarm fires. Each
+// renewal carries the result of a fresh probe of the webhooks (probe-webhooks.ts) in an annotation.
 import { applyObject, type KubeClient, type KubeObject } from '#shared/kube/index.ts';
 import { forwarderHeartbeatIntervalSeconds, forwarderHeartbeatLease } from '#shared/health/forwarder-heartbeat.ts';
+import { webhookProbeAnnotation, type WebhookProbeResult } from '#shared/health/webhook-probe.ts';
 
 export type HeartbeatOptions = {
   readonly kube: KubeClient;
@@ -12,11 +14,15 @@ export type HeartbeatOptions = {
   readonly intervalSeconds?: number;
   readonly now?: () => Date;
   readonly log?: (message: string, fields?: Record<string, unknown>) => void;
+  /** Probes the webhooks before each renewal; its result is written on the Lease (none: no annotation). */
+  readonly probe?: () => Promise<WebhookProbeResult>;
 };
 
 export type Heartbeat = {
-  /** Renews the Lease once now (the timer calls it every interval). */
+  /** Probes and renews the Lease once now (the timer calls it every interval). */
   renew(): Promise<void>;
+  /** The last probe's result (for `/metrics`); undefined before the first or without a probe. */
+  lastProbe(): WebhookProbeResult | undefined;
   stop(): void;
 };
 
@@ -31,11 +37,16 @@ export function computeHeartbeatLease(
   holder: string,
   now: Date,
   intervalSeconds: number,
+  probe?: WebhookProbeResult,
 ): KubeObject {
   return {
     apiVersion: forwarderHeartbeatLease.apiVersion,
     kind: forwarderHeartbeatLease.kind,
-    metadata: { namespace, name: forwarderHeartbeatLease.name },
+    metadata: {
+      namespace,
+      name: forwarderHeartbeatLease.name,
+      ...(probe === undefined ? {} : { annotations: { [webhookProbeAnnotation]: JSON.stringify(probe) } }),
+    },
     spec: {
       holderIdentity: holder,
       // NOTE: three missed renewals before the check calls the heartbeat stale.
@@ -57,9 +68,15 @@ export function startHeartbeat(options: HeartbeatOptions): Heartbeat {
   const interval = options.intervalSeconds ?? forwarderHeartbeatIntervalSeconds;
   const namespace = options.namespace ?? forwarderHeartbeatLease.namespace;
   const now = options.now ?? (() => new Date());
+  let last: WebhookProbeResult | undefined;
   const renew = async () => {
     try {
-      await applyObject(options.kube, computeHeartbeatLease(namespace, options.holder, now(), interval), {
+      if (options.probe) {
+        last = await options.probe();
+        const failed = last.targets.filter((t) => t.error !== undefined);
+        if (failed.length > 0) options.log?.('webhooks unreachable', { targets: failed });
+      }
+      await applyObject(options.kube, computeHeartbeatLease(namespace, options.holder, now(), interval, last), {
         fieldManager: 'capi-serverless-forwarder',
         force: true,
       });
@@ -70,5 +87,5 @@ export function startHeartbeat(options: HeartbeatOptions): Heartbeat {
   const timer = setInterval(() => void renew(), interval * 1000);
   timer.unref();
   void renew();
-  return { renew, stop: () => clearInterval(timer) };
+  return { renew, lastProbe: () => last, stop: () => clearInterval(timer) };
 }

@@ -291,7 +291,7 @@ export function runCost(argv: readonly string[], io: Streams): number {
     `measured profile: ${measuredProfile.basis}`,
     ...measuredProfile.splits.map((s) => `  ${s}`),
     `prices: ${args.pricesFile ?? `${priceSource.region} list prices recorded ${priceSource.recordedOn}`}; free tiers not applied`,
-    'monitoring: B pays for the alarm in its template (one metric-math alarm, billed per metric: the Unhealthy metric (failed passes and invocations, a stale forwarder heartbeat) and the webhooks function’s Lambda Throttles) and for Unhealthy in the hours it is sent; failed events also go to the alarm topic (SNS, free at these rates); A is counted with no monitoring of its own (upstream exposes metrics a Prometheus already on the cluster scrapes, and its liveness is the kubelet probing its pods)',
+    'monitoring: B pays for the alarm in its template (one metric-math alarm, billed per metric: the Unhealthy metric (failed passes and invocations, a stale forwarder heartbeat, unreachable webhooks) and the webhooks function’s Lambda Throttles) and for Unhealthy in the hours it is sent; failed events also go to the alarm topic (SNS, free at these rates); A is counted with no monitoring of its own (upstream exposes metrics a Prometheus already on the cluster scrapes, and its liveness is the kubelet probing its pods)',
   ];
   if (args.output === 'json') {
     io.stdout.write(`${JSON.stringify({ mix: args.mix, profile: measuredProfile.basis, results }, null, 2)}\n`);

@@ -1,9 +1,11 @@
 // The health check a scheduled invocation calls (the hourly sweep, or any schedule): read the heartbeat Lease, compute
-// the findings, count them as `Unhealthy`. Nothing is published while everything is well.
+// the findings (a stale heartbeat, webhooks the forwarder's probe could not reach), count them as `Unhealthy`.
+// Nothing is published while everything is well.
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { findObject, type KubeClient } from '#shared/kube/index.ts';
 import {
   computeForwarderHealth,
+  computeWebhookReachability,
   type HealthFinding,
   type HeartbeatLease,
 } from '#shared/health/compute-forwarder-health.ts';
@@ -19,7 +21,8 @@ export type HealthCheckDeps = {
 };
 
 /**
- * Reads the forwarder's heartbeat Lease and returns what is wrong (empty when healthy).
+ * Reads the forwarder's heartbeat Lease (and the webhook probe result on it) and returns what is wrong (empty when
+ * healthy).
  *
  * @example
  * const findings = await checkHealth({ kube, now: Date.now });
@@ -32,7 +35,8 @@ export async function checkHealth(deps: HealthCheckDeps): Promise<HealthFinding[
     namespace: deps.forwarderNamespace ?? forwarderHeartbeatLease.namespace,
     name: forwarderHeartbeatLease.name,
   });
-  return computeForwarderHealth(lease as HeartbeatLease | undefined, deps.now());
+  const heartbeat = lease as HeartbeatLease | undefined;
+  return [...computeForwarderHealth(heartbeat, deps.now()), ...computeWebhookReachability(heartbeat, deps.now())];
 }
 
 /**

@@ -1,6 +1,7 @@
-// The health check the topology function runs at the end of each sweep tick: the forwarder's heartbeat, counted as
-// `Unhealthy` (the stack's one alarm) and logged. A check that cannot read the Lease is a finding too: the alarm is
-// meant to fire when the management plane cannot see its forwarder, whatever the reason.
+// The health check the topology function runs at the end of each sweep tick: the forwarder's heartbeat and its last
+// probe of the webhooks, counted as `Unhealthy` (the stack's one alarm) and logged. A check that cannot read the
+// Lease is a finding too: the alarm is meant to fire when the management plane cannot see its forwarder, whatever
+// the reason.
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { errorMessage } from '#shared/errors/index.ts';
 import { checkHealth, recordHealthFindings } from '#shared/health/check-health.ts';

@@ -201,8 +201,8 @@ export function computeMarginalCost(inputs: CostInputs): MarginalCost {
   const writeUnits = activity.passesRun * profile.dynamoDb.passRunWriteUnits + indexWrites;
   const tableGb = (clusters * a.rowsPerCluster * a.rowBytes) / 1e9;
 
-  // NOTE: `Unhealthy` counts failed passes and failed invocations (none measured) and a stale forwarder heartbeat (none
-  // in a healthy month): one metric-hour per failed pass at worst, as for PassErrors.
+  // NOTE: `Unhealthy` counts failed passes and failed invocations (none measured), a stale forwarder heartbeat and
+  // webhooks the forwarder's probe cannot reach (none in a healthy month): one metric-hour per failed pass at worst, as for PassErrors.
   const occurrences = {
     'pass error': activity.passErrors,
     'rejected event': a.rejectedEventsPerMonth,

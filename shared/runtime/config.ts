@@ -19,6 +19,8 @@ export const defaultTickConcurrency = 4;
 /**
  * Invocations of one controller at once when CONTROLLER_CONCURRENCY is unset: what one flow queues divided by the
  * passes each invocation runs at once (200 / 4 = 50). The stack reserves it for each controller function.
+ * NOTE: measured (test/bench/results/flow-control.json): the shipped level answered no 429 to 50–800 concurrent
+ * passes of one flow (it borrows seats); what grew was latency, so this stays a cap on load, not a 429 bound.
  */
 export const defaultControllerConcurrency = Math.floor(flowQueueCapacity / defaultTickConcurrency);
 

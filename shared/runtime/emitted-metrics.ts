@@ -31,7 +31,7 @@ export const emittedMetrics = {
   Unhealthy: {
     unit: 'Count',
     counts:
-      'things wrong: passes that ended in Error, controller invocations that failed, a stale forwarder heartbeat (the one alarmed metric)',
+      'things wrong: passes that ended in Error, controller invocations that failed, a stale forwarder heartbeat, webhooks the forwarder’s probe could not reach (the one alarmed metric)',
     occursOn: 'health finding',
   },
   PassErrors: { unit: 'Count', counts: 'passes that ended in an error', occursOn: 'pass error' },

@@ -1,6 +1,7 @@
 // The Lambda handler behind the webhooks' Function URL: a middy chain that turns the HTTP request into a parsed
 // AdmissionReview (or answers 4xx), picks the mode from the path (`/<token>/mutate`, `/<token>/validate`) and calls
-// reviewAdmission. The path token is mandatory: without one configured every request is refused before any read.
+// reviewAdmission; `GET /<token>/healthz` answers the forwarder's reachability probe. The path token is mandatory:
+// without one configured every request is refused before any read.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import middy from '@middy/core';
 import type { MiddlewareObj } from '@middy/core';
@@ -12,6 +13,7 @@ import {
   passMetricNames,
   publishMetricsWhenAny,
 } from '#shared/runtime/middlewares/record-metrics.ts';
+import { webhookHealthPath } from '#shared/health/webhook-probe.ts';
 import { AdmissionReview } from '#shared/webhooks/admission-review.ts';
 import { reviewAdmission, type AdmissionMode, type WebhookDeps } from '#shared/webhooks/review-admission.ts';
 
@@ -118,6 +120,12 @@ export function parseAdmissionRequest(
       if (tokens.length === 0) return reply(403, { message: 'forbidden: no webhook path token is configured' });
       const parts = event.data.rawPath.split('/').filter(Boolean);
       if (!isAcceptedToken(parts.shift() ?? '', tokens)) return reply(403, { message: 'forbidden' });
+      // NOTE: the forwarder's reachability probe (shared/health/webhook-probe.ts): an answer here proves DNS, egress,
+      // the URL, the function and the token, and reads nothing.
+      if (parts.length === 1 && parts[0] === webhookHealthPath)
+        return event.data.requestContext.http.method === 'GET'
+          ? reply(200, { status: 'ok' })
+          : reply(405, { message: 'use GET' });
       const mode = modeOf(parts);
       if (!mode) return reply(404, { message: 'not found' });
       if (event.data.requestContext.http.method !== 'POST') return reply(405, { message: 'use POST' });

@@ -95,3 +95,24 @@ describe('computeMetricsText', () => {
     assert.ok(text.endsWith('\n'));
   });
 });
+
+describe('computeMetricsText: the webhook probe', () => {
+  const probed = computeMetricsText(
+    Object.freeze({
+      ...snapshot([kind('v1/Secret', watching)]),
+      webhookProbe: {
+        checkedAt: '2026-11-28T05:00:00.000Z',
+        targets: [{ url: 'https://a/…/healthz' }, { url: 'https://b/…/healthz', error: 'connect ECONNREFUSED' }],
+      },
+    }),
+  ).split('\n');
+  const cases: [string, string][] = [
+    ['gives 1 for a URL that answered', 'capi_serverless_forwarder_webhook_probe_success{url="https://a/…/healthz"} 1'],
+    ['gives 0 for a URL that failed', 'capi_serverless_forwarder_webhook_probe_success{url="https://b/…/healthz"} 0'],
+    ['gives when it probed', 'capi_serverless_forwarder_webhook_probe_timestamp_seconds 1795842000'],
+  ];
+  for (const [name, line] of cases) test(name, () => assert.ok(probed.includes(line), line));
+
+  test('gives no probe family before the first probe', () =>
+    assert.doesNotMatch(computeMetricsText(snapshot([kind('v1/Secret', watching)])), /webhook_probe/));
+});

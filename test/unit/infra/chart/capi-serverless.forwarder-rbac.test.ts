@@ -1,10 +1,11 @@
-// The forwarder's RBAC (the chart's files/forwarder-rbac.yaml) grants read access to what it watches and nothing more: list and watch only (no get, no
-// writes), bound to its own ServiceAccount; its one write is its heartbeat Lease, in its own namespace.
+// The forwarder's RBAC (the chart's files/forwarder-rbac.yaml) grants read access to what it watches and nothing more: list and watch only (no get
+// but on its two webhook configurations, no writes), bound to its own ServiceAccount; its one write is its heartbeat Lease, in its own namespace.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { defaultTargets } from '#functions/forwarder/default-targets.ts';
+import { webhookConfigurationNames } from '#shared/health/webhook-probe.ts';
 import { chartFile } from '../../../../infra/chart/chart-files.ts';
 
 type Rule = { apiGroups: string[]; resources: string[]; verbs: string[] };
@@ -15,10 +16,16 @@ const docs = parseAllDocuments(readFileSync(chartFile('forwarder-rbac.yaml'), 'u
 describe('forwarder RBAC', () => {
   const role = docs.find((d) => d.kind === 'ClusterRole');
 
-  test('the ClusterRole grants only list and watch', () => {
+  test('the ClusterRole grants only list and watch, and get on its own two webhook configurations', () => {
     assert.ok(role?.rules?.length);
-    for (const rule of role.rules) {
+    for (const rule of role.rules as (Rule & { resourceNames?: string[] })[]) {
       assert.ok(rule.verbs.length > 0);
+      if (rule.apiGroups.includes('admissionregistration.k8s.io')) {
+        // NOTE: the webhook probe reads the URLs the API server calls (functions/forwarder/probe-webhooks.ts).
+        assert.deepEqual(rule.verbs, ['get']);
+        assert.deepEqual(rule.resourceNames?.slice().sort(), Object.values(webhookConfigurationNames).sort());
+        continue;
+      }
       for (const verb of rule.verbs)
         assert.ok(['list', 'watch'].includes(verb), `${verb} on ${rule.resources.join(',')}`);
     }
