@@ -1,12 +1,13 @@
 // Checkpoints: what the last pass over an object saw and decided, read before a pass and recorded after it.
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { ValidationError } from '#shared/errors/index.ts';
 import type { CheckpointStore } from './checkpoint-store.ts';
 import { CheckpointStoreError, LeaseHeldError, storeOperations } from './errors.ts';
 import { leaseConditions, leaseExpressionNames, leaseOfReturnedItem } from './lease.ts';
-import { dueAttributesOf, primaryKeyOf, recordKinds, tableAttributes } from './table.ts';
+import { checkpointUpdateOf, updateExpressionOf } from './object-row.ts';
+import { primaryKeyOf, recordKinds } from './table.ts';
 import type { CheckpointKey } from './table.ts';
 
 /** How a pass ended. */
@@ -47,8 +48,8 @@ export const OwnedMetadata = z.record(z.string(), z.string());
 export type OwnedMetadata = z.infer<typeof OwnedMetadata>;
 
 /**
- * The checkpoint row of one object. Its attributes are these field names, beside `pk`, `sk` and `expiresAt`.
- * Times are epoch milliseconds.
+ * The checkpoint of one object, kept on its row (sort key `checkpoint`) beside the lease's attributes. Its attributes
+ * are these field names, beside `pk`, `sk`, `expiresAt`, the due index's and the lease's. Times are epoch milliseconds.
  */
 export const Checkpoint = z.object({
   /** `metadata.generation` the pass reconciled. */
@@ -106,8 +107,9 @@ export async function getCheckpoint(store: CheckpointStore, key: CheckpointKey):
   } catch (err) {
     throw new CheckpointStoreError(storeOperations.getCheckpoint, key, err);
   }
-  if (item === undefined) return undefined;
-  // NOTE: z.object drops pk, sk and expiresAt, which are not part of a Checkpoint.
+  // NOTE: a row with only a lease (the object's first pass is running, or died) has no checkpoint yet.
+  if (item === undefined || !hasCheckpoint(item)) return undefined;
+  // NOTE: z.object drops pk, sk, expiresAt and the lease's attributes, which are not part of a Checkpoint.
   const parsed = Checkpoint.safeParse(item);
   if (!parsed.success) {
     throw new CheckpointStoreError(storeOperations.getCheckpoint, key, invalidCheckpoint('stored row', parsed.error));
@@ -115,17 +117,22 @@ export async function getCheckpoint(store: CheckpointStore, key: CheckpointKey):
   return parsed.data;
 }
 
+/** Whether an object's row holds a checkpoint, and not only a lease. */
+export function hasCheckpoint(item: Record<string, unknown>): boolean {
+  return item['result'] !== undefined;
+}
+
 export type RecordCheckpointOptions = {
   /**
-   * Write only while this holder still has the object's lease (one transaction with a condition check on the
-   * lease row), so a pass that lost its lease cannot overwrite the newer pass's checkpoint.
-   * Throws {@link LeaseHeldError} otherwise.
+   * Write only while this holder still has the object's lease (a condition on the row's lease), so a pass that lost
+   * its lease cannot overwrite the newer pass's checkpoint. The lease is kept. Throws {@link LeaseHeldError} otherwise.
    */
   readonly leaseHolder?: string;
 };
 
 /**
- * Writes an object's checkpoint, replacing the previous one, with TTL `updatedAt + checkpointRetentionSeconds`.
+ * Writes an object's checkpoint, replacing the previous one, with TTL `updatedAt + checkpointRetentionSeconds`. One
+ * UpdateItem on the object's row, which leaves the lease on it as it is.
  *
  * @example
  * await recordCheckpoint(store, key, { ...checkpoint, result: 'Success', attempts: 0, updatedAt: now }, { leaseHolder });
@@ -144,40 +151,27 @@ export async function recordCheckpoint(
       invalidCheckpoint('checkpoint', parsed.error),
     );
   }
-  const item = {
-    ...parsed.data,
-    ...primaryKeyOf(key, recordKinds.checkpoint),
-    [tableAttributes.expiresAt]: Math.floor(parsed.data.updatedAt / 1000) + store.checkpointRetentionSeconds,
-    // NOTE: only a checkpoint that asks for another pass (Error, Requeue) is in the due index.
-    ...dueAttributesOf(key, parsed.data.result === 'Success' ? undefined : (parsed.data.nextAttemptAt ?? 0)),
-  };
+  const parts = checkpointUpdateOf(key, parsed.data, store.checkpointRetentionSeconds);
   const holder = options.leaseHolder;
   try {
-    if (holder === undefined) {
-      await store.documents.send(new PutCommand({ TableName: store.tableName, Item: item }));
-      return;
-    }
     await store.documents.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            ConditionCheck: {
-              TableName: store.tableName,
-              Key: primaryKeyOf(key, recordKinds.lease),
-              ConditionExpression: leaseConditions.ownLease,
-              ExpressionAttributeNames: { '#holder': leaseExpressionNames['#holder'] },
-              ExpressionAttributeValues: { ':holder': holder },
-              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-            },
-          },
-          { Put: { TableName: store.tableName, Item: item } },
-        ],
+      new UpdateCommand({
+        TableName: store.tableName,
+        Key: primaryKeyOf(key, recordKinds.checkpoint),
+        UpdateExpression: updateExpressionOf(parts.set, parts.remove),
+        ExpressionAttributeNames: {
+          ...parts.names,
+          ...(holder === undefined ? {} : { '#holder': leaseExpressionNames['#holder'] }),
+        },
+        ExpressionAttributeValues: { ...parts.values, ...(holder === undefined ? {} : { ':holder': holder }) },
+        ...(holder === undefined
+          ? {}
+          : { ConditionExpression: leaseConditions.ownLease, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const }),
       }),
     );
   } catch (err) {
-    const reason = err instanceof TransactionCanceledException ? err.CancellationReasons?.[0] : undefined;
-    if (holder !== undefined && reason?.Code === 'ConditionalCheckFailed') {
-      throw new LeaseHeldError(storeOperations.recordCheckpoint, key, holder, leaseOfReturnedItem(reason.Item));
+    if (holder !== undefined && err instanceof ConditionalCheckFailedException) {
+      throw new LeaseHeldError(storeOperations.recordCheckpoint, key, holder, leaseOfReturnedItem(err.Item));
     }
     throw new CheckpointStoreError(storeOperations.recordCheckpoint, key, err);
   }

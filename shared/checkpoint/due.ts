@@ -12,6 +12,7 @@ import {
 import { Checkpoint } from './checkpoint.ts';
 import type { CheckpointStore } from './checkpoint-store.ts';
 import { CheckpointStoreError, storeOperations } from './errors.ts';
+import type { StoreOperation } from './errors.ts';
 import {
   dueIndex,
   dueShardsOf,
@@ -25,11 +26,16 @@ import {
   type Controller,
 } from './table.ts';
 
-/** An object the due index names, and why: a checkpoint's retry/requeue time, or a lease that lapsed. */
+/**
+ * An object the due index names, and why: a checkpoint's retry/requeue time, or a lease that lapsed (on the object's
+ * row, or a lease row of the layout before one row per object).
+ */
 export type DueObject = {
   readonly key: Required<CheckpointKey>;
   readonly dueAtMs: number;
   readonly because: 'checkpoint' | 'lapsedLease';
+  /** The lapsed lease is a row of the layout before one row per object: see {@link forgetLegacyLease}. */
+  readonly legacyLease?: true;
 };
 
 /**
@@ -53,7 +59,25 @@ export async function listDueObjects(
   for (const entry of pages.flat()) {
     const id = partitionKeyOf(entry.key);
     const seen = byObject.get(id);
-    if (seen === undefined || entry.dueAtMs < seen.dueAtMs) byObject.set(id, entry);
+    const legacy = entry.legacyLease === true || seen?.legacyLease === true;
+    const first = seen === undefined || entry.dueAtMs < seen.dueAtMs ? entry : seen;
+    byObject.set(id, legacy ? { ...first, because: 'lapsedLease', legacyLease: true } : first);
+  }
+  // NOTE: the index holds keys only: whether an object's row is due for its checkpoint or for a lease that lapsed
+  // (a pass that died) is on the row. Read the due rows' lease (eventually consistent, a few bytes each).
+  const rows = [...byObject.values()].filter((entry) => entry.because === 'checkpoint');
+  const leases = await batchGetRows(
+    store,
+    rows.map((entry) => entry.key),
+    { ProjectionExpression: '#pk, #holder, #expiresAtMs', ConsistentRead: false },
+    storeOperations.listDue,
+  );
+  for (const entry of rows) {
+    const row = leases.get(partitionKeyOf(entry.key));
+    const expiresAtMs = row?.[tableAttributes.expiresAtMs];
+    if (row?.[tableAttributes.holder] !== undefined && typeof expiresAtMs === 'number' && expiresAtMs < now) {
+      byObject.set(partitionKeyOf(entry.key), { ...entry, because: 'lapsedLease' });
+    }
   }
   return [...byObject.values()];
 }
@@ -84,7 +108,9 @@ async function queryDueShard(store: CheckpointStore, shard: string, now: number)
       entries.push({
         key,
         dueAtMs: Number(item[tableAttributes.dueAtMs]),
-        because: item[tableAttributes.sk] === recordKinds.lease ? 'lapsedLease' : 'checkpoint',
+        ...(item[tableAttributes.sk] === recordKinds.lease
+          ? { because: 'lapsedLease' as const, legacyLease: true as const }
+          : { because: 'checkpoint' as const }),
       });
     }
     exclusiveStartKey = output.LastEvaluatedKey;
@@ -106,6 +132,34 @@ export async function getCheckpoints(
   keys: readonly CheckpointKey[],
 ): Promise<Map<string, Checkpoint>> {
   const found = new Map<string, Checkpoint>();
+  const rows = await batchGetRows(store, keys, { ConsistentRead: true }, storeOperations.getCheckpoints);
+  for (const [pk, item] of rows) {
+    // NOTE: a row with only a lease (a first pass running) has no checkpoint and fails to parse: absent.
+    const parsed = Checkpoint.safeParse(item);
+    if (parsed.success) found.set(pk, parsed.data);
+  }
+  return found;
+}
+
+/** The rows of many objects keyed by {@link partitionKeyOf}: one BatchGetItem per 100 keys, retrying what is left. */
+async function batchGetRows(
+  store: CheckpointStore,
+  keys: readonly CheckpointKey[],
+  read: { readonly ProjectionExpression?: string; readonly ConsistentRead: boolean },
+  operation: StoreOperation,
+): Promise<Map<string, Record<string, unknown>>> {
+  const found = new Map<string, Record<string, unknown>>();
+  const projected =
+    read.ProjectionExpression === undefined
+      ? {}
+      : {
+          ProjectionExpression: read.ProjectionExpression,
+          ExpressionAttributeNames: {
+            '#pk': tableAttributes.pk,
+            '#holder': tableAttributes.holder,
+            '#expiresAtMs': tableAttributes.expiresAtMs,
+          },
+        };
   for (let start = 0; start < keys.length; start += batchGetLimit) {
     let pending: Record<string, unknown>[] = keys
       .slice(start, start + batchGetLimit)
@@ -114,7 +168,7 @@ export async function getCheckpoints(
       if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 50 * 2 ** attempt)));
       if (attempt > 8) {
         throw new CheckpointStoreError(
-          storeOperations.getCheckpoints,
+          operation,
           `${pending.length} keys`,
           new Error('DynamoDB left keys unprocessed after 8 retries'),
         );
@@ -122,15 +176,16 @@ export async function getCheckpoints(
       let output;
       try {
         output = await store.documents.send(
-          new BatchGetCommand({ RequestItems: { [store.tableName]: { Keys: pending, ConsistentRead: true } } }),
+          new BatchGetCommand({
+            RequestItems: {
+              [store.tableName]: { Keys: pending, ConsistentRead: read.ConsistentRead, ...projected },
+            },
+          }),
         );
       } catch (err) {
-        throw new CheckpointStoreError(storeOperations.getCheckpoints, `${pending.length} keys`, err);
+        throw new CheckpointStoreError(operation, `${pending.length} keys`, err);
       }
-      for (const item of output.Responses?.[store.tableName] ?? []) {
-        const parsed = Checkpoint.safeParse(item);
-        if (parsed.success) found.set(String(item[tableAttributes.pk]), parsed.data);
-      }
+      for (const item of output.Responses?.[store.tableName] ?? []) found.set(String(item[tableAttributes.pk]), item);
       pending = (output.UnprocessedKeys?.[store.tableName]?.Keys ?? []) as Record<string, unknown>[];
     }
   }
@@ -222,8 +277,9 @@ export async function recordSweptLists(
 }
 
 /**
- * Removes what keeps a deleted object in the due index: its checkpoint row, and its lease row when that lapsed
- * (a live lease is left to its holder). Idempotent.
+ * Removes what keeps a deleted object in the due index: its row (checkpoint and lease), unless a pass holds a live
+ * lease on it (left to its holder), and a lease row of the layout before one row per object when that lapsed.
+ * Idempotent.
  *
  * @example
  * if (facts === undefined) await forgetObject(store, key, Date.now());
@@ -231,13 +287,37 @@ export async function recordSweptLists(
 export async function forgetObject(store: CheckpointStore, key: CheckpointKey, now: number): Promise<void> {
   try {
     await store.documents.send(
-      new DeleteCommand({ TableName: store.tableName, Key: primaryKeyOf(key, recordKinds.checkpoint) }),
+      new DeleteCommand({
+        TableName: store.tableName,
+        Key: primaryKeyOf(key, recordKinds.checkpoint),
+        ConditionExpression: 'attribute_not_exists(#holder) OR #expiresAtMs < :now',
+        ExpressionAttributeNames: { '#holder': tableAttributes.holder, '#expiresAtMs': tableAttributes.expiresAtMs },
+        ExpressionAttributeValues: { ':now': now },
+      }),
     );
+  } catch (err) {
+    if (!(err instanceof ConditionalCheckFailedException)) {
+      throw new CheckpointStoreError(storeOperations.forgetObject, key, err);
+    }
+  }
+  await forgetLegacyLease(store, key, now);
+}
+
+/**
+ * Deletes the lease row an object may have from the layout before one row per object (sort key `lease`), once it
+ * lapsed: after an upgrade such rows are only found by the tick (a pass of the old code died holding it); nothing
+ * writes them any more. Idempotent; a live one (an old pass still running during the upgrade) is left alone.
+ *
+ * @example
+ * if (request.lapsedLease) await forgetLegacyLease(store, key, Date.now());
+ */
+export async function forgetLegacyLease(store: CheckpointStore, key: CheckpointKey, now: number): Promise<void> {
+  try {
     await store.documents.send(
       new DeleteCommand({
         TableName: store.tableName,
         Key: primaryKeyOf(key, recordKinds.lease),
-        ConditionExpression: 'attribute_not_exists(#pk) OR #expiresAtMs < :now',
+        ConditionExpression: 'attribute_exists(#pk) AND #expiresAtMs < :now',
         ExpressionAttributeNames: { '#pk': tableAttributes.pk, '#expiresAtMs': tableAttributes.expiresAtMs },
         ExpressionAttributeValues: { ':now': now },
       }),

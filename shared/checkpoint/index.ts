@@ -44,14 +44,23 @@ export {
   OwnedGenerations,
   OwnedMetadata,
   getCheckpoint,
+  hasCheckpoint,
   recordCheckpoint,
 } from './checkpoint.ts';
+export { checkpointFields, dueAtOfCheckpoint, leaseAttributes } from './object-row.ts';
 export type { RecordCheckpointOptions } from './checkpoint.ts';
 export { recordCheckpointAndReleaseLease } from './record-and-release.ts';
 export { computeBackoff } from './compute-backoff.ts';
 export type { BackoffOptions } from './compute-backoff.ts';
 export { computeAwaitedOwnedObject, computeDueReason, computeEditedOwnedObject, dueReasons, isDue } from './is-due.ts';
 export type { DueFacts, DueReason } from './is-due.ts';
-export { claimSweep, forgetObject, getCheckpoints, listDueObjects, recordSweptLists } from './due.ts';
+export {
+  claimSweep,
+  forgetLegacyLease,
+  forgetObject,
+  getCheckpoints,
+  listDueObjects,
+  recordSweptLists,
+} from './due.ts';
 export type { SweepClaim } from './due.ts';
 export type { DueObject } from './due.ts';

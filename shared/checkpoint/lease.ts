@@ -1,10 +1,13 @@
-// Leases: one holder per object at a time, through conditional writes on the object's `lease` row.
+// Leases: one holder per object at a time, through conditional writes on the lease attributes of the object's row
+// (the row that also holds its checkpoint, see object-row.ts).
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ValidationError } from '#shared/errors/index.ts';
+import { CheckpointResult } from './checkpoint.ts';
 import type { CheckpointStore } from './checkpoint-store.ts';
 import { CheckpointStoreError, LeaseHeldError, storeOperations } from './errors.ts';
 import type { StoreOperation } from './errors.ts';
+import { dueAtOfCheckpoint, leaseAttributes, updateExpressionOf } from './object-row.ts';
 import { dueAttributesOf, primaryKeyOf, recordKinds, tableAttributes } from './table.ts';
 import type { CheckpointKey } from './table.ts';
 
@@ -28,8 +31,8 @@ export type LeaseTiming = {
  * `:now` / `:holder` for values.
  */
 export const leaseConditions = {
-  /** No lease row exists. */
-  leaseFree: 'attribute_not_exists(#pk)',
+  /** No lease on the object's row (or no row yet). */
+  leaseFree: 'attribute_not_exists(#holder)',
   /** The lease row exists but lapsed before `now`. */
   leaseExpired: '#expiresAtMs < :now',
   /** The caller already holds the lease. */
@@ -37,7 +40,6 @@ export const leaseConditions = {
 } as const;
 
 export const leaseExpressionNames = {
-  '#pk': tableAttributes.pk,
   '#holder': tableAttributes.holder,
   '#expiresAtMs': tableAttributes.expiresAtMs,
 } as const;
@@ -59,23 +61,48 @@ export async function acquireLease(
 ): Promise<Lease> {
   checkLeaseArguments(holder, timing);
   const lease: Lease = { key, holder, acquiredAtMs: timing.now, expiresAtMs: timing.now + timing.ttlMs };
+  const due = dueAttributesOf(key, lease.expiresAtMs);
+  const indexed = Object.keys(due).length > 0;
+  const rerunNames = leaseAttributes.slice(3);
   await writeLease(storeOperations.acquireLease, key, holder, () =>
     store.documents.send(
-      new PutCommand({
+      new UpdateCommand({
         TableName: store.tableName,
-        Item: {
-          ...primaryKeyOf(key, recordKinds.lease),
-          [tableAttributes.holder]: holder,
-          [tableAttributes.acquiredAtMs]: lease.acquiredAtMs,
-          [tableAttributes.expiresAtMs]: lease.expiresAtMs,
-          [tableAttributes.expiresAt]: ttlSecondsOf(lease.expiresAtMs),
-          // NOTE: a held lease is in the due index until it is released: if its pass dies without recording, the
-          // tick finds the object once the lease lapses, with no event needed.
-          ...dueAttributesOf(key, lease.expiresAtMs),
-        },
+        Key: primaryKeyOf(key, recordKinds.checkpoint),
+        UpdateExpression: updateExpressionOf(
+          [
+            '#holder = :holder',
+            '#acquiredAtMs = :now',
+            '#expiresAtMs = :expiresAtMs',
+            // NOTE: never before the lease lapses, and never shorter than a checkpoint's retention.
+            '#expiresAt = :expiresAt',
+            // NOTE: a held lease is in the due index until it is released: if its pass dies without recording, the
+            // tick finds the object once the lease lapses, with no event needed. A row already in the index (a retry
+            // or requeue pending) keeps its due time, so taking its lease writes no index entry.
+            ...(indexed
+              ? ['#dueShard = if_not_exists(#dueShard, :dueShard)', '#dueAtMs = if_not_exists(#dueAtMs, :expiresAtMs)']
+              : []),
+          ],
+          rerunNames.map((_, i) => `#r${i}`),
+        ),
         ConditionExpression: acquireCondition,
-        ExpressionAttributeNames: leaseExpressionNames,
-        ExpressionAttributeValues: { ':now': timing.now, ':holder': holder },
+        ExpressionAttributeNames: {
+          ...leaseExpressionNames,
+          '#acquiredAtMs': tableAttributes.acquiredAtMs,
+          '#expiresAt': tableAttributes.expiresAt,
+          ...(indexed ? { '#dueShard': tableAttributes.dueShard, '#dueAtMs': tableAttributes.dueAtMs } : {}),
+          ...Object.fromEntries(rerunNames.map((name, i) => [`#r${i}`, name])),
+        },
+        ExpressionAttributeValues: {
+          ':now': timing.now,
+          ':holder': holder,
+          ':expiresAtMs': lease.expiresAtMs,
+          ':expiresAt': Math.max(
+            ttlSecondsOf(lease.expiresAtMs),
+            Math.floor(timing.now / 1000) + store.checkpointRetentionSeconds,
+          ),
+          ...(indexed ? { ':dueShard': due[tableAttributes.dueShard] } : {}),
+        },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     ),
@@ -104,7 +131,7 @@ export async function renewLease(
     store.documents.send(
       new UpdateCommand({
         TableName: store.tableName,
-        Key: primaryKeyOf(key, recordKinds.lease),
+        Key: primaryKeyOf(key, recordKinds.checkpoint),
         UpdateExpression: indexed
           ? 'SET #expiresAtMs = :expiresAtMs, #expiresAt = :expiresAt, #dueShard = :dueShard, #dueAtMs = :expiresAtMs'
           : 'SET #expiresAtMs = :expiresAtMs, #expiresAt = :expiresAt',
@@ -118,7 +145,10 @@ export async function renewLease(
         ExpressionAttributeValues: {
           ':holder': holder,
           ':expiresAtMs': expiresAtMs,
-          ':expiresAt': ttlSecondsOf(expiresAtMs),
+          ':expiresAt': Math.max(
+            ttlSecondsOf(expiresAtMs),
+            Math.floor(timing.now / 1000) + store.checkpointRetentionSeconds,
+          ),
           ...(indexed ? { ':dueShard': due[tableAttributes.dueShard] } : {}),
         },
         ReturnValues: 'ALL_NEW',
@@ -194,11 +224,11 @@ export async function requestRerun(
     await store.documents.send(
       new UpdateCommand({
         TableName: store.tableName,
-        Key: primaryKeyOf(key, recordKinds.lease),
+        Key: primaryKeyOf(key, recordKinds.checkpoint),
         UpdateExpression: `SET ${sets.join(', ')}${add}`,
-        ConditionExpression: `attribute_exists(#pk) AND NOT (${leaseConditions.leaseExpired})`,
+        ConditionExpression: `attribute_exists(#holder) AND NOT (${leaseConditions.leaseExpired})`,
         ExpressionAttributeNames: {
-          '#pk': leaseExpressionNames['#pk'],
+          '#holder': leaseExpressionNames['#holder'],
           '#expiresAtMs': leaseExpressionNames['#expiresAtMs'],
           '#rerun': tableAttributes.rerun,
           ...(request.force ? { '#rerunForce': tableAttributes.rerunForce } : {}),
@@ -253,8 +283,10 @@ export function rerunOfLeaseItem(item: unknown): RerunRequest | undefined {
 }
 
 /**
- * Gives up a lease the caller holds and returns the "run again" request another pass left on it, if any.
- * Releasing a lease that no longer exists is a no-op; one held by someone else throws {@link LeaseHeldError}.
+ * Gives up a lease the caller holds, without recording a checkpoint, and returns the "run again" request another
+ * pass left on it, if any. The row goes back to the due time of the checkpoint it holds (a second write, only when
+ * that differs from the lease's). Releasing a lease that no longer exists is a no-op; one held by someone else throws
+ * {@link LeaseHeldError}.
  *
  * @example
  * const rerun = await releaseLease(store, key, holder);
@@ -265,24 +297,84 @@ export async function releaseLease(
   holder: string,
 ): Promise<RerunRequest | undefined> {
   checkHolder(holder);
+  let old: Record<string, unknown> | undefined;
   try {
     const output = await writeLease(storeOperations.releaseLease, key, holder, () =>
       store.documents.send(
-        new DeleteCommand({
+        new UpdateCommand({
           TableName: store.tableName,
-          Key: primaryKeyOf(key, recordKinds.lease),
+          Key: primaryKeyOf(key, recordKinds.checkpoint),
+          UpdateExpression: updateExpressionOf(
+            [],
+            leaseAttributes.map((_, i) => `#l${i}`),
+          ),
           ConditionExpression: leaseConditions.ownLease,
-          ExpressionAttributeNames: { '#holder': leaseExpressionNames['#holder'] },
+          ExpressionAttributeNames: {
+            ...Object.fromEntries(leaseAttributes.map((name, i) => [`#l${i}`, name])),
+            '#holder': leaseExpressionNames['#holder'],
+          },
           ExpressionAttributeValues: { ':holder': holder },
           ReturnValues: 'ALL_OLD',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       ),
     );
-    return rerunOfLeaseItem(output.Attributes);
+    old = output.Attributes;
   } catch (err) {
     if (err instanceof LeaseHeldError && err.holder === undefined) return undefined;
     throw err;
+  }
+  await restoreCheckpointDue(store, key, old);
+  return rerunOfLeaseItem(old);
+}
+
+/**
+ * Puts a row whose lease was released without a checkpoint back at its checkpoint's due time (out of the index after
+ * a Success), unless a new holder or recording moved it meanwhile.
+ */
+async function restoreCheckpointDue(
+  store: CheckpointStore,
+  key: CheckpointKey,
+  old: Record<string, unknown> | undefined,
+): Promise<void> {
+  if (key.kind === undefined || old === undefined) return;
+  const result = CheckpointResult.safeParse(old['result']);
+  const nextAttemptAt = old['nextAttemptAt'];
+  const checkpoint = result.success
+    ? { result: result.data, ...(typeof nextAttemptAt === 'number' ? { nextAttemptAt } : {}) }
+    : undefined;
+  const wanted = dueAttributesOf(key, dueAtOfCheckpoint(checkpoint));
+  const current = old[tableAttributes.dueAtMs];
+  if (current === wanted[tableAttributes.dueAtMs]) return;
+  const indexed = wanted[tableAttributes.dueAtMs] !== undefined;
+  try {
+    await store.documents.send(
+      new UpdateCommand({
+        TableName: store.tableName,
+        Key: primaryKeyOf(key, recordKinds.checkpoint),
+        UpdateExpression: indexed ? 'SET #dueShard = :dueShard, #dueAtMs = :dueAtMs' : 'REMOVE #dueShard, #dueAtMs',
+        ConditionExpression: `attribute_not_exists(#holder) AND ${current === undefined ? 'attribute_not_exists(#dueAtMs)' : '#dueAtMs = :current'}`,
+        ExpressionAttributeNames: {
+          '#holder': tableAttributes.holder,
+          '#dueShard': tableAttributes.dueShard,
+          '#dueAtMs': tableAttributes.dueAtMs,
+        },
+        ...(indexed || current !== undefined
+          ? {
+              ExpressionAttributeValues: {
+                ...(indexed
+                  ? { ':dueShard': wanted[tableAttributes.dueShard], ':dueAtMs': wanted[tableAttributes.dueAtMs] }
+                  : {}),
+                ...(current === undefined ? {} : { ':current': current }),
+              },
+            }
+          : {}),
+      }),
+    );
+  } catch (err) {
+    // NOTE: another pass took the lease or recorded meanwhile; its write set the due time.
+    if (err instanceof ConditionalCheckFailedException) return;
+    throw new CheckpointStoreError(storeOperations.releaseLease, key, err);
   }
 }
 

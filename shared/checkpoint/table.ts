@@ -18,7 +18,11 @@ export type CheckpointKey = {
   readonly name: string;
 };
 
-/** What a row is; the sort key. Each object has at most one row of each kind. */
+/**
+ * What a row is; the sort key. An object has one row, `checkpoint`, holding its checkpoint and its lease (see
+ * object-row.ts); `lease` rows were written by the layout before that and are only read and deleted (see
+ * `forgetLegacyLease`); `sweep` is a controller's sweep row.
+ */
 export const recordKinds = { lease: 'lease', checkpoint: 'checkpoint', sweep: 'sweep' } as const;
 export type RecordKind = (typeof recordKinds)[keyof typeof recordKinds];
 
@@ -30,7 +34,7 @@ export const tableAttributes = {
   sk: 'sk',
   /** TTL (N, epoch seconds): DynamoDB deletes the row some time after this. Never used for correctness. */
   expiresAt: 'expiresAt',
-  /** Lease (S): who holds it, e.g. a Lambda request id. */
+  /** Lease (S): who holds it, e.g. a Lambda request id. Absent on an object's row while no lease is held. */
   holder: 'holder',
   /** Lease (N, epoch milliseconds): when the lease lapses; the conditions compare against this. */
   expiresAtMs: 'expiresAtMs',
@@ -48,7 +52,7 @@ export const tableAttributes = {
   /**
    * Due index partition key (S): `<controller>#<Kind>`, and for Clusters `<controller>#Cluster#<shard>`, the shard
    * (0 to {@link dueShardCount} - 1) a hash of the object's key. Only rows that will need a pass at a known time carry
-   * it (a checkpoint after an Error or Requeue, a lease until it is released), so the index is sparse. Cluster rows
+   * it (a checkpoint after an Error or Requeue, a row while its lease is held), so the index is sparse. Cluster rows
    * written before sharding carry `<controller>#Cluster`; a tick queries that partition too.
    */
   dueShard: 'dueShard',

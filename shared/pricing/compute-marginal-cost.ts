@@ -12,6 +12,7 @@ import {
 } from '#shared/pricing/compute-monthly-activity.ts';
 import type { MeasuredProfile } from '#shared/pricing/measured-profile-types.ts';
 import type { DeployedStack } from '#shared/pricing/read-deployed-stack.ts';
+import { passWriteUnits } from '#shared/pricing/pass-write-units.ts';
 import { emittedMetrics } from '#shared/runtime/emitted-metrics.ts';
 
 /** Who A is: a user who installed Cluster API with the Cluster API Operator (its pod goes), or with clusterctl. */
@@ -29,12 +30,6 @@ export const costAssumptions = {
   /** DynamoDB: a checkpoint row per Cluster per controller that reconciles it (topology, addons), ≤ 1 KB each. */
   rowsPerCluster: 2,
   rowBytes: 1_024,
-  /**
-   * Index writes per pass that runs: its lease row carries the due index's keys (shared/checkpoint/lease.ts), so the
-   * lease put adds an index entry and the release removes it; a failed pass's checkpoint is due again (2 more).
-   */
-  indexWritesPerPassRun: 2,
-  indexWritesPerPassError: 2,
   /**
    * Minutes Lambda keeps an idle execution environment for the next invocation. AWS does not document it; idle
    * environments are commonly observed to live 5 to 15 minutes or more, so the short end errs towards cold starts.
@@ -196,9 +191,11 @@ export function computeMarginalCost(inputs: CostInputs): MarginalCost {
     activity.passesSkipped * profile.dynamoDb.passSkippedReadUnits +
     ticks * profile.dynamoDb.tickReadUnits;
   const indexes = deployed.table.globalSecondaryIndexes.length;
-  const indexWrites =
-    indexes * (activity.passesRun * a.indexWritesPerPassRun + activity.passErrors * a.indexWritesPerPassError);
-  const writeUnits = activity.passesRun * profile.dynamoDb.passRunWriteUnits + indexWrites;
+  // NOTE: the writes of a pass are measured per request against DynamoDB Local (pass-write-units.ts), not taken from
+  // the bench profile, whose figure predates one row per object.
+  const w = passWriteUnits;
+  const indexWrites = indexes * (activity.passesRun * w.passRunIndex + activity.passErrors * w.passErrorIndex);
+  const writeUnits = activity.passesRun * w.passRunTable + activity.passesSkipped * w.passSkipped + indexWrites;
   const tableGb = (clusters * a.rowsPerCluster * a.rowBytes) / 1e9;
 
   // NOTE: `Unhealthy` counts failed passes and failed invocations (none measured), a stale forwarder heartbeat and
@@ -312,7 +309,7 @@ export function computeMarginalCost(inputs: CostInputs): MarginalCost {
         million(readUnits, prices.dynamoDbPerMillionReadUnits) +
         million(writeUnits, prices.dynamoDbPerMillionWriteUnits),
       basis: 'measured',
-      note: `${fmt(readUnits)} RRU, ${fmt(writeUnits)} WRU of which ${fmt(indexWrites)} to ${indexes} index(es) (template: ${deployed.table.globalSecondaryIndexes.join(', ') || 'none'}; modelled ${a.indexWritesPerPassRun} per pass run)`,
+      note: `${fmt(readUnits)} RRU, ${fmt(writeUnits)} WRU of which ${fmt(indexWrites)} to ${indexes} index(es) (template: ${deployed.table.globalSecondaryIndexes.join(', ') || 'none'}; measured ${w.passRunTable} table + ${w.passRunIndex} index WRU per pass run by ${w.source.split(' ')[0]})`,
     },
     {
       side: 'B',

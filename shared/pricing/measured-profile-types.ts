@@ -95,6 +95,10 @@ export type MeasuredProfile = {
   readonly dynamoDb: {
     readonly source: string;
     readonly passRunReadUnits: number;
+    /**
+     * Not priced: this bench figure counts the layout before one row per object (a lease put and a two-item
+     * transaction); the cost uses pass-write-units.ts, measured per request against DynamoDB Local.
+     */
     readonly passRunWriteUnits: number;
     readonly passSkippedReadUnits: number;
     readonly tickReadUnits: number;

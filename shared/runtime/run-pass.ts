@@ -292,7 +292,8 @@ async function reconcileWithinDeadline(
 
 /**
  * Writes the checkpoint (attempts, next attempt with backoff and jitter) and releases the lease in one conditional
- * transaction; a lease lost meanwhile drops this checkpoint (the new holder's wins). Logs `pass finished`.
+ * update of the object's row; a lease lost meanwhile drops this checkpoint (the new holder's wins). Logs
+ * `pass finished`.
  */
 async function recordPass(
   deps: RuntimeDeps,

@@ -4,6 +4,7 @@
 // is unchanged since a sweep that left nothing undone reads no checkpoint (one LIST per kind, O(1) DynamoDB).
 import {
   claimSweep,
+  forgetLegacyLease,
   getCheckpoints,
   listDueObjects,
   partitionKeyOf,
@@ -31,7 +32,13 @@ export type TickReport = {
   readonly deferred: number;
 };
 
-type Candidate = { readonly key: PassKey; readonly reason: TickReason; readonly force?: boolean };
+type Candidate = {
+  readonly key: PassKey;
+  readonly reason: TickReason;
+  readonly force?: boolean;
+  /** The lapsed lease is a lease row of the layout before one row per object: deleted after its pass. */
+  readonly legacyLease?: boolean;
+};
 
 /**
  * One tick of a controller. A pass is only started while at least twice `stopBeforeTimeoutMs` remains, so every
@@ -51,16 +58,17 @@ export async function runTick(
   const reasons: Partial<Record<TickReason, number>> = {};
   const due = new Map<string, Candidate>();
   const count = (reason: TickReason) => (reasons[reason] = (reasons[reason] ?? 0) + 1);
-  const add = (key: PassKey, reason: TickReason, force = false) => {
+  const add = (key: PassKey, reason: TickReason, force = false, legacyLease = false) => {
     const id = partitionKeyOf({ controller: reconciler.controller, ...key });
-    if (!due.has(id)) due.set(id, { key, reason, ...(force ? { force } : {}) });
+    if (!due.has(id))
+      due.set(id, { key, reason, ...(force ? { force } : {}), ...(legacyLease ? { legacyLease } : {}) });
   };
 
   for (const kind of reconciler.kinds) {
     for (const entry of await listDueObjects(deps.store, reconciler.controller, kind.kind, now)) {
       const reason = entry.because === 'lapsedLease' ? tickReasons.leaseLapsed : tickReasons.retryDue;
       count(reason);
-      add({ ...kind, namespace: entry.key.namespace, name: entry.key.name }, reason);
+      add({ ...kind, namespace: entry.key.namespace, name: entry.key.name }, reason, false, entry.legacyLease === true);
     }
   }
 
@@ -115,7 +123,8 @@ export async function runTick(
   }
 
   let deferred = 0;
-  const reports = await mapLimit([...due.values()], deps.config.tickConcurrency, async ({ key, reason, force }) => {
+  const reports = await mapLimit([...due.values()], deps.config.tickConcurrency, async (candidate) => {
+    const { key, reason, force } = candidate;
     if (context.getRemainingTimeInMillis() < 2 * deps.config.stopBeforeTimeoutMs) {
       deferred++;
       return undefined;
@@ -123,10 +132,15 @@ export async function runTick(
     const lapsed = reason === tickReasons.leaseLapsed;
     // NOTE: a pass that died may have applied part of its changes after recording nothing: run it even if the
     // checkpoint says the object is up to date.
-    return runPass(
+    const report = await runPass(
       { key, trigger, ...(lapsed ? { force: true, lapsedLease: true } : force === true ? { force: true } : {}) },
       context,
     );
+    // NOTE: nothing writes lease rows of the old layout any more; once its object's pass ran, the row can go.
+    if (candidate.legacyLease === true) {
+      await forgetLegacyLease(deps.store, { controller: reconciler.controller, ...key }, deps.now());
+    }
+    return report;
   });
   const passes = reports.filter((r): r is PassReport => r !== undefined);
   // NOTE: every pass started above recorded an outcome (up to date, or in the due index with its retry or lease); a

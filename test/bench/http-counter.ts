@@ -29,7 +29,7 @@ export const dynamoDbWriteUnits: Readonly<Record<string, number>> = {
   PutItem: 1,
   UpdateItem: 1,
   DeleteItem: 1,
-  // NOTE: transactions cost 2 units per item; every transaction here has two items (lease + checkpoint).
+  // NOTE: transactions cost 2 units per item (the pass protocol sends none since one row per object).
   TransactWriteItems: 4,
 };
 

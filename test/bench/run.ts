@@ -308,7 +308,7 @@ await writeFormatted(
       'Durations include the API server, etcd and DynamoDB Local competing for the same 2 cores.',
       `This run: ${clusters} Clusters, ${results.durationSeconds.toFixed(0)} s. The default is 100; \`BENCH_FULL=1\` runs 1,000.`,
       "Every Cluster's kubeconfig Secret points at one shared workload cluster (a real kube-apiserver); its requests are counted like the management cluster's.",
-      'A TransactWriteItems of the lease delete + checkpoint put is billed as 4 write units (2 per item); the cost model counts it so.',
+      "A pass that runs sends two conditional UpdateItems to the object's one row (lease, then outcome + release): 1 write unit each for rows up to 1 KB, due index writes not included (test/integration/checkpoint/write-units.test.ts measures them).",
     ],
   }),
 );

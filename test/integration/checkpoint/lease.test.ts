@@ -83,23 +83,23 @@ describe('acquireLease', () => {
     assert.equal(err.expiresAtMs, t0 + 10 + ttlMs);
   });
 
-  test('writes the TTL attribute in epoch seconds, rounded up from the lease expiry', async () => {
+  test("writes the lease onto the object's row, its TTL in epoch seconds a checkpoint's retention away", async () => {
     const key = keyFor('ttl');
     await acquireLease(ctx.store, key, 'me', { ttlMs: 1_500, now: t0 + 1 });
     const { Item } = await ctx.store.documents.send(
       new GetCommand({
         TableName: ctx.store.tableName,
-        Key: primaryKeyOf(key, recordKinds.lease),
+        Key: primaryKeyOf(key, recordKinds.checkpoint),
         ConsistentRead: true,
       }),
     );
     assert.deepEqual(Item, {
       [tableAttributes.pk]: 'topology#default/ttl',
-      [tableAttributes.sk]: 'lease',
+      [tableAttributes.sk]: 'checkpoint',
       [tableAttributes.holder]: 'me',
       [tableAttributes.acquiredAtMs]: t0 + 1,
       [tableAttributes.expiresAtMs]: t0 + 1_501,
-      [tableAttributes.expiresAt]: Math.ceil((t0 + 1_501) / 1000),
+      [tableAttributes.expiresAt]: Math.floor((t0 + 1) / 1000) + ctx.store.checkpointRetentionSeconds,
     });
   });
 

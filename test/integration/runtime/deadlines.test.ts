@@ -118,7 +118,7 @@ describe('deadlines of external calls on the real servers', () => {
     })();
     assert.ok(elapsedMs < lambdaTimeoutMs, `ended after ${elapsedMs} ms`);
     assert.equal(pass.timedOut, 'DynamoDB');
-    assert.match(pass.reason, /DynamoDB did not answer TransactWrite within \d+ ms/);
+    assert.match(pass.reason, /DynamoDB did not answer Update within \d+ ms/);
   });
 
   test('a frozen kube-apiserver ends the pass inside the Lambda time, naming Kubernetes, recorded with backoff', async () => {

@@ -64,8 +64,8 @@ describe('controller handler on the real servers', () => {
     assert.equal(checkpoint?.lastPassId, pass.passId);
     assert.ok(checkpoint?.noChange, 'the pass leaves a no-change record');
     assert.deepEqual(passReads, ['GetItemCommand'], 'one checkpoint read');
-    // NOTE: acquire, then record and release in one transaction: ≤ 2 writes per pass (issue 9).
-    assert.deepEqual(passWrites, ['PutItemCommand', 'TransactWriteItemsCommand']);
+    // NOTE: take the lease, then record and release in one conditional update of the same row: 2 writes, no transaction.
+    assert.deepEqual(passWrites, ['UpdateItemCommand', 'UpdateItemCommand']);
   });
 
   test('an event about an unchanged object is skipped with zero mutating requests and zero DynamoDB writes', async () => {
@@ -135,8 +135,9 @@ describe('controller handler on the real servers', () => {
     assert.deepEqual(derived['data'], { greeting: 'TWO' }, 'the late change is applied, not left to the sweep');
     const checkpoint = await getCheckpoint(ctx.store, keyOf('late'));
     assert.equal(checkpoint?.lastPassId, pass.passId);
-    // NOTE: no pass waited: the skipped one wrote its mark (one UpdateItem) and returned.
-    assert.equal(writes().filter((c) => c === 'UpdateItemCommand').length, 1);
+    // NOTE: no pass waited: the skipped one failed to take the lease and wrote its mark (two UpdateItems) and returned.
+    // The holder: take the lease, record (refused: a rerun is asked), record again; its rerun: take, record.
+    assert.equal(writes().filter((c) => c === 'UpdateItemCommand').length, 2 + 3 + 2);
   });
 
   test('a failing pass records attempts and a backed-off next attempt, skips until then, and resets on success', async () => {

@@ -7,6 +7,7 @@ import {
   computeMarginalCost,
   defaultChangeMix,
   measuredProfile,
+  passWriteUnits,
   type ChangeMix,
   type DeployedStack,
   type MeasuredProfile,
@@ -194,6 +195,29 @@ describe('computeMarginalCost', () => {
     assert.ok(Math.abs(logs(loud) - logs(warn) - ((invocations * 350) / 1e9) * perGb) < 1e-6);
     const passLines = (2 * a.passesRun + a.passesSkipped + ticks) * 450;
     assert.ok(Math.abs(logs(warn) - (passLines / 1e9) * perGb) < 1e-6);
+  });
+
+  test("DynamoDB writes are the measured pass's: 2 table and 2 index units per pass run, none per skipped pass", () => {
+    const c = cost(1_000);
+    const dynamoDb = c.lines.find((l) => l.item === 'DynamoDB reads and writes');
+    assert.equal(dynamoDb?.basis, 'measured');
+    assert.match(
+      dynamoDb?.note ?? '',
+      /measured 2 table \+ 2 index WRU per pass run by test\/integration\/checkpoint\/write-units\.test\.ts/,
+    );
+    assert.doesNotMatch(dynamoDb?.note ?? '', /modelled/);
+    const a = c.activity;
+    const writes = a.passesRun * 2 + a.passesRun * 2 + a.passErrors * 1;
+    const reads = (dynamoDb?.usd ?? NaN) - (writes / 1e6) * awsPrices.dynamoDbPerMillionWriteUnits;
+    assert.ok(reads > 0 && reads < (dynamoDb?.usd ?? 0), 'the rest of the line is reads');
+    assert.match(dynamoDb?.note ?? '', new RegExp(`${Math.round(writes).toLocaleString('en-US')} WRU`));
+    assert.deepEqual(passWriteUnits, {
+      source: passWriteUnits.source,
+      passRunTable: 2,
+      passRunIndex: 2,
+      passErrorIndex: 1,
+      passSkipped: 0,
+    });
   });
 
   test('index writes follow the table indexes in the template', () => {
