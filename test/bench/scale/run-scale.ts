@@ -377,7 +377,7 @@ function computeMarkdown(
       .join(' | ')} | count modelled, time measured on DynamoDB Local |`,
     `| ClusterClass change: mapping LIST, pages of ${inputs.mappingPageSize} (time, invocations one after another) | ${rows.map((r) => `${fmt(r.change.mapping.pages)} (${duration(r.change.mapping.seconds)}, ${fmt(r.change.mapping.invocations)})`).join(' | ')} | modelled from measured per page |`,
     `| ClusterClass change: invocations / PutEvents calls | ${rows.map((r) => `${fmt(r.change.invocations)} / ${fmt(r.change.putEventsCalls)}`).join(' | ')} | modelled (FANOUT_BATCH ${inputs.fanOutBatch}) |`,
-    `| ClusterClass change: API requests | ${rows.map((r) => fmt(r.change.apiRequests)).join(' | ')} | modelled from ${fmt(inputs.requestsPerClusterChange.value, 1)} measured per Cluster |`,
+    `| ClusterClass change: API requests | ${rows.map((r) => fmt(r.change.apiRequests)).join(' | ')} | modelled from ${fmt(inputs.requestsPerClusterChange.value, 1)} ${inputs.requestsPerClusterChange.basis} per Cluster |`,
     `| ClusterClass change: passes in flight (Lambda) | ${rows.map((r) => fmt(r.change.passesInFlight)).join(' | ')} | modelled |`,
     `| passes/s allowed by Lambda / API seats / due index (${inputs.dueShards} partitions) / new on-demand table | ${rows.map((r) => `${fmt(r.change.passesPerSecond.lambda)} / ${fmt(r.change.passesPerSecond.apiSeats)} / ${fmt(r.change.passesPerSecond.dueIndexPartition)} / ${fmt(r.change.passesPerSecond.tableOnDemand)}`).join(' | ')} | modelled |`,
     `| binding limit | ${rows.map((r) => r.change.binding).join(' | ')} | modelled |`,
