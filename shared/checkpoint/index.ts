@@ -29,6 +29,7 @@ export { CheckpointStoreError, LeaseHeldError, storeOperations } from './errors.
 export type { StoreOperation } from './errors.ts';
 export {
   acquireLease,
+  lapsedLeaseRetentionSeconds,
   leaseConditions,
   leaseExpressionNames,
   releaseLease,

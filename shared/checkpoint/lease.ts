@@ -17,6 +17,11 @@ export type Lease = {
   readonly holder: string;
   readonly acquiredAtMs: number;
   readonly expiresAtMs: number;
+  /**
+   * The holder whose lapsed lease this one replaced: its pass died without recording its checkpoint (a pass that
+   * ends deletes the lease row), so it may have written objects the checkpoint does not name. Set by `acquireLease`.
+   */
+  readonly lapsedHolder?: string;
 };
 
 export type LeaseTiming = {
@@ -64,7 +69,7 @@ export async function acquireLease(
   const due = dueAttributesOf(key, lease.expiresAtMs);
   const indexed = Object.keys(due).length > 0;
   const rerunNames = leaseAttributes.slice(3);
-  await writeLease(storeOperations.acquireLease, key, holder, () =>
+  const output = await writeLease(storeOperations.acquireLease, key, holder, () =>
     store.documents.send(
       new UpdateCommand({
         TableName: store.tableName,
@@ -103,11 +108,14 @@ export async function acquireLease(
           ),
           ...(indexed ? { ':dueShard': due[tableAttributes.dueShard] } : {}),
         },
+        // NOTE: the replaced row's lease, if any: a lapsed lease of another holder is a pass that died before recording.
+        ReturnValues: 'ALL_OLD',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     ),
   );
-  return lease;
+  const replaced = leaseOfReturnedItem(output.Attributes)?.holder;
+  return replaced === undefined || replaced === holder ? lease : { ...lease, lapsedHolder: replaced };
 }
 
 /**
@@ -419,9 +427,15 @@ function scalarOf(value: unknown): string | undefined {
   return undefined;
 }
 
-/** TTL is in whole seconds; round up so the row never disappears before the lease lapses. */
+/**
+ * How long a lapsed lease row outlives its lease before DynamoDB's TTL may remove it: the row is how the next pass
+ * (`lapsedHolder`) and the tick learn that a pass died before recording, so it must not vanish first.
+ */
+export const lapsedLeaseRetentionSeconds = 24 * 3600;
+
+/** TTL is in whole seconds; round up, and keep the row {@link lapsedLeaseRetentionSeconds} past the lease. */
 function ttlSecondsOf(epochMs: number): number {
-  return Math.ceil(epochMs / 1000);
+  return Math.ceil(epochMs / 1000) + lapsedLeaseRetentionSeconds;
 }
 
 function checkHolder(holder: string): void {

@@ -66,6 +66,8 @@ type PassScope = {
   readonly facts: ObjectFacts;
   leaseHeld: boolean;
   recorded: boolean;
+  /** The lease replaced another holder's lapsed one: that pass died unrecorded, so this one is forced. */
+  readonly tookOverLapsedLease: boolean;
   rerun?: RerunRequest;
   /** How long each step took so far (the report's `timings`). */
   readonly timer: PassTimer;
@@ -180,7 +182,9 @@ export async function runPass(
   // 2. The lease; a pass that finds it held asks the holder to run again and ends here.
   const leaseHeld = await acquireLeaseOrAskRerun(deps, request, checkpointKey, passId, logger);
   timer.lap('leaseMs');
-  if (leaseHeld !== true) return { key, passId, status: 'Skipped', reason: leaseHeld.reason };
+  if ('reason' in leaseHeld) return { key, passId, status: 'Skipped', reason: leaseHeld.reason };
+  if (leaseHeld.lapsedHolder !== undefined)
+    logger.warn('took over a lapsed lease: its pass died before recording', { holder: leaseHeld.lapsedHolder });
   let latest = previous;
   if (dueToEdit) {
     // NOTE: the checkpoint was read before the lease. A pass that wrote the object, recorded its generation and let
@@ -202,6 +206,7 @@ export async function runPass(
     facts,
     leaseHeld: true,
     recorded: false,
+    tookOverLapsedLease: leaseHeld.lapsedHolder !== undefined,
     timer,
   };
 
@@ -220,19 +225,25 @@ export async function runPass(
   return releaseUnrecordedLease(deps, scope, report);
 }
 
-/** Takes the lease with the pass id as holder, or marks it "run again" (upstream's work queue re-queues the same way). */
+/**
+ * Takes the lease with the pass id as holder (saying whose lapsed lease it replaced, if any), or marks it "run again"
+ * (upstream's work queue re-queues the same way).
+ */
 async function acquireLeaseOrAskRerun(
   deps: RuntimeDeps,
   request: PassRequest,
   checkpointKey: CheckpointKey,
   passId: string,
   logger: Logger,
-): Promise<true | { reason: string }> {
+): Promise<{ lapsedHolder?: string } | { reason: string }> {
   const { force = false, wake = false, ownedChanges = [] } = request;
   for (let attempt = 1; ; attempt++) {
     try {
-      await acquireLease(deps.store, checkpointKey, passId, { ttlMs: deps.config.leaseTtlMs, now: deps.now() });
-      return true;
+      const lease = await acquireLease(deps.store, checkpointKey, passId, {
+        ttlMs: deps.config.leaseTtlMs,
+        now: deps.now(),
+      });
+      return lease.lapsedHolder === undefined ? {} : { lapsedHolder: lease.lapsedHolder };
     } catch (err) {
       if (!(err instanceof LeaseHeldError)) throw err;
       // NOTE: the owned changes go with the request: the holder's own write is judged against its new checkpoint.
@@ -268,7 +279,9 @@ async function reconcileWithinDeadline(
       passId: scope.passId,
       facts: scope.facts,
       previous: scope.previous,
-      ...(scope.request.force === true || scope.request.lapsedLease === true ? { forced: true } : {}),
+      ...(scope.request.force === true || scope.request.lapsedLease === true || scope.tookOverLapsedLease
+        ? { forced: true }
+        : {}),
       signal: abort.signal,
       logger: scope.logger,
     }),

@@ -394,15 +394,16 @@ async function reconcileCluster(deps: TopologyDeps, key: PassKey, ctx: PassConte
   // template) left the old template behind; whether the skip caused it is not established. reconcileTopology supports
   // the skip; the runtime does not ask for it until that is understood.
   const discoverLeftovers = true;
-  if (cc === undefined || isClassReconciled(cc))
-    return reconcileTopology(deps, objectKey, { prefetched, noChange: ctx.previous?.noChange, discoverLeftovers });
+  // NOTE: what the last pass recorded names every object it left only when it succeeded and none ran since: after
+  // an Error or a Requeue (a template a MachineSet holds), on forced passes (a tick's resync, a deleted owned object)
+  // and after a pass that died holding the lease (ctx.forced), the Cluster's objects are listed by their labels.
+  const readByName = ctx.forced !== true && ctx.previous?.result === 'Success';
+  const input = { noChange: ctx.previous?.noChange, discoverLeftovers, readByName };
+  if (cc === undefined || isClassReconciled(cc)) return reconcileTopology(deps, objectKey, { prefetched, ...input });
   const classKey = cluster === undefined ? undefined : classKeyOf(cluster);
   const classOutcome = await reconcileClusterClass(deps, classKey ?? { namespace: key.namespace, name: '' });
   // NOTE: the class pass just wrote the class's status: the pass reads it again instead of the prefetched copy.
-  return mergeOutcomes(
-    classOutcome,
-    await reconcileTopology(deps, objectKey, { noChange: ctx.previous?.noChange, discoverLeftovers }),
-  );
+  return mergeOutcomes(classOutcome, await reconcileTopology(deps, objectKey, input));
 }
 
 /**

@@ -58,7 +58,7 @@ import {
   reconcilePendingHooks,
   type LifecycleHookCaller,
 } from '#shared/topology/run-lifecycle-hooks.ts';
-import type { ComputedUpgradePlans, Unstructured } from '#shared/topology/types.ts';
+import type { ComputedUpgradePlans, CurrentState, Unstructured } from '#shared/topology/types.ts';
 import { computeDefaultedTopology, validateClusterTopology } from '#shared/topology/validation/validate-cluster.ts';
 import { toValidationError } from '#shared/topology/variables/index.ts';
 
@@ -92,6 +92,13 @@ export type TopologyPassInput = {
    * that succeeded, unless the pass is forced.
    */
   readonly discoverLeftovers?: boolean;
+  /**
+   * Read the Cluster's MachineDeployments, MachinePools and their templates by the names in `noChange` (GETs)
+   * instead of label-selected LISTs. The runtime asks for it after a pass that succeeded, unless this one is forced
+   * (a tick's resync, a deleted owned object, a pass that died before recording); ignored without a record of this
+   * very Cluster. Default false.
+   */
+  readonly readByName?: boolean;
 };
 
 /** Upstream's paused annotation (`cluster.x-k8s.io/paused`). */
@@ -160,6 +167,19 @@ function computeValidatedCluster(cluster: Cluster, cc: ClusterClass): Cluster {
 }
 
 /**
+ * Notes the MachineDeployments, MachinePools and their templates the pass found and did not delete, so the record
+ * names every one of them (those it applied are recorded already): the next pass reads them by these names.
+ */
+function noteOwnedObjects(proofs: ApplyProofs, current: CurrentState): void {
+  for (const md of Object.values(current.machineDeployments))
+    for (const obj of [md.object as Unstructured, md.infrastructureMachineTemplate, md.bootstrapTemplate])
+      if (obj) proofs.note(obj);
+  for (const mp of Object.values(current.machinePools))
+    for (const obj of [mp.object as Unstructured, mp.infrastructureMachinePoolObject, mp.bootstrapObject])
+      if (obj) proofs.note(obj);
+}
+
+/**
  * The optional reads of the current state: MachineHealthChecks and MachinePools only when the class or topology has
  * them or the previous pass applied some (they may have to be deleted); everything without a previous record.
  */
@@ -168,6 +188,7 @@ function computeCurrentStateReads(
   cc: ClusterClass,
   proofs: ApplyProofs,
   discoverLeftovers: boolean,
+  recordedNames: ReadonlySet<string> | undefined,
 ): CurrentStateReads {
   const topology = cluster.spec?.topology;
   const workers = cc.spec.workers;
@@ -180,7 +201,9 @@ function computeCurrentStateReads(
   return {
     machineHealthChecks: wantsHealthChecks || proofs.mayHaveApplied('MachineHealthCheck'),
     machinePools: wantsPools || proofs.mayHaveApplied('MachinePool'),
-    listsTemplates: discoverLeftovers,
+    // NOTE: read by name, the unused templates are looked for among the recorded names (no template LIST to share).
+    listsTemplates: discoverLeftovers && recordedNames === undefined,
+    recordedNames,
   };
 }
 
@@ -202,6 +225,8 @@ type TopologyPassScope = {
   readonly proofs: ApplyProofs;
   /** Whether to LIST the template kinds to find unused templates (default on). */
   readonly discoverLeftovers: boolean;
+  /** The owned objects the last pass that succeeded left, read by name instead of listed (undefined: list). */
+  readonly recordedNames: ReadonlySet<string> | undefined;
   /** Set once the upgrade plans are computed, so a pass that fails after that still writes them (as upstream). */
   plans?: ComputedUpgradePlans | undefined;
 };
@@ -237,7 +262,13 @@ async function reconcile(deps: TopologyDeps, scope: TopologyPassScope): Promise<
       reader,
       contracts,
       topologyCluster,
-      computeCurrentStateReads(topologyCluster, clusterClass, scope.proofs, scope.discoverLeftovers),
+      computeCurrentStateReads(
+        topologyCluster,
+        clusterClass,
+        scope.proofs,
+        scope.discoverLeftovers,
+        scope.recordedNames,
+      ),
       computeUnreferencedKinds(blueprint),
     ),
   );
@@ -310,8 +341,10 @@ async function reconcile(deps: TopologyDeps, scope: TopologyPassScope): Promise<
     proofs: scope.proofs,
     heldTemplates: [],
     discoverLeftovers: scope.discoverLeftovers,
+    recordedNames: scope.recordedNames,
   };
   await step('error reconciling the Cluster topology', () => reconcileState(ctx, reader, current, desired));
+  noteOwnedObjects(scope.proofs, current);
   const cpVersion = getPath(desired.controlPlane.object, controlPlaneContract.version);
   return {
     kind: 'Reconciled',
@@ -353,9 +386,8 @@ export async function reconcileTopology(
 
   const changed: string[] = [];
   // NOTE: a record is only trusted for the very Cluster it was made for (a re-created Cluster has another uid).
-  const proofs = createApplyProofs(
-    input.noChange?.objectUid === cluster.metadata.uid ? input.noChange?.objects : undefined,
-  );
+  const record = input.noChange?.objectUid === cluster.metadata.uid ? input.noChange?.objects : undefined;
+  const proofs = createApplyProofs(record);
   let state: PassState;
   const scope: TopologyPassScope = {
     cluster,
@@ -364,6 +396,7 @@ export async function reconcileTopology(
     prefetched,
     proofs,
     discoverLeftovers: input.discoverLeftovers ?? true,
+    recordedNames: input.readByName === true && record !== undefined ? new Set(Object.keys(record)) : undefined,
   };
   // NOTE: as upstream's reconcileTopologyReconciledCondition: a paused Cluster is left alone but for the condition,
   // which says it is paused (False, reason Paused), before anything else (deletion included).

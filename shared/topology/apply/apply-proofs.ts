@@ -38,7 +38,14 @@ export type ApplyProofs = {
   record(object: Unstructured, intent: Unstructured): void;
   /** The previous pass applied an object of this kind, or there is no record: such objects may exist, read them. */
   mayHaveApplied(kind: string): boolean;
-  /** This pass's proofs, keyed `Kind namespace/name`. */
+  /**
+   * Notes an owned object the pass kept without applying it (a MachineDeployment whose upgrade waits, a template a
+   * MachineSet holds): it gets an empty entry, which proves nothing but names it for the next pass's reads by name.
+   */
+  note(object: Unstructured): void;
+  /** Drops an object the pass deleted from what it recorded or noted. */
+  forget(object: Unstructured): void;
+  /** This pass's proofs, keyed `Kind namespace/name`; noted objects have an empty entry. */
   recorded(): AppliedObjects;
   /**
    * The generation of each object recorded, as the server held it after this pass: an event about a later one is
@@ -106,6 +113,7 @@ export function computeApplyProof(object: Unstructured, intent: Unstructured): s
  */
 export function createApplyProofs(previous: AppliedObjects | undefined): ApplyProofs {
   const next: Record<string, string> = {};
+  const forgotten = new Set<string>();
   const generations: Record<string, number> = {};
   const metadata: Record<string, string> = {};
   const previousKinds = new Set(Object.keys(previous ?? {}).map((key) => key.slice(0, key.indexOf(' '))));
@@ -116,10 +124,22 @@ export function createApplyProofs(previous: AppliedObjects | undefined): ApplyPr
     },
     record(object, intent) {
       if (object.metadata.uid === undefined || object.metadata.resourceVersion === undefined) return;
+      forgotten.delete(keyOf(object));
       next[keyOf(object)] = computeApplyProof(object, intent);
       if (object.metadata.generation === undefined) return;
       generations[keyOf(object)] = object.metadata.generation;
       metadata[keyOf(object)] = computeMetadataHash(object.metadata);
+    },
+    note(object) {
+      const key = keyOf(object);
+      if (next[key] === undefined && !forgotten.has(key)) next[key] = '';
+    },
+    forget(object) {
+      const key = keyOf(object);
+      forgotten.add(key);
+      delete next[key];
+      delete generations[key];
+      delete metadata[key];
     },
     mayHaveApplied(kind) {
       return previous === undefined || previousKinds.has(kind);

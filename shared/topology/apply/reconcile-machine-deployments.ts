@@ -11,6 +11,7 @@ import {
   type ApplyContext,
 } from '#shared/topology/apply/reconcile-object.ts';
 import { reconcileReferencedTemplate } from '#shared/topology/apply/reconcile-referenced-template.ts';
+import { computeRecordedNamesOf } from '#shared/topology/current/get-current-state.ts';
 import type { TopologyReader } from '#shared/topology/current/reader.ts';
 import { computeHeldBack } from '#shared/topology/desired/compute-held-back.ts';
 import { namePrefixes } from '#shared/topology/desired/names.ts';
@@ -169,6 +170,36 @@ async function listMachineSetTemplateKeys(ctx: ApplyContext, namespace: string, 
 }
 
 /**
+ * The topology's templates of `kind` that the label-selected LIST would find, read by name: those the last pass that
+ * succeeded left (`recorded`) and those the MachineDeployments referenced when this pass read them (a rotation's old
+ * ones). NOTE: a pass that succeeded deleted every unused template it knew of (one a MachineSet holds makes it a
+ * Requeue, and the pass after a Requeue, an Error or a pass that died lists them), so no other can exist but one a
+ * user made with the topology's labels, which the next forced or sweep pass lists.
+ */
+async function getRecordedTemplates(
+  reader: TopologyReader,
+  recorded: ReadonlySet<string>,
+  current: CurrentState,
+  kind: Ref,
+  labels: Readonly<Record<string, string>>,
+): Promise<Unstructured[]> {
+  const namespace = current.cluster.metadata.namespace ?? '';
+  const sameKind = (t: Unstructured | undefined): t is Unstructured =>
+    t !== undefined && t.kind === kind.kind && groupOf(t.apiVersion) === groupOf(kind.apiVersion ?? '');
+  const referenced = Object.values(current.machineDeployments)
+    .flatMap((md) => [md.infrastructureMachineTemplate, md.bootstrapTemplate])
+    .filter(sameKind)
+    .map((t) => t.metadata.name ?? '');
+  const names = [...new Set([...computeRecordedNamesOf(recorded, kind.kind ?? '', namespace), ...referenced])].sort();
+  const found = await Promise.all(
+    names.map((name) => reader.get({ apiVersion: kind.apiVersion ?? '', kind: kind.kind ?? '', namespace, name })),
+  );
+  return found.filter(
+    (t): t is Unstructured => t !== undefined && Object.entries(labels).every(([k, v]) => t.metadata.labels?.[k] === v),
+  );
+}
+
+/**
  * Deletes the MachineDeployment templates of this Cluster that no MachineDeployment or MachineSet references: the
  * templates replaced by a rotation and those of removed MachineDeployments. Runs after every MachineDeployment was
  * written, so a template is never deleted while its owner still points at it.
@@ -183,13 +214,11 @@ async function deleteUnusedTemplates(
   const namespace = current.cluster.metadata.namespace ?? '';
   const clusterName = current.cluster.metadata.name ?? '';
   const candidates = new Map<string, Unstructured>();
+  const labels = { [ClusterNameLabel]: clusterName, [ClusterTopologyOwnedLabel]: '' };
   for (const kind of kinds) {
-    const owned = await reader.list({
-      apiVersion: kind.apiVersion ?? '',
-      kind: kind.kind ?? '',
-      namespace,
-      matchLabels: { [ClusterNameLabel]: clusterName, [ClusterTopologyOwnedLabel]: '' },
-    });
+    const owned = ctx.recordedNames
+      ? await getRecordedTemplates(reader, ctx.recordedNames, current, kind, labels)
+      : await reader.list({ apiVersion: kind.apiVersion ?? '', kind: kind.kind ?? '', namespace, matchLabels: labels });
     for (const t of owned)
       if (t.metadata.labels?.[ClusterTopologyMachineDeploymentNameLabel] !== undefined)
         candidates.set(templateKey({ apiVersion: t.apiVersion, kind: t.kind, name: t.metadata.name }), t);

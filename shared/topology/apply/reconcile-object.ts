@@ -37,6 +37,12 @@ export type ApplyContext = {
    * stopped before deleting the old one, or kept templates a MachineSet held) and on forced passes; default true.
    */
   readonly discoverLeftovers?: boolean;
+  /**
+   * `Kind namespace/name` of the owned objects the last pass that succeeded left (its no-change record), when the
+   * runtime trusts it (see `TopologyPassInput.readByName`): the unused templates are then looked for among these and
+   * the templates the MachineDeployments referenced, read by name, instead of by label-selected LISTs.
+   */
+  readonly recordedNames?: ReadonlySet<string> | undefined;
 };
 
 export type ReconcileObjectInput = {
@@ -145,6 +151,7 @@ export async function deleteCurrentObject(ctx: ApplyContext, obj: Unstructured):
       { apiVersion: obj.apiVersion, kind: obj.kind, namespace: obj.metadata.namespace, name: obj.metadata.name ?? '' },
       { uid: obj.metadata.uid },
     );
+    ctx.proofs?.forget(obj);
     if (deleted) ctx.changed.push(`deleted ${describeKube(obj)}`);
   } catch (err) {
     throw computeWriteError('delete', err, obj);

@@ -1,6 +1,8 @@
 // Reads what a Cluster's topology consists of today (upstream getCurrentState): objects a reference names (and the
 // health checks, which have their owner's name) are read by name; label-selected LISTs only discover what nothing
-// names (the MachineDeployments and MachinePools, and the Machines, whose kubelet versions show an in-place upgrade), never by guessing names. An InfrastructureCluster or ControlPlane a
+// names (the MachineDeployments and MachinePools, and the Machines, whose kubelet versions show an in-place upgrade), never by guessing names.
+// After a pass that succeeded, the MachineDeployments and MachinePools it left are read by the names it recorded
+// (see CurrentStateReads.recordedNames); the Machines stay a LIST (the MachineSet controller names them). An InfrastructureCluster or ControlPlane a
 // pass created but could not reference from the Cluster (the pass died before its cleanup) is found by its labels
 // and owner (the cluster shim), and reused.
 import type { Cluster } from '#shared/api/core/v1beta2/cluster.ts';
@@ -42,6 +44,12 @@ export type CurrentStateReads = {
    * MachineDeployments and the control plane reference are then taken from those LISTs instead of one GET each.
    */
   readonly listsTemplates?: boolean;
+  /**
+   * `Kind namespace/name` of the owned objects the last pass that succeeded left (its no-change record), when the
+   * runtime trusts it: the MachineDeployments and MachinePools are then read by name (one-seat GETs) instead of
+   * label-selected LISTs, which flow control charges by the kind's size. Undefined: list them.
+   */
+  readonly recordedNames?: ReadonlySet<string> | undefined;
 };
 
 const readEverything: CurrentStateReads = { machineHealthChecks: true, machinePools: true, listsTemplates: true };
@@ -110,6 +118,40 @@ async function getUnreferenced(
 }
 
 type Lookup = { readonly reader: TopologyReader; readonly contracts: ContractResolver };
+
+/** The names `recorded` holds for objects of `kind` in `namespace` (keys `Kind namespace/name`), sorted. */
+export function computeRecordedNamesOf(
+  recorded: ReadonlySet<string>,
+  kind: string,
+  namespace: string,
+): readonly string[] {
+  const prefix = `${kind} ${namespace}/`;
+  return [...recorded]
+    .filter((key) => key.startsWith(prefix))
+    .map((key) => key.slice(prefix.length))
+    .sort();
+}
+
+/**
+ * The Cluster's own objects of a kind a LIST with `owned` labels would return: read by name when `recorded` names
+ * them (objects without the labels left out, as the LIST would), listed when there is no record or a recorded one is
+ * gone (it was deleted, or renamed by someone else: the LIST finds what is there instead).
+ */
+async function listOwned(
+  reader: TopologyReader,
+  kind: { readonly apiVersion: string; readonly kind: string },
+  namespace: string,
+  owned: Readonly<Record<string, string>>,
+  recorded: ReadonlySet<string> | undefined,
+): Promise<Unstructured[]> {
+  const list = () => reader.list({ ...kind, namespace, matchLabels: owned });
+  if (recorded === undefined) return list();
+  const found = await Promise.all(
+    computeRecordedNamesOf(recorded, kind.kind, namespace).map((name) => reader.get({ ...kind, namespace, name })),
+  );
+  if (found.some((o) => o === undefined)) return list();
+  return (found as Unstructured[]).filter((o) => Object.entries(owned).every(([k, v]) => o.metadata.labels?.[k] === v));
+}
 
 /**
  * The object a reference points at: a ContractVersionedObjectReference (apiGroup/kind/name, read with the API version
@@ -244,9 +286,21 @@ export async function getCurrentState(
       ? getRef(lookup, cluster.spec.infrastructureRef, namespace)
       : getUnreferenced(reader, cluster, unreferenced.infrastructureCluster, owned, clusterShim),
     getControlPlaneState(lookup, cluster, reads, unreferenced, owned, templateLabels, clusterShim),
-    reader.list({ apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'MachineDeployment', namespace, matchLabels: owned }),
+    listOwned(
+      reader,
+      { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'MachineDeployment' },
+      namespace,
+      owned,
+      reads.recordedNames,
+    ),
     reads.machinePools
-      ? reader.list({ apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'MachinePool', namespace, matchLabels: owned })
+      ? listOwned(
+          reader,
+          { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'MachinePool' },
+          namespace,
+          owned,
+          reads.recordedNames,
+        )
       : [],
   ]);
   // NOTE: a referenced object that is gone is created again, owned by the shim.

@@ -4,6 +4,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import {
   LeaseHeldError,
   acquireLease,
+  lapsedLeaseRetentionSeconds,
   primaryKeyOf,
   recordKinds,
   releaseLease,
@@ -59,11 +60,17 @@ describe('acquireLease', () => {
     }
   });
 
-  test('takes over a lease whose holder let it lapse, and the old holder can no longer renew it', async () => {
+  test('takes over a lease whose holder let it lapse, says whose, and the old holder can no longer renew it', async () => {
     const key = keyFor('takeover');
     await acquireLease(ctx.store, key, 'old', { ttlMs, now: t0 });
     const lease = await acquireLease(ctx.store, key, 'new', { ttlMs, now: t0 + ttlMs + 1 });
-    assert.deepEqual(lease, { key, holder: 'new', acquiredAtMs: t0 + ttlMs + 1, expiresAtMs: t0 + 2 * ttlMs + 1 });
+    assert.deepEqual(lease, {
+      key,
+      holder: 'new',
+      acquiredAtMs: t0 + ttlMs + 1,
+      expiresAtMs: t0 + 2 * ttlMs + 1,
+      lapsedHolder: 'old',
+    });
     const err = await rejectsWithHolder(renewLease(ctx.store, key, 'old', { ttlMs, now: t0 + ttlMs + 2 }), 'new');
     assert.equal(err.expiresAtMs, t0 + 2 * ttlMs + 1);
   });
@@ -99,7 +106,10 @@ describe('acquireLease', () => {
       [tableAttributes.holder]: 'me',
       [tableAttributes.acquiredAtMs]: t0 + 1,
       [tableAttributes.expiresAtMs]: t0 + 1_501,
-      [tableAttributes.expiresAt]: Math.floor((t0 + 1) / 1000) + ctx.store.checkpointRetentionSeconds,
+      [tableAttributes.expiresAt]: Math.max(
+        Math.ceil((t0 + 1_501) / 1000) + lapsedLeaseRetentionSeconds,
+        Math.floor((t0 + 1) / 1000) + ctx.store.checkpointRetentionSeconds,
+      ),
     });
   });
 
@@ -176,6 +186,7 @@ describe('releaseLease', () => {
     await releaseLease(ctx.store, key, 'owner');
     const next = await acquireLease(ctx.store, key, 'next', { ttlMs, now: t0 + 1 });
     assert.equal(next.holder, 'next');
+    assert.equal(next.lapsedHolder, undefined, 'a released lease is no lapsed one');
   });
 
   test('treats releasing a lease that no longer exists as done', async () => {

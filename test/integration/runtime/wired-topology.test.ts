@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { before, describe, test } from 'node:test';
 import { parseAllDocuments } from 'yaml';
-import { getCheckpoint, recordCheckpoint } from '#shared/checkpoint/index.ts';
+import { acquireLease, getCheckpoint, recordCheckpoint } from '#shared/checkpoint/index.ts';
 import { Logger } from '@aws-lambda-powertools/logger';
 import {
   applyObject,
@@ -23,6 +23,7 @@ import type { FanOutSink } from '#shared/runtime/fan-out.ts';
 import { localLambdaContext } from '#shared/runtime/lambda-context.ts';
 import { createLocalBus } from '#shared/runtime/local-bus.ts';
 import { reconcilers } from '#shared/controllers.ts';
+import { reconcileTopology } from '#shared/topology/index.ts';
 import { computeMetadataHash } from '#shared/hash/compute-metadata-hash.ts';
 import { genericCrd } from '#test/support/harness/clusters.ts';
 import { changeEvent, ddbWrites, invoke, resetCounters, useWiredFunction } from './wired-setup.ts';
@@ -45,6 +46,17 @@ const cluster = { apiVersion: capi, kind: 'Cluster', namespace: ns, name: 'docke
 function readExample(file: string): KubeObject[] {
   const text = readFileSync(new URL(`../../../examples/docker/${file}`, import.meta.url), 'utf8');
   return parseAllDocuments(text).map((d) => d.toJS() as KubeObject);
+}
+
+/** The Cluster's control plane, as its controlPlaneRef names it. */
+async function controlPlane() {
+  const c = (await getObject(ctx.mgmt.kube, cluster)) as KubeObject & { spec: { controlPlaneRef: { name: string } } };
+  return getObject(ctx.mgmt.kube, {
+    apiVersion: 'controlplane.cluster.x-k8s.io/v1beta2',
+    kind: 'KubeadmControlPlane',
+    namespace: ns,
+    name: c.spec.controlPlaneRef.name,
+  });
 }
 
 async function machineDeployments() {
@@ -168,6 +180,49 @@ describe('the wired topology function', () => {
       name: 'docker-1',
     });
     assert.ok(checkpoint?.noChange?.objects, 'the checkpoint keeps the no-change record');
+  });
+
+  test("an event's pass over the unchanged Cluster after one that succeeded reads its objects by the recorded names: the Machines are its only LIST", async () => {
+    // NOTE: a checkpoint whose input hash is stale makes the Cluster's event run a pass (not forced) over a Cluster
+    // and objects nobody changed.
+    const key = { controller: 'topology', kind: 'Cluster', namespace: ns, name: 'docker-1' } as const;
+    const recorded = await getCheckpoint(ctx.store, key);
+    assert.equal(recorded?.result, 'Success');
+    await recordCheckpoint(ctx.store, key, { ...recorded, inputHash: 'stale' });
+    resetCounters(ctx);
+    const passes = await invoke(ctx.countedHandler, changeEvent(cluster));
+    assert.deepEqual(
+      passes.map((p) => [p.key.kind, p.status, p.result]),
+      [['Cluster', 'Ran', 'Success']],
+    );
+    assert.deepEqual(passes[0]?.changed, []);
+    assert.deepEqual(ctx.kubeLog.mutating(), []);
+    assert.deepEqual(
+      ctx.kubeLog.records.filter((r) => r.dryRun),
+      [],
+    );
+    const requests = ctx.kubeLog.records.map(
+      (r) => `${r.method} ${r.path}${r.query.includes('labelSelector') ? '?labelSelector' : ''}`,
+    );
+    // The forced pass above LISTs 4 kinds (MachineDeployments, Machines, 2 template kinds); this one GETs the
+    // MachineDeployment and its 2 templates by the names the checkpoint recorded. The Machines stay a LIST: the
+    // MachineSet controller names them, and the pass needs all of the Cluster's to see an in-place upgrade.
+    assert.deepEqual(
+      ctx.kubeLog.records
+        .filter((r) => r.query.includes('labelSelector'))
+        .map((r) => r.path.split('/').at(-1))
+        .sort(),
+      ['machines'],
+      requests.join(' '),
+    );
+    for (const kind of ['machinedeployments', 'dockermachinetemplates', 'kubeadmconfigtemplates'])
+      assert.ok(
+        ctx.kubeLog.records.some((r) => r.method === 'GET' && r.path.includes(`/${kind}/`)),
+        `${kind} read by name: ${requests.join(' ')}`,
+      );
+    // 1 Cluster + 5 class templates + DockerCluster + KubeadmControlPlane + its machine template + 1 MachineDeployment
+    // + its 2 templates + 2 MachineHealthChecks + the ClusterClass (facts) = 15 GETs, 1 LIST.
+    assert.equal(ctx.kubeLog.records.length, 16, requests.join(' '));
   });
 
   test('a changed template maps to the Cluster of the class, whose inputs changed', async () => {
@@ -811,5 +866,91 @@ describe('the wired topology function', () => {
     assert.deepEqual([after?.status, after?.result], ['Ran', 'Success'], after?.reason);
     assert.equal((await condition())?.['status'], 'True');
     assert.equal((await controlPlane())?.metadata.labels?.[kcpLabel], 'v2', "the class's change is applied");
+  });
+  test('a pass that created a MachineDeployment and died before recording: the next pass takes over its lapsed lease, lists the objects by their labels and adopts it, no duplicate', async () => {
+    const key = { controller: 'topology', kind: 'Cluster', namespace: ns, name: 'docker-1' } as const;
+    // NOTE: a stable control plane (as its provider would report it), so a new MachineDeployment is created at once.
+    const cp = (await machineDeployments()).length > 0 ? await controlPlane() : undefined;
+    assert.ok(cp);
+    const replicas = 1;
+    await applyStatus(
+      ctx.mgmt.kube,
+      {
+        apiVersion: cp.apiVersion,
+        kind: cp.kind,
+        metadata: { namespace: ns, name: cp.metadata.name },
+        status: {
+          version: 'v1.30.0',
+          replicas,
+          upToDateReplicas: replicas,
+          readyReplicas: replicas,
+          availableReplicas: replicas,
+        },
+      } as KubeObject,
+      { fieldManager: 'kubeadm-control-plane', force: true },
+    );
+    // The last recorded pass succeeded (a stale input hash makes the event run it).
+    const settled = await getCheckpoint(ctx.store, key);
+    assert.ok(settled);
+    await recordCheckpoint(ctx.store, key, { ...settled, inputHash: 'stale' });
+    const settle = await invoke(ctx.countedHandler, changeEvent(cluster));
+    assert.equal(settle.at(-1)?.result, 'Success', settle.at(-1)?.reason);
+    assert.equal((await getCheckpoint(ctx.store, key))?.result, 'Success');
+    const example = readExample('cluster.yaml')[0] as KubeObject & {
+      spec: { topology: { workers: { machineDeployments: object[] } } };
+    };
+    const extra = structuredClone(example);
+    extra.spec.topology.workers.machineDeployments.push({ class: 'default-worker', name: 'md-extra', replicas: 1 });
+    const extraMds = async () =>
+      (await machineDeployments()).filter(
+        (md) => md.metadata.labels?.['topology.cluster.x-k8s.io/deployment-name'] === 'md-extra',
+      );
+    // The user adds a MachineDeployment; a pass takes the lease, creates it (a generated name) and dies.
+    await applyObject(ctx.mgmt.kube, extra, { fieldManager: 'test-user', force: true });
+    await acquireLease(ctx.store, key, 'dying-pass', { ttlMs: 1_000, now: ctx.clock.now - 60_000 });
+    const dying = await reconcileTopology(
+      { kube: ctx.mgmt.kube, randomSuffix: () => 'dying', now: () => new Date(ctx.clock.now) },
+      { namespace: ns, name: 'docker-1' },
+    );
+    assert.ok(
+      dying.changed.some((c) => c.startsWith('created MachineDeployment')),
+      `${JSON.stringify(dying.changed)} ${dying.error ?? ''}`,
+    );
+    assert.equal((await extraMds()).length, 1);
+
+    resetCounters(ctx);
+    const passes = await invoke(ctx.countedHandler, changeEvent(cluster));
+    assert.deepEqual(
+      passes.map((p) => [p.key.kind, p.status, p.result]),
+      [['Cluster', 'Ran', 'Success']],
+    );
+    assert.equal(
+      (await extraMds()).length,
+      1,
+      'the MachineDeployment the dead pass created is adopted, not made twice',
+    );
+    assert.ok(
+      ctx.kubeLog.records.some((r) => r.query.includes('labelSelector') && r.path.endsWith('/machinedeployments')),
+      'the MachineDeployments are listed',
+    );
+
+    // The user takes it out again; the pass after it (reading by name) deletes it and its templates.
+    await applyObject(ctx.mgmt.kube, example, { fieldManager: 'test-user', force: true });
+    const removed = await invoke(ctx.countedHandler, changeEvent(cluster));
+    assert.equal(removed[0]?.result, 'Success', removed[0]?.reason);
+    assert.deepEqual((await extraMds()).length, 0);
+    const leftovers = (
+      await listObjects(ctx.mgmt.kube, {
+        apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta2',
+        kind: 'DockerMachineTemplate',
+        namespace: ns,
+        labelSelector: 'topology.cluster.x-k8s.io/deployment-name=md-extra',
+      })
+    ).items;
+    assert.deepEqual(
+      leftovers.map((t) => t.metadata.name),
+      [],
+      'its templates are deleted too',
+    );
   });
 });

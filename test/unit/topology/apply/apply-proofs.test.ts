@@ -129,6 +129,33 @@ describe('createApplyProofs', () => {
     assert.equal(proofs.recorded()['DockerCluster ns/c1-abcde'], computeApplyProof(stored('12'), intent('v1')));
   });
 
+  test('a noted object (kept, not applied) gets an empty entry, which names it but proves nothing', () => {
+    const first = createApplyProofs(undefined);
+    first.note(stored('10'));
+    assert.deepEqual(first.recorded(), { 'DockerCluster ns/c1-abcde': '' });
+    assert.deepEqual(first.generations(), {}, 'a noted object has no generation of the pass');
+    const next = createApplyProofs(first.recorded());
+    assert.equal(next.isProven(stored('10'), intent('v1', 'uid-1')), false);
+    assert.equal(next.mayHaveApplied('DockerCluster'), true);
+  });
+
+  test('noting an object the pass recorded keeps its proof', () => {
+    const proofs = createApplyProofs(undefined);
+    proofs.record(stored('10'), intent('v1'));
+    proofs.note(stored('10'));
+    assert.deepEqual(proofs.recorded(), recordedBy(stored('10'), intent('v1')));
+  });
+
+  test('a forgotten (deleted) object is neither recorded nor noted afterwards', () => {
+    const proofs = createApplyProofs(undefined);
+    proofs.record(stored('10'), intent('v1'));
+    proofs.forget(stored('10'));
+    proofs.note(stored('10'));
+    assert.deepEqual(proofs.recorded(), {});
+    assert.deepEqual(proofs.generations(), {});
+    assert.deepEqual(proofs.metadataHashes(), {});
+  });
+
   test('an object without uid or resourceVersion is not recorded', () => {
     const proofs = createApplyProofs(undefined);
     proofs.record(intent('v1'), intent('v1'));
