@@ -63,7 +63,8 @@ export class CapiServerlessStack extends Stack {
   readonly webhooks: WebhooksFunction;
   readonly alarmTopic: sns.ITopic;
   /** The one alarm: the `Unhealthy` metric (infra/alarms.ts). */
-  readonly healthAlarm: cloudwatch.Alarm;
+  /** The health alarm; undefined with `healthAlarm: false`. */
+  readonly healthAlarm: cloudwatch.Alarm | undefined;
 
   constructor(scope: Construct, id: string, props: CapiServerlessStackProps = {}) {
     validateStackProps(props);
@@ -264,7 +265,8 @@ export class CapiServerlessStack extends Stack {
         ),
       }),
     });
-    this.healthAlarm = createHealthAlarm(this, this.alarmTopic, this.webhooks.function);
+    this.healthAlarm =
+      props.healthAlarm === false ? undefined : createHealthAlarm(this, this.alarmTopic, this.webhooks.function);
 
     acknowledgeAcceptedFindings({
       controllerFunctions: Object.values(functions),

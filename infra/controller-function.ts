@@ -46,6 +46,21 @@ export type ControllerFunctionOptions = {
   readonly concurrency?: number;
 };
 
+/**
+ * Memory size per controller, MB. Lambda gives CPU in proportion to memory (one vCPU at 1,769 MB) and bills GB-seconds;
+ * a pass mostly waits on the API server. Topology and addons: the size `computeControllerMemory`
+ * (shared/pricing/compute-controller-memory.ts) chooses from their passes measured in the Lambda runtime emulator
+ * (test/bench/results/passes-rie.json): the smallest whose modelled slowdown, peak RSS share and INIT stay within its
+ * bounds. NOTE: providers (downloads and parses provider components) and rollout were not measured; they keep 512 MB
+ * (they run rarely, so their size hardly moves the cost).
+ */
+export const controllerMemoryMb = {
+  topology: 384,
+  addons: 384,
+  providers: 512,
+  rollout: 512,
+} as const satisfies Record<Controller, number>;
+
 export type ControllerFunction = { readonly fn: nodejs.NodejsFunction; readonly dlq: sqs.Queue };
 
 /**
@@ -71,7 +86,7 @@ export function createControllerFunction(
   const fn = new nodejs.NodejsFunction(stack, `${name}Function`, {
     ...computeBundledFunctionProps(controller),
     logGroup,
-    memorySize: 512,
+    memorySize: controllerMemoryMb[controller],
     timeout: Duration.minutes(5),
     retryAttempts: 2,
     deadLetterQueue: dlq,

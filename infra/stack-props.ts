@@ -50,6 +50,11 @@ export type CapiServerlessStackProps = StackProps & {
    */
   readonly alarmTopicArn?: string;
   /**
+   * The health alarm (default true): one CloudWatch alarm over two metrics, $0.20 a month at list price. false: no
+   * alarm (for a team that alerts on the functions' logs or metrics elsewhere); failed events still reach the topic.
+   */
+  readonly healthAlarm?: boolean;
+  /**
    * X-Ray active tracing on every function (default false: X-Ray bills per trace recorded, and nothing in the stack
    * reads traces). Not with `privateNetwork` (X-Ray would need an interface endpoint).
    */

@@ -7,6 +7,7 @@ import { CapiError } from '#shared/errors/index.ts';
 import { awsPrices, priceSource, type AwsPrices } from '#shared/pricing/aws-prices.ts';
 import {
   computeMarginalCost,
+  monitoringBasis,
   userTypes,
   type MarginalCost,
   type UserType,
@@ -184,7 +185,7 @@ export function formatCost(result: CostResult): string {
     r.map((c, i) => (i === 2 ? c.padStart(widths[i] ?? 0) : i < 4 ? c.padEnd(widths[i] ?? 0) : c)).join('  ');
   const totals = costs.map(([userType, c]) => `A (${userType}) ${usd(c.totalA)}: ${verdict(c.totalB, c.totalA)}`);
   return [
-    `${result.variant} variant, ${result.clusters.toLocaleString('en-US')} Clusters: B ${usd(first.totalB)} / month; ${totals.join('; ')}`,
+    `${result.variant} variant, ${result.clusters.toLocaleString('en-US')} Clusters: B ${usd(first.totalB)} / month (${usd(first.totalB + first.optionalB)} with its optional alarm); ${totals.join('; ')} (both without alerting)`,
     ...rows.map(line),
   ].join('\n');
 }
@@ -217,17 +218,19 @@ export function formatCostMarkdown(results: readonly CostResult[]): string {
         );
       }
     }
-    const totalB = `| B | **total** | ${rs.map((r) => `**${usd(r.byUserType[userTypesHere[0] ?? 'operator']?.totalB ?? 0)}**`).join(' | ')} | | |`;
+    const bOf = (r: CostResult) => r.byUserType[userTypesHere[0] ?? 'operator'];
+    const totalB = `| B | **total** (without alerting) | ${rs.map((r) => `**${usd(bOf(r)?.totalB ?? 0)}**`).join(' | ')} | | |`;
+    const withAlarm = `| B | total with the optional alarm | ${rs.map((r) => usd((bOf(r)?.totalB ?? 0) + (bOf(r)?.optionalB ?? 0))).join(' | ')} | | not compared: A's alerting is not priced either |`;
     const totalsA = userTypesHere.map(
       (u) =>
-        `| A ${u} | **total** | ${rs.map((r) => `**${usd(r.byUserType[u]?.totalA ?? 0)}**`).join(' | ')} | | ${rs
+        `| A ${u} | **total** (without alerting) | ${rs.map((r) => `**${usd(r.byUserType[u]?.totalA ?? 0)}**`).join(' | ')} | | ${rs
           .map((r) => {
             const c = r.byUserType[u];
             return c ? `${r.clusters.toLocaleString('en-US')}: ${verdict(c.totalB, c.totalA)}` : '';
           })
           .join('; ')} |`,
     );
-    out.push(`**${variant} variant**`, '', head, rule, ...rows, totalB, ...totalsA, '');
+    out.push(`**${variant} variant**`, '', head, rule, ...rows, totalB, withAlarm, ...totalsA, '');
   }
   return out.join('\n');
 }
@@ -246,7 +249,7 @@ export function formatProfile(): string {
     ...rows,
     `| idle, per Cluster-hour | ${i.eventInvocationsPerClusterHour} | 0 / 0 | ${i.forwarderEventsPerClusterHour} | ${i.webhookCallsPerClusterHour} | ${i.replacedCpuSecondsPerHour} per hour (fleet) | ${i.source} |`,
     '',
-    `Per converged change of one Cluster. Invocation ms: change ${measuredProfile.invocationMs.change.toFixed(0)}, creation ${measuredProfile.invocationMs.create.toFixed(0)}, tick ${measuredProfile.invocationMs.tick.toFixed(0)} (bench machine). Webhook call: ${measuredProfile.webhookCallMs.value.toFixed(0)} ms (${measuredProfile.webhookCallMs.source}). Cold start: ${measuredProfile.coldStartMs.controller.toFixed(0)} ms controller, ${measuredProfile.coldStartMs.webhooks.toFixed(0)} ms webhooks (${measuredProfile.coldStartMs.source}).`,
+    `Per converged change of one Cluster. Invocation ms: change ${measuredProfile.invocationMs.change.toFixed(0)}, creation ${measuredProfile.invocationMs.create.toFixed(0)}, tick ${measuredProfile.invocationMs.tick.toFixed(0)} (bench machine). Webhook call: ${measuredProfile.webhookCallMs.value.toFixed(0)} ms (${measuredProfile.webhookCallMs.source}). Cold start: ${measuredProfile.coldStartMs.controller.toFixed(0)} ms controller, ${measuredProfile.coldStartMs.webhooks.toFixed(0)} ms webhooks (${measuredProfile.coldStartMs.source}).${measuredProfile.passMs ? ` Controller passes (these price the controller invocations and the woken passes; the invocation ms above do not): ${measuredProfile.passMs.source}; CPU of INIT and the first invocation ${measuredProfile.passMs.coldCpuMs} ms, peak RSS ${measuredProfile.passMs.maxRssMiB} MiB.` : ''}`,
   ].join('\n');
 }
 
@@ -291,7 +294,7 @@ export function runCost(argv: readonly string[], io: Streams): number {
     `measured profile: ${measuredProfile.basis}`,
     ...measuredProfile.splits.map((s) => `  ${s}`),
     `prices: ${args.pricesFile ?? `${priceSource.region} list prices recorded ${priceSource.recordedOn}`}; free tiers not applied`,
-    'monitoring: B pays for the alarm in its template (one metric-math alarm, billed per metric: the Unhealthy metric (failed passes and invocations, a stale forwarder heartbeat, unreachable webhooks) and the webhooks function’s Lambda Throttles) and for Unhealthy in the hours it is sent; failed events also go to the alarm topic (SNS, free at these rates); A is counted with no monitoring of its own (upstream exposes metrics a Prometheus already on the cluster scrapes, and its liveness is the kubelet probing its pods)',
+    `monitoring: ${monitoringBasis}`,
   ];
   if (args.output === 'json') {
     io.stdout.write(`${JSON.stringify({ mix: args.mix, profile: measuredProfile.basis, results }, null, 2)}\n`);

@@ -10,7 +10,7 @@ import {
   type ChangeMix,
   type MonthlyActivity,
 } from '#shared/pricing/compute-monthly-activity.ts';
-import type { MeasuredProfile } from '#shared/pricing/measured-profile-types.ts';
+import type { MeasuredProfile, PassFigures } from '#shared/pricing/measured-profile-types.ts';
 import type { DeployedStack } from '#shared/pricing/read-deployed-stack.ts';
 import { passWriteUnits } from '#shared/pricing/pass-write-units.ts';
 import { emittedMetrics } from '#shared/runtime/emitted-metrics.ts';
@@ -82,14 +82,33 @@ export type MarginalLine = {
   readonly usd: number;
   readonly basis: 'measured' | 'template' | 'modelled';
   readonly note: string;
+  /**
+   * Priced, but not in its side's total: alerting. Both sides are compared without alerting (`monitoringBasis`): B's
+   * health alarm is a line of its own, which the stack's `healthAlarm=false` setting removes.
+   */
+  readonly optional?: true;
 };
 
 export type MarginalCost = {
   readonly lines: readonly MarginalLine[];
+  /** B and A without the optional lines (alerting). */
   readonly totalB: number;
   readonly totalA: number;
+  /** The optional lines of B (its health alarm), to add to `totalB` for B with alerting. */
+  readonly optionalB: number;
   readonly activity: MonthlyActivity;
 };
+
+/**
+ * How monitoring is counted, the same way on both sides: without alerting. Each side's metrics and logs that its
+ * controllers produce anyway stay in its total (B: its EMF metrics, sent only when non-zero, and its log lines; A:
+ * upstream's Prometheus endpoint, no AWS bill). Alerting is a choice a team makes for both: B's health alarm is
+ * printed as an optional line; A's equivalent (alerts on upstream's `controller_runtime_reconcile_errors_total` and on
+ * its pod being down) costs nothing more on a management cluster whose Prometheus and Alertmanager already run, and
+ * is not priced.
+ */
+export const monitoringBasis =
+  "both sides without alerting: B's health alarm (one CloudWatch alarm reading two metrics, the Unhealthy metric (failed passes and invocations, a stale forwarder heartbeat, unreachable webhooks) and the webhooks function's Lambda Throttles) is an optional line outside B's total (the stack setting healthAlarm=false removes it); A's equivalent (alerts on upstream's controller_runtime_reconcile_errors_total and on its pod being down) costs nothing more where a Prometheus and Alertmanager already run on the cluster, and is not priced either. B's custom metrics (sent only when non-zero) and log lines, which its functions write with or without the alarm, stay in its total; failed events go to the alarm topic (SNS, free at these rates)";
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
@@ -119,7 +138,30 @@ export function computeMarginalCost(inputs: CostInputs): MarginalCost {
   // (an upper bound where a type was not counted). Without them (private subnets) the template's ticks run those
   // passes.
   const wakeUps = deployed.wakeUpSchedules ? activity.wakeUps : 0;
-  const wakeUpMs = profile.invocationMs.wakeUp ?? profile.invocationMs.change;
+  // NOTE: passes measured in the Lambda runtime emulator (profile.passMs) are priced at the memory of the functions
+  // measured, each invocation billed max(its duration on a whole core, its CPU time stretched to the CPU share of the
+  // memory size); without them, the bench machine's invocation means (every function in one process) at the
+  // controllers' mean memory.
+  const passes = profile.passMs;
+  const passFunctions = controllers.filter((f) => f.name !== undefined && passes?.functions.includes(f.name));
+  const passGb =
+    passFunctions.length > 0 ? passFunctions.reduce((s, f) => s + f.memoryGb, 0) / passFunctions.length : controllerGb;
+  const vcpuAt = (gb: number) => Math.min(1, (gb * 1024) / a.lambdaMbPerVcpu);
+  const billedPassMs = (p: PassFigures) => Math.max(p.billedMs, (p.cpuMs * a.lambdaMbPerVcpu) / (passGb * 1024));
+  const eventGbMs = passes
+    ? passGb *
+      (activity.eventPasses.change * billedPassMs(passes.change) +
+        activity.eventPasses.create * billedPassMs(passes.create) +
+        activity.eventPasses.skip * billedPassMs(passes.skip))
+    : activity.eventMs * controllerGb;
+  const wakeUpMs = passes ? billedPassMs(passes.change) : (profile.invocationMs.wakeUp ?? profile.invocationMs.change);
+  const wakeUpGb = passes ? passGb : controllerGb;
+  const passNote = (what: string, count: number, p: PassFigures) =>
+    `${fmt(count)} ${what} at ${billedPassMs(p).toFixed(0)} ms: max(${p.billedMs.toFixed(0)} ms measured, ${p.cpuMs.toFixed(0)} ms CPU at ${vcpuAt(passGb).toFixed(2)} vCPU)`;
+  const controllerColdMs = Math.max(
+    profile.coldStartMs.controller,
+    ((passes?.coldCpuMs ?? 0) * a.lambdaMbPerVcpu) / (controllerGb * 1024),
+  );
   const webhookCalls = webhooks.length > 0 ? activity.webhookCalls : 0;
   // NOTE: the measured call ran on a whole core of the bench machine; under 1,769 MB Lambda gives less.
   const webhookCpuMs = profile.webhookCallMs.cpuMs ?? 0;
@@ -230,11 +272,11 @@ export function computeMarginalCost(inputs: CostInputs): MarginalCost {
     {
       side: 'B',
       item: 'Lambda: controller invocations for changes',
-      usd:
-        million(activity.eventInvocations, prices.lambdaPerMillionRequests) +
-        (activity.eventMs / 1000) * controllerGb * gbSecond,
+      usd: million(activity.eventInvocations, prices.lambdaPerMillionRequests) + (eventGbMs / 1000) * gbSecond,
       basis: 'measured',
-      note: `${fmt(activity.eventInvocations)} invocations, ${(activity.eventMs / Math.max(1, activity.eventInvocations)).toFixed(0)} ms mean (bench machine), ${controllerGb} GB (template)${notMeasured}`,
+      note: passes
+        ? `${fmt(activity.eventInvocations)} invocations, one pass each (Lambda runtime emulator, whole core): ${passNote('passes run', activity.eventPasses.change, passes.change)}; ${passNote("new Clusters' first passes", activity.eventPasses.create, passes.create)}; ${passNote('skipped', activity.eventPasses.skip, passes.skip)}; ${passGb * 1024} MB (template: ${passes.functions.join(', ')})${notMeasured}`
+        : `${fmt(activity.eventInvocations)} invocations, ${(activity.eventMs / Math.max(1, activity.eventInvocations)).toFixed(0)} ms mean (bench machine), ${controllerGb} GB (template)${notMeasured}`,
     },
     {
       side: 'B',
@@ -248,10 +290,10 @@ export function computeMarginalCost(inputs: CostInputs): MarginalCost {
     {
       side: 'B',
       item: 'Lambda: passes woken by one-time schedules',
-      usd: million(wakeUps, prices.lambdaPerMillionRequests) + wakeUps * (wakeUpMs / 1000) * controllerGb * gbSecond,
+      usd: million(wakeUps, prices.lambdaPerMillionRequests) + wakeUps * (wakeUpMs / 1000) * wakeUpGb * gbSecond,
       basis: deployed.wakeUpSchedules ? activity.wakeUpsBasis : 'template',
       note: deployed.wakeUpSchedules
-        ? `${fmt(wakeUps)} invocations, one per one-time schedule ${wakeUpsHow}, ${wakeUpMs.toFixed(0)} ms each (${profile.invocationMs.wakeUp === undefined ? "a change invocation's mean, measured" : 'mean of the woken invocations, measured'})`
+        ? `${fmt(wakeUps)} invocations, one per one-time schedule ${wakeUpsHow}, ${wakeUpMs.toFixed(0)} ms each (${passes ? `a pass that runs, measured in the Lambda runtime emulator, at ${wakeUpGb * 1024} MB` : profile.invocationMs.wakeUp === undefined ? "a change invocation's mean, measured" : 'mean of the woken invocations, measured'})`
         : 'no one-time schedules in the template (the ticks run requeued passes)',
     },
     {
@@ -271,10 +313,10 @@ export function computeMarginalCost(inputs: CostInputs): MarginalCost {
       item: 'Lambda: INIT (cold starts)',
       usd:
         (gbSecond / 1000) *
-        (controllerColdStarts * profile.coldStartMs.controller * controllerGb +
+        (controllerColdStarts * controllerColdMs * controllerGb +
           webhooksColdStarts * profile.coldStartMs.webhooks * webhooksGb),
       basis: 'modelled',
-      note: `${fmt(controllerColdStarts)} of ${fmt(controllerArrivals)} controller and ${fmt(webhooksColdStarts)} of ${fmt(webhookBursts)} webhooks arrivals (ticks, change bursts, one-time schedules) cold: an environment assumed kept ${W} min idle, periodic ticks, other arrivals independent; ${profile.coldStartMs.controller.toFixed(0)} ms (controller) and ${profile.coldStartMs.webhooks.toFixed(0)} ms (webhooks) per cold start measured (INIT + first invocation over a warm one)`,
+      note: `${fmt(controllerColdStarts)} of ${fmt(controllerArrivals)} controller and ${fmt(webhooksColdStarts)} of ${fmt(webhookBursts)} webhooks arrivals (ticks, change bursts, one-time schedules) cold: an environment assumed kept ${W} min idle, periodic ticks, other arrivals independent; ${controllerColdMs.toFixed(0)} ms (controller${controllerColdMs > profile.coldStartMs.controller ? `: its ${passes?.coldCpuMs} ms CPU at ${vcpuAt(controllerGb).toFixed(2)} vCPU` : ''}) and ${profile.coldStartMs.webhooks.toFixed(0)} ms (webhooks) per cold start measured (INIT + first invocation over a warm one)`,
     },
     {
       side: 'B',
@@ -336,10 +378,11 @@ export function computeMarginalCost(inputs: CostInputs): MarginalCost {
     },
     {
       side: 'B',
-      item: 'CloudWatch alarms',
+      item: 'CloudWatch alarms (optional: alerting)',
       usd: deployed.alarms * prices.cloudWatchAlarmPerMonth,
       basis: 'template',
-      note: `${deployed.alarms} standard-resolution alarm metric(s) in the template${deployed.alarmedMetrics.length > 0 ? ` (${deployed.alarmedMetrics.join(', ')}: sent only in hours something is wrong, so missing data is healthy)` : ''}; A: no monitoring counted`,
+      note: `not in the total (both sides without alerting; healthAlarm=false removes it): ${deployed.alarms} standard-resolution alarm metric(s) in the template${deployed.alarmedMetrics.length > 0 ? ` (${deployed.alarmedMetrics.join(', ')}: sent only in hours something is wrong, so missing data is healthy)` : ''}`,
+      optional: true,
     },
     {
       side: 'B',
@@ -404,6 +447,7 @@ export function computeMarginalCost(inputs: CostInputs): MarginalCost {
           : 'installed with clusterctl: no operator pod to remove',
     },
   ];
-  const total = (side: 'A' | 'B') => lines.filter((l) => l.side === side).reduce((s, l) => s + l.usd, 0);
-  return { lines, totalB: total('B'), totalA: total('A'), activity };
+  const total = (side: 'A' | 'B', optional = false) =>
+    lines.filter((l) => l.side === side && (l.optional === true) === optional).reduce((s, l) => s + l.usd, 0);
+  return { lines, totalB: total('B'), totalA: total('A'), optionalB: total('B', true), activity };
 }

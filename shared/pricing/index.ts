@@ -12,7 +12,12 @@ export type {
 } from '#shared/pricing/compute-monthly-cost.ts';
 export { computeForwarderRss } from '#shared/pricing/compute-forwarder-rss.ts';
 export type { ForwarderRss, RssPoint } from '#shared/pricing/compute-forwarder-rss.ts';
-export { computeMarginalCost, costAssumptions, userTypes } from '#shared/pricing/compute-marginal-cost.ts';
+export {
+  computeMarginalCost,
+  costAssumptions,
+  monitoringBasis,
+  userTypes,
+} from '#shared/pricing/compute-marginal-cost.ts';
 export type {
   CostInputs,
   MarginalCost,
@@ -35,3 +40,5 @@ export type { DeployedFunction, DeployedStack } from '#shared/pricing/read-deplo
 export { forwarderValues, readPodRequests } from '#shared/pricing/read-pod-requests.ts';
 // NOTE: synthesize-stack.ts (aws-cdk-lib and infra/, seconds to load) is imported directly where it is needed.
 export type { CfnTemplate, StackVariant } from '#shared/pricing/synthesize-stack.ts';
+export { computeControllerMemory, controllerMemoryBounds } from '#shared/pricing/compute-controller-memory.ts';
+export type { MemoryCandidate } from '#shared/pricing/compute-controller-memory.ts';

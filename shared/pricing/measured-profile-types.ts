@@ -32,6 +32,9 @@ export type ChangeFigures = {
   readonly replacedCpuSeconds: number;
 };
 
+/** One kind of pass: its mean billed duration on a whole core and its mean CPU time, ms. */
+export type PassFigures = { readonly billedMs: number; readonly cpuMs: number };
+
 export type MeasuredProfile = {
   /** The run the figures come from (file, date, machine, fleet size). */
   readonly basis: string;
@@ -59,6 +62,23 @@ export type MeasuredProfile = {
     readonly create: number;
     readonly tick: number;
     readonly wakeUp?: number;
+  };
+  /**
+   * B: one controller pass measured in the Lambda runtime emulator (the topology and addons bundles, one warm
+   * environment each, on a whole core): billed ms (the invocation's duration, rounded up per invocation) and CPU ms, of
+   * a pass that runs for a change, of a new Cluster's first pass, and of a skipped pass; the CPU of INIT and the first
+   * invocation; the peak RSS. A memory size under one vCPU stretches the CPU time. Absent: not measured (the bench
+   * machine's invocation means above are used).
+   */
+  readonly passMs?: {
+    readonly change: PassFigures;
+    readonly create: PassFigures;
+    readonly skip: PassFigures;
+    readonly coldCpuMs: number;
+    readonly maxRssMiB: number;
+    /** The controllers measured (the functions whose memory size prices the passes). */
+    readonly functions: readonly string[];
+    readonly source: string;
   };
   /**
    * B: a webhook call's billed duration, ms (measured: the mean, each call rounded up to the millisecond; else a

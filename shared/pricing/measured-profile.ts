@@ -1,5 +1,5 @@
 // The measured usage the cost model scales, generated from the committed bench results by
-// `node --import tsx test/bench/side/print-profile.ts --write --wake-ups=test/bench/results/side-b-10-profile.json --counts=test/bench/results/side-b-10-profile.json --init=test/bench/results/init-rie.json --webhooks=test/bench/results/webhooks-rie.json test/bench/results/side-by-side-100-epyc.json test/bench/results/latest.json test/bench/results/forwarder-lean.json`
+// `node --import tsx test/bench/side/print-profile.ts --write --wake-ups=test/bench/results/side-b-10-profile.json --counts=test/bench/results/side-b-10-profile.json --init=test/bench/results/init-rie.json --webhooks=test/bench/results/webhooks-rie.json --passes=test/bench/results/passes-rie.json test/bench/results/side-by-side-100-epyc.json test/bench/results/latest.json test/bench/results/forwarder-lean.json`
 // (generated — do not edit; regenerate after `npm run bench:side`, `npm run bench` or the forwarder bench).
 import type { MeasuredProfile } from '#shared/pricing/measured-profile-types.ts';
 
@@ -112,6 +112,25 @@ export const measuredProfile: MeasuredProfile = {
     change: 678.3178,
     create: 2277.988,
     tick: 26.2665,
+  },
+  passMs: {
+    change: {
+      billedMs: 600.275,
+      cpuMs: 55,
+    },
+    create: {
+      billedMs: 1170.5,
+      cpuMs: 70,
+    },
+    skip: {
+      billedMs: 89.3,
+      cpuMs: 11,
+    },
+    coldCpuMs: 720,
+    maxRssMiB: 151,
+    functions: ['topology', 'addons'],
+    source:
+      "test/bench/results/passes-rie.json 2026-11-28, the topology and addons bundles in aws-lambda-rie + aws-lambda-ric on Node 22 against a real kube-apiserver and DynamoDB Local, 2 × Intel(R) Xeon(R) Processor, 24 GiB RAM, linux/x64, Node v22.23.3, 20 samples of each pass (load average 23–31.98): a change pass 600.275 ms billed, CPU 55 ms; a new Cluster's first pass 1170.5 ms billed, CPU 70 ms; a skipped pass 89.3 ms billed, CPU 11 ms",
   },
   webhookCallMs: {
     value: 18.27,

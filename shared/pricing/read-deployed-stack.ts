@@ -51,6 +51,8 @@ export type DeployedFunction = {
   readonly logicalId: string;
   /** `controller` (topology, addons, providers) or `webhooks` (behind a Function URL). */
   readonly role: 'controller' | 'webhooks';
+  /** Which one (POWERTOOLS_SERVICE_NAME without `capi-serverless-`): topology, addons, providers, rollout, webhooks. */
+  readonly name?: string;
   readonly memoryGb: number;
   readonly architecture: 'arm64' | 'x86_64';
   readonly tracing: TracingMode;
@@ -165,6 +167,9 @@ export function readDeployedStack(template: CfnTemplate): DeployedStack {
     return {
       logicalId: id,
       role: urlTargets.has(id) ? 'webhooks' : 'controller',
+      ...(typeof env['POWERTOOLS_SERVICE_NAME'] === 'string'
+        ? { name: env['POWERTOOLS_SERVICE_NAME'].replace(/^capi-serverless-/, '') }
+        : {}),
       memoryGb: Number(p['MemorySize'] ?? 128) / 1024,
       architecture: (p['Architectures'] as string[] | undefined)?.[0] === 'arm64' ? 'arm64' : 'x86_64',
       tracing: ((p['TracingConfig'] as { Mode?: TracingMode } | undefined)?.Mode ?? 'PassThrough') as TracingMode,

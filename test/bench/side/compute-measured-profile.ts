@@ -98,6 +98,26 @@ export type WebhooksBenchResult = {
   };
 };
 
+/** `test/bench/measure-passes-rie.ts`'s result (the figures the profile reads). */
+export type PassesBenchResult = {
+  readonly date: string;
+  readonly machine: string;
+  readonly samples: number;
+  readonly loadAverage: { readonly before: readonly number[]; readonly after: readonly number[] };
+  readonly functions: Readonly<
+    Record<
+      string,
+      {
+        readonly maxRssMiB: number;
+        readonly cold?: { readonly initAndInvocationCpuMs: number };
+        readonly passes: Readonly<
+          Record<string, { readonly invocations: number; readonly billedMs: number; readonly cpuMs: { mean: number } }>
+        >;
+      }
+    >
+  >;
+};
+
 export type ProfileSources = {
   readonly side: { readonly file: string; readonly result: SideBenchResult };
   /**
@@ -115,6 +135,8 @@ export type ProfileSources = {
   readonly bench: { readonly file: string; readonly result: BenchResult };
   /** `test/bench/measure-init.ts`'s result: INIT and cold invocations in the Lambda runtime emulator. */
   readonly init?: { readonly file: string; readonly result: InitBenchResult };
+  /** `test/bench/measure-passes-rie.ts`'s result: topology and addons passes in the emulator. */
+  readonly passes?: { readonly file: string; readonly result: PassesBenchResult };
   /** `test/bench/measure-webhooks.ts`'s result: the webhooks function's admission calls in the emulator. */
   readonly webhooks?: { readonly file: string; readonly result: WebhooksBenchResult };
   readonly forwarder: { readonly file: string; readonly result: ForwarderBenchResult };
@@ -229,6 +251,7 @@ export function computeMeasuredProfile(sources: ProfileSources): MeasuredProfile
       // NOTE: a woken invocation's duration only from the run the other durations come from (same machine and load).
       ...(wake?.meanMs !== undefined && !sources.wakeUps ? { wakeUp: wake.meanMs } : {}),
     },
+    ...(sources.passes ? { passMs: computePassMs(sources.passes) } : {}),
     webhookCallMs: sources.webhooks
       ? computeWebhookCallMs(sources.webhooks)
       : {
@@ -416,5 +439,39 @@ function computeWebhookCallMs({
     basis: 'measured',
     cpuMs: round(result.all.cpuMs.mean),
     source: `${file} ${result.date.slice(0, 10)}, the webhooks bundle in aws-lambda-rie + aws-lambda-ric on Node 22 against a real kube-apiserver, ${result.machine}: ${result.all.calls} Cluster admission calls (a variable change, a version upgrade, a replica change, an annotation; each /mutate then /validate, ${result.samples} samples spaced beyond the ClusterClass cache TTL), mean ${round(result.all.durationMs.mean)} ms, billed ${round(result.all.billedMs)} ms (rounded up per call), CPU ${round(result.all.cpuMs.mean)} ms (load average ${loads.join('–')})`,
+  };
+}
+
+/**
+ * A pass of each kind, the mean over every function that measured it (each function's samples weighed alike): billed
+ * ms and CPU ms; the CPU of INIT and the first invocation and the peak RSS, the largest of the functions.
+ */
+function computePassMs({
+  file,
+  result,
+}: NonNullable<ProfileSources['passes']>): NonNullable<MeasuredProfile['passMs']> {
+  const functions = Object.keys(result.functions);
+  const kind = (name: string) => {
+    const measured = functions.flatMap((f) => {
+      const p = result.functions[f]?.passes[name];
+      return p ? [p] : [];
+    });
+    if (measured.length === 0) throw new Error(`${file}: no ${name} passes`);
+    const mean = (v: (p: (typeof measured)[number]) => number) =>
+      round(measured.reduce((t, p) => t + v(p), 0) / measured.length);
+    return { billedMs: mean((p) => p.billedMs), cpuMs: mean((p) => p.cpuMs.mean), of: measured.length };
+  };
+  const [change, create, skip] = [kind('change'), kind('create'), kind('skip')];
+  const all = Object.values(result.functions);
+  const loads = [...result.loadAverage.before.slice(0, 1), ...result.loadAverage.after.slice(0, 1)];
+  const text = (name: string, k: typeof change) => `${name} ${k.billedMs} ms billed, CPU ${k.cpuMs} ms`;
+  return {
+    change: { billedMs: change.billedMs, cpuMs: change.cpuMs },
+    create: { billedMs: create.billedMs, cpuMs: create.cpuMs },
+    skip: { billedMs: skip.billedMs, cpuMs: skip.cpuMs },
+    coldCpuMs: Math.max(...all.map((f) => f.cold?.initAndInvocationCpuMs ?? 0)),
+    maxRssMiB: Math.max(...all.map((f) => f.maxRssMiB)),
+    functions,
+    source: `${file} ${result.date.slice(0, 10)}, the ${functions.join(' and ')} bundles in aws-lambda-rie + aws-lambda-ric on Node 22 against a real kube-apiserver and DynamoDB Local, ${result.machine}, ${result.samples} samples of each pass (load average ${loads.join('–')}): ${text('a change pass', change)}; ${text("a new Cluster's first pass", create)}; ${text('a skipped pass', skip)}`,
   };
 }

@@ -2,7 +2,7 @@
 // with --write, writes it to shared/pricing/measured-profile.ts (prettier-formatted):
 //   node --import tsx test/bench/side/print-profile.ts [--write] [--wake-ups=<run that counted them>]
 //     [--counts=<later run whose capi-serverless counts replace the side-by-side run's>] [--init=<measure-init result>]
-//     [--webhooks=<measure-webhooks result>]
+//     [--webhooks=<measure-webhooks result>] [--passes=<measure-passes-rie result>]
 //     [side-by-side result] [npm run bench result] [forwarder result]
 // Defaults: test/bench/results/side-by-side-100-epyc.json, latest.json, forwarder-lean.json.
 import { readFileSync } from 'node:fs';
@@ -20,6 +20,8 @@ const countsFile = option('counts');
 const initFile = option('init');
 // NOTE: --webhooks=<file>: test/bench/measure-webhooks.ts's result (the webhooks function's calls in the emulator).
 const webhooksFile = option('webhooks');
+// NOTE: --passes=<file>: test/bench/measure-passes-rie.ts's result (topology and addons passes in the emulator).
+const passesFile = option('passes');
 const [
   sideFile = 'test/bench/results/side-by-side-100-epyc.json',
   benchFile = 'test/bench/results/latest.json',
@@ -34,6 +36,7 @@ const profile = computeMeasuredProfile({
   ...(countsFile ? { counts: read<ProfileSources['side']['result']>(countsFile) } : {}),
   ...(initFile ? { init: read<NonNullable<ProfileSources['init']>['result']>(initFile) } : {}),
   ...(webhooksFile ? { webhooks: read<NonNullable<ProfileSources['webhooks']>['result']>(webhooksFile) } : {}),
+  ...(passesFile ? { passes: read<NonNullable<ProfileSources['passes']>['result']>(passesFile) } : {}),
 });
 const json = JSON.stringify(profile, null, 2);
 if (write) {
@@ -47,9 +50,10 @@ if (write) {
         ...(countsFile ? [`--counts=${countsFile}`] : []),
         ...(initFile ? [`--init=${initFile}`] : []),
         ...(webhooksFile ? [`--webhooks=${webhooksFile}`] : []),
+        ...(passesFile ? [`--passes=${passesFile}`] : []),
       ].join(
         ' ',
-      )}${wakeUpsFile || countsFile || initFile || webhooksFile ? ' ' : ''}${sideFile} ${benchFile} ${forwarderFile}\``,
+      )}${wakeUpsFile || countsFile || initFile || webhooksFile || passesFile ? ' ' : ''}${sideFile} ${benchFile} ${forwarderFile}\``,
       '// (generated — do not edit; regenerate after `npm run bench:side`, `npm run bench` or the forwarder bench).',
       "import type { MeasuredProfile } from '#shared/pricing/measured-profile-types.ts';",
       '',

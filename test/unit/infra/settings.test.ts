@@ -192,6 +192,12 @@ const bad: { name: string; context: Context; setting: SettingKey; says: RegExp }
     says: /give one token store/,
   },
   {
+    name: 'healthAlarm that is not a boolean',
+    context: { ...eks, healthAlarm: 'off' },
+    setting: 'healthAlarm',
+    says: /must be true or false, got "off"/,
+  },
+  {
     name: 'tracing that is not a boolean',
     context: { ...eks, tracing: 'yes' },
     setting: 'tracing',
@@ -370,6 +376,7 @@ describe('settings checked at synth', () => {
       context: { ...eks, tracing: 'true', webhookTokenKubeSecret: 'ops/token' },
     },
     { name: 'the forwarder image built at deploy', context: { ...eks, forwarderImage: 'true' } },
+    { name: 'no health alarm', context: { ...eks, healthAlarm: 'false' } },
     {
       name: 'IRSA for the forwarder',
       context: { ...eks, forwarderIdentity: 'irsa', oidcIssuer: 'https://oidc.eks.eu-west-1.amazonaws.com/id/ABC' },

@@ -76,9 +76,59 @@ describe('computeMarginalCost', () => {
   test('every line says where its quantity comes from, and the totals are their sums', () => {
     const c = cost(1_000);
     for (const l of c.lines) assert.ok(['measured', 'template', 'modelled'].includes(l.basis), l.item);
-    const sum = (side: 'A' | 'B') => c.lines.filter((l) => l.side === side).reduce((s, l) => s + l.usd, 0);
+    const sum = (side: 'A' | 'B', optional = false) =>
+      c.lines.filter((l) => l.side === side && (l.optional ?? false) === optional).reduce((s, l) => s + l.usd, 0);
     assert.equal(c.totalB, sum('B'));
     assert.equal(c.totalA, sum('A'));
+    assert.equal(c.optionalB, sum('B', true));
+  });
+
+  test("both sides are compared without alerting: B's alarm is an optional line, priced, in neither total", () => {
+    const c = cost(1_000);
+    const alarm = c.lines.find((l) => l.item.startsWith('CloudWatch alarms'));
+    assert.equal(alarm?.optional, true);
+    assert.ok(Math.abs((alarm?.usd ?? 0) - 9 * awsPrices.cloudWatchAlarmPerMonth) < 1e-9);
+    assert.ok(Math.abs(c.optionalB - (alarm?.usd ?? 0)) < 1e-9);
+    const noAlarm = cost(1_000, { d: { ...deployed, alarms: 0 } });
+    assert.ok(Math.abs(noAlarm.totalB - c.totalB) < 1e-9, 'the alarm does not move B');
+    assert.deepEqual(
+      c.lines.filter((l) => l.optional).map((l) => l.side),
+      ['B'],
+    );
+  });
+
+  test("controller passes are billed max(measured duration, CPU stretched) at the measured functions' memory", () => {
+    const passMs = {
+      change: { billedMs: 100, cpuMs: 50 },
+      create: { billedMs: 200, cpuMs: 10 },
+      skip: { billedMs: 20, cpuMs: 10 },
+      coldCpuMs: 0,
+      maxRssMiB: 100,
+      functions: ['topology'],
+      source: '',
+    };
+    const profile: MeasuredProfile = { ...measuredProfile, passMs };
+    const at = (memoryMb: number) => {
+      const d: DeployedStack = {
+        ...deployed,
+        functions: deployed.functions.map((f, i) =>
+          i === 0 ? { ...f, name: 'topology', memoryGb: memoryMb / 1024 } : { ...f, name: `other-${i}` },
+        ),
+      };
+      const c = cost(1_000, { d, profile, mix: { ...none, variable: 1 } });
+      const p = c.activity.eventPasses;
+      const requests = (c.activity.eventInvocations / 1e6) * awsPrices.lambdaPerMillionRequests;
+      const gbMs = ((line(c, 'Lambda: controller') - requests) / awsPrices.lambdaArmPerGbSecond) * 1000;
+      return { gbMs, p };
+    };
+    const big = at(1_769);
+    assert.ok(big.p.change > 0);
+    const expected = (mb: number, billed: number, cpu: number) => Math.max(billed, (cpu * 1769) / mb) * (mb / 1024);
+    const want = (mb: number) =>
+      big.p.change * expected(mb, 100, 50) + big.p.create * expected(mb, 200, 10) + big.p.skip * expected(mb, 20, 10);
+    assert.ok(Math.abs(big.gbMs - want(1_769)) < 1e-6, 'at one vCPU: the measured durations');
+    assert.ok(Math.abs(at(256).gbMs - want(256)) < 1e-6, 'at 256 MB: the CPU time stretched where it exceeds them');
+    assert.ok(at(256).gbMs < big.gbMs);
   });
 
   test('usage-priced lines grow with the fleet; the template-fixed ones do not', () => {

@@ -97,6 +97,25 @@ describe('the deployed stack, as priced', () => {
     );
   });
 
+  test('healthAlarm=false leaves the alarm out of the template, and so out of the optional alerting line', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stack = new CapiServerlessStack(app, 'NoAlarm', {
+      env: { account: '111111111111', region: 'us-east-1' },
+      kubeconfigSecretName: 'mgmt-kubeconfig',
+      healthAlarm: false,
+    });
+    const d = readDeployedStack(app.synth().getStackByName(stack.stackName).template as CfnTemplate);
+    assert.deepEqual([d.alarms, d.alarmedMetrics, d.unpriced], [0, [], []]);
+    assert.equal(stack.healthAlarm, undefined);
+  });
+
+  test("the controllers' memory sizes are read per function: topology and addons at the measured choice", () => {
+    const memory = Object.fromEntries(
+      readDeployedStack(templates.public).functions.map((f) => [f.name, f.memoryGb * 1024]),
+    );
+    assert.deepEqual(memory, { topology: 384, addons: 384, providers: 512, rollout: 512, webhooks: 1024 });
+  });
+
   test('a metric-math alarm is billed per metric it reads', () => {
     const grown: CfnTemplate = {
       Resources: {

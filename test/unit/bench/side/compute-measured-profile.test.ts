@@ -18,11 +18,12 @@ describe('the measured profile', () => {
 
   test('is what the named results give (regenerate with print-profile.ts --write)', () => {
     const [side = '', bench = '', forwarder = ''] = files;
-    const [wakeUps, counts, init, webhooks] = [
+    const [wakeUps, counts, init, webhooks, passes] = [
       option('wake-ups'),
       option('counts'),
       option('init'),
       option('webhooks'),
+      option('passes'),
     ];
     const computed = computeMeasuredProfile({
       side: read(side),
@@ -32,6 +33,7 @@ describe('the measured profile', () => {
       ...(counts ? { counts: read(counts) } : {}),
       ...(init ? { init: read(init) } : {}),
       ...(webhooks ? { webhooks: read(webhooks) } : {}),
+      ...(passes ? { passes: read(passes) } : {}),
     });
     assert.deepEqual(JSON.parse(JSON.stringify(computed)), JSON.parse(JSON.stringify(measuredProfile)));
   });
