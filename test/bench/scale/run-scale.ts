@@ -12,7 +12,7 @@
 // Writes test/bench/results/scale.{json,md}. BENCH_SCALE_SIZES (comma-separated) changes the measured sizes;
 // BENCH_SCALE_REUSE=1 recomputes the model from the last run's DynamoDB Local and mapping measurements;
 // BENCH_SCALE_MAPPING_SIZES (default 1000,4000) the numbers of Clusters the mapping is measured with.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { applyObject, applyStatus, listHubObjectPages, type KubeObject } from '#shared/kube/index.ts';
 import { performance } from 'node:perf_hooks';
 import {
@@ -333,13 +333,76 @@ function computeInputs(
   // NOTE: calibrated to the measured point: each side's time to converge every Cluster in the run (its slowest
   // Cluster), against the model run as the bench ran.
   const measuredSeconds = { b: (b.latencyMs?.max ?? NaN) / 1000, a: (a.latencyMs?.max ?? NaN) / 1000 };
+  const point = computeCalibrationPoint(uncalibrated, n, measuredSeconds, sideBasis);
+  return { ...uncalibrated, calibration: point.calibration };
+}
+
+/** One measured point of the fleet-wide change: N, per side the time measured and modelled as the bench ran. */
+type CalibrationPoint = {
+  readonly clusters: number;
+  readonly basis: string;
+  readonly measuredSeconds: { readonly b: number; readonly a: number };
+  /** Modelled as the bench ran (no flow control, the local bus's concurrency), request times as on loopback. */
+  readonly uncalibratedSeconds: { readonly b: number; readonly a: number };
+  readonly calibration: { readonly b: Input; readonly a: Input };
+};
+
+function computeCalibrationPoint(
+  uncalibrated: ScaleInputs,
+  n: number,
+  measuredSeconds: { readonly b: number; readonly a: number },
+  basis: string,
+): CalibrationPoint {
   const ratio = computeCalibration(uncalibrated, n, measuredSeconds, defaultLocalConcurrency);
   const calibrated = (side: 'a' | 'b', who: string) =>
     measured(
       ratio[side],
-      `${sideBasis}: ${who} converged every Cluster in ${fmt(measuredSeconds[side], 1)} s measured, ${fmt(measuredSeconds[side] / ratio[side], 2)} s modelled as the bench ran (no flow control, ${defaultLocalConcurrency} invocations at once): request times × ${fmt(ratio[side], 1)}`,
+      `${basis}: ${who} converged every Cluster in ${fmt(measuredSeconds[side], 1)} s measured, ${fmt(measuredSeconds[side] / ratio[side], 2)} s modelled as the bench ran (no flow control, ${defaultLocalConcurrency} invocations at once): request times × ${fmt(ratio[side], 1)}`,
     );
-  return { ...uncalibrated, calibration: { b: calibrated('b', 'B'), a: calibrated('a', 'A') } };
+  return {
+    clusters: n,
+    basis,
+    measuredSeconds,
+    uncalibratedSeconds: { b: measuredSeconds.b / ratio.b, a: measuredSeconds.a / ratio.a },
+    calibration: { b: calibrated('b', 'B'), a: calibrated('a', 'A') },
+  };
+}
+
+/** The topology-only run's fleet-wide change (bench:topology-only), the fields read here. */
+type TopologyOnlyResult = {
+  readonly date: string;
+  readonly config: { readonly clusters: number; readonly parallel?: boolean };
+  readonly sides: Partial<
+    Record<
+      'A' | 'B',
+      {
+        readonly phases: readonly {
+          readonly name: string;
+          readonly latencyMs?: { readonly max: number };
+          readonly loadAverage?: { readonly start: readonly number[] };
+        }[];
+      }
+    >
+  >;
+};
+
+/** The second calibration point, from a topology-only run at a larger N; undefined when it has no change on both sides. */
+function computeTopologyOnlyPoint(
+  uncalibrated: ScaleInputs,
+  run: TopologyOnlyResult,
+  file: string,
+): CalibrationPoint | undefined {
+  const phaseOf = (s: 'A' | 'B') => run.sides[s]?.phases.find((p) => p.name === 'ClusterClass change (fleet)');
+  const [a, b] = [phaseOf('A'), phaseOf('B')];
+  if (a?.latencyMs === undefined || b?.latencyMs === undefined) return undefined;
+  const load = a.loadAverage?.start[0];
+  const basis = `${file} (${fmt(run.config.clusters)} Clusters per side, topology only, ${run.date.slice(0, 10)}${run.config.parallel ? ', both sides at once' : ''}${load === undefined ? '' : `, load average ${fmt(load, 1)}`})`;
+  return computeCalibrationPoint(
+    uncalibrated,
+    run.config.clusters,
+    { b: b.latencyMs.max / 1000, a: a.latencyMs.max / 1000 },
+    basis,
+  );
 }
 
 const fmt = (v: number, digits = 0) =>
@@ -391,7 +454,7 @@ function computeMarkdown(
     `| … uncalibrated (request times as on loopback): capi-serverless / own level / upstream | ${uncalibrated.map((r) => `${duration(r.change.allConvergedSeconds)} / ${duration(r.change.dedicated.allConvergedSeconds)} / ${duration(r.change.upstreamAllConvergedSeconds)}`).join(' | ')} | modelled |`,
     `| peak API requests/s / DynamoDB WCU/s | ${rows.map((r) => `${fmt(r.change.peakApiRequestsPerSecond)} / ${fmt(r.change.peakWriteUnitsPerSecond)}`).join(' | ')} | modelled |`,
     '',
-    `Flow control as kube-apiserver v1.34 does it: ${level(inputs.sharedLevel)}; ${level(inputs.dedicatedLevel)}; one flow per function identity; a 429 is sent again after ${fmt(inputs.throttleRetrySeconds.value)} s. Times are calibrated to the side-by-side run: request times × ${fmt(inputs.calibration.b.value, 1)} (B) and × ${fmt(inputs.calibration.a.value, 1)} (A).`,
+    `Flow control as kube-apiserver v1.34 does it: ${level(inputs.sharedLevel)}; ${level(inputs.dedicatedLevel)}; one flow per function identity; a 429 is sent again after ${fmt(inputs.throttleRetrySeconds.value)} s. Times are calibrated to the measured fleet-wide change (the largest N measured, see the calibration below): request times × ${fmt(inputs.calibration.b.value, 1)} (B) and × ${fmt(inputs.calibration.a.value, 1)} (A).`,
     '',
     'Inputs:',
     '',
@@ -418,6 +481,22 @@ function computeMarkdown(
   return lines.join('\n');
 }
 
+/** The two calibration points side by side: the larger N measured against what the first point's calibration modelled. */
+function computeCalibrationMarkdown(point: CalibrationPoint, first: ScaleInputs): string {
+  const row = (side: 'a' | 'b', who: string) => {
+    const modelledThere = point.uncalibratedSeconds[side] * first.calibration[side].value;
+    return `| ${who} | ${duration(point.measuredSeconds[side])} | ${duration(modelledThere)} (× ${fmt(first.calibration[side].value, 1)}) | ${fmt(modelledThere / point.measuredSeconds[side], 2)} | × ${fmt(point.calibration[side].value, 1)} |`;
+  };
+  return [
+    `Calibration at ${fmt(point.clusters)} Clusters (${point.basis}): the fleet-wide ClusterClass change, every Cluster converged, measured against the model calibrated to the first point, run as the bench ran. The rows above use the ${fmt(point.clusters)}-Cluster calibration.`,
+    '',
+    `| side | measured at ${fmt(point.clusters)} | modelled with the first point's calibration | modelled / measured | calibration at ${fmt(point.clusters)} |`,
+    '| --- | ---: | ---: | ---: | ---: |',
+    row('b', 'B, capi-serverless'),
+    row('a', 'A, upstream'),
+  ].join('\n');
+}
+
 // NOTE: BENCH_SCALE_REUSE=1 keeps the DynamoDB Local measurements of the last run and recomputes the model only
 // (e.g. after a new side-by-side run).
 const ticks: TickMeasurement[] =
@@ -431,13 +510,44 @@ const mapping: MappingMeasurement[] =
 if (mapping.length === 0) for (const m of mappingSizes) mapping.push(await measureMapping(m));
 // NOTE: BENCH_SCALE_SIDE names another side-by-side result in test/bench/results (default side-by-side.json).
 const sideFile = process.env['BENCH_SCALE_SIDE'] ?? 'side-by-side.json';
-const inputs = computeInputs(
+const inputsAt100 = computeInputs(
   readJson<SideBenchResult>(sideFile),
   readJson<BenchLatest>('latest.json'),
   ticks,
   mapping,
   sideFile,
 );
+// NOTE: BENCH_SCALE_TOPO names the topology-only run at a larger N (bench:topology-only, default
+// topology-only-1000.json): the second calibration point. The model is calibrated to the larger point (nearer the
+// sizes it models); the table shows what the first point's calibration modelled there.
+const topoFile = process.env['BENCH_SCALE_TOPO'] ?? 'topology-only-1000.json';
+const topoPoint = existsSync(new URL(topoFile, resultsDir))
+  ? computeTopologyOnlyPoint(
+      { ...inputsAt100, calibration: { b: modelled(1, 'uncalibrated'), a: modelled(1, 'uncalibrated') } },
+      readJson<TopologyOnlyResult>(topoFile),
+      topoFile,
+    )
+  : undefined;
+const inputs: ScaleInputs = topoPoint ? { ...inputsAt100, calibration: topoPoint.calibration } : inputsAt100;
+const calibrationPoints = topoPoint
+  ? [
+      {
+        clusters: Number(readJson<SideBenchResult>(sideFile).config['clusters']),
+        calibration: { b: inputsAt100.calibration.b.value, a: inputsAt100.calibration.a.value },
+        source: { b: inputsAt100.calibration.b.source, a: inputsAt100.calibration.a.source },
+      },
+      {
+        clusters: topoPoint.clusters,
+        calibration: { b: topoPoint.calibration.b.value, a: topoPoint.calibration.a.value },
+        source: { b: topoPoint.calibration.b.source, a: topoPoint.calibration.a.source },
+        measuredSeconds: topoPoint.measuredSeconds,
+        modelledWithFirstSeconds: {
+          b: topoPoint.uncalibratedSeconds.b * inputsAt100.calibration.b.value,
+          a: topoPoint.uncalibratedSeconds.a * inputsAt100.calibration.a.value,
+        },
+      },
+    ]
+  : [];
 const rows = computeScaleModel(
   inputs,
   ticks.map((t) => t.clusters),
@@ -446,7 +556,10 @@ const uncalibrated = computeScaleModel(
   { ...inputs, calibration: { b: modelled(1, 'uncalibrated'), a: modelled(1, 'uncalibrated') } },
   ticks.map((t) => t.clusters),
 );
-const markdown = computeMarkdown(rows, uncalibrated, inputs, ticks, mapping);
+const markdown = [
+  computeMarkdown(rows, uncalibrated, inputs, ticks, mapping),
+  ...(topoPoint ? ['', computeCalibrationMarkdown(topoPoint, inputsAt100)] : []),
+].join('\n');
 await writeFormatted(
   new URL('scale.json', resultsDir),
   JSON.stringify(
@@ -457,6 +570,7 @@ await writeFormatted(
       mapping,
       inputs: { ...inputs, idleTickQueryMs: Object.fromEntries(inputs.idleTickQueryMs) },
       rows,
+      calibrationPoints,
     },
     null,
     2,
