@@ -60,7 +60,7 @@ export type KindWatcherOptions = {
    */
   readonly onObject?: (key: { readonly namespace: string; readonly name: string }, obj: KubeObject | undefined) => void;
   /**
-   * For `topologyOwned` targets: whether the owning Cluster's pass is settled (computeSettledTopology's
+   * For `topologyOwned` targets: whether the owning Cluster's pass is settled (compute-settled-topology.ts,
    * isTopologySettled); a status-only change of an object it owns is then not sent. Default: never settled.
    */
   readonly isClusterSettled?: (namespace: string, cluster: string) => boolean;
