@@ -4,6 +4,7 @@ import type { KubeClient, KubeconfigSource } from '#shared/kube/client.ts';
 import { createEventBatcher, type EventBatcher, type EventSink } from '#functions/forwarder/event-batcher.ts';
 import { startKindWatcher, type KindWatcher, type WatchTarget } from '#functions/forwarder/watch-kind.ts';
 import type { ForwarderSnapshot } from '#functions/forwarder/compute-forwarder-status.ts';
+import { isTopologySettled } from '#functions/forwarder/compute-settled-topology.ts';
 
 export type ForwarderOptions = {
   /** Client for LISTs and discovery. */
@@ -53,6 +54,11 @@ export function startForwarder(options: ForwarderOptions): Forwarder {
     onDrop: (change, error) => log('dropped event after retries', { change, error }),
   });
   const watchers = new Map<string, KindWatcher>();
+  // NOTE: the Clusters whose topology pass waits for none of its owned objects, as the Cluster watcher last saw them;
+  // the owned objects' watchers send no status-only change of theirs (a Cluster not seen yet is not settled).
+  const settledClusters = new Set<string>();
+  const settledKey = (namespace: string, name: string) => `${namespace}/${name}`;
+  const watchesClusters = options.targets.some((t) => t.changesOf === 'cluster');
   for (const target of options.targets) {
     const resumeFrom = options.resumeFrom?.[targetKey(target)];
     watchers.set(
@@ -66,6 +72,17 @@ export function startForwarder(options: ForwarderOptions): Forwarder {
         ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),
         log,
         ...(options.retryBaseMs === undefined ? {} : { retryBaseMs: options.retryBaseMs }),
+        ...(target.changesOf === 'cluster'
+          ? {
+              onObject: ({ namespace, name }, obj) => {
+                if (obj !== undefined && isTopologySettled(obj)) settledClusters.add(settledKey(namespace, name));
+                else settledClusters.delete(settledKey(namespace, name));
+              },
+            }
+          : {}),
+        ...(target.changesOf === 'topologyOwned' && watchesClusters
+          ? { isClusterSettled: (namespace, cluster) => settledClusters.has(settledKey(namespace, cluster)) }
+          : {}),
       }),
     );
   }

@@ -13,6 +13,7 @@ import type { ObjectChange } from '#shared/runtime/events.ts';
 import type { KindRef } from '#shared/runtime/types.ts';
 import { getCollectionPath, UnservedKindError } from '#functions/forwarder/get-collection-path.ts';
 import { listPages } from '#shared/kube/list-pages.ts';
+import { isOwnedChangeNeeded } from '#functions/forwarder/compute-settled-topology.ts';
 import {
   computeClusterFingerprints,
   computeStatusFingerprint,
@@ -53,6 +54,16 @@ export type KindWatcherOptions = {
   readonly retryMaxMs?: number;
   /** Clock for `health()` (default `Date.now`). */
   readonly now?: () => number;
+  /**
+   * Every object of a kind watched in full, as seen (`undefined`: it is gone), before any filtering: the Cluster
+   * watcher tells the forwarder which Clusters are settled (see `isClusterSettled`).
+   */
+  readonly onObject?: (key: { readonly namespace: string; readonly name: string }, obj: KubeObject | undefined) => void;
+  /**
+   * For `topologyOwned` targets: whether the owning Cluster's pass is settled (compute-settled-topology.ts,
+   * isTopologySettled); a status-only change of an object it owns is then not sent. Default: never settled.
+   */
+  readonly isClusterSettled?: (namespace: string, cluster: string) => boolean;
 };
 
 /**
@@ -82,6 +93,11 @@ export type KindWatcherStats = {
   synced: number;
   /** Watch events of a kind watched in full (`changesOf`) not sent: nothing the passes read changed. */
   filtered: number;
+  /**
+   * Changes of topology-owned objects not sent because only their status changed and their Cluster is settled (its
+   * pass waits for none; included in `filtered` for watch events).
+   */
+  settled: number;
 };
 
 export type KindWatcher = {
@@ -129,6 +145,7 @@ function changeOf(
   };
 }
 
+const nameOf = (obj: KubeObject) => ({ namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '' });
 const keyOf = (obj: KubeObject): string => `${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`;
 
 // NOTE: what a relist diff needs of an object is its uid (for DELETED) and whether it changed; one "<uid> <rv>"
@@ -141,10 +158,18 @@ const metadataFactOf = (obj: KubeObject): string => `${obj.metadata.uid ?? ''} $
 const clusterControllers = ['topology', 'addons', 'rollout'] as const satisfies readonly (keyof ClusterFingerprints &
   Controller)[];
 const shortHash = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 16);
+/**
+ * What the forwarder remembers of a topology-owned object: `<uid> <status fingerprint>|<metadata hash>`.
+ *
+ * @example
+ * isStatusOnlyChange(computeTopologyOwnedFact(md), computeTopologyOwnedFact(mdWithOneMoreReadyReplica)); // true
+ */
+export function computeTopologyOwnedFact(obj: KubeObject): string {
+  return `${obj.metadata.uid ?? ''} ${computeStatusFingerprint(obj)}|${computeMetadataHash(obj.metadata)}`;
+}
 const fullFactOf: Record<NonNullable<WatchTarget['changesOf']>, (obj: KubeObject) => string> = {
   // NOTE: the metadata hash last (after the status fingerprint's `|` fields): a label or annotation edit is a change.
-  topologyOwned: (obj) =>
-    `${obj.metadata.uid ?? ''} ${computeStatusFingerprint(obj)}|${computeMetadataHash(obj.metadata)}`,
+  topologyOwned: (obj) => computeTopologyOwnedFact(obj),
   cluster: (obj) => {
     const prints = computeClusterFingerprints(obj);
     return [obj.metadata.uid ?? '', ...clusterControllers.map((c) => shortHash(prints[c]))].join(' ');
@@ -162,6 +187,23 @@ const generationOfFact = (fact: string): string => {
 
 /** The metadata hash in a topology-owned object's fact: its last `|` field (see `fullFactOf.topologyOwned`). */
 const metadataHashOfFact = (fact: string): string => fact.slice(fact.lastIndexOf('|') + 1);
+
+/**
+ * Whether two facts of one topology-owned object differ only in status (see `fullFactOf.topologyOwned`: the same uid,
+ * generation, deletion, adoption and metadata hash): a change the Cluster's pass acts on only while it waits.
+ *
+ * @example
+ * isStatusOnlyChange('u 2|-|1|-|cluster-owned|h', 'u 2|-|2|-|cluster-owned|h'); // true
+ */
+export function isStatusOnlyChange(before: string | undefined, after: string): boolean {
+  if (before === undefined || uidOfFact(before) !== uidOfFact(after)) return false;
+  const fields = (fact: string) => fact.slice(fact.indexOf(' ') + 1).split('|');
+  const [b, a] = [fields(before), fields(after)];
+  if (b.length !== a.length) return false;
+  const last = a.length - 1;
+  // NOTE: generation, deletion (the first two), adoption and metadata hash (the last two).
+  return [0, 1, last - 1, last].every((i) => a[i] === b[i]);
+}
 
 /**
  * The controllers a Cluster's change concerns: those whose fingerprint differs between the two facts; undefined
@@ -193,8 +235,26 @@ export function startKindWatcher(options: KindWatcherOptions): KindWatcher {
     events: 0,
     synced: 0,
     filtered: 0,
+    settled: 0,
   };
   const owned = target.changesOf !== undefined;
+  const onObject = owned ? options.onObject : undefined;
+  const isClusterSettled = target.changesOf === 'topologyOwned' ? options.isClusterSettled : undefined;
+  /** A topology-owned object's status-only change while its Cluster is settled: not sent. */
+  const isUnneeded = (obj: KubeObject, before: string | undefined, fact: string): boolean => {
+    const cluster = obj.metadata.labels?.[clusterNameLabel];
+    if (isClusterSettled === undefined || cluster === undefined) return false;
+    const statusOnly = isStatusOnlyChange(before, fact);
+    if (
+      isOwnedChangeNeeded({
+        statusOnly,
+        clusterSettled: statusOnly && isClusterSettled(obj.metadata.namespace ?? '', cluster),
+      })
+    )
+      return false;
+    stats.settled++;
+    return true;
+  };
   /** Changes name the controllers they concern (Clusters). */
   const byController = target.changesOf === 'cluster';
   const factOf = target.changesOf === undefined ? metadataFactOf : fullFactOf[target.changesOf];
@@ -238,9 +298,11 @@ export function startKindWatcher(options: KindWatcherOptions): KindWatcher {
             const key = keyOf(item);
             const fact = factOf(item);
             seen.add(key);
+            onObject?.(nameOf(item), item);
             const before = known.get(key);
             if (before === fact) continue;
             known.set(key, fact);
+            if (isUnneeded(item, before, fact)) continue;
             const concerned = byController ? computeConcernedControllers(before, fact) : undefined;
             if (concerned?.length === 0) continue;
             stats.synced++;
@@ -262,6 +324,7 @@ export function startKindWatcher(options: KindWatcherOptions): KindWatcher {
       known.delete(key);
       stats.synced++;
       const slash = key.indexOf('/');
+      onObject?.({ namespace: key.slice(0, slash), name: key.slice(slash + 1) }, undefined);
       emit({
         apiVersion: target.apiVersion,
         kind: target.kind,
@@ -309,6 +372,7 @@ export function startKindWatcher(options: KindWatcherOptions): KindWatcher {
             if (event.type === 'BOOKMARK') return;
             stats.events++;
             const key = keyOf(event.object);
+            onObject?.(nameOf(event.object), event.type === 'DELETED' ? undefined : event.object);
             if (event.type === 'DELETED') known.delete(key);
             let concerned: Controller[] | undefined;
             let before: string | undefined;
@@ -317,7 +381,11 @@ export function startKindWatcher(options: KindWatcherOptions): KindWatcher {
               before = known.get(key);
               known.set(key, fact);
               if (byController && event.type === 'MODIFIED') concerned = computeConcernedControllers(before, fact);
-              if (owned && event.type === 'MODIFIED' && (before === fact || concerned?.length === 0)) {
+              if (
+                owned &&
+                event.type === 'MODIFIED' &&
+                (before === fact || concerned?.length === 0 || isUnneeded(event.object, before, fact))
+              ) {
                 stats.filtered++;
                 return;
               }

@@ -27,7 +27,9 @@ export const routes: readonly Route[] = [
     controller: 'topology',
     // NOTE: MachineDeployment, MachinePool, every `*ControlPlane` and every InfrastructureCluster (`*Cluster`) arrive
     // only when a topology owns them and their generation, labels, annotations or a status field the pass waits on
-    // changed (the forwarder filters); they wake the owning Cluster's requeue, or run it when someone else edited them.
+    // changed (the forwarder filters; a status-only change only while the Cluster is not settled, see
+    // functions/forwarder/compute-settled-topology.ts); they wake the owning Cluster's requeue, or run it when someone
+    // else edited them.
     kinds: ['Cluster', 'ClusterClass', 'ExtensionConfig', 'MachineDeployment', 'MachinePool'],
     kindSuffixes: ['Template', 'ControlPlane', 'Cluster'],
   },

@@ -37,7 +37,11 @@ export type RunningProduct = {
     leaseHeld: number;
     /** Passes that ran, reruns a pass was asked for while it held the lease included. */
     ran: number;
+    /** Each pass's status and reason (`Ran:Requeue`, `Skipped:UpToDate`), for a test that says what ran and why. */
+    passes: string[];
   }[];
+  /** The in-process forwarder (its outbox counts the entries sent). */
+  readonly forwarder: Forwarder;
   stop(): Promise<void>;
 };
 
@@ -121,6 +125,7 @@ export async function startProduct(
             result.status === 'Handled'
               ? result.passes.filter((p) => p.status === 'Ran').reduce((n, p) => n + (p.runs ?? 1), 0)
               : 0,
+          passes: result.status === 'Handled' ? result.passes.map((p) => `${p.status}:${p.reason}`) : [result.status],
         });
         const lines = computeProgressLines(controller, event, result, new Date());
         // NOTE: when the event was sent and how long its invocation took: a pass that lands after a step settled
@@ -183,6 +188,7 @@ export async function startProduct(
       bus,
       passLines,
       invocations,
+      forwarder,
       recentPasses: (n = 80) => passLines.slice(-n).join('\n'),
       stop,
     };

@@ -3,7 +3,7 @@
 // change (the input of the topology pass) still reaches the topology, and a label every controller.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { applyObject, applyStatus, type KubeObject } from '#shared/kube/index.ts';
+import { applyObject, applyStatus, getObject, type KubeObject } from '#shared/kube/index.ts';
 import type { ObjectChange } from '#shared/runtime/events.ts';
 import { routeChange } from '#shared/runtime/routes.ts';
 import { startForwarder, type Forwarder } from '#functions/forwarder/start-forwarder.ts';
@@ -25,13 +25,38 @@ const withConditions = (conditions: Record<string, unknown>[]): KubeObject => ({
   metadata: { namespace: ns, name: 'c1' },
   status: { conditions },
 });
-const condition = (type: string, status: string, message = '') => ({
+const condition = (type: string, status: string, message = '', observedGeneration?: number) => ({
   type,
   status,
+  ...(observedGeneration === undefined ? {} : { observedGeneration }),
   reason: 'Test',
   message,
   lastTransitionTime: '2026-11-27T00:00:00Z',
 });
+
+const md = (replicas: number): KubeObject =>
+  ({
+    apiVersion: capi,
+    kind: 'MachineDeployment',
+    metadata: {
+      namespace: ns,
+      name: 'c1-md-0',
+      labels: { 'cluster.x-k8s.io/cluster-name': 'c1', 'topology.cluster.x-k8s.io/owned': '' },
+    },
+    spec: {
+      clusterName: 'c1',
+      replicas,
+      selector: { matchLabels: { 'cluster.x-k8s.io/cluster-name': 'c1' } },
+      template: {
+        metadata: { labels: { 'cluster.x-k8s.io/cluster-name': 'c1' } },
+        spec: {
+          clusterName: 'c1',
+          bootstrap: { dataSecretName: 'boot' },
+          infrastructureRef: { apiGroup: 'infrastructure.cluster.x-k8s.io', kind: 'DevMachineTemplate', name: 'm' },
+        },
+      },
+    },
+  }) as KubeObject;
 
 describe('Cluster changes reach the controllers that read what changed', () => {
   let mgmt: TestCluster;
@@ -49,6 +74,12 @@ describe('Cluster changes reach the controllers that read what changed', () => {
     }
     assert.equal(sent.length, from + 1, `one change after ${what}: ${JSON.stringify(sent.slice(from))}`);
     return sent[from] as ObjectChange;
+  }
+
+  /** Waits out the coalescing window, sending what is pending. */
+  async function waitOut(): Promise<void> {
+    await new Promise((r) => setTimeout(r, 1_000));
+    await forwarder.outbox.flush();
   }
 
   /** Waits out the coalescing window and asserts nothing was sent. */
@@ -124,29 +155,6 @@ describe('Cluster changes reach the controllers that read what changed', () => {
   });
 
   test("an owned MachineDeployment's spec change says its generation changed; a status change does not", async () => {
-    const md = (replicas: number): KubeObject =>
-      ({
-        apiVersion: capi,
-        kind: 'MachineDeployment',
-        metadata: {
-          namespace: ns,
-          name: 'c1-md-0',
-          labels: { 'cluster.x-k8s.io/cluster-name': 'c1', 'topology.cluster.x-k8s.io/owned': '' },
-        },
-        spec: {
-          clusterName: 'c1',
-          replicas,
-          selector: { matchLabels: { 'cluster.x-k8s.io/cluster-name': 'c1' } },
-          template: {
-            metadata: { labels: { 'cluster.x-k8s.io/cluster-name': 'c1' } },
-            spec: {
-              clusterName: 'c1',
-              bootstrap: { dataSecretName: 'boot' },
-              infrastructureRef: { apiGroup: 'infrastructure.cluster.x-k8s.io', kind: 'DevMachineTemplate', name: 'm' },
-            },
-          },
-        },
-      }) as KubeObject;
     const created = await applyObject(mgmt.kube, md(1), user);
     const added = await nextChange('the MachineDeployment was created');
     assert.deepEqual([added.type, added.cluster, added.generationChanged], ['ADDED', 'c1', undefined]);
@@ -163,5 +171,34 @@ describe('Cluster changes reach the controllers that read what changed', () => {
       [spec.kind, spec.cluster, spec.generation, spec.generationChanged],
       ['MachineDeployment', 'c1', edited.metadata.generation, true],
     );
+  });
+
+  test("a settled Cluster's owned objects send no status-only change; a spec change, and every change while the Cluster waits, still go", async () => {
+    const { generation } = (
+      await getObject(mgmt.kube, { apiVersion: capi, kind: 'Cluster', namespace: ns, name: 'c1' })
+    ).metadata;
+    const topology = (status: string) => [
+      condition('RollingOut', 'True'),
+      condition('ControlPlaneInitialized', 'True'),
+      condition('TopologyReconciled', status, '', generation),
+    ];
+    const from = sent.length;
+    await applyStatus(mgmt.kube, withConditions(topology('True')), user);
+    await waitOut();
+    assert.ok(sent.length > from, 'the Cluster change was sent');
+    const mdStatus = (replicas: number) =>
+      applyStatus(mgmt.kube, { ...md(3), status: { replicas, readyReplicas: replicas } } as KubeObject, user);
+    await mdStatus(2);
+    await noChange("a settled Cluster's MachineDeployment replica counters moved");
+    await applyObject(mgmt.kube, md(4), { fieldManager: 'diff-editor', force: true });
+    const spec = await nextChange("a user's edit of a settled Cluster's MachineDeployment");
+    assert.deepEqual([spec.kind, spec.generationChanged], ['MachineDeployment', true]);
+    const beforeWaiting = sent.length;
+    await applyStatus(mgmt.kube, withConditions(topology('False')), user);
+    await waitOut();
+    assert.ok(sent.length > beforeWaiting, 'the Cluster change was sent');
+    await mdStatus(3);
+    const waking = await nextChange("a waiting Cluster's MachineDeployment replica counters moved");
+    assert.deepEqual([waking.kind, waking.cluster, waking.generationChanged], ['MachineDeployment', 'c1', undefined]);
   });
 });

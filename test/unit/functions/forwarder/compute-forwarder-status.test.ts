@@ -8,7 +8,17 @@ import {
 } from '#functions/forwarder/compute-forwarder-status.ts';
 import type { KindWatcherHealth } from '#functions/forwarder/watch-kind.ts';
 
-const stats = { lists: 1, pages: 2, listRestarts: 0, watches: 3, gone: 0, events: 5, synced: 7, filtered: 1 };
+const stats = {
+  lists: 1,
+  pages: 2,
+  listRestarts: 0,
+  watches: 3,
+  gone: 0,
+  events: 5,
+  synced: 7,
+  filtered: 1,
+  settled: 0,
+};
 const kind = (target: string, health: KindWatcherHealth) =>
   Object.freeze({ target, kind: target.slice(target.lastIndexOf('/') + 1), health, stats, knownObjects: 4 });
 const snapshot = (kinds: ForwarderSnapshot['kinds'], nowMs = 1_000_000): ForwarderSnapshot =>
