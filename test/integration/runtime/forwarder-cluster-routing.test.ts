@@ -66,7 +66,8 @@ describe('Cluster changes reach the controllers that read what changed', () => {
   async function nextChange(what: string): Promise<ObjectChange> {
     const from = sent.length;
     await forwarder.outbox.flush();
-    const deadline = Date.now() + 10_000;
+    // NOTE: generous for a loaded machine (the whole suite runs files at once); a change that never comes still fails.
+    const deadline = Date.now() + 30_000;
     while (sent.length === from) {
       if (Date.now() > deadline) assert.fail(`no change sent after ${what}`);
       await new Promise((r) => setTimeout(r, 50));
@@ -108,6 +109,12 @@ describe('Cluster changes reach the controllers that read what changed', () => {
       sink: (batch) => (sent.push(...batch), Promise.resolve([])),
       coalesceMs: 100,
     });
+    // NOTE: the watches must be open before the first write, or the Cluster's creation is part of the initial list.
+    const watchingBy = Date.now() + 30_000;
+    while (!forwarder.snapshot().kinds.every((k) => k.health.state === 'watching')) {
+      if (Date.now() > watchingBy) assert.fail(`watches not open: ${JSON.stringify(forwarder.snapshot().kinds)}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
   });
   after(async () => {
     await forwarder?.stop();
