@@ -167,6 +167,18 @@ async function waitUntil(
  * try { ... } finally { await mgmt.stop(); }
  */
 export async function startControlPlane(options: StartControlPlaneOptions = {}): Promise<ControlPlane> {
+  // NOTE: a free port can be taken by another test process between the kernel's answer and etcd's bind; start again
+  // on fresh ports then (the failed attempt cleans up after itself).
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startControlPlaneOnce(options);
+    } catch (err) {
+      if (attempt >= 3 || !/address already in use/.test(String(err))) throw err;
+    }
+  }
+}
+
+async function startControlPlaneOnce(options: StartControlPlaneOptions): Promise<ControlPlane> {
   const name = options.name ?? 'test';
   const verbose = options.verbose ?? process.env['HARNESS_VERBOSE'] === '1';
   const assets = resolveControlPlaneAssets();
