@@ -5,6 +5,7 @@ import * as z from 'zod';
 import { ValidationError } from '#shared/errors/index.ts';
 import type { CheckpointStore } from './checkpoint-store.ts';
 import { CheckpointStoreError, LeaseHeldError, storeOperations } from './errors.ts';
+import type { StoreOperation } from './errors.ts';
 import { leaseConditions, leaseExpressionNames, leaseOfReturnedItem } from './lease.ts';
 import { checkpointUpdateOf, updateExpressionOf } from './object-row.ts';
 import { primaryKeyOf, recordKinds } from './table.ts';
@@ -107,12 +108,24 @@ export async function getCheckpoint(store: CheckpointStore, key: CheckpointKey):
   } catch (err) {
     throw new CheckpointStoreError(storeOperations.getCheckpoint, key, err);
   }
+  return checkpointOfRow(storeOperations.getCheckpoint, key, item);
+}
+
+/**
+ * The checkpoint an object's row holds (read by `getCheckpoint`, or returned by the write that took its lease), or
+ * undefined when the row holds none.
+ */
+export function checkpointOfRow(
+  operation: StoreOperation,
+  key: CheckpointKey,
+  item: Record<string, unknown> | undefined,
+): Checkpoint | undefined {
   // NOTE: a row with only a lease (the object's first pass is running, or died) has no checkpoint yet.
   if (item === undefined || !hasCheckpoint(item)) return undefined;
   // NOTE: z.object drops pk, sk, expiresAt and the lease's attributes, which are not part of a Checkpoint.
   const parsed = Checkpoint.safeParse(item);
   if (!parsed.success) {
-    throw new CheckpointStoreError(storeOperations.getCheckpoint, key, invalidCheckpoint('stored row', parsed.error));
+    throw new CheckpointStoreError(operation, key, invalidCheckpoint('stored row', parsed.error));
   }
   return parsed.data;
 }

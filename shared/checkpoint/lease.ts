@@ -3,7 +3,8 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ValidationError } from '#shared/errors/index.ts';
-import { CheckpointResult } from './checkpoint.ts';
+import { CheckpointResult, checkpointOfRow } from './checkpoint.ts';
+import type { Checkpoint } from './checkpoint.ts';
 import type { CheckpointStore } from './checkpoint-store.ts';
 import { CheckpointStoreError, LeaseHeldError, storeOperations } from './errors.ts';
 import type { StoreOperation } from './errors.ts';
@@ -22,6 +23,12 @@ export type Lease = {
    * ends deletes the lease row), so it may have written objects the checkpoint does not name. Set by `acquireLease`.
    */
   readonly lapsedHolder?: string;
+  /**
+   * The object's checkpoint as its row held it when this lease was taken (returned by the same write; set by
+   * `acquireLease`). A checkpoint read before the lease may predate a pass that recorded and let the lease go in
+   * between: what that pass created is named only here.
+   */
+  readonly checkpoint?: Checkpoint;
 };
 
 export type LeaseTiming = {
@@ -115,7 +122,12 @@ export async function acquireLease(
     ),
   );
   const replaced = leaseOfReturnedItem(output.Attributes)?.holder;
-  return replaced === undefined || replaced === holder ? lease : { ...lease, lapsedHolder: replaced };
+  const checkpoint = checkpointOfRow(storeOperations.acquireLease, key, output.Attributes);
+  return {
+    ...lease,
+    ...(replaced === undefined || replaced === holder ? {} : { lapsedHolder: replaced }),
+    ...(checkpoint === undefined ? {} : { checkpoint }),
+  };
 }
 
 /**

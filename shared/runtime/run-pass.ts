@@ -185,11 +185,14 @@ export async function runPass(
   if ('reason' in leaseHeld) return { key, passId, status: 'Skipped', reason: leaseHeld.reason };
   if (leaseHeld.lapsedHolder !== undefined)
     logger.warn('took over a lapsed lease: its pass died before recording', { holder: leaseHeld.lapsedHolder });
-  let latest = previous;
+  // NOTE: the checkpoint read in step 1 came before the lease: a pass that recorded and let the lease go in between
+  // (e.g. it created a MachineDeployment, whose ADDED event started this pass) is named only in the row as the lease
+  // write found it. The pass goes on from that one: read by the older one's names, it would not see what the other
+  // pass created and would create it again (the differential's d16 and d46 of 2026-11-28: a second md-1).
+  const latest = leaseHeld.checkpoint;
   if (dueToEdit) {
-    // NOTE: the checkpoint was read before the lease. A pass that wrote the object, recorded its generation and let
-    // the lease go in between makes the event its own write: one more read instead of a needless pass.
-    latest = await getCheckpoint(deps.store, checkpointKey);
+    // NOTE: a pass that wrote the object, recorded its generation and let the lease go in between makes the event
+    // its own write: no pass needed.
     if (!isDue(latest, dueFacts) && computeEditedOwnedObject(latest, request.ownedChanges) === undefined) {
       logger.debug('skipped pass', { reason: 'UpToDate', recheckedAfterLease: true });
       const rerun = await releaseLease(deps.store, checkpointKey, passId);
@@ -235,7 +238,7 @@ async function acquireLeaseOrAskRerun(
   checkpointKey: CheckpointKey,
   passId: string,
   logger: Logger,
-): Promise<{ lapsedHolder?: string } | { reason: string }> {
+): Promise<{ lapsedHolder?: string; checkpoint: Checkpoint | undefined } | { reason: string }> {
   const { force = false, wake = false, ownedChanges = [] } = request;
   for (let attempt = 1; ; attempt++) {
     try {
@@ -243,7 +246,10 @@ async function acquireLeaseOrAskRerun(
         ttlMs: deps.config.leaseTtlMs,
         now: deps.now(),
       });
-      return lease.lapsedHolder === undefined ? {} : { lapsedHolder: lease.lapsedHolder };
+      return {
+        checkpoint: lease.checkpoint,
+        ...(lease.lapsedHolder === undefined ? {} : { lapsedHolder: lease.lapsedHolder }),
+      };
     } catch (err) {
       if (!(err instanceof LeaseHeldError)) throw err;
       // NOTE: the owned changes go with the request: the holder's own write is judged against its new checkpoint.

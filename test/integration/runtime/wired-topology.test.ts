@@ -953,4 +953,55 @@ describe('the wired topology function', () => {
       'its templates are deleted too',
     );
   });
+
+  test('a pass that read the checkpoint before another pass recorded the MachineDeployment it created goes on from the checkpoint its lease write returns: no second copy', async () => {
+    const key = { controller: 'topology', kind: 'Cluster', namespace: ns, name: cluster.name } as const;
+    const example = readExample('cluster.yaml')[0] as KubeObject & {
+      spec: { topology: { workers: { machineDeployments: object[] } } };
+    };
+    const raced = structuredClone(example);
+    raced.spec.topology.workers.machineDeployments.push({ class: 'default-worker', name: 'md-raced', replicas: 1 });
+    const racedMds = async () =>
+      (await machineDeployments()).filter(
+        (md) => md.metadata.labels?.['topology.cluster.x-k8s.io/deployment-name'] === 'md-raced',
+      );
+    const settled = await getCheckpoint(ctx.store, key);
+    assert.equal(settled?.result, 'Success');
+    // The user adds a MachineDeployment. One pass reads the checkpoint (the settled one, which does not name it);
+    // before it takes the lease, another pass runs whole: creates it, records and lets the lease go (the
+    // differential's d16 of 2026-11-28, where the second pass's event was the first one's ADDED MachineDeployment).
+    await applyObject(ctx.mgmt.kube, raced, { fieldManager: 'test-user', force: true });
+    let armed = true;
+    const meanwhile: Awaited<ReturnType<typeof invoke>>[] = [];
+    ctx.store.client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const out = await next(args);
+        if (armed && context.commandName === 'GetItemCommand') {
+          armed = false;
+          meanwhile.push(await invoke(ctx.countedHandler, changeEvent(cluster)));
+        }
+        return out;
+      },
+      { step: 'initialize', name: 'passMeanwhile' },
+    );
+    let passes: Awaited<ReturnType<typeof invoke>>;
+    try {
+      passes = await invoke(ctx.countedHandler, changeEvent(cluster));
+    } finally {
+      ctx.store.client.middlewareStack.remove('passMeanwhile');
+    }
+    assert.deepEqual(
+      meanwhile.flat().map((p) => [p.status, p.result]),
+      [['Ran', 'Success']],
+      'the pass in between ran',
+    );
+    assert.equal(passes[0]?.result, 'Success', passes[0]?.reason);
+    assert.equal((await racedMds()).length, 1, 'one md-raced MachineDeployment, not two');
+
+    // Put the example back; the next pass deletes it.
+    await applyObject(ctx.mgmt.kube, example, { fieldManager: 'test-user', force: true });
+    const removed = await invoke(ctx.countedHandler, changeEvent(cluster));
+    assert.equal(removed[0]?.result, 'Success', removed[0]?.reason);
+    assert.equal((await racedMds()).length, 0);
+  });
 });
