@@ -77,6 +77,12 @@ export type KnownTrajectoryDifference = {
   /** The states upstream's sequence may have that capi-serverless's lacks, and the other way round. */
   readonly upstreamMayHave: readonly TrajectoryState[];
   readonly capiServerlessMayHave: readonly TrajectoryState[];
+  /**
+   * Why a whole-corpus run where this rule matched nothing is not evidence that it is stale: its states last about
+   * as long as a poll, so a run where no poll landed in them on either side has nothing for it to match. Such a rule is
+   * reported with its count and does not fail the run; it still accepts nothing but its exact states.
+   */
+  readonly mayMatchNothing?: string;
 };
 
 export type KnownDifference = KnownFieldDifference | KnownTrajectoryDifference;

@@ -45,6 +45,8 @@ export type DiffReport = {
   readonly unsettledSteps: readonly string[];
   /** How many differences each known difference matched (a rule at 0 in a full run fails it). */
   readonly ruleMatches: Readonly<Record<string, number>>;
+  /** Rules that may match nothing in a whole run (timing: `mayMatchNothing`), with the reason. */
+  readonly rulesThatMayMatchNothing?: Readonly<Record<string, string>>;
   readonly sides: Readonly<Record<string, { startMs: number; durationMs: number; concurrency: number }>>;
   readonly stepReports: readonly StepReport[];
 };
@@ -162,6 +164,9 @@ export function computeDiffReport(
     errors,
     unsettledSteps,
     ruleMatches: Object.fromEntries(known.map((k) => [k.id, all.filter((d) => d.rule === k.id).length])),
+    rulesThatMayMatchNothing: Object.fromEntries(
+      known.flatMap((k) => ('mayMatchNothing' in k && k.mayMatchNothing ? [[k.id, k.mayMatchNothing]] : [])),
+    ),
     sides: {
       upstream: { startMs: upstream.startMs, durationMs: upstream.durationMs, concurrency: upstream.concurrency },
       'capi-serverless': {
@@ -187,7 +192,7 @@ export function computeRunFailures(report: DiffReport, opts: { fullRun: boolean 
     ...report.unsettledSteps.map((s) => `step did not settle: ${s}`),
     ...(opts.fullRun
       ? Object.entries(report.ruleMatches)
-          .filter(([, n]) => n === 0)
+          .filter(([id, n]) => n === 0 && report.rulesThatMayMatchNothing?.[id] === undefined)
           .map(([id]) => `known difference ${id} matched nothing in the whole corpus`)
       : []),
   ];
@@ -226,7 +231,10 @@ export function renderDiffMarkdown(report: DiffReport): string {
       ? ['## Steps that did not settle', '', ...report.unsettledSteps.map((e) => `- ${cell(e)}`), '']
       : []),
     `Known differences matched per rule: ${Object.entries(report.ruleMatches)
-      .map(([id, n]) => `${id} ${n}`)
+      .map(
+        ([id, n]) =>
+          `${id} ${n}${n === 0 && report.rulesThatMayMatchNothing?.[id] ? ' (may match nothing: timing)' : ''}`,
+      )
       .join(', ')}.`,
     '',
     '## Agreement',
