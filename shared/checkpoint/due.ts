@@ -40,7 +40,7 @@ export type DueObject = {
 
 /**
  * The objects of one kind whose next pass is due by `now`: checkpoints after an Error or Requeue whose time has
- * come, and leases that lapsed (a pass that died without recording). One Query per shard and page of results, at
+ * come, and leases that lapsed after a pass asked their holder to run again (it died without recording). One Query per shard and page of results, at
  * once, so a tick over an idle fleet costs the same whatever the fleet's size: one Query per kind, 9 for Clusters
  * (`dueShardsOf`: 8 shards and the partition of rows written before sharding). Eventually consistent (a GSI): a pass
  * re-reads the checkpoint strongly under its lease, so a stale entry costs one skipped pass at most.

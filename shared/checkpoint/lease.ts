@@ -73,9 +73,11 @@ export async function acquireLease(
 ): Promise<Lease> {
   checkLeaseArguments(holder, timing);
   const lease: Lease = { key, holder, acquiredAtMs: timing.now, expiresAtMs: timing.now + timing.ttlMs };
-  const due = dueAttributesOf(key, lease.expiresAtMs);
-  const indexed = Object.keys(due).length > 0;
   const rerunNames = leaseAttributes.slice(3);
+  // NOTE: taking a lease writes no due index attribute: a settled row stays out of the index for its whole pass, so
+  // a pass that ends in a Success writes the index not at all. A pass that dies holding the lease is found by the
+  // pass that finds it held (Lambda retries a failed invocation while the lease lives): asking for a rerun puts the
+  // row in the index at the lease's expiry (see requestRerun). A row already in the index keeps its due time.
   const output = await writeLease(storeOperations.acquireLease, key, holder, () =>
     store.documents.send(
       new UpdateCommand({
@@ -88,12 +90,6 @@ export async function acquireLease(
             '#expiresAtMs = :expiresAtMs',
             // NOTE: never before the lease lapses, and never shorter than a checkpoint's retention.
             '#expiresAt = :expiresAt',
-            // NOTE: a held lease is in the due index until it is released: if its pass dies without recording, the
-            // tick finds the object once the lease lapses, with no event needed. A row already in the index (a retry
-            // or requeue pending) keeps its due time, so taking its lease writes no index entry.
-            ...(indexed
-              ? ['#dueShard = if_not_exists(#dueShard, :dueShard)', '#dueAtMs = if_not_exists(#dueAtMs, :expiresAtMs)']
-              : []),
           ],
           rerunNames.map((_, i) => `#r${i}`),
         ),
@@ -102,7 +98,6 @@ export async function acquireLease(
           ...leaseExpressionNames,
           '#acquiredAtMs': tableAttributes.acquiredAtMs,
           '#expiresAt': tableAttributes.expiresAt,
-          ...(indexed ? { '#dueShard': tableAttributes.dueShard, '#dueAtMs': tableAttributes.dueAtMs } : {}),
           ...Object.fromEntries(rerunNames.map((name, i) => [`#r${i}`, name])),
         },
         ExpressionAttributeValues: {
@@ -113,7 +108,6 @@ export async function acquireLease(
             ttlSecondsOf(lease.expiresAtMs),
             Math.floor(timing.now / 1000) + store.checkpointRetentionSeconds,
           ),
-          ...(indexed ? { ':dueShard': due[tableAttributes.dueShard] } : {}),
         },
         // NOTE: the replaced row's lease, if any: a lapsed lease of another holder is a pass that died before recording.
         ReturnValues: 'ALL_OLD',
@@ -145,22 +139,19 @@ export async function renewLease(
 ): Promise<Lease> {
   checkLeaseArguments(holder, timing);
   const expiresAtMs = timing.now + timing.ttlMs;
-  const due = dueAttributesOf(key, expiresAtMs);
-  const indexed = Object.keys(due).length > 0;
+  // NOTE: no due index write: a row in the index for a rerun request is found at the old expiry with its lease live,
+  // and the pass the tick starts then asks the holder to run again, which it was asked already.
   const output = await writeLease(storeOperations.renewLease, key, holder, () =>
     store.documents.send(
       new UpdateCommand({
         TableName: store.tableName,
         Key: primaryKeyOf(key, recordKinds.checkpoint),
-        UpdateExpression: indexed
-          ? 'SET #expiresAtMs = :expiresAtMs, #expiresAt = :expiresAt, #dueShard = :dueShard, #dueAtMs = :expiresAtMs'
-          : 'SET #expiresAtMs = :expiresAtMs, #expiresAt = :expiresAt',
+        UpdateExpression: 'SET #expiresAtMs = :expiresAtMs, #expiresAt = :expiresAt',
         ConditionExpression: leaseConditions.ownLease,
         ExpressionAttributeNames: {
           '#holder': leaseExpressionNames['#holder'],
           '#expiresAtMs': leaseExpressionNames['#expiresAtMs'],
           '#expiresAt': tableAttributes.expiresAt,
-          ...(indexed ? { '#dueShard': tableAttributes.dueShard, '#dueAtMs': tableAttributes.dueAtMs } : {}),
         },
         ExpressionAttributeValues: {
           ':holder': holder,
@@ -169,7 +160,6 @@ export async function renewLease(
             ttlSecondsOf(expiresAtMs),
             Math.floor(timing.now / 1000) + store.checkpointRetentionSeconds,
           ),
-          ...(indexed ? { ':dueShard': due[tableAttributes.dueShard] } : {}),
         },
         ReturnValues: 'ALL_NEW',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -232,10 +222,18 @@ export async function requestRerun(
   request: RerunRequest,
   now: number,
 ): Promise<boolean> {
+  const due = dueAttributesOf(key, 0);
+  const indexed = Object.keys(due).length > 0;
   const sets = [
     '#rerun = :true',
     ...(request.force ? ['#rerunForce = :true'] : []),
     ...(request.wake ? ['#rerunWake = :true'] : []),
+    // NOTE: the row enters the due index at the lease's expiry (unless it is in it already): if the holder died
+    // (this is how a retried invocation meets its own dead pass), the tick finds the lease lapsed. A holder that
+    // ends records its checkpoint, which sets or removes the due attributes.
+    ...(indexed
+      ? ['#dueShard = if_not_exists(#dueShard, :dueShard)', '#dueAtMs = if_not_exists(#dueAtMs, #expiresAtMs)']
+      : []),
   ];
   const owned = request.owned ?? [];
   // NOTE: ADD to a string set: changes asked for by several passes while the holder runs are all kept.
@@ -254,10 +252,12 @@ export async function requestRerun(
           ...(request.force ? { '#rerunForce': tableAttributes.rerunForce } : {}),
           ...(request.wake ? { '#rerunWake': tableAttributes.rerunWake } : {}),
           ...(owned.length > 0 ? { '#rerunOwned': tableAttributes.rerunOwned } : {}),
+          ...(indexed ? { '#dueShard': tableAttributes.dueShard, '#dueAtMs': tableAttributes.dueAtMs } : {}),
         },
         ExpressionAttributeValues: {
           ':true': true,
           ':now': now,
+          ...(indexed ? { ':dueShard': due[tableAttributes.dueShard] } : {}),
           ...(owned.length > 0 ? { ':owned': new Set(owned.map(encodeOwnedChange)) } : {}),
         },
       }),

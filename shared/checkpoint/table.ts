@@ -52,7 +52,8 @@ export const tableAttributes = {
   /**
    * Due index partition key (S): `<controller>#<Kind>`, and for Clusters `<controller>#Cluster#<shard>`, the shard
    * (0 to {@link dueShardCount} - 1) a hash of the object's key. Only rows that will need a pass at a known time carry
-   * it (a checkpoint after an Error or Requeue, a row while its lease is held), so the index is sparse. Cluster rows
+   * it (a checkpoint after an Error or Requeue; a held lease another pass asked to run again, due when it lapses), so
+   * the index is sparse and a pass that settles (Success after Success) writes it not at all. Cluster rows
    * written before sharding carry `<controller>#Cluster`; a tick queries that partition too.
    */
   dueShard: 'dueShard',
@@ -103,10 +104,11 @@ export function partitionKeyOf(key: CheckpointKey): string {
 }
 
 /**
- * Partitions of the due index for the kinds whose objects grow with the fleet (Clusters). A pass writes the index
- * twice (its lease row enters and leaves it) and one partition takes about 1,000 writes a second: one partition would
- * cap a fleet-wide change at 500 passes a second (docs/benchmarks.md, "Scale past one machine"); 8 lift that cap above what a new
- * on-demand table takes (4,000 writes a second, 800 passes). A tick pays 9 Queries for Clusters instead of 1.
+ * Partitions of the due index for the kinds whose objects grow with the fleet (Clusters). A pass that requeues or
+ * fails writes the index (its row enters or moves, and leaves with the pass it asked for) and one partition takes
+ * about 1,000 writes a second: one partition would cap a fleet-wide change that requeues every Cluster at 500 passes
+ * a second (docs/benchmarks.md, "Scale past one machine"); 8 lift that cap above what a new on-demand table takes
+ * (4,000 writes a second). A tick pays 9 Queries for Clusters instead of 1.
  */
 export const dueShardCount = 8;
 

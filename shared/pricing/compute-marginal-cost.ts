@@ -12,7 +12,7 @@ import {
 } from '#shared/pricing/compute-monthly-activity.ts';
 import type { MeasuredProfile, PassFigures } from '#shared/pricing/measured-profile-types.ts';
 import type { DeployedStack } from '#shared/pricing/read-deployed-stack.ts';
-import { passWriteUnits } from '#shared/pricing/pass-write-units.ts';
+import { clusterControllers, objectRow, passWriteUnits } from '#shared/pricing/pass-write-units.ts';
 import { emittedMetrics } from '#shared/runtime/emitted-metrics.ts';
 
 /** Who A is: a user who installed Cluster API with the Cluster API Operator (its pod goes), or with clusterctl. */
@@ -27,8 +27,10 @@ export const costAssumptions = {
   /** CloudWatch Logs bytes: START/END/REPORT per invocation; a JSON log line per pass (two when it runs) or tick. */
   platformLogBytesPerInvocation: 350,
   logBytesPerLine: 450,
-  /** DynamoDB: a checkpoint row per Cluster per controller that reconciles it (topology, addons), ≤ 1 KB each. */
-  rowsPerCluster: 2,
+  /**
+   * DynamoDB: an item's stored size at most, the 1 KB a write unit covers (a settled item measures less, see
+   * `objectRow`; owned objects' generations add to it). How many items per Cluster is derived from the template.
+   */
   rowBytes: 1_024,
   /**
    * Minutes Lambda keeps an idle execution environment for the next invocation. AWS does not document it; idle
@@ -236,9 +238,17 @@ export function computeMarginalCost(inputs: CostInputs): MarginalCost {
   // NOTE: the writes of a pass are measured per request against DynamoDB Local (pass-write-units.ts), not taken from
   // the bench profile, whose figure predates one row per object.
   const w = passWriteUnits;
-  const indexWrites = indexes * (activity.passesRun * w.passRunIndex + activity.passErrors * w.passErrorIndex);
+  // NOTE: the due index is sparse: a settled pass writes it not at all; each pass that asks to run again (a wake-up,
+  // which counts Requeues and Errors) costs its row's entry and exit (or a move), whether a schedule or a tick runs it.
+  const requeuedPasses = Math.min(activity.passesRun, activity.wakeUps);
+  const indexWrites =
+    indexes * ((activity.passesRun - requeuedPasses) * w.passSettledIndex + requeuedPasses * w.passRequeueIndex);
   const writeUnits = activity.passesRun * w.passRunTable + activity.passesSkipped * w.passSkipped + indexWrites;
-  const tableGb = (clusters * a.rowsPerCluster * a.rowBytes) / 1e9;
+  const clusterRowControllers = controllers.filter((f) =>
+    (clusterControllers as readonly string[]).includes(f.name ?? ''),
+  );
+  const rowsPerCluster = clusterRowControllers.length * objectRow.itemsPerObject;
+  const tableGb = (clusters * rowsPerCluster * (a.rowBytes + objectRow.storageOverheadBytes)) / 1e9;
 
   // NOTE: `Unhealthy` counts failed passes and failed invocations (none measured), a stale forwarder heartbeat and
   // webhooks the forwarder's probe cannot reach (none in a healthy month): one metric-hour per failed pass at worst, as for PassErrors.
@@ -351,7 +361,7 @@ export function computeMarginalCost(inputs: CostInputs): MarginalCost {
         million(readUnits, prices.dynamoDbPerMillionReadUnits) +
         million(writeUnits, prices.dynamoDbPerMillionWriteUnits),
       basis: 'measured',
-      note: `${fmt(readUnits)} RRU, ${fmt(writeUnits)} WRU of which ${fmt(indexWrites)} to ${indexes} index(es) (template: ${deployed.table.globalSecondaryIndexes.join(', ') || 'none'}; measured ${w.passRunTable} table + ${w.passRunIndex} index WRU per pass run by ${w.source.split(' ')[0]})`,
+      note: `${fmt(readUnits)} RRU, ${fmt(writeUnits)} WRU of which ${fmt(indexWrites)} to ${indexes} index(es) (template: ${deployed.table.globalSecondaryIndexes.join(', ') || 'none'}; measured per pass run ${w.passRunTable} table WRU, index ${w.passSettledIndex} WRU when it settles and ${w.passRequeueIndex} per pass that asks to run again (${fmt(requeuedPasses)} of ${fmt(activity.passesRun)}) by ${w.source.split(' ')[0]})`,
     },
     {
       side: 'B',
@@ -360,7 +370,7 @@ export function computeMarginalCost(inputs: CostInputs): MarginalCost {
         tableGb *
         (prices.dynamoDbStoragePerGbMonth + (deployed.table.pointInTimeRecovery ? prices.dynamoDbPitrPerGbMonth : 0)),
       basis: 'modelled',
-      note: `${a.rowsPerCluster} rows of ≤ ${a.rowBytes} B per Cluster; PITR ${deployed.table.pointInTimeRecovery ? 'on' : 'off'} (template)`,
+      note: `${rowsPerCluster} item${rowsPerCluster === 1 ? '' : 's'} per Cluster (one per controller that reconciles Clusters in the template: ${clusterRowControllers.map((f) => f.name).join(', ') || 'none'}; lease and checkpoint in one item, measured), ≤ ${a.rowBytes} B + ${objectRow.storageOverheadBytes} B overhead each (a settled item measured ${objectRow.settledItemBytes} B); PITR ${deployed.table.pointInTimeRecovery ? 'on' : 'off'} (template)`,
     },
     {
       side: 'B',

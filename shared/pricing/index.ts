@@ -34,7 +34,7 @@ export type { ChangeMix, MonthlyActivity } from '#shared/pricing/compute-monthly
 export { changeTypes } from '#shared/pricing/measured-profile-types.ts';
 export type { ChangeFigures, ChangeType, MeasuredProfile } from '#shared/pricing/measured-profile-types.ts';
 export { measuredProfile } from '#shared/pricing/measured-profile.ts';
-export { passWriteUnits } from '#shared/pricing/pass-write-units.ts';
+export { clusterControllers, objectRow, passWriteUnits } from '#shared/pricing/pass-write-units.ts';
 export { readDeployedStack, resourcePricing } from '#shared/pricing/read-deployed-stack.ts';
 export type { DeployedFunction, DeployedStack } from '#shared/pricing/read-deployed-stack.ts';
 export { forwarderValues, readPodRequests } from '#shared/pricing/read-pod-requests.ts';

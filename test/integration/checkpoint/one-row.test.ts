@@ -15,6 +15,7 @@ import {
   recordCheckpointAndReleaseLease,
   recordKinds,
   releaseLease,
+  requestRerun,
   tableAttributes,
 } from '#shared/checkpoint/index.ts';
 import type { Checkpoint, CheckpointKey } from '#shared/checkpoint/index.ts';
@@ -150,16 +151,28 @@ describe('rows of the layout before one row per object', () => {
 });
 
 describe('the due index entry of the one row', () => {
-  test('a held lease is due at its expiry and found as lapsed; releasing it takes the row out of the index', async () => {
+  test('a held lease stays out of the index until a pass asks its holder to run again, then is found lapsed', async () => {
     const key = keyFor('held', 'new');
     await acquireLease(ctx.store, key, 'pass-1', { ttlMs, now: t0 });
+    assert.deepEqual(await dueNames(t0 + 10 * ttlMs, 'new'), [], 'taking the lease of a new row writes no index');
     await recordCheckpointAndReleaseLease(ctx.store, key, succeeded, 'pass-1');
-    assert.deepEqual(await dueNames(t0 + 10 * ttlMs, 'new'), [], 'a Success leaves the index');
+    assert.deepEqual(await dueNames(t0 + 10 * ttlMs, 'new'), [], 'a Success leaves the row out of the index');
     await acquireLease(ctx.store, key, 'pass-2', { ttlMs, now: t0 + 1 });
+    assert.deepEqual(await dueNames(t0 + 10 * ttlMs, 'new'), [], 'a settled row stays out while its lease is held');
+    assert.equal(await requestRerun(ctx.store, key, { force: false, wake: false }, t0 + 2), true);
     assert.deepEqual(await dueNames(t0 + ttlMs, 'new'), [], 'not due before its lease lapses');
-    assert.deepEqual(await dueNames(t0 + ttlMs + 2, 'new'), ['held:lapsedLease']);
+    assert.deepEqual(await dueNames(t0 + ttlMs + 2, 'new'), ['held:lapsedLease'], 'the holder died: found lapsed');
     await releaseLease(ctx.store, key, 'pass-2');
     assert.deepEqual(await dueNames(t0 + 10 * ttlMs, 'new'), [], 'released without recording: back to its Success');
+  });
+
+  test('a rerun honoured by a holder that records a Success takes the row out of the index', async () => {
+    const key = keyFor('rerun-honoured', 'new');
+    await acquireLease(ctx.store, key, 'pass-1', { ttlMs, now: t0 });
+    assert.equal(await requestRerun(ctx.store, key, { force: true, wake: false }, t0 + 1), true);
+    const rerun = await recordCheckpointAndReleaseLease(ctx.store, key, succeeded, 'pass-1');
+    assert.deepEqual(rerun, { force: true, wake: false });
+    assert.deepEqual(await dueNames(t0 + 10 * ttlMs, 'new'), []);
   });
 
   test("releasing a lease without recording puts the row back at its checkpoint's retry time", async () => {

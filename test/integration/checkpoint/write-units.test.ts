@@ -3,6 +3,7 @@
 // The reconciler is a stub that reads nothing from Kubernetes: only the protocol's own requests are counted.
 import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
+import { QueryCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { KubeClient } from '#shared/kube/index.ts';
 import { computeRuntimeConfig } from '#shared/runtime/config.ts';
@@ -102,7 +103,7 @@ function report(t: TestContext, what: string, units: WriteUnits): void {
 }
 
 describe('DynamoDB writes per pass (ReturnConsumedCapacity INDEXES)', () => {
-  test('a pass that runs writes 2 WCU to the table and 2 to the due index, a skipped pass none', async (t) => {
+  test('a settled pass writes 2 WCU to the table and none to the due index; a pass that asks to run again puts its row there, the pass it asked for takes it out', async (t) => {
     installCapacityMeter();
     const clock = { now: t0 };
     const state = {
@@ -116,6 +117,7 @@ describe('DynamoDB writes per pass (ReturnConsumedCapacity INDEXES)', () => {
     const [first, firstUnits] = await measure(() => pass('first'));
     assert.equal(first.status, 'Ran');
     report(t, 'first pass (no row yet), Success', firstUnits);
+    assert.equal(firstUnits.indexes, 0, 'a new row that settles never enters the due index');
 
     clock.now += 1_000;
     const [skipped, skippedUnits] = await measure(() => pass('skip'));
@@ -123,36 +125,110 @@ describe('DynamoDB writes per pass (ReturnConsumedCapacity INDEXES)', () => {
     report(t, 'skipped pass (up to date)', skippedUnits);
     assert.equal(skippedUnits.total, 0, 'a skipped pass writes nothing');
 
-    clock.now += 1_000;
-    state.facts = { ...state.facts, resourceVersion: '2', inputHash: 'sha256:b' };
-    const [ran, ranUnits] = await measure(() => pass('changed'));
-    assert.deepEqual([ran.status, ran.result], ['Ran', 'Success']);
-    report(t, 'pass that runs, Success after Success', ranUnits);
+    const change = async (what: string, result: PassOutcome) => {
+      clock.now += 1_000;
+      const version = String(Number(state.facts.resourceVersion) + 1);
+      state.facts = { ...state.facts, resourceVersion: version, inputHash: `sha256:${version}` };
+      state.outcome = result;
+      const [ran, units] = await measure(() => pass(what));
+      assert.deepEqual([ran.status, ran.result], ['Ran', result.result]);
+      report(t, what, units);
+      return [ran, units] as const;
+    };
+    const success: PassOutcome = { result: 'Success', changed: [] };
+    const [, settledUnits] = await change('pass that runs, Success after Success (settled)', success);
     assert.deepEqual(
-      ranUnits,
-      { table: 2, indexes: 2, total: 4, requests: ['UpdateItem', 'UpdateItem'] },
-      'two conditional UpdateItems, no transaction; the row enters the due index with its lease and leaves it',
+      settledUnits,
+      { table: 2, indexes: 0, total: 2, requests: ['UpdateItem', 'UpdateItem'] },
+      'two conditional UpdateItems, no transaction; the row stays out of the due index',
     );
 
-    clock.now += 1_000;
-    state.facts = { ...state.facts, resourceVersion: '3', inputHash: 'sha256:c' };
-    state.outcome = { result: 'Error', changed: [], error: 'boom' };
-    const [failed, failedUnits] = await measure(() => pass('fails'));
-    assert.equal(failed.result, 'Error');
-    report(t, 'pass that runs, Error after Success', failedUnits);
-    assert.equal(failedUnits.table, 2);
+    const [requeued, requeuedUnits] = await change('pass that runs, Requeue after Success', {
+      result: 'Requeue',
+      changed: [],
+      requeueAfterMs: 30_000,
+    } as PassOutcome);
+    assert.deepEqual([requeuedUnits.table, requeuedUnits.indexes], [2, 1], 'the row enters the due index');
+    clock.now = (requeued.nextAttemptAt ?? clock.now) + 1;
+    state.outcome = success;
+    const [woken, wokenUnits] = await measure(() =>
+      run({ key, trigger: 'wake' }, localLambdaContext('topology', 60_000)),
+    );
+    assert.equal(woken.result, 'Success');
+    report(t, 'pass that runs, Success after Requeue (woken)', wokenUnits);
+    assert.deepEqual([wokenUnits.table, wokenUnits.indexes], [2, 1], 'the row leaves the due index');
+
+    const [failed, failedUnits] = await change('pass that runs, Error after Success', {
+      result: 'Error',
+      changed: [],
+      error: 'boom',
+    });
+    assert.deepEqual([failedUnits.table, failedUnits.indexes], [2, 1], 'the row enters the due index');
 
     clock.now = (failed.nextAttemptAt ?? clock.now) + 1;
     const [retried, retriedUnits] = await measure(() => pass('retry'));
     assert.equal(retried.result, 'Error');
     report(t, 'pass that runs, Error after Error (retry)', retriedUnits);
-    assert.equal(retriedUnits.table, 2);
+    assert.deepEqual([retriedUnits.table, retriedUnits.indexes], [2, 2], 'its due time moves: out and in again');
 
     clock.now = (retried.nextAttemptAt ?? clock.now) + 1;
-    state.outcome = { result: 'Success', changed: [] };
+    state.outcome = success;
     const [recovered, recoveredUnits] = await measure(() => pass('recovers'));
     assert.equal(recovered.result, 'Success');
     report(t, 'pass that runs, Success after Error', recoveredUnits);
-    assert.equal(recoveredUnits.table, 2);
+    assert.deepEqual([recoveredUnits.table, recoveredUnits.indexes], [2, 1], 'the row leaves the due index');
+  });
+
+  test("an object's row: one item per controller, its size as DynamoDB bills it", async (t) => {
+    const clock = { now: t0 };
+    const state = {
+      facts: {
+        uid: 'uid-2',
+        generation: 3,
+        resourceVersion: '7',
+        inputHash: `sha256:${'a'.repeat(64)}`,
+      } as ObjectFacts,
+      outcome: { result: 'Success', changed: [] } as PassOutcome,
+    };
+    const run = createPassRunner(stubReconciler(state), depsOf(clock));
+    const key = { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Cluster', namespace: 'default', name: 'cluster-0001' };
+    await run({ key, trigger: 'first' }, localLambdaContext('topology', 60_000));
+    const items = await scanObjectItems('topology#Cluster#default/cluster-0001');
+    assert.equal(items.length, 1, 'lease and checkpoint share one item');
+    const bytes = itemBytes(items[0] ?? {});
+    t.diagnostic(`items per object and controller: ${items.length}; settled item size: ${bytes} B`);
+    assert.ok(bytes <= 1024, `a settled item fits one write unit (${bytes} B)`);
   });
 });
+
+/** The items of one object's partition, as DynamoDB stores them. */
+async function scanObjectItems(pk: string): Promise<Record<string, AttributeValue>[]> {
+  const output = await ctx.store.client.send(
+    new QueryCommand({
+      TableName: ctx.store.tableName,
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': 'pk' },
+      ExpressionAttributeValues: { ':pk': { S: pk } },
+      ConsistentRead: true,
+    }),
+  );
+  return output.Items ?? [];
+}
+
+/**
+ * An item's size as DynamoDB counts it: attribute names plus values (strings in UTF-8, numbers about 1 byte per two
+ * digits plus 1, booleans 1, sets and maps their members plus 3 and 1 per element).
+ */
+function itemBytes(item: Record<string, AttributeValue>): number {
+  const valueBytes = (v: AttributeValue): number => {
+    if (v.S !== undefined) return Buffer.byteLength(v.S);
+    if (v.N !== undefined) return Math.ceil(v.N.replace(/^-|\./g, '').length / 2) + 1;
+    if (v.BOOL !== undefined || v.NULL !== undefined) return 1;
+    if (v.SS !== undefined) return 3 + v.SS.reduce((s, e) => s + Buffer.byteLength(e), 0);
+    if (v.L !== undefined) return 3 + v.L.reduce((s, e) => s + 1 + valueBytes(e), 0);
+    if (v.M !== undefined)
+      return 3 + Object.entries(v.M).reduce((s, [k, e]) => s + 1 + Buffer.byteLength(k) + valueBytes(e), 0);
+    return 0;
+  };
+  return Object.entries(item).reduce((s, [k, v]) => s + Buffer.byteLength(k) + valueBytes(v), 0);
+}

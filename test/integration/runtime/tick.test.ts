@@ -182,7 +182,17 @@ describe('tick and local bus on the real servers', () => {
   });
 
   test('a pass that died holding its lease is found once the lease lapses and runs forced', async () => {
+    // A change; its pass takes the lease and dies. Taking the lease of a settled row writes no due index entry.
+    await putSource(ctx, 'tick-c', { value: 'c2' });
     await acquireLease(ctx.store, keyOf('tick-c'), 'a-pass-that-died', { ttlMs: 5_000, now: ctx.clock.now });
+    assert.deepEqual(await dueNames(), [], 'a held lease alone is not in the due index');
+    // Lambda retries the failed invocation: its pass finds the lease held and asks the holder to run again, which
+    // puts the row in the due index at the lease's expiry.
+    const bus = createLocalBus({ handlers: { addons: handler() } });
+    await bus.putEvents([
+      { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'tick-c', type: 'MODIFIED' },
+    ]);
+    await bus.stop();
     assert.deepEqual(await dueNames(), ['tick-c']);
     const before = await tick();
     assert.deepEqual(before.passes, [], 'the lease has not lapsed yet');

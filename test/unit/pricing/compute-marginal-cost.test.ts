@@ -7,6 +7,8 @@ import {
   computeMarginalCost,
   defaultChangeMix,
   measuredProfile,
+  clusterControllers,
+  objectRow,
   passWriteUnits,
   type ChangeMix,
   type DeployedStack,
@@ -16,9 +18,16 @@ import {
 
 const deployed: DeployedStack = Object.freeze({
   functions: [
-    ...['a', 'b', 'c'].map((id) => ({
+    ...(
+      [
+        ['a', 'topology'],
+        ['b', 'addons'],
+        ['c', 'providers'],
+      ] as const
+    ).map(([id, name]) => ({
       logicalId: id,
       role: 'controller' as const,
+      name,
       memoryGb: 0.5,
       architecture: 'arm64' as const,
       tracing: 'Active' as const,
@@ -247,27 +256,56 @@ describe('computeMarginalCost', () => {
     assert.ok(Math.abs(logs(warn) - (passLines / 1e9) * perGb) < 1e-6);
   });
 
-  test("DynamoDB writes are the measured pass's: 2 table and 2 index units per pass run, none per skipped pass", () => {
+  test("DynamoDB writes are the measured pass's: 2 table units per pass run, 2 index units per pass that asks to run again, none per skipped pass", () => {
     const c = cost(1_000);
     const dynamoDb = c.lines.find((l) => l.item === 'DynamoDB reads and writes');
     assert.equal(dynamoDb?.basis, 'measured');
     assert.match(
       dynamoDb?.note ?? '',
-      /measured 2 table \+ 2 index WRU per pass run by test\/integration\/checkpoint\/write-units\.test\.ts/,
+      /measured per pass run 2 table WRU, index 0 WRU when it settles and 2 per pass that asks to run again \([\d,]+ of [\d,]+\) by test\/integration\/checkpoint\/write-units\.test\.ts/,
     );
     assert.doesNotMatch(dynamoDb?.note ?? '', /modelled/);
     const a = c.activity;
-    const writes = a.passesRun * 2 + a.passesRun * 2 + a.passErrors * 1;
+    const requeued = Math.min(a.passesRun, a.wakeUps);
+    assert.ok(requeued > 0 && requeued < a.passesRun, 'the default mix has settled and requeued passes');
+    const writes = a.passesRun * 2 + requeued * 2;
     const reads = (dynamoDb?.usd ?? NaN) - (writes / 1e6) * awsPrices.dynamoDbPerMillionWriteUnits;
     assert.ok(reads > 0 && reads < (dynamoDb?.usd ?? 0), 'the rest of the line is reads');
     assert.match(dynamoDb?.note ?? '', new RegExp(`${Math.round(writes).toLocaleString('en-US')} WRU`));
     assert.deepEqual(passWriteUnits, {
       source: passWriteUnits.source,
       passRunTable: 2,
-      passRunIndex: 2,
-      passErrorIndex: 1,
+      passSettledIndex: 0,
+      passRequeueIndex: 2,
       passSkipped: 0,
     });
+  });
+
+  test('DynamoDB storage counts one item per Cluster for each controller in the template that reconciles Clusters', () => {
+    const storage = (d: DeployedStack) =>
+      cost(10_000, { d }).lines.find((l) => l.item === 'DynamoDB storage and point-in-time recovery');
+    const deployedLine = storage(deployed);
+    assert.match(
+      deployedLine?.note ?? '',
+      /^1 item per Cluster \(one per controller that reconciles Clusters in the template: topology;/,
+    );
+    assert.ok((deployedLine?.usd ?? 0) > 0);
+    const withoutTopology: DeployedStack = {
+      ...deployed,
+      functions: deployed.functions.filter((f) => f.name !== 'topology'),
+    };
+    assert.match(storage(withoutTopology)?.note ?? '', /^0 items per Cluster/);
+    assert.equal(storage(withoutTopology)?.usd, 0);
+    assert.equal(objectRow.itemsPerObject, 1);
+  });
+
+  test('the controllers priced as writing a row per Cluster are those whose reconcilers reconcile Clusters', async () => {
+    const { reconcilers } = await import('#shared/controllers.ts');
+    const taking = Object.entries(reconcilers)
+      .filter(([, r]) => r?.kinds.some((k) => k.kind === 'Cluster'))
+      .map(([name]) => name)
+      .sort();
+    assert.deepEqual([...clusterControllers].sort(), taking);
   });
 
   test('index writes follow the table indexes in the template', () => {
