@@ -8,6 +8,7 @@
 // BENCH_FORWARDER_BUNDLE=<file> runs a bundle built elsewhere (e.g. from an earlier commit, as its Dockerfile builds it).
 //   BENCH_FORWARDER_OBJECTS=800,10000 node --import tsx test/bench/measure-forwarder-only.ts
 //   BENCH_FORWARDER_VARIANTS='image;image MALLOC_ARENA_MAX=1' BENCH_FORWARDER_IDLE_SECONDS=0 node --import tsx ...
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { createFleet, fleetCrds } from '#test/bench/fleet.ts';
@@ -17,6 +18,7 @@ import {
   type ForwarderFigures,
   type ForwarderVariant,
 } from '#test/bench/measure-forwarder.ts';
+import { resolveControlPlaneAssets } from '#test/support/harness/assets.ts';
 import { startManagementCluster } from '#test/support/harness/clusters.ts';
 
 const clusters = Number(process.env['BENCH_CLUSTERS'] ?? 10);
@@ -94,7 +96,8 @@ try {
   if (out) {
     const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? '', memoryGiB: totalmem() / 2 ** 30 };
     const settings = { clusters, idleSeconds, burst, variants: variantTexts, ...(bundle ? { bundle } : {}) };
-    const servers = { kubeApiServer: version.gitVersion, etcd: 'from test/support/harness (control-plane assets)' };
+    const etcd = execFileSync(resolveControlPlaneAssets().etcd, ['--version'], { encoding: 'utf8' });
+    const servers = { kubeApiServer: version.gitVersion, etcd: /etcd Version: (\S+)/.exec(etcd)?.[1] ?? 'unknown' };
     const result = { date: new Date().toISOString(), node: process.version, machine, servers, settings, loadAverage };
     writeFileSync(out, `${JSON.stringify({ ...result, runs }, null, 2)}\n`);
   }
