@@ -6,6 +6,8 @@
 // over BENCH_FORWARDER_IDLE_SECONDS (default 120; 0: none) and its CPU over a burst of BENCH_FORWARDER_BURST Cluster
 // spec changes (default 100), and the entries one spec change produced; BENCH_FORWARDER_OUT=<file> writes them as JSON.
 // BENCH_FORWARDER_BUNDLE=<file> runs a bundle built elsewhere (e.g. from an earlier commit, as its Dockerfile builds it).
+// The forwarder finds the API server as a pod does (a service-account token of the chart's RBAC, mounted in a mount
+// namespace of its own: needs root); BENCH_FORWARDER_CREDENTIALS=kubeconfig gives it a kubeconfig file instead.
 //   BENCH_FORWARDER_OBJECTS=800,10000 node --import tsx test/bench/measure-forwarder-only.ts
 //   BENCH_FORWARDER_VARIANTS='image;image MALLOC_ARENA_MAX=1' BENCH_FORWARDER_IDLE_SECONDS=0 node --import tsx ...
 import { execFileSync } from 'node:child_process';
@@ -35,6 +37,9 @@ const variantTexts = (process.env['BENCH_FORWARDER_VARIANTS'] ?? 'image')
   .filter(Boolean);
 const variants: [string, ForwarderVariant][] = variantTexts.map((v) => [v, parseForwarderVariant(v)]);
 const bundle = process.env['BENCH_FORWARDER_BUNDLE'] || undefined;
+const credentials = process.env['BENCH_FORWARDER_CREDENTIALS'] ?? 'in-cluster';
+if (credentials !== 'in-cluster' && credentials !== 'kubeconfig')
+  throw new Error('BENCH_FORWARDER_CREDENTIALS: in-cluster or kubeconfig');
 const log = (line: string) => console.log(line);
 
 const mgmt = await startManagementCluster({ name: 'bench-forwarder', extraCrds: fleetCrds() });
@@ -95,7 +100,14 @@ try {
   const out = process.env['BENCH_FORWARDER_OUT'];
   if (out) {
     const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? '', memoryGiB: totalmem() / 2 ** 30 };
-    const settings = { clusters, idleSeconds, burst, variants: variantTexts, ...(bundle ? { bundle } : {}) };
+    const settings = {
+      clusters,
+      idleSeconds,
+      burst,
+      credentials,
+      variants: variantTexts,
+      ...(bundle ? { bundle } : {}),
+    };
     const etcd = execFileSync(resolveControlPlaneAssets().etcd, ['--version'], { encoding: 'utf8' });
     const servers = { kubeApiServer: version.gitVersion, etcd: /etcd Version: (\S+)/.exec(etcd)?.[1] ?? 'unknown' };
     const result = { date: new Date().toISOString(), node: process.version, machine, servers, settings, loadAverage };

@@ -6,12 +6,13 @@
 // /proc/<pid>/stat (utime + stime), readiness, the watched-object count and the V8 heap from the forwarder's own /readyz
 // and /metrics.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, realpathSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { applyObject, createObject, listObjects, type KubeClient } from '#shared/kube/index.ts';
+import { parseAllDocuments } from 'yaml';
+import { applyObject, createObject, listObjects, type KubeClient, type KubeObject } from '#shared/kube/index.ts';
 import { mapLimit } from '#shared/runtime/map-limit.ts';
 import { ensureNamespace } from '#test/integration/providers/provider-fixtures.ts';
 import { startEventBridgeRecorder } from '#test/integration/runtime/loopback.ts';
@@ -19,6 +20,7 @@ import type { BenchEnv } from '#test/bench/bench-env.ts';
 import { providerVersion } from '#test/support/builders/topology.ts';
 import { fleetManager, fleetNamespace } from '#test/bench/fleet.ts';
 import { clusterKey } from '#test/bench/measure-passes.ts';
+import { chartFile } from '../../infra/chart/chart-files.ts';
 
 export type ForwarderFigures = {
   readonly kinds: number;
@@ -50,6 +52,8 @@ export type ForwarderFigures = {
   readonly idleRssMiB?: number;
   /** The bundle run, when not the one built from the working tree (BENCH_FORWARDER_BUNDLE). */
   readonly bundle?: string;
+  /** How the forwarder found the API server: a service-account token as in a pod, or a kubeconfig file. */
+  readonly credentials: 'in-cluster' | 'kubeconfig';
 };
 
 export type ForwarderMemory = {
@@ -300,7 +304,58 @@ export type MeasureForwarderOptions = {
   readonly burst?: number;
   /** A bundle built elsewhere (e.g. from an earlier commit) instead of the working tree's. */
   readonly bundle?: string;
+  /**
+   * Run as a pod does: credentials from a service-account token (the chart's forwarder RBAC) in
+   * /var/run/secrets/kubernetes.io/serviceaccount, mounted for the forwarder alone in a mount namespace of its own
+   * (`unshare -m`, root), and KUBERNETES_SERVICE_HOST/PORT; default: a kubeconfig file (KUBECONFIG), which also loads
+   * the YAML parser and the kubeconfig schema a pod never loads.
+   */
+  readonly inCluster?: boolean;
 };
+
+const forwarderNamespace = 'capi-serverless-system';
+const forwarderServiceAccount = 'capi-serverless-forwarder';
+
+/**
+ * The chart's forwarder ServiceAccount and RBAC in the management cluster, and a directory holding a token for it and
+ * the cluster's CA as a pod's service-account volume would.
+ */
+async function prepareServiceAccount(env: Pick<BenchEnv, 'mgmt'>): Promise<string> {
+  const kube = env.mgmt.kube;
+  const apply = (obj: KubeObject) => applyObject(kube, obj, { fieldManager: fleetManager, force: true });
+  await ensureNamespace(kube, forwarderNamespace);
+  await apply({
+    apiVersion: 'v1',
+    kind: 'ServiceAccount',
+    metadata: { namespace: forwarderNamespace, name: forwarderServiceAccount },
+  });
+  for (const doc of parseAllDocuments(readFileSync(chartFile('forwarder-rbac.yaml'), 'utf8'))) {
+    const obj = doc.toJS() as KubeObject | null;
+    if (obj) await apply(obj);
+  }
+  const token = await kube.request<{ status: { token: string } }>({
+    method: 'POST',
+    path: `/api/v1/namespaces/${forwarderNamespace}/serviceaccounts/${forwarderServiceAccount}/token`,
+    body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 7200 } },
+    target: { verb: 'create', kind: 'TokenRequest', namespace: forwarderNamespace, name: forwarderServiceAccount },
+  });
+  const dir = mkdtempSync(join(tmpdir(), 'capi-serverless-bench-sa-'));
+  writeFileSync(join(dir, 'token'), token.status.token);
+  writeFileSync(join(dir, 'ca.crt'), readFileSync(env.mgmt.controlPlane.pki.caCert));
+  writeFileSync(join(dir, 'namespace'), forwarderNamespace);
+  mkdirSync(join(dir, 'home'));
+  return dir;
+}
+
+/**
+ * The command that starts node with `args` as a pod would find its service account: a private mount namespace with a
+ * tmpfs over /run (/var/run) holding `dir`'s files; `exec` keeps the process id.
+ */
+function inClusterCommand(dir: string, args: readonly string[]): [string, string[]] {
+  const sa = '/run/secrets/kubernetes.io/serviceaccount';
+  const script = `mount -t tmpfs tmpfs /run && mkdir -p ${sa} && cp "${dir}"/token "${dir}"/ca.crt "${dir}"/namespace ${sa}/ && exec "$0" "$@"`;
+  return ['unshare', ['-m', '--propagation', 'private', 'sh', '-c', script, process.execPath, ...args]];
+}
 
 /** Runs the forwarder over at least `objects` watched objects; the management cluster must be otherwise quiet. */
 export async function measureForwarder(
@@ -314,12 +369,25 @@ export async function measureForwarder(
   const httpPort = 18_000 + (process.pid % 1000);
   const variant = options.variant ?? { nodeFlags: forwarderNodeFlags(), env: {} };
   const { nodeFlags } = variant;
+  const serviceAccount = options.inCluster ? await prepareServiceAccount(env) : undefined;
+  const server = new URL(env.mgmt.controlPlane.server);
+  const [command, args] = serviceAccount
+    ? inClusterCommand(serviceAccount, [...nodeFlags, bundle])
+    : [process.execPath, [...nodeFlags, bundle]];
   const startedAt = Date.now();
-  const child = spawn(process.execPath, [...nodeFlags, bundle], {
+  const child = spawn(command, args, {
     env: {
       PATH: process.env['PATH'] ?? '',
-      HOME: process.env['HOME'] ?? '',
-      KUBECONFIG: env.mgmt.controlPlane.kubeconfigPath,
+      ...(serviceAccount
+        ? {
+            // NOTE: a HOME without .kube/config, so the forwarder takes the in-cluster credentials as in a pod.
+            HOME: join(serviceAccount, 'home'),
+            KUBERNETES_SERVICE_HOST: server.hostname,
+            KUBERNETES_SERVICE_PORT: server.port,
+            POD_NAMESPACE: forwarderNamespace,
+            POD_NAME: 'capi-serverless-forwarder-bench',
+          }
+        : { HOME: process.env['HOME'] ?? '', KUBECONFIG: env.mgmt.controlPlane.kubeconfigPath }),
       EVENT_BUS_NAME: 'capi-serverless-bench',
       AWS_REGION: 'us-east-1',
       AWS_ENDPOINT_URL_EVENTBRIDGE: recorder.endpoint,
@@ -404,6 +472,7 @@ export async function measureForwarder(
       ...(cpu === undefined ? {} : { cpu }),
       ...(idleRss === undefined ? {} : { idleRssMiB: idleRss }),
       ...(options.bundle === undefined ? {} : { bundle: options.bundle }),
+      credentials: serviceAccount ? 'in-cluster' : 'kubeconfig',
     };
   } finally {
     if (child.exitCode === null) child.kill('SIGTERM');
