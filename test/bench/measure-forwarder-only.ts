@@ -68,6 +68,7 @@ try {
         variant,
         idleSeconds,
         burst,
+        inCluster: credentials === 'in-cluster',
         ...(bundle ? { bundle } : {}),
       });
       runs.push({ ...f, targetObjects: objects, variant: text });
