@@ -151,24 +151,24 @@ export const measuredProfile: MeasuredProfile = {
     rss: [
       {
         watchedObjects: 802,
-        rssMiB: 63.8,
+        rssMiB: 61.6,
       },
       {
         watchedObjects: 10002,
-        rssMiB: 66.5,
+        rssMiB: 64.7,
       },
     ],
     idleCpu: [
       {
         watchedObjects: 802,
-        cpuSecondsPerHour: 1.8,
+        cpuSecondsPerHour: 1.5,
       },
       {
         watchedObjects: 10002,
-        cpuSecondsPerHour: 2.7,
+        cpuSecondsPerHour: 3,
       },
     ],
-    cpuMsPerEntry: 1.832,
+    cpuMsPerEntry: 2.234,
   },
   dynamoDb: {
     source:
