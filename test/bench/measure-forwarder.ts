@@ -6,7 +6,7 @@
 // /proc/<pid>/stat (utime + stime), readiness, the watched-object count and the V8 heap from the forwarder's own /readyz
 // and /metrics.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -478,6 +478,7 @@ export async function measureForwarder(
     if (child.exitCode === null) child.kill('SIGTERM');
     await exited;
     await recorder.stop();
+    if (serviceAccount) rmSync(serviceAccount, { recursive: true, force: true });
   }
 }
 
