@@ -14,7 +14,8 @@ import {
   type WebhookProbeResult,
   type WebhookProbeTarget,
 } from '#shared/health/webhook-probe.ts';
-import { findObject, type KubeClient } from '#shared/kube/index.ts';
+import type { KubeClient } from '#shared/kube/client.ts';
+import { findObject } from '#shared/kube/objects.ts';
 
 export type WebhookProbeOptions = {
   readonly kube: KubeClient;

@@ -1,7 +1,8 @@
 // The forwarder's heartbeat: it renews a Kubernetes Lease (free, in its own namespace) every minute, so a check
 // elsewhere (shared/health/) can tell a forwarder that stopped from a quiet fleet, and the stack's alarm fires. Each
 // renewal carries the result of a fresh probe of the webhooks (probe-webhooks.ts) in an annotation.
-import { applyObject, type KubeClient, type KubeObject } from '#shared/kube/index.ts';
+import type { KubeClient } from '#shared/kube/client.ts';
+import { applyObject, type KubeObject } from '#shared/kube/objects.ts';
 import { forwarderHeartbeatIntervalSeconds, forwarderHeartbeatLease } from '#shared/health/forwarder-heartbeat.ts';
 import { webhookProbeAnnotation, type WebhookProbeResult } from '#shared/health/webhook-probe.ts';
 

@@ -1,6 +1,5 @@
 // Maps apiVersion + kind to the REST resource (plural, scope): the kinds we know statically, everything else
 // (provider templates and objects) through discovery, cached per client.
-import { findKind } from '#shared/api/kinds.ts';
 import type { KubeClient } from '#shared/kube/client.ts';
 import { CapiError } from '#shared/errors/index.ts';
 
@@ -67,7 +66,9 @@ function discover(kube: KubeClient, apiVersion: string, refresh: boolean): Promi
  */
 export async function resolveResource(kube: KubeClient, apiVersion: string, kind: string): Promise<ResourceInfo> {
   const { group, version } = splitApiVersion(apiVersion);
-  const known = builtin[`${apiVersion}/${kind}`] ?? findKind(apiVersion, kind);
+  // NOTE: the kinds' schemas are loaded on first use: building them takes about 5 MiB of a process's memory, which the
+  // forwarder (it reads and writes only built-in kinds through here) never needs.
+  const known = builtin[`${apiVersion}/${kind}`] ?? (await import('#shared/api/kinds.ts')).findKind(apiVersion, kind);
   if (known) return { group, version, plural: known.plural, namespaced: known.namespaced };
   for (const refresh of [false, true]) {
     const list = await discover(kube, apiVersion, refresh).catch(() => undefined);

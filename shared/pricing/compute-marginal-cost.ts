@@ -4,6 +4,7 @@
 // measured profile, the fleet and the prices are arguments. Every line says whether its quantity is measured (scaled
 // from the bench), read from the template, or modelled (an assumption, named in its note).
 import type { AwsPrices } from '#shared/pricing/aws-prices.ts';
+import { computeForwarderCpu } from '#shared/pricing/compute-forwarder-cpu.ts';
 import { computeForwarderRss } from '#shared/pricing/compute-forwarder-rss.ts';
 import {
   computeMonthlyActivity,
@@ -266,7 +267,14 @@ export function computeMarginalCost(inputs: CostInputs): MarginalCost {
   const fw = profile.forwarder;
   const forwarderRss = computeForwarderRss(fw.rss, watched);
   const forwarderMiB = Math.max(inputs.forwarderRequests.memoryMiB, forwarderRss.rssMiB);
-  const forwarderCpu = Math.max(inputs.forwarderRequests.cpu, fw.cpuSecondsPerHour / 3600);
+  // NOTE: the CPU per entry was measured in a burst that coalesced several watch events into some entries; events the
+  // forwarder filters out without an entry (e.g. status-only changes of settled topologies) are not priced.
+  const forwarderUse = computeForwarderCpu(fw, {
+    watchedObjects: watched,
+    entries: activity.forwarderEvents,
+    hours: h,
+  });
+  const forwarderCpu = Math.max(inputs.forwarderRequests.cpu, forwarderUse.vcpu);
   const replacedMiB = profile.idle.replacedRssMiB + (clusters * a.replacedRssKiBPerCluster) / 1024;
   const replacedVcpu = activity.replacedCpuSeconds / (h * 3600);
   const secrets = deployed.secretsCreated + deployed.secretsReferenced;
@@ -275,6 +283,7 @@ export function computeMarginalCost(inputs: CostInputs): MarginalCost {
       ? '(created by the functions for passes that asked to run again, counted by the bench per change type)'
       : `(upper bound where the bench did not count them: ${fmt(activity.passErrors)} pass errors measured + every pass beyond one per converged change)`;
   const rssPoints = forwarderRss.from.map((p) => `${p.rssMiB} MiB at ${fmt(p.watchedObjects)}`).join(', ');
+  const idlePoints = forwarderUse.from.map((p) => `${p.cpuSecondsPerHour} at ${fmt(p.watchedObjects)}`).join(', ');
   const notMeasured =
     activity.notMeasured.length > 0 ? `; not measured, priced at nothing: ${activity.notMeasured.join(', ')}` : '';
 
@@ -437,7 +446,7 @@ export function computeMarginalCost(inputs: CostInputs): MarginalCost {
       item: "forwarder pod's node share",
       usd: node(forwarderCpu, forwarderMiB),
       basis: 'measured',
-      note: `max(request in the chart's values.yaml, measured): ${forwarderCpu.toFixed(3)} vCPU, ${forwarderMiB.toFixed(0)} MiB (request ${inputs.forwarderRequests.memoryMiB} MiB; RSS ${forwarderRss.rssMiB.toFixed(1)} MiB for ${fmt(watched)} watched objects, ${forwarderRss.basis}${forwarderRss.basis === 'measured' ? '' : ` from ${rssPoints}`})${inputs.forwarderRequests.memoryLimitMiB !== undefined && forwarderRss.rssMiB > inputs.forwarderRequests.memoryLimitMiB ? ` ABOVE its ${inputs.forwarderRequests.memoryLimitMiB} MiB limit (OOM-killed)` : ''}, of a t3.medium priced half by vCPU, half by GiB`,
+      note: `max(request in the chart's values.yaml, measured): ${forwarderCpu.toFixed(3)} vCPU, ${forwarderMiB.toFixed(0)} MiB (request ${inputs.forwarderRequests.cpu} vCPU, ${inputs.forwarderRequests.memoryMiB} MiB; CPU ${forwarderUse.vcpu.toFixed(4)} vCPU: ${forwarderUse.idleCpuSecondsPerHour.toFixed(1)} CPU-s an hour idle, ${forwarderUse.basis}${forwarderUse.basis === 'measured' ? '' : ` from ${idlePoints}`}, + ${fmt(activity.forwarderEvents)} entries at ${fw.cpuMsPerEntry} ms each, measured; RSS ${forwarderRss.rssMiB.toFixed(1)} MiB for ${fmt(watched)} watched objects, ${forwarderRss.basis}${forwarderRss.basis === 'measured' ? '' : ` from ${rssPoints}`})${inputs.forwarderRequests.memoryLimitMiB !== undefined && forwarderRss.rssMiB > inputs.forwarderRequests.memoryLimitMiB ? ` ABOVE its ${inputs.forwarderRequests.memoryLimitMiB} MiB limit (OOM-killed)` : ''}, of a t3.medium priced half by vCPU, half by GiB`,
     },
     {
       side: 'A',

@@ -10,8 +10,10 @@ export type {
   HourlyUsage,
   MonthlyCost,
 } from '#shared/pricing/compute-monthly-cost.ts';
-export { computeForwarderRss } from '#shared/pricing/compute-forwarder-rss.ts';
-export type { ForwarderRss, RssPoint } from '#shared/pricing/compute-forwarder-rss.ts';
+export { computeAlongPoints, computeForwarderRss } from '#shared/pricing/compute-forwarder-rss.ts';
+export type { AlongPoints, ForwarderRss, RssPoint } from '#shared/pricing/compute-forwarder-rss.ts';
+export { computeForwarderCpu } from '#shared/pricing/compute-forwarder-cpu.ts';
+export type { ForwarderCpu, IdleCpuPoint } from '#shared/pricing/compute-forwarder-cpu.ts';
 export {
   computeMarginalCost,
   costAssumptions,

@@ -101,15 +101,21 @@ export type MeasuredProfile = {
     readonly source: string;
   };
   /**
-   * B: the forwarder as deployed (its image's bundle and node flags): resident memory measured at each count of
-   * watched objects (the model interpolates between the points, and extrapolates beyond them along the nearest
-   * segment), and its CPU while idle.
+   * B: the forwarder as deployed (its image's bundle and node flags): resident memory and idle CPU measured at each
+   * count of watched objects (the model interpolates between the points, and extrapolates beyond them along the
+   * nearest segment), and its CPU per watch event in a burst of Cluster spec changes.
    */
   readonly forwarder: {
     readonly source: string;
     readonly rss: readonly { readonly watchedObjects: number; readonly rssMiB: number }[];
-    readonly cpuSource: string;
-    readonly cpuSecondsPerHour: number;
+    /** CPU-seconds per hour while nothing changes (watches open, the heartbeat Lease renewed every minute). */
+    readonly idleCpu: readonly { readonly watchedObjects: number; readonly cpuSecondsPerHour: number }[];
+    /**
+     * CPU ms per entry put on the bus in a burst of Cluster spec changes, the highest of the measured runs: the watch
+     * events coalesced into an entry are included, and Clusters are watched in full and fingerprinted (the costlier
+     * path; metadata-only kinds cost less).
+     */
+    readonly cpuMsPerEntry: number;
   };
   /** B: DynamoDB request units of one pass (`npm run bench`: a forced pass and a skipped one). */
   readonly dynamoDb: {

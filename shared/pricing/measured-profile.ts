@@ -1,5 +1,5 @@
 // The measured usage the cost model scales, generated from the committed bench results by
-// `node --import tsx test/bench/side/print-profile.ts --write --wake-ups=test/bench/results/side-b-10-profile.json --counts=test/bench/results/side-b-10-profile.json --init=test/bench/results/init-rie.json --webhooks=test/bench/results/webhooks-rie.json --passes=test/bench/results/passes-rie.json test/bench/results/side-by-side-100-epyc.json test/bench/results/latest.json test/bench/results/forwarder-lean.json`
+// `node --import tsx test/bench/side/print-profile.ts --write --wake-ups=test/bench/results/side-b-10-profile.json --counts=test/bench/results/side-b-10-profile.json --init=test/bench/results/init-rie.json --webhooks=test/bench/results/webhooks-rie.json --passes=test/bench/results/passes-rie.json test/bench/results/side-by-side-100-epyc.json test/bench/results/latest.json test/bench/results/forwarder-floor.json`
 // (generated — do not edit; regenerate after `npm run bench:side`, `npm run bench` or the forwarder bench).
 import type { MeasuredProfile } from '#shared/pricing/measured-profile-types.ts';
 
@@ -147,19 +147,28 @@ export const measuredProfile: MeasuredProfile = {
   },
   forwarder: {
     source:
-      'test/bench/results/forwarder-lean.json 2026-11-27: the forwarder bundled and run as its image (--jitless --no-expose-wasm --single-threaded --max-semi-space-size=1), 2 × Intel(R) Xeon(R) Processor',
+      'test/bench/results/forwarder-floor.json 2026-11-28: the forwarder bundled and run as its image (--jitless --no-expose-wasm --single-threaded --max-semi-space-size=1 --optimize-for-size), 2 × Intel(R) Xeon(R) Processor; RSS after 120 s idle; CPU idle over that window and per entry in a burst of Cluster spec changes',
     rss: [
       {
-        watchedObjects: 10002,
-        rssMiB: 73.6,
+        watchedObjects: 802,
+        rssMiB: 61.6,
       },
       {
-        watchedObjects: 50002,
-        rssMiB: 101.4,
+        watchedObjects: 10002,
+        rssMiB: 64.7,
       },
     ],
-    cpuSource: 'test/bench/results/side-by-side-100-epyc.json idle window (100 Clusters)',
-    cpuSecondsPerHour: 0.24,
+    idleCpu: [
+      {
+        watchedObjects: 802,
+        cpuSecondsPerHour: 1.5,
+      },
+      {
+        watchedObjects: 10002,
+        cpuSecondsPerHour: 3,
+      },
+    ],
+    cpuMsPerEntry: 2.234,
   },
   dynamoDb: {
     source:

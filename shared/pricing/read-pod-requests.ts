@@ -46,7 +46,7 @@ type Resources = { requests?: { cpu?: string; memory?: string }; limits?: { memo
  * The forwarder's requests and memory limit from a values file of the chart (`forwarder.resources`; one container).
  *
  * @example
- * readPodRequests(forwarderValues); // { cpu: 0.02, memoryMiB: 80, memoryLimitMiB: 128 }
+ * readPodRequests(forwarderValues); // { cpu: 0.005, memoryMiB: 72, memoryLimitMiB: 128 }
  */
 export function readPodRequests(file: string): PodRequests {
   const values = parse(readFileSync(file, 'utf8')) as { forwarder?: { resources?: Resources } } | null;

@@ -1,6 +1,6 @@
 // The measured profile the cost model scales (shared/pricing/measured-profile.ts), computed from the committed
 // bench results: a side-by-side run (per change type, idle, invocations, wake-ups), `npm run bench` (DynamoDB units,
-// module load, the webhook proxy) and the forwarder bench (its RSS at each count of watched objects). Pure: the
+// module load, the webhook proxy) and the forwarder bench (its RSS and CPU at each count of watched objects). Pure: the
 // parsed results and their file names are arguments; print-profile.ts is the command.
 import type { ChangeFigures, ChangeType, MeasuredProfile } from '#shared/pricing/measured-profile-types.ts';
 import type { FunctionsStats } from './functions-process.ts';
@@ -47,6 +47,7 @@ export type BenchResult = {
 };
 
 const round = (v: number) => Math.round(v * 10_000) / 10_000;
+const roundTenth = (v: number) => Math.round(v * 10) / 10;
 
 /**
  * `test/bench/measure-forwarder-only.ts`'s result (BENCH_FORWARDER_OUT), or the same runs under `after` (a before /
@@ -55,13 +56,25 @@ const round = (v: number) => Math.round(v * 10_000) / 10_000;
 export type ForwarderBenchResult = {
   readonly date?: string;
   readonly machine?: { readonly cpuModel?: string; readonly cpus?: number };
+  readonly settings?: { readonly idleSeconds?: number };
   readonly runs?: readonly ForwarderRun[];
-  readonly after?: { readonly date?: string; readonly runs: readonly ForwarderRun[] };
+  readonly after?: {
+    readonly date?: string;
+    readonly settings?: { readonly idleSeconds?: number };
+    readonly runs: readonly ForwarderRun[];
+  };
 };
 type ForwarderRun = {
   readonly watchedObjects: number;
   readonly rssMiB: number;
+  /** RSS at the end of the idle window, once V8's memory reducer shrank the heap (absent in older results). */
+  readonly idleRssMiB?: number;
   readonly nodeFlags?: readonly string[];
+  /** Absent in results from before the bench measured CPU. */
+  readonly cpu?: {
+    readonly idleCpuSecondsPerHour: number;
+    readonly burst: { readonly cpuMsPerEntry: number };
+  };
 };
 
 /** `test/bench/measure-init.ts`'s result (the figures the profile reads). */
@@ -208,6 +221,9 @@ export function computeMeasuredProfile(sources: ProfileSources): MeasuredProfile
   if (fwRuns.length === 0) throw new Error(`${fw.file} has no forwarder runs`);
   const fwDate = fw.result.after?.date ?? fw.result.date ?? '';
   const fwMachine = `${fw.result.machine?.cpus ?? '?'} × ${fw.result.machine?.cpuModel ?? 'unknown CPU'}`;
+  const fwCpu = fwRuns.flatMap((r) => (r.cpu ? [{ watchedObjects: r.watchedObjects, cpu: r.cpu }] : []));
+  if (fwCpu.length === 0)
+    throw new Error(`${fw.file} has no forwarder CPU figures (run the bench with an idle window)`);
   const m = bench.measurements;
   const largest = Object.entries(m.bundles)
     .filter(([, v]) => v.bytes !== undefined)
@@ -261,10 +277,12 @@ export function computeMeasuredProfile(sources: ProfileSources): MeasuredProfile
         },
     coldStartMs: computeColdStartMs(sources.init, largest, benchFile, bench.date),
     forwarder: {
-      source: `${fw.file} ${fwDate.slice(0, 10)}: the forwarder bundled and run as its image (${fwRuns[0]?.nodeFlags?.join(' ') ?? 'its CMD flags'}), ${fwMachine}`,
-      rss: fwRuns.map((r) => ({ watchedObjects: r.watchedObjects, rssMiB: r.rssMiB })),
-      cpuSource: `${file} idle window (${n} Clusters)`,
-      cpuSecondsPerHour: round((idleB.cpuSeconds['capi-serverless forwarder'] ?? 0) / idleHours),
+      source: `${fw.file} ${fwDate.slice(0, 10)}: the forwarder bundled and run as its image (${fwRuns[0]?.nodeFlags?.join(' ') ?? 'its CMD flags'}), ${fwMachine}${fwRuns.some((r) => r.idleRssMiB !== undefined) ? `; RSS after ${fw.result.after?.settings?.idleSeconds ?? fw.result.settings?.idleSeconds ?? '?'} s idle` : ''}; CPU idle over that window and per entry in a burst of Cluster spec changes`,
+      // NOTE: the RSS the pod holds for the month: after the idle window where measured, not the higher figure just
+      // after the first LISTs (which the memory limit, not the request, has to cover).
+      rss: fwRuns.map((r) => ({ watchedObjects: r.watchedObjects, rssMiB: roundTenth(r.idleRssMiB ?? r.rssMiB) })),
+      idleCpu: fwCpu.map((r) => ({ watchedObjects: r.watchedObjects, cpuSecondsPerHour: r.cpu.idleCpuSecondsPerHour })),
+      cpuMsPerEntry: Math.max(...fwCpu.map((r) => r.cpu.burst.cpuMsPerEntry)),
     },
     dynamoDb: {
       source: `${benchFile} ${bench.date}: a forced topology pass, a skipped one, a round of the three ticks (1 unit per read request)`,

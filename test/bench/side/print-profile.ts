@@ -4,7 +4,7 @@
 //     [--counts=<later run whose capi-serverless counts replace the side-by-side run's>] [--init=<measure-init result>]
 //     [--webhooks=<measure-webhooks result>] [--passes=<measure-passes-rie result>]
 //     [side-by-side result] [npm run bench result] [forwarder result]
-// Defaults: test/bench/results/side-by-side-100-epyc.json, latest.json, forwarder-lean.json.
+// Defaults: test/bench/results/side-by-side-100-epyc.json, latest.json, forwarder-floor.json.
 import { readFileSync } from 'node:fs';
 import { writeFormatted } from '#test/bench/report.ts';
 import { computeMeasuredProfile, type ProfileSources } from './compute-measured-profile.ts';
@@ -25,7 +25,7 @@ const passesFile = option('passes');
 const [
   sideFile = 'test/bench/results/side-by-side-100-epyc.json',
   benchFile = 'test/bench/results/latest.json',
-  forwarderFile = 'test/bench/results/forwarder-lean.json',
+  forwarderFile = 'test/bench/results/forwarder-floor.json',
 ] = args.filter((a) => !a.startsWith('--'));
 const read = <T>(file: string) => ({ file, result: JSON.parse(readFileSync(file, 'utf8')) as T });
 const profile = computeMeasuredProfile({

@@ -363,11 +363,49 @@ describe('computeMarginalCost', () => {
 
   test("the profile's forwarder points are the forwarder bench's committed result", () => {
     const committed = JSON.parse(
-      readFileSync(new URL('../../bench/results/forwarder-lean.json', import.meta.url), 'utf8'),
-    ) as { after: { runs: { watchedObjects: number; rssMiB: number }[] } };
+      readFileSync(new URL('../../bench/results/forwarder-floor.json', import.meta.url), 'utf8'),
+    ) as {
+      after: {
+        runs: {
+          watchedObjects: number;
+          rssMiB: number;
+          idleRssMiB: number;
+          cpu: { idleCpuSecondsPerHour: number; burst: { cpuMsPerEntry: number } };
+        }[];
+      };
+    };
+    const runs = committed.after.runs;
     assert.deepEqual(
       measuredProfile.forwarder.rss,
-      committed.after.runs.map((r) => ({ watchedObjects: r.watchedObjects, rssMiB: r.rssMiB })),
+      runs.map((r) => ({ watchedObjects: r.watchedObjects, rssMiB: Math.round(r.idleRssMiB * 10) / 10 })),
+    );
+    assert.deepEqual(
+      measuredProfile.forwarder.idleCpu,
+      runs.map((r) => ({ watchedObjects: r.watchedObjects, cpuSecondsPerHour: r.cpu.idleCpuSecondsPerHour })),
+    );
+    assert.equal(measuredProfile.forwarder.cpuMsPerEntry, Math.max(...runs.map((r) => r.cpu.burst.cpuMsPerEntry)));
+  });
+
+  test('the forwarder is priced at its measured CPU where that exceeds its CPU request', () => {
+    const busier: MeasuredProfile = {
+      ...measuredProfile,
+      forwarder: {
+        ...measuredProfile.forwarder,
+        // 0.1 vCPU idle: above the 0.02 vCPU request of these tests.
+        idleCpu: measuredProfile.forwarder.idleCpu.map((p) => ({ ...p, cpuSecondsPerHour: 360 })),
+      },
+    };
+    const slower: MeasuredProfile = {
+      ...busier,
+      forwarder: { ...busier.forwarder, cpuMsPerEntry: busier.forwarder.cpuMsPerEntry + 1_000 },
+    };
+    assert.ok(line(cost(1_000, { profile: busier }), 'forwarder pod') > line(cost(1_000), 'forwarder pod'));
+    assert.ok(
+      line(cost(1_000, { profile: slower }), 'forwarder pod') > line(cost(1_000, { profile: busier }), 'forwarder pod'),
+    );
+    assert.match(
+      cost(1_000, { profile: busier }).lines.find((l) => l.item.startsWith('forwarder pod'))?.note ?? '',
+      /: 0\.1\d* vCPU, .*CPU-s an hour idle/,
     );
   });
 

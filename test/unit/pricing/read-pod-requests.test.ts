@@ -8,7 +8,7 @@ import { parseCpuQuantity, parseMemoryQuantity } from '#shared/pricing/read-pod-
 
 describe('readPodRequests', () => {
   test("reads the forwarder's requests and limit from the chart's values.yaml", () => {
-    assert.deepEqual(readPodRequests(forwarderValues), { cpu: 0.02, memoryMiB: 80, memoryLimitMiB: 128 });
+    assert.deepEqual(readPodRequests(forwarderValues), { cpu: 0.005, memoryMiB: 72, memoryLimitMiB: 128 });
   });
 
   test('reads a values file of the chart, and refuses one without requests', () => {

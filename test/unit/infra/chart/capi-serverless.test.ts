@@ -118,7 +118,7 @@ describe('the chart with the stack’s ChartValues output', () => {
     assert.deepEqual(container?.ports, [{ name: 'http', containerPort: 8080, protocol: 'TCP' }]);
     assert.deepEqual(container?.livenessProbe.httpGet, { path: '/healthz', port: 'http' });
     assert.deepEqual(container?.readinessProbe.httpGet, { path: '/readyz', port: 'http' });
-    assert.deepEqual(container?.resources, { requests: { cpu: '20m', memory: '80Mi' }, limits: { memory: '128Mi' } });
+    assert.deepEqual(container?.resources, { requests: { cpu: '5m', memory: '72Mi' }, limits: { memory: '128Mi' } });
   });
 
   test('Pod Identity by default: the ServiceAccount the association names, without an IRSA annotation', () => {
