@@ -398,7 +398,8 @@ async function reconcileCluster(deps: TopologyDeps, key: PassKey, ctx: PassConte
   // an Error or a Requeue (a template a MachineSet holds), on forced passes (a tick's resync, a deleted owned object)
   // and after a pass that died holding the lease (ctx.forced), the Cluster's objects are listed by their labels.
   const readByName = ctx.forced !== true && ctx.previous?.result === 'Success';
-  const input = { noChange: ctx.previous?.noChange, discoverLeftovers, readByName };
+  const previousError = ctx.previous?.result === 'Error' ? ctx.previous.lastError : undefined;
+  const input = { noChange: ctx.previous?.noChange, discoverLeftovers, readByName, previousError };
   if (cc === undefined || isClassReconciled(cc)) return reconcileTopology(deps, objectKey, { prefetched, ...input });
   const classKey = cluster === undefined ? undefined : classKeyOf(cluster);
   const classOutcome = await reconcileClusterClass(deps, classKey ?? { namespace: key.namespace, name: '' });
