@@ -122,6 +122,16 @@ describe('computeCheckpoint', () => {
       expect: { ownedGenerations: undefined },
     },
     {
+      name: "a success records the versions its own writes left objects at (a class pass's template owner references)",
+      input: base({ outcome: { result: 'Success', changed: ['x'], ownWrites: { 'T default/t': '17' } } }),
+      expect: { ownWrites: { 'T default/t': '17' } },
+    },
+    {
+      name: 'an error records no own writes (its retry is due anyway)',
+      input: base({ outcome: { result: 'Error', changed: [], error: 'boom', ownWrites: { 'T default/t': '17' } } }),
+      expect: { ownWrites: undefined },
+    },
+    {
       name: 'a success never carries the wake mark',
       input: base({ outcome: { result: 'Success', changed: [], wakeOnOwnedChange: true } }),
       expect: { result: 'Success', wakeOnOwnedChange: undefined },
