@@ -3,7 +3,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ValidationError } from '#shared/errors/index.ts';
-import { CheckpointResult } from './checkpoint.ts';
+import { Checkpoint, CheckpointResult, hasCheckpoint } from './checkpoint.ts';
 import type { CheckpointStore } from './checkpoint-store.ts';
 import { CheckpointStoreError, LeaseHeldError, storeOperations } from './errors.ts';
 import type { StoreOperation } from './errors.ts';
@@ -22,6 +22,11 @@ export type Lease = {
    * ends deletes the lease row), so it may have written objects the checkpoint does not name. Set by `acquireLease`.
    */
   readonly lapsedHolder?: string;
+  /**
+   * The object's checkpoint as it was when the lease was taken (the row the lease write replaced, so strongly
+   * consistent): `checkpoint` undefined when there was none. Absent when the stored row did not parse.
+   */
+  readonly atLease?: { readonly checkpoint: Checkpoint | undefined };
 };
 
 export type LeaseTiming = {
@@ -115,7 +120,21 @@ export async function acquireLease(
     ),
   );
   const replaced = leaseOfReturnedItem(output.Attributes)?.holder;
-  return replaced === undefined || replaced === holder ? lease : { ...lease, lapsedHolder: replaced };
+  const atLease = checkpointOfRow(output.Attributes);
+  return {
+    ...lease,
+    ...(replaced === undefined || replaced === holder ? {} : { lapsedHolder: replaced }),
+    ...(atLease === undefined ? {} : { atLease }),
+  };
+}
+
+/** The checkpoint on a row the lease write returned; undefined when the row holds one that does not parse. */
+function checkpointOfRow(
+  item: Record<string, unknown> | undefined,
+): { readonly checkpoint: Checkpoint | undefined } | undefined {
+  if (item === undefined || !hasCheckpoint(item)) return { checkpoint: undefined };
+  const parsed = Checkpoint.safeParse(item);
+  return parsed.success ? { checkpoint: parsed.data } : undefined;
 }
 
 /**

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { before, describe, test } from 'node:test';
 import { parseAllDocuments } from 'yaml';
-import { getCheckpoint } from '#shared/checkpoint/index.ts';
+import { forgetObject, getCheckpoint, recordCheckpoint } from '#shared/checkpoint/index.ts';
 import { applyObject, getObject, type KubeObject } from '#shared/kube/index.ts';
 import type { PassReport } from '#shared/runtime/types.ts';
 import { genericCrd } from '#test/support/harness/clusters.ts';
@@ -86,5 +86,38 @@ describe("a ClusterClass pass's own template writes", () => {
       ['ClusterClass', 'quick-start', 'Skipped'],
       ['Cluster', 'docker-1', 'Ran'],
     ]);
+  });
+
+  test("an event read against the class's checkpoint before its pass recorded it is judged again once the lease is taken: no pass", async () => {
+    const key = { controller: 'topology', ...clusterClass } as const;
+    const recorded = await getCheckpoint(ctx.store, key);
+    assert.ok(recorded);
+    // As the diff's maxsurge0 run of 2026-11-28 saw it: the template event's pass read no checkpoint (the class's
+    // first pass was still running) and took the lease once that pass had recorded and let it go.
+    await forgetObject(ctx.store, key, Date.now());
+    let armed = true;
+    ctx.store.client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const out = await next(args);
+        const pk = String((args.input as { Key?: { pk?: unknown } }).Key?.pk ?? '');
+        if (armed && context.commandName === 'GetItemCommand' && pk.includes('ClusterClass')) {
+          armed = false;
+          await recordCheckpoint(ctx.store, key, recorded);
+        }
+        return out;
+      },
+      { step: 'initialize', name: 'recordMeanwhile' },
+    );
+    try {
+      const passes = await invoke(ctx.countedHandler, changeEvent(clusterClass));
+      assert.deepEqual(
+        passes.filter((p) => p.key.kind === 'ClusterClass').map((p) => [p.status, p.reason]),
+        [['Skipped', 'UpToDate']],
+      );
+    } finally {
+      ctx.store.client.middlewareStack.remove('recordMeanwhile');
+    }
+    assert.equal(armed, false, 'the checkpoint was recorded meanwhile');
+    assert.equal((await getCheckpoint(ctx.store, key))?.lastPassId, recorded.lastPassId, 'no checkpoint written');
   });
 });
