@@ -84,6 +84,11 @@ export const Checkpoint = z.object({
   wakeOnChangeOf: z.array(z.string()).optional(),
   ownedGenerations: OwnedGenerations.optional(),
   ownedMetadata: OwnedMetadata.optional(),
+  /**
+   * `Kind namespace/name` → the `metadata.resourceVersion` the pass's own write left an object at (a ClusterClass
+   * pass's owner reference on a template): an event about that object at that version is the pass's own write.
+   */
+  ownWrites: z.record(z.string(), z.string()).optional(),
 });
 export type Checkpoint = z.infer<typeof Checkpoint>;
 

@@ -3,8 +3,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ValidationError } from '#shared/errors/index.ts';
-import { CheckpointResult, checkpointOfRow } from './checkpoint.ts';
-import type { Checkpoint } from './checkpoint.ts';
+import { Checkpoint, CheckpointResult, hasCheckpoint } from './checkpoint.ts';
 import type { CheckpointStore } from './checkpoint-store.ts';
 import { CheckpointStoreError, LeaseHeldError, storeOperations } from './errors.ts';
 import type { StoreOperation } from './errors.ts';
@@ -24,11 +23,10 @@ export type Lease = {
    */
   readonly lapsedHolder?: string;
   /**
-   * The object's checkpoint as its row held it when this lease was taken (returned by the same write; set by
-   * `acquireLease`). A checkpoint read before the lease may predate a pass that recorded and let the lease go in
-   * between: what that pass created is named only here.
+   * The object's checkpoint as it was when the lease was taken (the row the lease write replaced, so strongly
+   * consistent): `checkpoint` undefined when there was none. Absent when the stored row did not parse.
    */
-  readonly checkpoint?: Checkpoint;
+  readonly atLease?: { readonly checkpoint: Checkpoint | undefined };
 };
 
 export type LeaseTiming = {
@@ -116,12 +114,21 @@ export async function acquireLease(
     ),
   );
   const replaced = leaseOfReturnedItem(output.Attributes)?.holder;
-  const checkpoint = checkpointOfRow(storeOperations.acquireLease, key, output.Attributes);
+  const atLease = atLeaseOfRow(output.Attributes);
   return {
     ...lease,
     ...(replaced === undefined || replaced === holder ? {} : { lapsedHolder: replaced }),
-    ...(checkpoint === undefined ? {} : { checkpoint }),
+    ...(atLease === undefined ? {} : { atLease }),
   };
+}
+
+/** The checkpoint on a row the lease write returned; undefined when the row holds one that does not parse. */
+function atLeaseOfRow(
+  item: Record<string, unknown> | undefined,
+): { readonly checkpoint: Checkpoint | undefined } | undefined {
+  if (item === undefined || !hasCheckpoint(item)) return { checkpoint: undefined };
+  const parsed = Checkpoint.safeParse(item);
+  return parsed.success ? { checkpoint: parsed.data } : undefined;
 }
 
 /**

@@ -23,6 +23,7 @@ export const checkpointFields = [
   'wakeOnChangeOf',
   'ownedGenerations',
   'ownedMetadata',
+  'ownWrites',
 ] as const satisfies readonly (keyof Checkpoint)[];
 
 // NOTE: fails to compile when the Checkpoint schema gains a field this list does not name.

@@ -46,6 +46,9 @@ export function computeCheckpoint(input: CheckpointInput): Checkpoint {
         ...awaited,
         ...(outcome.ownedGenerations ? { ownedGenerations: outcome.ownedGenerations } : {}),
         ...(outcome.ownedMetadata ? { ownedMetadata: outcome.ownedMetadata } : {}),
+        ...(outcome.ownWrites && Object.keys(outcome.ownWrites).length > 0
+          ? { ownWrites: { ...outcome.ownWrites } }
+          : {}),
       };
     case 'Requeue': {
       const after = outcome.requeueAfterMs ?? input.requeueAfterMs;

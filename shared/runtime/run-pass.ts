@@ -1,21 +1,19 @@
 // The pass protocol, top to bottom: read the checkpoint and the facts, skip when nothing is due, take the lease,
 // reconcile within the pass's deadline, record the checkpoint (releasing the lease with it). Events and ticks both run
 // passes through this; middy stays at the Lambda edge (create-controller-handler.ts).
+import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import {
   acquireLease,
-  computeAwaitedOwnedObject,
-  computeDueReason,
-  computeEditedOwnedObject,
   forgetObject,
   getCheckpoint,
-  isDue,
   LeaseHeldError,
   recordCheckpointAndReleaseLease,
   releaseLease,
   requestRerun,
   type Checkpoint,
   type CheckpointKey,
+  type Lease,
   type OwnedChange,
   type RerunRequest,
 } from '#shared/checkpoint/index.ts';
@@ -27,6 +25,7 @@ import {
 } from '#shared/deadline/index.ts';
 import { errorMessage } from '#shared/errors/index.ts';
 import { computeCheckpoint } from '#shared/runtime/compute-checkpoint.ts';
+import { computePassDue } from '#shared/runtime/compute-pass-due.ts';
 import type { LambdaContextLike } from '#shared/runtime/lambda-context.ts';
 import type {
   ObjectFacts,
@@ -152,32 +151,13 @@ export async function runPass(
     return skipped('NotFound');
   }
   const dueFacts = { now: deps.now(), generation: facts.generation, inputHash: facts.inputHash };
-  const due = computeDueReason(previous, dueFacts);
-  /** Due only because an owned object looks edited: judged again once the lease is held. */
-  let dueToEdit = false;
-  if (!request.force) {
-    const edited = computeEditedOwnedObject(previous, request.ownedChanges);
-    const awaited = computeAwaitedOwnedObject(previous, request.ownedChanges);
-    if (due === 'BackingOff' && request.wake === true && previous?.wakeOnOwnedChange === true) {
-      logger.debug('pass is due', { reason: 'OwnedObjectChanged' });
-    } else if (awaited !== undefined && (due === 'UpToDate' || due === 'BackingOff')) {
-      // NOTE: the last pass waits for another controller to act on this object (e.g. adopt it): its metadata
-      // changed, which neither the facts nor the generation show.
-      logger.debug('pass is due', { reason: 'AwaitedObjectChanged', awaited });
-    } else if (edited !== undefined && (due === 'UpToDate' || due === 'BackingOff')) {
-      // NOTE: someone else wrote the spec of an object the pass owns (upstream reconciles on any such change).
-      logger.info('pass is due', { reason: 'OwnedObjectEdited', edited });
-      dueToEdit = true;
-    } else if (due === 'UpToDate' || due === 'BackingOff') {
-      logger.debug('skipped pass', { reason: due });
-      // NOTE: a pass woken by its one-time schedule before the checkpoint's time schedules that time instead.
-      if (due === 'BackingOff' && previous?.nextAttemptAt !== undefined)
-        return { ...skipped(due), nextAttemptAt: previous.nextAttemptAt };
-      return skipped(due);
-    } else {
-      logger.debug('pass is due', { reason: due });
-    }
+  const due = computePassDue(previous, request, dueFacts);
+  if (!due.due) {
+    logger.debug('skipped pass', { reason: due.reason });
+    return { ...skipped(due.reason), ...(due.nextAttemptAt === undefined ? {} : { nextAttemptAt: due.nextAttemptAt }) };
   }
+  if (due.reason === 'OwnedObjectEdited') logger.info('pass is due', { reason: due.reason, edited: due.object });
+  else logger.debug('pass is due', { reason: due.reason, ...(due.object === undefined ? {} : { object: due.object }) });
 
   // 2. The lease; a pass that finds it held asks the holder to run again and ends here.
   const leaseHeld = await acquireLeaseOrAskRerun(deps, request, checkpointKey, passId, logger);
@@ -185,18 +165,23 @@ export async function runPass(
   if ('reason' in leaseHeld) return { key, passId, status: 'Skipped', reason: leaseHeld.reason };
   if (leaseHeld.lapsedHolder !== undefined)
     logger.warn('took over a lapsed lease: its pass died before recording', { holder: leaseHeld.lapsedHolder });
-  // NOTE: the checkpoint read in step 1 came before the lease: a pass that recorded and let the lease go in between
-  // (e.g. it created a MachineDeployment, whose ADDED event started this pass) is named only in the row as the lease
-  // write found it. The pass goes on from that one: read by the older one's names, it would not see what the other
-  // pass created and would create it again (the differential's d16 and d46 of 2026-11-28: a second md-1).
-  const latest = leaseHeld.checkpoint;
-  if (dueToEdit) {
-    // NOTE: a pass that wrote the object, recorded its generation and let the lease go in between makes the event
-    // its own write: no pass needed.
-    if (!isDue(latest, dueFacts) && computeEditedOwnedObject(latest, request.ownedChanges) === undefined) {
-      logger.debug('skipped pass', { reason: 'UpToDate', recheckedAfterLease: true });
+  // NOTE: the checkpoint was read before the lease. A pass that recorded and let the lease go in between is named
+  // only in the row the lease write found: the pass goes on from that one (read by the older one's names, it would not
+  // see what the other pass created and would create it again: the differential's d16 and d46 of 2026-11-28).
+  const atLease = leaseHeld.atLease;
+  const latest = atLease === undefined ? previous : atLease.checkpoint;
+  if (!request.force && leaseHeld.lapsedHolder === undefined && atLease !== undefined) {
+    // NOTE: that pass (the one whose own write this event is, or one that ran for the same change) may make this one
+    // needless: judged again against the checkpoint the lease write found, at no extra read.
+    const again = isDeepStrictEqual(latest, previous) ? due : computePassDue(latest, request, dueFacts);
+    if (!again.due) {
+      logger.debug('skipped pass', { reason: again.reason, recheckedAfterLease: true });
       const rerun = await releaseLease(deps.store, checkpointKey, passId);
-      return { ...skipped('UpToDate'), ...(rerun === undefined ? {} : { rerun }) };
+      return {
+        ...skipped(again.reason),
+        ...(again.nextAttemptAt === undefined ? {} : { nextAttemptAt: again.nextAttemptAt }),
+        ...(rerun === undefined ? {} : { rerun }),
+      };
     }
   }
   const scope: PassScope = {
@@ -238,7 +223,7 @@ async function acquireLeaseOrAskRerun(
   checkpointKey: CheckpointKey,
   passId: string,
   logger: Logger,
-): Promise<{ lapsedHolder?: string; checkpoint: Checkpoint | undefined } | { reason: string }> {
+): Promise<{ lapsedHolder?: string; atLease?: Lease['atLease'] } | { reason: string }> {
   const { force = false, wake = false, ownedChanges = [] } = request;
   for (let attempt = 1; ; attempt++) {
     try {
@@ -247,8 +232,8 @@ async function acquireLeaseOrAskRerun(
         now: deps.now(),
       });
       return {
-        checkpoint: lease.checkpoint,
         ...(lease.lapsedHolder === undefined ? {} : { lapsedHolder: lease.lapsedHolder }),
+        ...(lease.atLease === undefined ? {} : { atLease: lease.atLease }),
       };
     } catch (err) {
       if (!(err instanceof LeaseHeldError)) throw err;

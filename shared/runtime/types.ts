@@ -130,6 +130,8 @@ export type PassOutcome = {
   readonly ownedGenerations?: OwnedGenerations;
   /** With `ownedGenerations`: the hash of each object's labels and annotations as the pass left it. */
   readonly ownedMetadata?: OwnedMetadata;
+  /** For `Success`: the resourceVersion each of the pass's own writes left an object at (`Checkpoint.ownWrites`). */
+  readonly ownWrites?: Readonly<Record<string, string>>;
 };
 
 /** How a paged mapping hands over its keys and when it stops (see `Reconciler.mapChangeInPages`). */

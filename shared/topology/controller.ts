@@ -21,6 +21,7 @@ import {
   type TopologyOutcome,
   type Unstructured,
 } from '#shared/topology/index.ts';
+import { getCheckpoint, type CheckpointStore } from '#shared/checkpoint/index.ts';
 import { checkExtensionConfig, reconcileExtensionConfig } from '#shared/runtime-sdk/index.ts';
 import { computeInputHash } from '#shared/runtime/compute-input-hash.ts';
 import type {
@@ -275,6 +276,7 @@ async function mapClustersUsing(kube: KubeClient, match: ClassMatch, paging: Map
  */
 async function computeClassMatch(
   kube: KubeClient,
+  store: CheckpointStore,
   change: ChangedObject,
 ): Promise<{ classKeys: MappedKey[]; match: ClassMatch }> {
   const classKeys: MappedKey[] = [];
@@ -288,6 +290,9 @@ async function computeClassMatch(
       : (await listHubObjects(kube, { ...classKind, namespace })).items.filter((cc) =>
           (templateRefsOf(cc as Raw) ?? []).some((r) => r.kind === change.kind && r.name === change.name),
         );
+  if (await isClassOwnWrite(store, change, classes)) {
+    return { classKeys: [], match: { namespace, names: new Set(), force: false } };
+  }
   for (const cc of classes as Raw[]) {
     const name = cc.metadata.name ?? '';
     classKeys.push({ ...classKind, namespace, name });
@@ -301,16 +306,43 @@ async function computeClassMatch(
 }
 
 /**
+ * Whether a template change is a class pass's own write (the owner reference it adds): the template is at the version
+ * that write left it at, as the class's checkpoint recorded it (`ownWrites`). A resourceVersion names one write, and
+ * that one changed only the template's owner references, which no Cluster pass reads. One checkpoint read per class
+ * using the template.
+ */
+async function isClassOwnWrite(
+  store: CheckpointStore,
+  change: ChangedObject,
+  classes: readonly KubeObject[],
+): Promise<boolean> {
+  if (change.kind === 'ClusterClass' || change.type === 'DELETED' || !change.resourceVersion) return false;
+  const object = `${change.kind} ${change.namespace}/${change.name}`;
+  const checkpoints = await Promise.all(
+    classes.map((cc) =>
+      getCheckpoint(store, {
+        controller: 'topology',
+        kind: 'ClusterClass',
+        namespace: cc.metadata.namespace ?? '',
+        name: cc.metadata.name ?? '',
+      }),
+    ),
+  );
+  return checkpoints.some((cp) => cp?.ownWrites?.[object] === change.resourceVersion);
+}
+
+/**
  * A ClusterClass change, or a change of a template classes reference: the classes and the Clusters using them, page
  * by page. The Cluster passes of a template change are forced (template specs are not in their facts); the class
  * pass runs only when the template's existence or identity changed.
  */
 async function mapClassChangeInPages(
   kube: KubeClient,
+  store: CheckpointStore,
   change: ChangedObject,
   paging: MapPaging,
 ): Promise<MapPagesResult> {
-  const { classKeys, match } = await computeClassMatch(kube, change);
+  const { classKeys, match } = await computeClassMatch(kube, store, change);
   // NOTE: the invocation that started the mapping ran the classes' passes already.
   if (paging.from === undefined && classKeys.length > 0) await paging.onKeys(classKeys);
   if (match.names.size === 0) return {};
@@ -318,9 +350,14 @@ async function mapClassChangeInPages(
 }
 
 /** A ClusterClass and the Clusters using it, all at once (`mapChangeInPages` without a limit). */
-async function collectMapping(kube: KubeClient, change: ChangedObject, pageSize: number): Promise<MappedKey[]> {
+async function collectMapping(
+  kube: KubeClient,
+  store: CheckpointStore,
+  change: ChangedObject,
+  pageSize: number,
+): Promise<MappedKey[]> {
   const keys: MappedKey[] = [];
-  await mapClassChangeInPages(kube, change, {
+  await mapClassChangeInPages(kube, store, change, {
     pageSize,
     onKeys: async (page) => {
       keys.push(...page);
@@ -398,7 +435,8 @@ async function reconcileCluster(deps: TopologyDeps, key: PassKey, ctx: PassConte
   // an Error or a Requeue (a template a MachineSet holds), on forced passes (a tick's resync, a deleted owned object)
   // and after a pass that died holding the lease (ctx.forced), the Cluster's objects are listed by their labels.
   const readByName = ctx.forced !== true && ctx.previous?.result === 'Success';
-  const input = { noChange: ctx.previous?.noChange, discoverLeftovers, readByName };
+  const previousError = ctx.previous?.result === 'Error' ? ctx.previous.lastError : undefined;
+  const input = { noChange: ctx.previous?.noChange, discoverLeftovers, readByName, previousError };
   if (cc === undefined || isClassReconciled(cc)) return reconcileTopology(deps, objectKey, { prefetched, ...input });
   const classKey = cluster === undefined ? undefined : classKeyOf(cluster);
   const classOutcome = await reconcileClusterClass(deps, classKey ?? { namespace: key.namespace, name: '' });
@@ -426,12 +464,12 @@ export function createTopologyReconciler(randomSuffix: () => string = randomName
     watchedKinds: [classKind],
     async mapChange(deps, change) {
       if (change.kind === 'ClusterClass' || change.kind.endsWith('Template'))
-        return collectMapping(deps.kube, change, deps.config.mapping.pageSize);
+        return collectMapping(deps.kube, deps.store, change, deps.config.mapping.pageSize);
       return mapOwnedChange(change);
     },
     async mapChangeInPages(deps, change, paging) {
       if (change.kind === 'ClusterClass' || change.kind.endsWith('Template'))
-        return mapClassChangeInPages(deps.kube, change, paging);
+        return mapClassChangeInPages(deps.kube, deps.store, change, paging);
       return undefined;
     },
     getFacts(deps, key) {

@@ -107,6 +107,8 @@ export type TopologyOutcome = {
   readonly ownedGenerations?: AppliedGenerations;
   /** The hash of each such object's labels and annotations as this pass left it (same keys). */
   readonly ownedMetadata?: Readonly<Record<string, string>>;
+  /** The resourceVersion each of this pass's own writes left an object at (a class pass's template owner references). */
+  readonly ownWrites?: Readonly<Record<string, string>>;
 };
 
 /** `MachineDeployment a` / `MachineDeployments a, b` / `MachineDeployments a, b, c, ... (2 more)` (upstream nameList). */

@@ -103,7 +103,7 @@ async function reconcileTemplateOwner(
   fieldManager: string,
   cc: ClusterClass,
   ref: ClusterClassTemplateReference,
-): Promise<string | undefined> {
+): Promise<{ readonly changed: string; readonly object: string; readonly resourceVersion: string } | undefined> {
   const namespace = cc.metadata.namespace ?? '';
   const id = { apiVersion: ref.apiVersion, kind: ref.kind, namespace, name: ref.name };
   const template = await reader.get(id);
@@ -125,7 +125,7 @@ async function reconcileTemplateOwner(
   if (has) return undefined;
   // NOTE: ownerReferences is a list-map keyed by uid. Each class applies its one entry under a field manager of its
   // own: under a shared manager, a class's apply would take over (and so remove) the entry the previous class applied.
-  await applyObject(
+  const written = await applyObject(
     deps.kube,
     {
       apiVersion: template.apiVersion,
@@ -134,7 +134,11 @@ async function reconcileTemplateOwner(
     },
     { fieldManager: computeOwnerFieldManager(fieldManager, cc), force: true },
   );
-  return `set ClusterClass owner on ${describeObject(id.kind, namespace, id.name)}`;
+  return {
+    changed: `set ClusterClass owner on ${describeObject(id.kind, namespace, id.name)}`,
+    object: `${id.kind} ${namespace}/${id.name}`,
+    resourceVersion: written.metadata.resourceVersion ?? '',
+  };
 }
 
 /**
@@ -157,11 +161,16 @@ export async function reconcileClusterClass(deps: TopologyDeps, key: ObjectKey):
     cache: { store: deps.kube.discovery, nowMs: deps.now().getTime(), ttlMs: ContractCacheTtlMs },
   });
   const outdated: string[] = [];
+  /** The version each owner-reference write left a template at: its event is this pass's own write. */
+  const ownWrites: Record<string, string> = {};
   let refsFailed = false;
   for (const ref of computeTemplateRefs(cc)) {
     try {
       const done = await reconcileTemplateOwner(deps, reader, fieldManager, cc, ref);
-      if (done) changed.push(done);
+      if (done) {
+        changed.push(done.changed);
+        if (done.resourceVersion) ownWrites[done.object] = done.resourceVersion;
+      }
       const line = await computeOutdatedRef(contracts, ref);
       if (line) outdated.push(line);
     } catch (err) {
@@ -228,5 +237,5 @@ export async function reconcileClusterClass(deps: TopologyDeps, key: ObjectKey):
     errors.push(errorMessage(err));
   }
   if (errors.length > 0) return { result: 'Error', changed, error: errors.join('; ') };
-  return { result: 'Success', changed };
+  return { result: 'Success', changed, ...(Object.keys(ownWrites).length > 0 ? { ownWrites } : {}) };
 }

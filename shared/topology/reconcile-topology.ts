@@ -99,6 +99,11 @@ export type TopologyPassInput = {
    * very Cluster. Default false.
    */
   readonly readByName?: boolean;
+  /**
+   * The error the previous pass over this Cluster ended with, when it failed (the checkpoint's `lastError`): a
+   * ControlPlane refused again with it is found by a dry run before anything is created for it.
+   */
+  readonly previousError?: string | undefined;
 };
 
 /** Upstream's paused annotation (`cluster.x-k8s.io/paused`). */
@@ -227,6 +232,8 @@ type TopologyPassScope = {
   readonly discoverLeftovers: boolean;
   /** The owned objects the last pass that succeeded left, read by name instead of listed (undefined: list). */
   readonly recordedNames: ReadonlySet<string> | undefined;
+  /** The previous pass's error, when it failed (see `TopologyPassInput.previousError`). */
+  readonly previousError: string | undefined;
   /** Set once the upgrade plans are computed, so a pass that fails after that still writes them (as upstream). */
   plans?: ComputedUpgradePlans | undefined;
 };
@@ -342,6 +349,7 @@ async function reconcile(deps: TopologyDeps, scope: TopologyPassScope): Promise<
     heldTemplates: [],
     discoverLeftovers: scope.discoverLeftovers,
     recordedNames: scope.recordedNames,
+    previousError: scope.previousError,
   };
   await step('error reconciling the Cluster topology', () => reconcileState(ctx, reader, current, desired));
   noteOwnedObjects(scope.proofs, current);
@@ -397,6 +405,7 @@ export async function reconcileTopology(
     proofs,
     discoverLeftovers: input.discoverLeftovers ?? true,
     recordedNames: input.readByName === true && record !== undefined ? new Set(Object.keys(record)) : undefined,
+    previousError: input.previousError,
   };
   // NOTE: as upstream's reconcileTopologyReconciledCondition: a paused Cluster is left alone but for the condition,
   // which says it is paused (False, reason Paused), before anything else (deletion included).

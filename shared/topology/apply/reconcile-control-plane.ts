@@ -2,9 +2,11 @@
 // nothing else while an upgrade is pending, template rotation before the ControlPlane points at the new template,
 // and the old template deleted only once the ControlPlane no longer references it.
 import { reconcileMachineHealthCheck } from '#shared/topology/apply/reconcile-machine-health-check.ts';
+import { defaultAllowedPaths } from '#shared/topology/apply/apply-intent.ts';
 import {
   cleanupCreatedObject,
   deleteCurrentObject,
+  getCreateRefusal,
   reconcileObject,
   type ApplyContext,
 } from '#shared/topology/apply/reconcile-object.ts';
@@ -30,6 +32,7 @@ export async function reconcileControlPlane(
   current: CurrentState,
   desired: DesiredState,
 ): Promise<ControlPlaneResult> {
+  await checkControlPlaneRefusedAgain(ctx, current, desired);
   // NOTE: health checks do not depend on the Kubernetes version, so they follow even while an upgrade is pending.
   const healthCheck = await reconcileMachineHealthCheck(
     ctx,
@@ -41,9 +44,9 @@ export async function reconcileControlPlane(
   if (computeHeldBack(current, desired).controlPlane)
     return { controlPlaneCreated: false, created: createdHealthCheck };
 
-  let controlPlane = desired.controlPlane.object;
   const desiredTemplate = desired.controlPlane.infrastructureMachineTemplate;
   const currentTemplate = current.controlPlane?.infrastructureMachineTemplate;
+  let controlPlane = desired.controlPlane.object;
   let created: Unstructured | undefined;
   if (desiredTemplate) {
     const template = await reconcileReferencedTemplate(ctx, {
@@ -81,4 +84,30 @@ export async function reconcileControlPlane(
       ...(result.created && result.object ? [result.object] : []),
     ],
   };
+}
+
+/**
+ * Throws the create error of a ControlPlane that does not exist yet when a dry run of its create is refused with the
+ * error the previous pass already ended with: the pass then creates no health check and no machine template only to
+ * delete them again (upstream creates both on every retry, deleting the template and leaking the health check). A
+ * first attempt, or a dry run refused otherwise (e.g. by a webhook that wants the template to exist), writes as
+ * upstream does.
+ */
+async function checkControlPlaneRefusedAgain(
+  ctx: ApplyContext,
+  current: CurrentState,
+  desired: DesiredState,
+): Promise<void> {
+  const previousError = ctx.previousError;
+  if (previousError === undefined || current.controlPlane?.object) return;
+  if (computeHeldBack(current, desired).controlPlane) return;
+  let controlPlane = desired.controlPlane.object;
+  const template = desired.controlPlane.infrastructureMachineTemplate;
+  if (template) {
+    const refPath = controlPlaneContractPaths(desired.controlPlane.contract).machineTemplateInfrastructureRef;
+    const ref = getPath(controlPlane, refPath) as Record<string, unknown>;
+    controlPlane = setPath(controlPlane, refPath, { ...ref, name: template.metadata.name });
+  }
+  const refusal = await getCreateRefusal(ctx, controlPlane, { allowedPaths: defaultAllowedPaths });
+  if (refusal !== undefined && previousError.includes(refusal.message)) throw refusal;
 }

@@ -43,6 +43,11 @@ export type ApplyContext = {
    * the templates the MachineDeployments referenced, read by name, instead of by label-selected LISTs.
    */
   readonly recordedNames?: ReadonlySet<string> | undefined;
+  /**
+   * The error the previous pass over this Cluster ended with, when it failed: a ControlPlane create refused with the
+   * same error again is found by a dry run before the pass creates the health check and template that go with it.
+   */
+  readonly previousError?: string | undefined;
 };
 
 export type ReconcileObjectInput = {
@@ -125,6 +130,27 @@ export async function createObject(
   ctx.proofs?.record(object, intent);
   ctx.changed.push(`created ${describeKube(desired)}`);
   return object;
+}
+
+/**
+ * Asks the server whether it would create `desired` (a server-side-apply dry run, nothing stored): resolves the error a
+ * create would end with (see {@link computeCreateError}), or undefined when it would be admitted.
+ *
+ * @example
+ * const refused = await getCreateRefusal(ctx, desired.controlPlane.object, { allowedPaths: defaultAllowedPaths });
+ */
+export async function getCreateRefusal(
+  ctx: ApplyContext,
+  desired: Unstructured,
+  opts: IntentOptions,
+): Promise<TopologyApplyError | undefined> {
+  const intent = computeApplyIntent(desired, opts, undefined);
+  try {
+    await applyObject(ctx.kube, intent, { fieldManager: ctx.fieldManager, force: true, dryRun: true });
+    return undefined;
+  } catch (err) {
+    return computeCreateError(err, desired);
+  }
 }
 
 /** Applies an intent to an existing object. */

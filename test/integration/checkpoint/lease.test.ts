@@ -70,6 +70,8 @@ describe('acquireLease', () => {
       acquiredAtMs: t0 + ttlMs + 1,
       expiresAtMs: t0 + 2 * ttlMs + 1,
       lapsedHolder: 'old',
+      // NOTE: the row the lease write replaced held a lease and no checkpoint.
+      atLease: { checkpoint: undefined },
     });
     const err = await rejectsWithHolder(renewLease(ctx.store, key, 'old', { ttlMs, now: t0 + ttlMs + 2 }), 'new');
     assert.equal(err.expiresAtMs, t0 + 2 * ttlMs + 1);

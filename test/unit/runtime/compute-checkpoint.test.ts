@@ -55,6 +55,31 @@ describe('computeCheckpoint', () => {
       expect: { attempts: 4, nextAttemptAt: now + 4_000 },
     },
     {
+      name: 'an error after a spec change keeps counting (controller-runtime forgets the failures only on success)',
+      input: base({
+        previous: failed,
+        facts: { ...facts, generation: 4, inputHash: 'h2' },
+        outcome: { result: 'Error', changed: [], error: 'another' },
+      }),
+      expect: { attempts: 4, nextAttemptAt: now + 4_000, observedGeneration: 4, lastError: 'another' },
+    },
+    {
+      name: 'an error after a requeue starts again from the base delay',
+      input: base({
+        previous: { ...failed, result: 'Requeue', attempts: 0 },
+        outcome: { result: 'Error', changed: [], error: 'boom' },
+      }),
+      expect: { attempts: 1, nextAttemptAt: now + 500 },
+    },
+    {
+      name: 'the delay stops growing at the cap',
+      input: base({
+        previous: { ...failed, attempts: 20 },
+        outcome: { result: 'Error', changed: [], error: 'boom' },
+      }),
+      expect: { attempts: 21, nextAttemptAt: now + 4_000 },
+    },
+    {
       name: 'a requeue waits what the pass asked without counting an attempt',
       input: base({ previous: failed, outcome: { result: 'Requeue', changed: [], requeueAfterMs: 2_500 } }),
       expect: { result: 'Requeue', attempts: 0, nextAttemptAt: now + 2_500 },
@@ -95,6 +120,16 @@ describe('computeCheckpoint', () => {
         outcome: { result: 'Error', changed: [], error: 'boom' },
       }),
       expect: { ownedGenerations: undefined },
+    },
+    {
+      name: "a success records the versions its own writes left objects at (a class pass's template owner references)",
+      input: base({ outcome: { result: 'Success', changed: ['x'], ownWrites: { 'T default/t': '17' } } }),
+      expect: { ownWrites: { 'T default/t': '17' } },
+    },
+    {
+      name: 'an error records no own writes (its retry is due anyway)',
+      input: base({ outcome: { result: 'Error', changed: [], error: 'boom', ownWrites: { 'T default/t': '17' } } }),
+      expect: { ownWrites: undefined },
     },
     {
       name: 'a success never carries the wake mark',
