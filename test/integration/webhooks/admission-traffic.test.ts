@@ -204,6 +204,8 @@ describe('matchConditions: only writes that need the checks reach the webhooks',
       ['the upgrade step set', { [upgradeStep]: 'v1.31.0' }],
       ['the pending hooks changed', { [pendingHooks]: 'AfterClusterUpgrade' }],
       ['the upgrade step removed', { [upgradeStep]: null }],
+      ['the pending hooks removed (no annotation left)', { [pendingHooks]: null }],
+      ['the pending hooks set again', { [pendingHooks]: 'AfterClusterUpgrade' }],
     ];
     for (const [what, annotations] of marks)
       assert.equal(
@@ -213,6 +215,35 @@ describe('matchConditions: only writes that need the checks reach the webhooks',
         0,
         `${what} reached a webhook`,
       );
+    // NOTE: as the topology pass writes the step, by server-side apply, down to no annotation at all.
+    const step = (annotations?: Record<string, string>) =>
+      applyObject(
+        mgmt.kube,
+        asKube({
+          apiVersion: 'cluster.x-k8s.io/v1beta2',
+          kind: 'Cluster',
+          metadata: { namespace: 'default', name: 't3', ...(annotations ? { annotations } : {}) },
+        }),
+        { fieldManager: 'capi-topology', force: true },
+      );
+    await patchObject(
+      mgmt.kube,
+      clusterRef('t3'),
+      { metadata: { annotations: { [pendingHooks]: null } } },
+      { fieldManager },
+    );
+    assert.equal(await webhookCalls(() => step({ [upgradeStep]: 'v1.31.0' })), 0, 'the step applied reached a webhook');
+    assert.equal(
+      await webhookCalls(() => step()),
+      0,
+      'the step removed by apply (no annotation left) reached a webhook',
+    );
+    await patchObject(
+      mgmt.kube,
+      clusterRef('t3'),
+      { metadata: { annotations: { [pendingHooks]: 'AfterClusterUpgrade' } } },
+      { fieldManager },
+    );
     const withAnother = { metadata: { annotations: { [upgradeStep]: 'v1.31.0', note: 'too' } } };
     assert.equal(
       await webhookCalls(() => patchObject(mgmt.kube, clusterRef('t3'), withAnother, { fieldManager })),
