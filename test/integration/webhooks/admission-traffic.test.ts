@@ -233,6 +233,17 @@ describe('matchConditions: only writes that need the checks reach the webhooks',
       { fieldManager },
     );
     assert.equal(await webhookCalls(() => step({ [upgradeStep]: 'v1.31.0' })), 0, 'the step applied reached a webhook');
+    const dryRun = () =>
+      applyObject(
+        mgmt.kube,
+        asKube({
+          apiVersion: 'cluster.x-k8s.io/v1beta2',
+          kind: 'Cluster',
+          metadata: { namespace: 'default', name: 't3', annotations: { 'topology.cluster.x-k8s.io/dry-run': '' } },
+        }),
+        { fieldManager: 'capi-topology', force: true, dryRun: true },
+      );
+    assert.equal(await webhookCalls(dryRun), 0, "the pass's dry run (its dry-run annotation) reached a webhook");
     assert.equal(
       await webhookCalls(() => step()),
       0,
