@@ -1,30 +1,13 @@
 // What of an object's state the functions act on, so that the forwarder sends no event for the rest (a condition's
-// message, a heartbeat, managedFields): for a topology-owned control plane or worker set, its generation, deletion,
-// the status fields that say whether it is upgrading, scaling or rolling out (upstream's watch predicates) and whether
-// a Cluster owns it (the core controller's adoption, which a pass leaving the cluster shim waits for); for a
-// Cluster, what the topology and add-on passes read of it (spec, labels, annotations, deletion, initialization).
+// message, a heartbeat, managedFields, a replica counter): for a topology-owned control plane or worker set, its
+// generation, deletion, what the waiting pass decides from its status (compute-owned-gates.ts: provisioning,
+// upgrading, scaling, rolled out) and whether a Cluster owns it (the core controller's adoption, which a pass leaving
+// the cluster shim waits for); for a Cluster, what the topology and add-on passes read of it (spec, labels,
+// annotations, deletion, initialization).
 import type { KubeObject } from '#shared/kube/objects.ts';
+import { computeOwnedGates } from '#functions/forwarder/compute-owned-gates.ts';
 import { OkToDeleteAnnotation, PendingHooksAnnotation } from '#shared/topology/desired/lifecycle-hooks.ts';
 import { ClusterTopologyUpgradeStepAnnotation } from '#shared/topology/labels.ts';
-
-/** Status fields (paths under `status`) that the upgrade sequencing and the creation of workers read. */
-const statusPaths = [
-  ['observedGeneration'],
-  ['version'],
-  ['replicas'],
-  ['readyReplicas'],
-  ['availableReplicas'],
-  ['upToDateReplicas'],
-  ['updatedReplicas'],
-  ['unavailableReplicas'],
-  ['initialized'],
-  ['initialization'],
-  ['phase'],
-  ['deprecated', 'v1beta1', 'readyReplicas'],
-  ['deprecated', 'v1beta1', 'updatedReplicas'],
-  ['deprecated', 'v1beta1', 'unavailableReplicas'],
-  ['deprecated', 'v1beta1', 'availableReplicas'],
-] as const;
 
 const clusterGroup = 'cluster.x-k8s.io';
 const groupOf = (apiVersion: string) => (apiVersion.includes('/') ? apiVersion.split('/')[0] : '');
@@ -39,14 +22,14 @@ function valueAt(root: unknown, path: readonly string[]): unknown {
 }
 
 /**
- * A short string that changes exactly when one of the watched fields changes (stable key order, so equal states give
- * equal strings).
+ * A short string that changes exactly when the generation, the deletion, one of the owned object's gates
+ * ({@link computeOwnedGates}) or its adoption changes (stable order, so equal states give equal strings).
  *
  * @example
- * computeStatusFingerprint({ metadata: { generation: 2 }, status: { observedGeneration: 1, version: 'v1.33.0' } });
- * // '2|-|1|"v1.33.0"|-|...'
+ * computeStatusFingerprint(kubeadmControlPlaneUpgrading);
+ * // '2|-|provisioning=0|upgrading=1|scaling=-|cluster-owned'
  */
-export function computeStatusFingerprint(obj: KubeObject & { status?: unknown }): string {
+export function computeStatusFingerprint(obj: KubeObject & { spec?: unknown; status?: unknown }): string {
   const encode = (v: unknown) => (v === undefined ? '-' : JSON.stringify(v));
   // NOTE: the core Cluster controller adopting a control plane (its Cluster owner reference) is what a pass that
   // left the cluster shim waits for (upstream's watch of the control plane maps it to the Cluster).
@@ -56,7 +39,7 @@ export function computeStatusFingerprint(obj: KubeObject & { status?: unknown })
   return [
     encode(obj.metadata.generation),
     obj.metadata.deletionTimestamp === undefined ? '-' : 'deleting',
-    ...statusPaths.map((path) => encode(valueAt(obj.status, path))),
+    ...computeOwnedGates(obj),
     adopted ? 'cluster-owned' : '-',
   ].join('|');
 }

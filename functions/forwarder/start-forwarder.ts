@@ -32,6 +32,10 @@ export type Forwarder = {
   stop(): Promise<void>;
 };
 
+/** The ClusterRollouts (`management.cluster.x-k8s.io`), whose watcher says where rollouts exist. */
+const isClusterRolloutTarget = (target: WatchTarget) =>
+  target.kind === 'ClusterRollout' && target.apiVersion.startsWith('management.cluster.x-k8s.io/');
+
 /** `apiVersion/kind`, the key of a target in `resumeFrom` and `watchers`. */
 export function targetKey(target: WatchTarget): string {
   return `${target.apiVersion}/${target.kind}`;
@@ -59,6 +63,18 @@ export function startForwarder(options: ForwarderOptions): Forwarder {
   const settledClusters = new Set<string>();
   const settledKey = (namespace: string, name: string) => `${namespace}/${name}`;
   const watchesClusters = options.targets.some((t) => t.changesOf === 'cluster');
+  // NOTE: the namespaces where a ClusterRollout exists, as its watcher last saw them: a Cluster's health (the
+  // conditions only a rollout's gate reads, which move dozens of times while it upgrades) is sent to the rollout
+  // controller only there. A rollout created later reads its Clusters in its own first pass, woken by its own event.
+  const rolloutsByNamespace = new Map<string, Set<string>>();
+  const rolloutTarget = options.targets.find(isClusterRolloutTarget);
+  const onRollout = ({ namespace, name }: { namespace: string; name: string }, obj: unknown) => {
+    const names = rolloutsByNamespace.get(namespace) ?? new Set<string>();
+    if (obj === undefined) names.delete(name);
+    else names.add(name);
+    if (names.size > 0) rolloutsByNamespace.set(namespace, names);
+    else rolloutsByNamespace.delete(namespace);
+  };
   for (const target of options.targets) {
     const resumeFrom = options.resumeFrom?.[targetKey(target)];
     watchers.set(
@@ -78,6 +94,13 @@ export function startForwarder(options: ForwarderOptions): Forwarder {
                 if (obj !== undefined && isTopologySettled(obj)) settledClusters.add(settledKey(namespace, name));
                 else settledClusters.delete(settledKey(namespace, name));
               },
+            }
+          : {}),
+        ...(target === rolloutTarget ? { onObject: onRollout } : {}),
+        ...(target.changesOf === 'cluster' && rolloutTarget !== undefined
+          ? {
+              isControllerInterested: (controller, namespace) =>
+                controller !== 'rollout' || rolloutsByNamespace.has(namespace),
             }
           : {}),
         ...(target.changesOf === 'topologyOwned' && watchesClusters

@@ -55,8 +55,9 @@ export type KindWatcherOptions = {
   /** Clock for `health()` (default `Date.now`). */
   readonly now?: () => number;
   /**
-   * Every object of a kind watched in full, as seen (`undefined`: it is gone), before any filtering: the Cluster
-   * watcher tells the forwarder which Clusters are settled (see `isClusterSettled`).
+   * Every object, as seen (`undefined`: it is gone), before any filtering: the Cluster watcher tells the forwarder
+   * which Clusters are settled (see `isClusterSettled`), the ClusterRollout watcher in which namespaces rollouts
+   * exist (see `isControllerInterested`).
    */
   readonly onObject?: (key: { readonly namespace: string; readonly name: string }, obj: KubeObject | undefined) => void;
   /**
@@ -64,6 +65,12 @@ export type KindWatcherOptions = {
    * isTopologySettled); a status-only change of an object it owns is then not sent. Default: never settled.
    */
   readonly isClusterSettled?: (namespace: string, cluster: string) => boolean;
+  /**
+   * For `cluster` targets: whether a controller can act on a change of a Cluster in `namespace` (the rollout
+   * controller only where a ClusterRollout exists); a change is not sent to the others, and not at all when it
+   * concerns none. Default: every controller.
+   */
+  readonly isControllerInterested?: (controller: Controller, namespace: string) => boolean;
 };
 
 /**
@@ -238,7 +245,7 @@ export function startKindWatcher(options: KindWatcherOptions): KindWatcher {
     settled: 0,
   };
   const owned = target.changesOf !== undefined;
-  const onObject = owned ? options.onObject : undefined;
+  const onObject = options.onObject;
   const isClusterSettled = target.changesOf === 'topologyOwned' ? options.isClusterSettled : undefined;
   /** A topology-owned object's status-only change while its Cluster is settled: not sent. */
   const isUnneeded = (obj: KubeObject, before: string | undefined, fact: string): boolean => {
@@ -257,6 +264,14 @@ export function startKindWatcher(options: KindWatcherOptions): KindWatcher {
   };
   /** Changes name the controllers they concern (Clusters). */
   const byController = target.changesOf === 'cluster';
+  const isInterested = byController ? options.isControllerInterested : undefined;
+  /** The controllers a Cluster's change concerns, without those that cannot act on it in its namespace. */
+  const narrowConcerned = (namespace: string, concerned: Controller[] | undefined): Controller[] | undefined => {
+    if (isInterested === undefined) return concerned;
+    const all = concerned ?? [...clusterControllers];
+    const kept = all.filter((c) => isInterested(c, namespace));
+    return kept.length === all.length ? concerned : kept;
+  };
   const factOf = target.changesOf === undefined ? metadataFactOf : fullFactOf[target.changesOf];
   const listAccept = owned ? {} : { accept: partialObjectMetadataListAccept };
   const watchAccept = owned ? {} : { accept: partialObjectMetadataAccept };
@@ -303,7 +318,9 @@ export function startKindWatcher(options: KindWatcherOptions): KindWatcher {
             if (before === fact) continue;
             known.set(key, fact);
             if (isUnneeded(item, before, fact)) continue;
-            const concerned = byController ? computeConcernedControllers(before, fact) : undefined;
+            const concerned = byController
+              ? narrowConcerned(item.metadata.namespace ?? '', computeConcernedControllers(before, fact))
+              : undefined;
             if (concerned?.length === 0) continue;
             stats.synced++;
             emit(changeOf(target, item, 'SYNC', concerned, before));
@@ -380,7 +397,11 @@ export function startKindWatcher(options: KindWatcherOptions): KindWatcher {
               const fact = factOf(event.object);
               before = known.get(key);
               known.set(key, fact);
-              if (byController && event.type === 'MODIFIED') concerned = computeConcernedControllers(before, fact);
+              if (byController)
+                concerned = narrowConcerned(
+                  event.object.metadata.namespace ?? '',
+                  event.type === 'MODIFIED' ? computeConcernedControllers(before, fact) : undefined,
+                );
               if (
                 owned &&
                 event.type === 'MODIFIED' &&

@@ -1,6 +1,8 @@
-// The ControlPlane provider contract's state predicates (upstream internal/contract ControlPlane().IsProvisioning and
-// IsUpgrading), shared by the topology engine's version sequencing and the Cluster webhook's upgrade checks. Pure.
-import { controlPlaneContract } from '#shared/topology/contract/control-plane-contract.ts';
+// The ControlPlane provider contract's state predicates (upstream internal/contract ControlPlane().IsProvisioning,
+// IsUpgrading and IsScaling), shared by the topology engine's version sequencing, the Cluster webhook's upgrade checks
+// and the forwarder (which sends a waiting pass only the changes that flip one of them). Pure.
+import { controlPlaneContract, controlPlaneContractPaths } from '#shared/topology/contract/control-plane-contract.ts';
+import type { ContractVersion } from '#shared/topology/contract/contract-version.ts';
 import { getPath } from '#shared/topology/desired/paths.ts';
 import { compareVersions, parseVersionTolerant } from '#shared/lang/semver/semver.ts';
 import type { Unstructured } from '#shared/topology/types.ts';
@@ -40,4 +42,33 @@ export function isControlPlaneUpgrading(cp: Unstructured): boolean {
     const status = parseVersionTolerant(reported);
     return status !== undefined && compareVersions(spec, status, true) >= 1;
   });
+}
+
+/**
+ * upstream contract ControlPlane().IsScaling: `spec.replicas` differs from `status.replicas`, the up-to-date replicas
+ * (`status.upToDateReplicas`; v1beta1: `status.updatedReplicas`), `status.readyReplicas` or the available replicas
+ * (`status.availableReplicas`; v1beta1: `spec.replicas - status.unavailableReplicas`), or one of them is not reported.
+ *
+ * @example
+ * isControlPlaneScaling({ ...cp, spec: { replicas: 3 }, status: { replicas: 4, upToDateReplicas: 3, readyReplicas: 4, availableReplicas: 4 } }, 'v1beta2'); // true
+ */
+export function isControlPlaneScaling(cp: Unstructured, contract: ContractVersion): boolean {
+  const paths = controlPlaneContractPaths(contract);
+  const desired = getPath(cp, controlPlaneContract.replicas);
+  const values = [
+    controlPlaneContract.statusReplicas,
+    paths.statusUpToDateReplicas,
+    controlPlaneContract.statusReadyReplicas,
+  ].map((p) => getPath(cp, p));
+  if (values.some((v) => typeof v !== 'number')) return true;
+  const [statusReplicas, upToDate, ready] = values as number[];
+  let available: unknown;
+  if (contract === 'v1beta1') {
+    const unavailable = getPath(cp, controlPlaneContract.statusUnavailableReplicas);
+    available = Number(desired ?? 0) - (typeof unavailable === 'number' ? unavailable : 0);
+  } else {
+    available = getPath(cp, controlPlaneContract.statusAvailableReplicas);
+    if (typeof available !== 'number') return true;
+  }
+  return desired !== statusReplicas || desired !== upToDate || desired !== ready || desired !== available;
 }

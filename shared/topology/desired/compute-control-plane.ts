@@ -9,10 +9,13 @@ import {
   computeDurationFromSeconds,
   controlPlaneContract,
   controlPlaneContractPaths,
-  type ControlPlaneContractPaths,
 } from '#shared/topology/contract/control-plane-contract.ts';
 import type { ContractVersion } from '#shared/topology/contract/contract-version.ts';
-import { isControlPlaneProvisioning, isControlPlaneUpgrading } from '#shared/topology/contract/control-plane-state.ts';
+import {
+  isControlPlaneProvisioning,
+  isControlPlaneScaling,
+  isControlPlaneUpgrading,
+} from '#shared/topology/contract/control-plane-state.ts';
 import { computeCarriedOwnerRefs, computeClusterShimAction } from '#shared/topology/desired/compute-cluster-shim.ts';
 import {
   computeTemplateName,
@@ -100,27 +103,6 @@ export function computeControlPlaneInfrastructureMachineTemplate(
   });
 }
 
-function isScaling(cp: Unstructured, paths: ControlPlaneContractPaths): boolean {
-  const desired = getPath(cp, controlPlaneContract.replicas);
-  const fields = [
-    controlPlaneContract.statusReplicas,
-    paths.statusUpToDateReplicas,
-    controlPlaneContract.statusReadyReplicas,
-  ];
-  const values = fields.map((p) => getPath(cp, p));
-  if (values.some((v) => typeof v !== 'number')) return true;
-  const [statusReplicas, upToDate, ready] = values as number[];
-  let available: unknown;
-  if (paths.contract === 'v1beta1') {
-    const unavailable = getPath(cp, controlPlaneContract.statusUnavailableReplicas);
-    available = Number(desired ?? 0) - (typeof unavailable === 'number' ? unavailable : 0);
-  } else {
-    available = getPath(cp, controlPlaneContract.statusAvailableReplicas);
-    if (typeof available !== 'number') return true;
-  }
-  return desired !== statusReplicas || desired !== upToDate || desired !== ready || desired !== available;
-}
-
 /**
  * The version the control plane should run in this pass: the next step of the upgrade plan, unless an upgrade must wait
  * (control plane provisioning, upgrading or scaling, workers still upgrading, or a lifecycle hook blocking or not
@@ -178,8 +160,7 @@ export function computeControlPlaneVersion(
     hooks.pending.delete(LifecycleHook.AfterWorkersUpgrade);
   }
   if (!tracker.controlPlane.isPendingUpgrade) return currentVersion;
-  const paths = controlPlaneContractPaths(current.controlPlane?.contract ?? 'v1beta2');
-  if (controlPlaneReplicasSet && isScaling(cp, paths)) {
+  if (controlPlaneReplicasSet && isControlPlaneScaling(cp, current.controlPlane?.contract ?? 'v1beta2')) {
     tracker.controlPlane.isScaling = true;
     return currentVersion;
   }

@@ -367,11 +367,23 @@ function computeChangeCounts(run: { readonly file: string; readonly result: Side
   const eventsOnly = (p: PhaseReport | undefined) => (p ? invocationsOf(p) - fanOutsOf(p) : 0);
   const allEvents = changePhases.reduce((t, p) => t + eventsOnly(p), 0);
   const allAdmission = changePhases.reduce((t, p) => t + (p ? countAdmissionWrites(p) : 0), 0);
+  // NOTE: a run that counted them per phase (FunctionCounts.webhookCalls, eventsReceived) needs no split.
+  const measuredPerPhase = changePhases.every(
+    (p) =>
+      p?.functions === undefined ||
+      (p.functions.webhookCalls !== undefined && p.functions.eventsReceived !== undefined),
+  );
   const changes = Object.fromEntries(
     Object.values(phaseOf).flatMap((name) => {
       const pb = phase(name);
       if (!pb?.functions || pb.changes === 0) return [];
       const c = pb.changes;
+      const measured = measuredPerPhase
+        ? {
+            forwarderEvents: round((pb.functions.eventsReceived ?? 0) / c),
+            webhookCalls: round((pb.functions.webhookCalls ?? 0) / c),
+          }
+        : undefined;
       return [
         [
           name,
@@ -382,9 +394,12 @@ function computeChangeCounts(run: { readonly file: string; readonly result: Side
             passesRun: round(pb.functions.passes.ran / c),
             passesSkipped: round(pb.functions.passes.skipped / c),
             passErrors: round(pb.functions.passes.errors / c),
-            forwarderEvents: round((forwarderInChanges * eventsOnly(pb)) / Math.max(1, allEvents) / c),
+            forwarderEvents:
+              measured?.forwarderEvents ?? round((forwarderInChanges * eventsOnly(pb)) / Math.max(1, allEvents) / c),
             fanOutEntries: round(fanOutsOf(pb) / c),
-            webhookCalls: round((webhooksInChanges * countAdmissionWrites(pb)) / Math.max(1, allAdmission) / c),
+            webhookCalls:
+              measured?.webhookCalls ??
+              round((webhooksInChanges * countAdmissionWrites(pb)) / Math.max(1, allAdmission) / c),
           },
         ],
       ];
@@ -393,7 +408,9 @@ function computeChangeCounts(run: { readonly file: string; readonly result: Side
   const created = ['create', 'addons-setup'].map(phase);
   return {
     source: `${file} (side B, ${n} Clusters, ${result.date.slice(0, 10)}, ${result.machine})`,
-    split: `forwarder entries (${forwarderInChanges}) and webhook calls (${webhooksInChanges}) are counted over the change phases together: split between them in proportion to each phase's object-change invocations and to the admission calls its audit log implies (writes the webhook configurations match, ${allAdmission} in all)`,
+    split: measuredPerPhase
+      ? `forwarder entries (${forwarderInChanges}) and webhook calls (${webhooksInChanges}) over the change phases are counted per phase`
+      : `forwarder entries (${forwarderInChanges}) and webhook calls (${webhooksInChanges}) are counted over the change phases together: split between them in proportion to each phase's object-change invocations and to the admission calls its audit log implies (writes the webhook configurations match, ${allAdmission} in all)`,
     changes,
     create: {
       source: `${file}, phases "create" + "addons-setup", ${n} Clusters created`,

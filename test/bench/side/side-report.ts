@@ -32,6 +32,10 @@ export type FunctionCounts = {
   >;
   readonly passes: { ran: number; skipped: number; errors: number; requeued?: number };
   readonly schedules?: { created: number; updated: number; kept: number; failed: number; fired: number };
+  /** Requests the webhooks server answered (admission calls) during the phase. */
+  readonly webhookCalls?: number;
+  /** Forwarder entries the functions process received (PutEvents entries) during the phase. */
+  readonly eventsReceived?: number;
 };
 
 const scheduleCounts = ['created', 'updated', 'kept', 'failed', 'fired'] as const;
@@ -43,6 +47,8 @@ export function computeFunctionCounts(from: unknown, to: unknown): FunctionCount
     invocations?: Record<string, Row>;
     passes?: { ran?: number; skipped?: number; errors?: number; requeued?: number };
     schedules?: Partial<Record<(typeof scheduleCounts)[number], number>>;
+    webhookCalls?: number;
+    eventsReceived?: number;
   };
   const [a, b] = [from as Stats | undefined, to as Stats | undefined];
   if (!a?.invocations || !b?.invocations) return undefined;
@@ -72,6 +78,8 @@ export function computeFunctionCounts(from: unknown, to: unknown): FunctionCount
     invocations,
     passes: { ran: delta('ran'), skipped: delta('skipped'), errors: delta('errors'), requeued: delta('requeued') },
     ...(schedules ? { schedules } : {}),
+    ...(b.webhookCalls === undefined ? {} : { webhookCalls: b.webhookCalls - (a.webhookCalls ?? 0) }),
+    ...(b.eventsReceived === undefined ? {} : { eventsReceived: b.eventsReceived - (a.eventsReceived ?? 0) }),
   };
 }
 

@@ -1,9 +1,11 @@
 // The forwarder watching Clusters on a real kube-apiserver names the controllers each change concerns, and the
-// routing keeps it: the core manager's condition updates during an upgrade reach only the rollout, while a spec
-// change (the input of the topology pass) still reaches the topology, and a label every controller.
+// routing keeps it: the core manager's condition updates during an upgrade reach only the rollout (and only where a
+// ClusterRollout exists), while a spec change (the input of the topology pass) still reaches the topology, and a label
+// every controller. An owned MachineDeployment's status reaches a waiting Cluster's pass only when its rollout starts
+// or finishes, not with every replica counter.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { applyObject, applyStatus, getObject, type KubeObject } from '#shared/kube/index.ts';
+import { applyObject, applyStatus, deleteObject, getObject, type KubeObject } from '#shared/kube/index.ts';
 import type { ObjectChange } from '#shared/runtime/events.ts';
 import { routeChange } from '#shared/runtime/routes.ts';
 import { startForwarder, type Forwarder } from '#functions/forwarder/start-forwarder.ts';
@@ -12,6 +14,13 @@ import { startManagementCluster, type TestCluster } from '#test/support/harness/
 const ns = 'routing';
 const user = { fieldManager: 'test-user', force: true };
 const capi = 'cluster.x-k8s.io/v1beta2';
+const rolloutApiVersion = 'management.cluster.x-k8s.io/v1alpha1';
+const rollout: KubeObject = {
+  apiVersion: rolloutApiVersion,
+  kind: 'ClusterRollout',
+  metadata: { namespace: ns, name: 'r1' },
+  spec: { clusterSelector: { matchLabels: { team: 'z' } }, change: { version: 'v1.34.1' }, waves: [{ clusters: 1 }] },
+} as KubeObject;
 
 const cluster = (labels: Record<string, string>, paused = false): KubeObject => ({
   apiVersion: capi,
@@ -94,6 +103,7 @@ describe('Cluster changes reach the controllers that read what changed', () => {
   before(async () => {
     mgmt = await startManagementCluster({ name: 'fwd-routing', crds: 'upstream-core' });
     await applyObject(mgmt.kube, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }, user);
+    await applyObject(mgmt.kube, rollout, user);
     forwarder = startForwarder({
       kube: mgmt.kube,
       source: { kubeconfig: mgmt.controlPlane.kubeconfig },
@@ -105,6 +115,7 @@ describe('Cluster changes reach the controllers that read what changed', () => {
           labelSelector: 'topology.cluster.x-k8s.io/owned',
           changesOf: 'topologyOwned',
         },
+        { apiVersion: rolloutApiVersion, kind: 'ClusterRollout' },
       ],
       sink: (batch) => (sent.push(...batch), Promise.resolve([])),
       coalesceMs: 100,
@@ -115,6 +126,8 @@ describe('Cluster changes reach the controllers that read what changed', () => {
       if (Date.now() > watchingBy) assert.fail(`watches not open: ${JSON.stringify(forwarder.snapshot().kinds)}`);
       await new Promise((r) => setTimeout(r, 50));
     }
+    await waitOut();
+    sent.splice(0);
   });
   after(async () => {
     await forwarder?.stop();
@@ -167,10 +180,13 @@ describe('Cluster changes reach the controllers that read what changed', () => {
     assert.deepEqual([added.type, added.cluster, added.generationChanged], ['ADDED', 'c1', undefined]);
     await applyStatus(
       mgmt.kube,
-      { ...md(1), status: { observedGeneration: created.metadata.generation, replicas: 1 } } as KubeObject,
+      {
+        ...md(1),
+        status: { observedGeneration: created.metadata.generation, replicas: 1, upToDateReplicas: 1 },
+      } as KubeObject,
       user,
     );
-    const status = await nextChange('a replica counter changed');
+    const status = await nextChange('its rollout finished');
     assert.deepEqual([status.generation, status.generationChanged], [created.metadata.generation, undefined]);
     const edited = await applyObject(mgmt.kube, md(3), { fieldManager: 'diff-editor', force: true });
     const spec = await nextChange("a user's edit of spec.replicas");
@@ -193,19 +209,59 @@ describe('Cluster changes reach the controllers that read what changed', () => {
     await applyStatus(mgmt.kube, withConditions(topology('True')), user);
     await waitOut();
     assert.ok(sent.length > from, 'the Cluster change was sent');
-    const mdStatus = (replicas: number) =>
-      applyStatus(mgmt.kube, { ...md(3), status: { replicas, readyReplicas: replicas } } as KubeObject, user);
-    await mdStatus(2);
-    await noChange("a settled Cluster's MachineDeployment replica counters moved");
-    await applyObject(mgmt.kube, md(4), { fieldManager: 'diff-editor', force: true });
+    let mdGeneration = (
+      await getObject(mgmt.kube, { apiVersion: capi, kind: 'MachineDeployment', namespace: ns, name: 'c1-md-0' })
+    ).metadata.generation as number;
+    const mdStatus = (replicas: number, upToDateReplicas: number) =>
+      applyStatus(
+        mgmt.kube,
+        {
+          ...md(4),
+          status: { observedGeneration: mdGeneration, replicas, readyReplicas: replicas, upToDateReplicas },
+        } as KubeObject,
+        user,
+      );
+    await mdStatus(3, 3);
+    await noChange("a settled Cluster's MachineDeployment finished a rollout");
+    mdGeneration = (await applyObject(mgmt.kube, md(4), { fieldManager: 'diff-editor', force: true })).metadata
+      .generation as number;
     const spec = await nextChange("a user's edit of a settled Cluster's MachineDeployment");
     assert.deepEqual([spec.kind, spec.generationChanged], ['MachineDeployment', true]);
     const beforeWaiting = sent.length;
     await applyStatus(mgmt.kube, withConditions(topology('False')), user);
     await waitOut();
     assert.ok(sent.length > beforeWaiting, 'the Cluster change was sent');
-    await mdStatus(3);
-    const waking = await nextChange("a waiting Cluster's MachineDeployment replica counters moved");
+    // NOTE: while the Cluster waits, a Machine more, ready or up to date changes nothing the pass decides on.
+    await mdStatus(5, 1);
+    await noChange("a waiting Cluster's MachineDeployment surged a Machine");
+    await mdStatus(5, 4);
+    await noChange("a waiting Cluster's MachineDeployment has more Machines up to date");
+    await mdStatus(4, 4);
+    const waking = await nextChange("a waiting Cluster's MachineDeployment finished its rollout");
     assert.deepEqual([waking.kind, waking.cluster, waking.generationChanged], ['MachineDeployment', 'c1', undefined]);
+  });
+
+  test('without a ClusterRollout in its namespace, a Cluster change is sent to no rollout', async () => {
+    await forwarder.outbox.flush();
+    await deleteObject(mgmt.kube, { apiVersion: rolloutApiVersion, kind: 'ClusterRollout', namespace: ns, name: 'r1' });
+    const deleted = await nextChange('the ClusterRollout was deleted');
+    assert.deepEqual([deleted.kind, deleted.type], ['ClusterRollout', 'DELETED']);
+    const { generation } = (
+      await getObject(mgmt.kube, { apiVersion: capi, kind: 'Cluster', namespace: ns, name: 'c1' })
+    ).metadata;
+    // NOTE: the conditions the topology reads as the last test left them; only the rollout's health gate moves.
+    await applyStatus(
+      mgmt.kube,
+      withConditions([
+        condition('RollingOut', 'False'),
+        condition('ControlPlaneInitialized', 'True'),
+        condition('TopologyReconciled', 'True', '', generation),
+      ]),
+      user,
+    );
+    await noChange('the health conditions changed, with no rollout in the namespace');
+    await applyObject(mgmt.kube, cluster({ team: 'c' }, true), user);
+    const label = await nextChange('a label changed');
+    assert.deepEqual(routeChange(label), ['topology', 'addons']);
   });
 });

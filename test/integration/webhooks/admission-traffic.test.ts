@@ -1,6 +1,6 @@
 // What reaches the webhooks function, on a real kube-apiserver with the configurations of infra/webhooks/manifests/:
 // the matchConditions keep writes that need no check away (Clusters without a topology, updates that leave spec and
-// annotations as they are), and a warm container reads a ClusterClass once per TTL (counted in the API server's audit
+// annotations as they are, the topology pass's own marks), and a warm container reads a ClusterClass once per TTL (counted in the API server's audit
 // log). Two webhook servers stand for two warm containers of the function: A answers for Clusters, B for the rest, each
 // with the deployed function's own dependencies (computeWebhooksHandlerOptions) and so its own ClusterClass cache.
 import assert from 'node:assert/strict';
@@ -193,6 +193,82 @@ describe('matchConditions: only writes that need the checks reach the webhooks',
         0,
         `${what} reached a webhook`,
       );
+  });
+
+  test("the topology pass's own marks do not reach them; a version change they block still does", async () => {
+    await createObject(mgmt.kube, asKube(cluster('t3', 'traffic')), { fieldManager });
+    const pendingHooks = 'runtime.cluster.x-k8s.io/pending-hooks';
+    const upgradeStep = 'topology.internal.cluster.x-k8s.io/upgrade-step';
+    const marks: [string, Record<string, string | null>][] = [
+      ['the pending hooks set', { [pendingHooks]: 'AfterClusterUpgrade,AfterControlPlaneUpgrade' }],
+      ['the upgrade step set', { [upgradeStep]: 'v1.31.0' }],
+      ['the pending hooks changed', { [pendingHooks]: 'AfterClusterUpgrade' }],
+      ['the upgrade step removed', { [upgradeStep]: null }],
+      ['the pending hooks removed (no annotation left)', { [pendingHooks]: null }],
+      ['the pending hooks set again', { [pendingHooks]: 'AfterClusterUpgrade' }],
+    ];
+    for (const [what, annotations] of marks)
+      assert.equal(
+        await webhookCalls(() =>
+          patchObject(mgmt.kube, clusterRef('t3'), { metadata: { annotations } }, { fieldManager }),
+        ),
+        0,
+        `${what} reached a webhook`,
+      );
+    // NOTE: as the topology pass writes the step, by server-side apply, down to no annotation at all.
+    const step = (annotations?: Record<string, string>) =>
+      applyObject(
+        mgmt.kube,
+        asKube({
+          apiVersion: 'cluster.x-k8s.io/v1beta2',
+          kind: 'Cluster',
+          metadata: { namespace: 'default', name: 't3', ...(annotations ? { annotations } : {}) },
+        }),
+        { fieldManager: 'capi-topology', force: true },
+      );
+    await patchObject(
+      mgmt.kube,
+      clusterRef('t3'),
+      { metadata: { annotations: { [pendingHooks]: null } } },
+      { fieldManager },
+    );
+    assert.equal(await webhookCalls(() => step({ [upgradeStep]: 'v1.31.0' })), 0, 'the step applied reached a webhook');
+    const dryRun = () =>
+      applyObject(
+        mgmt.kube,
+        asKube({
+          apiVersion: 'cluster.x-k8s.io/v1beta2',
+          kind: 'Cluster',
+          metadata: { namespace: 'default', name: 't3', annotations: { 'topology.cluster.x-k8s.io/dry-run': '' } },
+        }),
+        { fieldManager: 'capi-topology', force: true, dryRun: true },
+      );
+    assert.equal(await webhookCalls(dryRun), 0, "the pass's dry run (its dry-run annotation) reached a webhook");
+    assert.equal(
+      await webhookCalls(() => step()),
+      0,
+      'the step removed by apply (no annotation left) reached a webhook',
+    );
+    await patchObject(
+      mgmt.kube,
+      clusterRef('t3'),
+      { metadata: { annotations: { [pendingHooks]: 'AfterClusterUpgrade' } } },
+      { fieldManager },
+    );
+    const withAnother = { metadata: { annotations: { [upgradeStep]: 'v1.31.0', note: 'too' } } };
+    assert.equal(
+      await webhookCalls(() => patchObject(mgmt.kube, clusterRef('t3'), withAnother, { fieldManager })),
+      2,
+      'another annotation changed with a mark reaches both',
+    );
+    const upgrade = { spec: { topology: { version: 'v1.31.0' } } };
+    const calls = await webhookCalls(() =>
+      assert.rejects(
+        patchObject(mgmt.kube, clusterRef('t3'), upgrade, { fieldManager }),
+        (err: unknown) => err instanceof KubeInvalidError && err.message.includes('"AfterClusterUpgrade" hook'),
+      ),
+    );
+    assert.equal(calls, 2, 'the version change reached both and was refused while AfterClusterUpgrade is pending');
   });
 
   test('a Cluster without a topology does not reach them', async () => {

@@ -71,13 +71,13 @@ const md = (metadata: Record<string, unknown>, status: Record<string, unknown>):
       labels: { 'cluster.x-k8s.io/cluster-name': 'c1', 'topology.cluster.x-k8s.io/owned': '' },
       ...metadata,
     },
-    status: { observedGeneration: 2, replicas: 1, readyReplicas: 1, ...status },
+    status: { observedGeneration: 2, replicas: 1, readyReplicas: 1, upToDateReplicas: 1, ...status },
   }) as KubeObject;
 
 describe('isStatusOnlyChange', () => {
   const before = computeTopologyOwnedFact(md({}, {}));
   const cases: [string, KubeObject, boolean][] = [
-    ['is status only when a replica counter moved', md({}, { readyReplicas: 2, replicas: 2 }), true],
+    ['is status only when its rollout started (a Machine more than up to date)', md({}, { replicas: 2 }), true],
     ['is status only when the observed generation moved', md({}, { observedGeneration: 1 }), true],
     ['is not when the generation moved (a spec write)', md({ generation: 3 }, {}), false],
     [

@@ -13,20 +13,23 @@ const kcp = (metadata: Record<string, unknown>, status: Record<string, unknown>)
     apiVersion: 'controlplane.cluster.x-k8s.io/v1beta2',
     kind: 'KubeadmControlPlane',
     metadata: { name: 'cp', generation: 2, resourceVersion: '10', ...metadata },
-    status: { observedGeneration: 2, version: 'v1.36.4', replicas: 1, readyReplicas: 1, ...status },
+    spec: { version: 'v1.37.0', replicas: 1 },
+    status: {
+      observedGeneration: 2,
+      version: 'v1.36.4',
+      replicas: 2,
+      readyReplicas: 1,
+      availableReplicas: 1,
+      upToDateReplicas: 1,
+      ...status,
+    },
   });
 
-describe('computeStatusFingerprint', () => {
+describe('computeStatusFingerprint (a control plane upgrading)', () => {
   const base = computeStatusFingerprint(kcp({}, {}));
   const changes: [string, KubeObject][] = [
     ['changes with the generation', kcp({ generation: 3 }, {})],
-    ['changes with the observed generation', kcp({}, { observedGeneration: 1 })],
-    ['changes with the status version', kcp({}, { version: 'v1.37.0' })],
-    ['changes with the replicas', kcp({}, { replicas: 2 })],
-    ['changes with the ready replicas', kcp({}, { readyReplicas: 0 })],
-    ['changes with the up-to-date replicas', kcp({}, { upToDateReplicas: 0 })],
-    ['changes with the initialization', kcp({}, { initialization: { controlPlaneInitialized: true } })],
-    ['changes with v1beta1 updated replicas', kcp({}, { deprecated: { v1beta1: { updatedReplicas: 1 } } })],
+    ['changes when the reported version reaches the spec (the upgrade step is done)', kcp({}, { version: 'v1.37.0' })],
     ['changes with the deletion', kcp({ deletionTimestamp: '2026-11-25T00:00:00Z' }, {})],
     [
       "changes when the core controller adopts it from the cluster shim (the Cluster's owner reference)",
@@ -50,6 +53,14 @@ describe('computeStatusFingerprint', () => {
     [
       'ignores an owner reference other than a Cluster (the cluster shim)',
       kcp({ ownerReferences: [{ apiVersion: 'v1', kind: 'Secret', name: 'c-shim', uid: 's' }] }, {}),
+    ],
+    ['ignores the observed generation', kcp({}, { observedGeneration: 1 })],
+    ['ignores the replicas while it upgrades', kcp({}, { replicas: 1 })],
+    ['ignores the ready replicas while it upgrades', kcp({}, { readyReplicas: 2, availableReplicas: 2 })],
+    ['ignores the up-to-date replicas while it upgrades', kcp({}, { upToDateReplicas: 0 })],
+    [
+      'ignores v1beta1 updated replicas while it upgrades',
+      kcp({}, { deprecated: { v1beta1: { updatedReplicas: 1 } } }),
     ],
   ];
   for (const [name, obj] of same) test(name, () => assert.equal(computeStatusFingerprint(obj), base));
