@@ -302,6 +302,52 @@ describe('matchConditions: only writes that need the checks reach the webhooks',
   });
 });
 
+describe('matchConditions: ClusterResourceSets', () => {
+  test("a ClusterResourceSet reaches them on create and spec changes, not on metadata changes (upstream's fenced controller's finalizer patches)", async () => {
+    const ref = {
+      apiVersion: 'addons.cluster.x-k8s.io/v1beta2',
+      kind: 'ClusterResourceSet',
+      namespace: 'default',
+      name: 'traffic',
+    };
+    const crs = (strategy: string) =>
+      asKube({
+        ...ref,
+        metadata: { name: ref.name, namespace: ref.namespace },
+        spec: {
+          clusterSelector: { matchLabels: { addons: 'traffic' } },
+          resources: [{ kind: 'ConfigMap', name: 'traffic' }],
+          strategy,
+        },
+      });
+    assert.equal(await webhookCalls(() => createObject(mgmt.kube, crs('ApplyOnce'), { fieldManager })), 2);
+    const finalizer = { metadata: { finalizers: ['addons.cluster.x-k8s.io'] } };
+    assert.equal(await webhookCalls(() => patchObject(mgmt.kube, ref, finalizer, { fieldManager })), 0);
+    assert.equal(
+      await webhookCalls(() => patchObject(mgmt.kube, ref, { metadata: { labels: { team: 'a' } } }, { fieldManager })),
+      0,
+    );
+    assert.equal(
+      await webhookCalls(() =>
+        patchObject(
+          mgmt.kube,
+          ref,
+          {
+            spec: {
+              resources: [
+                { kind: 'ConfigMap', name: 'traffic' },
+                { kind: 'Secret', name: 'traffic' },
+              ],
+            },
+          },
+          { fieldManager },
+        ),
+      ),
+      2,
+    );
+  });
+});
+
 describe('ClusterClass reads per warm container', () => {
   test('two admissions within the TTL read the class once, and a class changed meanwhile is seen after the TTL', async () => {
     await applyObject(mgmt.kube, asKube(clusterClass('cached', 10)), { fieldManager });
