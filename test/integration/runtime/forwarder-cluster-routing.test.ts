@@ -119,6 +119,7 @@ describe('Cluster changes reach the controllers that read what changed', () => {
       ],
       sink: (batch) => (sent.push(...batch), Promise.resolve([])),
       coalesceMs: 100,
+      log: (message, fields) => process.stderr.write(`forwarder: ${message} ${JSON.stringify(fields ?? {})}\n`),
     });
     // NOTE: the watches must be open before the first write, or the Cluster's creation is part of the initial list.
     const watchingBy = Date.now() + 30_000;

@@ -1,5 +1,6 @@
-// The narrowed known differences still accept every known difference the last whole-corpus run recorded
-// (test/diff/results/full/report.json), re-checked offline: the report keeps each difference's role, path and both
+// The narrowed known differences still accept every known difference the whole-corpus run of 2026-11-27 recorded
+// (test/diff/results/full/corpus-2026-11-27-report.json, kept as it was: the rules were narrowed against it), re-checked
+// offline: the report keeps each difference's role, path and both
 // values; kinds and the roles each side had are read back from it (a report without `roles` or `kind`, written before
 // the rules were narrowed, gets them inferred: see inferRoles).
 import assert from 'node:assert/strict';
@@ -10,7 +11,7 @@ import { knownDifferences } from '#test/diff/known-differences.ts';
 import type { DiffReport, StepReport } from '#test/diff/report.ts';
 
 const report = JSON.parse(
-  readFileSync(new URL('../../diff/results/full/report.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../../diff/results/full/corpus-2026-11-27-report.json', import.meta.url), 'utf8'),
 ) as DiffReport;
 
 /** The kinds of the corpus's roles (DevCluster, KubeadmControlPlane, ...), for a report that did not record them. */
