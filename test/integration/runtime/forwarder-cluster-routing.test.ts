@@ -119,6 +119,9 @@ describe('Cluster changes reach the controllers that read what changed', () => {
       ],
       sink: (batch) => (sent.push(...batch), Promise.resolve([])),
       coalesceMs: 100,
+      // NOTE: a watch refused while the API server (re)initializes its storage under load is retried soon, not after a
+      // doubling backoff that can outlast the deadlines below.
+      retryBaseMs: 50,
       log: (message, fields) => process.stderr.write(`forwarder: ${message} ${JSON.stringify(fields ?? {})}\n`),
     });
     // NOTE: the watches must be open before the first write, or the Cluster's creation is part of the initial list.
