@@ -152,8 +152,11 @@ export function computeScaleModel(inputs: ScaleInputs, sizes: readonly number[])
     const limits = (f: FlowControlRow, level: PriorityLevel) => ({
       lambda: passesInFlight / pass,
       apiSeats: level.seats.value / f.seatSecondsPerPass,
+      // NOTE: a settled pass writes nothing to the due index (0): that index's partitions then bind nothing.
       dueIndexPartition:
-        (inputs.dueShards * inputs.partitionWriteUnitsPerSecond.value) / inputs.dueIndexWritesPerPass.value,
+        inputs.dueIndexWritesPerPass.value === 0
+          ? Number.POSITIVE_INFINITY
+          : (inputs.dueShards * inputs.partitionWriteUnitsPerSecond.value) / inputs.dueIndexWritesPerPass.value,
       tableOnDemand: inputs.tableWriteUnitsPerSecond.value / inputs.writeUnitsPerPass.value,
     });
     const bindingOf = (l: ReturnType<typeof limits>) =>

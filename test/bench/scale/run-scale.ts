@@ -308,7 +308,10 @@ function computeInputs(
     ),
     calibration: { b: one, a: one },
     writeUnitsPerPass: measured(5, 'npm run bench: lease put 1 WRU + checkpoint and lease release transaction 4 WRU'),
-    dueIndexWritesPerPass: modelled(2, 'the lease row enters the due index and leaves it (shared/checkpoint/lease.ts)'),
+    dueIndexWritesPerPass: measured(
+      0,
+      "a settled pass's lease and record keep the row out of the sparse due index (DynamoDB Local, docs/cost.md)",
+    ),
     partitionWriteUnitsPerSecond: published(
       1_000,
       'DynamoDB: write units per second per partition (and per index key)',

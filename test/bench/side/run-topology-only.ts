@@ -71,6 +71,10 @@ const config = {
    */
   parallel: process.env['BENCH_TOPO_PARALLEL'] === '1',
   timeoutMs: envNumber('BENCH_TOPO_TIMEOUT_MS', Math.max(15 * 60_000, clusters * 1_500)),
+  /** Clusters unpaused at once while settling; each wave is waited for before the next. */
+  wave: envNumber('BENCH_TOPO_WAVE', 50),
+  waveTimeoutMs: envNumber('BENCH_TOPO_WAVE_TIMEOUT_MS', 10 * 60_000),
+  wavePollMs: 3_000,
   pollMs: clusters > 200 ? 10_000 : clusters > 20 ? 5_000 : 1_000,
 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -284,26 +288,33 @@ async function runSide(side: SideName): Promise<SideResult> {
     const settledOk =
       stampedOk &&
       (await phase('settle', async (latencies) => {
-        const since = Date.now();
-        await forEachConcurrently(stamped, config.concurrency, (name) =>
-          withRetry(`unpause ${name}`, async () => {
-            await patchObject(
-              kube,
-              { apiVersion: capi, kind: 'Cluster', namespace: fleetNamespace, name },
-              { spec: { paused: null } },
-              user,
-            );
-          }),
-        );
-        const done = await waitForFleet(
-          kube,
-          names,
-          (view, name) =>
-            isTopologyReconciled(view.clusters.get(name)) &&
-            (view.clusters.get(name)?.['spec'] as { paused?: boolean }).paused !== true,
-          { since, timeoutMs: config.timeoutMs, what: 'settle', pollMs: config.pollMs },
-        );
-        latencies.push(...done.values());
+        // NOTE: unpaused in waves, each waited for: a thousand Clusters unpaused at once make upstream's core
+        // controllers (on both sides) retry their status patches on 409s from a lagging cache for many minutes
+        // (the N = 300 run of 2026-11-28), which measures the machine, not the fleet-wide change that follows.
+        for (let at = 0; at < stamped.length; at += config.wave) {
+          const wave = stamped.slice(at, at + config.wave);
+          const since = Date.now();
+          await forEachConcurrently(wave, config.concurrency, (name) =>
+            withRetry(`unpause ${name}`, async () => {
+              await patchObject(
+                kube,
+                { apiVersion: capi, kind: 'Cluster', namespace: fleetNamespace, name },
+                { spec: { paused: null } },
+                user,
+              );
+            }),
+          );
+          const done = await waitForFleet(
+            kube,
+            at === 0 ? [seedName, ...wave] : wave,
+            (view, name) =>
+              isTopologyReconciled(view.clusters.get(name)) &&
+              (view.clusters.get(name)?.['spec'] as { paused?: boolean }).paused !== true,
+            { since, timeoutMs: config.waveTimeoutMs, what: 'settle', pollMs: config.wavePollMs, kinds: [] },
+          );
+          latencies.push(...done.values());
+          say(`  settled ${Math.min(at + config.wave, stamped.length)} of ${stamped.length}`);
+        }
         await sleep(config.settleTailMs);
       }));
     if (settledOk)
@@ -315,6 +326,7 @@ async function runSide(side: SideName): Promise<SideResult> {
           timeoutMs: config.timeoutMs,
           what: 'ClusterClass change',
           pollMs: config.pollMs,
+          kinds: ['DevCluster'],
         });
         latencies.push(...done.values());
         await sleep(config.tailMs);

@@ -88,9 +88,17 @@ const kinds = [
   ['infrastructure.cluster.x-k8s.io/v1beta2', 'DevCluster'],
 ] as const;
 
-export async function getFleetView(kube: KubeClient): Promise<FleetView> {
+/** A kind the view can list besides Clusters (always listed). */
+export type FleetKind = (typeof kinds)[number][1];
+
+export async function getFleetView(kube: KubeClient, only?: readonly FleetKind[]): Promise<FleetView> {
+  // NOTE: a kind left out of `only` is not listed and reads as empty: at a thousand Clusters each LIST is megabytes.
   const lists = await Promise.all(
-    kinds.map(([apiVersion, kind]) => listObjects(kube, { apiVersion, kind, namespace: fleetNamespace })),
+    kinds.map(([apiVersion, kind]) =>
+      kind === 'Cluster' || only === undefined || only.includes(kind)
+        ? listObjects(kube, { apiVersion, kind, namespace: fleetNamespace })
+        : Promise.resolve({ items: [] as KubeObject[] }),
+    ),
   );
   const [clusters, ...owned] = lists;
   const index = new Map<string, KubeObject[]>();
@@ -169,16 +177,20 @@ export async function waitForFleet(
   kube: KubeClient,
   names: readonly string[],
   predicate: Predicate,
-  opts: { since: number; timeoutMs: number; what: string; pollMs?: number },
+  opts: { since: number; timeoutMs: number; what: string; pollMs?: number; kinds?: readonly FleetKind[] },
 ): Promise<Map<string, number>> {
   const done = new Map<string, number>();
   for (;;) {
     let view: FleetView;
     try {
-      view = await getFleetView(kube);
+      view = await getFleetView(kube, opts.kinds);
     } catch (err) {
-      // NOTE: a loaded API server may not answer one poll in time; the next poll asks again until the timeout.
-      if (Date.now() - opts.since > opts.timeoutMs || !/did not answer|ECONNRESET|timeout/i.test(errorMessage(err)))
+      // NOTE: a loaded API server may not answer one poll in time, or throttle it (429, also while its watch cache
+      // re-initializes); the next poll asks again until the timeout.
+      if (
+        Date.now() - opts.since > opts.timeoutMs ||
+        !/did not answer|ECONNRESET|timeout|throttled|429|Too Many|initializing/i.test(errorMessage(err))
+      )
         throw err;
       await new Promise((r) => setTimeout(r, opts.pollMs ?? 1_000));
       continue;

@@ -95,6 +95,16 @@ describe('computeScaleModel', () => {
     });
   });
 
+  test('a pass that writes nothing to the due index (a settled one) leaves the next limit to bind', () => {
+    const roomy: PriorityLevel = { name: 'roomy', seats: v(100_000), handSize: 6, queueLengthLimit: 50 };
+    const [sparse] = computeScaleModel(
+      { ...inputs, dueShards: 1, dedicatedLevel: roomy, dueIndexWritesPerPass: v(0) },
+      [100_000],
+    );
+    assert.notEqual(sparse?.change.dedicated.binding, 'dueIndexPartition');
+    assert.ok(Number.isFinite(sparse?.change.dedicated.allConvergedSeconds));
+  });
+
   test('the mapping lists every Cluster in pages of 500, handing the rest on before each invocation times out', () => {
     assert.deepEqual(small?.change.mapping, { pages: 1, seconds: 0.5, invocations: 1 });
     assert.deepEqual(large?.change.mapping, { pages: 200, seconds: 100, invocations: 1 });
