@@ -100,7 +100,7 @@ export const measuredProfile: MeasuredProfile = {
     'invocation durations are recorded over the change phases together (mean per invocation) and over creation, in test/bench/results/side-by-side-100-epyc.json',
   ],
   idle: {
-    source: 'test/bench/results/side-by-side-100-epyc.json, idle window (10 min per side)',
+    source: 'test/bench/results/side-by-side-100-epyc.json, idle window (10 min, 100 Clusters)',
     eventInvocationsPerClusterHour: 0,
     forwarderEventsPerClusterHour: 0,
     webhookCallsPerClusterHour: 0.06,

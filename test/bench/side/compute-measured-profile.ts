@@ -145,6 +145,12 @@ export type ProfileSources = {
    * figures stay `side`'s.
    */
   readonly counts?: { readonly file: string; readonly result: SideBenchResult };
+  /**
+   * A later run (side B is enough) with a longer idle window whose capi-serverless idle counts (invocations, forwarder
+   * entries, webhook calls and one-time schedules per Cluster-hour) replace `side`'s; A's idle figures (the replaced
+   * controllers' CPU and memory) stay `side`'s.
+   */
+  readonly idle?: { readonly file: string; readonly result: SideBenchResult };
   readonly bench: { readonly file: string; readonly result: BenchResult };
   /** `test/bench/measure-init.ts`'s result: INIT and cold invocations in the Lambda runtime emulator. */
   readonly init?: { readonly file: string; readonly result: InitBenchResult };
@@ -246,19 +252,17 @@ export function computeMeasuredProfile(sources: ProfileSources): MeasuredProfile
       `invocation durations are recorded over the change phases together (mean per invocation) and over creation${sources.counts ? `, in ${file}` : ''}`,
     ],
     idle: {
-      source: `${file}, idle window (${(idleB.durationMs / 60_000).toFixed(0)} min per side)`,
-      eventInvocationsPerClusterHour: round(
-        (sum(afterIdle, 'events') + sum(afterIdle, 'fanOuts') - sum(before, 'events') - sum(before, 'fanOuts')) /
-          n /
-          idleHours,
-      ),
-      forwarderEventsPerClusterHour: round((afterIdle.eventsReceived - before.eventsReceived) / n / idleHours),
-      webhookCallsPerClusterHour: round((afterIdle.webhookCalls - before.webhookCalls) / n / idleHours),
+      ...computeIdleCounts(sources.idle ?? sources.side),
       replacedCpuSecondsPerHour: round(Math.max(0, coreCpu(idleA) - coreCpu(idleB)) / idleHours),
       replacedRssMiB: round(
         Math.max(0, (idleA.memory['upstream core']?.meanMiB ?? 0) - (idleB.memory['upstream core']?.meanMiB ?? 0)),
       ),
-      ...(wake ? { wakeUpsPerClusterHour: wake.idlePerClusterHour } : {}),
+      ...(sources.idle
+        ? {
+            source: `B: ${computeIdleCounts(sources.idle).source}; A: ${file}, idle window (${(idleA.durationMs / 60_000).toFixed(0)} min)`,
+          }
+        : {}),
+      ...(wake && !sources.idle ? { wakeUpsPerClusterHour: wake.idlePerClusterHour } : {}),
     },
     invocationMs: {
       change: round(changeInvocations > 0 ? changeMs / changeInvocations : 0),
@@ -293,6 +297,26 @@ export function computeMeasuredProfile(sources: ProfileSources): MeasuredProfile
         Object.values(m.ticks).reduce((t, x) => t + x.dynamodb.readUnits, 0) / Math.max(1, Object.keys(m.ticks).length),
       ),
     },
+  };
+}
+
+/** Side B's counts per Cluster-hour over a run's idle window. */
+function computeIdleCounts(run: { readonly file: string; readonly result: SideBenchResult }) {
+  const b = run.result.sides.B;
+  const idle = b?.phases.find((p) => p.name === 'idle' && !p.error);
+  const [before, after] = [b?.functions?.beforeIdle, b?.functions?.afterIdle] as (FunctionsStats | undefined)[];
+  if (!idle || !before || !after) throw new Error(`${run.file}: no idle window with the functions counters on side B`);
+  const n = Number(run.result.config['clusters']);
+  const perClusterHour = (count: number) => round(count / n / (idle.durationMs / 3_600_000));
+  const invocations = (s: FunctionsStats) =>
+    Object.values(s.invocations).reduce((t, r) => t + r.events + (r.fanOuts ?? 0), 0);
+  const schedules = idle.functions?.schedules?.created;
+  return {
+    source: `${run.file}, idle window (${(idle.durationMs / 60_000).toFixed(0)} min, ${n} Clusters)`,
+    eventInvocationsPerClusterHour: perClusterHour(invocations(after) - invocations(before)),
+    forwarderEventsPerClusterHour: perClusterHour(after.eventsReceived - before.eventsReceived),
+    webhookCallsPerClusterHour: perClusterHour(after.webhookCalls - before.webhookCalls),
+    ...(schedules === undefined ? {} : { wakeUpsPerClusterHour: perClusterHour(schedules) }),
   };
 }
 

@@ -2,7 +2,7 @@
 // with --write, writes it to shared/pricing/measured-profile.ts (prettier-formatted):
 //   node --import tsx test/bench/side/print-profile.ts [--write] [--wake-ups=<run that counted them>]
 //     [--counts=<later run whose capi-serverless counts replace the side-by-side run's>] [--init=<measure-init result>]
-//     [--webhooks=<measure-webhooks result>] [--passes=<measure-passes-rie result>]
+//     [--webhooks=<measure-webhooks result>] [--passes=<measure-passes-rie result>] [--idle=<run with a long idle window>]
 //     [side-by-side result] [npm run bench result] [forwarder result]
 // Defaults: test/bench/results/side-by-side-100-epyc.json, latest.json, forwarder-floor.json.
 import { readFileSync } from 'node:fs';
@@ -22,6 +22,8 @@ const initFile = option('init');
 const webhooksFile = option('webhooks');
 // NOTE: --passes=<file>: test/bench/measure-passes-rie.ts's result (topology and addons passes in the emulator).
 const passesFile = option('passes');
+// NOTE: --idle=<file>: a later run (side B) with a longer idle window whose idle counts replace the side-by-side run's.
+const idleFile = option('idle');
 const [
   sideFile = 'test/bench/results/side-by-side-100-epyc.json',
   benchFile = 'test/bench/results/latest.json',
@@ -37,6 +39,7 @@ const profile = computeMeasuredProfile({
   ...(initFile ? { init: read<NonNullable<ProfileSources['init']>['result']>(initFile) } : {}),
   ...(webhooksFile ? { webhooks: read<NonNullable<ProfileSources['webhooks']>['result']>(webhooksFile) } : {}),
   ...(passesFile ? { passes: read<NonNullable<ProfileSources['passes']>['result']>(passesFile) } : {}),
+  ...(idleFile ? { idle: read<ProfileSources['side']['result']>(idleFile) } : {}),
 });
 const json = JSON.stringify(profile, null, 2);
 if (write) {
@@ -51,9 +54,10 @@ if (write) {
         ...(initFile ? [`--init=${initFile}`] : []),
         ...(webhooksFile ? [`--webhooks=${webhooksFile}`] : []),
         ...(passesFile ? [`--passes=${passesFile}`] : []),
+        ...(idleFile ? [`--idle=${idleFile}`] : []),
       ].join(
         ' ',
-      )}${wakeUpsFile || countsFile || initFile || webhooksFile || passesFile ? ' ' : ''}${sideFile} ${benchFile} ${forwarderFile}\``,
+      )}${wakeUpsFile || countsFile || initFile || webhooksFile || passesFile || idleFile ? ' ' : ''}${sideFile} ${benchFile} ${forwarderFile}\``,
       '// (generated — do not edit; regenerate after `npm run bench:side`, `npm run bench` or the forwarder bench).',
       "import type { MeasuredProfile } from '#shared/pricing/measured-profile-types.ts';",
       '',

@@ -18,12 +18,13 @@ describe('the measured profile', () => {
 
   test('is what the named results give (regenerate with print-profile.ts --write)', () => {
     const [side = '', bench = '', forwarder = ''] = files;
-    const [wakeUps, counts, init, webhooks, passes] = [
+    const [wakeUps, counts, init, webhooks, passes, idle] = [
       option('wake-ups'),
       option('counts'),
       option('init'),
       option('webhooks'),
       option('passes'),
+      option('idle'),
     ];
     const computed = computeMeasuredProfile({
       side: read(side),
@@ -34,7 +35,24 @@ describe('the measured profile', () => {
       ...(init ? { init: read(init) } : {}),
       ...(webhooks ? { webhooks: read(webhooks) } : {}),
       ...(passes ? { passes: read(passes) } : {}),
+      ...(idle ? { idle: read(idle) } : {}),
     });
     assert.deepEqual(JSON.parse(JSON.stringify(computed)), JSON.parse(JSON.stringify(measuredProfile)));
+  });
+
+  test("a run with a longer idle window replaces B's idle counts, not A's idle figures", () => {
+    const [side = '', bench = '', forwarder = ''] = files;
+    const idleRun = 'test/bench/results/side-b-10-profile.json';
+    const base = { side: read(side), bench: read(bench), forwarder: read(forwarder) };
+    const without = computeMeasuredProfile(base);
+    const withIdle = computeMeasuredProfile({ ...base, idle: read(idleRun) });
+    // That run's 1-minute idle window on 10 Clusters saw no webhook call; the side-by-side run's 10 minutes saw one.
+    assert.equal(without.idle.webhookCallsPerClusterHour, 0.06);
+    assert.equal(withIdle.idle.webhookCallsPerClusterHour, 0);
+    assert.equal(withIdle.idle.replacedCpuSecondsPerHour, without.idle.replacedCpuSecondsPerHour);
+    assert.match(
+      withIdle.idle.source,
+      /^B: test\/bench\/results\/side-b-10-profile\.json, idle window \(1 min, 10 Clusters\); A: /,
+    );
   });
 });
