@@ -292,10 +292,13 @@ describe("a user's edit of a template the topology owns, through the forwarder",
         'the edit moves the generation',
       );
 
+      const editedAt = Date.now();
       const newName = await eventually('the owner pointed at a new template', async () => {
         const name = await slot.referenced();
         return name !== undefined && name !== oldName ? name : undefined;
       });
+      // NOTE: polled every 250 ms; the forwarder's coalescing window is 100 ms here (500 ms deployed).
+      console.log(`template-edit: ${slot.name} rotated ${Date.now() - editedAt} ms after the edit`);
       assert.equal(slot.value(await find(newName)), slot.desired, 'the new template has the desired spec');
       await eventually('the edited template deleted', async () => ((await find(oldName)) ? undefined : true));
       await settle();
