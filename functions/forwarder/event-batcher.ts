@@ -58,7 +58,7 @@ export type EventBatcher = {
  * MachineDeployment moving at once) is one entry. A spec or metadata change of one (`generationChanged`,
  * `metadataChanged`) keeps its own identity under its Cluster's: its generation and metadata hash tell the pass whether
  * someone else wrote it, which a sibling's later status change must not hide. So does every change of a template a
- * topology owns: no pass waits on one, so its change wakes nothing and is judged by its generation alone.
+ * topology owns: no pass waits on one, so its change wakes nothing and is judged by its generation and metadata hash.
  */
 export function changeKey(
   change: Pick<ObjectChange, 'apiVersion' | 'kind' | 'namespace' | 'name'> & {

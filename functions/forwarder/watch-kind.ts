@@ -101,7 +101,10 @@ export type KindWatcherStats = {
   events: number;
   /** Changes a relist found (SYNC for new or changed objects, DELETED for vanished ones). */
   synced: number;
-  /** Watch events of a kind watched in full (`changesOf`) not sent: nothing the passes read changed. */
+  /**
+   * Watch events of a kind watched in full (`changesOf`), or of a template a topology owns, not sent: nothing the
+   * passes read changed.
+   */
   filtered: number;
   /**
    * Changes of topology-owned objects not sent because only their status changed and their Cluster is settled (its

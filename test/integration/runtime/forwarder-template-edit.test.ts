@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { applyObject, findObject, listObjects, type KubeObject } from '#shared/kube/index.ts';
 import type { HandlerResult } from '#shared/runtime/create-controller-handler.ts';
-import type { RuntimeEvent } from '#shared/runtime/events.ts';
+import type { ObjectChange, RuntimeEvent } from '#shared/runtime/events.ts';
 import { createLocalBus, type LocalBus } from '#shared/runtime/local-bus.ts';
 import { defaultTargets, discoverProviderTargets } from '#functions/forwarder/default-targets.ts';
 import { startForwarder, type Forwarder } from '#functions/forwarder/start-forwarder.ts';
@@ -331,4 +331,59 @@ describe("a user's edit of a template the topology owns, through the forwarder",
       assert.deepEqual(errors, []);
     });
   }
+
+  test('an edit made while the forwarder was away: its first list sends the template with its Cluster, which runs the pass', async () => {
+    const slot = slots[0];
+    assert.ok(slot);
+    const oldName = await eventually(`${slot.name} referenced`, slot.referenced);
+    await settle();
+    await forwarder.stop();
+    await applyObject(
+      ctx.mgmt.kube,
+      { apiVersion: slot.apiVersion, kind: slot.kind, metadata: { namespace: ns, name: oldName }, spec: slot.edit },
+      user,
+    );
+    // NOTE: a forwarder starting afresh, of the template kinds only, its entries captured: the others' (the control
+    // plane's, which a waiting pass wakes on) would run the same pass for another reason.
+    const sent: ObjectChange[] = [];
+    const restarted = startForwarder({
+      kube: ctx.mgmt.kube,
+      source: { kubeconfigPath: ctx.mgmt.controlPlane.kubeconfigPath },
+      targets: (await discoverProviderTargets(ctx.mgmt.kube)).filter((t) => t.kind.endsWith('Template')),
+      sink: async (batch) => (sent.push(...batch), []),
+      coalesceMs: 100,
+    });
+    const change = await eventually('the first list sent the edited template', async () => {
+      await restarted.outbox.flush();
+      return sent.find((c) => c.kind === slot.kind && c.name === oldName);
+    });
+    await restarted.stop();
+    assert.equal(change.type, 'SYNC');
+    assert.equal(change.cluster, 'c1', 'it names its Cluster');
+    assert.equal(typeof change.generation, 'number');
+    assert.equal(typeof change.metadataHash, 'string');
+    assert.ok(
+      sent.every((c) => c.kind !== 'KubeadmConfigTemplate' || c.name !== 'bootstrap' || c.cluster === undefined),
+      'the class template names no Cluster',
+    );
+
+    const before = invocations.length;
+    await bus.putEvents([change]);
+    await bus.drain();
+    const newName = await eventually('the owner pointed at a new template', async () => {
+      const name = await slot.referenced();
+      return name !== undefined && name !== oldName ? name : undefined;
+    });
+    const ran = invocations
+      .slice(before)
+      .filter((i) => i.passes.some((p) => p.kind === 'Cluster' && p.status === 'Ran'));
+    assert.equal(ran[0]?.trigger, `SYNC ${slot.kind} ${oldName}`, history());
+    assert.ok(
+      ran[0].passes.some((p) =>
+        p.changed.some((c) => c.startsWith(`rotated ${slot.kind} ${ns}/${oldName} to ${newName}`)),
+      ),
+      history(),
+    );
+    assert.deepEqual(errors, []);
+  });
 });
