@@ -34,7 +34,9 @@ export const ObjectChange = z.object({
   /**
    * For an object a topology owns (control plane, MachineDeployment, MachinePool): its Cluster's name, from the
    * `cluster.x-k8s.io/cluster-name` label. The forwarder sends these only when a status field the topology waits
-   * on changed, one entry per Cluster per coalescing window.
+   * on changed, one entry per Cluster per coalescing window. Also for a template a topology owns (the clone a
+   * MachineDeployment, MachinePool or control plane references), each change on its own, a modification only when
+   * it moved the template's generation, labels or annotations.
    */
   cluster: dnsName.optional(),
   /**
