@@ -306,4 +306,37 @@ describe("upstream's managed-fields purge, through the forwarder", () => {
     assert.deepEqual(errors, []);
     console.log(`restored ${converged.length} objects ${tookMs} ms after the last purge; ${ran.length} pass(es) ran`);
   });
+
+  test("a purge of the Cluster's managed fields alone runs its pass, which writes them again", async () => {
+    await settle();
+    const start = invocations.length;
+    const cluster = refTo(capi, 'Cluster', 'c1');
+    const info = await resolveResource(ctx.mgmt.kube, capi, 'Cluster');
+    await ctx.mgmt.kube.request<KubeObject>({
+      method: 'PATCH',
+      path: resourcePath(info, ns, 'c1'),
+      body: [{ op: 'replace', path: '/metadata/managedFields', value: [{}] }],
+      contentType: 'application/json-patch+json',
+      target: { verb: 'patch', kind: 'Cluster', namespace: ns, name: 'c1' },
+    });
+    const back = await eventually(
+      "the Cluster's topology entry back",
+      async () => {
+        const c = await getObject(ctx.mgmt.kube, cluster);
+        return entriesOf(c).some((e) => e.manager === 'capi-topology' && e.operation === 'Apply') ? c : undefined;
+      },
+      restoreWithinMs,
+    );
+    await settle();
+    assert.ok(!entriesOf(back).some((e) => e.manager === 'before-first-apply'), JSON.stringify(entriesOf(back)));
+    const ran = invocations
+      .slice(start)
+      .filter((i) => i.passes.some((p) => p.kind === 'Cluster' && p.status === 'Ran'));
+    assert.deepEqual(
+      ran.map((i) => [i.trigger, i.metadataHash === computeClusterMetadataHash(back.metadata)]),
+      [['MODIFIED Cluster c1', false]],
+      `one pass, run by the purge's event (not by the pass's own writes)\n${history(start)}`,
+    );
+    assert.deepEqual(errors, []);
+  });
 });
