@@ -8,7 +8,7 @@ import type { KubeClient, KubeconfigSource } from '#shared/kube/client.ts';
 import type { KubeObject } from '#shared/kube/objects.ts';
 import { partialObjectMetadataAccept, partialObjectMetadataListAccept } from '#shared/kube/partial-object-metadata.ts';
 import { startWatch, type WatchHandle } from '#shared/kube/watch.ts';
-import { computeMetadataHash } from '#shared/hash/compute-metadata-hash.ts';
+import { computeClusterMetadataHash, computeMetadataHash } from '#shared/hash/compute-metadata-hash.ts';
 import type { ObjectChange } from '#shared/runtime/events.ts';
 import type { KindRef } from '#shared/runtime/types.ts';
 import { getCollectionPath, UnservedKindError } from '#functions/forwarder/get-collection-path.ts';
@@ -151,9 +151,15 @@ function changeOf(
     target.changesOf === 'topologyOwned' || isOwnedTemplate(target, obj) ? m.labels?.[clusterNameLabel] : undefined;
   const generationChanged =
     cluster !== undefined && before !== undefined && generationOfFact(before) !== String(m.generation ?? '-');
-  const metadataHash = cluster === undefined ? undefined : computeMetadataHash(m);
-  const metadataChanged =
-    metadataHash !== undefined && before !== undefined && metadataHashOfFact(before) !== metadataHash;
+  // NOTE: a Cluster's change carries its managed-fields mark (computeClusterMetadataHash): its pass judges it against
+  // what it recorded of the Cluster, as it judges the objects it owns.
+  const metadataHash =
+    cluster !== undefined
+      ? computeMetadataHash(m)
+      : target.changesOf === 'cluster'
+        ? computeClusterMetadataHash(m)
+        : undefined;
+  const metadataChanged = cluster !== undefined && before !== undefined && metadataHashOfFact(before) !== metadataHash;
   return {
     apiVersion: target.apiVersion,
     kind: target.kind,
@@ -205,7 +211,8 @@ export function computeTopologyOwnedFact(obj: KubeObject): string {
   return `${obj.metadata.uid ?? ''} ${computeStatusFingerprint(obj)}|${computeMetadataHash(obj.metadata)}`;
 }
 const fullFactOf: Record<NonNullable<WatchTarget['changesOf']>, (obj: KubeObject) => string> = {
-  // NOTE: the metadata hash last (after the status fingerprint's `|` fields): a label or annotation edit is a change.
+  // NOTE: the metadata hash last (after the status fingerprint's `|` fields): a label or annotation edit is a change,
+  // and so is a write that dropped the topology's apply entry from the managed fields (computeMetadataHash).
   topologyOwned: (obj) => computeTopologyOwnedFact(obj),
   cluster: (obj) => {
     const prints = computeClusterFingerprints(obj);

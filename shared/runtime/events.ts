@@ -46,9 +46,11 @@ export const ObjectChange = z.object({
    */
   generationChanged: z.literal(true).optional(),
   /**
-   * For an object a topology owns: the hash of its labels and annotations (computeMetadataHash), so the pass tells
-   * someone else's edit of a label or annotation (no generation moves) from its own write; `metadataChanged` when it
-   * changed since the forwarder last saw it (sent on its own too, as `generationChanged`).
+   * For an object a topology owns: the hash of its labels and annotations and of the topology's managed-fields mark
+   * (computeMetadataHash), so the pass tells someone else's edit of a label or annotation (no generation moves), or a
+   * write that dropped its managed fields, from its own write; `metadataChanged` when it changed since the forwarder
+   * last saw it (sent on its own too, as `generationChanged`). For a Cluster: its managed-fields mark alone
+   * (computeClusterMetadataHash).
    */
   metadataHash: z.string().min(1).max(64).optional(),
   metadataChanged: z.literal(true).optional(),

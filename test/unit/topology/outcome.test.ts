@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { computeOutcome, upgradeRequeueMs, type PassState } from '#shared/topology/outcome.ts';
+import { computeOutcome, managedFieldsRequeueMs, upgradeRequeueMs, type PassState } from '#shared/topology/outcome.ts';
 import type { UpgradeSummary, WorkerUpgradeSummary } from '#shared/topology/types.ts';
 
 const idleWorkers: WorkerUpgradeSummary = Object.freeze({
@@ -93,4 +93,21 @@ describe('computeOutcome', () => {
       assert.equal(outcome.wakeOnOwnedChange, result === 'Requeue' ? true : undefined);
     });
   }
+});
+
+describe('computeOutcome after seeding dropped managed fields', () => {
+  test('requeues a second later, as upstream does after its mitigation', () =>
+    assert.deepEqual(
+      computeOutcome({ kind: 'Reconciled', version: 'v1.37.0', upgrade: idle, mitigatedManagedFields: 2 }, []),
+      {
+        result: 'Requeue',
+        requeueAfterMs: managedFieldsRequeueMs,
+        changed: [],
+      },
+    ));
+  test('succeeds when nothing was seeded', () =>
+    assert.equal(
+      computeOutcome({ kind: 'Reconciled', version: 'v1.37.0', upgrade: idle, mitigatedManagedFields: 0 }, []).result,
+      'Success',
+    ));
 });
