@@ -21,7 +21,7 @@ import { startForwarder, type Forwarder } from '#functions/forwarder/start-forwa
 import type { TestCluster } from '#test/support/harness/clusters.ts';
 import { startDynamoDB } from '#test/support/harness/dynamodb.ts';
 import { installChart } from '#test/support/harness/helm.ts';
-import { createScheduleGroup, startMoto } from '#test/support/harness/moto.ts';
+import { createScheduleGroup, getSchedules, startMoto } from '#test/support/harness/moto.ts';
 import { startWebhookServer } from '#test/support/harness/webhook-server.ts';
 import { startScheduleFiring } from '#test/bench/side/fire-due-schedules.ts';
 
@@ -50,6 +50,11 @@ export type RunningProduct = {
   }[];
   /** The in-process forwarder (its outbox counts the entries sent). */
   readonly forwarder: Forwarder;
+  /**
+   * The one-time schedules waiting to fire, by their `at(...)` expressions (with `wakeUps`; none without): each one
+   * fires later, a billed schedule and invocation, even when the pass that asked for it has since succeeded.
+   */
+  pendingWakeUps(): Promise<string[]>;
   stop(): Promise<void>;
 };
 
@@ -176,8 +181,8 @@ export async function startProduct(
         passLines.push(`${new Date().toISOString().slice(11, 19)} ${controller} failed: ${errorMessage(err)}`),
     });
     fanOutTo.bus = bus;
-    if (moto) {
-      const scheduler = moto.createSchedulerClient();
+    const scheduler = moto?.createSchedulerClient();
+    if (moto && scheduler) {
       stops.push(() => Promise.resolve(scheduler.destroy()));
       await createScheduleGroup(scheduler, scheduleGroup);
       // NOTE: a fired schedule invokes its function directly (Scheduler's asynchronous invocation; not the bus).
@@ -235,6 +240,8 @@ export async function startProduct(
       invocations,
       forwarder,
       recentPasses: (n = 80) => passLines.slice(-n).join('\n'),
+      pendingWakeUps: async () =>
+        scheduler ? (await getSchedules(scheduler, scheduleGroup)).map((sc) => sc.expression) : [],
       stop,
     };
   } catch (err) {

@@ -31,8 +31,9 @@ const byCluster = `cluster.x-k8s.io/cluster-name=${clusterName}`;
 const maxUpgradeInvocations = 8;
 /**
  * One-time schedules the upgrade may fire: while it waits only on routed status changes the pass requeues as a long
- * safety net (5 min, longer than the upgrade), so none fires; a template a MachineSet still holds once the workers
- * rolled out (its release is not routed) takes at most one short requeue.
+ * safety net (5 min, longer than the upgrade), so none fires during the upgrade; the schedule the last requeue asked
+ * for still fires once after it converged (a schedule is not deleted when its pass succeeds). Measured 2026-11-28
+ * (upstream v1.14.2 managers, kube-apiserver v1.34): 3 fired with a 30 s requeue.
  */
 const maxUpgradeWakeUps = 1;
 
@@ -161,9 +162,12 @@ describe("one Cluster's version upgrade costs about one invocation per step", { 
     const all = product.invocations.filter((i) => i.controller === 'topology' && i.at >= started);
     const upgrade = all.filter((i) => i.trigger !== 'Pass Due');
     const wakeUps = all.filter((i) => i.trigger === 'Pass Due');
+    // NOTE: a schedule a pass asked for before the upgrade converged still fires (it is not deleted on success).
+    const pending = await product.pendingWakeUps();
     const summary =
       `upgrade converged in ${seconds.toFixed(1)} s; topology invocations ${upgrade.length} from events, ` +
-      `${wakeUps.length} from one-time schedules ` +
+      `${wakeUps.length} from one-time schedules fired, ${pending.length} schedules still to fire ` +
+      `[${pending.join(', ')}] (at ${new Date().toISOString().slice(11, 19)}) ` +
       `(${all.map((i) => `${i.trigger}[${i.passes.join(',')}]`).join(' ')}); passes ran ` +
       `${all.reduce((n, i) => n + i.ran, 0)}; forwarder entries ${JSON.stringify(entries)}`;
     console.log(summary);
@@ -180,8 +184,8 @@ describe("one Cluster's version upgrade costs about one invocation per step", { 
         product.passLines.slice(linesBefore).join('\n'),
     );
     assert.ok(
-      wakeUps.length <= maxUpgradeWakeUps,
-      `at most ${maxUpgradeWakeUps} one-time schedules fired for the upgrade: ${summary}\n` +
+      wakeUps.length + pending.length <= maxUpgradeWakeUps,
+      `at most ${maxUpgradeWakeUps} one-time schedules fired or still to fire for the upgrade: ${summary}\n` +
         product.passLines.slice(linesBefore).join('\n'),
     );
   });
