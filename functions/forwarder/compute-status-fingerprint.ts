@@ -1,13 +1,14 @@
 // What of an object's state the functions act on, so that the forwarder sends no event for the rest (a condition's
-// message, a heartbeat, managedFields, a replica counter): for a topology-owned control plane or worker set, its
-// generation, deletion, what the waiting pass decides from its status (compute-owned-gates.ts: provisioning,
-// upgrading, scaling, rolled out) and whether a Cluster owns it (the core controller's adoption, which a pass leaving
-// the cluster shim waits for); for a Cluster, what the topology and add-on passes read of it (spec, labels,
-// annotations, deletion, initialization).
+// message, a heartbeat, other managers' managedFields, a replica counter): for a topology-owned control plane or
+// worker set, its generation, deletion, what the waiting pass decides from its status (compute-owned-gates.ts:
+// provisioning, upgrading, scaling, rolled out) and whether a Cluster owns it (the core controller's adoption, which a
+// pass leaving the cluster shim waits for); for a Cluster, what the topology and add-on passes read of it (spec,
+// labels, annotations, deletion, initialization, the topology's own managed-fields entry).
 import type { KubeObject } from '#shared/kube/objects.ts';
 import { computeOwnedGates } from '#functions/forwarder/compute-owned-gates.ts';
 import { OkToDeleteAnnotation, PendingHooksAnnotation } from '#shared/topology/desired/lifecycle-hooks.ts';
-import { ClusterTopologyUpgradeStepAnnotation } from '#shared/topology/labels.ts';
+import { ClusterTopologyUpgradeStepAnnotation, TopologyManagerName } from '#shared/topology/labels.ts';
+import { hasApplyEntry } from '#shared/kube/managed-fields.ts';
 
 const clusterGroup = 'cluster.x-k8s.io';
 const groupOf = (apiVersion: string) => (apiVersion.includes('/') ? apiVersion.split('/')[0] : '');
@@ -112,9 +113,10 @@ export type ClusterFingerprints = { readonly topology: string; readonly addons: 
 /**
  * One fingerprint per controller that hears about Clusters, so a change is sent only to the controllers that read
  * what changed. topology: what its skip decision reads (spec, labels, annotations but its own marks, deletion,
- * ControlPlaneInitialized); addons: what selects and gates a ClusterResourceSet (labels, annotations but the
- * topology's marks, deletion, `status.initialization`); rollout: {@link computeClusterFingerprint} (everything above
- * and its health gate). During an upgrade the core manager's condition updates change only the rollout's.
+ * ControlPlaneInitialized) and whether its field manager's apply entry is gone from the managed fields; addons: what
+ * selects and gates a ClusterResourceSet (labels, annotations but the topology's marks, deletion,
+ * `status.initialization`); rollout: {@link computeClusterFingerprint} (everything above and its health gate). During
+ * an upgrade the core manager's condition updates change only the rollout's.
  *
  * @example
  * computeClusterFingerprints(cluster).topology === computeClusterFingerprints(withRollingOutTrue).topology; // true
@@ -125,8 +127,18 @@ export function computeClusterFingerprints(obj: KubeObject & { status?: unknown 
   const labels = sortedEntries(obj.metadata.labels);
   const annotations = sortedEntries(obj.metadata.annotations, passWrittenAnnotations);
   const deleting = obj.metadata.deletionTimestamp ?? null;
+  // NOTE: the topology's apply entry gone (someone purged the Cluster's managed fields): its pass applies again. Only
+  // when gone, so a Cluster that has it prints as it did before this mark existed.
+  const fieldsLost = hasApplyEntry(obj.metadata, TopologyManagerName) ? [] : ['topologyFieldsLost'];
   return {
-    topology: JSON.stringify([obj.metadata.generation ?? null, deleting, labels, annotations, cpInitialized]),
+    topology: JSON.stringify([
+      obj.metadata.generation ?? null,
+      deleting,
+      labels,
+      annotations,
+      cpInitialized,
+      ...fieldsLost,
+    ]),
     addons: JSON.stringify([deleting, labels, annotations, valueAt(status, ['initialization']) ?? null]),
     rollout: computeClusterFingerprint(obj),
   };

@@ -1,8 +1,9 @@
 // What the forwarder watches: the controllers' kinds, their ConfigMaps/Secrets, the provider objects, every
-// provider template kind the cluster serves, and the control planes and workers topologies own (status changes).
+// provider template kind the cluster serves (the class's templates and the clones topologies own), and the control
+// planes and workers topologies own (status changes).
 import type { KubeClient } from '#shared/kube/client.ts';
 import type { providerKinds } from '#shared/runtime/routes.ts';
-import type { WatchTarget } from '#functions/forwarder/watch-kind.ts';
+import { topologyOwnedLabel, type WatchTarget } from '#functions/forwarder/watch-kind.ts';
 import { listPages } from '#shared/kube/list-pages.ts';
 
 type ProviderKind = (typeof providerKinds)[number];
@@ -71,9 +72,6 @@ export function defaultTargets(secrets: SecretWatch = {}): WatchTarget[] {
   ];
 }
 
-/** Objects a topology owns carry this label (upstream's `ClusterTopologyOwnedLabel`). */
-const topologyOwnedLabel = 'topology.cluster.x-k8s.io/owned';
-
 type CrdSpec = { group?: string; names?: { kind?: string }; versions?: { name: string; storage?: boolean }[] };
 
 /**
@@ -85,7 +83,8 @@ const isInfrastructureClusterKind = (group: string, kind: string) =>
   group.startsWith('infrastructure.') && kind.endsWith('Cluster') && kind !== 'Cluster';
 
 /**
- * Every served `*Template` kind of a `*.cluster.x-k8s.io` group (the templates ClusterClasses reference), and every
+ * Every served `*Template` kind of a `*.cluster.x-k8s.io` group (the templates ClusterClasses reference, and the
+ * clones topologies own, whose spec or metadata edits run their Cluster's pass; metadata only), and every
  * control-plane kind (`controlplane.cluster.x-k8s.io`, not a template) and InfrastructureCluster kind, watched for the
  * topology-owned ones (their spec, metadata and the status the pass waits on; upstream's topology controller watches
  * the Cluster's InfrastructureCluster and control plane for every change).

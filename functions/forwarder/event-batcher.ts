@@ -57,7 +57,8 @@ export type EventBatcher = {
  * share one identity, that of their Cluster: they all wake the same pass, so a burst (the control plane and every
  * MachineDeployment moving at once) is one entry. A spec or metadata change of one (`generationChanged`,
  * `metadataChanged`) keeps its own identity under its Cluster's: its generation and metadata hash tell the pass whether
- * someone else wrote it, which a sibling's later status change must not hide.
+ * someone else wrote it, which a sibling's later status change must not hide. So does every change of a template a
+ * topology owns: no pass waits on one, so its change wakes nothing and is judged by its generation and metadata hash.
  */
 export function changeKey(
   change: Pick<ObjectChange, 'apiVersion' | 'kind' | 'namespace' | 'name'> & {
@@ -66,7 +67,10 @@ export function changeKey(
     readonly metadataChanged?: true | undefined;
   },
 ): string {
-  if (change.cluster !== undefined && (change.generationChanged === true || change.metadataChanged === true))
+  if (
+    change.cluster !== undefined &&
+    (change.generationChanged === true || change.metadataChanged === true || change.kind.endsWith('Template'))
+  )
     return `topology-owned/${change.namespace}/${change.cluster}/${change.apiVersion}/${change.kind}/${change.name}`;
   if (change.cluster !== undefined) return `topology-owned/${change.namespace}/${change.cluster}`;
   return `${change.apiVersion}/${change.kind}/${change.namespace}/${change.name}`;

@@ -8,7 +8,7 @@ import type { KubeClient, KubeconfigSource } from '#shared/kube/client.ts';
 import type { KubeObject } from '#shared/kube/objects.ts';
 import { partialObjectMetadataAccept, partialObjectMetadataListAccept } from '#shared/kube/partial-object-metadata.ts';
 import { startWatch, type WatchHandle } from '#shared/kube/watch.ts';
-import { computeMetadataHash } from '#shared/hash/compute-metadata-hash.ts';
+import { computeClusterMetadataHash, computeMetadataHash } from '#shared/hash/compute-metadata-hash.ts';
 import type { ObjectChange } from '#shared/runtime/events.ts';
 import type { KindRef } from '#shared/runtime/types.ts';
 import { getCollectionPath, UnservedKindError } from '#functions/forwarder/get-collection-path.ts';
@@ -35,7 +35,10 @@ export type WatchTarget = KindRef & {
    * `topologyOwned` — control planes and worker sets a topology owns (select them with the
    * `topology.cluster.x-k8s.io/owned` label), {@link computeStatusFingerprint}, the change naming the owning Cluster;
    * `cluster` — Clusters, {@link computeClusterFingerprints}, the change naming the controllers whose fingerprint
-   * changed. Default: metadata only, every new resourceVersion.
+   * changed. Default: metadata only, every new resourceVersion; a template a topology owns (a `*Template` with the
+   * `topology.cluster.x-k8s.io/owned` label: the clone a MachineDeployment, MachinePool or control plane references)
+   * only when its generation, labels or annotations changed, the change naming the owning Cluster (see
+   * {@link computeOwnedTemplateFact}).
    */
   readonly changesOf?: 'topologyOwned' | 'cluster';
 };
@@ -98,7 +101,10 @@ export type KindWatcherStats = {
   events: number;
   /** Changes a relist found (SYNC for new or changed objects, DELETED for vanished ones). */
   synced: number;
-  /** Watch events of a kind watched in full (`changesOf`) not sent: nothing the passes read changed. */
+  /**
+   * Watch events of a kind watched in full (`changesOf`), or of a template a topology owns, not sent: nothing the
+   * passes read changed.
+   */
   filtered: number;
   /**
    * Changes of topology-owned objects not sent because only their status changed and their Cluster is settled (its
@@ -120,6 +126,18 @@ export type KindWatcher = {
 };
 
 const clusterNameLabel = 'cluster.x-k8s.io/cluster-name';
+/** Objects a topology owns carry this label (upstream's `ClusterTopologyOwnedLabel`). */
+export const topologyOwnedLabel = 'topology.cluster.x-k8s.io/owned';
+
+/**
+ * Whether `obj`, watched as metadata, is a template a topology owns: a `*Template` kind with the owned label and its
+ * Cluster's name (the class's own templates carry neither).
+ */
+const isOwnedTemplate = (target: WatchTarget, obj: KubeObject): boolean =>
+  target.changesOf === undefined &&
+  target.kind.endsWith('Template') &&
+  obj.metadata.labels?.[topologyOwnedLabel] !== undefined &&
+  obj.metadata.labels[clusterNameLabel] !== undefined;
 
 function changeOf(
   target: WatchTarget,
@@ -129,12 +147,19 @@ function changeOf(
   before?: string,
 ): ObjectChange {
   const m = obj.metadata;
-  const cluster = target.changesOf === 'topologyOwned' ? m.labels?.[clusterNameLabel] : undefined;
+  const cluster =
+    target.changesOf === 'topologyOwned' || isOwnedTemplate(target, obj) ? m.labels?.[clusterNameLabel] : undefined;
   const generationChanged =
     cluster !== undefined && before !== undefined && generationOfFact(before) !== String(m.generation ?? '-');
-  const metadataHash = cluster === undefined ? undefined : computeMetadataHash(m);
-  const metadataChanged =
-    metadataHash !== undefined && before !== undefined && metadataHashOfFact(before) !== metadataHash;
+  // NOTE: a Cluster's change carries its managed-fields mark (computeClusterMetadataHash): its pass judges it against
+  // what it recorded of the Cluster, as it judges the objects it owns.
+  const metadataHash =
+    cluster !== undefined
+      ? computeMetadataHash(m)
+      : target.changesOf === 'cluster'
+        ? computeClusterMetadataHash(m)
+        : undefined;
+  const metadataChanged = cluster !== undefined && before !== undefined && metadataHashOfFact(before) !== metadataHash;
   return {
     apiVersion: target.apiVersion,
     kind: target.kind,
@@ -159,6 +184,17 @@ const keyOf = (obj: KubeObject): string => `${obj.metadata.namespace ?? ''}/${ob
 // string per object is about a third of a { uid, resourceVersion, generation } record at 10,000 objects, and holds
 // no reference into the parsed LIST page (V8 copies JSON string values), so pages are freed as soon as read.
 const metadataFactOf = (obj: KubeObject): string => `${obj.metadata.uid ?? ''} ${obj.metadata.resourceVersion ?? ''}`;
+/**
+ * What the forwarder remembers of a template a topology owns, watched as metadata: `<uid> <generation>|<metadata
+ * hash>`, the shape of a topology-owned fact without the status fields. A write that moves neither (an owner
+ * reference, managed fields) is then no change; a spec edit (the generation) or a label or annotation edit is.
+ *
+ * @example
+ * computeOwnedTemplateFact(template); // '5d0c… 2|Yk3…'
+ */
+export function computeOwnedTemplateFact(obj: KubeObject): string {
+  return `${obj.metadata.uid ?? ''} ${obj.metadata.generation ?? '-'}|${computeMetadataHash(obj.metadata)}`;
+}
 // NOTE: an object watched in full is remembered by what the passes read of it, so neither a watch event nor a relist
 // sends a change that leaves that the same.
 // NOTE: a Cluster's fact is its uid and a short hash of each controller's fingerprint, in `clusterControllers` order.
@@ -175,7 +211,8 @@ export function computeTopologyOwnedFact(obj: KubeObject): string {
   return `${obj.metadata.uid ?? ''} ${computeStatusFingerprint(obj)}|${computeMetadataHash(obj.metadata)}`;
 }
 const fullFactOf: Record<NonNullable<WatchTarget['changesOf']>, (obj: KubeObject) => string> = {
-  // NOTE: the metadata hash last (after the status fingerprint's `|` fields): a label or annotation edit is a change.
+  // NOTE: the metadata hash last (after the status fingerprint's `|` fields): a label or annotation edit is a change,
+  // and so is a write that dropped the topology's apply entry from the managed fields (computeMetadataHash).
   topologyOwned: (obj) => computeTopologyOwnedFact(obj),
   cluster: (obj) => {
     const prints = computeClusterFingerprints(obj);
@@ -272,7 +309,10 @@ export function startKindWatcher(options: KindWatcherOptions): KindWatcher {
     const kept = all.filter((c) => isInterested(c, namespace));
     return kept.length === all.length ? concerned : kept;
   };
-  const factOf = target.changesOf === undefined ? metadataFactOf : fullFactOf[target.changesOf];
+  const factOf =
+    target.changesOf !== undefined
+      ? fullFactOf[target.changesOf]
+      : (obj: KubeObject) => (isOwnedTemplate(target, obj) ? computeOwnedTemplateFact(obj) : metadataFactOf(obj));
   const listAccept = owned ? {} : { accept: partialObjectMetadataListAccept };
   const watchAccept = owned ? {} : { accept: partialObjectMetadataAccept };
   const now = options.now ?? Date.now;
@@ -402,8 +442,10 @@ export function startKindWatcher(options: KindWatcherOptions): KindWatcher {
                   event.object.metadata.namespace ?? '',
                   event.type === 'MODIFIED' ? computeConcernedControllers(before, fact) : undefined,
                 );
+              // NOTE: an owned template's fact moves only with its generation, labels or annotations.
+              const remembered = owned || isOwnedTemplate(target, event.object);
               if (
-                owned &&
+                remembered &&
                 event.type === 'MODIFIED' &&
                 (before === fact || concerned?.length === 0 || isUnneeded(event.object, before, fact))
               ) {

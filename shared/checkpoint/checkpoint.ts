@@ -41,9 +41,10 @@ export const OwnedGenerations = z.record(z.string(), z.number().int().nonnegativ
 export type OwnedGenerations = z.infer<typeof OwnedGenerations>;
 
 /**
- * `Kind namespace/name` → the hash of the labels and annotations (computeMetadataHash) of each object a pass owns, as
- * the pass left it: an event about one at the recorded generation with another hash is someone else's edit of its
- * metadata (which moves no generation).
+ * `Kind namespace/name` → the hash of the labels, annotations and managed-fields mark (computeMetadataHash; a
+ * Cluster's: computeClusterMetadataHash) of each object a pass owns, as the pass left it: an event about one at the
+ * recorded generation with another hash is someone else's edit of its metadata (which moves no generation), or a write
+ * that dropped the pass's managed fields.
  */
 export const OwnedMetadata = z.record(z.string(), z.string());
 export type OwnedMetadata = z.infer<typeof OwnedMetadata>;

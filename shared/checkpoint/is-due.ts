@@ -53,10 +53,10 @@ export function isDue(checkpoint: Checkpoint | undefined, facts: DueFacts): bool
 
 /**
  * The owned object an event says someone else changed: one whose generation is later than the one the last pass
- * left it at (`ownedGenerations`), or, at that generation, whose labels and annotations hash otherwise than the pass
- * left them (`ownedMetadata`: a label or annotation edit moves no generation). Its own writes carry the recorded
- * generation and hash, status writes neither, and an object the last pass did not record is left to the usual rules
- * (undefined).
+ * left it at (`ownedGenerations`), or, at that generation, whose labels, annotations and managed-fields mark hash
+ * otherwise than the pass left them (`ownedMetadata`: a label or annotation edit, or a write that dropped the pass's
+ * managed fields, moves no generation). Its own writes carry the recorded generation and hash, status writes neither,
+ * and an object the last pass did not record is left to the usual rules (undefined).
  *
  * @example
  * computeEditedOwnedObject(checkpoint, [{ object: 'MachineDeployment default/md-0', generation: 4 }]);

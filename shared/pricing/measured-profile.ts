@@ -1,5 +1,5 @@
 // The measured usage the cost model scales, generated from the committed bench results by
-// `node --import tsx test/bench/side/print-profile.ts --write --wake-ups=test/bench/results/side-b-10-profile.json --counts=test/bench/results/side-b-10-profile.json --init=test/bench/results/init-rie.json --webhooks=test/bench/results/webhooks-rie.json --passes=test/bench/results/passes-rie.json test/bench/results/side-by-side-100-epyc.json test/bench/results/latest.json test/bench/results/forwarder-floor.json`
+// `node --import tsx test/bench/side/print-profile.ts --write --wake-ups=test/bench/results/side-b-10-profile.json --counts=test/bench/results/side-b-10-profile.json --init=test/bench/results/init-rie.json --webhooks=test/bench/results/webhooks-rie.json --passes=test/bench/results/passes-rie.json --idle=test/bench/results/side-b-30-idle.json test/bench/results/side-by-side-100-epyc.json test/bench/results/latest.json test/bench/results/forwarder-floor.json`
 // (generated — do not edit; regenerate after `npm run bench:side`, `npm run bench` or the forwarder bench).
 import type { MeasuredProfile } from '#shared/pricing/measured-profile-types.ts';
 
@@ -100,13 +100,14 @@ export const measuredProfile: MeasuredProfile = {
     'invocation durations are recorded over the change phases together (mean per invocation) and over creation, in test/bench/results/side-by-side-100-epyc.json',
   ],
   idle: {
-    source: 'test/bench/results/side-by-side-100-epyc.json, idle window (10 min, 100 Clusters)',
+    source:
+      'B: test/bench/results/side-b-30-idle.json, idle window (25 min, 30 Clusters); A: test/bench/results/side-by-side-100-epyc.json, idle window (10 min)',
     eventInvocationsPerClusterHour: 0,
     forwarderEventsPerClusterHour: 0,
-    webhookCallsPerClusterHour: 0.06,
+    webhookCallsPerClusterHour: 0,
+    wakeUpsPerClusterHour: 0,
     replacedCpuSecondsPerHour: 5.8799,
     replacedRssMiB: 53.7821,
-    wakeUpsPerClusterHour: 0,
   },
   invocationMs: {
     change: 678.3178,

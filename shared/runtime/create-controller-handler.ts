@@ -108,6 +108,18 @@ function isPrimary(reconciler: Reconciler, change: ObjectChange): boolean {
   return reconciler.kinds.some((k) => k.apiVersion === change.apiVersion && k.kind === change.kind);
 }
 
+/**
+ * A change of the pass's own object that carries a metadata hash (a Cluster's: its managed-fields mark) is also judged
+ * as a change of an object the pass owns, against what the last pass recorded of it (`ownedGenerations`,
+ * `ownedMetadata`; the topology pass records its Cluster): a write that dropped the pass's managed fields, which the
+ * facts do not show, makes the pass due; the pass's own write, recorded, does not.
+ */
+function ownChangeOf(change: ChangedObject): Pick<MappedKey, 'ownedChange'> {
+  if (change.generation === undefined || change.metadataHash === undefined) return {};
+  const object = `${change.kind} ${change.namespace}/${change.name}`;
+  return { ownedChange: { object, generation: change.generation, metadata: change.metadataHash } };
+}
+
 /** An event invocation whose passes ended before recording anything; thrown so that Lambda retries the event. */
 export class UnrecordedPassesError extends CapiError {
   readonly passes: readonly PassReport[];
@@ -201,7 +213,13 @@ export function createControllerHandler(options: ControllerHandlerOptions): Cont
     const change = event.detail;
     const trigger = `event ${event.id}`;
     if (isPrimary(reconciler, change)) {
-      const key = { apiVersion: change.apiVersion, kind: change.kind, namespace: change.namespace, name: change.name };
+      const key = {
+        apiVersion: change.apiVersion,
+        kind: change.kind,
+        namespace: change.namespace,
+        name: change.name,
+        ...ownChangeOf(change),
+      };
       return { status: 'Handled', eventId: event.id, passes: [await runMappedPass(runPass, key, trigger, context)] };
     }
     return runMapping(deps, runPass, context, { eventId: event.id, trigger, change, keys: [] });

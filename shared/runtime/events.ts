@@ -34,7 +34,9 @@ export const ObjectChange = z.object({
   /**
    * For an object a topology owns (control plane, MachineDeployment, MachinePool): its Cluster's name, from the
    * `cluster.x-k8s.io/cluster-name` label. The forwarder sends these only when a status field the topology waits
-   * on changed, one entry per Cluster per coalescing window.
+   * on changed, one entry per Cluster per coalescing window. Also for a template a topology owns (the clone a
+   * MachineDeployment, MachinePool or control plane references), each change on its own, a modification only when
+   * it moved the template's generation, labels or annotations.
    */
   cluster: dnsName.optional(),
   /**
@@ -44,9 +46,11 @@ export const ObjectChange = z.object({
    */
   generationChanged: z.literal(true).optional(),
   /**
-   * For an object a topology owns: the hash of its labels and annotations (computeMetadataHash), so the pass tells
-   * someone else's edit of a label or annotation (no generation moves) from its own write; `metadataChanged` when it
-   * changed since the forwarder last saw it (sent on its own too, as `generationChanged`).
+   * For an object a topology owns: the hash of its labels and annotations and of the topology's managed-fields mark
+   * (computeMetadataHash), so the pass tells someone else's edit of a label or annotation (no generation moves), or a
+   * write that dropped its managed fields, from its own write; `metadataChanged` when it changed since the forwarder
+   * last saw it (sent on its own too, as `generationChanged`). For a Cluster: its managed-fields mark alone
+   * (computeClusterMetadataHash).
    */
   metadataHash: z.string().min(1).max(64).optional(),
   metadataChanged: z.literal(true).optional(),

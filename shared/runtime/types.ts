@@ -50,7 +50,10 @@ export type ChangedObject = KindRef & {
   readonly type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'SYNC';
   /** For an object a topology owns: its Cluster's name (the `cluster.x-k8s.io/cluster-name` label). */
   readonly cluster?: string | undefined;
-  /** For an object a topology owns: the hash of its labels and annotations (computeMetadataHash). */
+  /**
+   * For an object a topology owns: the hash of its labels, annotations and managed-fields mark (computeMetadataHash);
+   * for a Cluster, of its managed-fields mark (computeClusterMetadataHash).
+   */
   readonly metadataHash?: string | undefined;
 };
 

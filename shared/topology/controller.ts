@@ -390,6 +390,38 @@ export function mapOwnedChange(change: ChangedObject): MappedKey[] {
   return [{ ...key, wake: true, ...owned }];
 }
 
+/**
+ * A change of a template a topology owns (the clone a MachineDeployment, MachinePool or control plane references;
+ * the forwarder names its Cluster): with a generation or labels and annotations other than the last pass left it at,
+ * someone else edited it, and the Cluster's pass runs at once to bring it back to its desired state (a spec edit
+ * rotates it), which upstream's topology controller does at its next resync (`--sync-period`, 10 min by default).
+ * It wakes no waiting pass (none waits on a template). Its creation and deletion (the pass's own, at creation and
+ * rotation) map to nothing; a relist's (SYNC) is judged like an edit, so an edit made while the forwarder was away
+ * still runs the pass.
+ *
+ * @example
+ * mapOwnedTemplateChange({ ...template, cluster: 'c1', generation: 2, type: 'MODIFIED' });
+ * // [{ kind: 'Cluster', name: 'c1', ownedChange: { object: 'KubeadmConfigTemplate default/c1-md-0-x2bz9', generation: 2 } }]
+ */
+export function mapOwnedTemplateChange(change: ChangedObject): MappedKey[] {
+  if (change.cluster === undefined || change.generation === undefined) return [];
+  if (change.type === 'ADDED' || change.type === 'DELETED') return [];
+  const object = `${change.kind} ${change.namespace}/${change.name}`;
+  const metadata = change.metadataHash === undefined ? {} : { metadata: change.metadataHash };
+  return [
+    {
+      ...clusterKind,
+      namespace: change.namespace,
+      name: change.cluster,
+      ownedChange: { object, generation: change.generation, ...metadata },
+    },
+  ];
+}
+
+/** Whether a change is of a template a topology owns (the forwarder named its Cluster), not of a class's template. */
+const isOwnedTemplateChange = (change: ChangedObject) =>
+  change.kind.endsWith('Template') && change.cluster !== undefined;
+
 /** The worse of two outcomes (Error over Requeue over Success), with both lists of changes. */
 function mergeOutcomes(first: TopologyOutcome, second: TopologyOutcome): PassOutcome {
   const changed = [...first.changed, ...second.changed];
@@ -463,11 +495,13 @@ export function createTopologyReconciler(randomSuffix: () => string = randomName
     kinds: [clusterKind, extensionConfigKind],
     watchedKinds: [classKind],
     async mapChange(deps, change) {
+      if (isOwnedTemplateChange(change)) return mapOwnedTemplateChange(change);
       if (change.kind === 'ClusterClass' || change.kind.endsWith('Template'))
         return collectMapping(deps.kube, deps.store, change, deps.config.mapping.pageSize);
       return mapOwnedChange(change);
     },
     async mapChangeInPages(deps, change, paging) {
+      if (isOwnedTemplateChange(change)) return undefined;
       if (change.kind === 'ClusterClass' || change.kind.endsWith('Template'))
         return mapClassChangeInPages(deps.kube, deps.store, change, paging);
       return undefined;

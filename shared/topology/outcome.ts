@@ -77,6 +77,8 @@ export type PassState =
       readonly creating?: boolean;
       /** Unused MachineDeployment templates kept while a MachineSet still references them (deleted by a later pass). */
       readonly heldTemplates?: number;
+      /** Objects whose dropped managed fields the pass seeded again before applying (see mitigate-managed-fields.ts). */
+      readonly mitigatedManagedFields?: number;
       /**
        * The control plane (`Kind namespace/name`) whose adoption by the core Cluster controller the cluster shim waits
        * for (the InfrastructureCluster is adopted before it, in the same reconcile); undefined when the shim waits for
@@ -105,7 +107,7 @@ export type TopologyOutcome = {
   readonly wakeOnChangeOf?: readonly string[];
   /** The generation this pass left each object it applied (or found applied) at, keyed `Kind namespace/name`. */
   readonly ownedGenerations?: AppliedGenerations;
-  /** The hash of each such object's labels and annotations as this pass left it (same keys). */
+  /** The hash of each such object's labels, annotations and managed-fields mark as this pass left it (same keys). */
   readonly ownedMetadata?: Readonly<Record<string, string>>;
   /** The resourceVersion each of this pass's own writes left an object at (a class pass's template owner references). */
   readonly ownWrites?: Readonly<Record<string, string>>;
@@ -390,6 +392,11 @@ export const upgradeRequeueMs = 30_000;
 export const upgradeSafetyNetMs = 5 * 60_000;
 /** A ClusterClass not reconciled yet: its own pass is due; look again shortly. */
 export const classRequeueMs = 10_000;
+/**
+ * After seeding dropped managed fields, look again this soon (upstream's topology controller requeues after 1 s): a
+ * purge of an object no event reports may have landed after the pass read it.
+ */
+export const managedFieldsRequeueMs = 1_000;
 
 /** Why a pass waits for its upgrade or creation to go on (one reason per part of the Cluster that holds it). */
 export const UpgradeWaitReason = {
@@ -491,9 +498,15 @@ export function computeOutcome(state: PassState, changed: readonly string[]): To
       // returns no requeue either): the adoption, a change of the control plane's owner references, runs the next
       // pass (wakeOnChangeOf), as upstream's watch of the control plane does.
       const wait = computeUpgradeWait(state);
-      const requeueAfterMs = wait.unrouted.length > 0 ? upgradeRequeueMs : upgradeSafetyNetMs;
-      return wait.routed.length > 0 || wait.unrouted.length > 0
-        ? { result: 'Requeue', requeueAfterMs, changed, wakeOnOwnedChange: true, ...awaited }
+      const mitigated = (state.mitigatedManagedFields ?? 0) > 0;
+      if (wait.routed.length > 0 || wait.unrouted.length > 0) {
+        // NOTE: seeded managed fields are as unrouted as a held template (no event reports a purge): soon, not 5 min.
+        const soon = wait.unrouted.length > 0 || mitigated;
+        const requeueAfterMs = soon ? upgradeRequeueMs : upgradeSafetyNetMs;
+        return { result: 'Requeue', requeueAfterMs, changed, wakeOnOwnedChange: true, ...awaited };
+      }
+      return mitigated
+        ? { result: 'Requeue', requeueAfterMs: managedFieldsRequeueMs, changed, ...awaited }
         : { result: 'Success', changed, ...awaited };
     }
   }

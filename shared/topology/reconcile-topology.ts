@@ -347,6 +347,7 @@ async function reconcile(deps: TopologyDeps, scope: TopologyPassScope): Promise<
     changed,
     proofs: scope.proofs,
     heldTemplates: [],
+    mitigated: [],
     discoverLeftovers: scope.discoverLeftovers,
     recordedNames: scope.recordedNames,
     previousError: scope.previousError,
@@ -362,6 +363,7 @@ async function reconcile(deps: TopologyDeps, scope: TopologyPassScope): Promise<
     controlPlaneKind: desired.controlPlane.object.kind,
     creating: !cluster.spec?.infrastructureRef && !cluster.spec?.controlPlaneRef,
     heldTemplates: ctx.heldTemplates?.length ?? 0,
+    mitigatedManagedFields: ctx.mitigated?.length ?? 0,
     awaitedAdoption: isClusterShimPending(current)
       ? `${desired.controlPlane.object.kind} ${desired.controlPlane.object.metadata.namespace ?? ''}/${desired.controlPlane.object.metadata.name ?? ''}`
       : undefined,

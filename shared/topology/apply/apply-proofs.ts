@@ -10,7 +10,7 @@
 // the resourceVersion every such object was dry-run twice again (2 PATCHes, and 4 ClusterClass reads by the Cluster
 // webhooks, per Cluster in the bench's fleet-wide ClusterClass change).
 import { createHash } from 'node:crypto';
-import { computeMetadataHash } from '#shared/hash/compute-metadata-hash.ts';
+import { computeClusterMetadataHash, computeMetadataHash } from '#shared/hash/compute-metadata-hash.ts';
 import { computeStableJson } from '#shared/hash/stable-json.ts';
 import type { Unstructured } from '#shared/topology/types.ts';
 
@@ -52,13 +52,17 @@ export type ApplyProofs = {
    * someone else's spec write.
    */
   generations(): AppliedGenerations;
-  /** The hash of each recorded object's labels and annotations (computeMetadataHash), as after this pass. */
+  /**
+   * The hash of each recorded object's labels, annotations and managed-fields mark (computeMetadataHash; the Cluster's:
+   * computeClusterMetadataHash), as after this pass.
+   */
   metadataHashes(): Readonly<Record<string, string>>;
 };
 
 const sortedByKey = <T>(map: Record<string, T>): Record<string, T> =>
   Object.fromEntries(Object.entries(map).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 
+const isCluster = (obj: Unstructured) => obj.kind === 'Cluster' && obj.apiVersion.startsWith('cluster.x-k8s.io/');
 const keyOf = (obj: Unstructured) => `${obj.kind} ${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`;
 
 /**
@@ -128,7 +132,10 @@ export function createApplyProofs(previous: AppliedObjects | undefined): ApplyPr
       next[keyOf(object)] = computeApplyProof(object, intent);
       if (object.metadata.generation === undefined) return;
       generations[keyOf(object)] = object.metadata.generation;
-      metadata[keyOf(object)] = computeMetadataHash(object.metadata);
+      // NOTE: the Cluster's labels and annotations are its pass's facts; its change carries its managed-fields mark.
+      metadata[keyOf(object)] = isCluster(object)
+        ? computeClusterMetadataHash(object.metadata)
+        : computeMetadataHash(object.metadata);
     },
     note(object) {
       const key = keyOf(object);

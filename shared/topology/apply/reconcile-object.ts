@@ -1,6 +1,7 @@
 // Create-or-update of one topology object with server-side apply under the topology's field manager (upstream
 // reconcileReferencedObject and the patch helper): create when it does not exist, otherwise dry-run first and
-// apply only when the server would change something.
+// apply only when the server would change something (an object whose managed fields were dropped is seeded first, as
+// upstream's mitigation does).
 import { describeObject } from '#shared/errors/index.ts';
 import { applyObject, deleteObject, type KubeClient } from '#shared/kube/index.ts';
 import {
@@ -12,6 +13,7 @@ import {
 import type { ApplyProofs } from '#shared/topology/apply/apply-proofs.ts';
 import { computeCreateError, computeWriteError, TopologyApplyError } from '#shared/topology/apply/errors.ts';
 import { getApplyChanges } from '#shared/topology/apply/get-apply-changes.ts';
+import { mitigateManagedFieldsIssue } from '#shared/topology/apply/mitigate-managed-fields.ts';
 import { groupOf } from '#shared/topology/desired/template-to-object.ts';
 import type { Unstructured } from '#shared/topology/types.ts';
 
@@ -48,6 +50,13 @@ export type ApplyContext = {
    * same error again is found by a dry run before the pass creates the health check and template that go with it.
    */
   readonly previousError?: string | undefined;
+  /**
+   * Objects whose dropped managed fields this pass seeded again before applying (upstream's mitigation, see
+   * mitigate-managed-fields.ts); appended to. The pass then runs once more a second later, as upstream requeues after
+   * its mitigation: a purge of an object no event reports (a template, a MachinePool's infrastructure or bootstrap
+   * object) may have landed after this pass read it.
+   */
+  readonly mitigated?: string[];
 };
 
 export type ReconcileObjectInput = {
@@ -83,22 +92,23 @@ export async function reconcileObject(ctx: ApplyContext, input: ReconcileObjectI
     const object = await createObject(ctx, desired, opts);
     return { created: true, updated: false, object };
   }
-  const current = ctx.rawOf(input.current);
+  const read = ctx.rawOf(input.current);
   if (
-    groupOf(current.apiVersion) !== groupOf(desired.apiVersion) ||
-    current.kind !== desired.kind ||
-    current.metadata.name !== desired.metadata.name
+    groupOf(read.apiVersion) !== groupOf(desired.apiVersion) ||
+    read.kind !== desired.kind ||
+    read.metadata.name !== desired.metadata.name
   ) {
     throw new TopologyApplyError(
-      `cannot reconcile ${describeKube(current)}: the desired object is ${describeKube(desired)} (${desired.apiVersion})`,
+      `cannot reconcile ${describeKube(read)}: the desired object is ${describeKube(desired)} (${desired.apiVersion})`,
       {
-        kind: current.kind,
-        namespace: current.metadata.namespace ?? '',
-        name: current.metadata.name ?? '',
+        kind: read.kind,
+        namespace: read.metadata.namespace ?? '',
+        name: read.metadata.name ?? '',
         reason: 'IncompatibleObject',
       },
     );
   }
+  const current = await mitigateManagedFieldsIssue(ctx, read);
   const intent = computeApplyIntent(desired, opts, current.metadata.uid);
   if (ctx.proofs?.isProven(current, intent)) {
     ctx.proofs.record(current, intent);

@@ -3,6 +3,7 @@
 // applied in place, so labels and annotations never cause a rollout.
 import { computeApplyIntent, defaultAllowedPaths, type IntentOptions } from '#shared/topology/apply/apply-intent.ts';
 import { getApplyChanges } from '#shared/topology/apply/get-apply-changes.ts';
+import { mitigateManagedFieldsIssue } from '#shared/topology/apply/mitigate-managed-fields.ts';
 import { applyIntent, createObject, describeKube, type ApplyContext } from '#shared/topology/apply/reconcile-object.ts';
 import { computeSimpleName } from '#shared/topology/desired/names.ts';
 import { groupOf } from '#shared/topology/desired/template-to-object.ts';
@@ -42,10 +43,11 @@ export async function reconcileReferencedTemplate(
     const created = await createObject(ctx, desired, opts);
     return { name: desired.metadata.name ?? '', created };
   }
-  const current = ctx.rawOf(input.current);
+  let current = ctx.rawOf(input.current);
   let specPaths: readonly string[] = [];
   const sameKind = groupOf(current.apiVersion) === groupOf(desired.apiVersion) && current.kind === desired.kind;
   if (sameKind) {
+    current = await mitigateManagedFieldsIssue(ctx, current);
     const intent = computeApplyIntent(
       { ...desired, metadata: { ...desired.metadata, name: current.metadata.name } },
       opts,

@@ -2,7 +2,15 @@
 // scripted changes (a variable, a scale-up, a version upgrade, a ClusterResourceSet change, a fleet-wide ClusterClass
 // change), and the predicates that say a Cluster converged: TopologyReconciled True at the Cluster's generation and
 // the objects the change touches in their final shape. Polled by the driver as its own user, not counted.
-import { applyObject, listObjects, type KubeClient, type KubeObject } from '#shared/kube/index.ts';
+import {
+  applyObject,
+  getObject,
+  resolveResource,
+  resourcePath,
+  type KubeClient,
+  type KubeObject,
+} from '#shared/kube/index.ts';
+import { listPages } from '#shared/kube/list-pages.ts';
 import { errorMessage } from '#shared/errors/index.ts';
 import { computeInMemoryObjects } from '#test/e2e/in-memory-class.ts';
 
@@ -91,15 +99,38 @@ const kinds = [
 /** A kind the view can list besides Clusters (always listed). */
 export type FleetKind = (typeof kinds)[number][1];
 
-export async function getFleetView(kube: KubeClient, only?: readonly FleetKind[]): Promise<FleetView> {
-  // NOTE: a kind left out of `only` is not listed and reads as empty: at a thousand Clusters each LIST is megabytes.
-  const lists = await Promise.all(
-    kinds.map(([apiVersion, kind]) =>
-      kind === 'Cluster' || only === undefined || only.includes(kind)
-        ? listObjects(kube, { apiVersion, kind, namespace: fleetNamespace })
-        : Promise.resolve({ items: [] as KubeObject[] }),
-    ),
-  );
+export async function getFleetView(
+  kube: KubeClient,
+  only?: readonly FleetKind[],
+  names?: readonly string[],
+): Promise<FleetView> {
+  // NOTE: a kind left out of `only` is not listed and reads as empty; lists come in pages of 100 (a thousand
+  // Clusters with their managed fields are tens of megabytes, which one request on a loaded server does not answer
+  // in time); a few Clusters by name, and nothing else, are read one by one.
+  const listed = async (apiVersion: string, kind: string): Promise<{ items: KubeObject[] }> => {
+    if (kind === 'Cluster' && names !== undefined && names.length <= 100 && only?.length === 0) {
+      const items: KubeObject[] = [];
+      for (let i = 0; i < names.length; i += 10)
+        items.push(
+          ...(await Promise.all(
+            names
+              .slice(i, i + 10)
+              .map((name) => getObject(kube, { apiVersion, kind, namespace: fleetNamespace, name })),
+          )),
+        );
+      return { items };
+    }
+    if (kind !== 'Cluster' && only !== undefined && !only.includes(kind as FleetKind)) return { items: [] };
+    const info = await resolveResource(kube, apiVersion, kind);
+    const items: KubeObject[] = [];
+    await listPages(
+      kube,
+      { path: resourcePath(info, fleetNamespace, undefined), kind, namespace: fleetNamespace, limit: 100 },
+      { onPage: (page) => void items.push(...page.map((o) => ({ ...o, apiVersion, kind }))) },
+    );
+    return { items };
+  };
+  const lists = await Promise.all(kinds.map(([apiVersion, kind]) => listed(apiVersion, kind)));
   const [clusters, ...owned] = lists;
   const index = new Map<string, KubeObject[]>();
   owned.forEach((list, i) => {
@@ -183,7 +214,7 @@ export async function waitForFleet(
   for (;;) {
     let view: FleetView;
     try {
-      view = await getFleetView(kube, opts.kinds);
+      view = await getFleetView(kube, opts.kinds, names);
     } catch (err) {
       // NOTE: a loaded API server may not answer one poll in time, or throttle it (429, also while its watch cache
       // re-initializes); the next poll asks again until the timeout.

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { mapOwnedChange } from '#shared/topology/controller.ts';
+import { mapOwnedChange, mapOwnedTemplateChange } from '#shared/topology/controller.ts';
 import type { ChangedObject, MappedKey } from '#shared/runtime/types.ts';
 
 const md = Object.freeze({
@@ -66,6 +66,54 @@ describe('mapOwnedChange', () => {
   for (const c of cases) {
     test(c.name, () => {
       assert.deepEqual(mapOwnedChange(Object.freeze(c.change)), c.keys);
+    });
+  }
+});
+
+describe('mapOwnedTemplateChange', () => {
+  const template = Object.freeze({
+    apiVersion: 'bootstrap.cluster.x-k8s.io/v1beta2',
+    kind: 'KubeadmConfigTemplate',
+    namespace: 'ns',
+    name: 'c1-md-0-x2bz9',
+    cluster: 'c1',
+  });
+  const object = 'KubeadmConfigTemplate ns/c1-md-0-x2bz9';
+  const cases: { name: string; change: ChangedObject; keys: MappedKey[] }[] = [
+    {
+      name: "an edit names the template, its generation and metadata hash, to be judged against the Cluster's checkpoint; it wakes nothing",
+      change: { ...template, generation: 2, metadataHash: 'h2', type: 'MODIFIED' },
+      keys: [{ ...clusterKey, ownedChange: { object, generation: 2, metadata: 'h2' } }],
+    },
+    {
+      name: "a relist's SYNC is judged the same way (an edit made while the forwarder was away)",
+      change: { ...template, generation: 2, type: 'SYNC' },
+      keys: [{ ...clusterKey, ownedChange: { object, generation: 2 } }],
+    },
+    {
+      name: "its creation (the pass's own, at creation or rotation) maps to nothing",
+      change: { ...template, generation: 1, type: 'ADDED' },
+      keys: [],
+    },
+    {
+      name: "its deletion (the pass's own, after a rotation) maps to nothing",
+      change: { ...template, generation: 1, type: 'DELETED' },
+      keys: [],
+    },
+    {
+      name: 'a change without a generation maps to nothing',
+      change: { ...template, type: 'MODIFIED' },
+      keys: [],
+    },
+    {
+      name: 'a template that names no Cluster (a class template) maps to nothing here',
+      change: { ...template, cluster: undefined, generation: 2, type: 'MODIFIED' },
+      keys: [],
+    },
+  ];
+  for (const c of cases) {
+    test(c.name, () => {
+      assert.deepEqual(mapOwnedTemplateChange(Object.freeze(c.change)), c.keys);
     });
   }
 });

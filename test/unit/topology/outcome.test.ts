@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import {
   computeOutcome,
   computeUpgradeWait,
+  managedFieldsRequeueMs,
   upgradeRequeueMs,
   upgradeSafetyNetMs,
   type PassState,
@@ -191,4 +192,26 @@ describe('computeUpgradeWait', () => {
       const state = reconciled(upgrade, heldTemplates);
       assert.deepEqual(computeUpgradeWait(state as Extract<PassState, { kind: 'Reconciled' }>), expected);
     });
+});
+
+describe('computeOutcome after seeding dropped managed fields', () => {
+  test('requeues a second later, as upstream does after its mitigation', () =>
+    assert.deepEqual(
+      computeOutcome({ kind: 'Reconciled', version: 'v1.37.0', upgrade: idle, mitigatedManagedFields: 2 }, []),
+      {
+        result: 'Requeue',
+        requeueAfterMs: managedFieldsRequeueMs,
+        changed: [],
+      },
+    ));
+  test('requeues soon, not after the safety net, when it seeded while an upgrade waits on routed changes', () =>
+    assert.deepEqual(
+      computeOutcome({ kind: 'Reconciled', version: 'v1.37.0', upgrade: cpUpgrading, mitigatedManagedFields: 1 }, []),
+      { result: 'Requeue', requeueAfterMs: upgradeRequeueMs, changed: [], wakeOnOwnedChange: true },
+    ));
+  test('succeeds when nothing was seeded', () =>
+    assert.equal(
+      computeOutcome({ kind: 'Reconciled', version: 'v1.37.0', upgrade: idle, mitigatedManagedFields: 0 }, []).result,
+      'Success',
+    ));
 });

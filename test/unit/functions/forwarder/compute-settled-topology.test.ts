@@ -95,6 +95,15 @@ describe('isStatusOnlyChange', () => {
   ];
   for (const [name, obj, expected] of cases)
     test(name, () => assert.equal(isStatusOnlyChange(before, computeTopologyOwnedFact(obj)), expected));
+  test("is not when the topology's managed fields were dropped (a purge)", () => {
+    const entries = [{ manager: 'capi-topology', operation: 'Apply', fieldsV1: { 'f:spec': {} } }];
+    const applied = computeTopologyOwnedFact(md({ managedFields: entries }, {}));
+    assert.equal(isStatusOnlyChange(applied, computeTopologyOwnedFact(md({}, {}))), false);
+    assert.equal(
+      isStatusOnlyChange(applied, computeTopologyOwnedFact(md({ managedFields: entries }, { replicas: 2 }))),
+      true,
+    );
+  });
   test('is not for an object not seen before', () =>
     assert.equal(isStatusOnlyChange(undefined, computeTopologyOwnedFact(md({}, {}))), false));
 });

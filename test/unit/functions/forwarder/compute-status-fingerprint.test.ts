@@ -204,6 +204,23 @@ describe('computeClusterFingerprints', () => {
   for (const [name, obj, expected] of cases) test(name, () => assert.deepEqual(concerned(obj), expected));
 });
 
+describe('computeClusterFingerprints (the topology’s managed fields)', () => {
+  const topologyEntry = { manager: 'capi-topology', operation: 'Apply', fieldsV1: { 'f:spec': {} } };
+  const statusEntry = { manager: 'manager', operation: 'Update', subresource: 'status', fieldsV1: { 'f:status': {} } };
+  const applied = computeClusterFingerprints(cluster({ managedFields: [topologyEntry] }, {}));
+  test('a purge of the managed fields concerns the topology only', () => {
+    const purged = computeClusterFingerprints(cluster({}, {}));
+    assert.notEqual(purged.topology, applied.topology);
+    assert.equal(purged.addons, applied.addons);
+    assert.equal(purged.rollout, applied.rollout);
+  });
+  test('another manager’s entry concerns none', () =>
+    assert.deepEqual(
+      computeClusterFingerprints(cluster({ managedFields: [topologyEntry, statusEntry] }, {})),
+      applied,
+    ));
+});
+
 describe('computeConcernedControllers', () => {
   const cases: [string, string | undefined, string, string[] | undefined][] = [
     ['names the controllers whose hash changed', 'u1 a b c', 'u1 a x y', ['addons', 'rollout']],

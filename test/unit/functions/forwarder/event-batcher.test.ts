@@ -116,6 +116,29 @@ describe('createEventBatcher', () => {
     );
   });
 
+  test("a change of a template a topology owns keeps its own entry: a sibling's later status change does not hide it", async () => {
+    const sent: ObjectChange[] = [];
+    const outbox = createEventBatcher({ sink: (b) => (sent.push(...b), Promise.resolve([])), coalesceMs: 1_000 });
+    const owned = (kind: string, name: string, generation: number) =>
+      Object.freeze({
+        apiVersion: 'x/v1',
+        kind,
+        namespace: 'ns',
+        name,
+        cluster: 'c1',
+        generation,
+        type: 'MODIFIED' as const,
+      });
+    outbox.add(owned('KubeadmConfigTemplate', 'c1-md-0-x', 2));
+    outbox.add(owned('MachineDeployment', 'md-0', 3));
+    outbox.add(owned('KubeadmControlPlane', 'cp', 2));
+    await outbox.stop();
+    assert.deepEqual(sent.map((c) => `${c.kind} ${c.name} ${c.generation}`).sort(), [
+      'KubeadmConfigTemplate c1-md-0-x 2',
+      'KubeadmControlPlane cp 2',
+    ]);
+  });
+
   test('retries refused entries and drops them after maxAttempts', async () => {
     let calls = 0;
     const dropped: string[] = [];
