@@ -378,8 +378,18 @@ export function computeV1Beta1Conditions(
   return { conditions: merged, changed: true };
 }
 
-/** While an upgrade or creation waits, look again this soon even if no event arrives. */
+/**
+ * While an upgrade or creation waits on something no routed event ends (a template a MachineSet still holds once no
+ * worker rolls out), look again this soon.
+ */
 export const upgradeRequeueMs = 30_000;
+/**
+ * While an upgrade or creation waits only on status changes the forwarder routes to the pass (the control plane's and
+ * the workers' gates, compute-owned-gates.ts), look again this late even if none arrives: the safety net for a lost
+ * event. Upstream's topology controller sets no timer there at all and relies on its watches and its resync
+ * (`--sync-period`, 10 min); 5 min stays under that and is the private variant's tick.
+ */
+export const upgradeSafetyNetMs = 5 * 60_000;
 /** A ClusterClass not reconciled yet: its own pass is due; look again shortly. */
 export const classRequeueMs = 10_000;
 /**
@@ -387,6 +397,64 @@ export const classRequeueMs = 10_000;
  * purge of an object no event reports may have landed after the pass read it.
  */
 export const managedFieldsRequeueMs = 1_000;
+
+/** Why a pass waits for its upgrade or creation to go on (one reason per part of the Cluster that holds it). */
+export const UpgradeWaitReason = {
+  ControlPlaneUpgrading: 'ControlPlaneUpgrading',
+  ControlPlanePendingUpgrade: 'ControlPlanePendingUpgrade',
+  MachineDeploymentsUpgrading: 'MachineDeploymentsUpgrading',
+  MachineDeploymentsPendingUpgrade: 'MachineDeploymentsPendingUpgrade',
+  MachineDeploymentsPendingCreate: 'MachineDeploymentsPendingCreate',
+  MachinePoolsUpgrading: 'MachinePoolsUpgrading',
+  MachinePoolsPendingUpgrade: 'MachinePoolsPendingUpgrade',
+  MachinePoolsPendingCreate: 'MachinePoolsPendingCreate',
+  TemplatesHeld: 'TemplatesHeld',
+} as const;
+export type UpgradeWaitReason = (typeof UpgradeWaitReason)[keyof typeof UpgradeWaitReason];
+
+/** What a Reconciled pass waits on: the reasons a routed event ends (`routed`), and the others (`unrouted`). */
+export type UpgradeWait = {
+  readonly routed: readonly UpgradeWaitReason[];
+  readonly unrouted: readonly UpgradeWaitReason[];
+};
+
+/**
+ * What a Reconciled pass waits on, split by whether an event the forwarder routes to the pass ends the wait.
+ *
+ * Routed: the control plane upgrading (or starting to, in this pass) or pending upgrade, and the workers upgrading,
+ * pending upgrade (not only deferred) or pending creation. Each ends with a change of what the control plane's or a
+ * worker set's gates say (provisioning, upgrading, scaling, rolled out: compute-owned-gates.ts, the predicates the
+ * pass itself decides on), which the forwarder sends and the runtime maps to this pass (wakeOnOwnedChange); or with a
+ * change of the Cluster's facts (an annotation, the topology), which makes the pass due anyway.
+ *
+ * Unrouted: unused MachineDeployment templates a MachineSet still holds (`heldTemplates`): the MachineSet's deletion
+ * is not watched. While a worker rolls out its old MachineSet holds the old template until the rollout ends, and that
+ * end is routed: the pass it brings looks again, and only then does the wait on the template stand alone.
+ *
+ * @example
+ * computeUpgradeWait({ kind: 'Reconciled', version: 'v1.37.0', upgrade: controlPlaneUpgrading });
+ * // { routed: ['ControlPlaneUpgrading'], unrouted: [] }
+ */
+export function computeUpgradeWait(state: Extract<PassState, { kind: 'Reconciled' }>): UpgradeWait {
+  const { machineDeployments: md, machinePools: mp, controlPlane: cp } = state.upgrade;
+  const routed: UpgradeWaitReason[] = [];
+  const add = (when: boolean, reason: UpgradeWaitReason) => {
+    if (when) routed.push(reason);
+  };
+  add(cp.isUpgrading || cp.isStartingUpgrade, UpgradeWaitReason.ControlPlaneUpgrading);
+  add(cp.isPendingUpgrade, UpgradeWaitReason.ControlPlanePendingUpgrade);
+  add(md.upgrading.length > 0, UpgradeWaitReason.MachineDeploymentsUpgrading);
+  add(md.pendingUpgrade.length > md.deferredUpgrade.length, UpgradeWaitReason.MachineDeploymentsPendingUpgrade);
+  add(md.pendingCreate.length > 0, UpgradeWaitReason.MachineDeploymentsPendingCreate);
+  add(mp.upgrading.length > 0, UpgradeWaitReason.MachinePoolsUpgrading);
+  add(mp.pendingUpgrade.length > mp.deferredUpgrade.length, UpgradeWaitReason.MachinePoolsPendingUpgrade);
+  add(mp.pendingCreate.length > 0, UpgradeWaitReason.MachinePoolsPendingCreate);
+  if ((state.heldTemplates ?? 0) === 0) return { routed, unrouted: [] };
+  const workersRollingOut = md.upgrading.length > 0 || mp.upgrading.length > 0;
+  return workersRollingOut
+    ? { routed: [...routed, UpgradeWaitReason.TemplatesHeld], unrouted: [] }
+    : { routed, unrouted: [UpgradeWaitReason.TemplatesHeld] };
+}
 
 /**
  * The pass outcome for a state and what the pass wrote.
@@ -420,29 +488,24 @@ export function computeOutcome(state: PassState, changed: readonly string[]): To
       const retryAfter = computeAggregateRetryAfter(state.hooks?.tracked ?? []);
       const awaited = state.awaitedAdoption === undefined ? {} : { wakeOnChangeOf: [state.awaitedAdoption] };
       if (retryAfter > 0) return { result: 'Requeue', requeueAfterMs: retryAfter * 1000, changed, ...awaited };
-      const { machineDeployments: md, machinePools: mp, controlPlane: cp } = state.upgrade;
       // NOTE: an upgrade in progress is waiting too: TopologyReconciled says ClusterUpgrading until a later pass sees
-      // it finished. The forwarder routes status changes of the control plane, MachineDeployments and MachinePools
-      // (as upstream's controller watches them), which wake this requeue; the requeue itself is the safety net for a
-      // lost event. Likewise templates a MachineSet still holds:
-      // upstream's MachineDeployment/MachineSet topology controllers delete them once unused, but they run only with
-      // the ClusterTopology gate, which is off beside capi-serverless.
+      // it finished. What ends a wait on the control plane or the workers is a status change the forwarder routes to
+      // this pass (wakeOnOwnedChange), as upstream's watches on those kinds do: the requeue is only the safety net for
+      // a lost event (upstream sets none). A template a MachineSet still holds is released by no routed event:
+      // upstream's MachineDeployment/MachineSet topology controllers delete such templates, but they run only with the
+      // ClusterTopology gate, which is off beside capi-serverless; the pass looks again soon.
       // NOTE: the cluster shim waiting for the core controller's adoption is no reason to requeue (upstream's pass
       // returns no requeue either): the adoption, a change of the control plane's owner references, runs the next
       // pass (wakeOnChangeOf), as upstream's watch of the control plane does.
-      const waiting =
-        cp.isUpgrading ||
-        md.upgrading.length > 0 ||
-        mp.upgrading.length > 0 ||
-        (state.heldTemplates ?? 0) > 0 ||
-        cp.isPendingUpgrade ||
-        md.pendingUpgrade.length > md.deferredUpgrade.length ||
-        mp.pendingUpgrade.length > mp.deferredUpgrade.length ||
-        md.pendingCreate.length > 0 ||
-        mp.pendingCreate.length > 0;
-      if (waiting)
-        return { result: 'Requeue', requeueAfterMs: upgradeRequeueMs, changed, wakeOnOwnedChange: true, ...awaited };
-      return (state.mitigatedManagedFields ?? 0) > 0
+      const wait = computeUpgradeWait(state);
+      const mitigated = (state.mitigatedManagedFields ?? 0) > 0;
+      if (wait.routed.length > 0 || wait.unrouted.length > 0) {
+        // NOTE: seeded managed fields are as unrouted as a held template (no event reports a purge): soon, not 5 min.
+        const soon = wait.unrouted.length > 0 || mitigated;
+        const requeueAfterMs = soon ? upgradeRequeueMs : upgradeSafetyNetMs;
+        return { result: 'Requeue', requeueAfterMs, changed, wakeOnOwnedChange: true, ...awaited };
+      }
+      return mitigated
         ? { result: 'Requeue', requeueAfterMs: managedFieldsRequeueMs, changed, ...awaited }
         : { result: 'Success', changed, ...awaited };
     }

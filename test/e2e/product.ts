@@ -9,7 +9,10 @@ import { computeProgressLines } from '#shared/local/print-progress.ts';
 import type { ControllerHandler } from '#shared/runtime/create-controller-handler.ts';
 import { createFunctionHandler } from '#shared/runtime/create-function-handler.ts';
 import type { FanOutSink } from '#shared/runtime/fan-out.ts';
+import { localLambdaContext } from '#shared/runtime/lambda-context.ts';
 import { createLocalBus, type LocalBus } from '#shared/runtime/local-bus.ts';
+import type { RuntimeEvent } from '#shared/runtime/events.ts';
+import type { HandlerResult } from '#shared/runtime/handler-result.ts';
 import { reconcilers } from '#shared/controllers.ts';
 import { computeWebhooksHandlerOptions } from '#shared/webhooks/create-webhook-deps.ts';
 import { createWebhooksHandler } from '#shared/webhooks/create-webhooks-handler.ts';
@@ -18,7 +21,9 @@ import { startForwarder, type Forwarder } from '#functions/forwarder/start-forwa
 import type { TestCluster } from '#test/support/harness/clusters.ts';
 import { startDynamoDB } from '#test/support/harness/dynamodb.ts';
 import { installChart } from '#test/support/harness/helm.ts';
+import { createScheduleGroup, getSchedules, startMoto } from '#test/support/harness/moto.ts';
 import { startWebhookServer } from '#test/support/harness/webhook-server.ts';
+import { startScheduleFiring } from '#test/bench/side/fire-due-schedules.ts';
 
 export type RunningProduct = {
   readonly bus: LocalBus;
@@ -26,10 +31,13 @@ export type RunningProduct = {
   readonly passLines: string[];
   /** The last `n` pass lines (print them when a step fails). */
   recentPasses(n?: number): string;
-  /** Invocations so far, by controller and by what invoked them (a tick or an object change of a kind). */
+  /**
+   * Invocations so far, by controller and by what invoked them (a tick, an object change of a kind, or `Pass Due`: a
+   * one-time schedule a requeued pass asked for, with `wakeUps`).
+   */
   readonly invocations: {
     controller: Controller;
-    trigger: 'Tick' | string;
+    trigger: 'Tick' | 'Pass Due' | string;
     at: number;
     /** Handler time, ms. */
     ms: number;
@@ -42,6 +50,11 @@ export type RunningProduct = {
   }[];
   /** The in-process forwarder (its outbox counts the entries sent). */
   readonly forwarder: Forwarder;
+  /**
+   * The one-time schedules waiting to fire, by their `at(...)` expressions (with `wakeUps`; none without): each one
+   * fires later, a billed schedule and invocation, even when the pass that asked for it has since succeeded.
+   */
+  pendingWakeUps(): Promise<string[]>;
   stop(): Promise<void>;
 };
 
@@ -55,7 +68,14 @@ export type RunningProduct = {
 export async function startProduct(
   mgmt: TestCluster,
   controllers: readonly Controller[],
-  opts: { tickMs?: number } = {},
+  opts: {
+    tickMs?: number;
+    /**
+     * Requeued passes get one-time schedules as deployed (SCHEDULE_GROUP_NAME set): the schedules go to a real
+     * Scheduler API (moto's server), and each fires when due (fire-due-schedules.ts), invoking its function directly.
+     */
+    wakeUps?: boolean;
+  } = {},
 ): Promise<RunningProduct> {
   const stops: (() => Promise<void>)[] = [];
   const stop = async () => {
@@ -65,6 +85,9 @@ export async function startProduct(
     const ddb = await startDynamoDB();
     stops.push(() => ddb.stop());
     const kubeconfigPath = mgmt.controlPlane.kubeconfigPath;
+    const scheduleGroup = 'capi-serverless-e2e';
+    const moto = opts.wakeUps === true ? await startMoto({ region: ddb.region }) : undefined;
+    if (moto) stops.push(() => moto.stop());
     const tableName = `e2e-${process.pid}`;
     // NOTE: what a deployed function reads from its environment (credentials: DynamoDB Local's).
     const env = {
@@ -80,8 +103,13 @@ export async function startProduct(
       REQUEUE_AFTER_MS: '5000',
       POWERTOOLS_LOG_LEVEL: 'SILENT',
       POWERTOOLS_METRICS_DISABLED: 'true',
+      ...(moto
+        ? { SCHEDULE_GROUP_NAME: scheduleGroup, SCHEDULER_ROLE_ARN: 'arn:aws:iam::000000000000:role/e2e-wake-ups' }
+        : {}),
     };
     Object.assign(process.env, {
+      // NOTE: the functions' SchedulerClient takes its endpoint from the environment (service-specific endpoint).
+      ...(moto ? { AWS_ENDPOINT_URL_SCHEDULER: moto.endpoint } : {}),
       AWS_ACCESS_KEY_ID: ddb.credentials.accessKeyId,
       AWS_SECRET_ACCESS_KEY: ddb.credentials.secretAccessKey,
       POWERTOOLS_METRICS_DISABLED: 'true',
@@ -110,48 +138,70 @@ export async function startProduct(
     }
     const passLines: string[] = [];
     const invocations: RunningProduct['invocations'] = [];
+    const record = (controller: Controller, event: RuntimeEvent, result: HandlerResult) => {
+      invocations.push({
+        controller,
+        trigger: event['detail-type'] === 'Object Changed' ? event.detail.kind : event['detail-type'],
+        at: Date.now(),
+        ms: durations.get(event) ?? 0,
+        leaseHeld:
+          result.status === 'Handled' ? result.passes.filter((p) => p.reason.startsWith('LeaseHeld')).length : 0,
+        ran:
+          result.status === 'Handled'
+            ? result.passes.filter((p) => p.status === 'Ran').reduce((n, p) => n + (p.runs ?? 1), 0)
+            : 0,
+        passes: result.status === 'Handled' ? result.passes.map((p) => `${p.status}:${p.reason}`) : [result.status],
+      });
+      const lines = computeProgressLines(controller, event, result, new Date());
+      // NOTE: when the event was sent and how long its invocation took: a pass that lands after a step settled
+      // shows whether it started late (the bus, a held lease) or ran long (a loaded machine).
+      // NOTE: and where a pass's time went (checkpoint and facts read, lease, reconcile, record), e.g. the first
+      // pass of a new Cluster, which upstream's RuntimeSDK spec expects to call BeforeClusterCreate within 1 s.
+      const steps =
+        result.status === 'Handled'
+          ? result.passes
+              .filter((p) => p.timings)
+              .map(
+                (p) =>
+                  `${p.key.kind} ${p.key.name}: read ${p.timings?.readMs} lease ${p.timings?.leaseMs} reconcile ` +
+                  `${p.timings?.reconcileMs} record ${p.timings?.recordMs} ms`,
+              )
+          : [];
+      if (lines.length > 0)
+        lines.push(
+          `${' '.repeat(19)}· sent ${event.time?.slice(11, 23) ?? '?'}, started ${new Date(Date.now() - (durations.get(event) ?? 0)).toISOString().slice(11, 23)}, invocation ${Math.round(durations.get(event) ?? 0)} ms${steps.length > 0 ? ` (${steps.join('; ')})` : ''}`,
+        );
+      passLines.push(...lines);
+    };
     const bus = createLocalBus({
       handlers,
       retryDelayMs: 500,
-      onResult: (controller, event, result) => {
-        invocations.push({
-          controller,
-          trigger: event['detail-type'] === 'Object Changed' ? event.detail.kind : event['detail-type'],
-          at: Date.now(),
-          ms: durations.get(event) ?? 0,
-          leaseHeld:
-            result.status === 'Handled' ? result.passes.filter((p) => p.reason.startsWith('LeaseHeld')).length : 0,
-          ran:
-            result.status === 'Handled'
-              ? result.passes.filter((p) => p.status === 'Ran').reduce((n, p) => n + (p.runs ?? 1), 0)
-              : 0,
-          passes: result.status === 'Handled' ? result.passes.map((p) => `${p.status}:${p.reason}`) : [result.status],
-        });
-        const lines = computeProgressLines(controller, event, result, new Date());
-        // NOTE: when the event was sent and how long its invocation took: a pass that lands after a step settled
-        // shows whether it started late (the bus, a held lease) or ran long (a loaded machine).
-        // NOTE: and where a pass's time went (checkpoint and facts read, lease, reconcile, record), e.g. the first
-        // pass of a new Cluster, which upstream's RuntimeSDK spec expects to call BeforeClusterCreate within 1 s.
-        const steps =
-          result.status === 'Handled'
-            ? result.passes
-                .filter((p) => p.timings)
-                .map(
-                  (p) =>
-                    `${p.key.kind} ${p.key.name}: read ${p.timings?.readMs} lease ${p.timings?.leaseMs} reconcile ` +
-                    `${p.timings?.reconcileMs} record ${p.timings?.recordMs} ms`,
-                )
-            : [];
-        if (lines.length > 0)
-          lines.push(
-            `${' '.repeat(19)}· sent ${event.time?.slice(11, 23) ?? '?'}, started ${new Date(Date.now() - (durations.get(event) ?? 0)).toISOString().slice(11, 23)}, invocation ${Math.round(durations.get(event) ?? 0)} ms${steps.length > 0 ? ` (${steps.join('; ')})` : ''}`,
-          );
-        passLines.push(...lines);
-      },
+      onResult: record,
       onError: (controller, event, err) =>
         passLines.push(`${new Date().toISOString().slice(11, 19)} ${controller} failed: ${errorMessage(err)}`),
     });
     fanOutTo.bus = bus;
+    const scheduler = moto?.createSchedulerClient();
+    if (moto && scheduler) {
+      stops.push(() => Promise.resolve(scheduler.destroy()));
+      await createScheduleGroup(scheduler, scheduleGroup);
+      // NOTE: a fired schedule invokes its function directly (Scheduler's asynchronous invocation; not the bus).
+      const firing = startScheduleFiring({
+        client: scheduler,
+        groupName: scheduleGroup,
+        invoke: async (raw) => {
+          const event = raw as RuntimeEvent;
+          const controller = (event as { detail?: { controller?: Controller } }).detail?.controller;
+          const handler = controller ? handlers[controller] : undefined;
+          if (!controller || !handler) throw new Error(`a schedule for no wired controller: ${String(controller)}`);
+          const result = await handler(event, localLambdaContext(controller, 5 * 60_000));
+          record(controller, event, result);
+          return result;
+        },
+        onError: (message) => passLines.push(`${new Date().toISOString().slice(11, 19)} schedule: ${message}`),
+      });
+      stops.push(() => firing.stop());
+    }
 
     // NOTE: the webhooks Lambda's handler over HTTPS on loopback, registered with the deployment's configurations:
     // what upstream's webhooks now let through (topology Clusters and ClusterClasses) is validated here.
@@ -190,6 +240,8 @@ export async function startProduct(
       invocations,
       forwarder,
       recentPasses: (n = 80) => passLines.slice(-n).join('\n'),
+      pendingWakeUps: async () =>
+        scheduler ? (await getSchedules(scheduler, scheduleGroup)).map((sc) => sc.expression) : [],
       stop,
     };
   } catch (err) {
