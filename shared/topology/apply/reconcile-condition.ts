@@ -5,7 +5,7 @@
 // object as the pass read it (no extra read when nobody wrote meanwhile); a conflict (upstream's core manager writes a
 // provisioning Cluster's status several times a second) is retried as upstream's patch helper retries its status
 // conditions (util/patch patchStatusConditions: Steps 5, Duration 100 ms, Jitter 1.0, each step from a new read):
-// up to 5 more writes, each from a fresh read, 100-200 ms apart.
+// up to 5 more writes, each 100-200 ms after the last and from a fresh read.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isDeepStrictEqual } from 'node:util';
 import type { Condition as V1Beta1Condition } from '#shared/api/core/v1beta1/condition.ts';
@@ -80,21 +80,18 @@ export async function reconcileConditions(
     return true;
   };
   try {
-    try {
-      return await attempt(obj);
-    } catch (err) {
-      if (!(err instanceof KubeConflictError)) throw err;
-    }
-    // NOTE: the stale first write does not count against the retries: upstream's five steps all start from a new
-    // read, and a Cluster being created has nearly always had its status written since the pass read it.
-    for (let tried = 1; ; tried++) {
-      const current = (await getObject(write.kube, refOf(obj))) as Unstructured;
+    // NOTE: `fresh` counts the writes from a new read; the first write, from the pass's own read, is not one of them:
+    // upstream's five steps all start from a new read, and a Cluster being created has nearly always had its status
+    // written since the pass read it (before 2026-11-28 it counted, leaving 4 fresh writes where upstream makes 5).
+    let current = obj;
+    for (let fresh = 0; ; fresh++) {
       try {
         return await attempt(current);
       } catch (err) {
-        if (!(err instanceof KubeConflictError) || tried >= statusConflictRetry.attempts) throw err;
+        if (!(err instanceof KubeConflictError) || fresh >= statusConflictRetry.attempts) throw err;
       }
       await sleep(statusConflictRetry.delayMs * (1 + Math.random()));
+      current = (await getObject(write.kube, refOf(obj))) as Unstructured;
     }
   } catch (err) {
     throw computeWriteError('update status of', err, obj);
