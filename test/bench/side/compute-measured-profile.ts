@@ -240,7 +240,7 @@ export function computeMeasuredProfile(sources: ProfileSources): MeasuredProfile
     splits: [
       ...(wake
         ? [
-            `one-time schedules (wake-ups) and requeues per change type: ${wake.source} (each schedule created fires once unless a later pass deleted it: counted when created less those deleted, in the phase whose pass asked for it)`,
+            `one-time schedules (wake-ups) and requeues per change type: ${wake.source} (each schedule created fires once: counted when created, in the phase whose pass asked for it)`,
           ]
         : []),
       ...(sources.counts
@@ -337,7 +337,8 @@ function computeWakeUps(run: { readonly file: string; readonly result: SideBench
   if (!b || end?.schedules === undefined) return undefined;
   const n = Number(run.result.config['clusters']);
   const phase = (name: string) => b.phases.find((p) => p.name === name && !p.error);
-  // NOTE: a schedule deleted before it fired (its pass succeeded first) costs neither invocation.
+  // NOTE: a schedule deleted before it fired (its pass succeeded first) costs neither invocation: counted as created
+  // less deleted (runs before deletes existed counted none, so their figures and this split's wording stand).
   const toFire = (p: PhaseReport | undefined) =>
     (p?.functions?.schedules?.created ?? 0) - (p?.functions?.schedules?.deleted ?? 0);
   const per = (phases: readonly (PhaseReport | undefined)[], count: number) => ({
