@@ -339,7 +339,10 @@ export function createControllerHandler(options: ControllerHandlerOptions): Cont
   return (event, context) => handler(event, context as never);
 }
 
-/** Stop sending one-time schedules and their deletes with less than this left of the invocation (a call takes at most 3 s). */
+/**
+ * Stop sending one-time schedules and their deletes with less than this left of the invocation (a call takes at most
+ * 3 s).
+ */
 const wakeUpReserveMs = 5_000;
 
 /**
