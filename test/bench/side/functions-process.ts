@@ -7,14 +7,14 @@
 // again: the schedules go to a real Scheduler API (moto's server) as deployed (SCHEDULE_GROUP_NAME and
 // SCHEDULER_ROLE_ARN set, as the public variant's stack sets them), and fire-due-schedules.ts fires them when due.
 // BENCH_WAKE_UPS=0 leaves them out (requeued passes then wait for a tick, as in private subnets).
-// Prints `READY <json>` on stdout once serving; stops on SIGTERM.
+// Logs at level ERROR only: each failed pass and failed invocation is one JSON line, which the bench reads from this
+// process's output (compute-pass-errors.ts). Prints `READY <json>` on stdout once serving; stops on SIGTERM.
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createCheckpointStore, createDynamoDBClient, ensureTable, type Controller } from '#shared/checkpoint/index.ts';
 import { errorMessage } from '#shared/errors/index.ts';
 import { applyObject, createKubeClient } from '#shared/kube/index.ts';
-import { describeKey } from '#shared/runtime/run-pass.ts';
 import { localLambdaContext } from '#shared/runtime/lambda-context.ts';
 import type { ControllerHandler } from '#shared/runtime/create-controller-handler.ts';
 import { createFunctionHandler } from '#shared/runtime/create-function-handler.ts';
@@ -27,6 +27,7 @@ import { createWebhooksHandler } from '#shared/webhooks/create-webhooks-handler.
 import { startDynamoDB } from '#test/support/harness/dynamodb.ts';
 import { startWebhookServer } from '#test/support/harness/webhook-server.ts';
 import { createScheduleGroup, startMoto } from '#test/support/harness/moto.ts';
+import { computeInvocationFailedLine } from './compute-pass-errors.ts';
 import { startScheduleFiring, type ScheduleFiring } from './fire-due-schedules.ts';
 import { loadWebhookConfigurations } from '../../../infra/webhooks/webhook-manifests.ts';
 
@@ -74,7 +75,9 @@ const env = {
   AWS_ACCESS_KEY_ID: ddb.credentials.accessKeyId,
   AWS_SECRET_ACCESS_KEY: ddb.credentials.secretAccessKey,
   TABLE_NAME: tableName,
-  POWERTOOLS_LOG_LEVEL: 'SILENT',
+  // NOTE: error lines only (failed passes, timed-out passes, webhook errors): the bench reads them from this process's
+  // output into its result (compute-pass-errors.ts); quieter levels would cost the measured CPU.
+  POWERTOOLS_LOG_LEVEL: 'ERROR',
   POWERTOOLS_METRICS_DISABLED: 'true',
   POWERTOOLS_TRACE_ENABLED: 'false',
   ...(moto
@@ -131,18 +134,17 @@ function counted(controller: Controller, handler: ControllerHandler): Controller
           if (p.status === 'Ran') stats.passes.ran++;
           else stats.passes.skipped++;
           if (p.status === 'Ran' && p.result === 'Requeue') stats.passes.requeued = (stats.passes.requeued ?? 0) + 1;
-          if (p.result === 'Error') {
-            stats.passes.errors++;
-            stamp(`${controller} pass error ${describeKey(p.key)}: ${p.reason}`);
-          }
+          // NOTE: the pass logged what the error was (`pass finished` at level ERROR).
+          if (p.result === 'Error') stats.passes.errors++;
         }
       if (result.status === 'Handled' && result.wakeUps && stats.schedules)
         for (const k of ['created', 'updated', 'kept', 'failed'] as const) stats.schedules[k] += result.wakeUps[k];
       return result;
     } catch (err) {
       row.failed++;
-      stamp(
-        `${controller} invocation failed after ${Math.round(performance.now() - started)} ms: ${errorMessage(err)}`,
+      const durationMs = performance.now() - started;
+      process.stderr.write(
+        computeInvocationFailedLine({ at: new Date(), controller, event, durationMs, error: errorMessage(err) }),
       );
       throw err;
     } finally {

@@ -6,7 +6,8 @@
 // Requests are counted at the API server (its audit log, per user), CPU-seconds and memory per process from /proc.
 // Phases: create the fleet; a real idle window; scripted changes on a few Clusters one at a time (a variable, a
 // scale-up, a version upgrade), each from the user's write to converged; a ClusterResourceSet change and a fleet-wide
-// ClusterClass change reaching every Cluster. Writes test/bench/results/side-by-side.{json,md}.
+// ClusterClass change reaching every Cluster. Writes test/bench/results/side-by-side.{json,md}, with every pass error
+// and failed invocation of side B's functions (time, controller, object, phase, message; compute-pass-errors.ts).
 import { writeFileSync } from 'node:fs';
 import { errorMessage } from '#shared/errors/index.ts';
 import {
@@ -22,6 +23,7 @@ import {
   isCountedEvent,
   type BenchAuditEvent,
 } from './count-requests.ts';
+import { computePassErrorPhases } from './compute-pass-errors.ts';
 import { componentOf, startSide } from './start-side.ts';
 import { applyAddons, prepareWorkloadClusters, waitForAddon } from './side-addons.ts';
 import {
@@ -262,11 +264,14 @@ async function runSide(side: SideName, heldPortLock: ExclusiveLock): Promise<Sid
         ...(p.functions ? { functions: p.functions } : {}),
       };
     });
+    const passErrors = running.passErrors ? computePassErrorPhases(running.passErrors(), phases) : undefined;
+    for (const e of passErrors ?? []) log(`  ${e.phase ?? ''}: ${e.controller} ${e.what} ${e.object}: ${e.error}`);
     return {
       side,
       durationMs: Date.now() - started,
       phases: reports,
       ...(running.statsUrl ? { functions: { beforeIdle: statsBefore, afterIdle: statsIdle, end: statsEnd } } : {}),
+      ...(passErrors ? { passErrors } : {}),
     };
   } finally {
     await running.stop();

@@ -1,5 +1,6 @@
 // The side-by-side bench's result and its table for docs/benchmarks.md: per phase, requests per component at the API server, CPU and
 // memory per process, write → converged latencies; and the ratios B/A the issue asks for, each labelled measured.
+import { computePassErrorsMarkdown, type PassErrorRecord } from './compute-pass-errors.ts';
 import type { RequestBreakdownRow, RequestCounts } from './count-requests.ts';
 
 export type SideName = 'A' | 'B';
@@ -89,6 +90,8 @@ export type SideReport = {
   readonly phases: readonly PhaseReport[];
   /** Side B: invocations and their summed duration per controller, passes (functions process counters). */
   readonly functions?: { beforeIdle: unknown; afterIdle: unknown; end: unknown };
+  /** Side B: every pass that ended in Error and every failed invocation, with its time, phase and message. */
+  readonly passErrors?: readonly PassErrorRecord[];
 };
 
 export type SideBenchResult = {
@@ -286,6 +289,7 @@ export function computeSideMarkdown(result: SideBenchResult): string {
       );
     }
   }
+  lines.push(...computePassErrorsMarkdown(result.sides.B?.passErrors));
   lines.push(...computeIdleBreakdownMarkdown(result));
   const errors = Object.values(result.sides).flatMap((s) =>
     (s?.phases ?? []).filter((p) => p.error).map((p) => `- side ${s?.side}, ${p.name}: ${p.error}`),

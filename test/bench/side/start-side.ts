@@ -18,6 +18,7 @@ import {
   type UpstreamManager,
 } from '#test/support/harness/upstream-capi.ts';
 import { forwarderNodeFlags } from '#test/bench/measure-forwarder.ts';
+import { computePassErrors, type PassErrorRecord } from './compute-pass-errors.ts';
 import { everyRequestAuditPolicy } from './count-requests.ts';
 import { findPids, startProcessMeter, withDescendants, type ProcessMeter } from './process-meter.ts';
 import type { SideName } from './side-report.ts';
@@ -108,6 +109,11 @@ export type Running = {
   meter: ProcessMeter;
   audit: AuditLog;
   statsUrl?: string;
+  /**
+   * Side B: every pass error and failed invocation the functions logged so far (read from the process's output,
+   * which the harness keeps in memory, BENCH_SIDE_LOGS or not).
+   */
+  passErrors?(): PassErrorRecord[];
   /** The API server's `/metrics` text, read as the harness admin (not counted: the driver's user). */
   getApiServerMetrics(): Promise<string>;
   stop(): Promise<void>;
@@ -145,6 +151,7 @@ export async function startSide(side: SideName, opts: StartSideOptions): Promise
   };
   try {
     let statsUrl: string | undefined;
+    let functionsProcess: HarnessProcess | undefined;
     const own: Record<string, number> = {};
     if (side === 'B') {
       const kubeconfigOf = (name: keyof typeof productUsers) => {
@@ -171,6 +178,7 @@ export async function startSide(side: SideName, opts: StartSideOptions): Promise
         },
       );
       procs.push(functions.proc);
+      functionsProcess = functions.proc;
       statsUrl = functions.ready['statsUrl'];
       const forwarder = await startProductProcess('capi-serverless forwarder', bundleForwarder(dir), {
         ...process.env,
@@ -208,6 +216,7 @@ export async function startSide(side: SideName, opts: StartSideOptions): Promise
       meter,
       audit,
       ...(statsUrl ? { statsUrl } : {}),
+      ...(functionsProcess ? { passErrors: () => computePassErrors(functionsProcess.logs()) } : {}),
       getApiServerMetrics: () => getMetricsText(mgmt.controlPlane.server, mgmt.controlPlane.pki),
       stop: async () => (meter.stop(), stop()),
     };

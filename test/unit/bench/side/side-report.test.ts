@@ -31,3 +31,35 @@ describe('side-by-side report: how the sides ran', () => {
     assert.match(line, /side A started 2026-11-26 19:34 UTC, side B 2026-11-26 21:41 UTC/);
   });
 });
+
+describe('side-by-side report: side B pass errors', () => {
+  test('lists each of side B’s pass errors under "Pass errors"', () => {
+    const markdown = computeSideMarkdown({
+      ...result({}),
+      sides: {
+        B: {
+          side: 'B',
+          durationMs: 1,
+          phases: [],
+          passErrors: [
+            {
+              at: '2026-11-28T13:28:05.120Z',
+              controller: 'topology',
+              object: 'Cluster bench/c-0003',
+              what: 'pass error',
+              error: 'failed to update status of Cluster bench/c-0003: Operation cannot be fulfilled',
+              phase: 'create',
+            },
+          ],
+        },
+      },
+    });
+    assert.match(
+      markdown,
+      /Pass errors \(B: [^\n]*\):\n\n- 13:28:05 UTC, create: topology pass error Cluster bench\/c-0003: failed to update status/,
+    );
+  });
+  test('says nothing about pass errors for a run that did not keep them', () => {
+    assert.doesNotMatch(computeSideMarkdown(result({})), /Pass errors/);
+  });
+});
