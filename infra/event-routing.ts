@@ -79,7 +79,10 @@ export type WakeUpSchedules = {
   readonly role: iam.Role;
   /** Lets the role invoke this function (and its versions). */
   allowInvoking(fn: lambda.IFunction): void;
-  /** Lets this function create and update schedules in the group, and pass the role to EventBridge Scheduler. */
+  /**
+   * Lets this function create, update and delete schedules in the group (a pass that no longer asks to run again
+   * deletes its schedule), and pass the role to EventBridge Scheduler.
+   */
   grantScheduling(fn: lambda.IFunction): void;
   /** The function's environment: SCHEDULE_GROUP_NAME, SCHEDULER_ROLE_ARN. */
   readonly environment: Readonly<Record<string, string>>;
@@ -122,7 +125,12 @@ export function createWakeUpSchedules(stack: Stack): WakeUpSchedules {
     grantScheduling: (fn) => {
       fn.addToRolePolicy(
         new iam.PolicyStatement({
-          actions: ['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:GetSchedule'],
+          actions: [
+            'scheduler:CreateSchedule',
+            'scheduler:UpdateSchedule',
+            'scheduler:GetSchedule',
+            'scheduler:DeleteSchedule',
+          ],
           resources: [schedulesArn],
         }),
       );

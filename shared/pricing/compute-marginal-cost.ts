@@ -139,7 +139,9 @@ export function computeMarginalCost(inputs: CostInputs): MarginalCost {
   // NOTE: each pass that asks to run again gets a one-time schedule that fires once (an earlier one kept instead
   // counts as one): one Scheduler invocation and one Lambda invocation each, counted by the bench per change type
   // (an upper bound where a type was not counted). Without them (private subnets) the template's ticks run those
-  // passes.
+  // passes. A schedule a later pass deleted before it fired (the pass succeeded first) is not counted, and its
+  // DeleteSchedule call is not priced: Scheduler bills only invocations (CreateSchedule, UpdateSchedule, GetSchedule
+  // and DeleteSchedule are free API calls), and the call's few ms are inside the measured invocation durations.
   const wakeUps = deployed.wakeUpSchedules ? activity.wakeUps : 0;
   // NOTE: passes measured in the Lambda runtime emulator (profile.passMs) are priced at the memory of the functions
   // measured, each invocation billed max(its duration on a whole core, its CPU time stretched to the CPU share of the

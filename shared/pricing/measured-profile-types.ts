@@ -22,8 +22,9 @@ export type ChangeFigures = {
   /** B: admission calls of the webhooks function. */
   readonly webhookCalls: number;
   /**
-   * B: one-time schedules (EventBridge Scheduler) the functions created for passes that asked to run again; each
-   * fires once and invokes its function once. Absent: not counted by the run (the model then takes an upper bound).
+   * B: one-time schedules (EventBridge Scheduler) the functions created for passes that asked to run again, less those
+   * a later pass deleted before they fired (the pass succeeded first); each fires once and invokes its function
+   * once. Absent: not counted by the run (the model then takes an upper bound).
    */
   readonly wakeUps?: number;
   /** B: passes that ran and asked to run again at a time (Requeue), counted by the run. */

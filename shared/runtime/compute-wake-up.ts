@@ -1,9 +1,9 @@
 // The one-time schedule of a pass that asked to run again, pure: its name (one per function and object, so a repeated
-// request updates it rather than adding another), its `at(...)` expression, and whether a request replaces the
-// schedule already there (the earlier due time wins).
+// request updates it rather than adding another), its `at(...)` expression, whether a request replaces the schedule
+// already there (the earlier due time wins), and which schedules are deleted once their passes stop asking.
 import type { Controller } from '#shared/checkpoint/index.ts';
 import { computeSha256 } from '#shared/hash/sha256.ts';
-import type { PassKey } from '#shared/runtime/types.ts';
+import type { PassKey, PassReport } from '#shared/runtime/types.ts';
 
 /** EventBridge Scheduler's limit on a schedule's name (`[0-9a-zA-Z-_.]+`, 1 to 64 characters). */
 const maxNameLength = 64;
@@ -68,4 +68,29 @@ export function computeWakeUpAction(times: {
   if (existingAtMs !== undefined && existingAtMs > now && existingAtMs <= Math.ceil(requestedAtMs / 1000) * 1000)
     return wakeUpActions.keep;
   return wakeUpActions.update;
+}
+
+/**
+ * The objects whose one-time schedule is deleted after an invocation's passes: a recorded pass whose previous
+ * checkpoint held a due time (`previousNextAttemptAt`, so a schedule may wait for it) and that no longer asks to run
+ * again (it succeeded, or found its object gone), while that schedule is still to fire (its `at(...)` second is after
+ * `now`; one whose time has come has fired and deletes itself, `ActionAfterCompletion: DELETE`). An object another of
+ * the invocation's passes still has a due time for keeps its schedule. Objects whose checkpoint never held a due
+ * time cost no call.
+ *
+ * @example
+ * computeWakeUpDeletes([{ key, status: 'Ran', result: 'Success', previousNextAttemptAt: 1_300_000, ... }], 1_000_000);
+ * // [key]
+ */
+export function computeWakeUpDeletes(passes: readonly PassReport[], now: number): PassKey[] {
+  const id = (k: PassKey) => `${k.apiVersion}\n${k.kind}\n${k.namespace}\n${k.name}`;
+  const stillAsking = new Set(passes.filter((p) => p.nextAttemptAt !== undefined).map((p) => id(p.key)));
+  const deletes = new Map<string, PassKey>();
+  for (const p of passes) {
+    const dueBefore = p.previousNextAttemptAt;
+    if (dueBefore === undefined || p.unrecorded === true || p.nextAttemptAt !== undefined) continue;
+    if (Math.ceil(dueBefore / 1000) * 1000 <= now || stillAsking.has(id(p.key))) continue;
+    deletes.set(id(p.key), p.key);
+  }
+  return [...deletes.values()];
 }

@@ -1,6 +1,7 @@
 // A controller's Lambda handler: a middy chain that adds the Lambda context to logs, rejects malformed events
 // (dropped, never retried) and dispatches an object change, a tick, a pass that is due or a fanned-out batch to the
-// pass pipeline; passes that asked to run again at a time get a one-time schedule at that time.
+// pass pipeline; passes that asked to run again at a time get a one-time schedule at that time, and the schedule of
+// a pass that no longer asks is deleted.
 import { cleanupMiddlewares } from '@aws-lambda-powertools/commons';
 import middy from '@middy/core';
 import type { MiddlewareObj } from '@middy/core';
@@ -28,7 +29,8 @@ import { mapChangeToFanOut } from '#shared/runtime/map-change-to-fan-out.ts';
 import type { LambdaContextLike } from '#shared/runtime/lambda-context.ts';
 import { mapLimit } from '#shared/runtime/map-limit.ts';
 import { runTick } from '#shared/runtime/run-tick.ts';
-import type { WakeUpRequest, WakeUpSink } from '#shared/runtime/scheduler-wake-ups.ts';
+import { computeWakeUpDeletes } from '#shared/runtime/compute-wake-up.ts';
+import type { WakeUpDeleteSink, WakeUpReport, WakeUpRequest, WakeUpSink } from '#shared/runtime/scheduler-wake-ups.ts';
 import type { HandlerResult } from '#shared/runtime/handler-result.ts';
 import type { ChangedObject, MappedKey, PassReport, Reconciler, RuntimeDeps } from '#shared/runtime/types.ts';
 
@@ -59,6 +61,11 @@ export type ControllerHandlerOptions = {
    * (shared/runtime/scheduler-wake-ups.ts); unset: only the sweep finds it in the due index.
    */
   readonly wakeUps?: WakeUpSink;
+  /**
+   * Where the one-time schedule of a pass that no longer asks to run again is deleted (shared/runtime/
+   * scheduler-wake-ups.ts); unset: it fires into a pass that finds nothing due.
+   */
+  readonly wakeUpDeletes?: WakeUpDeleteSink;
   /** Runs after a tick's sweep (the topology function's health check, shared/health/); must not throw. */
   readonly onTick?: (deps: RuntimeDeps, metrics: Metrics | undefined) => Promise<unknown>;
 };
@@ -178,10 +185,8 @@ async function runMappedPass(
  */
 export function createControllerHandler(options: ControllerHandlerOptions): ControllerHandler {
   const { reconciler, logger } = options;
-  const dispatch = async (raw: unknown, context: LambdaContextLike): Promise<HandlerResult> => {
+  const dispatch = async (raw: unknown, context: LambdaContextLike, deps: RuntimeDeps): Promise<HandlerResult> => {
     const event = raw as RuntimeEvent;
-    // NOTE: reads shared by this invocation's passes only: the next invocation reads again.
-    const deps: RuntimeDeps = { ...(await options.getDeps(context)), invocationReads: new Map() };
     const runPass = createPassRunner(reconciler, deps);
     if (event['detail-type'] === 'Tick') {
       const { passes, ...tick } = await runTick(reconciler, deps, runPass, context, `tick ${event.id}`);
@@ -279,24 +284,42 @@ export function createControllerHandler(options: ControllerHandlerOptions): Cont
       ...(continued ? { mappingContinued: true } : {}),
     };
   };
-  /** Dispatches, then gives every pass that asked to run again at a time its one-time schedule. */
+  /**
+   * Dispatches, then gives every pass that asked to run again at a time its one-time schedule, and deletes the
+   * schedule of every pass that no longer asks (see {@link computeWakeUpDeletes}).
+   */
   const dispatchAndScheduleWakeUps = async (raw: unknown, context: LambdaContextLike): Promise<HandlerResult> => {
-    const result = await dispatch(raw, context);
+    // NOTE: reads shared by this invocation's passes only: the next invocation reads again.
+    const deps: RuntimeDeps = { ...(await options.getDeps(context)), invocationReads: new Map() };
+    const result = await dispatch(raw, context, deps);
+    if (result.status !== 'Handled') return result;
+    const outOfTime = () => context.getRemainingTimeInMillis() < wakeUpReserveMs;
+    const wakeUps = await scheduleWakeUps(result, raw, context, outOfTime);
+    const deletes = options.wakeUpDeletes === undefined ? [] : computeWakeUpDeletes(result.passes, deps.now());
+    if (options.wakeUpDeletes === undefined || deletes.length === 0)
+      return wakeUps === undefined ? result : { ...result, wakeUps };
+    // NOTE: a schedule left when the invocation runs out of time fires into a pass that is skipped (nothing due).
+    const wakeUpsDeleted = await options.wakeUpDeletes(reconciler.controller, deletes, outOfTime);
+    logger.info('deleted the schedules of passes that no longer ask to run again', { ...wakeUpsDeleted });
+    return { ...result, ...(wakeUps === undefined ? {} : { wakeUps }), wakeUpsDeleted };
+  };
+  /** The one-time schedules of the passes that asked to run again; undefined when none was sent. */
+  const scheduleWakeUps = async (
+    result: Extract<HandlerResult, { status: 'Handled' }>,
+    raw: unknown,
+    context: LambdaContextLike,
+    outOfTime: () => boolean,
+  ): Promise<WakeUpReport | undefined> => {
     const sink = options.wakeUps;
-    if (sink === undefined || result.status !== 'Handled') return result;
+    if (sink === undefined) return undefined;
     const requests = computeWakeUpRequests(result.passes, (raw as RuntimeEvent)['detail-type'] === 'Pass Due');
-    if (requests.length === 0) return result;
+    if (requests.length === 0) return undefined;
     // NOTE: outside Lambda there is no function ARN to invoke; the sweep finds the passes in the due index.
-    if (context.invokedFunctionArn === undefined) return result;
+    if (context.invokedFunctionArn === undefined) return undefined;
     // NOTE: a schedule left unsent when the invocation runs out of time is the sweep's to run (it is in the due index).
-    const wakeUps = await sink(
-      reconciler.controller,
-      context.invokedFunctionArn,
-      requests,
-      () => context.getRemainingTimeInMillis() < wakeUpReserveMs,
-    );
+    const wakeUps = await sink(reconciler.controller, context.invokedFunctionArn, requests, outOfTime);
     logger.info('scheduled passes that asked to run again', { ...wakeUps });
-    return { ...result, wakeUps };
+    return wakeUps;
   };
 
   // NOTE: registered first so its `after` runs last, once the pass metrics are published.
@@ -316,7 +339,10 @@ export function createControllerHandler(options: ControllerHandlerOptions): Cont
   return (event, context) => handler(event, context as never);
 }
 
-/** Stop sending one-time schedules with less than this left of the invocation (a call takes at most 3 s). */
+/**
+ * Stop sending one-time schedules and their deletes with less than this left of the invocation (a call takes at most
+ * 3 s).
+ */
 const wakeUpReserveMs = 5_000;
 
 /**

@@ -13,7 +13,7 @@ import {
 import { createLogger, createRuntimeDepsFactory } from '#shared/runtime/create-runtime-deps.ts';
 import { createEventBridgeFanOut } from '#shared/runtime/eventbridge-fan-out.ts';
 import type { FanOutSink } from '#shared/runtime/fan-out.ts';
-import { createSchedulerWakeUps } from '#shared/runtime/scheduler-wake-ups.ts';
+import { createSchedulerWakeUpDeletes, createSchedulerWakeUps } from '#shared/runtime/scheduler-wake-ups.ts';
 import type { Reconciler } from '#shared/runtime/types.ts';
 
 /**
@@ -45,14 +45,18 @@ export function createFunctionHandler(
       ? undefined
       : createEventBridgeFanOut({ client: new EventBridgeClient({ region: config.region }), eventBusName, logger }));
   // NOTE: SCHEDULE_GROUP_NAME and SCHEDULER_ROLE_ARN (the stack sets both): requeued passes get one-time schedules.
-  const wakeUps =
+  // NOTE: the same group and client delete the schedule of a pass that no longer asks to run again.
+  const scheduling =
     config.wakeUps === undefined
       ? undefined
-      : createSchedulerWakeUps({ client: new SchedulerClient({ region: config.region }), ...config.wakeUps, logger });
+      : { ...config.wakeUps, client: new SchedulerClient({ region: config.region }), logger };
+  const wakeUps = scheduling === undefined ? undefined : createSchedulerWakeUps(scheduling);
+  const wakeUpDeletes = scheduling === undefined ? undefined : createSchedulerWakeUpDeletes(scheduling);
   return createControllerHandler({
     ...hooks,
     ...(fanOut ? { fanOut } : {}),
     ...(wakeUps ? { wakeUps } : {}),
+    ...(wakeUpDeletes ? { wakeUpDeletes } : {}),
     reconciler,
     logger,
     getDeps: createRuntimeDepsFactory(reconciler.controller, config, logger),

@@ -1,7 +1,7 @@
 // What one controller invocation returns, in its own module so the handler and its metrics middleware both name it
 // and neither imports the other.
 import type { TickReport } from '#shared/runtime/run-tick.ts';
-import type { WakeUpReport } from '#shared/runtime/scheduler-wake-ups.ts';
+import type { WakeUpDeleteReport, WakeUpReport } from '#shared/runtime/scheduler-wake-ups.ts';
 import type { PassReport } from '#shared/runtime/types.ts';
 
 /** What an invocation returns (and what the local bus prints). */
@@ -18,4 +18,6 @@ export type HandlerResult =
       readonly mappingContinued?: boolean;
       /** One-time schedules for passes that asked to run again (with a wake-up sink). */
       readonly wakeUps?: WakeUpReport;
+      /** Deleted one-time schedules of passes that no longer ask to run again (with a delete sink). */
+      readonly wakeUpsDeleted?: WakeUpDeleteReport;
     };

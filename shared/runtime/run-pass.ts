@@ -148,7 +148,9 @@ export async function runPass(
       await forgetObject(deps.store, checkpointKey, deps.now());
     }
     logger.debug('skipped pass', { reason: 'NotFound' });
-    return skipped('NotFound');
+    // NOTE: a gone object's one-time schedule would only fire into a pass that finds it gone.
+    const dueBefore = previous?.nextAttemptAt;
+    return { ...skipped('NotFound'), ...(dueBefore === undefined ? {} : { previousNextAttemptAt: dueBefore }) };
   }
   const dueFacts = { now: deps.now(), generation: facts.generation, inputHash: facts.inputHash };
   const due = computePassDue(previous, request, dueFacts);
@@ -309,6 +311,7 @@ async function recordPass(
   const timedOut =
     findDependencyTimeout(error)?.dependency ??
     (outcome.result === 'Error' ? lastDependencyTimeout()?.dependency : undefined);
+  const dueBefore = scope.previous?.nextAttemptAt;
   const checkpoint = computeCheckpoint({
     previous: scope.previous,
     facts: scope.facts,
@@ -318,6 +321,7 @@ async function recordPass(
     backoff: { baseMs: backoffBaseMs, maxMs: backoffMaxMs, jitter: deps.jitter },
     requeueAfterMs,
   });
+  let lostLease = false;
   try {
     // NOTE: the pass's own deadline has passed when it ran out of time; the write gets what is left of the Lambda.
     const recordByMs = Date.now() + scope.context.getRemainingTimeInMillis() - recordReserveMs;
@@ -329,6 +333,7 @@ async function recordPass(
     if (!(err instanceof LeaseHeldError)) throw err;
     // NOTE: our lease lapsed and another pass took over; its checkpoint wins, ours is dropped.
     scope.logger.warn('lost the lease before recording the checkpoint', { holder: err.holder });
+    lostLease = true;
   }
   scope.recorded = true;
   scope.leaseHeld = false;
@@ -353,6 +358,8 @@ async function recordPass(
     result: outcome.result,
     changed: outcome.changed,
     ...(checkpoint.nextAttemptAt === undefined ? {} : { nextAttemptAt: checkpoint.nextAttemptAt }),
+    // NOTE: with the lease lost, the schedules are the new holder's to keep or delete.
+    ...(lostLease || dueBefore === undefined ? {} : { previousNextAttemptAt: dueBefore }),
     ...(timedOut === undefined ? {} : { timedOut }),
     ...(scope.rerun === undefined ? {} : { rerun: scope.rerun }),
     timings: { ...scope.timer.timings },
@@ -425,6 +432,9 @@ export function createPassRunner(reconciler: Reconciler, deps: RuntimeDeps): Pas
   };
   return async (request, context) => {
     let report = await runOnce(request, context);
+    // NOTE: a one-time schedule can only wait for the due time the first pass found: the checkpoints this request's
+    // own passes write get theirs after it (see create-controller-handler.ts).
+    const { previousNextAttemptAt } = report;
     let latestRan = report.status === 'Ran' ? report : undefined;
     // NOTE: what every pass of the request changed, in order: a rerun that finds nothing to do must not hide what
     // the first pass did (logs, the local bus's output, metrics).
@@ -462,7 +472,14 @@ export function createPassRunner(reconciler: Reconciler, deps: RuntimeDeps): Pas
       });
     }
     const last = latestRan ?? report;
-    const { rerun: _rerun, ...rest } = last;
-    return runs > 1 ? { ...rest, ...(last.status === 'Ran' ? { changed } : {}), runs } : last;
+    const { rerun: _rerun, previousNextAttemptAt: _theirs, ...rest } = last;
+    return runs > 1
+      ? {
+          ...rest,
+          ...(last.status === 'Ran' ? { changed } : {}),
+          ...(previousNextAttemptAt === undefined ? {} : { previousNextAttemptAt }),
+          runs,
+        }
+      : last;
   };
 }

@@ -1,11 +1,14 @@
 // The functions' wake-ups on AWS: a pass that asked to run again at a time (a requeue, a bake time, backoff after an
 // error) gets an EventBridge Scheduler one-time schedule at that time, which invokes the function for that object.
 // The checkpoint's due time stays the source of truth: a schedule that could not be created only costs latency,
-// since the sweep finds the object in the due index.
+// since the sweep finds the object in the due index. A schedule whose pass has since stopped asking (it succeeded
+// first, e.g. an upgrade that converged through events before its safety-net requeue) is deleted, so it does not fire
+// into a pass with nothing to do; one that could not be deleted only costs that pass.
 import type { Logger } from '@aws-lambda-powertools/logger';
 import {
   ConflictException,
   CreateScheduleCommand,
+  DeleteScheduleCommand,
   GetScheduleCommand,
   ResourceNotFoundException,
   UpdateScheduleCommand,
@@ -97,6 +100,61 @@ export function createSchedulerWakeUps(options: SchedulerWakeUpsOptions): WakeUp
     });
     const count = (o: (typeof outcomes)[number]) => outcomes.filter((x) => x === o).length;
     return { created: count('created'), updated: count('updated'), kept: count('kept'), failed: count('failed') };
+  };
+}
+
+/** What became of an invocation's deletes (failed ones are logged; the schedule fires into a pass that is skipped). */
+export type WakeUpDeleteReport = {
+  /** Schedules deleted before they fired. */
+  readonly deleted: number;
+  /** No schedule there: never created, already fired, or deleted by an earlier pass. */
+  readonly absent: number;
+  readonly failed: number;
+};
+
+/**
+ * Deletes the one-time schedules of one controller's function for objects whose passes no longer ask to run again.
+ * Never throws: a failure is counted and logged.
+ */
+export type WakeUpDeleteSink = (
+  controller: Controller,
+  keys: readonly PassKey[],
+  /** True when the invocation is running out of time: deletes not yet sent are left (failed). */
+  shouldStop?: () => boolean,
+) => Promise<WakeUpDeleteReport>;
+
+/**
+ * A {@link WakeUpDeleteSink} on EventBridge Scheduler: `DeleteSchedule` of the name {@link computeWakeUpScheduleName}
+ * gives the object; `ResourceNotFoundException` counts as absent, silently.
+ *
+ * @example
+ * const deletes = createSchedulerWakeUpDeletes({ client: new SchedulerClient({}), groupName, logger });
+ * await deletes('topology', [key]); // { deleted: 1, absent: 0, failed: 0 }
+ */
+export function createSchedulerWakeUpDeletes(
+  options: Pick<SchedulerWakeUpsOptions, 'client' | 'groupName' | 'logger' | 'timeoutMs'>,
+): WakeUpDeleteSink {
+  return async (controller, keys, shouldStop = () => false) => {
+    const names = [...new Set(keys.map((k) => computeWakeUpScheduleName(controller, k)))];
+    const outcomes = await mapLimit(names, scheduleConcurrency, async (name) => {
+      if (shouldStop()) return 'failed' as const;
+      try {
+        await options.client.send(new DeleteScheduleCommand({ Name: name, GroupName: options.groupName }), {
+          abortSignal: AbortSignal.timeout(options.timeoutMs ?? 3_000),
+        });
+        return 'deleted' as const;
+      } catch (err) {
+        if (err instanceof ResourceNotFoundException) return 'absent' as const;
+        options.logger.warn('failed to delete the schedule of a pass that no longer asks to run again', {
+          controller,
+          schedule: name,
+          error: errorMessage(err),
+        });
+        return 'failed' as const;
+      }
+    });
+    const count = (o: (typeof outcomes)[number]) => outcomes.filter((x) => x === o).length;
+    return { deleted: count('deleted'), absent: count('absent'), failed: count('failed') };
   };
 }
 

@@ -187,6 +187,12 @@ export type PassReport = {
   readonly result?: PassResult;
   readonly changed?: readonly string[];
   readonly nextAttemptAt?: number;
+  /**
+   * The due time the object's previous checkpoint held (a requeue's or an error's next attempt), so a one-time
+   * schedule may be waiting for it; set when the pass recorded its checkpoint, or forgot a gone object. A pass that
+   * no longer asks to run again deletes that schedule (see `computeWakeUpDeletes`).
+   */
+  readonly previousNextAttemptAt?: number;
   /** The service that did not answer in time, when that is what ended the pass. */
   readonly timedOut?: Dependency;
   /**

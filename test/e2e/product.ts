@@ -52,7 +52,8 @@ export type RunningProduct = {
   readonly forwarder: Forwarder;
   /**
    * The one-time schedules waiting to fire, by their `at(...)` expressions (with `wakeUps`; none without): each one
-   * fires later, a billed schedule and invocation, even when the pass that asked for it has since succeeded.
+   * fires later, a billed schedule and invocation, unless a later pass of its object that no longer asks to run again
+   * deletes it first.
    */
   pendingWakeUps(): Promise<string[]>;
   stop(): Promise<void>;

@@ -310,7 +310,8 @@ function computeIdleCounts(run: { readonly file: string; readonly result: SideBe
   const perClusterHour = (count: number) => round(count / n / (idle.durationMs / 3_600_000));
   const invocations = (s: FunctionsStats) =>
     Object.values(s.invocations).reduce((t, r) => t + r.events + (r.fanOuts ?? 0), 0);
-  const schedules = idle.functions?.schedules?.created;
+  const counted = idle.functions?.schedules;
+  const schedules = counted === undefined ? undefined : counted.created - (counted.deleted ?? 0);
   return {
     source: `${run.file}, idle window (${(idle.durationMs / 60_000).toFixed(0)} min, ${n} Clusters)`,
     eventInvocationsPerClusterHour: perClusterHour(invocations(after) - invocations(before)),
@@ -322,7 +323,7 @@ function computeIdleCounts(run: { readonly file: string; readonly result: SideBe
 
 type WakeUpFigures = {
   readonly source: string;
-  /** Per phase name: schedules created and requeued passes per converged change. */
+  /** Per phase name: schedules created (less those deleted before they fired) and requeued passes per converged change. */
   readonly changes: Readonly<Record<string, { readonly wakeUps: number; readonly requeues: number }>>;
   readonly create: { readonly wakeUps: number; readonly requeues: number };
   readonly idlePerClusterHour: number;
@@ -336,8 +337,12 @@ function computeWakeUps(run: { readonly file: string; readonly result: SideBench
   if (!b || end?.schedules === undefined) return undefined;
   const n = Number(run.result.config['clusters']);
   const phase = (name: string) => b.phases.find((p) => p.name === name && !p.error);
+  // NOTE: a schedule deleted before it fired (its pass succeeded first) costs neither invocation: counted as created
+  // less deleted (runs before deletes existed counted none, so their figures and this split's wording stand).
+  const toFire = (p: PhaseReport | undefined) =>
+    (p?.functions?.schedules?.created ?? 0) - (p?.functions?.schedules?.deleted ?? 0);
   const per = (phases: readonly (PhaseReport | undefined)[], count: number) => ({
-    wakeUps: round(phases.reduce((t, p) => t + (p?.functions?.schedules?.created ?? 0), 0) / count),
+    wakeUps: round(phases.reduce((t, p) => t + toFire(p), 0) / count),
     requeues: round(phases.reduce((t, p) => t + (p?.functions?.passes.requeued ?? 0), 0) / count),
   });
   const changes = Object.fromEntries(
@@ -353,7 +358,7 @@ function computeWakeUps(run: { readonly file: string; readonly result: SideBench
     source: `${run.file} (side B, ${n} Clusters, ${run.result.date.slice(0, 10)}, ${run.result.machine})`,
     changes,
     create: per([phase('create'), phase('addons-setup')], n),
-    idlePerClusterHour: idle ? round((idle.functions?.schedules?.created ?? 0) / n / (idle.durationMs / 3_600_000)) : 0,
+    idlePerClusterHour: idle ? round(toFire(idle) / n / (idle.durationMs / 3_600_000)) : 0,
     ...(woken > 0 ? { meanMs: round(wokenMs / woken) } : {}),
   };
 }

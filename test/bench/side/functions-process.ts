@@ -49,10 +49,11 @@ export type FunctionsStats = {
   /** `requeued`: passes that ran and asked to run again at a time (Requeue); `errors` ask the same with backoff. */
   passes: { ran: number; skipped: number; errors: number; requeued?: number };
   /**
-   * One-time schedules: what the functions' wake-up sink reported (created, updated, kept, failed) and how many
-   * fired (each one Scheduler invocation); absent without wake-ups.
+   * One-time schedules: what the functions' wake-up sink reported (created, updated, kept, failed), how many were
+   * deleted before they fired (their passes no longer asked to run again) and how many fired (each one Scheduler
+   * invocation); absent without wake-ups.
    */
-  schedules?: { created: number; updated: number; kept: number; failed: number; fired: number };
+  schedules?: { created: number; updated: number; kept: number; failed: number; deleted: number; fired: number };
   webhookCalls: number;
   eventsReceived: number;
 };
@@ -100,7 +101,7 @@ if (scheduler) await createScheduleGroup(scheduler, scheduleGroup);
 const stats: FunctionsStats = {
   invocations: {},
   passes: { ran: 0, skipped: 0, errors: 0, requeued: 0 },
-  ...(moto ? { schedules: { created: 0, updated: 0, kept: 0, failed: 0, fired: 0 } } : {}),
+  ...(moto ? { schedules: { created: 0, updated: 0, kept: 0, failed: 0, deleted: 0, fired: 0 } } : {}),
   webhookCalls: 0,
   eventsReceived: 0,
 };
@@ -139,6 +140,8 @@ function counted(controller: Controller, handler: ControllerHandler): Controller
         }
       if (result.status === 'Handled' && result.wakeUps && stats.schedules)
         for (const k of ['created', 'updated', 'kept', 'failed'] as const) stats.schedules[k] += result.wakeUps[k];
+      if (result.status === 'Handled' && result.wakeUpsDeleted && stats.schedules)
+        stats.schedules.deleted += result.wakeUpsDeleted.deleted;
       return result;
     } catch (err) {
       row.failed++;

@@ -32,14 +32,22 @@ export type FunctionCounts = {
     Record<string, { events: number; ticks: number; fanOuts?: number; wakeUps?: number; wakeUpDurationMs?: number }>
   >;
   readonly passes: { ran: number; skipped: number; errors: number; requeued?: number };
-  readonly schedules?: { created: number; updated: number; kept: number; failed: number; fired: number };
+  /** `deleted`: before they fired, their passes no longer asking to run again (absent from earlier runs). */
+  readonly schedules?: {
+    created: number;
+    updated: number;
+    kept: number;
+    failed: number;
+    deleted?: number;
+    fired: number;
+  };
   /** Requests the webhooks server answered (admission calls) during the phase. */
   readonly webhookCalls?: number;
   /** Forwarder entries the functions process received (PutEvents entries) during the phase. */
   readonly eventsReceived?: number;
 };
 
-const scheduleCounts = ['created', 'updated', 'kept', 'failed', 'fired'] as const;
+const scheduleCounts = ['created', 'updated', 'kept', 'failed', 'deleted', 'fired'] as const;
 
 /** The counts between two snapshots of the functions process's counters. */
 export function computeFunctionCounts(from: unknown, to: unknown): FunctionCounts | undefined {
@@ -275,7 +283,7 @@ export function computeSideMarkdown(result: SideBenchResult): string {
       '',
       'capi-serverless invocations per phase (B; the functions process counts them; per converged Cluster in brackets):',
       '',
-      '| phase | topology events | topology fanned-out batches | topology ticks | addons events | addons ticks | passes run | passes skipped | passes requeued | one-time schedules created / moved / fired | invocations woken by a schedule |',
+      '| phase | topology events | topology fanned-out batches | topology ticks | addons events | addons ticks | passes run | passes skipped | passes requeued | one-time schedules created / moved / deleted / fired | invocations woken by a schedule |',
       '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     );
     for (const p of counted) {
@@ -285,7 +293,7 @@ export function computeSideMarkdown(result: SideBenchResult): string {
       const woken = Object.values(f.invocations).reduce((t, r) => t + (r.wakeUps ?? 0), 0);
       const s = f.schedules;
       lines.push(
-        `| ${p.name} | ${inv('topology', 'events')} | ${inv('topology', 'fanOuts')} | ${inv('topology', 'ticks')} | ${inv('addons', 'events')} | ${inv('addons', 'ticks')} | ${cell(f.passes.ran)} | ${cell(f.passes.skipped)} | ${f.passes.requeued === undefined ? '—' : cell(f.passes.requeued)} | ${s ? `${fmt(s.created)} / ${fmt(s.updated)} / ${cell(s.fired)}` : 'not counted'} | ${s ? cell(woken) : '—'} |`,
+        `| ${p.name} | ${inv('topology', 'events')} | ${inv('topology', 'fanOuts')} | ${inv('topology', 'ticks')} | ${inv('addons', 'events')} | ${inv('addons', 'ticks')} | ${cell(f.passes.ran)} | ${cell(f.passes.skipped)} | ${f.passes.requeued === undefined ? '—' : cell(f.passes.requeued)} | ${s ? `${fmt(s.created)} / ${fmt(s.updated)} / ${fmt(s.deleted ?? 0)} / ${cell(s.fired)}` : 'not counted'} | ${s ? cell(woken) : '—'} |`,
       );
     }
   }

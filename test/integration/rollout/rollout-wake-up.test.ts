@@ -17,7 +17,7 @@ import { computeWakeUpScheduleName, parseAtExpression } from '#shared/runtime/co
 import { createControllerHandler, type HandlerResult } from '#shared/runtime/create-controller-handler.ts';
 import { parseRuntimeEvent, tickEvent } from '#shared/runtime/events.ts';
 import { localLambdaContext } from '#shared/runtime/lambda-context.ts';
-import { createSchedulerWakeUps } from '#shared/runtime/scheduler-wake-ups.ts';
+import { createSchedulerWakeUpDeletes, createSchedulerWakeUps } from '#shared/runtime/scheduler-wake-ups.ts';
 import {
   createScheduleGroup,
   fireSchedule,
@@ -132,6 +132,8 @@ describe('a rollout whose gate timeout and bake time complete through one-time s
       logger,
       getDeps: () => Promise.resolve(deps),
       wakeUps: wakeUps(group),
+      // NOTE: every pass of this rollout either asks to run again or is woken at its due time: nothing to delete.
+      wakeUpDeletes: createSchedulerWakeUpDeletes({ client: scheduler, groupName: group, logger }),
     });
     failingHandler = createControllerHandler({
       reconciler,
@@ -181,6 +183,7 @@ describe('a rollout whose gate timeout and bake time complete through one-time s
       [['Ran', 'Requeue']],
     );
     assert.deepEqual(result.wakeUps, { created: 1, updated: 0, kept: 0, failed: 0 });
+    assert.equal(result.wakeUpsDeleted, undefined);
     const { schedule, atMs } = await theSchedule();
     assert.equal(schedule.name, scheduleName);
     assert.equal(schedule.expression, 'at(2026-11-27T13:05:00)');
@@ -206,6 +209,7 @@ describe('a rollout whose gate timeout and bake time complete through one-time s
     assert.equal((await statusOf()).phase, 'Baking');
     assert.equal((await checkpointOf())?.nextAttemptAt, t0 + 11 * min);
     assert.deepEqual(result.wakeUps, { created: 0, updated: 0, kept: 1, failed: 0 });
+    assert.equal(result.wakeUpsDeleted, undefined);
     assert.equal((await theSchedule()).schedule.expression, 'at(2026-11-27T13:05:00)');
   });
 
@@ -217,6 +221,7 @@ describe('a rollout whose gate timeout and bake time complete through one-time s
       [['Skipped', 'BackingOff']],
     );
     assert.deepEqual(result.wakeUps, { created: 1, updated: 0, kept: 0, failed: 0 });
+    assert.equal(result.wakeUpsDeleted, undefined);
     assert.equal((await theSchedule()).schedule.expression, 'at(2026-11-27T13:11:00)');
     assert.equal((await statusOf()).phase, 'Baking');
   });
@@ -237,6 +242,7 @@ describe('a rollout whose gate timeout and bake time complete through one-time s
     assert.equal(version.topology.version, 'v1.34.1');
     // NOTE: the next gate timeout has its own schedule (the fired one was deleted before the invocation).
     assert.deepEqual(result.wakeUps, { created: 1, updated: 0, kept: 0, failed: 0 });
+    assert.equal(result.wakeUpsDeleted, undefined);
     assert.equal((await theSchedule()).schedule.expression, 'at(2026-11-27T13:16:00)');
   });
 

@@ -1,13 +1,18 @@
 // The wake-up sink on a real EventBridge Scheduler API (moto's server): what CreateSchedule, GetSchedule and
 // UpdateSchedule leave in the group when requests for one object repeat, come earlier or later, or find a schedule
-// that already fired.
+// that already fired; and what DeleteSchedule leaves when a pass no longer asks to run again.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Logger } from '@aws-lambda-powertools/logger';
-import type { SchedulerClient } from '@aws-sdk/client-scheduler';
+import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { parseAtExpression } from '#shared/runtime/compute-wake-up.ts';
 import { parseRuntimeEvent } from '#shared/runtime/events.ts';
-import { createSchedulerWakeUps, type WakeUpSink } from '#shared/runtime/scheduler-wake-ups.ts';
+import {
+  createSchedulerWakeUpDeletes,
+  createSchedulerWakeUps,
+  type WakeUpDeleteSink,
+  type WakeUpSink,
+} from '#shared/runtime/scheduler-wake-ups.ts';
 import { createScheduleGroup, getSchedules, startMoto, type MotoServer } from '#test/support/harness/moto.ts';
 
 const group = 'sink';
@@ -21,6 +26,7 @@ describe('one-time schedules on EventBridge Scheduler (moto)', () => {
   let client: SchedulerClient;
   const clock = { now: t0 };
   let sink: WakeUpSink;
+  let deletes: WakeUpDeleteSink;
   const dueTimes = async () =>
     Object.fromEntries(
       (await getSchedules(client, group)).map((s) => [
@@ -40,6 +46,7 @@ describe('one-time schedules on EventBridge Scheduler (moto)', () => {
       logger: new Logger({ logLevel: 'SILENT' }),
       now: () => clock.now,
     });
+    deletes = createSchedulerWakeUpDeletes({ client, groupName: group, logger: new Logger({ logLevel: 'SILENT' }) });
   });
   after(async () => {
     client?.destroy();
@@ -99,5 +106,49 @@ describe('one-time schedules on EventBridge Scheduler (moto)', () => {
       kept: 0,
       failed: 1,
     });
+  });
+  test('a delete removes the object’s schedule and leaves the others', async () => {
+    assert.deepEqual(Object.keys(await dueTimes()).sort(), ['a', 'b']);
+    const report = await deletes('topology', [key('a')]);
+    assert.deepEqual(report, { deleted: 1, absent: 0, failed: 0 });
+    assert.deepEqual(Object.keys(await dueTimes()), ['b']);
+  });
+
+  test('a schedule that is not there (fired, deleted, never created) counts as absent, not as a failure', async () => {
+    const report = await deletes('topology', [key('a'), key('never')]);
+    assert.deepEqual(report, { deleted: 0, absent: 2, failed: 0 });
+  });
+
+  test('another function’s schedule of the same object is not touched', async () => {
+    const report = await deletes('addons', [key('b')]);
+    assert.deepEqual(report, { deleted: 0, absent: 1, failed: 0 });
+    assert.deepEqual(Object.keys(await dueTimes()), ['b']);
+  });
+
+  test('with the invocation out of time no delete is sent', async () => {
+    const report = await deletes('topology', [key('b')], () => true);
+    assert.deepEqual(report, { deleted: 0, absent: 0, failed: 1 });
+    assert.deepEqual(Object.keys(await dueTimes()), ['b']);
+  });
+
+  test('a delete failure is counted and never thrown (the schedule fires into a pass with nothing due)', async () => {
+    // NOTE: a missing group answers ResourceNotFoundException (absent), so the failure is a server that does not answer.
+    const unreachable = new SchedulerClient({
+      endpoint: 'http://127.0.0.1:1',
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'x', secretAccessKey: 'y' },
+      maxAttempts: 1,
+    });
+    const broken = createSchedulerWakeUpDeletes({
+      client: unreachable,
+      groupName: group,
+      logger: new Logger({ logLevel: 'SILENT' }),
+    });
+    try {
+      assert.deepEqual(await broken('topology', [key('b')]), { deleted: 0, absent: 0, failed: 1 });
+    } finally {
+      unreachable.destroy();
+    }
+    assert.deepEqual(Object.keys(await dueTimes()), ['b']);
   });
 });

@@ -414,6 +414,7 @@ describe('CapiServerlessStack', () => {
     for (const st of scheduling) {
       assert.deepEqual([st.Action].flat().sort(), [
         'scheduler:CreateSchedule',
+        'scheduler:DeleteSchedule',
         'scheduler:GetSchedule',
         'scheduler:UpdateSchedule',
       ]);

@@ -5,6 +5,7 @@ import { controllers } from '#shared/checkpoint/index.ts';
 import {
   computeAtExpression,
   computeWakeUpAction,
+  computeWakeUpDeletes,
   computeWakeUpScheduleName,
   parseAtExpression,
 } from '#shared/runtime/compute-wake-up.ts';
@@ -164,6 +165,89 @@ describe('computeWakeUpRequests', () => {
     test(c.name, () =>
       assert.deepEqual(
         computeWakeUpRequests(c.passes, c.fromSchedule).map((r) => r.dueAtMs),
+        c.expect,
+      ),
+    );
+});
+
+describe('computeWakeUpDeletes', () => {
+  const now = 1_000_000;
+  const other = Object.freeze({ ...cluster, name: 'c2' });
+  const report = (r: Partial<PassReport>): PassReport =>
+    Object.freeze({ key: cluster, passId: 'p', status: 'Ran' as const, reason: '', ...r });
+  const cases: { name: string; passes: PassReport[]; expect: string[] }[] = [
+    {
+      name: 'a pass that succeeds before its requeue fires deletes the schedule',
+      passes: [report({ result: 'Success', previousNextAttemptAt: now + 300_000 })],
+      expect: ['c1'],
+    },
+    {
+      name: 'a pass that succeeds while an error backs off deletes the schedule',
+      passes: [report({ result: 'Success', previousNextAttemptAt: now + 2_000 })],
+      expect: ['c1'],
+    },
+    {
+      name: 'a pass that finds its object gone deletes the schedule',
+      passes: [report({ status: 'Skipped', reason: 'NotFound', previousNextAttemptAt: now + 60_000 })],
+      expect: ['c1'],
+    },
+    {
+      name: 'a successful pass whose checkpoint held no due time sends no delete',
+      passes: [report({ result: 'Success' })],
+      expect: [],
+    },
+    {
+      name: 'a pass that asks to run again keeps the schedule (its own request moves it)',
+      passes: [report({ result: 'Requeue', nextAttemptAt: now + 300_000, previousNextAttemptAt: now + 60_000 })],
+      expect: [],
+    },
+    {
+      name: 'a pass that fails again keeps the schedule',
+      passes: [report({ result: 'Error', nextAttemptAt: now + 4_000, previousNextAttemptAt: now + 2_000 })],
+      expect: [],
+    },
+    {
+      name: 'a pass its schedule woke sends no delete: the schedule fired and deletes itself',
+      passes: [report({ result: 'Success', previousNextAttemptAt: now })],
+      expect: [],
+    },
+    {
+      name: 'a due time whose at(...) second has come sends no delete: that schedule has fired',
+      passes: [report({ result: 'Success', previousNextAttemptAt: now - 400 })],
+      expect: [],
+    },
+    {
+      name: 'a due time just after now is still to fire (its at(...) second is later)',
+      passes: [report({ result: 'Success', previousNextAttemptAt: now + 1 })],
+      expect: ['c1'],
+    },
+    {
+      name: 'a pass that recorded nothing deletes nothing',
+      passes: [report({ result: 'Error', unrecorded: true, previousNextAttemptAt: now + 60_000 })],
+      expect: [],
+    },
+    {
+      name: 'an object another pass of the invocation still has a due time for keeps its schedule',
+      passes: [
+        report({ result: 'Success', previousNextAttemptAt: now + 60_000 }),
+        report({ status: 'Skipped', reason: 'BackingOff', nextAttemptAt: now + 60_000 }),
+      ],
+      expect: [],
+    },
+    {
+      name: 'one delete per object, in the order the passes ran',
+      passes: [
+        report({ key: other, result: 'Success', previousNextAttemptAt: now + 60_000 }),
+        report({ result: 'Success', previousNextAttemptAt: now + 60_000 }),
+        report({ key: other, result: 'Success', previousNextAttemptAt: now + 60_000 }),
+      ],
+      expect: ['c2', 'c1'],
+    },
+  ];
+  for (const c of cases)
+    test(c.name, () =>
+      assert.deepEqual(
+        computeWakeUpDeletes(Object.freeze(c.passes), now).map((k) => k.name),
         c.expect,
       ),
     );
