@@ -241,9 +241,10 @@ export function computeMarginalCost(inputs: CostInputs): MarginalCost {
   // NOTE: the writes of a pass are measured per request against DynamoDB Local (pass-write-units.ts), not taken from
   // the bench profile, whose figure predates one row per object.
   const w = passWriteUnits;
-  // NOTE: the due index is sparse: a settled pass writes it not at all; each pass that asks to run again (a wake-up,
-  // which counts Requeues and Errors) costs its row's entry and exit (or a move), whether a schedule or a tick runs it.
-  const requeuedPasses = Math.min(activity.passesRun, activity.wakeUps);
+  // NOTE: the due index is sparse: a settled pass writes it not at all; each pass that asks to run again (
+  // counted by the bench as Requeues and Errors) costs its row's entry and exit (or a move), whether a schedule, an event
+  // or a tick runs it next; its schedule may have been deleted before it fired, so the wake-ups undercount them.
+  const requeuedPasses = Math.min(activity.passesRun, activity.requeuedPasses);
   const indexWrites =
     indexes * ((activity.passesRun - requeuedPasses) * w.passSettledIndex + requeuedPasses * w.passRequeueIndex);
   const writeUnits = activity.passesRun * w.passRunTable + activity.passesSkipped * w.passSkipped + indexWrites;

@@ -53,6 +53,12 @@ export type MonthlyActivity = {
    */
   readonly wakeUps: number;
   readonly wakeUpsBasis: 'measured' | 'modelled';
+  /**
+   * Passes a month that asked to run again (Requeue or Error): each puts its row in the due index, whether a one-time
+   * schedule, an event or a tick runs it next. Counted by the bench per change type (`requeues` + `passErrors`); where
+   * a type has no `requeues`, its wake-ups (each was a pass that asked).
+   */
+  readonly requeuedPasses: number;
   readonly forwarderEvents: number;
   readonly fanOutEntries: number;
   readonly webhookCalls: number;
@@ -109,6 +115,13 @@ export function computeMonthlyActivity(
       profile.idle.wakeUpsPerClusterHour !== undefined
         ? 'measured'
         : 'modelled',
+    requeuedPasses:
+      over((f) =>
+        f.requeues === undefined
+          ? (f.wakeUps ?? f.passErrors + Math.max(0, f.passesRun - f.passErrors - 1))
+          : f.requeues + f.passErrors,
+      ) +
+      idleHours * (profile.idle.wakeUpsPerClusterHour ?? 0),
     forwarderEvents: over((f) => f.forwarderEvents) + idleHours * profile.idle.forwarderEventsPerClusterHour,
     fanOutEntries: over((f) => f.fanOutEntries),
     webhookCalls: over((f) => f.webhookCalls) + idleHours * profile.idle.webhookCallsPerClusterHour,
